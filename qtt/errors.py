@@ -1,0 +1,124 @@
+"""Every exception qtt raises. All derive from :class:`QttError`.
+
+Each error carries structured location fields so that the CLI, the pytest plugin and
+the JSON report can say *where* something went wrong without parsing messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from difflib import get_close_matches
+
+
+class QttError(Exception):
+    """Base class of every qtt error.
+
+    Args:
+        message: what was wrong, what was seen and what was expected.
+        file: the file the problem is in, if any.
+        case: the case name, if the problem belongs to one case.
+        path: a JSON path inside ``file`` (``$.tests[3].inputs[0].key``).
+        line: 1-based line, for SQL or JSON text.
+        column: 1-based column, for SQL or JSON text.
+        hint: one suggestion that fixes the problem.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        case: str | None = None,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.case = case
+        self.path = path
+        self.line = line
+        self.column = column
+        self.hint = hint
+
+    def location(self) -> str:
+        """Where the error is, as ``file: case 'x': $.path: line L:C``, or ``""``."""
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.case:
+            parts.append(f"case {self.case!r}")
+        if self.path:
+            parts.append(self.path)
+        if self.line is not None:
+            parts.append(f"line {self.line}:{self.column or 0}")
+        return ": ".join(parts)
+
+    def __str__(self) -> str:
+        where = self.location()
+        text = f"{where}: {self.message}" if where else self.message
+        if self.hint:
+            text += f"\nhint: {self.hint}"
+        return text
+
+    def at(self, **fields: object) -> QttError:
+        """Fill in location fields that are still unknown, and return self."""
+        for name, value in fields.items():
+            if getattr(self, name, None) is None:
+                setattr(self, name, value)
+        return self
+
+
+class CaseFileError(QttError):
+    """A case file is not valid JSON or does not follow the case-file schema."""
+
+
+class PlanFileError(QttError):
+    """A persisted ``plan.json``, ``spec.json`` or ``topology`` cannot be read."""
+
+
+class SqlError(QttError):
+    """A statement cannot be executed. ksqlDB's ``KsqlException``."""
+
+
+class SqlSyntaxError(SqlError):
+    """A statement does not parse. ksqlDB's ``ParseFailedException``."""
+
+
+class StatementError(SqlError):
+    """A statement parses but is invalid. ksqlDB's ``KsqlStatementException``."""
+
+
+class UnsupportedFeatureError(SqlError):
+    """The statement uses a feature that qtt does not support yet.
+
+    The harness reports such a case as skipped, with :attr:`feature` as the reason.
+    """
+
+    def __init__(self, feature: str, **location: object) -> None:
+        super().__init__(f"unsupported feature: {feature}", **location)  # type: ignore[arg-type]
+        self.feature = feature
+
+
+class SerdeError(QttError):
+    """Bytes do not match their declared format, or a value cannot be serialized."""
+
+
+class RuntimeBuildError(QttError):
+    """A plan cannot be built into a Spark query."""
+
+
+class ReplayError(QttError):
+    """A Spark query failed while a case was replayed."""
+
+
+class SnapshotError(QttError):
+    """``qtt snapshot`` cannot persist a plan."""
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """Return ``" Did you mean 'x'?"`` for the closest choice, or ``""``."""
+    matches = get_close_matches(name, list(choices), n=1)
+    return f" Did you mean {matches[0]!r}?" if matches else ""

@@ -1,0 +1,175 @@
+"""The dialect's SQL types: small frozen values with ksqlDB's spelling.
+
+``str(t)`` gives ksqlDB's canonical form (``STRUCT<`A` INTEGER, `B` ARRAY<STRING>>``),
+which is also how types are written in plan JSON. :func:`qtt.sql.parse_type` reads it back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+
+@dataclass(frozen=True)
+class SqlType:
+    """Base class of every SQL type."""
+
+    def __str__(self) -> str:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    @property
+    def base(self) -> str:
+        """The base type name: ``INTEGER``, ``DECIMAL``, ``ARRAY``, ``STRUCT`` ..."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Primitive(SqlType):
+    """A type without parameters, such as ``INTEGER`` or ``STRING``."""
+
+    name: str
+    NAMES: ClassVar[tuple[str, ...]] = (
+        "BOOLEAN",
+        "INTEGER",
+        "BIGINT",
+        "DOUBLE",
+        "STRING",
+        "BYTES",
+        "DATE",
+        "TIME",
+        "TIMESTAMP",
+    )
+
+    def __post_init__(self) -> None:
+        if self.name not in self.NAMES:
+            msg = f"unknown primitive type {self.name!r}; expected one of {', '.join(self.NAMES)}"
+            raise ValueError(msg)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def base(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Decimal(SqlType):
+    """``DECIMAL(precision, scale)``."""
+
+    precision: int
+    scale: int
+
+    def __str__(self) -> str:
+        return f"DECIMAL({self.precision}, {self.scale})"
+
+    @property
+    def base(self) -> str:
+        return "DECIMAL"
+
+
+@dataclass(frozen=True)
+class Array(SqlType):
+    """``ARRAY<element>``."""
+
+    element: SqlType
+
+    def __str__(self) -> str:
+        return f"ARRAY<{self.element}>"
+
+    @property
+    def base(self) -> str:
+        return "ARRAY"
+
+
+@dataclass(frozen=True)
+class Map(SqlType):
+    """``MAP<key, value>``."""
+
+    key: SqlType
+    value: SqlType
+
+    def __str__(self) -> str:
+        return f"MAP<{self.key}, {self.value}>"
+
+    @property
+    def base(self) -> str:
+        return "MAP"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One named field of a struct."""
+
+    name: str
+    type: SqlType
+
+    def __str__(self) -> str:
+        return f"{quote(self.name)} {self.type}"
+
+
+@dataclass(frozen=True)
+class Struct(SqlType):
+    """``STRUCT<`name` type, ...>``; field names are case sensitive."""
+
+    fields: tuple[Field, ...]
+
+    def __str__(self) -> str:
+        return f"STRUCT<{', '.join(str(f) for f in self.fields)}>"
+
+    @property
+    def base(self) -> str:
+        return "STRUCT"
+
+    def field(self, name: str) -> Field | None:
+        """The field called ``name``, or None."""
+        return next((f for f in self.fields if f.name == name), None)
+
+
+BOOLEAN = Primitive("BOOLEAN")
+INTEGER = Primitive("INTEGER")
+BIGINT = Primitive("BIGINT")
+DOUBLE = Primitive("DOUBLE")
+STRING = Primitive("STRING")
+BYTES = Primitive("BYTES")
+DATE = Primitive("DATE")
+TIME = Primitive("TIME")
+TIMESTAMP = Primitive("TIMESTAMP")
+
+# ksqlDB accepts these spellings for primitive types.
+TYPE_ALIASES: dict[str, SqlType] = {
+    "BOOLEAN": BOOLEAN,
+    "INT": INTEGER,
+    "INTEGER": INTEGER,
+    "BIGINT": BIGINT,
+    "DOUBLE": DOUBLE,
+    "STRING": STRING,
+    "VARCHAR": STRING,
+    "BYTES": BYTES,
+    "DATE": DATE,
+    "TIME": TIME,
+    "TIMESTAMP": TIMESTAMP,
+}
+
+NUMERIC_BASES = ("INTEGER", "BIGINT", "DECIMAL", "DOUBLE")
+
+
+def is_numeric(t: SqlType) -> bool:
+    """True for INTEGER, BIGINT, DECIMAL and DOUBLE."""
+    return t.base in NUMERIC_BASES
+
+
+def quote(name: str) -> str:
+    """Quote an identifier the way ksqlDB prints it: ``name`` in backticks."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def contains_map(t: SqlType) -> bool:
+    """True if ``t`` is a map or holds one at any depth."""
+    if isinstance(t, Map):
+        return True
+    if isinstance(t, Array):
+        return contains_map(t.element)
+    if isinstance(t, Struct):
+        return any(contains_map(f.type) for f in t.fields)
+    return False
