@@ -53,7 +53,7 @@ class QttError(Exception):
         if self.path:
             parts.append(self.path)
         if self.line is not None:
-            parts.append(f"line {self.line}:{self.column or 0}")
+            parts.append(f"line {self.line}:{self.column}" if self.column else f"line {self.line}")
         return ": ".join(parts)
 
     def __str__(self) -> str:

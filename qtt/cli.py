@@ -1,0 +1,111 @@
+"""The ``qtt`` command. A thin adapter: every subcommand calls :mod:`qtt.harness`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from qtt import __version__
+from qtt.errors import QttError
+
+DEFAULT_PATHS = ("cases",)
+
+DESCRIPTION = """\
+qtt replays streaming-SQL cases (ksqlDB's QTT format) through execution plans built on
+Apache Spark Structured Streaming, and compares the outputs with the expected ones.
+"""
+
+EPILOG = """\
+examples:
+  qtt run                          replay every case under ./cases
+  qtt run cases/filters.json -k null --json report.json
+  qtt run ../ksql/query-validation-tests/
+
+environment:
+  QTT_SPARK_MASTER   Spark master: local[N] (default local[2]), spark://host:7077, sc://host:15002
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``qtt`` console script; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args))
+    except QttError as e:
+        print(f"qtt: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("qtt: interrupted", file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="qtt", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"qtt {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser(
+        "run", help="replay cases and report passed, failed, skipped and errored variants",
+        description="Replay every case variant found under PATH (files or directories of *.json) "
+                    "and compare its outputs. Exits non-zero if any variant failed or errored.",
+    )
+    run.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    run.add_argument("--json", metavar="FILE", help="write one JSON object per case variant to FILE")
+    run.add_argument("-k", metavar="TEXT", dest="keyword", help="only variants whose case name contains TEXT")
+    run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    run.add_argument("--per-file", action="store_true", help="print passed/failed/skipped/error counts per file")
+    run.set_defaults(handler=_run)
+    return parser
+
+
+def _run(args: argparse.Namespace) -> int:
+    from qtt.harness import report
+    from qtt.harness.loader import discover, load_file
+    from qtt.harness.runner import ERROR, FAILED, CaseResult, run_variants
+    from qtt.runtime.session import get_session
+
+    began = time.perf_counter()
+    paths = args.paths or [p for p in DEFAULT_PATHS if Path(p).exists()]
+    if not paths:
+        print("qtt: no PATH given and no ./cases directory here", file=sys.stderr)
+        return 2
+    variants = []
+    results: list[CaseResult] = []
+    for path in discover(paths):
+        loaded = load_file(path, display=str(path))
+        for error in loaded.errors:
+            results.append(CaseResult(str(path), error.case or "?", "", ERROR, reason=str(error)))
+        variants.extend(v for v in loaded.variants if not args.keyword or args.keyword in v.case)
+    print(f"qtt {__version__}: {len(variants)} case variant(s) from {len(paths)} path(s)", file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        if not args.quiet:
+            print(f"  replayed {done}/{total} queries ({time.perf_counter() - began:.0f}s)", file=sys.stderr)
+
+    results.extend(run_variants(variants, get_session, progress=progress))
+    for result in results:
+        if result.status in (FAILED, ERROR):
+            print(report.render_failure(result), file=sys.stderr)
+        elif not args.quiet and result.status == "skipped":
+            label = f"{result.case} [{result.variant}]" if result.variant else result.case
+            print(f"SKIPPED {result.file}: {label}: {result.reason}", file=sys.stderr)
+    if args.per_file:
+        for file, counts in report.per_file(results):
+            print(f"{file}: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in report.STATUSES))
+    if args.json:
+        report.write_json(results, args.json)
+    print(f"{report.summary(results)} in {time.perf_counter() - began:.1f}s")
+    return 1 if any(r.status in (FAILED, ERROR) for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

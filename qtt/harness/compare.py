@@ -1,0 +1,217 @@
+"""Compare expected and actual records per topic, with ksqlDB's rules.
+
+Integers compare exactly, DOUBLE values within 1e-6, DECIMAL values exactly; windowed keys
+by start, end and type. Types come from the sink's schema, so a DECIMAL column is never
+compared with a tolerance. An empty ``outputs`` list asserts that nothing was emitted.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deepdiff import DeepDiff
+from deepdiff.operator import BaseOperator
+
+from qtt import sqltypes as t
+from qtt.harness.model import Record
+from qtt.harness.replay import OutputRecord
+from qtt.harness.topics import TopicSerde
+
+DOUBLE_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Exact:
+    """A DECIMAL value: compared exactly (numerically), printed as written."""
+
+    value: decimal.Decimal
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Exact) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Approx:
+    """A DOUBLE value: equal to another within :data:`DOUBLE_TOLERANCE`."""
+
+    value: float
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Approx):
+            return False
+        a, b = self.value, other.value
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if math.isinf(a) or math.isinf(b):
+            return a == b
+        return abs(a - b) <= DOUBLE_TOLERANCE
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class _NumberOperator(BaseOperator):
+    """Lets DeepDiff compare :class:`Approx` and :class:`Exact` by their own equality."""
+
+    def __init__(self) -> None:
+        super().__init__(types=[Approx, Exact])
+
+    def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
+        if level.t1 != level.t2:
+            diff_instance.custom_report_result("values_changed", level)
+        return True
+
+
+_OPERATORS = [_NumberOperator()]
+
+
+@dataclass
+class TopicDiff:
+    """The differences on one topic, from the first record that differs."""
+
+    topic: str
+    first_index: int
+    expected: list[dict[str, Any]]
+    actual: list[dict[str, Any]]
+    details: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Comparison:
+    """The result of comparing a case's outputs."""
+
+    diffs: list[TopicDiff] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.diffs
+
+
+def normalize(document: Any, type_: t.SqlType | None) -> Any:
+    """Wrap numbers so that equality follows ksqlDB's rules for ``type_``."""
+    if document is None:
+        return None
+    if isinstance(type_, t.Struct) and isinstance(document, Mapping):
+        fields = {f.name: f.type for f in type_.fields}
+        return {k: normalize(v, fields.get(k)) for k, v in document.items()}
+    if isinstance(type_, t.Map) and isinstance(document, Mapping):
+        return {k: normalize(v, type_.value) for k, v in document.items()}
+    if isinstance(type_, t.Array) and isinstance(document, list):
+        return [normalize(v, type_.element) for v in document]
+    if isinstance(document, Mapping):
+        return {k: normalize(v, None) for k, v in document.items()}
+    if isinstance(document, list):
+        return [normalize(v, None) for v in document]
+    if isinstance(document, bool) or isinstance(document, str):
+        return document
+    if isinstance(document, int) and (type_ is None or type_.base in ("INTEGER", "BIGINT")):
+        return document
+    if isinstance(document, int | float | decimal.Decimal):
+        if type_ is not None and type_.base == "DECIMAL":
+            return Exact(decimal.Decimal(str(document)))
+        return Approx(float(document))
+    return document
+
+
+def _columns_type(serde: TopicSerde | None, *, key: bool, document: Any) -> t.SqlType | None:
+    """The type a key or value document has: a struct of the columns, or the single column."""
+    if serde is None:
+        return None
+    columns = serde.schema.key if key else serde.schema.value
+    if not columns:
+        return None
+    if len(columns) == 1 and not isinstance(document, Mapping):
+        return columns[0].type
+    return t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
+
+
+def _record_view(record: Record | OutputRecord, serde: TopicSerde | None, *, with_timestamp: bool) -> dict[str, Any]:
+    view = {
+        "key": normalize(record.key, _columns_type(serde, key=True, document=record.key)),
+        "value": normalize(record.value, _columns_type(serde, key=False, document=record.value)),
+    }
+    if with_timestamp:
+        view["timestamp"] = record.timestamp
+    return view
+
+
+def compare(expected: Sequence[Record], actual: Mapping[str, Sequence[OutputRecord]],
+            sinks: Mapping[str, TopicSerde]) -> Comparison:
+    """Compare per topic, in order. Only topics named by ``expected`` are checked, unless
+    ``expected`` is empty: then no query may have emitted anything at all."""
+    result = Comparison()
+    if not expected:
+        for topic, records in sorted(actual.items()):
+            if records:
+                result.diffs.append(TopicDiff(
+                    topic, 0, [], [r.as_json() for r in records],
+                    [f"expected no output at all, but {len(records)} record(s) were written to {topic}"],
+                ))
+        return result
+    by_topic: dict[str, list[Record]] = {}
+    for record in expected:
+        by_topic.setdefault(record.topic, []).append(record)
+    for topic, wanted in by_topic.items():
+        got = list(actual.get(topic, []))
+        serde = sinks.get(topic)
+        first: int | None = None
+        details: list[str] = []
+        for i in range(max(len(wanted), len(got))):
+            if i >= len(wanted):
+                details.append(f"record {i}: unexpected extra record")
+            elif i >= len(got):
+                details.append(f"record {i}: missing")
+            else:
+                exp = _record_view(wanted[i], serde, with_timestamp=wanted[i].timestamp is not None)
+                act = _record_view(got[i], serde, with_timestamp=wanted[i].timestamp is not None)
+                diff = DeepDiff(exp, act, verbose_level=2, custom_operators=_OPERATORS)
+                if not diff:
+                    continue
+                details.extend(f"record {i}: {line}" for line in _describe(diff))
+            if first is None:
+                first = i
+        if first is not None:
+            result.diffs.append(TopicDiff(
+                topic, first,
+                [_plain(r) for r in wanted[first:]],
+                [r.as_json() for r in got[first:]],
+                details,
+            ))
+    return result
+
+
+def _plain(record: Record) -> dict[str, Any]:
+    out = {"topic": record.topic, "key": record.key, "value": record.value}
+    if record.timestamp is not None:
+        out["timestamp"] = record.timestamp
+    return out
+
+
+def _describe(diff: DeepDiff) -> list[str]:
+    lines = []
+    for kind, items in diff.items():
+        if isinstance(items, Mapping):
+            for path, change in items.items():
+                where = str(path).replace("root", "", 1) or "(whole record)"
+                if isinstance(change, Mapping) and "old_value" in change:
+                    lines.append(f"{where}: expected {change['old_value']!r}, got {change['new_value']!r}")
+                else:
+                    label = kind.replace("_", " ")
+                    lines.append(f"{where}: {label} {change!r}")
+        else:
+            for path in items:
+                lines.append(f"{str(path).replace('root', '', 1)}: {kind.replace('_', ' ')}")
+    return lines

@@ -1,0 +1,93 @@
+"""Check a case's ``post`` conditions: the sources and topics that exist after its statements."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from qtt.harness.model import PostConditions, PostSource, PostTopic
+from qtt.plan.planner import DataSource
+from qtt.plan.schema import LogicalSchema
+from qtt.plan.steps import Formats
+from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
+
+
+def _format_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        name = value.get("format")
+        return str(name).upper() if name is not None else None
+    return str(value).upper()
+
+
+def ksql_features(formats: Formats, schema: LogicalSchema, *, key: bool) -> list[str]:
+    """The serde features ksqlDB reports for a source (``UNWRAP_SINGLES``, ``WRAP_SINGLES``)."""
+    if key:
+        fmt = formats.key_format.format
+        return ["UNWRAP_SINGLES"] if len(schema.key) == 1 and fmt in ("JSON", "AVRO", "PROTOBUF", "JSON_SR") else []
+    if WRAP_SINGLE_VALUE in formats.value_features:
+        return ["WRAP_SINGLES"]
+    if UNWRAP_SINGLE_VALUE in formats.value_features:
+        return ["UNWRAP_SINGLES"]
+    return []
+
+
+def check(post: PostConditions, sources: Mapping[str, DataSource], topics: Mapping[str, tuple[Formats, int]],
+          ) -> list[str]:
+    """Every unmet condition, as a line of text (empty when all hold)."""
+    problems: list[str] = []
+    for expected in post.sources:
+        problems.extend(_check_source(expected, sources))
+    if post.topics is not None:
+        if post.topics.blacklist:
+            pattern = re.compile(post.topics.blacklist)
+            for name in sorted(topics):
+                if pattern.fullmatch(name) or pattern.search(name):
+                    problems.append(f"topic {name!r} exists but matches the blacklist {post.topics.blacklist!r}")
+        for topic in post.topics.topics:
+            problems.extend(_check_topic(topic, topics))
+    return problems
+
+
+def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> Iterable[str]:
+    actual = sources.get(expected.name)
+    if actual is None:
+        yield f"source {expected.name!r} does not exist; sources: {', '.join(sorted(sources)) or 'none'}"
+        return
+    if expected.type is not None and expected.type.upper() != actual.kind:
+        yield f"source {expected.name}: expected type {expected.type.upper()}, got {actual.kind}"
+    if expected.schema is not None:
+        wanted = LogicalSchema.parse(expected.schema)
+        if wanted != actual.schema:
+            yield f"source {expected.name}: expected schema {wanted}, got {actual.schema}"
+    for label, want, got in (
+        ("key format", _format_name(expected.key_format), actual.formats.key_format.format),
+        ("value format", _format_name(expected.value_format), actual.formats.value_format.format),
+    ):
+        if want is not None and want != got:
+            yield f"source {expected.name}: expected {label} {want}, got {got}"
+    for label, want_features, key in (("key", expected.key_features, True), ("value", expected.value_features, False)):
+        if want_features is not None:
+            got_features = ksql_features(actual.formats, actual.schema, key=key)
+            if sorted(want_features) != sorted(got_features):
+                yield f"source {expected.name}: expected {label} features {list(want_features)}, got {got_features}"
+    if expected.is_source is not None and expected.is_source != actual.is_source:
+        yield f"source {expected.name}: expected isSource {expected.is_source}, got {actual.is_source}"
+
+
+def _check_topic(expected: PostTopic, topics: Mapping[str, tuple[Formats, int]]) -> Iterable[str]:
+    actual = topics.get(expected.name)
+    if actual is None:
+        yield f"topic {expected.name!r} does not exist; topics: {', '.join(sorted(topics)) or 'none'}"
+        return
+    formats, partitions = actual
+    for label, want, got in (
+        ("key format", _format_name(expected.key_format), formats.key_format.format),
+        ("value format", _format_name(expected.value_format), formats.value_format.format),
+    ):
+        if want is not None and want != got:
+            yield f"topic {expected.name}: expected {label} {want}, got {got}"
+    if expected.partitions is not None and expected.partitions != partitions:
+        yield f"topic {expected.name}: expected {expected.partitions} partitions, got {partitions}"

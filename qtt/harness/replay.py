@@ -1,0 +1,298 @@
+"""Replay plans: encode the inputs, run every query in dependency order, decode the sinks.
+
+Ordering rule: every output record inherits the position (``seq``) of the input record that
+caused it. A topic's records are ordered by that position, then by the statement order of
+the query that wrote them, then by the order in which that query emitted them for that
+input. This is ksqlDB's order when each input record is processed on its own.
+
+Many plans are replayed together (:func:`replay_many`): round *r* runs the *r*-th query of
+every plan, and stateless queries of different plans share one Spark streaming query.
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qtt.errors import CaseFileError, QttError, SerdeError, UnsupportedFeatureError
+from qtt.harness.model import Record
+from qtt.harness.topics import TopicSerde, sink_serdes, topic_serdes
+from qtt.plan import steps as s
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from qtt.runtime.executor import LogEntry, QueryRun
+
+#: how many stateless queries may share one streaming query
+GROUP_SIZE = 32
+
+
+@dataclass(frozen=True)
+class OutputRecord:
+    """A record a query wrote, decoded back into case-file JSON."""
+
+    topic: str
+    key: Any
+    value: Any
+    timestamp: int
+    seq: int
+    query_id: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"topic": self.topic, "key": self.key, "value": self.value, "timestamp": self.timestamp}
+
+
+@dataclass
+class ReplayResult:
+    """Everything one plan's replay produced."""
+
+    outputs: dict[str, list[OutputRecord]] = field(default_factory=dict)
+    processing_log: list[LogEntry] = field(default_factory=list)
+    step_schemas: dict[str, dict[str, str]] = field(default_factory=dict)
+    runs: list[QueryRun] = field(default_factory=list)
+    sinks: dict[str, TopicSerde] = field(default_factory=dict)
+
+    @property
+    def batches(self) -> int:
+        return sum(run.batches for run in self.runs)
+
+    @property
+    def seconds(self) -> float:
+        return sum(run.seconds for run in self.runs)
+
+
+@dataclass(frozen=True)
+class ReplayItem:
+    """A plan and the inputs to replay through it."""
+
+    plan: s.Plan
+    inputs: tuple[Record, ...]
+    inputs_path: str = "$.inputs"
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A record waiting to be replayed: an input, or an output of an earlier query."""
+
+    seq: int
+    rank: tuple[int, int]  # (writer's statement position, emission order); inputs rank first
+    topic: str
+    partition: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...]
+
+
+def is_stateless(step: s.ExecutionStep) -> bool:
+    """Whether every step of the plan handles each record on its own (no state)."""
+    return all(not getattr(node, "stateful", False) for node in s.walk_steps(step))
+
+
+def batch_ends(markers: Sequence[bool], *, per_record: bool) -> list[int]:
+    """Micro-batch boundaries (exclusive end indexes) over the replayed records.
+
+    A stateless plan takes everything in one batch unless the case splits its inputs with
+    ``qttBatch``; a stateful plan processes one record per batch, as ksqlDB does with record
+    caching off. ``markers[i]`` says whether record ``i`` starts a new batch.
+    """
+    count = len(markers)
+    if per_record:
+        return list(range(1, count + 1))
+    ends = [i for i, marker in enumerate(markers) if marker and i > 0]
+    return sorted(set(ends) | {count}) if count else []
+
+
+def query_order(plan: s.Plan) -> list[s.QueryPlan]:
+    """Queries sorted so that a query runs after every query that writes a topic it reads."""
+    queries = plan.queries()
+    sinks = {id(q): q.physical_plan.topic for q in queries}  # type: ignore[attr-defined]
+    reads = {id(q): source_topics(q.physical_plan) for q in queries}
+    ordered: list[s.QueryPlan] = []
+    remaining = list(queries)
+    while remaining:
+        ready = [q for q in remaining
+                 if not any(sinks[id(o)] in reads[id(q)] for o in remaining if o is not q)]
+        if not ready:
+            names = ", ".join(q.query_id for q in remaining)
+            raise UnsupportedFeatureError(f"queries that read each other's output in a cycle ({names})")
+        ordered.append(ready[0])
+        remaining.remove(ready[0])
+    return ordered
+
+
+def source_topics(step: s.ExecutionStep) -> set[str]:
+    return {node.topic for node in s.walk_steps(step) if isinstance(node, s.StreamSourceV1)}
+
+
+def encode_inputs(plan: s.Plan, inputs: Sequence[Record], *, where: str = "$.inputs") -> list[_Pending]:
+    """Input records as bytes, with the formats of the first source declared over each topic."""
+    serdes = topic_serdes(plan.ddl_commands())
+    pending = []
+    for position, record in enumerate(inputs):
+        serde = serdes.get(record.topic)
+        path = f"{where}[{position}]"
+        if serde is None:
+            known = ", ".join(sorted(serdes)) or "none"
+            msg = f"input record for topic {record.topic!r}, which no stream or table reads; known topics: {known}"
+            raise CaseFileError(msg, path=path)
+        try:
+            key = serde.encode_key(record.key)
+        except (SerdeError, ValueError, TypeError) as e:
+            msg = f"cannot write key {record.key!r} as {serde.formats.key_format.format}: {e}"
+            raise CaseFileError(msg, path=f"{path}.key") from None
+        try:
+            value = serde.encode_value(record.value)
+        except (SerdeError, ValueError, TypeError) as e:
+            msg = f"cannot write value as {serde.formats.value_format.format}: {e}"
+            raise CaseFileError(msg, path=f"{path}.value") from None
+        headers = tuple(
+            (h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ()
+        )
+        pending.append(_Pending(position, (-1, 0), record.topic, 0, record.timestamp or 0, key, value, headers))
+    return pending
+
+
+class _State:
+    """One plan's replay in progress."""
+
+    def __init__(self, item: ReplayItem) -> None:
+        self.item = item
+        self.result = ReplayResult(sinks=sink_serdes(item.plan))
+        self.queries = query_order(item.plan)
+        self.rank = {id(q): i for i, q in enumerate(item.plan.queries())}
+        self.offsets: dict[tuple[str, int], int] = {}
+        self.topic_records: dict[str, list[tuple[_Pending, int]]] = {}
+        self.error: QttError | None = None
+        for record in encode_inputs(item.plan, item.inputs, where=item.inputs_path):
+            self.add(record)
+
+    def add(self, record: _Pending) -> None:
+        key = (record.topic, record.partition)
+        offset = self.offsets.get(key, 0)
+        self.offsets[key] = offset + 1
+        self.topic_records.setdefault(record.topic, []).append((record, offset))
+
+    def records_for(self, query: s.QueryPlan, job_id: int) -> tuple[list[Any], list[bool]]:
+        from qtt.runtime.replay import ReplayRecord
+
+        topics = source_topics(query.physical_plan)
+        selected = sorted(
+            (item for topic in topics for item in self.topic_records.get(topic, [])),
+            key=lambda item: (item[0].seq, item[0].rank),
+        )
+        records = [
+            ReplayRecord(job=job_id, seq=r.seq, topic=r.topic, partition=r.partition, offset=offset,
+                         timestamp=r.timestamp, key=r.key, value=r.value, headers=r.headers)
+            for r, offset in selected
+        ]
+        markers = [r.rank[0] < 0 and self.item.inputs[r.seq].qtt_batch for r, _ in selected]
+        return records, markers
+
+    def accept(self, query: s.QueryPlan, run: QueryRun) -> None:
+        if run.error is not None:
+            self.error = run.error
+            return
+        self.result.runs.append(run)
+        self.result.processing_log.extend(run.processing_log)
+        self.result.step_schemas[query.query_id] = {ctx: str(schema) for ctx, schema in run.schemas.items()}
+        sink = query.physical_plan
+        assert isinstance(sink, s.StreamSinkV1)
+        rank = self.rank[id(query)]
+        for out in run.records:
+            produced = _Pending(out.seq, (rank, out.order), sink.topic, out.partition, out.timestamp, out.key,
+                                out.value, ())
+            self.add(produced)
+            self.result.outputs.setdefault(sink.topic, []).append(
+                _decode(self.result.sinks[sink.topic], produced, query.query_id)
+            )
+
+    def finish(self) -> ReplayResult:
+        rank_of = {q.query_id: i for i, q in enumerate(self.item.plan.queries())}
+        for topic, records in self.result.outputs.items():
+            # stable: the records one query wrote for one input keep their emission order
+            self.result.outputs[topic] = sorted(records, key=lambda r: (r.seq, rank_of[r.query_id]))
+        return self.result
+
+
+def replay_many(items: Sequence[ReplayItem], *, session: SparkSession, workdir: Path | None = None,
+                progress: Callable[[int, int], None] | None = None) -> list[ReplayResult | QttError]:
+    """Replay every item; a failure affects only its own item, returned as the error."""
+    from qtt.runtime.executor import Job, run_jobs
+
+    states: list[_State | QttError] = []
+    for item in items:
+        try:
+            states.append(_State(item))
+        except QttError as e:
+            states.append(e)
+    live = [st for st in states if isinstance(st, _State)]
+    rounds = max((len(st.queries) for st in live), default=0)
+    root = Path(tempfile.mkdtemp(prefix="qtt-replay-", dir=workdir))
+    done, total = 0, sum(len(st.queries) for st in live)
+    try:
+        for r in range(rounds):
+            todo = [(st, st.queries[r]) for st in live if r < len(st.queries) and st.error is None]
+            for group_index, group in enumerate(_groups(todo)):
+                jobs = []
+                for job_id, (st, query) in enumerate(group):
+                    records, markers = st.records_for(query, job_id)
+                    stateless = is_stateless(query.physical_plan)
+                    ends = batch_ends(markers, per_record=not stateless)
+                    jobs.append(Job(job_id, query, tuple(records), tuple(ends)))
+                runs = run_jobs(session, jobs, str(root / f"round{r}-group{group_index}"))
+                for job_id, (st, query) in enumerate(group):
+                    try:
+                        st.accept(query, runs[job_id])
+                    except QttError as e:
+                        st.error = e
+                done += len(group)
+                if progress is not None:
+                    progress(done, total)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    out: list[ReplayResult | QttError] = []
+    for st in states:
+        if isinstance(st, QttError):
+            out.append(st)
+        elif st.error is not None:
+            out.append(st.error)
+        else:
+            out.append(st.finish())
+    return out
+
+
+def _groups(todo: list[tuple[_State, s.QueryPlan]]) -> list[list[tuple[_State, s.QueryPlan]]]:
+    """Stateless queries in groups of up to :data:`GROUP_SIZE`; every other query alone."""
+    shared = [job for job in todo if is_stateless(job[1].physical_plan) and not _has_markers(job[0])]
+    alone = [[job] for job in todo if job not in shared]
+    return [shared[i : i + GROUP_SIZE] for i in range(0, len(shared), GROUP_SIZE)] + alone
+
+
+def _has_markers(state: _State) -> bool:
+    return any(record.qtt_batch for record in state.item.inputs[1:])
+
+
+def replay(plan: s.Plan, inputs: Sequence[Record], *, session: SparkSession, workdir: Path | None = None,
+           inputs_path: str = "$.inputs") -> ReplayResult:
+    """Replay one plan; raises the :class:`QttError` that stopped it."""
+    result = replay_many([ReplayItem(plan, tuple(inputs), inputs_path)], session=session, workdir=workdir)[0]
+    if isinstance(result, QttError):
+        raise result
+    return result
+
+
+def _decode(serde: TopicSerde, record: _Pending, query_id: str) -> OutputRecord:
+    try:
+        key = serde.decode_key(record.key)
+        value = serde.decode_value(record.value)
+    except QttError as e:
+        msg = f"{query_id} wrote bytes to {serde.topic} that its own format cannot read back: {e}"
+        raise SerdeError(msg) from None
+    return OutputRecord(serde.topic, key, value, record.timestamp, record.seq, query_id)

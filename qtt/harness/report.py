@@ -1,0 +1,74 @@
+"""Reports: the one-line-per-case JSON report, summaries, and failure rendering."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from qtt.harness.compare import Comparison
+from qtt.harness.runner import FAILED, CaseResult
+
+STATUSES = ("passed", "failed", "skipped", "error")
+
+
+def write_json(results: Iterable[CaseResult], path: str | Path) -> None:
+    """Write one JSON object per line: file, case, variant, status, reason and seconds."""
+    with Path(path).open("w", encoding="utf-8") as out:
+        for result in results:
+            out.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
+
+
+def summary(results: Sequence[CaseResult]) -> str:
+    counts = Counter(r.status for r in results)
+    return ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+
+
+def per_file(results: Sequence[CaseResult]) -> list[tuple[str, Counter[str]]]:
+    """(file, status counts) in file order."""
+    files: dict[str, Counter[str]] = {}
+    for result in results:
+        files.setdefault(result.file, Counter())[result.status] += 1
+    return list(files.items())
+
+
+def _short(value: Any, width: int = 160) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def render_comparison(comparison: Comparison, *, limit: int = 5) -> list[str]:
+    """A labelled diff per topic, from the first record that differs."""
+    lines: list[str] = []
+    for diff in comparison.diffs:
+        lines.append(f"topic {diff.topic}: first difference at record {diff.first_index}")
+        for detail in diff.details[:limit]:
+            lines.append(f"  {detail}")
+        if len(diff.details) > limit:
+            lines.append(f"  ... and {len(diff.details) - limit} more")
+        for i in range(min(max(len(diff.expected), len(diff.actual)), limit)):
+            if i < len(diff.expected):
+                lines.append(f"  - expected: {_short(diff.expected[i])}")
+            if i < len(diff.actual):
+                lines.append(f"  + actual:   {_short(diff.actual[i])}")
+    return lines
+
+
+def render_failure(result: CaseResult, *, hint: str | None = None) -> str:
+    """What failed and where, then the labelled diff, then one hint."""
+    where = f"{result.file}: {result.case}" + (f" [{result.variant}]" if result.variant else "")
+    lines = [f"{result.status.upper()} {where}: {result.reason.splitlines()[0] if result.reason else ''}"]
+    lines += [f"  {line}" for line in result.reason.splitlines()[1:]]
+    if result.comparison is not None and not result.comparison.ok:
+        lines += render_comparison(result.comparison)
+    for problem in result.problems:
+        lines.append(f"  post: {problem}")
+    if result.replay is not None and result.replay.processing_log and result.status == FAILED:
+        lines.append("  processing log:")
+        for entry in result.replay.processing_log[:5]:
+            lines.append(f"    input #{entry.seq} ({entry.query_id} {entry.context}): {entry.message}")
+    if hint:
+        lines.append(f"hint: {hint}")
+    return "\n".join(lines)

@@ -1,0 +1,210 @@
+"""Run one case variant: parse, plan, replay on Spark, compare, check post-conditions.
+
+Statuses: ``passed``; ``failed`` (qtt ran the case and it does not hold); ``skipped`` (the
+case uses a feature qtt does not support yet, named in the reason, or is disabled);
+``error`` (the case file is malformed, or qtt itself broke).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qtt.errors import (
+    CaseFileError,
+    QttError,
+    ReplayError,
+    RuntimeBuildError,
+    SqlError,
+    UnsupportedFeatureError,
+)
+from qtt.harness import expected as expected_
+from qtt.harness import post as post_
+from qtt.harness.compare import Comparison, compare
+from qtt.harness.model import CaseVariant
+from qtt.harness.replay import ReplayItem, ReplayResult, replay_many
+from qtt.plan.planner import PlannedCase, plan_statements
+from qtt.plan.steps import Plan
+from qtt.sql import parse_statements
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
+
+SessionProvider = Callable[[], "SparkSession"]
+
+
+@dataclass
+class CaseResult:
+    """The outcome of one case variant (or one historical plan)."""
+
+    file: str
+    case: str
+    variant: str
+    status: str
+    reason: str = ""
+    seconds: float = 0.0
+    comparison: Comparison | None = None
+    problems: list[str] = field(default_factory=list)
+    planned: PlannedCase | None = None
+    replay: ReplayResult | None = None
+    kind: str = "case"
+
+    def as_json(self) -> dict[str, Any]:
+        """One line of the ``--json`` report."""
+        return {"file": self.file, "case": self.case, "variant": self.variant, "status": self.status,
+                "reason": self.reason, "seconds": round(self.seconds, 3), "kind": self.kind}
+
+
+def plan_variant(variant: CaseVariant) -> PlannedCase:
+    """Parse and plan a variant's statements (no Spark)."""
+    script = "\n".join(variant.statements)
+    return plan_statements(parse_statements(script), variant.properties)
+
+
+def run_variant(variant: CaseVariant, session: SessionProvider, *, workdir: Path | None = None) -> CaseResult:
+    """Run one variant end to end and classify the outcome."""
+    return run_variants([variant], session, workdir=workdir)[0]
+
+
+def run_variants(
+    variants: Sequence[CaseVariant],
+    session: SessionProvider,
+    *,
+    workdir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[CaseResult]:
+    """Run many variants; replays of different variants share Spark queries where they can.
+
+    Planning happens first and needs no Spark; only variants that get as far as a replay
+    start the session.
+    """
+    results: list[CaseResult] = []
+    pending: list[tuple[CaseResult, CaseVariant]] = []
+    for variant in variants:
+        result = CaseResult(variant.file, variant.case, variant.variant, PASSED)
+        began = time.perf_counter()
+        if _guarded(result, lambda v=variant, r=result: _prepare(v, r)):
+            pending.append((result, variant))
+        result.seconds = time.perf_counter() - began
+        results.append(result)
+    if pending:
+        items = [
+            ReplayItem(r.planned.plan, v.inputs, f"$.tests[{v.index}].inputs")  # type: ignore[union-attr]
+            for r, v in pending
+        ]
+        began = time.perf_counter()
+        outcomes = replay_many(items, session=session(), workdir=workdir, progress=progress)
+        for (result, variant), outcome in zip(pending, outcomes, strict=True):
+            result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
+            _guarded(result, lambda r=result, v=variant, o=outcome: _finish(v, r, o))
+        if not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
+            share = (time.perf_counter() - began) / len(pending)
+            for result, _ in pending:
+                result.seconds += share
+    return results
+
+
+def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
+    """Run ``action``, turning exceptions into the result's status; True to go on."""
+    try:
+        return bool(action())
+    except UnsupportedFeatureError as e:
+        result.status, result.reason = SKIPPED, f"unsupported: {e.feature}"
+    except CaseFileError as e:
+        e.at(file=result.file, case=result.case)
+        result.status, result.reason = ERROR, str(e)
+    except (ReplayError, RuntimeBuildError) as e:
+        # qtt planned the case but could not run its own plan: a qtt bug, not a case failure
+        result.status, result.reason = ERROR, str(e)
+    except QttError as e:
+        result.status, result.reason = FAILED, str(e)
+    except Exception as e:  # qtt itself broke: say so, with the place it broke
+        frame = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
+        where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+        result.status, result.reason = ERROR, f"internal error{where}: {type(e).__name__}: {e}"
+    return False
+
+
+def _prepare(variant: CaseVariant, result: CaseResult) -> bool:
+    """Plan the variant; True if it still needs a replay."""
+    if not variant.enabled:
+        result.status, result.reason = SKIPPED, "disabled in the case file (enabled: false)"
+        return False
+    expected = variant.expected_exception
+    try:
+        planned = plan_variant(variant)
+    except SqlError as error:
+        if isinstance(error, UnsupportedFeatureError) or expected is None:
+            raise
+        _match_expected(expected, error, result)
+        return False
+    result.planned = planned
+    if expected is not None:
+        if expected_.expected_class(expected.type) is None:
+            raise UnsupportedFeatureError(f"expected exception type {expected.type}")
+        result.status = FAILED
+        result.reason = (f"expected {expected.type or 'an exception'}"
+                         f"{' containing ' + repr(expected.message) if expected.message else ''}, "
+                         "but every statement planned")
+        return False
+    _check_supported_post(variant)
+    return True
+
+
+def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | QttError) -> None:
+    if isinstance(outcome, QttError):
+        raise outcome
+    assert result.planned is not None
+    result.replay = outcome
+    result.comparison = compare(variant.outputs, outcome.outputs, outcome.sinks)
+    if variant.post is not None:
+        result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned))
+    if not result.comparison.ok or result.problems:
+        result.status = FAILED
+        parts = []
+        if not result.comparison.ok:
+            parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
+        if result.problems:
+            parts.append(f"{len(result.problems)} post-condition(s) do not hold")
+        result.reason = "; ".join(parts)
+
+
+def _match_expected(expected: Any, error: SqlError, result: CaseResult) -> None:
+    if expected_.expected_class(expected.type) is None:
+        raise UnsupportedFeatureError(f"expected exception type {expected.type}")
+    why = expected_.mismatch(expected, error)
+    if why is None:
+        result.status, result.reason = PASSED, f"raised as expected: {type(error).__name__}"
+    else:
+        result.status, result.reason = FAILED, why
+
+
+def _check_supported_post(variant: CaseVariant) -> None:
+    post = variant.post
+    if post is None or post.topics is None:
+        return
+    for topic in post.topics.topics:
+        if topic.key_schema is not None or topic.value_schema is not None:
+            raise UnsupportedFeatureError("post-conditions on registered topic schemas (keySchema/valueSchema)")
+
+
+def topic_table(planned: PlannedCase) -> dict[str, Any]:
+    """Topic -> (formats, partitions) for every topic the statements declared or wrote."""
+    table: dict[str, Any] = {}
+    for source in planned.sources.values():
+        table.setdefault(source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1)))
+    for command in planned.plan.ddl_commands():
+        topic = getattr(command, "topic", None)
+        if topic is not None:
+            table.setdefault(topic, (command.formats, planned.topic_partitions.get(topic, 1)))  # type: ignore[attr-defined]
+    return table
+
+
+def plan_of(result: CaseResult) -> Plan | None:
+    return result.planned.plan if result.planned else None

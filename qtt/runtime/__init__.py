@@ -1,0 +1,3 @@
+"""Plan -> PySpark Structured Streaming. The only package that imports pyspark."""
+
+from __future__ import annotations

@@ -1,0 +1,221 @@
+"""Build a query's physical plan into a streaming DataFrame: one method per step type.
+
+The builder visits the step tree from the sources down, builds each step once, and hands
+each method its already-built inputs. Every stream DataFrame carries the step's key and
+value columns followed by :data:`qtt.runtime.names.SYSTEM_COLUMNS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from qtt import sqltypes as t
+from qtt.errors import RuntimeBuildError
+from qtt.plan import steps as s
+from qtt.plan.schema import KEY, VALUE, LogicalSchema
+from qtt.plan.schema import Column as SchemaColumn
+from qtt.runtime import serde_udfs
+from qtt.runtime.expressions import Compiler
+from qtt.runtime.names import ROWOFFSET, ROWPARTITION, ROWTIME, SEQ, SYSTEM_COLUMNS, TOMBSTONE, col
+from qtt.runtime.types import from_spark
+
+StepT = TypeVar("StepT", bound=s.ExecutionStep)
+
+#: step class -> builder method; filled by :func:`builds`.
+BUILDERS: dict[type[s.ExecutionStep], Callable[..., Built]] = {}
+
+
+def builds(step_class: type[StepT]) -> Callable[[Callable[..., Built]], Callable[..., Built]]:
+    """Register a :class:`PlanBuilder` method as the builder of ``step_class``."""
+
+    def register(method: Callable[..., Built]) -> Callable[..., Built]:
+        if step_class in BUILDERS:
+            raise TypeError(f"two builders for {step_class.type_tag}")
+        BUILDERS[step_class] = method
+        return method
+
+    return register
+
+
+@dataclass
+class Built:
+    """A built step: its DataFrame and its logical schema (key and value columns)."""
+
+    df: DataFrame
+    schema: LogicalSchema
+
+
+@dataclass
+class Observation:
+    """A processing-log metric attached to a step: ``name`` in the query's observed metrics."""
+
+    name: str
+    context: str
+
+
+@dataclass
+class SinkOutput:
+    """What the sink step produces: rows of (seq, timestamp, partition, key, value)."""
+
+    df: DataFrame
+    topic: str
+
+
+@dataclass
+class PlanBuilder:
+    """Builds one query. ``raw`` holds this query's replay records; all source steps share it.
+
+    ``label`` makes names that must be unique within a streaming query (observed metrics)
+    unique when several queries share one.
+    """
+
+    raw: DataFrame
+    query_id: str
+    label: str = ""
+    observations: list[Observation] = field(default_factory=list)
+    schemas: dict[str, LogicalSchema] = field(default_factory=dict)
+    sink: SinkOutput | None = None
+    _built: dict[int, Built] = field(default_factory=dict)
+
+    def build(self, step: s.ExecutionStep) -> Built:
+        """Build ``step`` and everything upstream of it, each step once."""
+        cached = self._built.get(id(step))
+        if cached is not None:
+            return cached
+        inputs = [self.build(source) for source in step.sources()]
+        method = BUILDERS.get(type(step))
+        if method is None:
+            msg = f"no builder for step type {step.type_tag!r} ({type(step).__qualname__})"
+            raise RuntimeBuildError(msg)
+        built = method(self, step, *inputs)
+        self._built[id(step)] = built
+        self.schemas[step.context] = built.schema
+        return built
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def schema_of(df: DataFrame, key_names: list[str], value_names: list[str]) -> LogicalSchema:
+        """The logical schema, with types read back from the Spark DataFrame itself."""
+        types = {f.name: from_spark(f.dataType) for f in df.schema.fields}
+        columns = [SchemaColumn(n, types[n], KEY) for n in key_names]
+        columns += [SchemaColumn(n, types[n], VALUE) for n in value_names]
+        return LogicalSchema(tuple(columns))
+
+    @staticmethod
+    def system_columns() -> list[Column]:
+        return [col(name) for name in SYSTEM_COLUMNS]
+
+    # ------------------------------------------------------------------ steps
+
+    @builds(s.StreamSourceV1)
+    def stream_source_v1(self, step: s.StreamSourceV1) -> Built:
+        schema = step.source_schema
+        records = self.raw.where(F.col("topic") == F.lit(step.topic))
+        decoded = serde_udfs.decode(step.formats, schema.key, schema.value, F.col("key"), F.col("value"))
+        df = records.select(
+            F.col("seq"), F.col("partition"), F.col("offset"), F.col("timestamp"), decoded.alias("__qtt_decoded")
+        )
+        observation = f"{self.label}{self.query_id}.{step.context}.processing_log".replace("/", "_")
+        failed = F.col("__qtt_decoded.error").isNotNull()
+        df = df.observe(
+            observation,
+            F.collect_list(
+                F.when(failed, F.struct(F.col("seq"), F.col("__qtt_decoded.error").alias("message")))
+            ).alias("errors"),
+        )
+        self.observations.append(Observation(observation, step.context))
+        df = df.where(~failed)
+        key_cols = [F.col("__qtt_decoded.key").getField(c.name).alias(c.name) for c in schema.key]
+        value_cols = [F.col("__qtt_decoded.value").getField(c.name).alias(c.name) for c in schema.value]
+        rowtime = F.col("timestamp")
+        if step.timestamp_column is not None:
+            rowtime = _timestamp_millis(
+                F.col("__qtt_decoded.value").getField(step.timestamp_column.column),
+                schema.find(step.timestamp_column.column).type,  # type: ignore[union-attr]
+                step.timestamp_column.format,
+            )
+        df = df.select(
+            *key_cols, *value_cols,
+            rowtime.cast("long").alias(ROWTIME),
+            F.col("partition").cast("int").alias(ROWPARTITION),
+            F.col("offset").cast("long").alias(ROWOFFSET),
+            F.col("seq").alias(SEQ),
+            F.col("__qtt_decoded.tombstone").alias(TOMBSTONE),
+        )
+        if step.timestamp_column is not None:
+            # ksqlDB drops records whose timestamp column is null or unparseable.
+            df = df.where(col(ROWTIME).isNotNull())
+        return Built(df, self.schema_of(df, [c.name for c in schema.key], [c.name for c in schema.value]))
+
+    @builds(s.StreamFilterV1)
+    def stream_filter_v1(self, step: s.StreamFilterV1, source: Built) -> Built:
+        # A null row (tombstone) never passes a filter in ksqlDB.
+        condition = Compiler()(step.filter_expression)
+        df = source.df.where(F.coalesce(condition, F.lit(False)) & ~col(TOMBSTONE))
+        return Built(df, source.schema)
+
+    @builds(s.StreamSelectV1)
+    def stream_select_v1(self, step: s.StreamSelectV1, source: Built) -> Built:
+        compile_ = Compiler()
+        columns = {sel.alias: compile_(sel.expression).alias(sel.alias) for sel in step.select_expressions}
+        keys = list(step.key_column_names)
+        values = [sel.alias for sel in step.select_expressions if sel.alias not in keys]
+        df = source.df.select(*[columns[k] for k in keys], *[columns[v] for v in values], *self.system_columns())
+        return Built(df, self.schema_of(df, keys, values))
+
+    @builds(s.StreamSelectKeyV1)
+    def stream_select_key_v1(self, step: s.StreamSelectKeyV1, source: Built) -> Built:
+        compile_ = Compiler()
+        keys = [sel.alias for sel in step.key_expressions]
+        key_cols = [compile_(sel.expression).alias(sel.alias) for sel in step.key_expressions]
+        values = [c.name for c in source.schema.columns if c.name not in keys]
+        df = source.df.select(*key_cols, *[col(v) for v in values], *self.system_columns())
+        return Built(df, self.schema_of(df, keys, values))
+
+    @builds(s.StreamSinkV1)
+    def stream_sink_v1(self, step: s.StreamSinkV1, source: Built) -> Built:
+        schema = source.schema
+        formats = step.formats
+        key_struct = F.struct(*[col(c.name) for c in schema.key]) if schema.key else F.lit(None)
+        value_struct = F.struct(*[col(c.name) for c in schema.value])
+        key_bytes = serde_udfs.encode(formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct) \
+            if schema.key else F.lit(None).cast("binary")
+        value_bytes = F.when(col(TOMBSTONE), F.lit(None).cast("binary")).otherwise(
+            serde_udfs.encode(formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct)
+        )
+        timestamp = col(ROWTIME)
+        if step.timestamp_column is not None:
+            column = schema.find(step.timestamp_column.column)
+            assert column is not None
+            timestamp = _timestamp_millis(col(column.name), column.type, step.timestamp_column.format)
+        out = source.df.select(
+            col(SEQ).alias("seq"),
+            timestamp.cast("long").alias("timestamp"),
+            col(ROWPARTITION).alias("partition"),
+            key_bytes.alias("key"),
+            value_bytes.alias("value"),
+        )
+        self.sink = SinkOutput(out, step.topic)
+        return Built(source.df, schema)
+
+
+def _timestamp_millis(value: Column, type_: t.SqlType, fmt: str | None) -> Column:
+    """Epoch millis from a timestamp column: BIGINT as is, TIMESTAMP converted, STRING parsed."""
+    if type_.base == "TIMESTAMP":
+        return F.unix_millis(value)
+    if type_.base == "STRING" and fmt is not None:
+        from qtt.runtime.timeformat import parse_millis
+
+        return parse_millis(value, fmt)
+    return value
+
+
+def builder_for(step_class: type[s.ExecutionStep]) -> Callable[..., Any] | None:
+    """The builder method registered for ``step_class`` (used by tests)."""
+    return BUILDERS.get(step_class)

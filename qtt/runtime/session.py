@@ -1,0 +1,106 @@
+"""The SparkSession qtt runs on: one per process, created on first use.
+
+Local mode by default; a standalone master (``spark://...``) or a Spark Connect endpoint
+(``sc://...``) when ``QTT_SPARK_MASTER`` or the caller says so.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import threading
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_MASTER = "local[2]"
+_lock = threading.Lock()
+_session: SparkSession | None = None
+_started_seconds: float | None = None
+
+
+def _prepare_environment() -> None:
+    # ksqlDB prints times in UTC; PySpark converts timestamps with the process time zone,
+    # so driver and Python workers must both run in UTC.
+    os.environ["TZ"] = "UTC"
+    if hasattr(time, "tzset"):
+        time.tzset()
+    # Python workers start with `python3` from PATH unless told otherwise, and then cannot
+    # import qtt ("worker failed to connect back").
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+def master_url(master: str | None = None) -> str:
+    return master or os.environ.get("QTT_SPARK_MASTER") or DEFAULT_MASTER
+
+
+def get_session(master: str | None = None) -> SparkSession:
+    """The process-wide SparkSession, started on first call (about 4 s of JVM start)."""
+    global _session, _started_seconds
+    with _lock:
+        if _session is not None:
+            return _session
+        _prepare_environment()
+        from pyspark.sql import SparkSession
+
+        url = master_url(master)
+        began = time.perf_counter()
+        if url.startswith("sc://"):
+            builder = SparkSession.builder.remote(url)
+        else:
+            builder = SparkSession.builder.master(url)
+            builder = (
+                builder.config("spark.ui.enabled", "false")
+                .config("spark.ui.showConsoleProgress", "false")
+                .config("spark.driver.memory", os.environ.get("QTT_DRIVER_MEMORY", "2g"))
+                .config("spark.sql.warehouse.dir", os.path.join(tempfile.gettempdir(), "qtt-warehouse"))
+                .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC -XX:+UseSerialGC")
+                .config("spark.executor.extraJavaOptions", "-Duser.timezone=UTC")
+                .config("spark.executorEnv.TZ", "UTC")
+                .config("spark.pyspark.python", sys.executable)
+                .config("spark.python.worker.reuse", "true")
+            )
+        builder = (
+            builder.appName("qtt")
+            # Names are case sensitive in ksqlDB (`a` and `A` are two columns).
+            .config("spark.sql.caseSensitive", "true")
+            .config("spark.sql.session.timeZone", "UTC")
+            # ksqlDB follows Java arithmetic: integer overflow wraps, division by zero is null.
+            .config("spark.sql.ansi.enabled", "false")
+            # One shuffle partition keeps every replay deterministic and fast on small data.
+            .config("spark.sql.shuffle.partitions", "1")
+            .config("spark.default.parallelism", "2")
+            .config("spark.sql.adaptive.enabled", "false")
+            .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
+            .config("spark.sql.streaming.noDataMicroBatches.enabled", "false")
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            # ksqlDB's MAP(...) keeps the last value of a repeated key.
+            .config("spark.sql.mapKeyDedupPolicy", "LAST_WIN")
+        )
+        session = builder.getOrCreate()
+        if not url.startswith("sc://"):
+            session.sparkContext.setLogLevel(os.environ.get("QTT_SPARK_LOG_LEVEL", "ERROR"))
+        from qtt.runtime.replay import register
+
+        register(session)
+        _session = session
+        _started_seconds = time.perf_counter() - began
+        return session
+
+
+def started_seconds() -> float | None:
+    """How long the JVM and session took to start, once started."""
+    return _started_seconds
+
+
+def stop_session() -> None:
+    """Stop the process-wide session (tests and the benchmark use this)."""
+    global _session
+    with _lock:
+        if _session is not None:
+            _session.stop()
+            _session = None
