@@ -48,6 +48,9 @@ def get_session(master: str | None = None) -> SparkSession:
         from pyspark.sql import SparkSession
 
         url = master_url(master)
+        if url.startswith("local"):
+            # no network lookups for a local run
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         began = time.perf_counter()
         if url.startswith("sc://"):
             builder = SparkSession.builder.remote(url)
@@ -63,6 +66,9 @@ def get_session(master: str | None = None) -> SparkSession:
                 .config("spark.executorEnv.TZ", "UTC")
                 .config("spark.pyspark.python", sys.executable)
                 .config("spark.python.worker.reuse", "true")
+                # Python workers start slowly on small, busy machines; the default 15 s
+                # connect-back timeout then fails whole queries.
+                .config("spark.python.authenticate.socketTimeout", "300s")
             )
         builder = (
             builder.appName("qtt")

@@ -233,10 +233,23 @@ def java_decimal(value: decimal.Decimal) -> str:
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON text as Jackson writes it, with exact decimals."""
+    """Compact JSON text as Jackson writes it, with exact decimals.
+
+    Jackson quotes non-finite doubles ("NaN", "Infinity", "-Infinity"), so qtt does too.
+    """
     import simplejson
 
-    return simplejson.dumps(value, use_decimal=True, separators=(",", ":"), ensure_ascii=False)
+    return simplejson.dumps(_quote_non_finite(value), use_decimal=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _quote_non_finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _quote_non_finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_quote_non_finite(v) for v in value]
+    return value
 
 
 def loads(text: str | bytes) -> Any:

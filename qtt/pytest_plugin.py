@@ -1,0 +1,165 @@
+"""pytest plugin: every case variant (and, later, every historical plan) is a test item.
+
+A thin adapter. Collection reads JSON only and never starts a JVM. The first item that
+runs replays its whole batch through :func:`qtt.harness.runner.run_variants`, so cases
+share Spark queries; each item then reports its own result. Under pytest-xdist the batch is
+the item's file, so workers never repeat each other's work.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from qtt.errors import CaseFileError, QttError
+
+if TYPE_CHECKING:
+    from qtt.harness.model import CaseVariant
+    from qtt.harness.runner import CaseResult
+
+RESULTS = pytest.StashKey[dict[str, "CaseResult"]]()
+CASE_ROOTS = pytest.StashKey[list[Path]]()
+
+
+class CaseFailure(Exception):
+    """Raised by a case item whose variant failed; rendered by :meth:`CaseItem.repr_failure`."""
+
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(result.reason)
+        self.result = result
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("qtt", "qtt: query translation tests")
+    group.addoption("--qtt-cases", action="append", default=[], metavar="PATH",
+                    help="also collect case files (*.json) from PATH; may be repeated")
+    group.addoption("--qtt-spark-master", metavar="URL", default=None,
+                    help="Spark master: local[N] (default local[2]), spark://host:7077 or sc://host:15002")
+    parser.addini("qtt_cases", type="paths", default=[],
+                  help="directories whose *.json files are qtt case files (default: ./cases)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "qtt: a qtt case variant or historical plan")
+    roots = [Path(p).resolve() for p in config.getini("qtt_cases")] or [Path(config.rootpath, "cases").resolve()]
+    extra = [Path(p).resolve() for p in config.getoption("qtt_cases")]
+    config.stash[CASE_ROOTS] = roots + extra
+    config.stash[RESULTS] = {}
+    master = config.getoption("qtt_spark_master")
+    if master:
+        import os
+
+        os.environ["QTT_SPARK_MASTER"] = master
+    # --qtt-cases may point outside the paths pytest was asked to collect.
+    for path in extra:
+        if str(path) not in config.args:
+            config.args.append(str(path))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix != ".json":
+        return None
+    roots = parent.config.stash[CASE_ROOTS]
+    resolved = file_path.resolve()
+    if any(resolved == root or root in resolved.parents for root in roots):
+        return CaseFile.from_parent(parent, path=file_path)
+    return None
+
+
+def slug(text: str) -> str:
+    """An ASCII, space-free id, so ``-k`` and ``--lf`` work on any case name."""
+    ascii_text = text.encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("_") or "case"
+
+
+class CaseFile(pytest.File):
+    """A case file: one item per case variant."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from qtt.harness.loader import load_file
+
+        try:
+            loaded = load_file(self.path, display=self.nodeid)
+        except CaseFileError as error:
+            yield BrokenCaseItem.from_parent(self, name="load", error=error)
+            return
+        seen: dict[str, int] = {}
+        for variant in loaded.variants:
+            name = slug(variant.case) + (f"[{slug(variant.variant)}]" if variant.variant else "")
+            count = seen.get(name, 0)
+            seen[name] = count + 1
+            if count:
+                name = f"{name}-{count + 1}"
+            yield CaseItem.from_parent(self, name=name, variant=variant)
+        for error in loaded.errors:
+            yield BrokenCaseItem.from_parent(self, name=slug(error.case or "case") + "-load", error=error)
+
+
+class CaseItem(pytest.Item):
+    """One case variant, replayed through the current engine."""
+
+    def __init__(self, *, variant: CaseVariant, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.variant = variant
+        self.add_marker("qtt")
+
+    def runtest(self) -> None:
+        results = self.config.stash[RESULTS]
+        if self.nodeid not in results:
+            _run_batch(self)
+        result = results[self.nodeid]
+        if result.status == "skipped":
+            pytest.skip(result.reason)
+        if result.status != "passed":
+            raise CaseFailure(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, CaseFailure):
+            from qtt.harness.report import render_failure
+
+            hint = "run `qtt run {}` to see the same report outside pytest".format(self.variant.file.split("::")[0])
+            return render_failure(excinfo.value.result, hint=hint)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"case: {self.variant.label}"
+
+
+class BrokenCaseItem(pytest.Item):
+    """A case (or file) that could not be loaded: fails with the loader's message."""
+
+    def __init__(self, *, error: QttError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def runtest(self) -> None:
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return f"ERROR {excinfo.value}"
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"case file: {self.path.name}"
+
+
+def _run_batch(first: CaseItem) -> None:
+    """Replay ``first`` together with every not-yet-run case item of its batch."""
+    from qtt.harness.runner import run_variants
+    from qtt.runtime.session import get_session
+
+    results = first.config.stash[RESULTS]
+    under_xdist = hasattr(first.config, "workerinput")
+    batch = [
+        item for item in first.session.items
+        if isinstance(item, CaseItem) and item.nodeid not in results
+        and (not under_xdist or item.path == first.path)
+    ]
+    if first not in batch:
+        batch.insert(0, first)
+    outcomes = run_variants([item.variant for item in batch], get_session)
+    for item, outcome in zip(batch, outcomes, strict=True):
+        results[item.nodeid] = outcome
