@@ -64,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     run.add_argument("--per-file", action="store_true", help="print passed/failed/skipped/error counts per file")
     run.set_defaults(handler=_run)
+    _add_bench(commands)
     return parser
 
 
@@ -105,6 +106,30 @@ def _run(args: argparse.Namespace) -> int:
         report.write_json(results, args.json)
     print(f"{report.summary(results)} in {time.perf_counter() - began:.1f}s")
     return 1 if any(r.status in (FAILED, ERROR) for r in results) else 0
+
+
+def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bench = commands.add_parser(
+        "bench", help="measure replay cost against Spark's own floor on this machine",
+        description="Start Spark, measure the floor (one query start, one micro-batch of a trivial query), "
+                    "replay every case variant under PATH, and print the JVM start, the floor, the median "
+                    "seconds per case variant, case variants per minute, and each figure's ratio to the floor.",
+    )
+    bench.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    bench.add_argument("--repetitions", type=int, default=3, help="repetitions of each floor measurement")
+    bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
+    bench.set_defaults(handler=_bench)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from qtt import bench
+
+    paths = args.paths or [p for p in DEFAULT_PATHS if Path(p).exists()]
+    figures = bench.run(paths, repetitions=args.repetitions)
+    print(bench.render(figures))
+    if args.json:
+        bench.write_json(figures, args.json)
+    return 0
 
 
 if __name__ == "__main__":
