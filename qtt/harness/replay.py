@@ -34,8 +34,21 @@ GROUP_SIZE = 32
 
 
 @dataclass(frozen=True)
+class InputRecord:
+    """An input record as bytes, ready to replay. ``new_batch`` is the case's ``qttBatch``."""
+
+    topic: str
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    partition: int = 0
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+    new_batch: bool = False
+
+
+@dataclass(frozen=True)
 class OutputRecord:
-    """A record a query wrote, decoded back into case-file JSON."""
+    """A record a query wrote: its bytes, and the bytes decoded back into case-file JSON."""
 
     topic: str
     key: Any
@@ -43,6 +56,9 @@ class OutputRecord:
     timestamp: int
     seq: int
     query_id: str
+    key_bytes: bytes | None = None
+    value_bytes: bytes | None = None
+    partition: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "key": self.key, "value": self.value, "timestamp": self.timestamp}
@@ -52,6 +68,7 @@ class OutputRecord:
 class ReplayResult:
     """Everything one plan's replay produced."""
 
+    inputs: list[InputRecord] = field(default_factory=list)
     outputs: dict[str, list[OutputRecord]] = field(default_factory=dict)
     processing_log: list[LogEntry] = field(default_factory=list)
     step_schemas: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -69,11 +86,19 @@ class ReplayResult:
 
 @dataclass(frozen=True)
 class ReplayItem:
-    """A plan and the inputs to replay through it."""
+    """A plan and the input bytes to replay through it."""
 
     plan: s.Plan
-    inputs: tuple[Record, ...]
-    inputs_path: str = "$.inputs"
+    inputs: tuple[InputRecord, ...]
+
+    @classmethod
+    def from_case(cls, plan: s.Plan, records: Sequence[Record], *, where: str = "$.inputs") -> ReplayItem:
+        """Encode a case file's input records with the plan's formats.
+
+        Raises:
+            CaseFileError: a record names an unknown topic or does not fit its format.
+        """
+        return cls(plan, tuple(encode_inputs(plan, records, where=where)))
 
 
 @dataclass(frozen=True)
@@ -131,7 +156,7 @@ def source_topics(step: s.ExecutionStep) -> set[str]:
     return {node.topic for node in s.walk_steps(step) if isinstance(node, s.StreamSourceV1)}
 
 
-def encode_inputs(plan: s.Plan, inputs: Sequence[Record], *, where: str = "$.inputs") -> list[_Pending]:
+def encode_inputs(plan: s.Plan, inputs: Sequence[Record], *, where: str = "$.inputs") -> list[InputRecord]:
     """Input records as bytes, with the formats of the first source declared over each topic."""
     serdes = topic_serdes(plan.ddl_commands())
     pending = []
@@ -155,7 +180,7 @@ def encode_inputs(plan: s.Plan, inputs: Sequence[Record], *, where: str = "$.inp
         headers = tuple(
             (h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ()
         )
-        pending.append(_Pending(position, (-1, 0), record.topic, 0, record.timestamp or 0, key, value, headers))
+        pending.append(InputRecord(record.topic, record.timestamp or 0, key, value, 0, headers, record.qtt_batch))
     return pending
 
 
@@ -170,8 +195,10 @@ class _State:
         self.offsets: dict[tuple[str, int], int] = {}
         self.topic_records: dict[str, list[tuple[_Pending, int]]] = {}
         self.error: QttError | None = None
-        for record in encode_inputs(item.plan, item.inputs, where=item.inputs_path):
-            self.add(record)
+        self.result.inputs = list(item.inputs)
+        for seq, record in enumerate(item.inputs):
+            self.add(_Pending(seq, (-1, 0), record.topic, record.partition, record.timestamp, record.key,
+                              record.value, record.headers))
 
     def add(self, record: _Pending) -> None:
         key = (record.topic, record.partition)
@@ -192,7 +219,7 @@ class _State:
                          timestamp=r.timestamp, key=r.key, value=r.value, headers=r.headers)
             for r, offset in selected
         ]
-        markers = [r.rank[0] < 0 and self.item.inputs[r.seq].qtt_batch for r, _ in selected]
+        markers = [r.rank[0] < 0 and self.item.inputs[r.seq].new_batch for r, _ in selected]
         return records, markers
 
     def accept(self, query: s.QueryPlan, run: QueryRun) -> None:
@@ -276,13 +303,14 @@ def _groups(todo: list[tuple[_State, s.QueryPlan]]) -> list[list[tuple[_State, s
 
 
 def _has_markers(state: _State) -> bool:
-    return any(record.qtt_batch for record in state.item.inputs[1:])
+    return any(record.new_batch for record in state.item.inputs[1:])
 
 
 def replay(plan: s.Plan, inputs: Sequence[Record], *, session: SparkSession, workdir: Path | None = None,
            inputs_path: str = "$.inputs") -> ReplayResult:
-    """Replay one plan; raises the :class:`QttError` that stopped it."""
-    result = replay_many([ReplayItem(plan, tuple(inputs), inputs_path)], session=session, workdir=workdir)[0]
+    """Replay one plan over a case's input records; raises the :class:`QttError` that stopped it."""
+    item = ReplayItem.from_case(plan, inputs, where=inputs_path)
+    result = replay_many([item], session=session, workdir=workdir)[0]
     if isinstance(result, QttError):
         raise result
     return result
@@ -295,4 +323,5 @@ def _decode(serde: TopicSerde, record: _Pending, query_id: str) -> OutputRecord:
     except QttError as e:
         msg = f"{query_id} wrote bytes to {serde.topic} that its own format cannot read back: {e}"
         raise SerdeError(msg) from None
-    return OutputRecord(serde.topic, key, value, record.timestamp, record.seq, query_id)
+    return OutputRecord(serde.topic, key, value, record.timestamp, record.seq, query_id, record.key, record.value,
+                        record.partition)

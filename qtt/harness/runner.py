@@ -85,27 +85,25 @@ def run_variants(
     start the session.
     """
     results: list[CaseResult] = []
-    pending: list[tuple[CaseResult, CaseVariant]] = []
+    pending: list[tuple[CaseResult, CaseVariant, ReplayItem]] = []
     for variant in variants:
         result = CaseResult(variant.file, variant.case, variant.variant, PASSED)
         began = time.perf_counter()
-        if _guarded(result, lambda v=variant, r=result: _prepare(v, r)):
-            pending.append((result, variant))
+        items: list[ReplayItem] = []
+        if _guarded(result, lambda v=variant, r=result, out=items: _prepare(v, r, out)):
+            pending.append((result, variant, items[0]))
         result.seconds = time.perf_counter() - began
         results.append(result)
     if pending:
-        items = [
-            ReplayItem(r.planned.plan, v.inputs, f"$.tests[{v.index}].inputs")  # type: ignore[union-attr]
-            for r, v in pending
-        ]
+        items = [item for _, _, item in pending]
         began = time.perf_counter()
         outcomes = replay_many(items, session=session(), workdir=workdir, progress=progress)
-        for (result, variant), outcome in zip(pending, outcomes, strict=True):
+        for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
             _guarded(result, lambda r=result, v=variant, o=outcome: _finish(v, r, o))
         if not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
             share = (time.perf_counter() - began) / len(pending)
-            for result, _ in pending:
+            for result, _, _ in pending:
                 result.seconds += share
     return results
 
@@ -131,8 +129,8 @@ def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
     return False
 
 
-def _prepare(variant: CaseVariant, result: CaseResult) -> bool:
-    """Plan the variant; True if it still needs a replay."""
+def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) -> bool:
+    """Plan the variant and encode its inputs into ``items``; True if it still needs a replay."""
     if not variant.enabled:
         result.status, result.reason = SKIPPED, "disabled in the case file (enabled: false)"
         return False
@@ -154,6 +152,7 @@ def _prepare(variant: CaseVariant, result: CaseResult) -> bool:
                          "but every statement planned")
         return False
     _check_supported_post(variant)
+    items.append(ReplayItem.from_case(planned.plan, variant.inputs, where=f"$.tests[{variant.index}].inputs"))
     return True
 
 

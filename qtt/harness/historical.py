@@ -1,0 +1,120 @@
+"""The historical-plan store: ``historical_plans/<case-slug>/<version>_<epoch-ms>/``.
+
+Each folder holds ``plan.json`` (the canonical plan), ``spec.json`` (what the plan was
+replayed with and what it produced) and ``topology`` (the normalized Spark query). Folders
+are append-only: qtt writes a new one into a temporary folder and renames it into place, and
+never modifies or deletes one.
+
+Slug rule: ``<file stem>__<case>[__<variant>]__<hash>``. The names are made ASCII and
+space-free; ``<hash>`` is the first 8 hex digits of the SHA-256 of the case file's path
+relative to the cases root, the exact case name and the variant, separated by NUL bytes. The
+readable part keeps folders easy to find; the hash keeps two cases whose names slug alike
+apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from qtt.errors import PlanFileError, SnapshotError
+
+PLAN_FILE, SPEC_FILE, TOPOLOGY_FILE = "plan.json", "spec.json", "topology"
+_FOLDER = re.compile(r"^(?P<version>[0-9A-Za-z.+-]+)_(?P<epoch>[0-9]{13})$")
+
+
+def _ascii_slug(text: str) -> str:
+    ascii_text = text.encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("_.") or "x"
+
+
+def case_slug(relative_file: str, case: str, variant: str) -> str:
+    """The folder name for a case variant (see the module docstring for the rule)."""
+    stem = Path(relative_file).stem
+    digest = hashlib.sha256("\0".join([relative_file, case, variant]).encode("utf-8")).hexdigest()[:8]
+    parts = [_ascii_slug(stem), _ascii_slug(case)[:80]] + ([_ascii_slug(variant)] if variant else [])
+    return "__".join(parts + [digest])
+
+
+@dataclass(frozen=True)
+class HistoricalFolder:
+    """One persisted plan folder (its files are read on demand)."""
+
+    path: Path
+    slug: str
+    version: str
+    epoch_ms: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.slug}/{self.path.name}"
+
+    def read(self, filename: str) -> str:
+        target = self.path / filename
+        try:
+            return target.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            msg = f"{filename} is missing; a historical plan folder holds {PLAN_FILE}, {SPEC_FILE} and {TOPOLOGY_FILE}"
+            raise PlanFileError(msg, file=str(target)) from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise PlanFileError(f"cannot read {filename}: {e}", file=str(target)) from None
+
+
+def parse_folder(path: Path) -> HistoricalFolder:
+    """A folder ``<slug>/<version>_<epoch-ms>``; raises PlanFileError for any other name."""
+    match = _FOLDER.match(path.name)
+    if match is None:
+        msg = f"folder name {path.name!r} is not <version>_<epoch-ms> (13 digits), e.g. 0.1.0_1763700000000"
+        raise PlanFileError(msg, file=str(path))
+    return HistoricalFolder(path, path.parent.name, match["version"], int(match["epoch"]))
+
+
+def folders(root: Path) -> list[Path]:
+    """Every ``<slug>/<version>_<ms>`` directory under ``root``, sorted."""
+    if not root.is_dir():
+        return []
+    return sorted(p for slug in root.iterdir() if slug.is_dir() and not slug.name.startswith(".")
+                  for p in slug.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def newest(root: Path, slug: str) -> HistoricalFolder | None:
+    """The most recently persisted folder of a case, by epoch-ms (unparseable names ignored)."""
+    base = root / slug
+    if not base.is_dir():
+        return None
+    found = []
+    for path in base.iterdir():
+        if path.is_dir() and _FOLDER.match(path.name):
+            found.append(parse_folder(path))
+    return max(found, key=lambda f: (f.epoch_ms, f.version), default=None)
+
+
+def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: dict[str, str]) -> Path:
+    """Write a new folder atomically: into a temporary folder, then rename into place.
+
+    Raises:
+        SnapshotError: if the folder already exists (folders are never overwritten).
+    """
+    if not re.fullmatch(r"[0-9A-Za-z.+-]+", version):
+        raise SnapshotError(f"version {version!r} cannot be used in a folder name")
+    target = root / slug / f"{version}_{epoch_ms:013d}"
+    if target.exists():
+        raise SnapshotError(f"{target} already exists; historical plan folders are never overwritten")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=target.parent))
+    try:
+        for name, text in files.items():
+            with (staging / name).open("w", encoding="utf-8", newline="\n") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+        os.rename(staging, target)  # atomic on one file system; fails if target appeared meanwhile
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target

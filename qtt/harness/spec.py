@@ -1,0 +1,150 @@
+"""``spec.json``: everything a historical plan needs to be replayed and checked, on its own.
+
+It holds the statements and properties, every topic with its formats and column schemas,
+the inputs and the outputs, the schema of every step, the processing log, the internal
+topics, and the qtt and Spark versions. Inputs and outputs keep their exact bytes (base64):
+a historical replay feeds the same bytes and must write the same bytes, whatever today's
+serde would do with the case file's JSON. The decoded ``key``/``value`` next to them are for
+people and for readable diffs.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import cattrs
+
+from qtt.errors import PlanFileError
+from qtt.plan.codec import describe_structure_error, make_converter
+from qtt.plan.steps import Formats
+
+SPEC_VERSION = 1
+
+
+def b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def unb64(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecCase:
+    """Where the plan came from (informational: the folder never reads the case file)."""
+
+    file: str
+    name: str
+    variant: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecTopic:
+    """A topic, with the formats and columns of its key and value."""
+
+    name: str
+    formats: Formats
+    schema: str
+    partitions: int = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecRecord:
+    """A record with its exact bytes and, for people, the decoded documents."""
+
+    topic: str
+    timestamp: int
+    key_bytes: str | None
+    value_bytes: str | None
+    key: Any = None
+    value: Any = None
+    partition: int = 0
+    headers: tuple[tuple[str, str | None], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecLogEntry:
+    """A processing-log entry: which input was skipped, by which query step, and why."""
+
+    input: int
+    query_id: str
+    context: str
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecInternalRecord:
+    """One change of a state store, read back with Spark's state data source."""
+
+    key: Any
+    value: Any
+    change: str
+    batch: int
+    partition: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecInternalTopic:
+    """A state store's change feed, under ``<queryId>-<stepContext>-<store>-changelog``."""
+
+    name: str
+    key_schema: str
+    value_schema: str
+    records: tuple[SpecInternalRecord, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Spec:
+    spec_version: int
+    qtt_version: str
+    spark_version: str
+    case: SpecCase
+    statements: tuple[str, ...]
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    topics: tuple[SpecTopic, ...] = ()
+    inputs: tuple[SpecRecord, ...] = ()
+    outputs: tuple[SpecRecord, ...] = ()
+    step_schemas: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    processing_log: tuple[SpecLogEntry, ...] = ()
+    internal_topics: tuple[SpecInternalTopic, ...] = ()
+
+
+@cache
+def _converter() -> cattrs.Converter:
+    from qtt.plan.codec import converter as plan_converter
+
+    conv = make_converter()
+    # Formats hold FormatInfo mappings: reuse the plan converter's hooks for them.
+    conv.register_structure_hook(Formats, lambda v, _: plan_converter().structure(v, Formats))
+    conv.register_unstructure_hook(Formats, lambda v: plan_converter().unstructure(v))
+    return conv
+
+
+def dumps(spec: Spec) -> str:
+    """Canonical text: indent 2, declaration order, exact decimals, trailing newline."""
+    import simplejson
+
+    data = _converter().unstructure(spec)
+    return simplejson.dumps(data, use_decimal=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def loads(text: str, *, file: str | None = None) -> Spec:
+    """Parse a ``spec.json``; every problem is a :class:`PlanFileError` with a JSON path."""
+    from qtt.serde.values import loads as json_loads
+
+    try:
+        data = json_loads(text)
+    except ValueError as e:
+        msg = f"not valid JSON: {getattr(e, 'msg', e)}"
+        raise PlanFileError(msg, file=file, line=getattr(e, "lineno", None), column=getattr(e, "colno", None)) from None
+    if isinstance(data, dict) and data.get("specVersion") not in (None, SPEC_VERSION):
+        msg = f"specVersion {data.get('specVersion')!r} is not supported; this qtt reads version {SPEC_VERSION}"
+        raise PlanFileError(msg, file=file, path="$.specVersion")
+    try:
+        return _converter().structure(data, Spec)
+    except Exception as e:
+        raise PlanFileError(describe_structure_error(e), file=file) from None
