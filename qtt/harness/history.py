@@ -1,0 +1,170 @@
+"""Replay historical plans: ``plan.json`` (never the SQL) + ``spec.json``'s input bytes,
+built with today's runtime, checked against what was recorded at snapshot time.
+
+Checked: the output bytes of every topic (and their timestamps), the schema of every step,
+the processing log, and the state part of the topology. A difference in the rest of the
+topology is drift: reported, never failing. A folder that cannot be read fails only itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from qtt.errors import PlanFileError, QttError
+from qtt.harness import historical, spec
+from qtt.harness.compare import Comparison, TopicDiff
+from qtt.harness.replay import InputRecord, OutputRecord, ReplayItem, ReplayResult, replay_many
+from qtt.harness.runner import ERROR, FAILED, PASSED, CaseResult
+from qtt.plan import codec
+from qtt.plan.steps import Plan
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+@dataclass
+class Loaded:
+    folder: historical.HistoricalFolder
+    plan: Plan
+    spec: spec.Spec
+    topology: str
+
+
+@dataclass
+class HistoricalResult(CaseResult):
+    drift: list[str] = field(default_factory=list)
+
+
+def load(path: Path) -> Loaded:
+    """Read one folder; every problem is a PlanFileError naming the file and the JSON path."""
+    folder = historical.parse_folder(path)
+    plan = codec.loads(folder.read(historical.PLAN_FILE), file=str(path / historical.PLAN_FILE))
+    recorded = spec.loads(folder.read(historical.SPEC_FILE), file=str(path / historical.SPEC_FILE))
+    topology = folder.read(historical.TOPOLOGY_FILE)
+    return Loaded(folder, plan, recorded, topology)
+
+
+def inputs_of(recorded: spec.Spec) -> tuple[InputRecord, ...]:
+    return tuple(
+        InputRecord(topic=r.topic, timestamp=r.timestamp, key=spec.unb64(r.key_bytes), value=spec.unb64(r.value_bytes),
+                    partition=r.partition, headers=tuple((k, spec.unb64(v)) for k, v in r.headers))
+        for r in recorded.inputs
+    )
+
+
+def replay_folders(paths: Sequence[Path], session: Callable[[], SparkSession]) -> list[HistoricalResult]:
+    """Replay every folder; each gets its own result, whatever happens to the others."""
+    results: list[HistoricalResult] = []
+    loaded: list[tuple[HistoricalResult, Loaded]] = []
+    for path in paths:
+        result = HistoricalResult(str(path), path.parent.name, path.name, PASSED, kind="historical")
+        try:
+            item = load(path)
+            result.case, result.variant = item.spec.case.name, item.spec.case.variant
+            loaded.append((result, item))
+        except QttError as e:
+            result.status, result.reason = ERROR, str(e)
+        results.append(result)
+    if not loaded:
+        return results
+    outcomes = replay_many([ReplayItem(item.plan, inputs_of(item.spec)) for _, item in loaded], session=session())
+    from qtt.runtime.topology import describe
+
+    for (result, item), outcome in zip(loaded, outcomes, strict=True):
+        if isinstance(outcome, QttError):
+            result.status, result.reason = FAILED, f"the plan no longer replays: {outcome}"
+            continue
+        result.replay = outcome
+        result.seconds = outcome.seconds
+        problems = check(item, outcome)
+        try:
+            state_problems, drift = compare_topology(item.topology, describe(session(), item.plan))
+        except QttError as e:
+            state_problems, drift = [f"today's runtime cannot build the plan: {e}"], []
+        problems += state_problems
+        result.drift = drift
+        result.comparison = compare_outputs(item.spec.outputs, outcome)
+        result.problems = problems
+        if problems or not result.comparison.ok:
+            result.status = FAILED
+            parts = []
+            if not result.comparison.ok:
+                parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
+            if problems:
+                parts.append(f"{len(problems)} recorded fact(s) differ")
+            result.reason = "; ".join(parts)
+        elif drift:
+            result.reason = f"passed with topology drift ({len(drift)} line(s)); state operators match"
+    return results
+
+
+def check(item: Loaded, outcome: ReplayResult) -> list[str]:
+    """Differences in step schemas and processing log."""
+    problems = []
+    for query_id, schemas in item.spec.step_schemas.items():
+        now = outcome.step_schemas.get(query_id, {})
+        for context, schema in schemas.items():
+            if now.get(context) != schema:
+                problems.append(f"step schema of {query_id} {context}: recorded {schema}, now {now.get(context)}")
+    recorded_log = [(e.input, e.query_id, e.context) for e in item.spec.processing_log]
+    now_log = [(e.seq, e.query_id, e.context) for e in outcome.processing_log]
+    if recorded_log != now_log:
+        problems.append(f"processing log: recorded {recorded_log}, now {now_log}")
+    return problems
+
+
+def compare_outputs(recorded: Sequence[spec.SpecRecord], outcome: ReplayResult) -> Comparison:
+    """Byte-exact comparison per topic; the diff shows the decoded records."""
+    result = Comparison()
+    wanted: dict[str, list[spec.SpecRecord]] = {}
+    for record in recorded:
+        wanted.setdefault(record.topic, []).append(record)
+    for topic in sorted(set(wanted) | set(outcome.outputs)):
+        exp = wanted.get(topic, [])
+        got = outcome.outputs.get(topic, [])
+        first = next((i for i in range(max(len(exp), len(got)))
+                      if i >= len(exp) or i >= len(got) or not _same(exp[i], got[i])), None)
+        if first is None:
+            continue
+        details = []
+        if len(exp) != len(got):
+            details.append(f"recorded {len(exp)} record(s), now {len(got)}")
+        if first < len(exp) and first < len(got):
+            details.append(f"record {first}: bytes differ")
+        result.diffs.append(TopicDiff(
+            topic, first,
+            [{"topic": r.topic, "key": r.key, "value": r.value, "timestamp": r.timestamp} for r in exp[first:]],
+            [o.as_json() for o in got[first:]],
+            details,
+        ))
+    return result
+
+
+def _same(recorded: spec.SpecRecord, actual: OutputRecord) -> bool:
+    return (spec.unb64(recorded.key_bytes) == actual.key_bytes and spec.unb64(recorded.value_bytes) == actual.value_bytes
+            and recorded.timestamp == actual.timestamp)
+
+
+def compare_topology(recorded: str, now: str) -> tuple[list[str], list[str]]:
+    """(state differences, which fail; plan drift, which is only reported)."""
+    from qtt.runtime.topology import parse
+
+    try:
+        before, after = parse(recorded), parse(now)
+    except Exception as e:
+        raise PlanFileError(f"cannot read topology: {e}") from None
+    problems, drift = [], []
+    for query_id in sorted(set(before) | set(after)):
+        old, new = before.get(query_id), after.get(query_id)
+        if old is None or new is None:
+            problems.append(f"topology: query {query_id} {'is new' if old is None else 'is gone'}")
+            continue
+        if old.state != new.state:
+            problems.append(f"topology of {query_id}: stateful operators recorded {old.state}, now {new.state}")
+        if old.plan != new.plan:
+            changed = sum(1 for a, b in zip(old.plan, new.plan, strict=False) if a != b) + abs(len(old.plan) - len(new.plan))
+            drift.append(f"topology of {query_id}: {changed} plan line(s) differ from the recorded plan")
+    return problems, drift
