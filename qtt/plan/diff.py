@@ -52,6 +52,8 @@ def _compare(kind: str, old: dict[str, dict[str, Any]], new: dict[str, dict[str,
             continue
         if before["@type"] != after["@type"]:
             yield f"~ {kind} {name}: {before['@type']} -> {after['@type']}"
+        else:
+            yield f"~ {kind} {name} ({after['@type']})"
         delta = DeepDiff(before, after, verbose_level=2)
         for change_kind, items in delta.items():
             if not isinstance(items, dict):

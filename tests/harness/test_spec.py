@@ -1,0 +1,40 @@
+"""spec.json: canonical round trip, exact decimals, strict loading."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from qtt.errors import PlanFileError
+from qtt.harness import spec
+from qtt.plan.steps import FormatInfo, Formats
+
+
+def _spec() -> spec.Spec:
+    formats = Formats(key_format=FormatInfo(format="KAFKA"), value_format=FormatInfo(format="JSON"))
+    record = spec.SpecRecord(topic="t", timestamp=5, key_bytes=spec.b64(b"k"), value_bytes=spec.b64(b"{}"),
+                             key="k", value={"PRICE": Decimal("10.50")})
+    return spec.Spec(spec_version=1, qtt_version="0.1.0", spark_version="4.3.0",
+                     case=spec.SpecCase(file="cases/a.json", name="a", variant=""),
+                     statements=("CREATE STREAM ...",), topics=(spec.SpecTopic(name="t", formats=formats, schema="`K` STRING KEY"),),
+                     inputs=(record,), outputs=(record,), step_schemas={"Q": {"Project": "`K` STRING KEY"}})
+
+
+def test_round_trip_is_byte_exact_and_keeps_decimal_digits() -> None:
+    text = spec.dumps(_spec())
+    assert '"PRICE": 10.50' in text
+    assert spec.dumps(spec.loads(text)) == text
+
+
+def test_bytes_survive_base64() -> None:
+    assert spec.unb64(spec.b64(b"\x00\xff")) == b"\x00\xff"
+    assert spec.b64(None) is None and spec.unb64(None) is None
+
+
+def test_unknown_field_and_version_are_rejected() -> None:
+    text = spec.dumps(_spec())
+    with pytest.raises(PlanFileError, match=r"unknown field\(s\) 'extra' @ \$"):
+        spec.loads(text.replace('"specVersion": 1,', '"specVersion": 1, "extra": 1,'), file="spec.json")
+    with pytest.raises(PlanFileError, match="specVersion 9 is not supported"):
+        spec.loads(text.replace('"specVersion": 1', '"specVersion": 9'))

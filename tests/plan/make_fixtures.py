@@ -1,0 +1,79 @@
+"""Regenerate tests/plan/fixtures/tags/*.json: one canonical example per registered tag.
+
+Run by hand after adding a tag (`python tests/plan/make_fixtures.py`); the test suite only
+reads the files, so a shape change to a shipped tag shows up as a failing round trip.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qtt import sqltypes as t
+from qtt.plan import codec
+from qtt.plan import expressions as e
+from qtt.plan import steps as s
+from qtt.plan.schema import LogicalSchema
+
+HERE = Path(__file__).parent / "fixtures" / "tags"
+
+FORMATS = s.Formats(key_format=s.FormatInfo(format="KAFKA"), value_format=s.FormatInfo(format="JSON"))
+SCHEMA = LogicalSchema.parse("`K` STRING KEY, `ID` BIGINT, `NAME` STRING")
+SOURCE = s.StreamSourceV1(context="KsqlTopic/Source", topic="in", source_name="IN", source_schema=SCHEMA,
+                          formats=FORMATS)
+ID = e.ColumnRef(name="ID", sql_type=t.BIGINT)
+NAME = e.ColumnRef(name="NAME", sql_type=t.STRING)
+ONE = e.Literal(value=1, sql_type=t.INTEGER)
+
+
+def examples() -> dict[str, object]:
+    arr = e.CreateArray(items=(ONE,), sql_type=t.Array(t.INTEGER))
+    return {
+        # steps
+        "streamSourceV1": SOURCE,
+        "streamFilterV1": s.StreamFilterV1(context="WhereFilter", source=SOURCE,
+                                           filter_expression=e.Comparison(op=">", left=ID, right=ONE)),
+        "streamSelectV1": s.StreamSelectV1(context="Project", source=SOURCE, key_column_names=("K",),
+                                           select_expressions=(s.SelectExpression(alias="NAME", expression=NAME),)),
+        "streamSelectKeyV1": s.StreamSelectKeyV1(context="PartitionBy", source=SOURCE,
+                                                 key_expressions=(s.SelectExpression(alias="ID", expression=ID),)),
+        "streamSinkV1": s.StreamSinkV1(context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS),
+        # commands
+        "createStreamV1": s.CreateStreamV1(source_name="IN", schema=SCHEMA, topic="in", formats=FORMATS),
+        "dropSourceV1": s.DropSourceV1(source_name="IN"),
+        "ksqlPlanV1": s.KsqlPlanV1(statement_text="DROP STREAM IN", ddl_command=s.DropSourceV1(source_name="IN")),
+        # expressions
+        "column": ID,
+        "literal": e.Literal(value="1.50", sql_type=t.Decimal(3, 2)),
+        "arithmetic": e.Arithmetic(op="+", left=ID, right=ONE, sql_type=t.BIGINT),
+        "negate": e.Negate(operand=ID, sql_type=t.BIGINT),
+        "comparison": e.Comparison(op="<=", left=ID, right=ONE),
+        "distinctFrom": e.DistinctFrom(left=ID, right=ONE, negated=True),
+        "and": e.And(left=e.IsNull(operand=ID, negated=False), right=e.Not(operand=e.IsNull(operand=NAME, negated=True))),
+        "or": e.Or(left=e.IsNull(operand=ID, negated=False), right=e.IsNull(operand=NAME, negated=False)),
+        "not": e.Not(operand=e.IsNull(operand=ID, negated=False)),
+        "isNull": e.IsNull(operand=NAME, negated=True),
+        "like": e.Like(value=NAME, pattern=e.Literal(value="a%", sql_type=t.STRING), escape="!", negated=False),
+        "between": e.Between(value=ID, low=ONE, high=ONE, negated=False),
+        "in": e.InList(value=ID, items=(ONE,), negated=True),
+        "case": e.Case(whens=(e.When(condition=e.IsNull(operand=ID, negated=False), result=NAME),), default=None,
+                       sql_type=t.STRING),
+        "cast": e.Cast(operand=ID, sql_type=t.STRING),
+        "call": e.Call(name="UCASE", args=(NAME,), sql_type=t.STRING),
+        "subscript": e.Subscript(base=arr, index=ONE, sql_type=t.INTEGER),
+        "field": e.FieldRef(base=e.CreateStruct(fields=(e.StructFieldValue(name="A", value=ONE),),
+                                                sql_type=t.Struct((t.Field("A", t.INTEGER),))),
+                            name="A", sql_type=t.INTEGER),
+        "array": arr,
+        "map": e.CreateMap(entries=(e.MapEntry(key=NAME, value=ONE),), sql_type=t.Map(t.STRING, t.INTEGER)),
+        "struct": e.CreateStruct(fields=(e.StructFieldValue(name="A", value=ONE),),
+                                 sql_type=t.Struct((t.Field("A", t.INTEGER),))),
+        "lambdaVariable": e.LambdaVariable(name="X", sql_type=t.INTEGER),
+        "lambda": e.Lambda(params=("X",), body=e.LambdaVariable(name="X", sql_type=t.INTEGER), sql_type=t.INTEGER),
+        "intervalUnit": e.IntervalUnit(unit="SECOND"),
+    }
+
+
+if __name__ == "__main__":
+    HERE.mkdir(parents=True, exist_ok=True)
+    for tag, value in examples().items():
+        (HERE / f"{tag}.json").write_text(codec.dumps(value), encoding="utf-8")

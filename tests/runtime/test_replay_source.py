@@ -1,0 +1,42 @@
+"""The replay source's admission control (pure Python: no JVM)."""
+
+from __future__ import annotations
+
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
+
+from qtt.runtime.replay import ReplayRecord, ReplaySource, encode_options
+
+
+def _reader(count: int, ends: list[int]):  # type: ignore[no-untyped-def]
+    records = [ReplayRecord(job=0, seq=i, topic="t", partition=0, offset=i, timestamp=i, key=b"k", value=None)
+               for i in range(count)]
+    return ReplaySource(encode_options(records, ends)).streamReader(None)
+
+
+def test_batches_follow_the_boundaries() -> None:
+    reader = _reader(5, [2, 3, 5])
+    offset = reader.initialOffset()
+    seen = []
+    while True:
+        end = reader.latestOffset(offset, reader.getDefaultReadLimit())
+        if end == offset:
+            break
+        seen.append([row[1] for p in reader.partitions(offset, end) for row in reader.read(p)])
+        offset = end
+    assert seen == [[0, 1], [2], [3, 4]]
+
+
+def test_read_all_available_ignores_boundaries() -> None:
+    reader = _reader(4, [1, 2, 3, 4])
+    assert reader.latestOffset({"next": 0}, ReadAllAvailable()) == {"next": 4}
+
+
+def test_max_rows_limit_is_respected() -> None:
+    reader = _reader(4, [4])
+    assert reader.latestOffset({"next": 0}, ReadMaxRows(1)) == {"next": 1}
+
+
+def test_bytes_and_nulls_survive_the_options() -> None:
+    reader = _reader(1, [1])
+    (row,) = list(reader.read(reader.partitions({"next": 0}, {"next": 1})[0]))
+    assert row[6] == b"k" and row[7] is None
