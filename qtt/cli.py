@@ -48,21 +48,43 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="qtt", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="qtt",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"qtt {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = commands.add_parser(
-        "run", help="replay cases and report passed, failed, skipped and errored variants",
+        "run",
+        help="replay cases and report passed, failed, skipped and errored variants",
         description="Replay every case variant found under PATH (files or directories of *.json) "
-                    "and compare its outputs. Exits non-zero if any variant failed or errored.",
+        "and compare its outputs with the expected ones. Prints one line per file "
+        "(. passed, F failed, s skipped, E error), then every failure with a labelled "
+        "diff, then a summary. Exit status: 0 when nothing failed, 1 when a variant "
+        "failed or errored, 2 on a usage error.",
     )
-    run.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
-    run.add_argument("--json", metavar="FILE", help="write one JSON object per case variant to FILE")
-    run.add_argument("-k", metavar="TEXT", dest="keyword", help="only variants whose case name contains TEXT")
-    run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
-    run.add_argument("--per-file", action="store_true", help="print passed/failed/skipped/error counts per file")
+    run.add_argument(
+        "paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)"
+    )
+    run.add_argument(
+        "--json", metavar="FILE", help="write one JSON object per case variant to FILE"
+    )
+    run.add_argument(
+        "-k",
+        metavar="TEXT",
+        dest="keyword",
+        help="only variants whose case name (or [variant]) contains TEXT, ignoring case",
+    )
+    run.add_argument(
+        "-q", "--quiet", action="store_true", help="print only failures and the summary"
+    )
+    run.add_argument(
+        "--per-file",
+        action="store_true",
+        help="also print passed/failed/skipped/error counts per file",
+    )
     run.set_defaults(handler=_run)
     _add_bench(commands)
     return parser
@@ -71,7 +93,8 @@ def _parser() -> argparse.ArgumentParser:
 def _run(args: argparse.Namespace) -> int:
     from qtt.harness import report
     from qtt.harness.loader import discover, load_file
-    from qtt.harness.runner import ERROR, FAILED, CaseResult, run_variants
+    from qtt.harness.model import CaseVariant
+    from qtt.harness.runner import ERROR, FAILED, SKIPPED, CaseResult, run_variants
     from qtt.runtime.session import get_session
 
     began = time.perf_counter()
@@ -79,44 +102,75 @@ def _run(args: argparse.Namespace) -> int:
     if not paths:
         print("qtt: no PATH given and no ./cases directory here", file=sys.stderr)
         return 2
-    variants = []
+    files = discover(paths)
+    variants: list[CaseVariant] = []
     results: list[CaseResult] = []
-    for path in discover(paths):
-        loaded = load_file(path, display=str(path))
+    keyword = (args.keyword or "").lower()
+    for path in files:
+        try:
+            loaded = load_file(path, display=str(path))
+        except QttError as unreadable:  # one error for the file; the other files go on
+            results.append(CaseResult(str(path), "(file)", "", ERROR, reason=str(unreadable)))
+            continue
         for error in loaded.errors:
             results.append(CaseResult(str(path), error.case or "?", "", ERROR, reason=str(error)))
-        variants.extend(v for v in loaded.variants if not args.keyword or args.keyword in v.case)
-    print(f"qtt {__version__}: {len(variants)} case variant(s) from {len(paths)} path(s)", file=sys.stderr)
+        variants.extend(v for v in loaded.variants if keyword in v.label.lower())
+    print(
+        f"qtt {__version__}: {len(variants)} case variant(s) in {len(files)} file(s)"
+        + (f", {len(results)} case(s) that do not load" if results else ""),
+        file=sys.stderr,
+    )
+
+    live = sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
-        if not args.quiet:
-            print(f"  replayed {done}/{total} queries ({time.perf_counter() - began:.0f}s)", file=sys.stderr)
+        if args.quiet:
+            return
+        line = f"  replayed {done}/{total} queries ({time.perf_counter() - began:.0f}s)"
+        print(
+            "\r" + line if live else line,
+            end="" if live and done < total else "\n",
+            file=sys.stderr,
+            flush=True,
+        )
 
     results.extend(run_variants(variants, get_session, progress=progress))
+    order = {str(path): i for i, path in enumerate(files)}
+    results.sort(key=lambda r: order.get(r.file, len(order)))  # stable: case order within a file
+    if not args.quiet:
+        for file, line in report.file_lines(results):
+            print(f"{file} {line}")
     for result in results:
         if result.status in (FAILED, ERROR):
-            print(report.render_failure(result), file=sys.stderr)
-        elif not args.quiet and result.status == "skipped":
-            label = f"{result.case} [{result.variant}]" if result.variant else result.case
-            print(f"SKIPPED {result.file}: {label}: {result.reason}", file=sys.stderr)
+            print()
+            print(report.render_failure(result, hint=_hint(result)))
+        elif result.status == SKIPPED and not args.quiet:
+            print(f"SKIPPED {result.file}: {_label(result)}: {result.reason}")
     if args.per_file:
         for file, counts in report.per_file(results):
             print(f"{file}: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in report.STATUSES))
     if args.json:
         report.write_json(results, args.json)
-    print(f"{report.summary(results)} in {time.perf_counter() - began:.1f}s")
+    elapsed = time.perf_counter() - began
+    print(f"{len(results)} variant(s): {report.summary(results)} in {elapsed:.1f}s")
     return 1 if any(r.status in (FAILED, ERROR) for r in results) else 0
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = commands.add_parser(
-        "bench", help="measure replay cost against Spark's own floor on this machine",
-        description="Start Spark, measure the floor (one query start, one micro-batch of a trivial query), "
-                    "replay every case variant under PATH, and print the JVM start, the floor, the median "
-                    "seconds per case variant, case variants per minute, and each figure's ratio to the floor.",
+        "bench",
+        help="measure replay cost against Spark's own floor on this machine",
+        description="Start Spark, measure the floor (one query start, one micro-batch of a "
+        "trivial query), replay every case variant under PATH, and print the JVM start, the "
+        "floor, the median seconds per case variant, case variants per minute, and each "
+        "figure's ratio to the floor.",
     )
-    bench.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
-    bench.add_argument("--repetitions", type=int, default=3, help="repetitions of each floor measurement")
+    bench.add_argument(
+        "paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)"
+    )
+    bench.add_argument(
+        "--repetitions", type=int, default=3, help="repetitions of each floor measurement"
+    )
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
     bench.set_defaults(handler=_bench)
 
@@ -130,6 +184,22 @@ def _bench(args: argparse.Namespace) -> int:
     if args.json:
         bench.write_json(figures, args.json)
     return 0
+
+
+def _label(result: object) -> str:
+    case, variant = getattr(result, "case", ""), getattr(result, "variant", "")
+    return f"{case} [{variant}]" if variant else case
+
+
+def _hint(result: object) -> str:
+    file, case = getattr(result, "file", ""), getattr(result, "case", "")
+    return f"rerun it alone: qtt run {file} -k {_quote(case)}"
+
+
+def _quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 if __name__ == "__main__":

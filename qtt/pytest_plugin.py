@@ -9,6 +9,7 @@ the item's file, so workers never repeat each other's work.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,17 +36,37 @@ class CaseFailure(Exception):
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("qtt", "qtt: query translation tests")
-    group.addoption("--qtt-cases", action="append", default=[], metavar="PATH",
-                    help="also collect case files (*.json) from PATH; may be repeated")
-    group.addoption("--qtt-spark-master", metavar="URL", default=None,
-                    help="Spark master: local[N] (default local[2]), spark://host:7077 or sc://host:15002")
-    parser.addini("qtt_cases", type="paths", default=[],
-                  help="directories whose *.json files are qtt case files (default: ./cases)")
+    group.addoption(
+        "--qtt-cases",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also collect case files (*.json) from PATH; may be repeated",
+    )
+    group.addoption(
+        "--qtt-spark-master",
+        metavar="URL",
+        default=None,
+        help="Spark master: local[N] (default local[2]), spark://host:7077 or sc://host:15002",
+    )
+    parser.addini(
+        "qtt_cases",
+        type="paths",
+        default=[],
+        help="directories whose *.json files are qtt case files (default: ./cases)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "qtt: a qtt case variant or historical plan")
-    roots = [Path(p).resolve() for p in config.getini("qtt_cases")] or [Path(config.rootpath, "cases").resolve()]
+    # Without qtt_cases in the ini file, ./cases counts both under the rootdir and under the
+    # directory pytest was started from: a path option value such as `--qtt-cases ../x` takes
+    # part in pytest's rootdir guess and can move the rootdir away from the project.
+    defaults = {
+        Path(config.rootpath, "cases").resolve(),
+        Path(config.invocation_params.dir, "cases").resolve(),
+    }
+    roots = [Path(p).resolve() for p in config.getini("qtt_cases")] or sorted(defaults)
     extra = [Path(p).resolve() for p in config.getoption("qtt_cases")]
     config.stash[CASE_ROOTS] = roots + extra
     config.stash[RESULTS] = {}
@@ -71,8 +92,12 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def slug(text: str) -> str:
-    """An ASCII, space-free id, so ``-k`` and ``--lf`` work on any case name."""
-    ascii_text = text.encode("ascii", "ignore").decode("ascii")
+    """An ASCII, space-free id, so ``-k`` and ``--lf`` work on any case name.
+
+    Accented letters keep their base letter (``Café`` -> ``Cafe``); anything else that is
+    not a letter, digit, ``_``, ``.`` or ``-`` becomes ``_``.
+    """
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("_") or "case"
 
 
@@ -84,8 +109,8 @@ class CaseFile(pytest.File):
 
         try:
             loaded = load_file(self.path, display=self.nodeid)
-        except CaseFileError as error:
-            yield BrokenCaseItem.from_parent(self, name="load", error=error)
+        except CaseFileError as unreadable:
+            yield BrokenCaseItem.from_parent(self, name="load", error=unreadable)
             return
         seen: dict[str, int] = {}
         for variant in loaded.variants:
@@ -96,7 +121,9 @@ class CaseFile(pytest.File):
                 name = f"{name}-{count + 1}"
             yield CaseItem.from_parent(self, name=name, variant=variant)
         for error in loaded.errors:
-            yield BrokenCaseItem.from_parent(self, name=slug(error.case or "case") + "-load", error=error)
+            yield BrokenCaseItem.from_parent(
+                self, name=slug(error.case or "case") + "-load", error=error
+            )
 
 
 class CaseItem(pytest.Item):
@@ -121,7 +148,9 @@ class CaseItem(pytest.Item):
         if isinstance(excinfo.value, CaseFailure):
             from qtt.harness.report import render_failure
 
-            hint = "run `qtt run {}` to see the same report outside pytest".format(self.variant.file.split("::")[0])
+            hint = "run `qtt run {}` to see the same report outside pytest".format(
+                self.variant.file.split("::")[0]
+            )
             return render_failure(excinfo.value.result, hint=hint)
         return str(super().repr_failure(excinfo))
 
@@ -143,7 +172,8 @@ class BrokenCaseItem(pytest.Item):
         return f"ERROR {excinfo.value}"
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"case file: {self.path.name}"
+        what = f"case: {self.error.case}" if self.error.case else f"case file: {self.path.name}"
+        return self.path, None, f"{what} (does not load)"
 
 
 def _run_batch(first: CaseItem) -> None:
@@ -154,8 +184,10 @@ def _run_batch(first: CaseItem) -> None:
     results = first.config.stash[RESULTS]
     under_xdist = hasattr(first.config, "workerinput")
     batch = [
-        item for item in first.session.items
-        if isinstance(item, CaseItem) and item.nodeid not in results
+        item
+        for item in first.session.items
+        if isinstance(item, CaseItem)
+        and item.nodeid not in results
         and (not under_xdist or item.path == first.path)
     ]
     if first not in batch:

@@ -17,7 +17,7 @@ from deepdiff import DeepDiff
 from deepdiff.operator import BaseOperator
 
 from qtt import sqltypes as t
-from qtt.harness.model import Record
+from qtt.harness.model import ExpectedLogEntry, Record
 from qtt.harness.replay import OutputRecord
 from qtt.harness.topics import TopicSerde
 
@@ -115,7 +115,7 @@ def normalize(document: Any, type_: t.SqlType | None) -> Any:
         return {k: normalize(v, None) for k, v in document.items()}
     if isinstance(document, list):
         return [normalize(v, None) for v in document]
-    if isinstance(document, bool) or isinstance(document, str):
+    if isinstance(document, bool | str):
         return document
     if isinstance(document, int) and (type_ is None or type_.base in ("INTEGER", "BIGINT")):
         return document
@@ -138,28 +138,41 @@ def _columns_type(serde: TopicSerde | None, *, key: bool, document: Any) -> t.Sq
     return t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
 
 
-def _record_view(record: Record | OutputRecord, serde: TopicSerde | None, *, with_timestamp: bool) -> dict[str, Any]:
+def _record_view(
+    record: Record | OutputRecord, serde: TopicSerde | None, *, like: Record
+) -> dict[str, Any]:
+    """What is compared: key and value, plus the timestamp and window if ``like`` declares them."""
     view = {
         "key": normalize(record.key, _columns_type(serde, key=True, document=record.key)),
         "value": normalize(record.value, _columns_type(serde, key=False, document=record.value)),
     }
-    if with_timestamp:
+    if like.timestamp is not None:
         view["timestamp"] = record.timestamp
+    if like.window is not None:
+        view["window"] = _window(getattr(record, "window", None))
     return view
 
 
-def compare(expected: Sequence[Record], actual: Mapping[str, Sequence[OutputRecord]],
-            sinks: Mapping[str, TopicSerde]) -> Comparison:
+def compare(
+    expected: Sequence[Record],
+    actual: Mapping[str, Sequence[OutputRecord]],
+    sinks: Mapping[str, TopicSerde],
+) -> Comparison:
     """Compare per topic, in order. Only topics named by ``expected`` are checked, unless
     ``expected`` is empty: then no query may have emitted anything at all."""
     result = Comparison()
     if not expected:
         for topic, records in sorted(actual.items()):
             if records:
-                result.diffs.append(TopicDiff(
-                    topic, 0, [], [r.as_json() for r in records],
-                    [f"expected no output at all, but {len(records)} record(s) were written to {topic}"],
-                ))
+                result.diffs.append(
+                    TopicDiff(
+                        topic,
+                        0,
+                        [],
+                        [_shown(r, None, with_timestamp=False) for r in records],
+                        [f"expected no output at all, but {len(records)} record(s) went there"],
+                    )
+                )
         return result
     by_topic: dict[str, list[Record]] = {}
     for record in expected:
@@ -175,8 +188,8 @@ def compare(expected: Sequence[Record], actual: Mapping[str, Sequence[OutputReco
             elif i >= len(got):
                 details.append(f"record {i}: missing")
             else:
-                exp = _record_view(wanted[i], serde, with_timestamp=wanted[i].timestamp is not None)
-                act = _record_view(got[i], serde, with_timestamp=wanted[i].timestamp is not None)
+                exp = _record_view(wanted[i], serde, like=wanted[i])
+                act = _record_view(got[i], serde, like=wanted[i])
                 diff = DeepDiff(exp, act, verbose_level=2, custom_operators=_OPERATORS)
                 if not diff:
                     continue
@@ -184,20 +197,71 @@ def compare(expected: Sequence[Record], actual: Mapping[str, Sequence[OutputReco
             if first is None:
                 first = i
         if first is not None:
-            result.diffs.append(TopicDiff(
-                topic, first,
-                [_plain(r) for r in wanted[first:]],
-                [r.as_json() for r in got[first:]],
-                details,
-            ))
+            # Extra records are shown with a timestamp only if the case cares about timestamps.
+            timed = any(r.timestamp is not None for r in wanted)
+            result.diffs.append(
+                TopicDiff(
+                    topic,
+                    first,
+                    [_shown(r, r, with_timestamp=r.timestamp is not None) for r in wanted[first:]],
+                    [
+                        _shown(
+                            r,
+                            wanted[first + n] if first + n < len(wanted) else None,
+                            with_timestamp=timed,
+                        )
+                        for n, r in enumerate(got[first:])
+                    ],
+                    details,
+                )
+            )
     return result
 
 
-def _plain(record: Record) -> dict[str, Any]:
-    out = {"topic": record.topic, "key": record.key, "value": record.value}
-    if record.timestamp is not None:
+def _shown(
+    record: Record | OutputRecord, like: Record | None, *, with_timestamp: bool
+) -> dict[str, Any]:
+    """A record for the failure diff, with only the fields the expected record declares."""
+    out: dict[str, Any] = {"key": record.key, "value": record.value}
+    if like is not None:
+        with_timestamp = like.timestamp is not None
+        if like.window is not None:
+            out["window"] = _window(getattr(record, "window", None))
+    if with_timestamp:
         out["timestamp"] = record.timestamp
     return out
+
+
+def _window(window: Any) -> dict[str, Any] | None:
+    if window is None:
+        return None
+    return {"start": window.start, "end": window.end, "type": str(window.type).lower()}
+
+
+def check_processing_log(expected: Sequence[ExpectedLogEntry], actual: Sequence[Any]) -> list[str]:
+    """Compare ``qttProcessingLog`` with the replay's processing log, entry by entry.
+
+    Actual entries are ordered by the input they belong to (stable, so the entries of one input
+    keep query order); each must name the expected input and contain the expected message.
+    """
+    got = sorted(actual, key=lambda entry: entry.seq)
+    problems = []
+    for i in range(max(len(expected), len(got))):
+        if i >= len(got):
+            want = expected[i]
+            problems.append(
+                f"entry {i}: missing: expected input #{want.input} with a message containing "
+                f"{want.message!r}, but nothing more was logged"
+            )
+        elif i >= len(expected):
+            problems.append(f"entry {i}: unexpected: input #{got[i].seq}: {got[i].message}")
+        elif got[i].seq != expected[i].input or expected[i].message not in got[i].message:
+            want = expected[i]
+            problems.append(
+                f"entry {i}: expected input #{want.input} with a message containing "
+                f"{want.message!r}, got input #{got[i].seq}: {got[i].message}"
+            )
+    return problems
 
 
 def _describe(diff: DeepDiff) -> list[str]:
@@ -207,7 +271,9 @@ def _describe(diff: DeepDiff) -> list[str]:
             for path, change in items.items():
                 where = str(path).replace("root", "", 1) or "(whole record)"
                 if isinstance(change, Mapping) and "old_value" in change:
-                    lines.append(f"{where}: expected {change['old_value']!r}, got {change['new_value']!r}")
+                    lines.append(
+                        f"{where}: expected {change['old_value']!r}, got {change['new_value']!r}"
+                    )
                 else:
                     label = kind.replace("_", " ")
                     lines.append(f"{where}: {label} {change!r}")

@@ -40,8 +40,14 @@ def mismatch(expected: ExpectedException, error: errors.QttError) -> str | None:
     if cls is None:
         return f"expected exception type {expected.type} has no qtt equivalent"
     if not isinstance(error, cls):
-        return (f"expected {expected.type} ({cls.__name__}) but got {type(error).__name__}: "
-                f"{error.message.splitlines()[0]}")
-    if expected.message and expected.message not in str(error) and expected.message not in error.message:
+        return (
+            f"expected {expected.type} ({cls.__name__}) but got {type(error).__name__}: "
+            f"{error.message.splitlines()[0]}"
+        )
+    if (
+        expected.message
+        and expected.message not in str(error)
+        and expected.message not in error.message
+    ):
         return f"expected a message containing {expected.message!r} but got {str(error)!r}"
     return None

@@ -7,17 +7,26 @@ file, the case, the JSON path and the line. One bad case does not stop the other
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 import cattrs
 
 from qtt.errors import CaseFileError
-from qtt.harness.model import ANNOTATION_KEYS, CaseNode, CaseVariant, Record, TopicSpec
+from qtt.harness.model import (
+    ANNOTATION_KEYS,
+    QTT_PROCESSING_LOG_KEY,
+    CaseNode,
+    CaseVariant,
+    Record,
+    TopicSpec,
+)
 from qtt.plan.codec import describe_structure_error, make_converter
 
 FILE_KEYS = frozenset(["tests"]) | ANNOTATION_KEYS
@@ -66,7 +75,8 @@ def load_text(text: str, *, file: str) -> LoadedFile:
         raise CaseFileError(msg, file=file, path="$")
     unknown = sorted(set(data) - FILE_KEYS)
     if unknown:
-        msg = f"unknown top-level field(s) {', '.join(map(repr, unknown))}; expected 'tests' (and comments)"
+        shown = ", ".join(map(repr, unknown))
+        msg = f"unknown top-level field(s) {shown}; expected 'tests' (and comments)"
         raise CaseFileError(msg, file=file, path="$")
     tests = data.get("tests")
     if not isinstance(tests, list):
@@ -88,36 +98,134 @@ def _case_name(raw: Any, index: int) -> str:
     return name if isinstance(name, str) and name else f"#{index}"
 
 
-def _line_of(text: str, name: str) -> int | None:
-    match = re.search(r'"name"\s*:\s*' + re.escape(_json_string(name)), text)
-    return text.count("\n", 0, match.start()) + 1 if match else None
+@lru_cache(maxsize=4)
+def json_lines(text: str) -> dict[str, int]:
+    """The 1-based line of every value of a valid JSON text, by JSON path (``$.tests[0].name``).
+
+    Only called when a case is malformed, so that its error can point at the offending line.
+    An object member's path maps to the line of its key.
+    """
+    newlines = [i for i, c in enumerate(text) if c == "\n"]
+    lines: dict[str, int] = {}
+    size = len(text)
+
+    def line_at(i: int) -> int:
+        return bisect_right(newlines, i - 1) + 1
+
+    def skip(i: int) -> int:
+        while i < size and text[i] in " \t\r\n":
+            i += 1
+        return i
+
+    def string_end(i: int) -> int:
+        j = i + 1
+        while text[j] != '"':
+            j += 2 if text[j] == "\\" else 1
+        return j + 1
+
+    def value(i: int, path: str) -> int:
+        i = skip(i)
+        lines.setdefault(path, line_at(i))
+        opener = text[i]
+        if opener in "{[":
+            closer = "}" if opener == "{" else "]"
+            i, index = skip(i + 1), 0
+            while text[i] != closer:
+                if opener == "{":
+                    end = string_end(i)
+                    child = f"{path}.{json.loads(text[i:end])}"
+                    lines[child] = line_at(i)
+                    i = skip(end) + 1  # past the colon
+                else:
+                    child = f"{path}[{index}]"
+                    index += 1
+                i = skip(value(i, child))
+                if text[i] == ",":
+                    i = skip(i + 1)
+            return i + 1
+        if opener == '"':
+            return string_end(i)
+        while i < size and text[i] not in ",]} \t\r\n":
+            i += 1
+        return i
+
+    value(0, "$")
+    return lines
 
 
-def _json_string(value: str) -> str:
-    import json
+def _line_of(text: str, path: str) -> int | None:
+    """The line of ``path`` in ``text``, or of its closest enclosing value that is there."""
+    if not text:
+        return None
+    try:
+        lines = json_lines(text)
+    except (IndexError, ValueError):  # not the text the case came from; no line then
+        return None
+    while path:
+        if path in lines:
+            return lines[path]
+        path = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", path) if path != "$" else ""
+    return None
 
-    return json.dumps(value, ensure_ascii=False)
+
+_PROBLEM = re.compile(r"^(?P<problem>.*) @ (?P<path>\$\S*)$")
+_UNKNOWN = re.compile(r"^unknown field\(s\) '(?P<name>[^']+)'")
+
+
+def _structure_problem(error: BaseException, where: str) -> tuple[str, str | None]:
+    """A cattrs error as (message, path of its first problem), with paths from the file's root."""
+    problems = [
+        p.replace(" @ $", f" @ {where}", 1) for p in describe_structure_error(error).split("; ")
+    ]
+    first = _PROBLEM.match(problems[0])
+    if first is None:
+        return "; ".join(problems), None
+    path = first["path"]
+    unknown = _UNKNOWN.match(first["problem"])
+    if unknown:
+        path = f"{path}.{unknown['name']}"
+    if len(problems) == 1:
+        return first["problem"], path
+    return "; ".join(problems), path
 
 
 def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
-    """Structure one entry of ``tests``; raise :class:`CaseFileError` with its JSON path."""
+    """Structure one entry of ``tests``; raise :class:`CaseFileError` with its JSON path.
+
+    ``text`` is the whole file's text; when given, errors carry the line they point at.
+    """
     name = _case_name(raw, index)
     where = f"$.tests[{index}]"
-    line = _line_of(text, name) if text else None
+
+    def fail(msg: str, path: str | None) -> CaseFileError:
+        return CaseFileError(
+            msg, file=file, case=name, path=path, line=_line_of(text, path or where)
+        )
+
     if not isinstance(raw, dict):
-        raise CaseFileError(f"a case must be an object, got {type(raw).__name__}", file=file, path=where)
+        msg = f"a case must be an object, got {type(raw).__name__}"
+        raise CaseFileError(msg, file=file, path=where, line=_line_of(text, where))
     cleaned = _strip_annotations(raw)
     try:
         node = _converter().structure(cleaned, CaseNode)
     except Exception as e:  # cattrs groups every problem of the case
-        problems = describe_structure_error(e).replace(" @ $", f" @ {where}")
-        raise CaseFileError(problems, file=file, case=name, line=line) from None
+        raise fail(*_structure_problem(e, where)) from None
     if not node.statements:
-        raise CaseFileError("'statements' is empty; a case needs at least one statement",
-                            file=file, case=name, path=f"{where}.statements", line=line)
+        raise fail(
+            "'statements' is empty; a case needs at least one statement", f"{where}.statements"
+        )
     if node.expected_exception is None and not node.inputs and not node.outputs:
-        raise CaseFileError("the case has no inputs, no outputs and no expectedException, so it tests nothing",
-                            file=file, case=name, path=where, line=line)
+        raise fail(
+            "the case has no inputs, no outputs and no expectedException, so it tests nothing",
+            where,
+        )
+    for position, entry in enumerate(node.qtt_processing_log or ()):
+        if not 0 <= entry.input < len(node.inputs):
+            msg = (
+                f"'input' must be the position of one of the case's {len(node.inputs)} inputs "
+                f"(0 to {len(node.inputs) - 1}), got {entry.input}"
+            )
+            raise fail(msg, f"{where}.{QTT_PROCESSING_LOG_KEY}[{position}].input")
     return node
 
 
@@ -133,7 +241,7 @@ def _strip_annotations(case: dict[str, Any]) -> dict[str, Any]:
         return [clean(item) for item in value] if isinstance(value, list) else value
 
     out = clean(case)
-    for key in ("inputs", "outputs", "topics"):
+    for key in ("inputs", "outputs", "topics", QTT_PROCESSING_LOG_KEY):
         if key in out:
             out[key] = clean_list(out[key])
     if isinstance(out.get("post"), dict):
@@ -181,12 +289,17 @@ def expand(node: CaseNode, *, file: str, index: int) -> Iterator[CaseVariant]:
                 expected_exception=node.expected_exception,
                 post=node.post,
                 enabled=node.enabled,
+                qtt_processing_log=node.qtt_processing_log,
             )
 
 
 def _substitute_topic(topic: TopicSpec, sub: Any) -> TopicSpec:
-    return replace(topic, format=sub(topic.format), key_format=sub(topic.key_format),
-                   value_format=sub(topic.value_format))
+    return replace(
+        topic,
+        format=sub(topic.format),
+        key_format=sub(topic.key_format),
+        value_format=sub(topic.value_format),
+    )
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:
@@ -208,6 +321,13 @@ def record_path(variant: CaseVariant, kind: str, position: int) -> str:
     return f"$.tests[{variant.index}].{kind}[{position}]"
 
 
-__all__ = ["LoadedFile", "Record", "discover", "expand", "load_file", "load_text", "parse_case", "record_path"]
-
-
+__all__ = [
+    "LoadedFile",
+    "Record",
+    "discover",
+    "expand",
+    "load_file",
+    "load_text",
+    "parse_case",
+    "record_path",
+]

@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Keys ksqlDB's files use for free text; accepted at any level and otherwise ignored.
-ANNOTATION_KEYS = frozenset(["comment", "comments", "description", "note", "notes", "issues", "tracked by"])
+ANNOTATION_KEYS = frozenset(
+    ["comment", "comments", "description", "note", "notes", "issues", "tracked by"]
+)
 
 #: qtt's own extension keys (names ksqlDB does not use); documented in the README.
 QTT_BATCH_KEY = "qttBatch"
+QTT_PROCESSING_LOG_KEY = "qttProcessingLog"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,6 +70,18 @@ class TopicSpec:
     value_schema_references: Any = None
     partitions: int | None = None
     replicas: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExpectedLogEntry:
+    """One expected processing-log entry (qtt extension, JSON ``qttProcessingLog``).
+
+    ``input`` is the 0-based position in the case's ``inputs`` of the record that a query
+    skipped; ``message`` must be contained in the logged message ("" matches any).
+    """
+
+    input: int
+    message: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,6 +150,7 @@ class CaseNode:
     config: tuple[str, ...] = ()
     enabled: bool = True
     versions: VersionBounds | None = None
+    qtt_processing_log: tuple[ExpectedLogEntry, ...] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,6 +169,8 @@ class CaseVariant:
     expected_exception: ExpectedException | None
     post: PostConditions | None
     enabled: bool
+    #: None: the processing log is not checked; empty: nothing may be logged.
+    qtt_processing_log: tuple[ExpectedLogEntry, ...] | None = None
 
     @property
     def label(self) -> str:

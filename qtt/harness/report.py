@@ -8,6 +8,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import simplejson
+
 from qtt.harness.compare import Comparison
 from qtt.harness.runner import FAILED, CaseResult
 
@@ -34,8 +36,28 @@ def per_file(results: Sequence[CaseResult]) -> list[tuple[str, Counter[str]]]:
     return list(files.items())
 
 
+_MARKS = {"passed": ".", "failed": "F", "skipped": "s", "error": "E"}
+
+
+def file_lines(results: Sequence[CaseResult]) -> list[tuple[str, str]]:
+    """Per file, in order: one mark per variant (``.FsE``), then the status counts."""
+    files: dict[str, list[CaseResult]] = {}
+    for result in results:
+        files.setdefault(result.file, []).append(result)
+    lines = []
+    for file, group in files.items():
+        counts = Counter(r.status for r in group)
+        marks = "".join(_MARKS.get(r.status, "?") for r in group)
+        text = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
+        lines.append((file, f"{marks}  {text}"))
+    return lines
+
+
 def _short(value: Any, width: int = 160) -> str:
-    text = json.dumps(value, default=str, ensure_ascii=False)
+    # simplejson writes DECIMAL values as the exact numbers they are, as case files do
+    text = simplejson.dumps(
+        value, default=str, ensure_ascii=False, use_decimal=True, allow_nan=True
+    )
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
@@ -59,16 +81,22 @@ def render_comparison(comparison: Comparison, *, limit: int = 5) -> list[str]:
 def render_failure(result: CaseResult, *, hint: str | None = None) -> str:
     """What failed and where, then the labelled diff, then one hint."""
     where = f"{result.file}: {result.case}" + (f" [{result.variant}]" if result.variant else "")
-    lines = [f"{result.status.upper()} {where}: {result.reason.splitlines()[0] if result.reason else ''}"]
+    lines = [
+        f"{result.status.upper()} {where}: {result.reason.splitlines()[0] if result.reason else ''}"
+    ]
     lines += [f"  {line}" for line in result.reason.splitlines()[1:]]
     if result.comparison is not None and not result.comparison.ok:
         lines += render_comparison(result.comparison)
     for problem in result.problems:
         lines.append(f"  post: {problem}")
+    for problem in result.log_problems:
+        lines.append(f"  processing log {problem}")
     if result.replay is not None and result.replay.processing_log and result.status == FAILED:
         lines.append("  processing log:")
         for entry in result.replay.processing_log[:5]:
-            lines.append(f"    input #{entry.seq} ({entry.query_id} {entry.context}): {entry.message}")
+            lines.append(
+                f"    input #{entry.seq} ({entry.query_id} {entry.context}): {entry.message}"
+            )
     if hint:
         lines.append(f"hint: {hint}")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from qtt.errors import (
 )
 from qtt.harness import expected as expected_
 from qtt.harness import post as post_
-from qtt.harness.compare import Comparison, compare
+from qtt.harness.compare import Comparison, check_processing_log, compare
 from qtt.harness.model import CaseVariant
 from qtt.harness.replay import ReplayItem, ReplayResult, replay_many
 from qtt.plan.planner import PlannedCase, plan_statements
@@ -51,14 +52,22 @@ class CaseResult:
     seconds: float = 0.0
     comparison: Comparison | None = None
     problems: list[str] = field(default_factory=list)
+    log_problems: list[str] = field(default_factory=list)
     planned: PlannedCase | None = None
     replay: ReplayResult | None = None
     kind: str = "case"
 
     def as_json(self) -> dict[str, Any]:
         """One line of the ``--json`` report."""
-        return {"file": self.file, "case": self.case, "variant": self.variant, "status": self.status,
-                "reason": self.reason, "seconds": round(self.seconds, 3), "kind": self.kind}
+        return {
+            "file": self.file,
+            "case": self.case,
+            "variant": self.variant,
+            "status": self.status,
+            "reason": self.reason,
+            "seconds": round(self.seconds, 3),
+            "kind": self.kind,
+        }
 
 
 def plan_variant(variant: CaseVariant) -> PlannedCase:
@@ -67,7 +76,9 @@ def plan_variant(variant: CaseVariant) -> PlannedCase:
     return plan_statements(parse_statements(script), variant.properties)
 
 
-def run_variant(variant: CaseVariant, session: SessionProvider, *, workdir: Path | None = None) -> CaseResult:
+def run_variant(
+    variant: CaseVariant, session: SessionProvider, *, workdir: Path | None = None
+) -> CaseResult:
     """Run one variant end to end and classify the outcome."""
     return run_variants([variant], session, workdir=workdir)[0]
 
@@ -90,7 +101,7 @@ def run_variants(
         result = CaseResult(variant.file, variant.case, variant.variant, PASSED)
         began = time.perf_counter()
         items: list[ReplayItem] = []
-        if _guarded(result, lambda v=variant, r=result, out=items: _prepare(v, r, out)):
+        if _guarded(result, partial(_prepare, variant, result, items)):
             pending.append((result, variant, items[0]))
         result.seconds = time.perf_counter() - began
         results.append(result)
@@ -100,7 +111,7 @@ def run_variants(
         outcomes = replay_many(items, session=session(), workdir=workdir, progress=progress)
         for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
-            _guarded(result, lambda r=result, v=variant, o=outcome: _finish(v, r, o))
+            _guarded(result, partial(_finish, variant, result, outcome))
         if not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
             share = (time.perf_counter() - began) / len(pending)
             for result, _, _ in pending:
@@ -147,12 +158,16 @@ def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) 
         if expected_.expected_class(expected.type) is None:
             raise UnsupportedFeatureError(f"expected exception type {expected.type}")
         result.status = FAILED
-        result.reason = (f"expected {expected.type or 'an exception'}"
-                         f"{' containing ' + repr(expected.message) if expected.message else ''}, "
-                         "but every statement planned")
+        result.reason = (
+            f"expected {expected.type or 'an exception'}"
+            f"{' containing ' + repr(expected.message) if expected.message else ''}, "
+            "but every statement planned"
+        )
         return False
     _check_supported_post(variant)
-    items.append(ReplayItem.from_case(planned.plan, variant.inputs, where=f"$.tests[{variant.index}].inputs"))
+    items.append(
+        ReplayItem.from_case(planned.plan, variant.inputs, where=f"$.tests[{variant.index}].inputs")
+    )
     return True
 
 
@@ -163,14 +178,22 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
     result.replay = outcome
     result.comparison = compare(variant.outputs, outcome.outputs, outcome.sinks)
     if variant.post is not None:
-        result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned))
-    if not result.comparison.ok or result.problems:
+        result.problems = post_.check(
+            variant.post, result.planned.sources, topic_table(result.planned)
+        )
+    if variant.qtt_processing_log is not None:
+        result.log_problems = check_processing_log(
+            variant.qtt_processing_log, outcome.processing_log
+        )
+    if not result.comparison.ok or result.problems or result.log_problems:
         result.status = FAILED
         parts = []
         if not result.comparison.ok:
             parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
         if result.problems:
             parts.append(f"{len(result.problems)} post-condition(s) do not hold")
+        if result.log_problems:
+            parts.append("the processing log differs from qttProcessingLog")
         result.reason = "; ".join(parts)
 
 
@@ -190,14 +213,18 @@ def _check_supported_post(variant: CaseVariant) -> None:
         return
     for topic in post.topics.topics:
         if topic.key_schema is not None or topic.value_schema is not None:
-            raise UnsupportedFeatureError("post-conditions on registered topic schemas (keySchema/valueSchema)")
+            raise UnsupportedFeatureError(
+                "post-conditions on registered topic schemas (keySchema/valueSchema)"
+            )
 
 
 def topic_table(planned: PlannedCase) -> dict[str, Any]:
     """Topic -> (formats, partitions) for every topic the statements declared or wrote."""
     table: dict[str, Any] = {}
     for source in planned.sources.values():
-        table.setdefault(source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1)))
+        table.setdefault(
+            source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1))
+        )
     for command in planned.plan.ddl_commands():
         topic = getattr(command, "topic", None)
         if topic is not None:

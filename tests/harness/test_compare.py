@@ -1,0 +1,152 @@
+"""Output comparison with ksqlDB's rules, and the processing-log check."""
+
+from __future__ import annotations
+
+import decimal
+from dataclasses import dataclass
+
+import pytest
+
+from qtt.harness.compare import check_processing_log, compare
+from qtt.harness.model import ExpectedLogEntry, Record
+from qtt.harness.replay import OutputRecord
+from qtt.harness.topics import TopicSerde
+from qtt.plan.schema import LogicalSchema
+from qtt.plan.steps import FormatInfo, Formats
+
+D = decimal.Decimal
+SCHEMA = "K INT KEY, I BIGINT, X DOUBLE, M DECIMAL(4, 2), A ARRAY<DOUBLE>"
+SINKS = {
+    "OUT": TopicSerde(
+        "OUT",
+        LogicalSchema.parse(SCHEMA),
+        Formats(key_format=FormatInfo(format="KAFKA"), value_format=FormatInfo(format="JSON")),
+    ),
+}
+
+
+def expected(value, *, topic="OUT", key=1, timestamp=None):
+    return Record(topic=topic, key=key, value=value, timestamp=timestamp)
+
+
+def actual(value, *, topic="OUT", key=1, timestamp=0, seq=0):
+    return OutputRecord(topic, key, value, timestamp, seq, "CSAS_OUT_0")
+
+
+def run(wanted, got):
+    by_topic: dict[str, list[OutputRecord]] = {}
+    for record in got:
+        by_topic.setdefault(record.topic, []).append(record)
+    return compare(wanted, by_topic, SINKS)
+
+
+@pytest.mark.parametrize(
+    ("want", "got", "ok"),
+    [
+        ({"I": 10}, {"I": 10}, True),
+        ({"I": 10}, {"I": 11}, False),
+        ({"I": 9007199254740993}, {"I": 9007199254740992}, False),  # exact beyond double precision
+        ({"X": 0.4}, {"X": 0.39999999999999997}, True),
+        ({"X": 0.4}, {"X": 0.4000009}, True),
+        ({"X": 0.4}, {"X": 0.400002}, False),
+        ({"X": 3}, {"X": 3.0}, True),
+        ({"X": float("nan")}, {"X": float("nan")}, True),
+        ({"X": None}, {"X": 0.0}, False),
+        ({"A": [1.0, 2.5]}, {"A": [1.0000001, 2.5]}, True),
+        ({"M": D("1.30")}, {"M": D("1.3")}, True),
+        ({"M": D("1.30")}, {"M": D("1.300001")}, False),  # decimals get no tolerance
+        ({"M": D("1.30")}, {"M": 1.3}, True),
+    ],
+)
+def test_numbers_follow_ksqldb_rules(want, got, ok):
+    assert run([expected(want)], [actual(got)]).ok is ok
+
+
+def test_keys_are_compared():
+    assert not run([expected({"I": 1}, key=1)], [actual({"I": 1}, key=2)]).ok
+
+
+def test_timestamps_are_compared_only_when_the_case_declares_them():
+    assert run([expected({"I": 1})], [actual({"I": 1}, timestamp=99)]).ok
+    assert run([expected({"I": 1}, timestamp=99)], [actual({"I": 1}, timestamp=99)]).ok
+    assert not run([expected({"I": 1}, timestamp=98)], [actual({"I": 1}, timestamp=99)]).ok
+
+
+def test_empty_outputs_assert_that_nothing_was_emitted():
+    assert run([], []).ok
+    result = run([], [actual({"I": 1}, topic="ELSEWHERE")])
+    assert not result.ok
+    assert result.diffs[0].topic == "ELSEWHERE"
+    assert result.diffs[0].details == ["expected no output at all, but 1 record(s) went there"]
+
+
+def test_order_matters_within_a_topic():
+    wanted = [expected({"I": 1}), expected({"I": 2})]
+    result = run(wanted, [actual({"I": 2}), actual({"I": 1})])
+    assert not result.ok
+    assert result.diffs[0].first_index == 0
+
+
+def test_order_across_topics_does_not_matter():
+    wanted = [expected({"I": 1}), expected({"I": 5}, topic="B"), expected({"I": 2})]
+    got = [actual({"I": 5}, topic="B"), actual({"I": 1}), actual({"I": 2})]
+    assert run(wanted, got).ok
+
+
+def test_only_topics_named_by_the_expected_outputs_are_checked():
+    got = [actual({"I": 1}), actual({"I": 7}, topic="UNMENTIONED")]
+    assert run([expected({"I": 1})], got).ok
+
+
+def test_missing_and_extra_records_are_reported_from_the_first_difference():
+    missing = run([expected({"I": 1}), expected({"I": 2})], [actual({"I": 1})])
+    assert missing.diffs[0].first_index == 1
+    assert missing.diffs[0].details == ["record 1: missing"]
+    extra = run([expected({"I": 1})], [actual({"I": 1}), actual({"I": 3})])
+    assert extra.diffs[0].details == ["record 1: unexpected extra record"]
+    assert extra.diffs[0].actual == [{"key": 1, "value": {"I": 3}}]
+
+
+def test_a_topic_nobody_wrote_is_all_missing():
+    result = run([expected({"I": 1}, topic="NEVER")], [])
+    assert result.diffs[0].topic == "NEVER"
+    assert result.diffs[0].actual == []
+
+
+def test_the_diff_shows_only_the_fields_the_expected_record_declares():
+    result = run([expected({"I": 1})], [actual({"I": 2}, timestamp=123)])
+    diff = result.diffs[0]
+    assert diff.expected == [{"key": 1, "value": {"I": 1}}]
+    assert diff.actual == [{"key": 1, "value": {"I": 2}}]
+    assert diff.details == ["record 0: ['value']['I']: expected 1, got 2"]
+    timed = run([expected({"I": 1}, timestamp=5)], [actual({"I": 1}, timestamp=6)]).diffs[0]
+    assert timed.actual == [{"key": 1, "value": {"I": 1}, "timestamp": 6}]
+
+
+@dataclass
+class Entry:
+    seq: int
+    message: str
+    query_id: str = "CSAS_OUT_0"
+
+
+def test_processing_log_matches_inputs_and_message_substrings():
+    wanted = (
+        ExpectedLogEntry(input=1, message="IntegerDeserializer"),
+        ExpectedLogEntry(input=3, message=""),
+    )
+    got = [Entry(3, "anything"), Entry(1, "Size of data received by IntegerDeserializer is not 4")]
+    assert check_processing_log(wanted, got) == []
+
+
+def test_processing_log_reports_missing_unexpected_and_wrong_entries():
+    wanted = (
+        ExpectedLogEntry(input=1, message="field count"),
+        ExpectedLogEntry(input=2, message="x"),
+    )
+    problems = check_processing_log(wanted, [Entry(1, "invalid JSON")])
+    assert problems[0].startswith(
+        "entry 0: expected input #1 with a message containing 'field count', got input #1"
+    )
+    assert problems[1].startswith("entry 1: missing")
+    assert check_processing_log((), [Entry(0, "boom")]) == ["entry 0: unexpected: input #0: boom"]

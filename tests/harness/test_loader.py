@@ -1,0 +1,165 @@
+"""The case-file loader: strict structure, located errors, annotations, format/config expansion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qtt.errors import CaseFileError
+from qtt.harness.loader import discover, json_lines, load_file, load_text
+from qtt.harness.model import ExpectedLogEntry
+
+FIXTURES = Path(__file__).parent / "fixtures" / "loader"
+
+
+def load(name: str):
+    return load_file(FIXTURES / name, display=name)
+
+
+def error_for(name: str, case: str) -> CaseFileError:
+    loaded = load(name)
+    matches = [e for e in loaded.errors if e.case == case]
+    assert len(matches) == 1, [str(e) for e in loaded.errors]
+    return matches[0]
+
+
+def test_a_malformed_case_does_not_stop_the_others():
+    loaded = load("broken_cases.json")
+    assert [v.case for v in loaded.variants] == ["good before", "good after"]
+    assert {e.case for e in loaded.errors} == {
+        "typo in a field name",
+        "wrong type",
+        "unknown record field",
+        "tests nothing",
+        "log entry out of range",
+        "log entry with an unknown key",
+    }
+
+
+def test_unknown_field_names_file_case_path_and_line():
+    error = error_for("broken_cases.json", "typo in a field name")
+    assert error.file == "broken_cases.json"
+    assert error.path == "$.tests[1].ouputs"
+    assert error.line == 13
+    assert "unknown field(s) 'ouputs'" in str(error)
+    assert str(error).startswith(
+        "broken_cases.json: case 'typo in a field name': $.tests[1].ouputs: line 13:"
+    )
+
+
+def test_wrong_type_points_at_the_value():
+    error = error_for("broken_cases.json", "wrong type")
+    assert error.path == "$.tests[2].inputs[1].timestamp"
+    assert error.line == 21
+    assert "expected int" in error.message
+    assert "'soon'" in error.message
+
+
+def test_unknown_field_inside_a_record():
+    error = error_for("broken_cases.json", "unknown record field")
+    assert error.path == "$.tests[3].inputs[0].partition"
+    assert error.line == 28
+
+
+def test_a_case_that_tests_nothing_is_rejected():
+    error = error_for("broken_cases.json", "tests nothing")
+    assert error.path == "$.tests[4]"
+    assert "tests nothing" in error.message
+
+
+def test_processing_log_entries_are_checked_strictly():
+    out_of_range = error_for("broken_cases.json", "log entry out of range")
+    assert out_of_range.path == "$.tests[5].qttProcessingLog[0].input"
+    assert "got 1" in out_of_range.message
+    unknown = error_for("broken_cases.json", "log entry with an unknown key")
+    assert unknown.path == "$.tests[6].qttProcessingLog[0].query"
+
+
+def test_annotations_are_accepted_at_every_structural_level():
+    loaded = load("annotated.json")
+    assert loaded.errors == ()
+    (variant,) = loaded.variants
+    # inside record data a "comment" key is data, not an annotation
+    assert variant.inputs[0].value == {
+        "v": 1,
+        "comment": "inside record data this is a field, not an annotation",
+    }
+    assert variant.outputs[0].timestamp == 0
+    assert variant.qtt_processing_log == (ExpectedLogEntry(input=0, message=""),)
+
+
+def test_format_and_config_expand_into_variants():
+    variants = [v for v in load("expansion.json").variants if v.case == "formats and configs"]
+    assert [v.variant for v in variants] == ["JSON-a", "JSON-b", "DELIMITED-a", "DELIMITED-b"]
+    delimited_b = variants[3]
+    assert delimited_b.label == "formats and configs [DELIMITED-b]"
+    assert "value_format='DELIMITED'" in delimited_b.statements[0]
+    assert dict(delimited_b.properties) == {"some.property": "b", "fixed": 3}
+    assert delimited_b.topics[0].value_format == "DELIMITED"
+    # record data is never substituted
+    assert delimited_b.inputs[0].value == "{FORMAT} stays as data"
+
+
+def test_a_case_without_format_or_config_is_one_plain_variant():
+    (plain,) = [v for v in load("expansion.json").variants if v.case == "plain"]
+    assert plain.variant == ""
+    assert plain.label == "plain"
+    assert plain.outputs == ()
+    assert plain.inputs[0].qtt_batch is True
+    assert plain.qtt_processing_log is None
+
+
+def test_invalid_json_gives_line_and_column():
+    with pytest.raises(CaseFileError) as info:
+        load("invalid.json")
+    assert info.value.file == "invalid.json"
+    assert (info.value.line, info.value.column) == (4, 26)
+    assert "not valid JSON" in str(info.value)
+
+
+def test_unknown_top_level_field_fails_the_file():
+    with pytest.raises(CaseFileError) as info:
+        load("top_level_typo.json")
+    assert "unknown top-level field(s) 'test'" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[]", "expected a JSON object with a 'tests' array"),
+        ('{"tests": {}}', "'tests' must be an array"),
+        ('{"tests": [3]}', None),
+    ],
+)
+def test_file_shapes(text, expected):
+    if expected is None:
+        loaded = load_text(text, file="f.json")
+        assert "a case must be an object" in str(loaded.errors[0])
+        return
+    with pytest.raises(CaseFileError, match=expected):
+        load_text(text, file="f.json")
+
+
+def test_json_lines_maps_paths_to_lines():
+    text = '{\n  "a": [1,\n    {"b": "x\\"y"}],\n  "c": null\n}\n'
+    lines = json_lines(text)
+    assert lines["$"] == 1
+    assert lines["$.a"] == 2
+    assert lines["$.a[1].b"] == 3
+    assert lines["$.c"] == 4
+
+
+def test_discover_finds_json_files_recursively(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.json").write_text("{}")
+    (tmp_path / "a.json").write_text("{}")
+    (tmp_path / "notes.txt").write_text("")
+    assert [p.name for p in discover([tmp_path])] == ["a.json", "b.json"]
+    with pytest.raises(CaseFileError, match="no such file"):
+        discover([tmp_path / "missing"])
+
+
+def test_the_projects_own_cases_load_cleanly():
+    for path in discover([Path(__file__).parents[2] / "cases"]):
+        assert load_file(path).errors == ()

@@ -1,0 +1,151 @@
+"""The pytest plugin, driven through nested pytest runs (pytester)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+FIXTURES = Path(__file__).parent / "fixtures" / "cases"
+REPO = Path(__file__).parents[1]
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A project directory with an ini file (so it is the rootdir) and an empty cases/ folder."""
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "cases").mkdir()
+    # subprocess runs must import this worktree's qtt, as the in-process runs do
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    )
+    return pytester
+
+
+def add_cases(project: pytest.Pytester, *names: str) -> None:
+    for name in names:
+        shutil.copy(FIXTURES / name, project.path / "cases" / name)
+
+
+def collected(result: pytest.RunResult) -> list[str]:
+    return [line for line in result.outlines if "::" in line]
+
+
+def test_one_item_per_variant_with_ascii_space_free_ids(project):
+    add_cases(project, "named.json")
+    result = project.runpytest("--collect-only", "-q")
+    ids = collected(result)
+    assert ids == [
+        "cases/named.json::Cafe_filter_on_delai_co[JSON]",
+        "cases/named.json::Cafe_filter_on_delai_co[KAFKA]",
+        "cases/named.json::twice",
+        "cases/named.json::twice-2",
+    ]
+    assert all(i.isascii() and " " not in i for i in ids)
+
+
+def test_k_selects_variants(project):
+    add_cases(project, "named.json")
+    result = project.runpytest("--collect-only", "-q", "-k", "KAFKA or twice-2")
+    assert collected(result) == [
+        "cases/named.json::Cafe_filter_on_delai_co[KAFKA]",
+        "cases/named.json::twice-2",
+    ]
+
+
+def test_expected_exception_cases_run_without_spark(project):
+    add_cases(project, "named.json")
+    result = project.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)
+
+
+def test_a_failure_is_a_report_not_a_traceback(project):
+    add_cases(project, "wrong_exception.json")
+    result = project.runpytest("-q")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED cases/wrong_exception.json: expects an error that never comes: expected "
+            "io.confluent.ksql.util.KsqlStatementException containing 'no such luck', "
+            "but every statement planned",
+            "hint: run `qtt run cases/wrong_exception.json` to see the same report outside pytest",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert "def runtest" not in result.stdout.str()
+
+
+def test_a_broken_case_fails_only_its_own_item(project):
+    add_cases(project, "broken.json", "unloadable.json")
+    result = project.runpytest("-q", "-rA")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*case: misspelt outputs (does not load)*",
+            "ERROR cases/broken.json: case 'misspelt outputs': $.tests[0].ouputs: "
+            "line 7: unknown field(s) 'ouputs'",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*case file: unloadable.json (does not load)*",
+            "ERROR cases/unloadable.json: line 3:1: not valid JSON*",
+        ]
+    )
+    result.stdout.fnmatch_lines(["PASSED cases/broken.json::still_runs"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_collection_never_imports_pyspark(project):
+    add_cases(project, "named.json", "broken.json", "wrong_output.json")
+    project.makeconftest(
+        "import sys\n"
+        "def pytest_collection_finish(session):\n"
+        "    print('PYSPARK_IMPORTED=%s' % ('pyspark' in sys.modules))\n"
+    )
+    result = project.runpytest_subprocess("--collect-only", "-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["PYSPARK_IMPORTED=False"])
+    assert len(collected(result)) == 7
+
+
+@pytest.mark.parametrize("spelling", ["--qtt-cases={}", "--qtt-cases {}"])
+def test_qtt_cases_collects_another_directory(project, tmp_path_factory, spelling):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    shutil.copy(FIXTURES / "extra.json", elsewhere / "extra.json")
+    add_cases(project, "wrong_exception.json")
+    result = project.runpytest("--collect-only", "-q", *spelling.format(elsewhere).split(" "))
+    ids = collected(result)
+    assert len(ids) == 2, ids
+    assert any(
+        i.endswith("cases/wrong_exception.json::expects_an_error_that_never_comes") for i in ids
+    )
+    assert any(i.endswith("extra.json::from_elsewhere") for i in ids)
+
+
+def test_json_files_outside_the_case_roots_are_not_collected(project):
+    (project.path / "data.json").write_text('{"not": "a case file"}')
+    add_cases(project, "wrong_exception.json")
+    result = project.runpytest("--collect-only", "-q")
+    assert collected(result) == ["cases/wrong_exception.json::expects_an_error_that_never_comes"]
+
+
+@pytest.mark.spark
+def test_a_wrong_output_shows_the_labelled_per_topic_diff(project, spark):
+    add_cases(project, "wrong_output.json")
+    result = project.runpytest("-q")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED cases/wrong_output.json: doubles the wrong way: outputs differ on OUT",
+            "topic OUT: first difference at record 0",
+            "  record 0: ['value']['W']: expected 9, got 8",
+            '  - expected: {"key": 1, "value": {"W": 9}}',
+            '  + actual:   {"key": 1, "value": {"W": 8}}',
+            "hint: *",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
