@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from qtt.harness.compare import check_processing_log, compare
-from qtt.harness.model import ExpectedLogEntry, Record
+from qtt.harness.model import ExpectedLogEntry, Record, Window
 from qtt.harness.replay import OutputRecord
 from qtt.harness.topics import TopicSerde
 from qtt.plan.schema import LogicalSchema
@@ -150,3 +150,21 @@ def test_processing_log_reports_missing_unexpected_and_wrong_entries():
     )
     assert problems[1].startswith("entry 1: missing")
     assert check_processing_log((), [Entry(0, "boom")]) == ["entry 0: unexpected: input #0: boom"]
+
+
+@dataclass
+class WindowedOutput:
+    topic: str
+    key: object
+    value: object
+    timestamp: int
+    window: Window
+
+
+def test_windowed_keys_compare_by_start_end_and_type():
+    want = Record(topic="OUT", key=1, value={"I": 1}, window=Window(start=0, end=10, type="TIME"))
+    same = WindowedOutput("OUT", 1, {"I": 1}, 0, Window(start=0, end=10, type="time"))
+    other = WindowedOutput("OUT", 1, {"I": 1}, 0, Window(start=0, end=20, type="time"))
+    assert compare([want], {"OUT": [same]}, SINKS).ok  # type: ignore[list-item]
+    result = compare([want], {"OUT": [other]}, SINKS)  # type: ignore[list-item]
+    assert result.diffs[0].details == ["record 0: ['window']['end']: expected 10, got 20"]
