@@ -59,7 +59,7 @@ def test_k_selects_variants(project):
 
 def test_expected_exception_cases_run_without_spark(project):
     add_cases(project, "named.json")
-    result = project.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result = project.runpytest("-q")
     result.assert_outcomes(passed=4)
 
 
