@@ -143,3 +143,13 @@ def test_replays_report_pass_and_fail(capsys, tmp_path, spark):
     assert rows == {"doubles": "passed", "doubles the wrong way": "failed"}
     passing = run(capsys, "run", str(CASES / "replays.json"))
     assert passing[0] == 0
+
+
+def test_an_unsupported_feature_skips_with_the_feature_named(capsys, tmp_path):
+    report = tmp_path / "report.json"
+    status, out, _ = run(capsys, "run", str(CASES / "unsupported.json"), "--json", str(report))
+    assert status == 0
+    (row,) = [json.loads(line) for line in report.read_text().splitlines()]
+    assert row["status"] == "skipped"
+    assert row["reason"].startswith("unsupported: ")
+    assert f"SKIPPED {CASES / 'unsupported.json'}: adds a column: {row['reason']}" in out
