@@ -104,20 +104,29 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     files = discover(paths)
     variants: list[CaseVariant] = []
-    results: list[CaseResult] = []
+    # (file position, case position, result): the report follows the files' own order
+    placed: list[tuple[int, int, CaseResult]] = []
     keyword = (args.keyword or "").lower()
-    for path in files:
+    for file_index, path in enumerate(files):
         try:
             loaded = load_file(path, display=str(path))
         except QttError as unreadable:  # one error for the file; the other files go on
-            results.append(CaseResult(str(path), "(file)", "", ERROR, reason=str(unreadable)))
+            reason = report.without_file_and_case(unreadable)
+            result = CaseResult(str(path), "(file)", "", ERROR, reason=reason, kind="load")
+            placed.append((file_index, -1, result))
             continue
         for error in loaded.errors:
-            results.append(CaseResult(str(path), error.case or "?", "", ERROR, reason=str(error)))
+            if keyword in (error.case or "").lower():
+                reason = report.without_file_and_case(error)
+                result = CaseResult(
+                    str(path), error.case or "?", "", ERROR, reason=reason, kind="load"
+                )
+                placed.append((file_index, _case_index(error.path), result))
         variants.extend(v for v in loaded.variants if keyword in v.label.lower())
+    broken = len(placed)
     print(
         f"qtt {__version__}: {len(variants)} case variant(s) in {len(files)} file(s)"
-        + (f", {len(results)} case(s) that do not load" if results else ""),
+        + (f", {broken} case(s) that do not load" if broken else ""),
         file=sys.stderr,
     )
 
@@ -134,9 +143,13 @@ def _run(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    results.extend(run_variants(variants, get_session, progress=progress))
-    order = {str(path): i for i, path in enumerate(files)}
-    results.sort(key=lambda r: order.get(r.file, len(order)))  # stable: case order within a file
+    file_order = {str(path): i for i, path in enumerate(files)}
+    for variant, result in zip(
+        variants, run_variants(variants, get_session, progress=progress), strict=True
+    ):
+        placed.append((file_order[variant.file], variant.index, result))
+    placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
+    results = [result for _, _, result in placed]
     if not args.quiet:
         for file, line in report.file_lines(results):
             print(f"{file} {line}")
@@ -193,7 +206,17 @@ def _label(result: object) -> str:
 
 def _hint(result: object) -> str:
     file, case = getattr(result, "file", ""), getattr(result, "case", "")
+    if getattr(result, "kind", "") == "load":
+        return f"fix the case file, then check it with: qtt run {file}"
     return f"rerun it alone: qtt run {file} -k {_quote(case)}"
+
+
+def _case_index(path: str | None) -> int:
+    """The position of the case a JSON path points into (``$.tests[3]...`` -> 3)."""
+    import re
+
+    match = re.match(r"\$\.tests\[(\d+)\]", path or "")
+    return int(match.group(1)) if match else -1
 
 
 def _quote(text: str) -> str:

@@ -10,10 +10,27 @@ from typing import Any
 
 import simplejson
 
+from qtt.errors import QttError
 from qtt.harness.compare import Comparison
 from qtt.harness.runner import FAILED, CaseResult
 
 STATUSES = ("passed", "failed", "skipped", "error")
+
+
+def without_file_and_case(error: QttError) -> str:
+    """The error's text for a line that already names its file and case."""
+    where = ": ".join(
+        part
+        for part in (
+            error.path,
+            (f"line {error.line}:{error.column}" if error.column else f"line {error.line}")
+            if error.line is not None
+            else None,
+        )
+        if part
+    )
+    text = f"{where}: {error.message}" if where else error.message
+    return text + (f"\nhint: {error.hint}" if error.hint else "")
 
 
 def write_json(results: Iterable[CaseResult], path: str | Path) -> None:
