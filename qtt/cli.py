@@ -7,11 +7,13 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from qtt import __version__
 from qtt.errors import QttError
 
 DEFAULT_PATHS = ("cases",)
+HISTORICAL_ROOT = "historical_plans"
 
 DESCRIPTION = """\
 qtt replays streaming-SQL cases (ksqlDB's QTT format) through execution plans built on
@@ -20,9 +22,11 @@ Apache Spark Structured Streaming, and compares the outputs with the expected on
 
 EPILOG = """\
 examples:
-  qtt run                          replay every case under ./cases
+  qtt run                          replay every case under ./cases and every plan under ./historical_plans
   qtt run cases/filters.json -k null --json report.json
   qtt run ../ksql/query-validation-tests/
+  qtt check                        fail if any case's plan differs from its newest persisted plan
+  qtt snapshot --dry-run           show which plans a release would persist, and why
 
 environment:
   QTT_SPARK_MASTER   Spark master: local[N] (default local[2]), spark://host:7077, sc://host:15002
@@ -66,7 +70,11 @@ def _parser() -> argparse.ArgumentParser:
         "failed or errored, 2 on a usage error.",
     )
     run.add_argument(
-        "paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)"
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="case files or directories, historical_plans/ or one of its <slug>/<version>_<ms> "
+        "folders (default: ./cases and ./historical_plans)",
     )
     run.add_argument(
         "--json", metavar="FILE", help="write one JSON object per case variant to FILE"
@@ -86,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
         help="also print passed/failed/skipped/error counts per file",
     )
     run.set_defaults(handler=_run)
+    _add_snapshot(commands)
+    _add_check(commands)
     _add_bench(commands)
     return parser
 
@@ -98,10 +108,11 @@ def _run(args: argparse.Namespace) -> int:
     from qtt.runtime.session import get_session
 
     began = time.perf_counter()
-    paths = args.paths or [p for p in DEFAULT_PATHS if Path(p).exists()]
-    if not paths:
+    given = args.paths or [p for p in (*DEFAULT_PATHS, HISTORICAL_ROOT) if Path(p).exists()]
+    if not given:
         print("qtt: no PATH given and no ./cases directory here", file=sys.stderr)
         return 2
+    paths, folders = _split_paths(given)
     files = discover(paths)
     variants: list[CaseVariant] = []
     # (file position, case position, result): the report follows the files' own order
@@ -126,7 +137,8 @@ def _run(args: argparse.Namespace) -> int:
     broken = len(placed)
     print(
         f"qtt {__version__}: {len(variants)} case variant(s) in {len(files)} file(s)"
-        + (f", {broken} case(s) that do not load" if broken else ""),
+        + (f", {broken} case(s) that do not load" if broken else "")
+        + (f", {len(folders)} historical plan(s)" if folders else ""),
         file=sys.stderr,
     )
 
@@ -150,6 +162,14 @@ def _run(args: argparse.Namespace) -> int:
         placed.append((file_order[variant.file], variant.index, result))
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]
+    if folders:
+        from qtt.harness.history import replay_folders
+
+        historical = replay_folders(folders, get_session)
+        results += historical
+        for result in historical:
+            for line in getattr(result, "drift", []):
+                print(f"DRIFT {result.file}: {line}", file=sys.stderr)
     if not args.quiet:
         for file, line in report.file_lines(results):
             print(f"{file} {line}")
@@ -167,6 +187,112 @@ def _run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - began
     print(f"{len(results)} variant(s): {report.summary(results)} in {elapsed:.1f}s")
     return 1 if any(r.status in (FAILED, ERROR) for r in results) else 0
+
+
+def _split_paths(given: Sequence[str]) -> tuple[list[str], list[Path]]:
+    """Case paths, and historical plan folders (a root such as historical_plans/, or one folder)."""
+    from qtt.harness import historical
+
+    cases: list[str] = []
+    folders: list[Path] = []
+    for raw in given:
+        path = Path(raw)
+        if path.is_dir() and historical.is_folder_name(path.name):
+            folders.append(path)
+        elif path.is_dir() and (path.name == HISTORICAL_ROOT or _holds_plans(path)):
+            folders.extend(historical.folders(path))
+        else:
+            cases.append(raw)
+    return cases, folders
+
+
+def _holds_plans(path: Path) -> bool:
+    from qtt.harness import historical
+
+    return any((folder / historical.PLAN_FILE).exists() for folder in historical.folders(path))
+
+
+def _variants(paths: Sequence[str], keyword: str | None) -> list[Any]:
+    from qtt.harness.loader import discover, load_file
+
+    found = []
+    for path in discover(paths):
+        loaded = load_file(path, display=str(path))
+        for error in loaded.errors:
+            print(f"qtt: {error}", file=sys.stderr)
+        found += [v for v in loaded.variants if not keyword or keyword.lower() in v.label.lower()]
+    return found
+
+
+def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    snapshot = commands.add_parser(
+        "snapshot",
+        help="persist a new historical plan for every case whose plan is new or changed",
+        description="The release tool. For every case variant under PATH, plan it with today's engine; "
+        "if no plan is persisted yet or the plan differs from the newest persisted one, replay it and, "
+        "if the replay passes, write historical_plans/<case-slug>/<version>_<epoch-ms>/ with plan.json, "
+        "spec.json and topology. Existing folders are never changed. Prints what was added and why "
+        "(a diff of the steps). Exit status 1 if a changed case could not be snapshotted.",
+    )
+    snapshot.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    snapshot.add_argument("--dry-run", action="store_true", help="replay and report, but write nothing")
+    snapshot.add_argument("--historical", metavar="DIR", default=HISTORICAL_ROOT,
+                          help="the historical plans directory (default: ./historical_plans)")
+    snapshot.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
+    snapshot.set_defaults(handler=_snapshot)
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    from qtt.harness import snapshot
+    from qtt.runtime.session import get_session
+
+    paths = args.paths or [p for p in DEFAULT_PATHS if Path(p).exists()]
+    variants = _variants(paths, args.keyword)
+    entries = snapshot.snapshot(variants, get_session, root=Path(args.historical), dry_run=args.dry_run)
+    counts: dict[str, int] = {}
+    for entry in entries:
+        counts[entry.action] = counts.get(entry.action, 0) + 1
+        if entry.action in (snapshot.ADDED, snapshot.WOULD_ADD):
+            where = entry.folder or Path(args.historical) / entry.slug
+            print(f"{entry.action.upper()} {where}: {entry.variant.label} ({entry.reason})")
+            for line in entry.diff[:60]:
+                print(f"    {line}")
+        elif entry.action == snapshot.NOT_SNAPSHOTTED:
+            print(f"NOT SNAPSHOTTED {entry.variant.file}: {entry.variant.label}: {entry.reason}")
+    print(", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "no case variants")
+    return 1 if counts.get(snapshot.NOT_SNAPSHOTTED) else 0
+
+
+def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "check",
+        help="fail if today's plan of any case differs from its newest persisted plan",
+        description="The up-to-date check (no Spark needed): plans every case variant under PATH and "
+        "compares the canonical plan with the newest one persisted under historical_plans/. Prints the "
+        "step diff of every case that changed, and exits 1 if any did; `qtt snapshot` fixes it.",
+    )
+    check.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    check.add_argument("--historical", metavar="DIR", default=HISTORICAL_ROOT,
+                       help="the historical plans directory (default: ./historical_plans)")
+    check.set_defaults(handler=_check)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from qtt.harness import uptodate
+
+    paths = args.paths or [p for p in DEFAULT_PATHS if Path(p).exists()]
+    entries = uptodate.check(_variants(paths, None), Path(args.historical))
+    stale = [e for e in entries if not e.ok]
+    for entry in stale:
+        print(f"{entry.status.upper()} {entry.variant.file}: {entry.variant.label}: {entry.reason}")
+        for line in entry.diff[:40]:
+            print(f"    {line}")
+    up = sum(1 for e in entries if e.status == uptodate.UP_TO_DATE)
+    skipped = sum(1 for e in entries if e.status == uptodate.SKIPPED)
+    print(f"{up} up to date, {len(stale)} out of date, {skipped} without a plan")
+    if stale:
+        print(f"hint: review the diffs, then run `{uptodate.FIX}`")
+    return 1 if stale else 0
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

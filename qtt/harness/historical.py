@@ -65,6 +65,11 @@ class HistoricalFolder:
             raise PlanFileError(f"cannot read {filename}: {e}", file=str(target)) from None
 
 
+def is_folder_name(name: str) -> bool:
+    """Whether ``name`` looks like ``<version>_<epoch-ms>``."""
+    return _FOLDER.match(name) is not None
+
+
 def parse_folder(path: Path) -> HistoricalFolder:
     """A folder ``<slug>/<version>_<epoch-ms>``; raises PlanFileError for any other name."""
     match = _FOLDER.match(path.name)
