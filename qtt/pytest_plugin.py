@@ -155,6 +155,9 @@ class CaseFile(pytest.File):
 
 
     def _own(self) -> bool:
+        """Plan checks apply to the project's own cases, once it keeps historical plans."""
+        if not self.config.stash[HISTORICAL_ROOT].is_dir():
+            return False
         resolved = self.path.resolve()
         return any(root in resolved.parents for root in self.config.stash[OWN_ROOTS])
 

@@ -149,3 +149,38 @@ def test_a_wrong_output_shows_the_labelled_per_topic_diff(project, spark):
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+def test_plan_checks_and_historical_folders_are_items(project):
+    add_cases(project, "named.json")
+    historical = project.path / "historical_plans"
+    (historical / "some_case__abcd1234" / "0.1.0_1700000000000").mkdir(parents=True)
+    result = project.runpytest("--collect-only", "-q")
+    ids = collected(result)
+    assert "historical_plans::some_case__abcd1234/0.1.0_1700000000000" in ids
+    assert any(i.endswith("@plan") for i in ids)
+    assert all(" " not in i and i.isascii() for i in ids)
+
+
+def test_a_stale_plan_fails_with_the_step_diff_and_the_fix(project):
+    add_cases(project, "replays.json")
+    (project.path / "historical_plans").mkdir()
+    result = project.runpytest("-q", "-k", "plan")
+    assert "no plan was persisted before" in result.stdout.str()
+    assert "hint: run `qtt snapshot`" in result.stdout.str()
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_a_corrupt_historical_folder_fails_only_itself(project):
+    folder = project.path / "historical_plans" / "broken__abcd1234" / "0.1.0_1700000000000"
+    folder.mkdir(parents=True)
+    (folder / "plan.json").write_text('{"config": {}, "statements": [{"@type": "ksqlPlanV9"}]}\n')
+    (folder / "spec.json").write_text("{}\n")
+    (folder / "topology").write_text("")
+    other = project.path / "historical_plans" / "broken__abcd1234" / "0.1.0_1700000000001"
+    other.mkdir()
+    result = project.runpytest("-q", "-p", "no:randomly")
+    text = result.stdout.str()
+    assert "plan.json" in text and "unknown statement plan type 'ksqlPlanV9'" in text
+    assert "plan.json is missing" in text
+    result.assert_outcomes(failed=2)
