@@ -1,7 +1,18 @@
 """Compile plan expressions into Spark Columns: one method per expression node.
 
-Where Spark's semantics differ from ksqlDB's (integer division, LIKE escapes, double
-division by zero, 1-based array indexes ...), the method says so and compensates.
+The plan is already typed, so each method knows its operands' SQL types. Where Spark's
+semantics differ from ksqlDB's (Java's), the method says so and compensates:
+
+- a comparison with a null operand is false, not null (ksqlDB's generated code checks for
+  null first), and NaN compares false with everything, as Java's ``<`` and ``==`` do;
+- maps compare by content, whatever their entry order (Java's ``Map.equals``);
+- ``a AND b`` / ``a OR b`` with a null ``a`` is null: Java unboxes ``a`` first and fails, and
+  a failed expression is null; Spark's three-valued logic would answer false / true;
+- integer division truncates, double division by zero is +/-Infinity or NaN, LIKE has no
+  default escape and ``%`` does not match line breaks, arrays are 1-based.
+
+Errors inside an expression make it null rather than failing the query: ksqlDB logs them
+to the processing log and emits null.
 """
 
 from __future__ import annotations
@@ -9,6 +20,7 @@ from __future__ import annotations
 import base64
 import decimal
 import re
+from collections.abc import Callable
 from functools import singledispatchmethod
 
 from pyspark.sql import Column
@@ -20,6 +32,8 @@ from qtt.plan import expressions as e
 from qtt.runtime import functions
 from qtt.runtime.names import col
 from qtt.runtime.types import to_spark
+
+_NULL_BOOLEAN = F.lit(None).cast("boolean")
 
 
 def literal(value: object, type_: t.SqlType) -> Column:
@@ -34,13 +48,20 @@ def literal(value: object, type_: t.SqlType) -> Column:
     return F.lit(value).cast(spark_type)
 
 
-def like_regex(pattern: str, escape: str | None) -> str:
-    """A Java regex equivalent to a SQL LIKE pattern (``%``, ``_`` and an optional escape)."""
-    out = ["(?s)^"]
+def like_regex(pattern: str, escape: str | None) -> str | None:
+    """The Java regex for a SQL LIKE pattern, or None when ksqlDB rejects the pattern.
+
+    As ksqlDB's ``LikeEvaluator``: ``%`` is ``.*`` and ``_`` is ``.`` (neither matches a line
+    break), the escape character makes the next character literal, and a pattern that ends
+    with the escape character is an error.
+    """
+    out = ["^"]
     i = 0
     while i < len(pattern):
         c = pattern[i]
-        if escape is not None and c == escape and i + 1 < len(pattern):
+        if escape is not None and c == escape:
+            if i + 1 == len(pattern):
+                return None
             out.append(re.escape(pattern[i + 1]))
             i += 2
             continue
@@ -48,6 +69,81 @@ def like_regex(pattern: str, escape: str | None) -> str:
         i += 1
     out.append("$")
     return "".join(out)
+
+
+def _dynamic_like_regex(pattern: Column) -> Column:
+    """``like_regex`` for a pattern only known per row (no escape character)."""
+    quoted = F.regexp_replace(pattern, r"([\\^$.|?*+()\[\]{}])", r"\\$1")
+    return F.concat(
+        F.lit("^"),
+        F.replace(F.replace(quoted, F.lit("%"), F.lit(".*")), F.lit("_"), F.lit(".")),
+        F.lit("$"),
+    )
+
+
+# ---------------------------------------------------------------------------- comparisons
+
+
+def comparable(value: Column, type_: t.SqlType) -> Column:
+    """``value`` in a form Spark can compare for equality as Java's ``equals`` would.
+
+    Spark cannot compare maps; Java's ``Map.equals`` ignores entry order. A map becomes its
+    entries sorted by key, recursively through arrays, maps and structs.
+    """
+    if not t.contains_map(type_):
+        return value
+    if isinstance(type_, t.Map):
+        key_type, value_type = type_.key, type_.value
+        entries = F.transform(
+            F.map_entries(value),
+            lambda entry: F.struct(
+                comparable(entry["key"], key_type).alias("k"),
+                comparable(entry["value"], value_type).alias("v"),
+            ),
+        )
+        return F.array_sort(entries)
+    if isinstance(type_, t.Array):
+        element = type_.element
+        return F.transform(value, lambda x: comparable(x, element))
+    assert isinstance(type_, t.Struct)
+    fields = [comparable(value.getField(f.name), f.type).alias(f.name) for f in type_.fields]
+    return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+
+
+_OPERATORS: dict[str, Callable[[Column, Column], Column]] = {
+    "=": Column.__eq__,
+    "<>": Column.__ne__,
+    "<": Column.__lt__,
+    "<=": Column.__le__,
+    ">": Column.__gt__,
+    ">=": Column.__ge__,
+}
+
+
+def _is_nan(value: Column, type_: t.SqlType) -> Column | None:
+    return F.isnan(value) if type_.base == "DOUBLE" else None
+
+
+def compare(
+    op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType
+) -> Column:
+    """``left op right`` as ksqlDB evaluates it: never null, false when an operand is null."""
+    left, right = comparable(left, left_type), comparable(right, right_type)
+    result = _OPERATORS[op](left, right)
+    # Java's primitive comparisons are false for NaN (Spark orders NaN above everything).
+    for nan in (_is_nan(left, left_type), _is_nan(right, right_type)):
+        if nan is not None:
+            result = result & ~nan
+    return F.coalesce(result, F.lit(False))
+
+
+def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
+    """``left IS DISTINCT FROM right``: nulls are equal to each other only."""
+    either_null = left.isNull() | right.isNull()
+    both_null = left.isNull() & right.isNull()
+    return F.when(either_null, ~both_null).otherwise(
+        compare("<>", left, right, left_type, right_type)
+    )
 
 
 class Compiler:
@@ -97,12 +193,19 @@ class Compiler:
                 inf = F.lit(float("inf"))
                 return F.when(
                     right == 0,
-                    F.when(left > 0, inf).when(left < 0, -inf).when(left.isNotNull(), F.lit(float("nan"))),
+                    F.when(left > 0, inf)
+                    .when(left < 0, -inf)
+                    .when(left.isNotNull(), F.lit(float("nan"))),
                 ).otherwise(left / right)
             if expr.op == "%":
                 return F.when(right == 0, F.lit(float("nan"))).otherwise(left % right)
-        ops = {"+": Column.__add__, "-": Column.__sub__, "*": Column.__mul__, "/": Column.__truediv__,
-               "%": Column.__mod__}
+        ops = {
+            "+": Column.__add__,
+            "-": Column.__sub__,
+            "*": Column.__mul__,
+            "/": Column.__truediv__,
+            "%": Column.__mod__,
+        }
         return ops[expr.op](left, right).cast(target)
 
     @visit.register
@@ -111,23 +214,30 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.Comparison) -> Column:
-        left, right = self(expr.left), self(expr.right)
-        ops = {"=": Column.__eq__, "<>": Column.__ne__, "<": Column.__lt__, "<=": Column.__le__,
-               ">": Column.__gt__, ">=": Column.__ge__}
-        return ops[expr.op](left, right)  # type: ignore[operator,no-any-return]
+        return compare(
+            expr.op,
+            self(expr.left),
+            self(expr.right),
+            expr.left.result_type,
+            expr.right.result_type,
+        )
 
     @visit.register
     def _(self, expr: e.DistinctFrom) -> Column:
-        same = self(expr.left).eqNullSafe(self(expr.right))
-        return same if expr.negated else ~same
+        result = distinct(
+            self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type
+        )
+        return ~result if expr.negated else result
 
     @visit.register
     def _(self, expr: e.And) -> Column:
-        return self(expr.left) & self(expr.right)
+        left = self(expr.left)
+        return F.when(left.isNull(), _NULL_BOOLEAN).otherwise(left & self(expr.right))
 
     @visit.register
     def _(self, expr: e.Or) -> Column:
-        return self(expr.left) | self(expr.right)
+        left = self(expr.left)
+        return F.when(left.isNull(), _NULL_BOOLEAN).otherwise(left | self(expr.right))
 
     @visit.register
     def _(self, expr: e.Not) -> Column:
@@ -141,24 +251,36 @@ class Compiler:
     @visit.register
     def _(self, expr: e.Like) -> Column:
         value = self(expr.value)
-        if isinstance(expr.pattern, e.Literal) and expr.pattern.value is not None:
-            matched = value.rlike(like_regex(str(expr.pattern.value), expr.escape))
+        if isinstance(expr.pattern, e.Literal):
+            if expr.pattern.value is None:
+                return _NULL_BOOLEAN
+            regex = like_regex(str(expr.pattern.value), expr.escape)
+            if regex is None:
+                return _NULL_BOOLEAN
+            matched = value.rlike(regex)
+        elif expr.escape is None:
+            matched = F.regexp_like(value, _dynamic_like_regex(self(expr.pattern)))
         else:
-            # Spark's LIKE escapes with a backslash by default; ksqlDB has no default escape,
-            # so a control character that cannot appear in a pattern stands in for "none".
-            matched = F.like(value, self(expr.pattern), F.lit(expr.escape or "\u0001"))
+            matched = functions.like_with_escape(value, self(expr.pattern), expr.escape)
         return ~matched if expr.negated else matched
 
     @visit.register
     def _(self, expr: e.Between) -> Column:
-        value = self(expr.value)
-        result = (value >= self(expr.low)) & (value <= self(expr.high))
+        value, vt = self(expr.value), expr.value.result_type
+        result = compare(">=", value, self(expr.low), vt, expr.low.result_type) & compare(
+            "<=", value, self(expr.high), vt, expr.high.result_type
+        )
         return ~result if expr.negated else result
 
     @visit.register
     def _(self, expr: e.InList) -> Column:
-        value = self(expr.value)
-        result = value.isin([self(i) for i in expr.items])
+        # ksqlDB's InListEvaluator: a null value or a null item never matches; never null.
+        value_type = expr.value.result_type
+        value = comparable(self(expr.value), value_type)
+        items = [comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
+        result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
+        if value_type.base == "DOUBLE":
+            result = result & ~F.coalesce(F.isnan(value), F.lit(False))
         return ~result if expr.negated else result
 
     @visit.register
@@ -169,7 +291,9 @@ class Compiler:
             value = self(when.result).cast(to_spark(expr.sql_type))
             result = F.when(condition, value) if result is None else result.when(condition, value)
         assert result is not None
-        default = self(expr.default).cast(to_spark(expr.sql_type)) if expr.default is not None else None
+        default = (
+            self(expr.default).cast(to_spark(expr.sql_type)) if expr.default is not None else None
+        )
         return result.otherwise(default) if default is not None else result
 
     @visit.register
@@ -202,13 +326,28 @@ class Compiler:
     def _(self, expr: e.CreateMap) -> Column:
         map_type = expr.sql_type
         assert isinstance(map_type, t.Map)
+        if not expr.entries:
+            return F.create_map().cast(to_spark(map_type))
         parts: list[Column] = []
+        keys: list[Column] = []
         for entry in expr.entries:
-            parts += [self(entry.key).cast(to_spark(map_type.key)), self(entry.value).cast(to_spark(map_type.value))]
-        return F.create_map(*parts) if parts else F.create_map().cast(to_spark(map_type))
+            key = self(entry.key).cast(to_spark(map_type.key))
+            parts += [key, self(entry.value).cast(to_spark(map_type.value))]
+            if not (isinstance(entry.key, e.Literal) and entry.key.value is not None):
+                keys.append(key)
+        result = F.create_map(*parts)
+        if not keys:
+            return result
+        # Spark cannot hold a null map key; ksqlDB fails to write one, so the map is null.
+        any_null = F.greatest(*[k.isNull() for k in keys]) if len(keys) > 1 else keys[0].isNull()
+        return F.when(any_null, F.lit(None)).otherwise(result)
 
     @visit.register
     def _(self, expr: e.CreateStruct) -> Column:
         if not expr.fields:
             return F.struct().cast(to_spark(expr.sql_type))
         return F.struct(*[self(f.value).alias(f.name) for f in expr.fields])
+
+
+def _is_null_literal(expr: e.Expression) -> bool:
+    return isinstance(expr, e.Literal) and expr.value is None
