@@ -199,12 +199,13 @@ def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], 
     if isinstance(pattern, ArrayOf):
         if not isinstance(actual, t.Array):
             raise _NoMatch
-        return _match(pattern.element, actual.element, bindings, widen)
+        # ksqlDB widens top-level arguments only, never the elements of a collection.
+        return _match(pattern.element, actual.element, bindings, widen=False)
     if isinstance(pattern, MapOf):
         if not isinstance(actual, t.Map):
             raise _NoMatch
-        return _match(pattern.key, actual.key, bindings, widen) + _match(
-            pattern.value, actual.value, bindings, widen
+        return _match(pattern.key, actual.key, bindings, widen=False) + _match(
+            pattern.value, actual.value, bindings, widen=False
         )
     if isinstance(pattern, AnyDecimal):
         if isinstance(actual, t.Decimal):
@@ -373,6 +374,33 @@ def _orderable_elements(name: str, *, booleans: bool = False) -> Check:
     return check
 
 
+def _no_maps(name: str) -> Check:
+    # Spark's set operations on arrays compare elements, and Spark cannot compare maps.
+    def check(args: Sequence[t.SqlType]) -> None:
+        if any(t.contains_map(arg) for arg in args):
+            raise UnsupportedFeatureError(f"{name} of arrays holding maps")
+
+    return check
+
+
+def _primitive_elements(name: str) -> Check:
+    # ksqlDB fails at run time on any element that is not a primitive value.
+    def check(args: Sequence[t.SqlType]) -> None:
+        element = args[0].element if isinstance(args[0], t.Array) else args[0]
+        if element.base not in (
+            "BOOLEAN",
+            "INTEGER",
+            "BIGINT",
+            "DOUBLE",
+            "DECIMAL",
+            "STRING",
+            "NULL",
+        ):
+            raise UnsupportedFeatureError(f"{name} of {element} elements")
+
+    return check
+
+
 # java.time pattern letters whose meaning Spark's datetime patterns share.
 _DATETIME_LETTERS = frozenset("GyMdDEaHhKkmsSzVXxZ")
 _PATTERN_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
@@ -469,6 +497,10 @@ _ROUNDING = (
 )
 
 
+# ksqlDB's ENTRIES has one overload per map value type.
+_ENTRY_VALUES = (INT, BIGINT, DOUBLE, BOOLEAN, STRING)
+
+
 def _double_math(name: str, arity: int = 1) -> Function:
     return fn(name, sig([DOUBLE] * arity, DOUBLE))
 
@@ -503,12 +535,16 @@ _FUNCTION_LIST: list[Function] = [
     fn(
         "INSTR",
         sig([STRING, STRING], INT),
-        sig([STRING, STRING, INT], INT, unsupported="INSTR with a start position"),
-        sig([STRING, STRING, INT, INT], INT, unsupported="INSTR with a start position"),
+        sig([STRING, STRING, INT], INT),
+        sig([STRING, STRING, INT, INT], INT),
     ),
-    fn("LPAD", sig([STRING, INT, STRING], STRING)),
-    fn("RPAD", sig([STRING, INT, STRING], STRING)),
-    fn("SPLIT", sig([STRING, STRING], t.Array(STRING))),
+    fn("LPAD", sig([STRING, INT, STRING], STRING), sig([BYTES, INT, BYTES], BYTES)),
+    fn("RPAD", sig([STRING, INT, STRING], STRING), sig([BYTES, INT, BYTES], BYTES)),
+    fn(
+        "SPLIT",
+        sig([STRING, STRING], t.Array(STRING)),
+        sig([BYTES, BYTES], t.Array(BYTES), unsupported="SPLIT of BYTES"),
+    ),
     fn("REVERSE", sig([STRING], STRING)),
     fn("EXTRACTJSONFIELD", sig([STRING, STRING], STRING)),
     # --------------------------------------------------------------- math
@@ -555,19 +591,36 @@ _FUNCTION_LIST: list[Function] = [
         sig([ArrayOf(T), STRING], ArrayOf(T)),
         checks=[_orderable_elements("ARRAY_SORT", booleans=True)],
     ),
-    fn("ARRAY_MAX", sig([ArrayOf(T)], T), checks=[_orderable_elements("ARRAY_MAX")]),
-    fn("ARRAY_MIN", sig([ArrayOf(T)], T), checks=[_orderable_elements("ARRAY_MIN")]),
-    fn("ARRAY_DISTINCT", sig([ArrayOf(T)], ArrayOf(T))),
+    fn("ARRAY_MAX", sig([ArrayOf(T)], T), checks=[_orderable_elements("ARRAY_MAX", booleans=True)]),
+    fn("ARRAY_MIN", sig([ArrayOf(T)], T), checks=[_orderable_elements("ARRAY_MIN", booleans=True)]),
+    fn("ARRAY_DISTINCT", sig([ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_DISTINCT")]),
+    fn("ARRAY_UNION", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_UNION")]),
+    fn(
+        "ARRAY_INTERSECT",
+        sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)),
+        checks=[_no_maps("ARRAY_INTERSECT")],
+    ),
+    fn(
+        "ARRAY_EXCEPT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_EXCEPT")]
+    ),
+    fn("ARRAY_REMOVE", sig([ArrayOf(T), T], ArrayOf(T))),
+    fn("ARRAY_CONCAT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T))),
+    fn(
+        "ARRAY_JOIN",
+        sig([ArrayOf(T)], STRING),
+        sig([ArrayOf(T), STRING], STRING),
+        checks=[_primitive_elements("ARRAY_JOIN")],
+    ),
     fn("MAP_KEYS", sig([MapOf(K, V)], ArrayOf(K))),
     fn("MAP_VALUES", sig([MapOf(K, V)], ArrayOf(V))),
     fn("MAP_UNION", sig([MapOf(K, V), MapOf(K, V)], MapOf(K, V))),
-    fn("ENTRIES", sig([MapOf(STRING, V), BOOLEAN], _entries_type)),
+    fn("ENTRIES", *(sig([MapOf(STRING, v), BOOLEAN], _entries_type) for v in _ENTRY_VALUES)),
     fn(
         "GENERATE_SERIES",
         sig([INT, INT], t.Array(INT)),
         sig([INT, INT, INT], t.Array(INT)),
         sig([BIGINT, BIGINT], t.Array(BIGINT)),
-        sig([BIGINT, BIGINT, BIGINT], t.Array(BIGINT)),
+        sig([BIGINT, BIGINT, INT], t.Array(BIGINT)),
     ),
     fn("AS_VALUE", sig([T], T)),
     # --------------------------------------------------------------- dates

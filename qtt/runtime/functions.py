@@ -60,6 +60,9 @@ RENAMES: dict[str, Callable[..., Column]] = {
     "ARRAY_MAX": F.array_max,
     "ARRAY_MIN": F.array_min,
     "ARRAY_DISTINCT": F.array_distinct,
+    "ARRAY_UNION": F.array_union,
+    "ARRAY_INTERSECT": F.array_intersect,
+    "ARRAY_EXCEPT": F.array_except,
 }
 
 IMPLEMENTATIONS: dict[str, Impl] = {}
@@ -186,41 +189,102 @@ def _len(expr: e.Call, args: Sequence[Column]) -> Column:
 
 @implements("INITCAP")
 def _initcap(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.initcap(args[0])
+    # ksqlDB lower-cases, then upper-cases the first character of each run of non-whitespace
+    # (Java's \s); leading whitespace is dropped. Spark's initcap splits on spaces only.
+    words = F.regexp_extract_all(F.lower(args[0]), F.lit(r"[^\s]+\s*"), 0)
+    capitalized = F.transform(
+        words, lambda w: F.concat(F.upper(F.substring(w, 1, 1)), F.substring(w, 2, 2**31 - 1))
+    )
+    return F.array_join(capitalized, "")
 
 
 @implements("SUBSTRING")
 def _substring(expr: e.Call, args: Sequence[Column]) -> Column:
-    # ksqlDB: 1-based start; a negative start counts from the end; no length means to the end.
-    value, start = args[0], args[1]
+    # ksqlDB: 1-based start, 0 reads as 1, a negative start counts from the end and clamps
+    # to the first character; a negative length gives "". Spark's substring differs when a
+    # negative start reaches before the first character.
+    value, position = args[0], args[1]
     length = args[2] if len(args) > 2 else F.lit(2**31 - 1)
-    return F.when(start.isNull() | length.isNull(), F.lit(None)).otherwise(
-        F.substring(value, start, length)
+    size = F.length(value) if expr.args[0].result_type == t.STRING else F.octet_length(value)
+    start = F.when(position < 0, F.greatest(size + position, F.lit(0))).otherwise(
+        F.greatest(F.least(position - 1, size), F.lit(0))
+    )
+    return F.when(position.isNull() | length.isNull(), F.lit(None)).otherwise(
+        F.substring(value, start + 1, F.greatest(length, F.lit(0)))
     )
 
 
 @implements("REPLACE")
 def _replace(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.when(args[1].isNull() | args[2].isNull(), F.lit(None)).otherwise(
-        F.replace(args[0], args[1], args[2])
+    value, old, new = args
+    # Java's String.replace("", x) puts x around every character.
+    joined = F.call_function("array_join", F.split(value, ""), new)
+    around = F.when(value == "", new).otherwise(F.concat(new, joined, new))
+    return (
+        F.when(old.isNull() | new.isNull(), F.lit(None))
+        .when(old == "", around)
+        .otherwise(F.replace(value, old, new))
+    )
+
+
+def _ordinal_index(value: Column, search: Column, occurrence: Column) -> Column:
+    """commons-lang ``ordinalIndexOf``: 0-based index of the n-th (overlapping) match, or -1."""
+
+    def locate(start: Column) -> Column:
+        return F.call_function("locate", search, value, start)
+
+    found = F.aggregate(
+        F.sequence(F.lit(1), F.greatest(occurrence, F.lit(1))),
+        F.lit(0),  # 1-based position of the last match; 0 before the first, -1 when missing
+        lambda last, _: F.when(last < 0, last).otherwise(
+            F.when(locate(last + 1) > 0, locate(last + 1)).otherwise(-1)
+        ),
+    )
+    return (
+        F.when(occurrence <= 0, F.lit(-1))
+        .when(search == "", F.lit(0))
+        .otherwise(F.when(found > 0, found - 1).otherwise(-1))
     )
 
 
 @implements("INSTR")
 def _instr(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.position(args[1], args[0])
+    # ksqlDB's Instr: 0 (not null) for null arguments; a negative position searches backwards.
+    value, search = args[0], args[1]
+    position = args[2] if len(args) > 2 else F.lit(1)
+    occurrence = args[3] if len(args) > 3 else F.lit(1)
+    size = F.length(value)
+
+    def find(text: Column, needle: Column, start: Column) -> Column:
+        # StringUtils.substring(text, start - 1): a negative start counts from the end.
+        offset = F.when(start - 1 < 0, F.greatest(size + start - 1, F.lit(0))).otherwise(start - 1)
+        rest = F.substring(text, offset + 1, 2**31 - 1)
+        return _ordinal_index(rest, needle, occurrence)
+
+    forward = find(value, search, position)
+    backward = find(F.reverse(value), F.reverse(search), -position)
+    result = F.when(
+        position < 0,
+        F.when(backward < 0, F.lit(0)).otherwise(size + position - backward - F.length(search) + 2),
+    ).otherwise(F.when(forward < 0, F.lit(0)).otherwise(forward + position))
+    # Position and occurrence are Java ints: a null one fails the call, so null.
+    return (
+        F.when(position.isNull() | occurrence.isNull(), F.lit(None))
+        .when(value.isNull() | search.isNull() | (F.abs(position) > size), F.lit(0))
+        .otherwise(result)
+    )
 
 
 @implements("LPAD")
 def _lpad(expr: e.Call, args: Sequence[Column]) -> Column:
     # ksqlDB returns null for a negative length or an empty padding.
-    invalid = (args[1] < 0) | (F.length(args[2]) == 0)
+    invalid = (args[1] < 0) | (F.octet_length(args[2]) == 0)
     return F.when(invalid, F.lit(None)).otherwise(F.lpad(args[0], args[1], args[2]))
 
 
 @implements("RPAD")
 def _rpad(expr: e.Call, args: Sequence[Column]) -> Column:
-    invalid = (args[1] < 0) | (F.length(args[2]) == 0)
+    invalid = (args[1] < 0) | (F.octet_length(args[2]) == 0)
     return F.when(invalid, F.lit(None)).otherwise(F.rpad(args[0], args[1], args[2]))
 
 
@@ -462,14 +526,48 @@ def _array_contains(expr: e.Call, args: Sequence[Column]) -> Column:
 
 @implements("ARRAY_SORT")
 def _array_sort(expr: e.Call, args: Sequence[Column]) -> Column:
-    # ksqlDB sorts nulls last in both directions; any other direction gives null.
+    # ksqlDB sorts nulls last in both directions; an unknown or null direction gives null.
     ascending = F.array_sort(args[0])
     if len(args) == 1:
         return ascending
     direction = F.upper(args[1])
-    return F.when(direction == "ASC", ascending).when(
-        direction == "DESC", F.sort_array(args[0], asc=False)
+    return F.when(direction.isin("ASC", "ASCENDING"), ascending).when(
+        direction.isin("DESC", "DESCENDING"), F.sort_array(args[0], asc=False)
     )
+
+
+@implements("ARRAY_REMOVE")
+def _array_remove(expr: e.Call, args: Sequence[Column]) -> Column:
+    # Objects.equals: a null victim removes the nulls.
+    from qtt.runtime.expressions import comparable
+
+    array_type = expr.args[0].result_type
+    assert isinstance(array_type, t.Array)
+    victim = comparable(args[1], expr.args[1].result_type)
+    return F.filter(args[0], lambda x: ~comparable(x, array_type.element).eqNullSafe(victim))
+
+
+@implements("ARRAY_CONCAT")
+def _array_concat(expr: e.Call, args: Sequence[Column]) -> Column:
+    # A null array counts as empty, unless both are null.
+    first, second = args
+    return (
+        F.when(first.isNull(), second)
+        .when(second.isNull(), first)
+        .otherwise(F.concat(first, second))
+    )
+
+
+@implements("ARRAY_JOIN")
+def _array_join(expr: e.Call, args: Sequence[Column]) -> Column:
+    # Elements print as Java's toString, a null element as "null"; the default delimiter is
+    # "," and a null delimiter joins with nothing.
+    array_type = expr.args[0].result_type
+    assert isinstance(array_type, t.Array)
+    element = array_type.element
+    texts = F.transform(args[0], lambda x: java_string(x, element))
+    delimiter = F.coalesce(args[1], F.lit("")) if len(args) > 1 else F.lit(",")
+    return F.call_function("array_join", texts, delimiter)
 
 
 @implements("MAP_UNION")
@@ -488,7 +586,8 @@ def _entries(expr: e.Call, args: Sequence[Column]) -> Column:
         F.map_entries(args[0]),
         lambda entry: F.struct(entry["key"].alias("K"), entry["value"].alias("V")),
     )
-    return F.when(args[1], F.array_sort(entries)).otherwise(entries)
+    # ``sorted`` is a Java boolean: null fails the call.
+    return F.when(args[1], F.array_sort(entries)).when(~args[1], entries)
 
 
 @implements("GENERATE_SERIES")

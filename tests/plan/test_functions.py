@@ -99,8 +99,21 @@ def test_no_implicit_conversion_between_strings_and_numbers() -> None:
 
 
 def test_an_unsupported_overload_is_an_unsupported_feature() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="INSTR with a start position"):
-        fns.resolve("INSTR", [t.STRING, t.STRING, t.INTEGER])
+    with pytest.raises(UnsupportedFeatureError, match=r"SPLIT\(BYTES, BYTES\): SPLIT of BYTES"):
+        fns.resolve("SPLIT", [t.BYTES, t.BYTES])
+
+
+def test_set_operations_on_arrays_of_maps_are_unsupported() -> None:
+    maps = t.Array(t.Map(t.STRING, t.INTEGER))
+    with pytest.raises(UnsupportedFeatureError, match="ARRAY_UNION of arrays holding maps"):
+        fns.resolve("ARRAY_UNION", [maps, maps])
+    with pytest.raises(UnsupportedFeatureError, match="ARRAY_JOIN of ARRAY<INTEGER> elements"):
+        fns.resolve("ARRAY_JOIN", [t.Array(t.Array(t.INTEGER))])
+
+
+def test_entries_takes_primitive_values_only() -> None:
+    with pytest.raises(StatementError, match="does not accept parameters"):
+        fns.resolve("ENTRIES", [t.Map(t.STRING, t.Decimal(4, 2)), t.BOOLEAN])
 
 
 def test_orderable_checks() -> None:
