@@ -546,6 +546,8 @@ _FUNCTION_LIST: list[Function] = [
         sig([BYTES, BYTES], t.Array(BYTES), unsupported="SPLIT of BYTES"),
     ),
     fn("REVERSE", sig([STRING], STRING)),
+    fn("ELT", sig([INT, STRING], STRING, variadic=True)),
+    fn("FIELD", sig([STRING, STRING], INT, variadic=True)),
     fn("EXTRACTJSONFIELD", sig([STRING, STRING], STRING)),
     # --------------------------------------------------------------- math
     fn("ABS", *_NUMERIC_SAME),

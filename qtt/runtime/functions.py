@@ -275,6 +275,24 @@ def _instr(expr: e.Call, args: Sequence[Column]) -> Column:
     )
 
 
+@implements("ELT")
+def _elt(expr: e.Call, args: Sequence[Column]) -> Column:
+    # The n-th string (1-based); null when n is out of range.
+    position, strings = args[0], args[1:]
+    if not strings:
+        return _null(t.STRING)
+    return F.try_element_at(F.array(*strings), F.when(position >= 1, position))
+
+
+@implements("FIELD")
+def _field(expr: e.Call, args: Sequence[Column]) -> Column:
+    # 1-based position of the first equal string; 0 when absent or when the string is null.
+    value, strings = args[0], args[1:]
+    if not strings:
+        return F.lit(0)
+    return F.coalesce(F.array_position(F.array(*strings), value), F.lit(0))
+
+
 @implements("LPAD")
 def _lpad(expr: e.Call, args: Sequence[Column]) -> Column:
     # ksqlDB returns null for a negative length or an empty padding.
