@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import decimal
 import re
-from collections.abc import Callable
 from functools import singledispatchmethod
 
 from pyspark.sql import Column
@@ -33,7 +32,9 @@ from qtt.runtime import functions
 from qtt.runtime.names import col
 from qtt.runtime.types import to_spark
 
-_NULL_BOOLEAN = F.lit(None).cast("boolean")
+
+def _null_boolean() -> Column:
+    return F.lit(None).cast("boolean")
 
 
 def literal(value: object, type_: t.SqlType) -> Column:
@@ -78,71 +79,6 @@ def _dynamic_like_regex(pattern: Column) -> Column:
         F.lit("^"),
         F.replace(F.replace(quoted, F.lit("%"), F.lit(".*")), F.lit("_"), F.lit(".")),
         F.lit("$"),
-    )
-
-
-# ---------------------------------------------------------------------------- comparisons
-
-
-def comparable(value: Column, type_: t.SqlType) -> Column:
-    """``value`` in a form Spark can compare for equality as Java's ``equals`` would.
-
-    Spark cannot compare maps; Java's ``Map.equals`` ignores entry order. A map becomes its
-    entries sorted by key, recursively through arrays, maps and structs.
-    """
-    if not t.contains_map(type_):
-        return value
-    if isinstance(type_, t.Map):
-        key_type, value_type = type_.key, type_.value
-        entries = F.transform(
-            F.map_entries(value),
-            lambda entry: F.struct(
-                comparable(entry["key"], key_type).alias("k"),
-                comparable(entry["value"], value_type).alias("v"),
-            ),
-        )
-        return F.array_sort(entries)
-    if isinstance(type_, t.Array):
-        element = type_.element
-        return F.transform(value, lambda x: comparable(x, element))
-    assert isinstance(type_, t.Struct)
-    fields = [comparable(value.getField(f.name), f.type).alias(f.name) for f in type_.fields]
-    return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*fields))
-
-
-_OPERATORS: dict[str, Callable[[Column, Column], Column]] = {
-    "=": Column.__eq__,
-    "<>": Column.__ne__,
-    "<": Column.__lt__,
-    "<=": Column.__le__,
-    ">": Column.__gt__,
-    ">=": Column.__ge__,
-}
-
-
-def _is_nan(value: Column, type_: t.SqlType) -> Column | None:
-    return F.isnan(value) if type_.base == "DOUBLE" else None
-
-
-def compare(
-    op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType
-) -> Column:
-    """``left op right`` as ksqlDB evaluates it: never null, false when an operand is null."""
-    left, right = comparable(left, left_type), comparable(right, right_type)
-    result = _OPERATORS[op](left, right)
-    # Java's primitive comparisons are false for NaN (Spark orders NaN above everything).
-    for nan in (_is_nan(left, left_type), _is_nan(right, right_type)):
-        if nan is not None:
-            result = result & ~nan
-    return F.coalesce(result, F.lit(False))
-
-
-def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
-    """``left IS DISTINCT FROM right``: nulls are equal to each other only."""
-    either_null = left.isNull() | right.isNull()
-    both_null = left.isNull() & right.isNull()
-    return F.when(either_null, ~both_null).otherwise(
-        compare("<>", left, right, left_type, right_type)
     )
 
 
@@ -214,7 +150,7 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.Comparison) -> Column:
-        return compare(
+        return functions.compare(
             expr.op,
             self(expr.left),
             self(expr.right),
@@ -224,7 +160,7 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.DistinctFrom) -> Column:
-        result = distinct(
+        result = functions.distinct(
             self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type
         )
         return ~result if expr.negated else result
@@ -232,12 +168,12 @@ class Compiler:
     @visit.register
     def _(self, expr: e.And) -> Column:
         left = self(expr.left)
-        return F.when(left.isNull(), _NULL_BOOLEAN).otherwise(left & self(expr.right))
+        return F.when(left.isNull(), _null_boolean()).otherwise(left & self(expr.right))
 
     @visit.register
     def _(self, expr: e.Or) -> Column:
         left = self(expr.left)
-        return F.when(left.isNull(), _NULL_BOOLEAN).otherwise(left | self(expr.right))
+        return F.when(left.isNull(), _null_boolean()).otherwise(left | self(expr.right))
 
     @visit.register
     def _(self, expr: e.Not) -> Column:
@@ -253,10 +189,10 @@ class Compiler:
         value = self(expr.value)
         if isinstance(expr.pattern, e.Literal):
             if expr.pattern.value is None:
-                return _NULL_BOOLEAN
+                return _null_boolean()
             regex = like_regex(str(expr.pattern.value), expr.escape)
             if regex is None:
-                return _NULL_BOOLEAN
+                return _null_boolean()
             matched = value.rlike(regex)
         elif expr.escape is None:
             matched = F.regexp_like(value, _dynamic_like_regex(self(expr.pattern)))
@@ -267,17 +203,21 @@ class Compiler:
     @visit.register
     def _(self, expr: e.Between) -> Column:
         value, vt = self(expr.value), expr.value.result_type
-        result = compare(">=", value, self(expr.low), vt, expr.low.result_type) & compare(
-            "<=", value, self(expr.high), vt, expr.high.result_type
-        )
+        result = functions.compare(
+            ">=", value, self(expr.low), vt, expr.low.result_type
+        ) & functions.compare("<=", value, self(expr.high), vt, expr.high.result_type)
         return ~result if expr.negated else result
 
     @visit.register
     def _(self, expr: e.InList) -> Column:
         # ksqlDB's InListEvaluator: a null value or a null item never matches; never null.
         value_type = expr.value.result_type
-        value = comparable(self(expr.value), value_type)
-        items = [comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
+        value = functions.comparable(self(expr.value), value_type)
+        items = [
+            functions.comparable(self(i), i.result_type)
+            for i in expr.items
+            if not _is_null_literal(i)
+        ]
         result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
         if value_type.base == "DOUBLE":
             result = result & ~F.coalesce(F.isnan(value), F.lit(False))

@@ -108,6 +108,71 @@ def _constant(expr: e.Expression) -> object:
     return expr.value
 
 
+# ---------------------------------------------------------------------------- comparisons
+
+
+def comparable(value: Column, type_: t.SqlType) -> Column:
+    """``value`` in a form Spark can compare for equality as Java's ``equals`` would.
+
+    Spark cannot compare maps; Java's ``Map.equals`` ignores entry order. A map becomes its
+    entries sorted by key, recursively through arrays, maps and structs.
+    """
+    if not t.contains_map(type_):
+        return value
+    if isinstance(type_, t.Map):
+        key_type, value_type = type_.key, type_.value
+        entries = F.transform(
+            F.map_entries(value),
+            lambda entry: F.struct(
+                comparable(entry["key"], key_type).alias("k"),
+                comparable(entry["value"], value_type).alias("v"),
+            ),
+        )
+        return F.array_sort(entries)
+    if isinstance(type_, t.Array):
+        element = type_.element
+        return F.transform(value, lambda x: comparable(x, element))
+    assert isinstance(type_, t.Struct)
+    fields = [comparable(value.getField(f.name), f.type).alias(f.name) for f in type_.fields]
+    return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+
+
+_OPERATORS: dict[str, Callable[[Column, Column], Column]] = {
+    "=": Column.__eq__,
+    "<>": Column.__ne__,
+    "<": Column.__lt__,
+    "<=": Column.__le__,
+    ">": Column.__gt__,
+    ">=": Column.__ge__,
+}
+
+
+def _is_nan(value: Column, type_: t.SqlType) -> Column | None:
+    return F.isnan(value) if type_.base == "DOUBLE" else None
+
+
+def compare(
+    op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType
+) -> Column:
+    """``left op right`` as ksqlDB evaluates it: never null, false when an operand is null."""
+    left, right = comparable(left, left_type), comparable(right, right_type)
+    result = _OPERATORS[op](left, right)
+    # Java's primitive comparisons are false for NaN (Spark orders NaN above everything).
+    for nan in (_is_nan(left, left_type), _is_nan(right, right_type)):
+        if nan is not None:
+            result = result & ~nan
+    return F.coalesce(result, F.lit(False))
+
+
+def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
+    """``left IS DISTINCT FROM right``: nulls are equal to each other only."""
+    either_null = left.isNull() | right.isNull()
+    both_null = left.isNull() & right.isNull()
+    return F.when(either_null, ~both_null).otherwise(
+        compare("<>", left, right, left_type, right_type)
+    )
+
+
 # ---------------------------------------------------------------------------- null handling
 
 
@@ -118,8 +183,6 @@ def _coalesce(expr: e.Call, args: Sequence[Column]) -> Column:
 
 @implements("NULLIF")
 def _nullif(expr: e.Call, args: Sequence[Column]) -> Column:
-    from qtt.runtime.expressions import compare
-
     first, second = expr.args
     same = compare("=", args[0], args[1], first.result_type, second.result_type)
     return F.when(same, _null(expr.sql_type)).otherwise(args[0])
@@ -557,8 +620,6 @@ def _array_sort(expr: e.Call, args: Sequence[Column]) -> Column:
 @implements("ARRAY_REMOVE")
 def _array_remove(expr: e.Call, args: Sequence[Column]) -> Column:
     # Objects.equals: a null victim removes the nulls.
-    from qtt.runtime.expressions import comparable
-
     array_type = expr.args[0].result_type
     assert isinstance(array_type, t.Array)
     victim = comparable(args[1], expr.args[1].result_type)
