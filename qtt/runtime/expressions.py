@@ -116,25 +116,17 @@ class Compiler:
         if base in ("INTEGER", "BIGINT"):
             left, right = left.cast(target), right.cast(target)
             if expr.op == "/":
-                # Java integer division truncates toward zero. (left - left % right) is an exact
-                # multiple of right, so the decimal quotient is exact before the cast.
-                exact = (left - left % right).cast("decimal(38,0)") / right.cast("decimal(38,0)")
-                return F.when(right == 0, F.lit(None)).otherwise(exact).cast(target)
-            if expr.op == "%":
-                return F.when(right == 0, F.lit(None)).otherwise(left % right).cast(target)
+                # Java integer division truncates toward zero, as Spark's div (by zero: null).
+                return F.call_function("div", left, right).cast(target)
         if base == "DOUBLE":
             left, right = left.cast(target), right.cast(target)
+            # Java doubles divide by zero into +/-Infinity or NaN, where Spark returns null;
+            # multiplying keeps null for a null operand. Each operand is used twice at most,
+            # so chains of divisions stay small.
             if expr.op == "/":
-                # Java doubles divide by zero into +/-Infinity or NaN; Spark returns null.
-                inf = F.lit(float("inf"))
-                return F.when(
-                    right == 0,
-                    F.when(left > 0, inf)
-                    .when(left < 0, -inf)
-                    .when(left.isNotNull(), F.lit(float("nan"))),
-                ).otherwise(left / right)
+                return F.when(right == 0, left * F.lit(float("inf"))).otherwise(left / right)
             if expr.op == "%":
-                return F.when(right == 0, F.lit(float("nan"))).otherwise(left % right)
+                return F.when(right == 0, left * F.lit(float("nan"))).otherwise(left % right)
         ops = {
             "+": Column.__add__,
             "-": Column.__sub__,
@@ -167,13 +159,30 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.And) -> Column:
-        left = self(expr.left)
-        return F.when(left.isNull(), _null_boolean()).otherwise(left & self(expr.right))
+        return self._java_logic(expr, stop_on=False)
 
     @visit.register
     def _(self, expr: e.Or) -> Column:
-        left = self(expr.left)
-        return F.when(left.isNull(), _null_boolean()).otherwise(left | self(expr.right))
+        return self._java_logic(expr, stop_on=True)
+
+    def _java_logic(self, expr: e.And | e.Or, *, stop_on: bool) -> Column:
+        """Java's ``&&`` / ``||`` over a flattened chain of operands, left to right.
+
+        The first operand that is null makes the result null (unboxing fails), the first
+        that equals ``stop_on`` decides it; otherwise it is ``not stop_on``. One CASE over
+        the chain evaluates lazily and uses each operand once per test, where nesting
+        ``when(left is null ...)`` per node would grow exponentially with the chain.
+        """
+        result = None
+        for operand in _flatten(expr, type(expr)):
+            value = self(operand)
+            decided = value if stop_on else ~value
+            if result is None:
+                result = F.when(value.isNull(), _null_boolean()).when(decided, F.lit(stop_on))
+            else:
+                result = result.when(value.isNull(), _null_boolean()).when(decided, F.lit(stop_on))
+        assert result is not None
+        return result.otherwise(F.lit(not stop_on))
 
     @visit.register
     def _(self, expr: e.Not) -> Column:
@@ -287,6 +296,12 @@ class Compiler:
         if not expr.fields:
             return F.struct().cast(to_spark(expr.sql_type))
         return F.struct(*[self(f.value).alias(f.name) for f in expr.fields])
+
+
+def _flatten(expr: e.Expression, kind: type[e.And] | type[e.Or]) -> list[e.Expression]:
+    if isinstance(expr, kind):
+        return _flatten(expr.left, kind) + _flatten(expr.right, kind)
+    return [expr]
 
 
 def _is_null_literal(expr: e.Expression) -> bool:
