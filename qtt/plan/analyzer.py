@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import singledispatchmethod
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
 from qtt.plan import functions as fns
 from qtt.plan.functions import NULL, NullType
@@ -22,9 +22,27 @@ from qtt.sql.formatter import format_expr
 
 #: Aggregate functions; issue 4 plans them, until then they are an unsupported feature.
 AGGREGATE_FUNCTIONS = frozenset(
-    ["COUNT", "SUM", "AVG", "MIN", "MAX", "COLLECT_LIST", "COLLECT_SET", "LATEST_BY_OFFSET",
-     "EARLIEST_BY_OFFSET", "COUNT_DISTINCT", "TOPK", "TOPKDISTINCT", "STDDEV_SAMP", "STDDEV_SAMPLE",
-     "HISTOGRAM", "CORRELATION", "STDDEV_POP", "VAR_SAMP", "VAR_POP"]
+    [
+        "COUNT",
+        "SUM",
+        "AVG",
+        "MIN",
+        "MAX",
+        "COLLECT_LIST",
+        "COLLECT_SET",
+        "LATEST_BY_OFFSET",
+        "EARLIEST_BY_OFFSET",
+        "COUNT_DISTINCT",
+        "TOPK",
+        "TOPKDISTINCT",
+        "STDDEV_SAMP",
+        "STDDEV_SAMPLE",
+        "HISTOGRAM",
+        "CORRELATION",
+        "STDDEV_POP",
+        "VAR_SAMP",
+        "VAR_POP",
+    ]
 )
 
 
@@ -52,7 +70,8 @@ class Scope:
             msg = f"{clause} column '{shown}' cannot be resolved."
             raise StatementError(msg, line=_line(ref), column=_col(ref))
         matches = [
-            c for c in self.columns
+            c
+            for c in self.columns
             if c.name == ref.name and (ref.source is None or ref.source in c.qualifiers)
         ]
         if not matches:
@@ -86,10 +105,23 @@ def coerce_null(expr: e.Expression, type_: t.SqlType) -> e.Expression:
     return expr
 
 
+def implicit_cast(expr: e.Expression, type_: t.SqlType) -> e.Expression:
+    """``expr`` as ``type_``: NULL gets the type, a widened argument gets an explicit CAST.
+
+    ksqlDB converts a function argument to the parameter type the same way, so the runtime
+    can rely on every argument having its parameter's exact type.
+    """
+    if is_null_literal(expr):
+        return coerce_null(expr, type_)
+    if expr.result_type == type_ or isinstance(type_, NullType):
+        return expr
+    return e.Cast(operand=expr, sql_type=type_)
+
+
 def require_typed(expr: e.Expression) -> e.Expression:
     """Reject an expression whose type is still unknown (a bare NULL)."""
     if isinstance(expr.result_type, NullType):
-        msg = "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
+        msg = fns.NULL_TYPE_MESSAGE
         raise StatementError(msg)
     return expr
 
@@ -138,23 +170,24 @@ def common_type(types: Iterable[t.SqlType]) -> t.SqlType | None:
             result = type_
         elif t.is_numeric(result) and t.is_numeric(type_):
             widened = arithmetic_type("+", result, type_)
-            if widened is None:
+            if widened is None:  # pragma: no cover - numeric types always combine
                 return None
-            if isinstance(widened, t.Decimal) and isinstance(result, t.Decimal) and isinstance(type_, t.Decimal):
-                scale = max(result.scale, type_.scale)
-                widened = t.Decimal(scale + max(result.precision - result.scale, type_.precision - type_.scale), scale)
-            elif isinstance(widened, t.Decimal):
-                a, b = decimal_of(result), decimal_of(type_)
-                scale = max(a.scale, b.scale)
-                widened = t.Decimal(scale + max(a.precision - a.scale, b.precision - b.scale), scale)
+            if isinstance(widened, t.Decimal):
+                widened = fns.widen_decimals(result, type_)
             result = widened
         else:
             return None
     return result
 
 
-_COMPARISON_NAMES = {"=": "EQUAL", "<>": "NOT_EQUAL", "<": "LESS_THAN", "<=": "LESS_THAN_OR_EQUAL",
-                     ">": "GREATER_THAN", ">=": "GREATER_THAN_OR_EQUAL"}
+_COMPARISON_NAMES = {
+    "=": "EQUAL",
+    "<>": "NOT_EQUAL",
+    "<": "LESS_THAN",
+    "<=": "LESS_THAN_OR_EQUAL",
+    ">": "GREATER_THAN",
+    ">=": "GREATER_THAN_OR_EQUAL",
+}
 
 
 def comparable(left: t.SqlType, right: t.SqlType, op: str) -> bool:
@@ -170,30 +203,92 @@ def comparable(left: t.SqlType, right: t.SqlType, op: str) -> bool:
     return left.base in temporal and right.base in temporal and "STRING" in (left.base, right.base)
 
 
-_CASTABLE_PRIMITIVES = frozenset(["BOOLEAN", "INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "STRING"])
+#: ksqlDB's CastEvaluator table: source base type -> target base types it casts to.
+_CASTS: dict[str, frozenset[str]] = {
+    "BOOLEAN": frozenset(["STRING"]),
+    "INTEGER": frozenset(["BIGINT", "DECIMAL", "DOUBLE", "STRING"]),
+    "BIGINT": frozenset(["INTEGER", "DECIMAL", "DOUBLE", "STRING"]),
+    "DECIMAL": frozenset(["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "STRING"]),
+    "DOUBLE": frozenset(["INTEGER", "BIGINT", "DECIMAL", "STRING"]),
+    "STRING": frozenset(
+        ["BOOLEAN", "INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "TIMESTAMP", "TIME", "DATE", "BYTES"]
+    ),
+    "ARRAY": frozenset(["ARRAY", "STRING"]),
+    "MAP": frozenset(["MAP", "STRING"]),
+    "STRUCT": frozenset(["STRUCT", "STRING"]),
+    "TIMESTAMP": frozenset(["STRING", "TIME", "DATE"]),
+    "DATE": frozenset(["TIMESTAMP", "STRING"]),
+    "TIME": frozenset(["STRING"]),
+}
 
 
 def can_cast(source: t.SqlType, target: t.SqlType) -> bool:
+    """Whether ksqlDB's CAST supports ``source`` to ``target`` (element and field types too)."""
     if isinstance(source, NullType) or source == target:
         return True
-    if isinstance(target, t.Array):
-        return isinstance(source, t.Array) and can_cast(source.element, target.element)
-    if isinstance(target, t.Map):
-        return isinstance(source, t.Map) and can_cast(source.key, target.key) and can_cast(source.value, target.value)
-    if isinstance(target, t.Struct):
-        return isinstance(source, t.Struct)
-    if source.base in ("ARRAY", "MAP", "STRUCT"):
-        return target.base == "STRING"
-    if target.base == "STRING":
-        return True
-    if source.base == "STRING":
-        return target.base != "BYTES"
-    if source.base == "BOOLEAN" or target.base == "BOOLEAN":
-        return source.base == target.base
-    temporal = ("TIMESTAMP", "DATE", "TIME")
-    if source.base in temporal or target.base in temporal:
-        return (source.base, target.base) in {("TIMESTAMP", "DATE"), ("TIMESTAMP", "TIME"), ("DATE", "TIMESTAMP")}
-    return source.base in _CASTABLE_PRIMITIVES and target.base in _CASTABLE_PRIMITIVES
+    if target.base not in _CASTS.get(source.base, frozenset()):
+        return False
+    if isinstance(source, t.Array) and isinstance(target, t.Array):
+        return can_cast(source.element, target.element)
+    if isinstance(source, t.Map) and isinstance(target, t.Map):
+        return can_cast(source.key, target.key) and can_cast(source.value, target.value)
+    if isinstance(source, t.Struct) and isinstance(target, t.Struct):
+        # Fields are matched by name; target fields the source lacks become null.
+        for f in source.fields:
+            other = target.field(f.name)
+            if other is not None and not can_cast(f.type, other.type):
+                return False
+    return True
+
+
+_SELECT_CAST_PREFIX = {"SELECT": "Invalid Select: "}
+
+# Java's toString of these inside a collection (java.sql.Timestamp, ByteBuffer ...) has no
+# Spark equivalent worth emulating.
+_UNPRINTABLE_IN_COLLECTIONS = frozenset(["BYTES", "DATE", "TIME", "TIMESTAMP"])
+
+
+def unsupported_cast(source: t.SqlType, target: t.SqlType) -> str | None:
+    """The feature to name when qtt cannot run a cast that ksqlDB supports, else None."""
+    if isinstance(source, NullType) or source == target:
+        return None
+    if "TIME" in (source.base, target.base):
+        return f"CAST of {source} to {target} (TIME values)"
+    if target == t.STRING and source.base in ("ARRAY", "MAP", "STRUCT"):
+        unprintable = _nested_bases(source) & _UNPRINTABLE_IN_COLLECTIONS
+        if unprintable:
+            nested = sorted(unprintable)[0]
+            return f"CAST of {source} to STRING (Java's text of nested {nested} values)"
+    if isinstance(source, t.Array) and isinstance(target, t.Array):
+        return unsupported_cast(source.element, target.element)
+    if isinstance(source, t.Map) and isinstance(target, t.Map):
+        return unsupported_cast(source.key, target.key) or unsupported_cast(
+            source.value, target.value
+        )
+    if isinstance(source, t.Struct) and isinstance(target, t.Struct):
+        for f in source.fields:
+            other = target.field(f.name)
+            problem = unsupported_cast(f.type, other.type) if other is not None else None
+            if problem is not None:
+                return problem
+    return None
+
+
+def _nested_bases(type_: t.SqlType) -> set[str]:
+    if isinstance(type_, t.Array):
+        return {type_.element.base} | _nested_bases(type_.element)
+    if isinstance(type_, t.Map):
+        return (
+            {type_.key.base, type_.value.base}
+            | _nested_bases(type_.key)
+            | _nested_bases(type_.value)
+        )
+    if isinstance(type_, t.Struct):
+        bases: set[str] = set()
+        for f in type_.fields:
+            bases |= {f.type.base} | _nested_bases(f.type)
+        return bases
+    return set()
 
 
 def decimal_literal_type(text: str) -> t.Decimal:
@@ -210,7 +305,9 @@ def decimal_literal_type(text: str) -> t.Decimal:
 class Analyzer:
     """Types the expressions of one clause (``clause`` names it in error messages)."""
 
-    def __init__(self, scope: Scope, clause: str, *, lambda_vars: dict[str, t.SqlType] | None = None) -> None:
+    def __init__(
+        self, scope: Scope, clause: str, *, lambda_vars: dict[str, t.SqlType] | None = None
+    ) -> None:
         self.scope = scope
         self.clause = clause
         self.lambda_vars = lambda_vars or {}
@@ -222,7 +319,7 @@ class Analyzer:
         """Analyze and require a concrete type (no bare NULL)."""
         expr = self.visit(node)
         if is_null_literal(expr):
-            msg = "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
+            msg = fns.NULL_TYPE_MESSAGE
             raise StatementError(msg, line=_line(node), column=_col(node))
         return expr
 
@@ -230,14 +327,18 @@ class Analyzer:
         """Analyze a condition; it must be BOOLEAN."""
         expr = coerce_null(self.visit(node), t.BOOLEAN)
         if expr.result_type != t.BOOLEAN:
-            msg = (f"Type error in {self.clause}: expression should evaluate to BOOLEAN but is "
-                   f"{format_expr(node)} ({expr.result_type}) instead.")
+            msg = (
+                f"Type error in {self.clause}: expression should evaluate to BOOLEAN but is "
+                f"{format_expr(node)} ({expr.result_type}) instead."
+            )
             raise StatementError(msg, line=_line(node), column=_col(node))
         return expr
 
     @singledispatchmethod
     def visit(self, node: ast.Expr) -> e.Expression:
-        raise UnsupportedFeatureError(f"expression {type(node).__name__}", line=_line(node), column=_col(node))
+        raise UnsupportedFeatureError(
+            f"expression {type(node).__name__}", line=_line(node), column=_col(node)
+        )
 
     # ------------------------------------------------------------------ literals
 
@@ -256,7 +357,9 @@ class Analyzer:
 
     @visit.register
     def _(self, node: ast.DecimalLiteral) -> e.Expression:
-        return e.Literal(value=str(decimal.Decimal(node.text)), sql_type=decimal_literal_type(node.text))
+        return e.Literal(
+            value=str(decimal.Decimal(node.text)), sql_type=decimal_literal_type(node.text)
+        )
 
     @visit.register
     def _(self, node: ast.DoubleLiteral) -> e.Expression:
@@ -296,7 +399,10 @@ class Analyzer:
         if isinstance(type_, t.Array):
             index = coerce_null(index, t.INTEGER)
             if index.result_type.base not in ("INTEGER", "BIGINT"):
-                msg = f"Array index must be INTEGER or BIGINT, got {index.result_type}: {format_expr(node)}"
+                msg = (
+                    f"Array index must be INTEGER or BIGINT, got {index.result_type}: "
+                    f"{format_expr(node)}"
+                )
                 raise StatementError(msg, line=_line(node), column=_col(node))
             return e.Subscript(base=base, index=index, sql_type=type_.element)
         if isinstance(type_, t.Map):
@@ -328,7 +434,10 @@ class Analyzer:
             return e.Call(name="CONCAT", args=(left, right), sql_type=t.STRING)
         result = arithmetic_type(node.op, lt, rt)
         if result is None:
-            msg = f"Error processing expression: {format_expr(node)}. Unsupported arithmetic types. {lt} {rt}"
+            msg = (
+                f"Error processing expression: {format_expr(node)}. "
+                f"Unsupported arithmetic types. {lt} {rt}"
+            )
             raise StatementError(msg, line=_line(node), column=_col(node))
         return e.Arithmetic(op=node.op, left=left, right=right, sql_type=result)
 
@@ -343,15 +452,20 @@ class Analyzer:
     def _(self, node: ast.Comparison) -> e.Expression:
         left, right = self.visit(node.left), self.visit(node.right)
         if is_null_literal(left) or is_null_literal(right):
-            msg = f"Comparison with NULL not supported: {format_expr(node.left).upper()} {node.op} {format_expr(node.right).upper()}"
+            shown = f"{format_expr(node.left).upper()} {node.op} {format_expr(node.right).upper()}"
+            msg = f"Comparison with NULL not supported: {shown}"
             raise StatementError(msg, line=_line(node), column=_col(node))
         self._check_comparable(node.left, left, node.right, right, node.op)
         return e.Comparison(op=node.op, left=left, right=right)
 
-    def _check_comparable(self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str) -> None:
+    def _check_comparable(
+        self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str
+    ) -> None:
         if not comparable(left.result_type, right.result_type, op):
-            msg = (f"Cannot compare {format_expr(ln)} ({left.result_type}) to {format_expr(rn)} "
-                   f"({right.result_type}) with {_COMPARISON_NAMES.get(op, op)}.")
+            msg = (
+                f"Cannot compare {format_expr(ln)} ({left.result_type}) to {format_expr(rn)} "
+                f"({right.result_type}) with {_COMPARISON_NAMES.get(op, op)}."
+            )
             raise StatementError(msg, line=_line(ln), column=_col(ln))
 
     @visit.register
@@ -401,7 +515,9 @@ class Analyzer:
                 self._check_comparable(node.value, value, raw, item, "=")
             target = value.result_type
         value = coerce_null(value, target)
-        return e.InList(value=value, items=tuple(coerce_null(i, target) for i in items), negated=node.negated)
+        return e.InList(
+            value=value, items=tuple(coerce_null(i, target) for i in items), negated=node.negated
+        )
 
     @visit.register
     def _(self, node: ast.Like) -> e.Expression:
@@ -433,11 +549,17 @@ class Analyzer:
             conditions.append(e.Comparison(op="=", left=operand, right=value))
         return self._case(node, conditions, [w.result for w in node.whens])
 
-    def _case(self, node: ast.SearchedCase | ast.SimpleCase, conditions: Sequence[e.Expression],
-              result_nodes: Sequence[ast.Expr]) -> e.Expression:
+    def _case(
+        self,
+        node: ast.SearchedCase | ast.SimpleCase,
+        conditions: Sequence[e.Expression],
+        result_nodes: Sequence[ast.Expr],
+    ) -> e.Expression:
         results = [self.visit(r) for r in result_nodes]
         default = self.visit(node.default) if node.default is not None else None
-        types = [r.result_type for r in results] + ([default.result_type] if default is not None else [])
+        types = [r.result_type for r in results] + (
+            [default.result_type] if default is not None else []
+        )
         if all(isinstance(x, NullType) for x in types):
             msg = "Invalid Case expression. All case branches have NULL type"
             raise StatementError(msg, line=_line(node), column=_col(node))
@@ -445,11 +567,14 @@ class Analyzer:
         if target is None:
             first = next(x for x in types if not isinstance(x, NullType))
             bad = next(x for x in types if not isinstance(x, NullType) and x != first)
-            msg = (f"Invalid Case expression. Type for all 'THEN' clauses should be the same."
-                   f"\nTHEN expression types: {first}, {bad}")
+            msg = (
+                f"Invalid Case expression. Type for all 'THEN' clauses should be the same."
+                f"\nTHEN expression types: {first}, {bad}"
+            )
             raise StatementError(msg, line=_line(node), column=_col(node))
         whens = tuple(
-            e.When(condition=c, result=coerce_null(r, target)) for c, r in zip(conditions, results, strict=True)
+            e.When(condition=c, result=coerce_null(r, target))
+            for c, r in zip(conditions, results, strict=True)
         )
         default = coerce_null(default, target) if default is not None else None
         return e.Case(whens=whens, default=default, sql_type=target)
@@ -458,8 +583,13 @@ class Analyzer:
     def _(self, node: ast.Cast) -> e.Expression:
         operand = self.visit(node.operand)
         if not can_cast(operand.result_type, node.type):
-            msg = f"Cast of {operand.result_type} to {node.type} is not supported"
+            # ksqlDB finds unsupported casts while compiling a clause, and names the clause.
+            prefix = _SELECT_CAST_PREFIX.get(self.clause, "")
+            msg = f"{prefix}Cast of {operand.result_type} to {node.type} is not supported"
             raise StatementError(msg, line=_line(node), column=_col(node))
+        problem = unsupported_cast(operand.result_type, node.type)
+        if problem is not None:
+            raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
         operand = coerce_null(operand, node.type)
         if operand.result_type == node.type:
             return operand
@@ -473,12 +603,17 @@ class Analyzer:
         element = common_type(i.result_type for i in items)
         if element is None:
             types = ", ".join(str(i.result_type) for i in items)
-            msg = f"invalid input syntax for type {items[0].result_type}: all elements of ARRAY must share one type, got {types}"
+            msg = (
+                f"invalid input syntax for type {items[0].result_type}: "
+                f"all elements of ARRAY must share one type, got {types}"
+            )
             raise StatementError(msg, line=_line(node), column=_col(node))
         if isinstance(element, NullType):
-            msg = "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
+            msg = fns.NULL_TYPE_MESSAGE
             raise StatementError(msg, line=_line(node), column=_col(node))
-        return e.CreateArray(items=tuple(coerce_null(i, element) for i in items), sql_type=t.Array(element))
+        return e.CreateArray(
+            items=tuple(coerce_null(i, element) for i in items), sql_type=t.Array(element)
+        )
 
     @visit.register
     def _(self, node: ast.CreateMap) -> e.Expression:
@@ -487,13 +622,17 @@ class Analyzer:
         key_type = common_type(k.result_type for k in keys)
         value_type = common_type(v.result_type for v in vals)
         if key_type is None or value_type is None:
-            msg = f"invalid input syntax for type MAP: keys and values must each share one type: {format_expr(node)}"
+            msg = (
+                "invalid input syntax for type MAP: keys and values must each share one type: "
+                f"{format_expr(node)}"
+            )
             raise StatementError(msg, line=_line(node), column=_col(node))
         if isinstance(key_type, NullType) or isinstance(value_type, NullType):
-            msg = "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
+            msg = fns.NULL_TYPE_MESSAGE
             raise StatementError(msg, line=_line(node), column=_col(node))
         entries = tuple(
-            e.MapEntry(key=coerce_null(k, key_type), value=coerce_null(v, value_type)) for k, v in zip(keys, vals, strict=True)
+            e.MapEntry(key=coerce_null(k, key_type), value=coerce_null(v, value_type))
+            for k, v in zip(keys, vals, strict=True)
         )
         return e.CreateMap(entries=entries, sql_type=t.Map(key_type, value_type))
 
@@ -514,7 +653,9 @@ class Analyzer:
     def _(self, node: ast.FunctionCall) -> e.Expression:
         if node.name in AGGREGATE_FUNCTIONS:
             raise UnsupportedFeatureError(
-                f"aggregate function {node.name} (aggregations)", line=_line(node), column=_col(node)
+                f"aggregate function {node.name} (aggregations)",
+                line=_line(node),
+                column=_col(node),
             )
         if any(isinstance(a, ast.Lambda) for a in node.args):
             raise UnsupportedFeatureError(
@@ -523,17 +664,34 @@ class Analyzer:
         args = [self.visit(a) for a in node.args]
         try:
             resolved = fns.resolve(node.name, [a.result_type for a in args])
-        except StatementError as error:
+        except SqlError as error:
             raise error.at(line=_line(node), column=_col(node)) from None
+        self._check_constant_args(node, resolved.function, args)
         typed_args = tuple(
-            coerce_null(arg, param) if param is not None else arg
+            implicit_cast(arg, param) if param is not None else arg
             for arg, param in zip(args, resolved.param_types, strict=True)
         )
         for arg in typed_args:
             if is_null_literal(arg):
-                msg = "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
+                msg = fns.NULL_TYPE_MESSAGE
                 raise StatementError(msg, line=_line(node), column=_col(node))
         return e.Call(name=node.name, args=typed_args, sql_type=resolved.return_type)
+
+    def _check_constant_args(
+        self, node: ast.FunctionCall, function: fns.Function, args: Sequence[e.Expression]
+    ) -> None:
+        # Spark takes some arguments (ROUND's places, date patterns) only as constants.
+        for index in sorted(function.constant_args):
+            if index < len(args) and not isinstance(args[index], e.Literal):
+                feature = f"{node.name} with a non-constant argument {index + 1}"
+                raise UnsupportedFeatureError(feature, line=_line(node), column=_col(node))
+        pattern_index = fns.DATETIME_PATTERN_ARGS.get(node.name)
+        if pattern_index is not None and pattern_index < len(args):
+            pattern = args[pattern_index]
+            if isinstance(pattern, e.Literal) and isinstance(pattern.value, str):
+                problem = fns.pattern_problem(node.name, pattern.value)
+                if problem is not None:
+                    raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
 
     @visit.register
     def _(self, node: ast.IntervalUnit) -> e.Expression:
@@ -543,4 +701,3 @@ class Analyzer:
     def _(self, node: ast.Lambda) -> e.Expression:
         msg = f"Lambda expressions are only valid as function arguments: {format_expr(node)}"
         raise StatementError(msg, line=_line(node), column=_col(node))
-

@@ -5,17 +5,21 @@ The planner resolves every call here once; the runtime implements each name in
 
 Signatures are data: parameter patterns are SQL types, type variables (``T``), container
 patterns (``ArrayOf(T)``) or ``ANY_DECIMAL``. ksqlDB's implicit numeric widening applies
-(INTEGER -> BIGINT -> DECIMAL -> DOUBLE), and a NULL argument fits any parameter.
+(INTEGER -> BIGINT -> DECIMAL -> DOUBLE), and a NULL argument fits any parameter. When only
+widened signatures fit, the one that widens least wins, then the first one listed.
+
+Return types follow ksqlDB's UDFs (``io.confluent.ksql.function.udf``), including their quirks:
+``ROUND(INT)`` is a BIGINT and ``ROUND(DECIMAL(p, s))`` is ``DECIMAL(p - s, 0)``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Union
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError
+from qtt.errors import StatementError, UnsupportedFeatureError
 
 
 class NullType(t.SqlType):
@@ -74,8 +78,8 @@ class LambdaOf:
     returns: Pattern
 
 
-Pattern = Union[t.SqlType, Var, ArrayOf, MapOf, AnyDecimal, AnyStruct, LambdaOf]
-ReturnType = Union[Pattern, Callable[[Sequence[t.SqlType]], t.SqlType]]
+Pattern = t.SqlType | Var | ArrayOf | MapOf | AnyDecimal | AnyStruct | LambdaOf
+ReturnType = Pattern | Callable[[Sequence[t.SqlType]], t.SqlType]
 
 T, K, V, E, R = Var("T"), Var("K"), Var("V"), Var("E"), Var("R")
 ANY_DECIMAL = AnyDecimal()
@@ -88,6 +92,8 @@ class Signature:
     returns: ReturnType
     #: the last parameter may repeat (zero or more times beyond the fixed ones).
     variadic: bool = False
+    #: set when ksqlDB has this overload but qtt does not run it yet: the feature to name.
+    unsupported: str | None = None
 
     def describe(self) -> str:
         parts = [_describe(p) for p in self.params]
@@ -96,13 +102,18 @@ class Signature:
         return f"({', '.join(parts)})"
 
 
+#: A planner-side check of a resolved call: gets the argument types, raises on misuse.
+Check = Callable[[Sequence[t.SqlType]], None]
+
+
 @dataclass(frozen=True)
 class Function:
     name: str
     signatures: tuple[Signature, ...]
     description: str = ""
-    #: planner-side validation of argument values (constant arguments), if any.
-    checks: tuple[Callable[[Sequence[t.SqlType]], None], ...] = field(default=())
+    checks: tuple[Check, ...] = field(default=())
+    #: positions of arguments that must be literals, because Spark needs them at build time.
+    constant_args: frozenset[int] = frozenset()
 
 
 def _describe(p: Pattern) -> str:
@@ -133,6 +144,12 @@ def widens_to(source: t.SqlType, target: t.SqlType) -> bool:
     return False
 
 
+def _widening_cost(source: t.SqlType, target: t.SqlType) -> int:
+    if source == target or source.base not in _WIDENING or target.base not in _WIDENING:
+        return 0
+    return _WIDENING[target.base] - _WIDENING[source.base]
+
+
 def widen_integer_to_decimal(type_: t.SqlType) -> t.Decimal:
     """The DECIMAL that holds every value of an integer type (ksqlDB's rule)."""
     if isinstance(type_, t.Decimal):
@@ -140,55 +157,81 @@ def widen_integer_to_decimal(type_: t.SqlType) -> t.Decimal:
     return t.Decimal(10, 0) if type_.base == "INTEGER" else t.Decimal(19, 0)
 
 
+def widen_decimals(a: t.SqlType, b: t.SqlType) -> t.Decimal:
+    """The DECIMAL that holds every value of both types (ksqlDB's ``DecimalUtil.widen``)."""
+    x, y = widen_integer_to_decimal(a), widen_integer_to_decimal(b)
+    scale = max(x.scale, y.scale)
+    return t.Decimal(min(scale + max(x.precision - x.scale, y.precision - y.scale), 38), scale)
+
+
+def _decimal_compatible(a: t.SqlType, b: t.SqlType) -> bool:
+    bases = {a.base, b.base}
+    return "DECIMAL" in bases and bases <= {"INTEGER", "BIGINT", "DECIMAL"}
+
+
 class _NoMatch(Exception):
     pass
 
 
-def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], widen: bool) -> None:
+def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], widen: bool) -> int:
+    """Match one argument; returns how much widening the match needs (0 for exact)."""
     if isinstance(actual, NullType):
-        return
+        return 0
     if isinstance(pattern, Var):
         bound = bindings.get(pattern.name)
         if bound is None:
             bindings[pattern.name] = actual
-        elif bound != actual:
-            if widen and widens_to(actual, bound):
-                return
-            if widen and widens_to(bound, actual):
-                bindings[pattern.name] = actual
-                return
+            return 0
+        if bound == actual:
+            return 0
+        if not widen:
             raise _NoMatch
-        return
+        if _decimal_compatible(bound, actual):
+            # A DECIMAL wide enough for both, as ksqlDB's DecimalUtil.widen.
+            bindings[pattern.name] = widen_decimals(bound, actual)
+            return max(_widening_cost(bound, actual), _widening_cost(actual, bound), 1)
+        if widens_to(actual, bound):
+            return _widening_cost(actual, bound)
+        if widens_to(bound, actual):
+            bindings[pattern.name] = actual
+            return _widening_cost(bound, actual)
+        raise _NoMatch
     if isinstance(pattern, ArrayOf):
         if not isinstance(actual, t.Array):
             raise _NoMatch
-        _match(pattern.element, actual.element, bindings, widen)
-        return
+        # ksqlDB widens top-level arguments only, never the elements of a collection.
+        return _match(pattern.element, actual.element, bindings, widen=False)
     if isinstance(pattern, MapOf):
         if not isinstance(actual, t.Map):
             raise _NoMatch
-        _match(pattern.key, actual.key, bindings, widen)
-        _match(pattern.value, actual.value, bindings, widen)
-        return
+        return _match(pattern.key, actual.key, bindings, widen=False) + _match(
+            pattern.value, actual.value, bindings, widen=False
+        )
     if isinstance(pattern, AnyDecimal):
-        if isinstance(actual, t.Decimal) or (widen and actual.base in ("INTEGER", "BIGINT")):
-            return
+        if isinstance(actual, t.Decimal):
+            return 0
+        if widen and actual.base in ("INTEGER", "BIGINT"):
+            return 2 - _WIDENING[actual.base]
         raise _NoMatch
     if isinstance(pattern, AnyStruct):
         if isinstance(actual, t.Struct):
-            return
+            return 0
         raise _NoMatch
     if isinstance(pattern, LambdaOf):
         raise _NoMatch  # lambdas are matched by the analyzer, which types their bodies
-    if actual == pattern or (widen and widens_to(actual, pattern)):
-        return
+    if actual == pattern:
+        return 0
+    if widen and widens_to(actual, pattern):
+        return _widening_cost(actual, pattern)
     raise _NoMatch
 
 
-def substitute(pattern: ReturnType, bindings: dict[str, t.SqlType], args: Sequence[t.SqlType]) -> t.SqlType | None:
+def substitute(
+    pattern: ReturnType, bindings: dict[str, t.SqlType], args: Sequence[t.SqlType]
+) -> t.SqlType | None:
     """The concrete type of ``pattern`` under ``bindings``; None if a variable is unbound."""
     if callable(pattern) and not isinstance(pattern, t.SqlType):
-        return pattern(args)  # type: ignore[call-arg,arg-type]
+        return pattern(args)
     if isinstance(pattern, Var):
         return bindings.get(pattern.name)
     if isinstance(pattern, ArrayOf):
@@ -198,9 +241,19 @@ def substitute(pattern: ReturnType, bindings: dict[str, t.SqlType], args: Sequen
         key = substitute(pattern.key, bindings, args)
         value = substitute(pattern.value, bindings, args)
         return t.Map(key, value) if key is not None and value is not None else None
+    if isinstance(pattern, AnyDecimal):
+        return None
     if isinstance(pattern, t.SqlType):
         return pattern
     return None
+
+
+def _param_type(
+    pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], args: Sequence[t.SqlType]
+) -> t.SqlType | None:
+    if isinstance(pattern, AnyDecimal):
+        return None if isinstance(actual, NullType) else widen_integer_to_decimal(actual)
+    return substitute(pattern, bindings, args)
 
 
 @dataclass(frozen=True)
@@ -222,11 +275,20 @@ def expand_params(signature: Signature, count: int) -> tuple[Pattern, ...] | Non
     return fixed if count == len(fixed) else None
 
 
+NULL_TYPE_MESSAGE = (
+    "Can't infer a type of null. Please explicitly cast it to a required type, "
+    "e.g. CAST(null AS VARCHAR)."
+)
+
+
 def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
-    """Pick the signature of ``name`` that fits ``arg_types``; exact matches win over widening.
+    """Pick the signature of ``name`` that fits ``arg_types``.
+
+    Exact matches win; otherwise the signature that needs the least numeric widening.
 
     Raises:
         StatementError: for an unknown function or arguments that fit no signature.
+        UnsupportedFeatureError: for an overload ksqlDB has and qtt does not run yet.
     """
     function = FUNCTIONS.get(name)
     if function is None:
@@ -235,62 +297,208 @@ def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
         msg = f"Can't find any functions with the name '{name}'.{did_you_mean(name, FUNCTIONS)}"
         raise StatementError(msg)
     for widen in (False, True):
-        for signature in function.signatures:
+        candidates: list[tuple[int, int, Signature, dict[str, t.SqlType], tuple[Pattern, ...]]] = []
+        for order, signature in enumerate(function.signatures):
             params = expand_params(signature, len(arg_types))
             if params is None:
                 continue
             bindings: dict[str, t.SqlType] = {}
             try:
-                for pattern, actual in zip(params, arg_types, strict=True):
-                    _match(pattern, actual, bindings, widen)
+                cost = sum(
+                    _match(p, a, bindings, widen) for p, a in zip(params, arg_types, strict=True)
+                )
             except _NoMatch:
                 continue
-            concrete = [substitute(p, bindings, arg_types) for p in params]
-            returns = substitute(signature.returns, bindings, [c or a for c, a in zip(concrete, arg_types, strict=True)])
-            if returns is None:
-                msg = f"Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
-                raise StatementError(msg)
-            for check in function.checks:
-                check(arg_types)
-            return Resolved(function, signature, tuple(concrete), returns)
+            candidates.append((cost, order, signature, bindings, params))
+        if not candidates:
+            continue
+        _, _, signature, bindings, params = min(candidates, key=lambda c: (c[0], c[1]))
+        if signature.unsupported is not None:
+            raise UnsupportedFeatureError(f"{name}{signature.describe()}: {signature.unsupported}")
+        concrete = [
+            _param_type(p, a, bindings, arg_types) for p, a in zip(params, arg_types, strict=True)
+        ]
+        effective = [c or a for c, a in zip(concrete, arg_types, strict=True)]
+        returns = substitute(signature.returns, bindings, effective)
+        if returns is None:
+            raise StatementError(NULL_TYPE_MESSAGE)
+        for check in function.checks:
+            check(effective)
+        return Resolved(function, signature, tuple(concrete), returns)
     shown = ", ".join(str(a) for a in arg_types)
     options = "\n".join(f"  {name}{s.describe()}" for s in function.signatures)
-    msg = f"Function '{name}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
+    msg = (
+        f"Function '{name}' does not accept parameters ({shown}).\n"
+        f"Valid alternatives are:\n{options}"
+    )
     raise StatementError(msg)
 
 
-def _same_decimal(args: Sequence[t.SqlType]) -> t.SqlType:
-    first = next((a for a in args if not isinstance(a, NullType)), t.DOUBLE)
-    return widen_integer_to_decimal(first) if first.base in ("INTEGER", "BIGINT", "DECIMAL") else first
+# ---------------------------------------------------------------------------- return types
 
 
-def _round_type(args: Sequence[t.SqlType]) -> t.SqlType:
-    arg = args[0]
-    if isinstance(arg, t.Decimal):
-        if len(args) == 1:
-            return t.Decimal(max(arg.precision - arg.scale + 1, 1), 0)
-        return t.Decimal(arg.precision - arg.scale + min(arg.scale, arg.precision) + 1, arg.scale)
-    if arg.base == "DOUBLE":
-        return t.BIGINT if len(args) == 1 else t.DOUBLE
-    return arg
-
-
-def _decimal_floor_ceil(args: Sequence[t.SqlType]) -> t.SqlType:
+def _integral_decimal(args: Sequence[t.SqlType]) -> t.SqlType:
+    # ksqlDB's ROUND(DECIMAL) and TRUNC(DECIMAL) keep only the integral digits.
     arg = args[0]
     assert isinstance(arg, t.Decimal)
-    return t.Decimal(max(arg.precision - arg.scale + 1, 1), 0)
+    return t.Decimal(max(arg.precision - arg.scale, 1), 0)
 
 
-def fn(name: str, *signatures: Signature, description: str = "") -> Function:
-    return Function(name=name, signatures=signatures, description=description)
+def _first(args: Sequence[t.SqlType]) -> t.SqlType:
+    return args[0]
 
 
-def sig(params: Sequence[Pattern], returns: ReturnType, *, variadic: bool = False) -> Signature:
-    return Signature(tuple(params), returns, variadic)
+def _entries_type(args: Sequence[t.SqlType]) -> t.SqlType:
+    map_type = args[0]
+    assert isinstance(map_type, t.Map)
+    return t.Array(t.Struct((t.Field("K", t.STRING), t.Field("V", map_type.value))))
 
 
-INT, BIGINT, DOUBLE, STRING, BOOLEAN, BYTES = t.INTEGER, t.BIGINT, t.DOUBLE, t.STRING, t.BOOLEAN, t.BYTES
-_NUMERIC_SAME = (sig([INT], INT), sig([BIGINT], BIGINT), sig([ANY_DECIMAL], lambda a: a[0]), sig([DOUBLE], DOUBLE))
+# ---------------------------------------------------------------------------- checks
+
+_ORDERABLE = frozenset(
+    ["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "STRING", "BYTES", "DATE", "TIME", "TIMESTAMP"]
+)
+
+
+def _orderable_elements(name: str, *, booleans: bool = False) -> Check:
+    allowed = _ORDERABLE | {"BOOLEAN"} if booleans else _ORDERABLE
+
+    def check(args: Sequence[t.SqlType]) -> None:
+        for arg in args:
+            element = arg.element if isinstance(arg, t.Array) else arg
+            if not isinstance(element, NullType) and element.base not in allowed:
+                msg = f"Function '{name}' does not support values of type {element}"
+                raise StatementError(msg)
+
+    return check
+
+
+def _no_maps(name: str) -> Check:
+    # Spark's set operations on arrays compare elements, and Spark cannot compare maps.
+    def check(args: Sequence[t.SqlType]) -> None:
+        if any(t.contains_map(arg) for arg in args):
+            raise UnsupportedFeatureError(f"{name} of arrays holding maps")
+
+    return check
+
+
+def _primitive_elements(name: str) -> Check:
+    # ksqlDB fails at run time on any element that is not a primitive value.
+    def check(args: Sequence[t.SqlType]) -> None:
+        element = args[0].element if isinstance(args[0], t.Array) else args[0]
+        if element.base not in (
+            "BOOLEAN",
+            "INTEGER",
+            "BIGINT",
+            "DOUBLE",
+            "DECIMAL",
+            "STRING",
+            "NULL",
+        ):
+            raise UnsupportedFeatureError(f"{name} of {element} elements")
+
+    return check
+
+
+# java.time pattern letters whose meaning Spark's datetime patterns share.
+_DATETIME_LETTERS = frozenset("GyMdDEaHhKkmsSzVXxZ")
+_PATTERN_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
+
+
+def simple_date_fields(pattern: str) -> list[tuple[str, str]] | None:
+    """A ``java.text.SimpleDateFormat`` date pattern as (kind, text) tokens, or None.
+
+    Kinds are ``y``, ``M``, ``d`` (numeric fields, text is the letters) and ``lit``. Only
+    numeric year, month and day fields are understood; None for anything else.
+    """
+    tokens: list[tuple[str, str]] = []
+    for match in _PATTERN_TOKEN.finditer(pattern):
+        text, letter = match.group(0), match.group(1)
+        if letter is None:
+            literal = (
+                text[1:-1].replace("''", "'") if text.startswith("'") and len(text) > 1 else text
+            )
+            tokens.append(("lit", literal))
+        elif (
+            letter in "yMd"
+            and not (letter == "M" and len(text) > 2)
+            and not (letter == "y" and len(text) == 2)
+        ):
+            tokens.append((letter, text))
+        else:
+            return None
+    return tokens
+
+
+def datetime_pattern_problem(pattern: str) -> str | None:
+    """Why Spark cannot run the java.time ``pattern`` as ksqlDB does, or None if it can."""
+    for match in _PATTERN_TOKEN.finditer(pattern):
+        letter = match.group(1)
+        if letter is not None and letter not in _DATETIME_LETTERS:
+            return f"datetime pattern letter '{letter}'"
+        if letter in ("E", "a") and len(match.group(0)) > 4:
+            return f"datetime pattern '{match.group(0)}'"
+    return None
+
+
+# ---------------------------------------------------------------------------- the table
+
+
+def fn(
+    name: str,
+    *signatures: Signature,
+    description: str = "",
+    checks: Sequence[Check] = (),
+    constant_args: Sequence[int] = (),
+) -> Function:
+    return Function(
+        name=name,
+        signatures=signatures,
+        description=description,
+        checks=tuple(checks),
+        constant_args=frozenset(constant_args),
+    )
+
+
+def sig(
+    params: Sequence[Pattern],
+    returns: ReturnType,
+    *,
+    variadic: bool = False,
+    unsupported: str | None = None,
+) -> Signature:
+    return Signature(tuple(params), returns, variadic, unsupported)
+
+
+INT, BIGINT, DOUBLE, STRING, BOOLEAN, BYTES = (
+    t.INTEGER,
+    t.BIGINT,
+    t.DOUBLE,
+    t.STRING,
+    t.BOOLEAN,
+    t.BYTES,
+)
+DATE = t.DATE
+_NUMERIC_SAME = (
+    sig([INT], INT),
+    sig([BIGINT], BIGINT),
+    sig([ANY_DECIMAL], _first),
+    sig([DOUBLE], DOUBLE),
+)
+# ROUND and TRUNC share their overloads: integers become BIGINT, DOUBLE without places too.
+_ROUNDING = (
+    sig([INT], BIGINT),
+    sig([BIGINT], BIGINT),
+    sig([DOUBLE], BIGINT),
+    sig([DOUBLE, INT], DOUBLE),
+    sig([ANY_DECIMAL], _integral_decimal),
+    sig([ANY_DECIMAL, INT], _first),
+)
+
+
+# ksqlDB's ENTRIES has one overload per map value type.
+_ENTRY_VALUES = (INT, BIGINT, DOUBLE, BOOLEAN, STRING)
 
 
 def _double_math(name: str, arity: int = 1) -> Function:
@@ -304,7 +512,11 @@ _FUNCTION_LIST: list[Function] = [
     fn("NULLIF", sig([T, T], T)),
     # --------------------------------------------------------------- strings
     fn("CONCAT", sig([STRING], STRING, variadic=True), sig([BYTES], BYTES, variadic=True)),
-    fn("CONCAT_WS", sig([STRING, STRING], STRING, variadic=True), sig([BYTES, BYTES], BYTES, variadic=True)),
+    fn(
+        "CONCAT_WS",
+        sig([STRING, STRING], STRING, variadic=True),
+        sig([BYTES, BYTES], BYTES, variadic=True),
+    ),
     fn("UCASE", sig([STRING], STRING)),
     fn("LCASE", sig([STRING], STRING)),
     fn("TRIM", sig([STRING], STRING)),
@@ -312,42 +524,144 @@ _FUNCTION_LIST: list[Function] = [
     fn("RTRIM", sig([STRING], STRING)),
     fn("LEN", sig([STRING], INT), sig([BYTES], INT)),
     fn("INITCAP", sig([STRING], STRING)),
-    fn("SUBSTRING", sig([STRING, INT], STRING), sig([STRING, INT, INT], STRING),
-       sig([BYTES, INT], BYTES), sig([BYTES, INT, INT], BYTES)),
+    fn(
+        "SUBSTRING",
+        sig([STRING, INT], STRING),
+        sig([STRING, INT, INT], STRING),
+        sig([BYTES, INT], BYTES),
+        sig([BYTES, INT, INT], BYTES),
+    ),
     fn("REPLACE", sig([STRING, STRING, STRING], STRING)),
-    fn("INSTR", sig([STRING, STRING], INT), sig([STRING, STRING, INT], INT), sig([STRING, STRING, INT, INT], INT)),
-    fn("LPAD", sig([STRING, INT, STRING], STRING)),
-    fn("RPAD", sig([STRING, INT, STRING], STRING)),
-    fn("SPLIT", sig([STRING, STRING], t.Array(STRING))),
+    fn(
+        "INSTR",
+        sig([STRING, STRING], INT),
+        sig([STRING, STRING, INT], INT),
+        sig([STRING, STRING, INT, INT], INT),
+    ),
+    fn("LPAD", sig([STRING, INT, STRING], STRING), sig([BYTES, INT, BYTES], BYTES)),
+    fn("RPAD", sig([STRING, INT, STRING], STRING), sig([BYTES, INT, BYTES], BYTES)),
+    fn(
+        "SPLIT",
+        sig([STRING, STRING], t.Array(STRING)),
+        sig([BYTES, BYTES], t.Array(BYTES), unsupported="SPLIT of BYTES"),
+    ),
     fn("REVERSE", sig([STRING], STRING)),
+    fn("ELT", sig([INT, STRING], STRING, variadic=True)),
+    fn("FIELD", sig([STRING, STRING], INT, variadic=True)),
     fn("EXTRACTJSONFIELD", sig([STRING, STRING], STRING)),
     # --------------------------------------------------------------- math
     fn("ABS", *_NUMERIC_SAME),
     fn("SIGN", sig([INT], INT), sig([BIGINT], INT), sig([DOUBLE], INT)),
-    fn("ROUND", sig([DOUBLE], BIGINT), sig([DOUBLE, INT], DOUBLE), sig([ANY_DECIMAL], _round_type),
-       sig([ANY_DECIMAL, INT], _round_type), sig([INT], INT), sig([BIGINT], BIGINT)),
-    fn("FLOOR", sig([INT], INT), sig([BIGINT], BIGINT), sig([DOUBLE], DOUBLE), sig([ANY_DECIMAL], _decimal_floor_ceil)),
-    fn("CEIL", sig([INT], INT), sig([BIGINT], BIGINT), sig([DOUBLE], DOUBLE), sig([ANY_DECIMAL], _decimal_floor_ceil)),
-    fn("TRUNC", sig([DOUBLE], BIGINT), sig([DOUBLE, INT], DOUBLE), sig([ANY_DECIMAL], _round_type),
-       sig([ANY_DECIMAL, INT], _round_type), sig([INT], INT), sig([BIGINT], BIGINT)),
+    fn("ROUND", *_ROUNDING, constant_args=[1]),
+    fn("TRUNC", *_ROUNDING, constant_args=[1]),
+    fn("FLOOR", *_NUMERIC_SAME),
+    fn("CEIL", *_NUMERIC_SAME),
     fn("SQRT", sig([DOUBLE], DOUBLE)),
     fn("CBRT", sig([DOUBLE], DOUBLE)),
     fn("EXP", sig([DOUBLE], DOUBLE)),
     fn("LN", sig([DOUBLE], DOUBLE)),
     fn("LOG", sig([DOUBLE], DOUBLE), sig([DOUBLE, DOUBLE], DOUBLE)),
     fn("POWER", sig([DOUBLE, DOUBLE], DOUBLE)),
-    *(_double_math(n) for n in ("ACOS", "ASIN", "ATAN", "COS", "SIN", "TAN", "COT", "COSH", "SINH", "TANH",
-                                "DEGREES", "RADIANS")),
+    *(
+        _double_math(n)
+        for n in (
+            "ACOS",
+            "ASIN",
+            "ATAN",
+            "COS",
+            "SIN",
+            "TAN",
+            "COT",
+            "COSH",
+            "SINH",
+            "TANH",
+            "DEGREES",
+            "RADIANS",
+        )
+    ),
     _double_math("ATAN2", 2),
     fn("PI", sig([], DOUBLE)),
     fn("RANDOM", sig([], DOUBLE)),
+    fn("GREATEST", sig([T, T], T, variadic=True), checks=[_orderable_elements("GREATEST")]),
+    fn("LEAST", sig([T, T], T, variadic=True), checks=[_orderable_elements("LEAST")]),
     # --------------------------------------------------------------- collections
     fn("ARRAY_LENGTH", sig([ArrayOf(T)], INT)),
     fn("ARRAY_CONTAINS", sig([ArrayOf(T), T], BOOLEAN)),
-    fn("ARRAY_SORT", sig([ArrayOf(T)], ArrayOf(T)), sig([ArrayOf(T), STRING], ArrayOf(T))),
+    fn(
+        "ARRAY_SORT",
+        sig([ArrayOf(T)], ArrayOf(T)),
+        sig([ArrayOf(T), STRING], ArrayOf(T)),
+        checks=[_orderable_elements("ARRAY_SORT", booleans=True)],
+    ),
+    fn("ARRAY_MAX", sig([ArrayOf(T)], T), checks=[_orderable_elements("ARRAY_MAX", booleans=True)]),
+    fn("ARRAY_MIN", sig([ArrayOf(T)], T), checks=[_orderable_elements("ARRAY_MIN", booleans=True)]),
+    fn("ARRAY_DISTINCT", sig([ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_DISTINCT")]),
+    fn("ARRAY_UNION", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_UNION")]),
+    fn(
+        "ARRAY_INTERSECT",
+        sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)),
+        checks=[_no_maps("ARRAY_INTERSECT")],
+    ),
+    fn(
+        "ARRAY_EXCEPT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_EXCEPT")]
+    ),
+    fn("ARRAY_REMOVE", sig([ArrayOf(T), T], ArrayOf(T))),
+    fn("ARRAY_CONCAT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T))),
+    fn(
+        "ARRAY_JOIN",
+        sig([ArrayOf(T)], STRING),
+        sig([ArrayOf(T), STRING], STRING),
+        checks=[_primitive_elements("ARRAY_JOIN")],
+    ),
     fn("MAP_KEYS", sig([MapOf(K, V)], ArrayOf(K))),
     fn("MAP_VALUES", sig([MapOf(K, V)], ArrayOf(V))),
+    fn("MAP_UNION", sig([MapOf(K, V), MapOf(K, V)], MapOf(K, V))),
+    fn("ENTRIES", *(sig([MapOf(STRING, v), BOOLEAN], _entries_type) for v in _ENTRY_VALUES)),
+    fn(
+        "GENERATE_SERIES",
+        sig([INT, INT], t.Array(INT)),
+        sig([INT, INT, INT], t.Array(INT)),
+        sig([BIGINT, BIGINT], t.Array(BIGINT)),
+        sig([BIGINT, BIGINT, INT], t.Array(BIGINT)),
+    ),
     fn("AS_VALUE", sig([T], T)),
+    # --------------------------------------------------------------- dates
+    fn("STRINGTODATE", sig([STRING, STRING], INT), constant_args=[1]),
+    fn("PARSE_DATE", sig([STRING, STRING], DATE), constant_args=[1]),
+    fn("DATETOSTRING", sig([INT, STRING], STRING), constant_args=[1]),
+    fn("FORMAT_DATE", sig([DATE, STRING], STRING), constant_args=[1]),
+    # --------------------------------------------------------------- ksqlDB's QTT test functions
+    fn(
+        "WHENCONDITION",
+        sig([BOOLEAN, BOOLEAN], BOOLEAN),
+        description="ksqlDB's QTT test UDF: returns its first argument, fails when evaluated "
+        "with a false second argument (proves CASE evaluates lazily).",
+    ),
+    fn(
+        "WHENRESULT",
+        sig([INT, BOOLEAN], INT),
+        description="ksqlDB's QTT test UDF: as WHENCONDITION, for a CASE result.",
+    ),
 ]
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in _FUNCTION_LIST}
+
+
+def pattern_problem(function: str, pattern: str) -> str | None:
+    """Why qtt cannot run ``function`` with the constant date/time ``pattern``, or None."""
+    if function == "PARSE_DATE":
+        # ksqlDB parses with SimpleDateFormat rules (see qtt.runtime.functions).
+        if simple_date_fields(pattern) is None:
+            return f"PARSE_DATE pattern '{pattern}' (only numeric y, M and d fields)"
+        return None
+    problem = datetime_pattern_problem(pattern)
+    return f"{problem} in {function}" if problem is not None else None
+
+
+#: Functions whose constant arguments are date/time patterns (checked by the analyzer).
+DATETIME_PATTERN_ARGS: dict[str, int] = {
+    "STRINGTODATE": 1,
+    "PARSE_DATE": 1,
+    "DATETOSTRING": 1,
+    "FORMAT_DATE": 1,
+}

@@ -1,7 +1,18 @@
 """Compile plan expressions into Spark Columns: one method per expression node.
 
-Where Spark's semantics differ from ksqlDB's (integer division, LIKE escapes, double
-division by zero, 1-based array indexes ...), the method says so and compensates.
+The plan is already typed, so each method knows its operands' SQL types. Where Spark's
+semantics differ from ksqlDB's (Java's), the method says so and compensates:
+
+- a comparison with a null operand is false, not null (ksqlDB's generated code checks for
+  null first), and NaN compares false with everything, as Java's ``<`` and ``==`` do;
+- maps compare by content, whatever their entry order (Java's ``Map.equals``);
+- ``a AND b`` / ``a OR b`` with a null ``a`` is null: Java unboxes ``a`` first and fails, and
+  a failed expression is null; Spark's three-valued logic would answer false / true;
+- integer division truncates, double division by zero is +/-Infinity or NaN, LIKE has no
+  default escape and ``%`` does not match line breaks, arrays are 1-based.
+
+Errors inside an expression make it null rather than failing the query: ksqlDB logs them
+to the processing log and emits null.
 """
 
 from __future__ import annotations
@@ -22,6 +33,10 @@ from qtt.runtime.names import col
 from qtt.runtime.types import to_spark
 
 
+def _null_boolean() -> Column:
+    return F.lit(None).cast("boolean")
+
+
 def literal(value: object, type_: t.SqlType) -> Column:
     """A typed literal column from a plan literal's JSON value."""
     spark_type = to_spark(type_)
@@ -34,13 +49,20 @@ def literal(value: object, type_: t.SqlType) -> Column:
     return F.lit(value).cast(spark_type)
 
 
-def like_regex(pattern: str, escape: str | None) -> str:
-    """A Java regex equivalent to a SQL LIKE pattern (``%``, ``_`` and an optional escape)."""
-    out = ["(?s)^"]
+def like_regex(pattern: str, escape: str | None) -> str | None:
+    """The Java regex for a SQL LIKE pattern, or None when ksqlDB rejects the pattern.
+
+    As ksqlDB's ``LikeEvaluator``: ``%`` is ``.*`` and ``_`` is ``.`` (neither matches a line
+    break), the escape character makes the next character literal, and a pattern that ends
+    with the escape character is an error.
+    """
+    out = ["^"]
     i = 0
     while i < len(pattern):
         c = pattern[i]
-        if escape is not None and c == escape and i + 1 < len(pattern):
+        if escape is not None and c == escape:
+            if i + 1 == len(pattern):
+                return None
             out.append(re.escape(pattern[i + 1]))
             i += 2
             continue
@@ -48,6 +70,16 @@ def like_regex(pattern: str, escape: str | None) -> str:
         i += 1
     out.append("$")
     return "".join(out)
+
+
+def _dynamic_like_regex(pattern: Column) -> Column:
+    """``like_regex`` for a pattern only known per row (no escape character)."""
+    quoted = F.regexp_replace(pattern, r"([\\^$.|?*+()\[\]{}])", r"\\$1")
+    return F.concat(
+        F.lit("^"),
+        F.replace(F.replace(quoted, F.lit("%"), F.lit(".*")), F.lit("_"), F.lit(".")),
+        F.lit("$"),
+    )
 
 
 class Compiler:
@@ -84,25 +116,24 @@ class Compiler:
         if base in ("INTEGER", "BIGINT"):
             left, right = left.cast(target), right.cast(target)
             if expr.op == "/":
-                # Java integer division truncates toward zero. (left - left % right) is an exact
-                # multiple of right, so the decimal quotient is exact before the cast.
-                exact = (left - left % right).cast("decimal(38,0)") / right.cast("decimal(38,0)")
-                return F.when(right == 0, F.lit(None)).otherwise(exact).cast(target)
-            if expr.op == "%":
-                return F.when(right == 0, F.lit(None)).otherwise(left % right).cast(target)
+                # Java integer division truncates toward zero, as Spark's div (by zero: null).
+                return F.call_function("div", left, right).cast(target)
         if base == "DOUBLE":
             left, right = left.cast(target), right.cast(target)
+            # Java doubles divide by zero into +/-Infinity or NaN, where Spark returns null;
+            # multiplying keeps null for a null operand. Each operand is used twice at most,
+            # so chains of divisions stay small.
             if expr.op == "/":
-                # Java doubles divide by zero into +/-Infinity or NaN; Spark returns null.
-                inf = F.lit(float("inf"))
-                return F.when(
-                    right == 0,
-                    F.when(left > 0, inf).when(left < 0, -inf).when(left.isNotNull(), F.lit(float("nan"))),
-                ).otherwise(left / right)
+                return F.when(right == 0, left * F.lit(float("inf"))).otherwise(left / right)
             if expr.op == "%":
-                return F.when(right == 0, F.lit(float("nan"))).otherwise(left % right)
-        ops = {"+": Column.__add__, "-": Column.__sub__, "*": Column.__mul__, "/": Column.__truediv__,
-               "%": Column.__mod__}
+                return F.when(right == 0, left * F.lit(float("nan"))).otherwise(left % right)
+        ops = {
+            "+": Column.__add__,
+            "-": Column.__sub__,
+            "*": Column.__mul__,
+            "/": Column.__truediv__,
+            "%": Column.__mod__,
+        }
         return ops[expr.op](left, right).cast(target)
 
     @visit.register
@@ -111,23 +142,47 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.Comparison) -> Column:
-        left, right = self(expr.left), self(expr.right)
-        ops = {"=": Column.__eq__, "<>": Column.__ne__, "<": Column.__lt__, "<=": Column.__le__,
-               ">": Column.__gt__, ">=": Column.__ge__}
-        return ops[expr.op](left, right)  # type: ignore[operator,no-any-return]
+        return functions.compare(
+            expr.op,
+            self(expr.left),
+            self(expr.right),
+            expr.left.result_type,
+            expr.right.result_type,
+        )
 
     @visit.register
     def _(self, expr: e.DistinctFrom) -> Column:
-        same = self(expr.left).eqNullSafe(self(expr.right))
-        return same if expr.negated else ~same
+        result = functions.distinct(
+            self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type
+        )
+        return ~result if expr.negated else result
 
     @visit.register
     def _(self, expr: e.And) -> Column:
-        return self(expr.left) & self(expr.right)
+        return self._java_logic(expr, stop_on=False)
 
     @visit.register
     def _(self, expr: e.Or) -> Column:
-        return self(expr.left) | self(expr.right)
+        return self._java_logic(expr, stop_on=True)
+
+    def _java_logic(self, expr: e.And | e.Or, *, stop_on: bool) -> Column:
+        """Java's ``&&`` / ``||`` over a flattened chain of operands, left to right.
+
+        The first operand that is null makes the result null (unboxing fails), the first
+        that equals ``stop_on`` decides it; otherwise it is ``not stop_on``. One CASE over
+        the chain evaluates lazily and uses each operand once per test, where nesting
+        ``when(left is null ...)`` per node would grow exponentially with the chain.
+        """
+        result = None
+        for operand in _flatten(expr, type(expr)):
+            value = self(operand)
+            decided = value if stop_on else ~value
+            if result is None:
+                result = F.when(value.isNull(), _null_boolean()).when(decided, F.lit(stop_on))
+            else:
+                result = result.when(value.isNull(), _null_boolean()).when(decided, F.lit(stop_on))
+        assert result is not None
+        return result.otherwise(F.lit(not stop_on))
 
     @visit.register
     def _(self, expr: e.Not) -> Column:
@@ -141,24 +196,40 @@ class Compiler:
     @visit.register
     def _(self, expr: e.Like) -> Column:
         value = self(expr.value)
-        if isinstance(expr.pattern, e.Literal) and expr.pattern.value is not None:
-            matched = value.rlike(like_regex(str(expr.pattern.value), expr.escape))
+        if isinstance(expr.pattern, e.Literal):
+            if expr.pattern.value is None:
+                return _null_boolean()
+            regex = like_regex(str(expr.pattern.value), expr.escape)
+            if regex is None:
+                return _null_boolean()
+            matched = value.rlike(regex)
+        elif expr.escape is None:
+            matched = F.regexp_like(value, _dynamic_like_regex(self(expr.pattern)))
         else:
-            # Spark's LIKE escapes with a backslash by default; ksqlDB has no default escape,
-            # so a control character that cannot appear in a pattern stands in for "none".
-            matched = F.like(value, self(expr.pattern), F.lit(expr.escape or "\u0001"))
+            matched = functions.like_with_escape(value, self(expr.pattern), expr.escape)
         return ~matched if expr.negated else matched
 
     @visit.register
     def _(self, expr: e.Between) -> Column:
-        value = self(expr.value)
-        result = (value >= self(expr.low)) & (value <= self(expr.high))
+        value, vt = self(expr.value), expr.value.result_type
+        result = functions.compare(
+            ">=", value, self(expr.low), vt, expr.low.result_type
+        ) & functions.compare("<=", value, self(expr.high), vt, expr.high.result_type)
         return ~result if expr.negated else result
 
     @visit.register
     def _(self, expr: e.InList) -> Column:
-        value = self(expr.value)
-        result = value.isin([self(i) for i in expr.items])
+        # ksqlDB's InListEvaluator: a null value or a null item never matches; never null.
+        value_type = expr.value.result_type
+        value = functions.comparable(self(expr.value), value_type)
+        items = [
+            functions.comparable(self(i), i.result_type)
+            for i in expr.items
+            if not _is_null_literal(i)
+        ]
+        result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
+        if value_type.base == "DOUBLE":
+            result = result & ~F.coalesce(F.isnan(value), F.lit(False))
         return ~result if expr.negated else result
 
     @visit.register
@@ -169,7 +240,9 @@ class Compiler:
             value = self(when.result).cast(to_spark(expr.sql_type))
             result = F.when(condition, value) if result is None else result.when(condition, value)
         assert result is not None
-        default = self(expr.default).cast(to_spark(expr.sql_type)) if expr.default is not None else None
+        default = (
+            self(expr.default).cast(to_spark(expr.sql_type)) if expr.default is not None else None
+        )
         return result.otherwise(default) if default is not None else result
 
     @visit.register
@@ -202,13 +275,34 @@ class Compiler:
     def _(self, expr: e.CreateMap) -> Column:
         map_type = expr.sql_type
         assert isinstance(map_type, t.Map)
+        if not expr.entries:
+            return F.create_map().cast(to_spark(map_type))
         parts: list[Column] = []
+        keys: list[Column] = []
         for entry in expr.entries:
-            parts += [self(entry.key).cast(to_spark(map_type.key)), self(entry.value).cast(to_spark(map_type.value))]
-        return F.create_map(*parts) if parts else F.create_map().cast(to_spark(map_type))
+            key = self(entry.key).cast(to_spark(map_type.key))
+            parts += [key, self(entry.value).cast(to_spark(map_type.value))]
+            if not (isinstance(entry.key, e.Literal) and entry.key.value is not None):
+                keys.append(key)
+        result = F.create_map(*parts)
+        if not keys:
+            return result
+        # Spark cannot hold a null map key; ksqlDB fails to write one, so the map is null.
+        any_null = F.greatest(*[k.isNull() for k in keys]) if len(keys) > 1 else keys[0].isNull()
+        return F.when(any_null, F.lit(None)).otherwise(result)
 
     @visit.register
     def _(self, expr: e.CreateStruct) -> Column:
         if not expr.fields:
             return F.struct().cast(to_spark(expr.sql_type))
         return F.struct(*[self(f.value).alias(f.name) for f in expr.fields])
+
+
+def _flatten(expr: e.Expression, kind: type[e.And] | type[e.Or]) -> list[e.Expression]:
+    if isinstance(expr, kind):
+        return _flatten(expr.left, kind) + _flatten(expr.right, kind)
+    return [expr]
+
+
+def _is_null_literal(expr: e.Expression) -> bool:
+    return isinstance(expr, e.Literal) and expr.value is None

@@ -220,6 +220,10 @@ def java_double(value: float) -> str:
             text = format(decimal.Decimal(text), "f")
         return text if "." in text else text + ".0"
     shortest = decimal.Decimal(repr(value)).normalize()
+    if len(shortest.as_tuple().digits) == 1:
+        # Java prints two digits in scientific notation: the two closest to the exact binary
+        # value (Double.MIN_VALUE is 4.9E-324, where the shortest text would be 5E-324).
+        shortest = decimal.Decimal(format(decimal.Decimal(value), ".1e")).normalize()
     sign, digit_tuple, exp = shortest.as_tuple()
     d = "".join(map(str, digit_tuple))
     exp10 = exp + len(d) - 1  # type: ignore[operator]

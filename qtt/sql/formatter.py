@@ -110,7 +110,8 @@ def _(node: ast.IsNull) -> str:
 @format_expr.register
 def _(node: ast.Between) -> str:
     neg = "NOT " if node.negated else ""
-    return f"({format_expr(node.value)} {neg}BETWEEN {format_expr(node.low)} AND {format_expr(node.high)})"
+    low, high = format_expr(node.low), format_expr(node.high)
+    return f"({format_expr(node.value)} {neg}BETWEEN {low} AND {high})"
 
 
 @format_expr.register
@@ -128,14 +129,18 @@ def _(node: ast.Like) -> str:
 
 @format_expr.register
 def _(node: ast.SearchedCase) -> str:
-    whens = " ".join(f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens)
+    whens = " ".join(
+        f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens
+    )
     default = f" ELSE {format_expr(node.default)}" if node.default is not None else ""
     return f"(CASE {whens}{default} END)"
 
 
 @format_expr.register
 def _(node: ast.SimpleCase) -> str:
-    whens = " ".join(f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens)
+    whens = " ".join(
+        f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens
+    )
     default = f" ELSE {format_expr(node.default)}" if node.default is not None else ""
     return f"(CASE {format_expr(node.operand)} {whens}{default} END)"
 

@@ -1,0 +1,330 @@
+"""The analyzer: ksqlDB's typing rules, NULL inference, implicit casts and error messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan import expressions as e
+from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn, arithmetic_type, can_cast, common_type
+from qtt.plan.functions import NULL
+from qtt.sql import parse_expression, parse_type
+
+COLUMNS = {
+    "I": "INT",
+    "L": "BIGINT",
+    "D": "DOUBLE",
+    "S": "STRING",
+    "B": "BOOLEAN",
+    "X": "DECIMAL(4, 2)",
+    "A": "ARRAY<INT>",
+    "M": "MAP<STRING, INT>",
+    "ST": "STRUCT<F0 INT, `f1` STRING>",
+    "BY": "BYTES",
+    "TS": "TIMESTAMP",
+    "DT": "DATE",
+    "TM": "TIME",
+}
+
+
+def analyze(text: str, clause: str = "SELECT") -> e.Expression:
+    scope = Scope(
+        [ScopeColumn(name, parse_type(type_), frozenset(["T"])) for name, type_ in COLUMNS.items()],
+        frozenset(["T"]),
+    )
+    return Analyzer(scope, clause)(parse_expression(text))
+
+
+def type_of(text: str) -> t.SqlType:
+    return analyze(text).result_type
+
+
+# ---------------------------------------------------------------------------- literals and columns
+
+
+@pytest.mark.parametrize(
+    ("text", "type_"),
+    [
+        ("1", t.INTEGER),
+        ("2147483648", t.BIGINT),
+        ("1.50", t.Decimal(3, 2)),
+        ("0.05", t.Decimal(2, 2)),
+        ("1.5E2", t.DOUBLE),
+        ("'x'", t.STRING),
+        ("true", t.BOOLEAN),
+        ("T.I", t.INTEGER),
+        ("ST->F0", t.INTEGER),
+        ("ST->`f1`", t.STRING),
+        ("A[1]", t.INTEGER),
+        ("M['k']", t.INTEGER),
+    ],
+)
+def test_literal_and_reference_types(text: str, type_: t.SqlType) -> None:
+    assert type_of(text) == type_
+
+
+def test_unknown_column_names_the_clause() -> None:
+    with pytest.raises(StatementError, match="WHERE column 'NOPE' cannot be resolved"):
+        analyze("nope", "WHERE")
+
+
+def test_unknown_struct_field() -> None:
+    with pytest.raises(StatementError, match="Could not find field 'F1' in 'ST'"):
+        analyze("ST->F1")
+
+
+# ---------------------------------------------------------------------------- arithmetic
+
+
+@pytest.mark.parametrize(
+    ("text", "type_"),
+    [
+        ("I + I", t.INTEGER),
+        ("I + L", t.BIGINT),
+        ("I * D", t.DOUBLE),
+        ("X + X", t.Decimal(5, 2)),
+        ("X * X", t.Decimal(9, 4)),
+        ("X / X", t.Decimal(11, 7)),
+        ("X % X", t.Decimal(4, 2)),
+        ("X + I", t.Decimal(13, 2)),
+        ("X + D", t.DOUBLE),
+        ("-X", t.Decimal(4, 2)),
+        ("S + S", t.STRING),
+        ("I + NULL", t.INTEGER),
+    ],
+)
+def test_arithmetic_types(text: str, type_: t.SqlType) -> None:
+    assert type_of(text) == type_
+
+
+def test_string_plus_is_concat() -> None:
+    expr = analyze("S + 'x'")
+    assert isinstance(expr, e.Call) and expr.name == "CONCAT"
+
+
+def test_arithmetic_rules_directly() -> None:
+    assert arithmetic_type("+", t.STRING, t.INTEGER) is None
+    assert arithmetic_type("-", t.Decimal(38, 10), t.Decimal(38, 10)) == t.Decimal(38, 10)
+
+
+def test_bad_arithmetic() -> None:
+    with pytest.raises(StatementError, match=r"Unsupported arithmetic types\. STRING INTEGER"):
+        analyze("S + I")
+    with pytest.raises(StatementError, match="Arithmetic on types NULL and NULL are not supported"):
+        analyze("NULL + NULL")
+
+
+# ---------------------------------------------------------------------------- comparisons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I = L",
+        "I < D",
+        "X >= I",
+        "S < 'b'",
+        "B = true",
+        "A = ARRAY[1]",
+        "M = MAP('a' := 1)",
+        "ST = ST",
+        "M IS DISTINCT FROM M",
+        "TS < '2020-01-01'",
+        "I BETWEEN 1 AND 2.5",
+        "I IN (1, 2, NULL)",
+    ],
+)
+def test_comparable(text: str) -> None:
+    assert type_of(text) == t.BOOLEAN
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("S = I", "Cannot compare S (STRING) to I (INTEGER) with EQUAL."),
+        ("B < true", "Cannot compare B (BOOLEAN) to true (BOOLEAN) with LESS_THAN."),
+        (
+            "M < M",
+            "Cannot compare M (MAP<STRING, INTEGER>) to M (MAP<STRING, INTEGER>) with LESS_THAN.",
+        ),
+        ("I = NULL", "Comparison with NULL not supported: I = NULL"),
+    ],
+)
+def test_not_comparable(text: str, message: str) -> None:
+    with pytest.raises(StatementError) as info:
+        analyze(text)
+    assert message in info.value.message
+
+
+def test_null_in_between_takes_the_value_type() -> None:
+    expr = analyze("I BETWEEN NULL AND 3")
+    assert isinstance(expr, e.Between)
+    assert expr.low == e.Literal(value=None, sql_type=t.INTEGER)
+
+
+def test_conditions_must_be_boolean() -> None:
+    with pytest.raises(
+        StatementError, match="Type error in WHERE: expression should evaluate to BOOLEAN"
+    ):
+        Analyzer(Scope([ScopeColumn("I", t.INTEGER)]), "WHERE").boolean(parse_expression("I"))
+
+
+# ---------------------------------------------------------------------------- CASE and constructors
+
+
+def test_case_widens_branches_and_types_null() -> None:
+    expr = analyze("CASE WHEN B THEN I WHEN false THEN NULL ELSE L END")
+    assert isinstance(expr, e.Case)
+    assert expr.sql_type == t.BIGINT
+    assert expr.whens[1].result == e.Literal(value=None, sql_type=t.BIGINT)
+
+
+def test_case_errors() -> None:
+    with pytest.raises(StatementError, match="All case branches have NULL type"):
+        analyze("CASE WHEN B THEN NULL ELSE NULL END")
+    with pytest.raises(StatementError, match="THEN expression types: STRING, INTEGER"):
+        analyze("CASE WHEN B THEN 'x' ELSE 1 END")
+
+
+def test_simple_case_becomes_comparisons() -> None:
+    expr = analyze("CASE I WHEN 1 THEN 'one' END")
+    assert isinstance(expr, e.Case)
+    assert expr.whens[0].condition == e.Comparison(
+        op="=",
+        left=e.ColumnRef(name="I", sql_type=t.INTEGER),
+        right=e.Literal(value=1, sql_type=t.INTEGER),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "type_"),
+    [
+        ("ARRAY[1, 2.5, NULL]", t.Array(t.Decimal(11, 1))),
+        ("ARRAY[I, L]", t.Array(t.BIGINT)),
+        ("MAP('a' := 1, 'b' := NULL)", t.Map(t.STRING, t.INTEGER)),
+        ("STRUCT(A := 1, `b` := 'x')", t.Struct((t.Field("A", t.INTEGER), t.Field("b", t.STRING)))),
+    ],
+)
+def test_constructor_types(text: str, type_: t.SqlType) -> None:
+    assert type_of(text) == type_
+
+
+def test_constructors_need_a_type() -> None:
+    with pytest.raises(StatementError, match="Can't infer a type of null"):
+        analyze("ARRAY[NULL]")
+
+
+def test_common_type() -> None:
+    assert common_type([NULL, t.INTEGER, t.BIGINT]) == t.BIGINT
+    assert common_type([t.INTEGER, t.Decimal(5, 2)]) == t.Decimal(12, 2)
+    assert common_type([t.STRING, t.INTEGER]) is None
+    assert common_type([NULL]) == NULL
+
+
+# ---------------------------------------------------------------------------- CAST
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "ok"),
+    [
+        ("STRING", "INT", True),
+        ("STRING", "BOOLEAN", True),
+        ("STRING", "DECIMAL(4, 2)", True),
+        ("STRING", "BYTES", True),
+        ("INT", "BOOLEAN", False),
+        ("BOOLEAN", "INT", False),
+        ("DOUBLE", "DECIMAL(4, 2)", True),
+        ("BYTES", "STRING", False),
+        ("STRING", "ARRAY<INT>", False),
+        ("ARRAY<BIGINT>", "ARRAY<STRING>", True),
+        ("ARRAY<BOOLEAN>", "ARRAY<INT>", False),
+        ("MAP<STRING, STRING>", "MAP<STRING, INT>", True),
+        ("MAP<STRING, INT>", "STRING", True),
+        ("STRUCT<A INT, B BOOLEAN>", "STRUCT<A STRING, C INT>", True),
+        ("STRUCT<A BOOLEAN>", "STRUCT<A INT>", False),
+        ("TIMESTAMP", "DATE", True),
+        ("DATE", "TIME", False),
+    ],
+)
+def test_cast_table(source: str, target: str, ok: bool) -> None:
+    assert can_cast(parse_type(source), parse_type(target)) is ok
+
+
+def test_unsupported_cast_in_select_names_the_clause() -> None:
+    with pytest.raises(StatementError) as info:
+        analyze("CAST(S AS ARRAY<INT>)")
+    assert info.value.message == "Invalid Select: Cast of STRING to ARRAY<INTEGER> is not supported"
+    with pytest.raises(StatementError) as info:
+        analyze("CAST(B AS INT) = 1", "WHERE")
+    assert info.value.message == "Cast of BOOLEAN to INTEGER is not supported"
+
+
+def test_cast_to_the_same_type_disappears() -> None:
+    assert analyze("CAST(I AS INTEGER)") == e.ColumnRef(name="I", sql_type=t.INTEGER)
+
+
+def test_cast_of_null_is_a_typed_null() -> None:
+    assert analyze("CAST(NULL AS MAP<STRING, INT>)") == e.Literal(
+        value=None, sql_type=t.Map(t.STRING, t.INTEGER)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "feature"),
+    [
+        ("CAST(TM AS STRING)", "(TIME values)"),
+        ("CAST(ARRAY[TS] AS STRING)", "nested TIMESTAMP values"),
+        ("CAST(MAP('a' := BY) AS STRING)", "nested BYTES values"),
+    ],
+)
+def test_casts_qtt_cannot_run_yet_are_unsupported(text: str, feature: str) -> None:
+    with pytest.raises(UnsupportedFeatureError, match=feature):
+        analyze(text)
+
+
+# ---------------------------------------------------------------------------- functions
+
+
+def test_widened_arguments_get_explicit_casts() -> None:
+    expr = analyze("COALESCE(I, L)")
+    assert isinstance(expr, e.Call)
+    assert expr.args[0] == e.Cast(
+        operand=e.ColumnRef(name="I", sql_type=t.INTEGER), sql_type=t.BIGINT
+    )
+    assert expr.args[1] == e.ColumnRef(name="L", sql_type=t.BIGINT)
+
+
+def test_null_arguments_take_the_parameter_type() -> None:
+    expr = analyze("IFNULL(NULL, S)")
+    assert isinstance(expr, e.Call)
+    assert expr.args[0] == e.Literal(value=None, sql_type=t.STRING)
+
+
+def test_constant_arguments() -> None:
+    assert type_of("ROUND(D, 2)") == t.DOUBLE
+    with pytest.raises(UnsupportedFeatureError, match="ROUND with a non-constant argument 2"):
+        analyze("ROUND(D, I)")
+
+
+def test_datetime_patterns_are_checked_when_planning() -> None:
+    assert type_of("PARSE_DATE(S, 'yyyy-MM-dd')") == t.DATE
+    with pytest.raises(
+        UnsupportedFeatureError, match="datetime pattern letter 'u' in STRINGTODATE"
+    ):
+        analyze("STRINGTODATE(S, 'uuuu-MM-dd')")
+    with pytest.raises(UnsupportedFeatureError, match="PARSE_DATE pattern 'dd MMM yyyy'"):
+        analyze("PARSE_DATE(S, 'dd MMM yyyy')")
+
+
+def test_function_errors_carry_the_call_position() -> None:
+    with pytest.raises(StatementError) as info:
+        analyze("1 + nope(1)")
+    assert (info.value.line, info.value.column) == (1, 5)
+
+
+def test_lambdas_and_aggregates_are_unsupported() -> None:
+    with pytest.raises(UnsupportedFeatureError, match="lambda functions"):
+        analyze("TRANSFORM(A, x => x + 1)")
+    with pytest.raises(UnsupportedFeatureError, match="aggregate function SUM"):
+        analyze("SUM(I)")

@@ -1,0 +1,160 @@
+"""Function resolution: signatures, widening, return types, unsupported overloads, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan import functions as fns
+from qtt.plan.functions import NULL
+
+
+def returns(name: str, *args: t.SqlType) -> t.SqlType:
+    return fns.resolve(name, list(args)).return_type
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        # ksqlDB's Round/Trunc UDFs return BIGINT for whole numbers and DOUBLE input.
+        ("ROUND", [t.INTEGER], t.BIGINT),
+        ("ROUND", [t.BIGINT], t.BIGINT),
+        ("ROUND", [t.DOUBLE], t.BIGINT),
+        ("ROUND", [t.DOUBLE, t.INTEGER], t.DOUBLE),
+        ("ROUND", [t.Decimal(33, 16)], t.Decimal(17, 0)),
+        ("ROUND", [t.Decimal(33, 16), t.INTEGER], t.Decimal(33, 16)),
+        ("TRUNC", [t.Decimal(4, 2)], t.Decimal(2, 0)),
+        ("TRUNC", [t.DOUBLE], t.BIGINT),
+        # FLOOR and CEIL keep their argument's type, decimal scale included.
+        ("FLOOR", [t.Decimal(4, 2)], t.Decimal(4, 2)),
+        ("CEIL", [t.INTEGER], t.INTEGER),
+        ("CEIL", [t.DOUBLE], t.DOUBLE),
+        ("SIGN", [t.BIGINT], t.INTEGER),
+        ("ABS", [t.Decimal(5, 1)], t.Decimal(5, 1)),
+        ("LN", [t.INTEGER], t.DOUBLE),
+        ("LOG", [t.INTEGER, t.BIGINT], t.DOUBLE),
+        ("GREATEST", [t.INTEGER, t.BIGINT, t.INTEGER], t.BIGINT),
+        ("COALESCE", [t.INTEGER, t.Decimal(5, 2)], t.Decimal(12, 2)),
+        ("COALESCE", [t.Decimal(10, 0), t.Decimal(5, 2)], t.Decimal(12, 2)),
+        ("IFNULL", [NULL, t.STRING], t.STRING),
+        ("MAP_VALUES", [t.Map(t.STRING, t.Array(t.INTEGER))], t.Array(t.Array(t.INTEGER))),
+        (
+            "MAP_UNION",
+            [t.Map(t.STRING, t.INTEGER), t.Map(t.STRING, t.INTEGER)],
+            t.Map(t.STRING, t.INTEGER),
+        ),
+        (
+            "ENTRIES",
+            [t.Map(t.STRING, t.DOUBLE), t.BOOLEAN],
+            t.Array(t.Struct((t.Field("K", t.STRING), t.Field("V", t.DOUBLE)))),
+        ),
+        ("GENERATE_SERIES", [t.INTEGER, t.INTEGER], t.Array(t.INTEGER)),
+        ("GENERATE_SERIES", [t.INTEGER, t.BIGINT], t.Array(t.BIGINT)),
+        ("STRINGTODATE", [t.STRING, t.STRING], t.INTEGER),
+        ("PARSE_DATE", [t.STRING, t.STRING], t.DATE),
+        ("CONCAT", [t.STRING, t.STRING, t.STRING], t.STRING),
+        ("CONCAT", [t.BYTES, NULL], t.BYTES),
+    ],
+)
+def test_return_types(name: str, args: list[t.SqlType], expected: t.SqlType) -> None:
+    assert returns(name, *args) == expected
+
+
+def test_exact_match_beats_widening() -> None:
+    resolved = fns.resolve("ABS", [t.INTEGER])
+    assert resolved.param_types == (t.INTEGER,)
+
+
+def test_least_widening_wins() -> None:
+    # INTEGER -> DECIMAL widens less than INTEGER -> DOUBLE.
+    resolved = fns.resolve("ROUND", [t.INTEGER, t.INTEGER])
+    assert resolved.param_types == (t.Decimal(10, 0), t.INTEGER)
+    assert resolved.return_type == t.Decimal(10, 0)
+
+
+def test_type_variable_binds_to_the_widest_argument() -> None:
+    resolved = fns.resolve("COALESCE", [t.INTEGER, t.BIGINT, t.INTEGER])
+    assert resolved.param_types == (t.BIGINT, t.BIGINT, t.BIGINT)
+
+
+def test_unknown_function_suggests_a_name() -> None:
+    with pytest.raises(
+        StatementError,
+        match=r"Can't find any functions with the name 'ROUNDD'\. Did you mean 'ROUND'",
+    ):
+        fns.resolve("ROUNDD", [t.DOUBLE])
+
+
+def test_wrong_arguments_list_the_alternatives() -> None:
+    with pytest.raises(StatementError) as info:
+        fns.resolve("COALESCE", [])
+    assert "Function 'COALESCE' does not accept parameters ()" in info.value.message
+    assert "COALESCE(T, T...)" in info.value.message
+
+
+def test_no_implicit_conversion_between_strings_and_numbers() -> None:
+    with pytest.raises(StatementError, match="does not accept parameters \\(STRING\\)"):
+        fns.resolve("ABS", [t.STRING])
+
+
+def test_an_unsupported_overload_is_an_unsupported_feature() -> None:
+    with pytest.raises(UnsupportedFeatureError, match=r"SPLIT\(BYTES, BYTES\): SPLIT of BYTES"):
+        fns.resolve("SPLIT", [t.BYTES, t.BYTES])
+
+
+def test_set_operations_on_arrays_of_maps_are_unsupported() -> None:
+    maps = t.Array(t.Map(t.STRING, t.INTEGER))
+    with pytest.raises(UnsupportedFeatureError, match="ARRAY_UNION of arrays holding maps"):
+        fns.resolve("ARRAY_UNION", [maps, maps])
+    with pytest.raises(UnsupportedFeatureError, match="ARRAY_JOIN of ARRAY<INTEGER> elements"):
+        fns.resolve("ARRAY_JOIN", [t.Array(t.Array(t.INTEGER))])
+
+
+def test_entries_takes_primitive_values_only() -> None:
+    with pytest.raises(StatementError, match="does not accept parameters"):
+        fns.resolve("ENTRIES", [t.Map(t.STRING, t.Decimal(4, 2)), t.BOOLEAN])
+
+
+def test_orderable_checks() -> None:
+    with pytest.raises(StatementError, match="'ARRAY_MAX' does not support values of type MAP"):
+        fns.resolve("ARRAY_MAX", [t.Array(t.Map(t.STRING, t.INTEGER))])
+    assert returns("ARRAY_SORT", t.Array(t.BOOLEAN)) == t.Array(t.BOOLEAN)
+
+
+def test_a_bare_null_cannot_bind_a_type_variable() -> None:
+    with pytest.raises(StatementError, match="Can't infer a type of null"):
+        fns.resolve("COALESCE", [NULL, NULL])
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problem"),
+    [
+        ("yyyy-MM-dd", None),
+        ("yyyyMMdd'T'HH:mm:ss.SSSX", None),
+        ("dd MMM yyyy", None),
+        ("'quoted u' yyyy", None),
+        ("uuuu-MM-dd", "datetime pattern letter 'u'"),
+        ("EEEEE", "datetime pattern 'EEEEE'"),
+    ],
+)
+def test_datetime_patterns_spark_can_run(pattern: str, problem: str | None) -> None:
+    assert fns.datetime_pattern_problem(pattern) == problem
+
+
+def test_simple_date_patterns() -> None:
+    assert fns.simple_date_fields("yyyy-MM-dd'T'") == [
+        ("y", "yyyy"),
+        ("lit", "-"),
+        ("M", "MM"),
+        ("lit", "-"),
+        ("d", "dd"),
+        ("lit", "T"),
+    ]
+    assert fns.simple_date_fields("dd MMM yyyy") is None
+    assert fns.simple_date_fields("yy-MM-dd") is None
+
+
+def test_signatures_describe_themselves() -> None:
+    signature = fns.FUNCTIONS["ARRAY_CONTAINS"].signatures[0]
+    assert signature.describe() == "(ARRAY<T>, T)"

@@ -1,0 +1,118 @@
+"""Compiled plan expressions on a small static DataFrame: ksqlDB's semantics, case by case.
+
+Each case in ``fixtures/expressions.json`` names an expression, its input columns (name ->
+SQL type), input rows, the expected SQL type and the expected values. Values are JSON with
+a few spellings for what JSON lacks: ``"NaN"``/``"Infinity"`` for DOUBLE, strings for
+DECIMAL and DATE, objects for MAP and STRUCT.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
+from qtt.sql import parse_expression, parse_type
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+CASES = json.loads(
+    (Path(__file__).parent / "fixtures" / "expressions.json").read_text(encoding="utf-8")
+)
+
+
+def to_python(value: Any, type_: t.SqlType) -> Any:
+    """A fixture value as PySpark holds it."""
+    if value is None:
+        return None
+    if type_ == t.DOUBLE:
+        return float(value)
+    if isinstance(type_, t.Decimal):
+        return decimal.Decimal(value)
+    if type_ == t.DATE:
+        return datetime.date.fromisoformat(value)
+    if isinstance(type_, t.Array):
+        return [to_python(v, type_.element) for v in value]
+    if isinstance(type_, t.Map):
+        return {to_python(k, type_.key): to_python(v, type_.value) for k, v in value.items()}
+    if isinstance(type_, t.Struct):
+        return tuple(to_python(value.get(f.name), f.type) for f in type_.fields)
+    return value
+
+
+def from_spark(value: Any) -> Any:
+    """A collected value in the fixture's spelling."""
+    if hasattr(value, "asDict"):
+        return {k: from_spark(v) for k, v in value.asDict().items()}
+    if isinstance(value, dict):
+        return {str(from_spark(k)): from_spark(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_spark(v) for v in value]
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, decimal.Decimal | datetime.date):
+        return str(value)
+    return value
+
+
+@pytest.fixture(scope="module")
+def results(spark: SparkSession) -> list[tuple[t.SqlType, list[Any]]]:
+    """Every case evaluated in one Spark job (one code generation, one collect).
+
+    Case ``i`` reads its columns from ``c{i}_NAME``, and its expression only counts on its
+    own rows (``__case = i``), so a case that fails when evaluated elsewhere stays honest.
+    """
+    from pyspark.sql import functions as F
+
+    from qtt.runtime.expressions import Compiler
+    from qtt.runtime.types import struct_of
+
+    all_columns: list[tuple[str, t.SqlType]] = [("__case", t.INTEGER)]
+    selected = []
+    plans = []
+    for index, case in enumerate(CASES):
+        columns = [(name, parse_type(type_)) for name, type_ in case["columns"].items()]
+        all_columns += [(f"c{index}_{name}", type_) for name, type_ in columns]
+        scope = Scope(
+            [ScopeColumn(name, type_, input_name=f"c{index}_{name}") for name, type_ in columns]
+        )
+        plan = Analyzer(scope, "SELECT").typed(parse_expression(case["expr"]))
+        plans.append(plan)
+        selected.append(F.when(F.col("__case") == index, Compiler()(plan)).alias(f"r{index}"))
+    rows = []
+    width = len(all_columns)
+    offset = 1
+    for index, case in enumerate(CASES):
+        types = [parse_type(type_) for type_ in case["columns"].values()]
+        for row in case["rows"]:
+            values: list[Any] = [None] * width
+            values[0] = index
+            values[offset : offset + len(types)] = [
+                to_python(v, ty) for v, ty in zip(row, types, strict=True)
+            ]
+            rows.append(tuple(values))
+        offset += len(types)
+    df = spark.createDataFrame(rows, struct_of(all_columns))
+    collected = df.select("__case", *selected).collect()
+    out: list[tuple[t.SqlType, list[Any]]] = [(plan.result_type, []) for plan in plans]
+    for row in collected:
+        index = row["__case"]
+        out[index][1].append(from_spark(row[f"r{index}"]))
+    return out
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[c["expr"] for c in CASES])
+def test_expression(results: list[tuple[t.SqlType, list[Any]]], index: int) -> None:
+    case = CASES[index]
+    result_type, values = results[index]
+    assert str(result_type) == case["type"]
+    assert values == case["expected"], case.get("why", "")

@@ -1,0 +1,22 @@
+"""Every planned function has a Spark implementation, and every implementation a signature."""
+
+from __future__ import annotations
+
+from qtt.plan.functions import FUNCTIONS
+from qtt.runtime import functions
+
+
+def test_signatures_and_implementations_list_the_same_functions() -> None:
+    planned = set(FUNCTIONS)
+    implemented = set(functions.implemented())
+    assert sorted(planned - implemented) == [], "planned but not implemented"
+    assert sorted(implemented - planned) == [], "implemented but never planned"
+
+
+def test_runtime_modules_import_without_a_spark_session() -> None:
+    # The pytest plugin collects without a JVM; module-level Columns would need one.
+    import qtt.runtime.expressions  # noqa: F401
+
+
+def test_no_function_is_both_renamed_and_implemented() -> None:
+    assert not set(functions.RENAMES) & set(functions.IMPLEMENTATIONS)

@@ -1,0 +1,271 @@
+"""The parser: statements, expressions, identifier case rules, types and syntax errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import SqlSyntaxError
+from qtt.sql import ast, parse_expression, parse_schema, parse_statements, parse_type
+
+# ---------------------------------------------------------------------------- statements
+
+
+def test_create_stream_with_columns_and_properties() -> None:
+    (statement,) = parse_statements(
+        "CREATE STREAM s (id STRING KEY, `v` INT) WITH (kafka_topic='t', value_format='JSON');"
+    )
+    assert isinstance(statement, ast.CreateSource)
+    assert statement.kind == "STREAM"
+    assert statement.name == "S"
+    assert [(e.name, e.type, e.constraint) for e in statement.elements] == [
+        ("ID", t.STRING, "KEY"),
+        ("v", t.INTEGER, None),
+    ]
+    assert statement.properties == {"KAFKA_TOPIC": "t", "VALUE_FORMAT": "JSON"}
+
+
+def test_create_as_select_with_clauses() -> None:
+    (statement,) = parse_statements(
+        "CREATE STREAM out AS SELECT a, b AS c, * FROM src s "
+        "WHERE a > 1 PARTITION BY b EMIT CHANGES;"
+    )
+    assert isinstance(statement, ast.CreateAsSelect)
+    query = statement.query
+    assert [type(i).__name__ for i in query.select] == [
+        "SingleColumn",
+        "SingleColumn",
+        "AllColumns",
+    ]
+    assert query.select[1] == ast.SingleColumn(expr=ast.ColumnRef(name="B"), alias="C")
+    assert query.from_ == ast.Table(name="SRC", alias="S")
+    assert query.where == ast.Comparison(
+        op=">", left=ast.ColumnRef(name="A"), right=ast.IntegerLiteral(value=1)
+    )
+    assert query.partition_by == (ast.ColumnRef(name="B"),)
+    assert query.emit == "CHANGES"
+
+
+def test_several_statements_keep_their_own_text() -> None:
+    statements = parse_statements("CREATE STREAM a (x INT) WITH (kafka_topic='a');\nDROP STREAM a;")
+    assert [s.text for s in statements] == [
+        "CREATE STREAM a (x INT) WITH (kafka_topic='a')",
+        "DROP STREAM a",
+    ]
+
+
+# ---------------------------------------------------------------------------- identifiers
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("abc", "ABC"),
+        ("aBc", "ABC"),
+        ("`aBc`", "aBc"),
+        ('"aBc"', "aBc"),
+        ("`a``b`", "a`b"),
+        ("1R", "1R"),
+    ],
+)
+def test_unquoted_names_are_upper_cased_and_quoted_ones_kept(text: str, name: str) -> None:
+    assert parse_expression(text) == ast.ColumnRef(name=name)
+
+
+def test_non_reserved_keywords_are_identifiers() -> None:
+    assert parse_expression("key + size") == ast.Arithmetic(
+        op="+", left=ast.ColumnRef(name="KEY"), right=ast.ColumnRef(name="SIZE")
+    )
+
+
+def test_qualified_column_and_dereference() -> None:
+    assert parse_expression("s.a->b") == ast.Dereference(
+        base=ast.ColumnRef(name="A", source="S"), field="B"
+    )
+
+
+# ---------------------------------------------------------------------------- expressions
+
+
+def test_precedence_of_arithmetic_comparison_and_logic() -> None:
+    expr = parse_expression("NOT a + 2 * 3 > 4 AND b OR c")
+    assert isinstance(expr, ast.Or)
+    assert isinstance(expr.left, ast.And)
+    assert isinstance(expr.left.left, ast.Not)
+    comparison = expr.left.left.operand
+    assert isinstance(comparison, ast.Comparison)
+    assert comparison.left == ast.Arithmetic(
+        op="+",
+        left=ast.ColumnRef(name="A"),
+        right=ast.Arithmetic(
+            op="*", left=ast.IntegerLiteral(value=2), right=ast.IntegerLiteral(value=3)
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "node"),
+    [
+        ("42", ast.IntegerLiteral(value=42)),
+        ("-42", ast.IntegerLiteral(value=-42)),
+        ("1.50", ast.DecimalLiteral(text="1.50")),
+        ("-1.5", ast.DecimalLiteral(text="-1.5")),
+        ("1.5E3", ast.DoubleLiteral(text="1.5E3")),
+        ("'it''s'", ast.StringLiteral(value="it's")),
+        ("TRUE", ast.BooleanLiteral(value=True)),
+        ("null", ast.NullLiteral()),
+    ],
+)
+def test_literals(text: str, node: ast.Expr) -> None:
+    assert parse_expression(text) == node
+
+
+def test_predicates() -> None:
+    assert parse_expression("a NOT BETWEEN 1 AND 2") == ast.Between(
+        value=ast.ColumnRef(name="A"),
+        low=ast.IntegerLiteral(value=1),
+        high=ast.IntegerLiteral(value=2),
+        negated=True,
+    )
+    assert parse_expression("a IN (1, 2)") == ast.InList(
+        value=ast.ColumnRef(name="A"),
+        items=(ast.IntegerLiteral(value=1), ast.IntegerLiteral(value=2)),
+    )
+    assert parse_expression("a LIKE 'x!%' ESCAPE '!'") == ast.Like(
+        value=ast.ColumnRef(name="A"), pattern=ast.StringLiteral(value="x!%"), escape="!"
+    )
+    assert parse_expression("a IS NOT NULL") == ast.IsNull(
+        operand=ast.ColumnRef(name="A"), negated=True
+    )
+    assert parse_expression("a IS NOT DISTINCT FROM b") == ast.DistinctFrom(
+        left=ast.ColumnRef(name="A"), right=ast.ColumnRef(name="B"), negated=True
+    )
+    assert parse_expression("a != b") == ast.Comparison(
+        op="<>", left=ast.ColumnRef(name="A"), right=ast.ColumnRef(name="B")
+    )
+
+
+def test_constructors_subscripts_and_calls() -> None:
+    assert parse_expression("ARRAY[1, 2][1]") == ast.Subscript(
+        base=ast.CreateArray(items=(ast.IntegerLiteral(value=1), ast.IntegerLiteral(value=2))),
+        index=ast.IntegerLiteral(value=1),
+    )
+    assert parse_expression("MAP('a' := 1)") == ast.CreateMap(
+        entries=((ast.StringLiteral(value="a"), ast.IntegerLiteral(value=1)),)
+    )
+    assert parse_expression("STRUCT(f := 1)") == ast.CreateStruct(
+        fields=(("F", ast.IntegerLiteral(value=1)),)
+    )
+    assert parse_expression("count(*)") == ast.FunctionCall(name="COUNT", star=True)
+    assert parse_expression("round(x, 2)") == ast.FunctionCall(
+        name="ROUND", args=(ast.ColumnRef(name="X"), ast.IntegerLiteral(value=2))
+    )
+    assert parse_expression("transform(a, x => x + 1)").args[1] == ast.Lambda(  # type: ignore[attr-defined]
+        params=("X",),
+        body=ast.Arithmetic(
+            op="+", left=ast.ColumnRef(name="X"), right=ast.IntegerLiteral(value=1)
+        ),
+    )
+
+
+def test_case_and_cast() -> None:
+    expr = parse_expression("CASE a WHEN 1 THEN 'x' ELSE 'y' END")
+    assert isinstance(expr, ast.SimpleCase)
+    assert expr.default == ast.StringLiteral(value="y")
+    assert parse_expression("CAST(a AS DECIMAL(4, 2))") == ast.Cast(
+        operand=ast.ColumnRef(name="A"), type=t.Decimal(4, 2)
+    )
+
+
+def test_positions_are_line_and_column() -> None:
+    (statement,) = parse_statements("CREATE STREAM o AS SELECT\n  a + 1 FROM s;")
+    assert isinstance(statement, ast.CreateAsSelect)
+    item = statement.query.select[0]
+    assert isinstance(item, ast.SingleColumn)
+    assert item.expr.pos == ast.Pos(2, 3)
+
+
+# ---------------------------------------------------------------------------- types
+
+
+@pytest.mark.parametrize(
+    ("text", "type_"),
+    [
+        ("INT", t.INTEGER),
+        ("varchar", t.STRING),
+        ("STRING", t.STRING),
+        ("DECIMAL(10, 2)", t.Decimal(10, 2)),
+        ("ARRAY<MAP<STRING, BIGINT>>", t.Array(t.Map(t.STRING, t.BIGINT))),
+        (
+            "STRUCT<a INT, `b` ARRAY<DOUBLE>>",
+            t.Struct((t.Field("A", t.INTEGER), t.Field("b", t.Array(t.DOUBLE)))),
+        ),
+        ("STRUCT<>", t.Struct(())),
+    ],
+)
+def test_types(text: str, type_: t.SqlType) -> None:
+    assert parse_type(text) == type_
+
+
+def test_types_round_trip_through_their_ksqldb_spelling() -> None:
+    type_ = t.Struct(
+        (t.Field("a b", t.Map(t.STRING, t.Decimal(4, 2))), t.Field("X", t.Array(t.BYTES)))
+    )
+    assert str(type_) == "STRUCT<`a b` MAP<STRING, DECIMAL(4, 2)>, `X` ARRAY<BYTES>>"
+    assert parse_type(str(type_)) == type_
+
+
+def test_schema_with_key_columns() -> None:
+    (key, value) = parse_schema("`K` STRING KEY, `V` INTEGER")
+    assert (key.name, key.type, key.constraint) == ("K", t.STRING, "KEY")
+    assert (value.name, value.type, value.constraint) == ("V", t.INTEGER, None)
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+def test_syntax_error_names_the_token_line_and_column() -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements("CREATE STREAM o AS SELECT\n  a b c FROM s;")
+    error = info.value
+    assert (error.line, error.column) == (2, 7)
+    assert "Syntax error at or near 'c' at line 2:7" in error.message
+
+
+def test_syntax_error_at_end_of_input() -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements("CREATE STREAM o AS SELECT a FROM")
+    assert "at or near '<EOF>'" in info.value.message
+
+
+def test_unknown_type() -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_type("FOO")
+    assert "Unknown type: FOO" in info.value.message
+
+
+def test_a_literal_keyword_as_type_is_a_syntax_error() -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements("CREATE STREAM o AS SELECT\n  cast(f0 as NULL) FROM s;")
+    assert "Syntax error at or near 'NULL' at line 2:14" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("literal", "message"),
+    [
+        ("9223372036854775808", "Invalid numeric literal: 9223372036854775808"),
+        ("-9223372036854775809", "Invalid numeric literal: -9223372036854775809"),
+        ("1.7976931348623159E308", "Number overflows DOUBLE: 1.7976931348623159E308"),
+    ],
+)
+def test_out_of_range_literals(literal: str, message: str) -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements(f"CREATE STREAM o AS SELECT\n  k, {literal} FROM s;")
+    # ksqlDB reports these one column further on, behind its statement-preparation prefix.
+    assert info.value.line == 2
+    column = info.value.column
+    assert f"Failed to prepare statement: line 2:{column + 1}: {message}" in info.value.message  # type: ignore[operator]
+
+
+def test_bigint_minimum_is_a_valid_literal() -> None:
+    assert parse_expression("-9223372036854775808") == ast.IntegerLiteral(value=-(2**63))
