@@ -26,7 +26,11 @@ def ksql_features(formats: Formats, schema: LogicalSchema, *, key: bool) -> list
     """The serde features ksqlDB reports for a source (``UNWRAP_SINGLES``, ``WRAP_SINGLES``)."""
     if key:
         fmt = formats.key_format.format
-        return ["UNWRAP_SINGLES"] if len(schema.key) == 1 and fmt in ("JSON", "AVRO", "PROTOBUF", "JSON_SR") else []
+        return (
+            ["UNWRAP_SINGLES"]
+            if len(schema.key) == 1 and fmt in ("JSON", "AVRO", "PROTOBUF", "JSON_SR")
+            else []
+        )
     if WRAP_SINGLE_VALUE in formats.value_features:
         return ["WRAP_SINGLES"]
     if UNWRAP_SINGLE_VALUE in formats.value_features:
@@ -34,8 +38,11 @@ def ksql_features(formats: Formats, schema: LogicalSchema, *, key: bool) -> list
     return []
 
 
-def check(post: PostConditions, sources: Mapping[str, DataSource], topics: Mapping[str, tuple[Formats, int]],
-          ) -> list[str]:
+def check(
+    post: PostConditions,
+    sources: Mapping[str, DataSource],
+    topics: Mapping[str, tuple[Formats, int]],
+) -> list[str]:
     """Every unmet condition, as a line of text (empty when all hold)."""
     problems: list[str] = []
     for expected in post.sources:
@@ -45,7 +52,9 @@ def check(post: PostConditions, sources: Mapping[str, DataSource], topics: Mappi
             pattern = re.compile(post.topics.blacklist)
             for name in sorted(topics):
                 if pattern.fullmatch(name) or pattern.search(name):
-                    problems.append(f"topic {name!r} exists but matches the blacklist {post.topics.blacklist!r}")
+                    problems.append(
+                        f"topic {name!r} exists but matches the blacklist {post.topics.blacklist!r}"
+                    )
         for topic in post.topics.topics:
             problems.extend(_check_topic(topic, topics))
     return problems
@@ -68,7 +77,10 @@ def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> It
     ):
         if want is not None and want != got:
             yield f"source {expected.name}: expected {label} {want}, got {got}"
-    for label, want_features, key in (("key", expected.key_features, True), ("value", expected.value_features, False)):
+    for label, want_features, key in (
+        ("key", expected.key_features, True),
+        ("value", expected.value_features, False),
+    ):
         if want_features is not None:
             got_features = ksql_features(actual.formats, actual.schema, key=key)
             if sorted(want_features) != sorted(got_features):

@@ -6,32 +6,58 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from qtt.errors import StatementError
-from qtt.serde.formats import Deserializer, Format, Row, SerdeColumn, Serializer, register
+from qtt.serde.formats import Deserializer, Format, SerdeColumn, Serializer, register
 
 
 class NoneFormat(Format):
     name: ClassVar[str] = "NONE"
     supported_types: ClassVar[frozenset[str]] = frozenset()
 
-    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
+    def validate(
+        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
+    ) -> None:
         if columns:
             msg = f"The '{self.name}' format can only be used when no columns are defined. Got: {[c.name for c in columns]}"
             raise StatementError(msg)
 
-    def serializer(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
-                   features: frozenset[str]) -> Serializer:
+    def serializer(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: frozenset[str],
+    ) -> Serializer:
         return lambda row: None
 
-    def deserializer(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
-                     features: frozenset[str]) -> Deserializer:
+    def deserializer(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: frozenset[str],
+    ) -> Deserializer:
         return lambda data: ()
 
-    def from_document(self, document: Any, columns: Sequence[SerdeColumn], *, is_key: bool,
-                      properties: Mapping[str, str]) -> bytes | None:
+    def from_document(
+        self,
+        document: Any,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+    ) -> bytes | None:
         return None if document is None else str(document).encode("utf-8")
 
-    def to_document(self, data: bytes | None, columns: Sequence[SerdeColumn], *, is_key: bool,
-                    properties: Mapping[str, str]) -> Any:
+    def to_document(
+        self,
+        data: bytes | None,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+    ) -> Any:
         return None if data is None else data.decode("utf-8", errors="replace")
 
 
