@@ -594,12 +594,9 @@ class Planner:
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
 
     def _plan_query(self, query: ast.Query, *, sink_name: str) -> PlannedQuery:
-        if str(self.config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true":
-            # An experimental ksqlDB planner with different key rules (keys may be dropped,
-            # projection order wins); qtt plans as ksqlDB's default planner does.
-            raise UnsupportedFeatureError(
-                f"the experimental new query planner ({CONFIG_NEW_QUERY_PLANNER}=true)"
-            )
+        new_planner = str(self.config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
+        if new_planner and query.partition_by is not None:
+            raise UnsupportedFeatureError(f"PARTITION BY with the new query planner ({CONFIG_NEW_QUERY_PLANNER})")
         if isinstance(query.from_, ast.Join):
             raise UnsupportedFeatureError("joins")
         if query.window is not None:
@@ -623,7 +620,7 @@ class Planner:
             msg = "EMIT FINAL is only supported for windowed aggregations."
             raise StatementError(msg)
         _reject_aggregates(query)
-        return QueryPlanner(self, source, relation.alias, sink_name).plan(query)
+        return QueryPlanner(self, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
 
 
 @dataclass
@@ -735,13 +732,13 @@ class QueryPlanner:
         alias: str | None,
         sink_name: str,
         *,
-        target: DataSource | None = None,
+        new_planner: bool = False,
     ) -> None:
         self.planner = planner
         self.source = source
         self.alias = alias
         self.sink_name = sink_name
-        self.target = target
+        self.new_planner = new_planner
         self.qualifiers = frozenset([source.name] + ([alias] if alias else []))
 
     def _source_scope(self) -> Scope:
@@ -889,6 +886,18 @@ class QueryPlanner:
         if not values:
             msg = "The projection contains no value columns."
             raise StatementError(msg)
+        if self.new_planner:
+            selected = [k.name for k in parent.key if k.name in aliases]
+            in_projection = [
+                i.expression.name
+                for i in select
+                if isinstance(i.expression, e.ColumnRef) and i.expression.name in aliases
+            ]
+            if len(selected) != len(parent.key) or selected != in_projection:
+                # ksqlDB's experimental planner keeps the projection's key order and lets keys
+                # go; qtt plans only what both planners plan alike.
+                msg = f"a projection that drops or reorders key columns with {CONFIG_NEW_QUERY_PLANNER}=true"
+                raise UnsupportedFeatureError(msg)
         self._validate_key_present(parent, items, select, partition, by_null)
 
         key_columns = [
