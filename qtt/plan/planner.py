@@ -148,12 +148,18 @@ class Planner:
         if statement.or_replace and (
             statement.is_source or (existing is not None and existing.is_source)
         ):
-            msg = f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not supported on source {kind.lower()}s."
+            msg = (
+                f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not "
+                f"supported on source {kind.lower()}s."
+            )
             raise SqlError(msg)
         if existing is not None and not statement.or_replace:
             if statement.if_not_exists:
                 return None
-            msg = f"Cannot add {kind.lower()} '{statement.name}': A {existing.kind.lower()} with the same name already exists"
+            msg = (
+                f"Cannot add {kind.lower()} '{statement.name}': A {existing.kind.lower()} with "
+                "the same name already exists"
+            )
             raise StatementError(msg)
         if kind == TABLE:
             raise UnsupportedFeatureError("tables (CREATE TABLE)")
@@ -197,7 +203,10 @@ class Planner:
         seen: set[str] = set()
         for element in statement.elements:
             if element.name in RESERVED_NAMES:
-                msg = f"'{element.name}' is a reserved column name. You cannot use it as a name for a column."
+                msg = (
+                    f"'{element.name}' is a reserved column name. You cannot use it as a name for "
+                    "a column."
+                )
                 raise StatementError(msg)
             if element.name in seen:
                 msg = f"Duplicate column names: {element.name}"
@@ -206,7 +215,8 @@ class Planner:
             constraint = element.constraint
             if constraint == "PRIMARY KEY" and statement.kind == STREAM:
                 msg = (
-                    f"Column {t.quote(element.name)} is a 'PRIMARY KEY' column: please use 'KEY' for streams."
+                    f"Column {t.quote(element.name)} is a 'PRIMARY KEY' column: please use 'KEY' "
+                    "for streams."
                     "\nTables have PRIMARY KEYs, which are unique and NON NULL."
                     "\nStreams have KEYs, which have no uniqueness or NON NULL constraints."
                 )
@@ -228,7 +238,10 @@ class Planner:
             if name in UNSUPPORTED_PROPERTIES:
                 raise UnsupportedFeatureError(UNSUPPORTED_PROPERTIES[name])
             if name not in SOURCE_PROPERTIES:
-                msg = f"Invalid config variable(s) in the WITH clause: {name}.{did_you_mean(name, SOURCE_PROPERTIES)}"
+                msg = (
+                    "Invalid config variable(s) in the WITH clause: "
+                    f"{name}.{did_you_mean(name, SOURCE_PROPERTIES)}"
+                )
                 raise StatementError(msg)
             checked[name] = value
         return checked
@@ -237,7 +250,10 @@ class Planner:
         fmt = properties.get("FORMAT")
         prop = f"{which}_FORMAT"
         if fmt is not None and prop in properties:
-            msg = f"Cannot supply both '{prop}' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats."
+            msg = (
+                f"Cannot supply both '{prop}' and 'FORMAT' properties, as 'FORMAT' sets both key "
+                "and value formats."
+            )
             raise StatementError(msg)
         name = properties.get(prop, fmt)
         return None if name is None else str(name).upper()
@@ -249,7 +265,7 @@ class Planner:
         format_name: str,
         inherited: s.FormatInfo | None = None,
     ) -> s.FormatInfo:
-        """The format with its properties: inheritable ones from ``inherited``, then explicit ones."""
+        """The format and its properties: inheritable ones from ``inherited``, then explicit."""
         props: dict[str, str] = {}
         if inherited is not None and inherited.format == format_name:
             props.update(
@@ -287,7 +303,8 @@ class Planner:
             configured = self.config.get(CONFIG_DEFAULT_VALUE_FORMAT)
             if not configured:
                 msg = (
-                    "Statement is missing the 'VALUE_FORMAT' property from the WITH clause. Either provide one "
+                    "Statement is missing the 'VALUE_FORMAT' property from the WITH clause. "
+                    "Either provide one "
                     "or set a default via the 'ksql.persistence.default.format.value' config."
                 )
                 raise StatementError(msg)
@@ -306,7 +323,7 @@ class Planner:
         *,
         partitioned_by_null: bool,
     ) -> tuple[s.FormatInfo, s.FormatInfo]:
-        """C*AS: formats inherit the source's unless the WITH clause names others (ksqlDB's Analyzer)."""
+        """C*AS: the source's formats unless the WITH clause names others (ksqlDB's Analyzer)."""
         explicit_key = self._format_name(properties, "KEY")
         if partitioned_by_null:
             if explicit_key is not None and explicit_key != "NONE":
@@ -350,10 +367,16 @@ class Planner:
             wrap_bool = wrap if isinstance(wrap, bool) else str(wrap).lower() == "true"
             if spec is not None:
                 if wrap_bool and not spec.supports_wrapping:
-                    msg = f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to 'true'."
+                    msg = (
+                        f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to "
+                        "'true'."
+                    )
                     raise StatementError(msg)
                 if not wrap_bool and not spec.supports_unwrapping:
-                    msg = f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to 'false'."
+                    msg = (
+                        f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to "
+                        "'false'."
+                    )
                     raise StatementError(msg)
             if len(schema.value) != 1:
                 msg = "'WRAP_SINGLE_VALUE' is only valid for single-field value schemas"
@@ -378,7 +401,10 @@ class Planner:
             raise UnsupportedFeatureError(f"format {name} (schema registry formats)")
         if name not in SUPPORTED_FORMATS:
             known = ", ".join(sorted(SUPPORTED_FORMATS | SCHEMA_REGISTRY_FORMATS))
-            msg = f"Unknown format: {name}.{did_you_mean(name, SUPPORTED_FORMATS)} Known formats: {known}"
+            msg = (
+                f"Unknown format: {name}.{did_you_mean(name, SUPPORTED_FORMATS)} Known formats: "
+                f"{known}"
+            )
             raise StatementError(msg)
 
     def _validate_format(
@@ -400,7 +426,8 @@ class Planner:
                 else ""
             )
             msg = (
-                f"Key format does not support schema.\nformat: {name}\nschema: Persistence{{columns=[{shown}], "
+                f"Key format does not support schema.\nformat: {name}\nschema: "
+                f"Persistence{{columns=[{shown}], "
                 f"features=[{features}]}}\nreason: {error.message}"
             )
             raise StatementError(msg) from None
@@ -418,16 +445,23 @@ class Planner:
         column_name = _identifier_from_property(str(name))
         column = schema.find(column_name)
         if column is None:
-            msg = f"The TIMESTAMP column set in the WITH clause does not exist in the schema: '{column_name}'"
+            msg = (
+                "The TIMESTAMP column set in the WITH clause does not exist in the schema: "
+                f"'{column_name}'"
+            )
             raise StatementError(msg)
         if fmt is None and column.type.base not in ("BIGINT", "TIMESTAMP"):
             msg = (
-                f"Timestamp column, {t.quote(column_name)}, should be LONG(INT64), TIMESTAMP, or a String with a "
+                f"Timestamp column, {t.quote(column_name)}, should be LONG(INT64), TIMESTAMP, or "
+                "a String with a "
                 "timestamp_format specified."
             )
             raise StatementError(msg)
         if fmt is not None and column.type.base != "STRING":
-            msg = f"Timestamp column, {t.quote(column_name)}, should be a String when TIMESTAMP_FORMAT is specified."
+            msg = (
+                f"Timestamp column, {t.quote(column_name)}, should be a String when "
+                "TIMESTAMP_FORMAT is specified."
+            )
             raise StatementError(msg)
         return s.TimestampColumn(column=column_name, format=str(fmt) if fmt is not None else None)
 
@@ -452,7 +486,10 @@ class Planner:
         existing = self.sources.get(statement.name)
         if existing is not None and existing.is_source:
             kind = existing.kind.lower()
-            msg = f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on source {kind}s."
+            msg = (
+                f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on "
+                f"source {kind}s."
+            )
             raise SqlError(msg)
         raise UnsupportedFeatureError("ALTER STREAM/TABLE")
 
@@ -485,11 +522,15 @@ class Planner:
             if alternative is not None and alternative != name:
                 if name == name.upper():
                     msg += (
-                        f'\nDid you mean "{alternative}"? Hint: wrap the source name in double quotes to make '
+                        f'\nDid you mean "{alternative}"? Hint: wrap the source name in double '
+                        "quotes to make "
                         "it case-sensitive."
                     )
                 else:
-                    msg += f"\nDid you mean {alternative}? Hint: try removing double quotes from the source name."
+                    msg += (
+                        f"\nDid you mean {alternative}? Hint: try removing double quotes from the "
+                        "source name."
+                    )
             raise SqlError(msg)
         # ksqlDB's AstSanitizer reports the target at the statement's position plus "INSERT INTO".
         prefix = ""
@@ -508,7 +549,10 @@ class Planner:
         if existing is not None and not statement.or_replace:
             if statement.if_not_exists:
                 return None
-            msg = f"Cannot add {statement.kind.lower()} '{statement.name}': A {existing.kind.lower()} with the same name already exists"
+            msg = (
+                f"Cannot add {statement.kind.lower()} '{statement.name}': A "
+                f"{existing.kind.lower()} with the same name already exists"
+            )
             raise StatementError(msg)
         if statement.kind == TABLE:
             raise UnsupportedFeatureError("tables (CREATE TABLE AS SELECT)")
@@ -596,7 +640,9 @@ class Planner:
     def _plan_query(self, query: ast.Query, *, sink_name: str) -> PlannedQuery:
         new_planner = str(self.config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
         if new_planner and query.partition_by is not None:
-            raise UnsupportedFeatureError(f"PARTITION BY with the new query planner ({CONFIG_NEW_QUERY_PLANNER})")
+            raise UnsupportedFeatureError(
+                f"PARTITION BY with the new query planner ({CONFIG_NEW_QUERY_PLANNER})"
+            )
         if isinstance(query.from_, ast.Join):
             raise UnsupportedFeatureError("joins")
         if query.window is not None:
@@ -620,7 +666,9 @@ class Planner:
             msg = "EMIT FINAL is only supported for windowed aggregations."
             raise StatementError(msg)
         _reject_aggregates(query)
-        return QueryPlanner(self, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
+        return QueryPlanner(self, source, relation.alias, sink_name, new_planner=new_planner).plan(
+            query
+        )
 
 
 @dataclass
@@ -877,9 +925,12 @@ class QueryPlanner:
         for key, names in aliases.items():
             if len(names) > 1:
                 msg = (
-                    f"The projection contains a key column ({t.quote(key)}) more than once, aliased as: "
-                    f"{_and_join(sorted(names))}.\nEach key column must only be in the projection once. "
-                    "If you intended to copy the key into the value, then consider using the AS_VALUE "
+                    f"The projection contains a key column ({t.quote(key)}) more than once, "
+                    "aliased as: "
+                    f"{_and_join(sorted(names))}.\nEach key column must only be in the projection "
+                    "once. "
+                    "If you intended to copy the key into the value, then consider using the "
+                    "AS_VALUE "
                     "function to indicate which key reference should be copied."
                 )
                 raise StatementError(msg)
@@ -896,7 +947,10 @@ class QueryPlanner:
             if len(selected) != len(parent.key) or selected != in_projection:
                 # ksqlDB's experimental planner keeps the projection's key order and lets keys
                 # go; qtt plans only what both planners plan alike.
-                msg = f"a projection that drops or reorders key columns with {CONFIG_NEW_QUERY_PLANNER}=true"
+                msg = (
+                    "a projection that drops or reorders key columns with "
+                    f"{CONFIG_NEW_QUERY_PLANNER}=true"
+                )
                 raise UnsupportedFeatureError(msg)
         self._validate_key_present(parent, items, select, partition, by_null)
 
@@ -966,7 +1020,8 @@ class QueryPlanner:
             noun = "key column" if len(shown) == 1 else "key columns"
         plural = "s" if len(shown) > 1 else ""
         msg = (
-            f"Key{plural} missing from projection (ie, SELECT). \nThe query used to build {sink} must include "
+            f"Key{plural} missing from projection (ie, SELECT). \nThe query used to build {sink} "
+            "must include "
             f"the {noun} {_and_join(shown)} in its projection (eg, SELECT {', '.join(shown)}...)."
         )
         raise StatementError(msg)
@@ -992,7 +1047,8 @@ class QueryPlanner:
                 if match:
                     name = match.group(1)
                     msg = (
-                        f"PARTITION BY column '{name}' cannot be resolved. '{name}' must be a column in the "
+                        f"PARTITION BY column '{name}' cannot be resolved. '{name}' must be a "
+                        "column in the "
                         "source schema since PARTITION BY is applied on the input."
                     )
                     raise StatementError(msg, line=error.line, column=error.column) from None
@@ -1089,9 +1145,12 @@ def _check_no_map_keys(columns: Iterable[Column]) -> None:
     for column in columns:
         if t.contains_map(column.type):
             msg = (
-                "Map keys, including types that contain maps, are not supported as they may lead to unexpected "
-                f"behavior due to inconsistent serialization. Key column name: {t.quote(column.name)}. "
-                f"Column type: {column.type}. See https://github.com/confluentinc/ksql/issues/6621 for more."
+                "Map keys, including types that contain maps, are not supported as they may lead "
+                "to unexpected "
+                "behavior due to inconsistent serialization. Key column name: "
+                f"{t.quote(column.name)}. "
+                f"Column type: {column.type}. See "
+                "https://github.com/confluentinc/ksql/issues/6621 for more."
             )
             raise StatementError(msg)
 
@@ -1102,7 +1161,10 @@ def _delimiter_property(name: str, value: str) -> str:
         parse_delimiter(value)
         return value
     except ValueError as error:
-        msg = f"Failed to prepare statement: Configuration {name} is invalid: {error}\nExample valid value: ';'"
+        msg = (
+            f"Failed to prepare statement: Configuration {name} is invalid: {error}\nExample "
+            "valid value: ';'"
+        )
         raise StatementError(msg) from None
 
 

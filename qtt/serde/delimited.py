@@ -35,7 +35,8 @@ def parse_delimiter(value: str) -> str:
         return _NAMED_DELIMITERS[value.upper()]
     if value.strip() == "":
         msg = (
-            "Delimiter cannot be empty, if you meant to have a tab or space for delimiter, please use the "
+            "Delimiter cannot be empty, if you meant to have a tab or space for delimiter, please "
+            "use the "
             "special values 'TAB' or 'SPACE'"
         )
         raise ValueError(msg)
@@ -212,7 +213,10 @@ class DelimitedFormat(Format):
                     out.append(parse(text))
                 except (ValueError, ArithmeticError, decimal.InvalidOperation, SerdeError) as e:
                     detail = e.message if isinstance(e, SerdeError) else str(e)
-                    msg = f"Error deserializing delimited field {column.name} ({column.type}): {detail}"
+                    msg = (
+                        f"Error deserializing delimited field {column.name} ({column.type}): "
+                        f"{detail}"
+                    )
                     raise SerdeError(msg) from None
             return tuple(out)
 
@@ -255,7 +259,10 @@ class DelimitedFormat(Format):
                 raise StatementError(str(e)) from None
 
     def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:
-        return f"The '{self.name}' format does not support type '{base}', column: {t.quote(column.name)}"
+        return (
+            f"The '{self.name}' format does not support type '{base}', column: "
+            f"{t.quote(column.name)}"
+        )
 
 
 DELIMITED = register(DelimitedFormat())

@@ -65,7 +65,10 @@ class Format(ABC):
                 raise StatementError(self.unsupported_type_message(base, column))
         unknown = set(properties) - self.supported_properties
         if unknown:
-            msg = f"{self.name} does not support the following configs: [{', '.join(sorted(unknown))}]"
+            msg = (
+                f"{self.name} does not support the following configs: "
+                f"[{', '.join(sorted(unknown))}]"
+            )
             raise StatementError(msg)
 
     def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:
@@ -156,7 +159,10 @@ def get_format(name: str) -> Format:
     _load_builtin_formats()
     found = _REGISTRY.get(name.upper())
     if found is None:
-        msg = f"Unknown format: {name}.{did_you_mean(name.upper(), _REGISTRY)} Known formats: {', '.join(sorted(_REGISTRY))}"
+        msg = (
+            f"Unknown format: {name}.{did_you_mean(name.upper(), _REGISTRY)} Known formats: "
+            f"{', '.join(sorted(_REGISTRY))}"
+        )
         raise StatementError(msg)
     return found
 

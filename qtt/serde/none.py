@@ -17,7 +17,10 @@ class NoneFormat(Format):
         self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
     ) -> None:
         if columns:
-            msg = f"The '{self.name}' format can only be used when no columns are defined. Got: {[c.name for c in columns]}"
+            msg = (
+                f"The '{self.name}' format can only be used when no columns are defined. Got: "
+                f"{[c.name for c in columns]}"
+            )
             raise StatementError(msg)
 
     def serializer(

@@ -270,7 +270,8 @@ def fit_decimal(number: decimal.Decimal, type_: t.Decimal, path: str = "") -> de
     digits = type_.precision - type_.scale
     if abs(number) >= decimal.Decimal(10) ** digits:
         msg = (
-            f"Numeric field overflow: A field with precision {type_.precision} and scale {type_.scale} must "
+            f"Numeric field overflow: A field with precision {type_.precision} and scale "
+            f"{type_.scale} must "
             f"round to an absolute value less than 10^{digits}. Got {java_decimal(number)}"
         )
         raise SerdeError(msg + where)
@@ -282,7 +283,8 @@ def fit_decimal(number: decimal.Decimal, type_: t.Decimal, path: str = "") -> de
         _, number_digits, exponent = number.as_tuple()
         scale = -int(exponent)
         msg = (
-            f"Cannot fit decimal '{java_decimal(number)}' into DECIMAL({type_.precision}, {type_.scale}) "
+            f"Cannot fit decimal '{java_decimal(number)}' into DECIMAL({type_.precision}, "
+            f"{type_.scale}) "
             f"without rounding. (Requires {len(number_digits)},{scale})"
         )
         raise SerdeError(msg + where)

@@ -30,11 +30,18 @@ def problems(planned: PlannedCase, **post: Any) -> list[str]:
 
 def test_matching_conditions_hold(planned: PlannedCase) -> None:
     source = PostSource(
-        name="OUTPUT", type="stream", schema="ID INT KEY, V STRING", key_format={"format": "JSON"},
-        value_format="DELIMITED", key_features=("UNWRAP_SINGLES",), value_features=("UNWRAP_SINGLES",),
+        name="OUTPUT",
+        type="stream",
+        schema="ID INT KEY, V STRING",
+        key_format={"format": "JSON"},
+        value_format="DELIMITED",
+        key_features=("UNWRAP_SINGLES",),
+        value_features=("UNWRAP_SINGLES",),
         is_source=False,
     )
-    topic = PostTopic(name="OUTPUT", key_format="JSON", value_format={"format": "DELIMITED"}, partitions=3)
+    topic = PostTopic(
+        name="OUTPUT", key_format="JSON", value_format={"format": "DELIMITED"}, partitions=3
+    )
     assert problems(planned, sources=(source,), topics=PostTopics(topics=(topic,))) == []
 
 
@@ -43,26 +50,45 @@ def test_matching_conditions_hold(planned: PlannedCase) -> None:
     [
         (PostSource(name="MISSING"), "source 'MISSING' does not exist; sources: INPUT, OUTPUT"),
         (PostSource(name="OUTPUT", type="table"), "expected type TABLE, got STREAM"),
-        (PostSource(name="OUTPUT", schema="ID INT KEY, V INT"), "expected schema `ID` INTEGER KEY, `V` INTEGER"),
+        (
+            PostSource(name="OUTPUT", schema="ID INT KEY, V INT"),
+            "expected schema `ID` INTEGER KEY, `V` INTEGER",
+        ),
         (PostSource(name="OUTPUT", key_format="KAFKA"), "expected key format KAFKA, got JSON"),
-        (PostSource(name="OUTPUT", key_format={"format": "JSON", "windowType": "SESSION"}), "SESSION-windowed"),
-        (PostSource(name="OUTPUT", value_format={"format": "DELIMITED", "properties": {"delimiter": ","}}),
-         "expected value format properties {'delimiter': ','}, got {'delimiter': '|'}"),
-        (PostSource(name="OUTPUT", value_features=()), "expected value features [], got ['UNWRAP_SINGLES']"),
+        (
+            PostSource(name="OUTPUT", key_format={"format": "JSON", "windowType": "SESSION"}),
+            "SESSION-windowed",
+        ),
+        (
+            PostSource(
+                name="OUTPUT",
+                value_format={"format": "DELIMITED", "properties": {"delimiter": ","}},
+            ),
+            "expected value format properties {'delimiter': ','}, got {'delimiter': '|'}",
+        ),
+        (
+            PostSource(name="OUTPUT", value_features=()),
+            "expected value features [], got ['UNWRAP_SINGLES']",
+        ),
         (PostSource(name="INPUT", is_source=True), "expected isSource True, got False"),
     ],
 )
-def test_unmet_source_conditions_say_what_differs(planned: PlannedCase, source: PostSource, problem: str) -> None:
+def test_unmet_source_conditions_say_what_differs(
+    planned: PlannedCase, source: PostSource, problem: str
+) -> None:
     found = problems(planned, sources=(source,))
     assert len(found) == 1
     assert problem in found[0]
 
 
 def test_topic_conditions(planned: PlannedCase) -> None:
-    assert problems(planned, topics=PostTopics(topics=(PostTopic(name="OUTPUT", partitions=1),))) == [
-        "topic OUTPUT: expected 1 partitions, got 3"
-    ]
-    assert "topic 'nope' does not exist" in problems(planned, topics=PostTopics(topics=(PostTopic(name="nope"),)))[0]
+    assert problems(
+        planned, topics=PostTopics(topics=(PostTopic(name="OUTPUT", partitions=1),))
+    ) == ["topic OUTPUT: expected 1 partitions, got 3"]
+    assert (
+        "topic 'nope' does not exist"
+        in problems(planned, topics=PostTopics(topics=(PostTopic(name="nope"),)))[0]
+    )
 
 
 def test_blacklist_matches_whole_topic_names(planned: PlannedCase) -> None:

@@ -12,15 +12,31 @@ from qtt.serde import SerdeColumn, get_format
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 
 JSON = get_format("JSON")
-ROW = [SerdeColumn("ID", t.BIGINT), SerdeColumn("NAME", t.STRING), SerdeColumn("COST", t.Decimal(4, 2))]
+ROW = [
+    SerdeColumn("ID", t.BIGINT),
+    SerdeColumn("NAME", t.STRING),
+    SerdeColumn("COST", t.Decimal(4, 2)),
+]
 SINGLE = [SerdeColumn("V", t.DOUBLE)]
 
 
-def write(columns: list[SerdeColumn], row: tuple | None, *, is_key: bool = False, features: frozenset[str] = frozenset()) -> bytes | None:
+def write(
+    columns: list[SerdeColumn],
+    row: tuple | None,
+    *,
+    is_key: bool = False,
+    features: frozenset[str] = frozenset(),
+) -> bytes | None:
     return JSON.serializer(columns, is_key=is_key, properties={}, features=features)(row)
 
 
-def read(columns: list[SerdeColumn], data: bytes | None, *, is_key: bool = False, features: frozenset[str] = frozenset()) -> tuple | None:
+def read(
+    columns: list[SerdeColumn],
+    data: bytes | None,
+    *,
+    is_key: bool = False,
+    features: frozenset[str] = frozenset(),
+) -> tuple | None:
     return JSON.deserializer(columns, is_key=is_key, properties={}, features=features)(data)
 
 

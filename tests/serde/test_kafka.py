@@ -25,14 +25,25 @@ KAFKA = get_format("KAFKA")
 )
 def test_round_trip(type_: t.SqlType, value: object, data: bytes) -> None:
     columns = [SerdeColumn("V", type_)]
-    assert KAFKA.serializer(columns, is_key=True, properties={}, features=frozenset())((value,)) == data
-    assert KAFKA.deserializer(columns, is_key=True, properties={}, features=frozenset())(data) == (value,)
+    assert (
+        KAFKA.serializer(columns, is_key=True, properties={}, features=frozenset())((value,))
+        == data
+    )
+    assert KAFKA.deserializer(columns, is_key=True, properties={}, features=frozenset())(data) == (
+        value,
+    )
 
 
 def test_nulls_and_keyless_schemas() -> None:
     columns = [SerdeColumn("V", t.INTEGER)]
-    assert KAFKA.serializer(columns, is_key=False, properties={}, features=frozenset())((None,)) is None
-    assert KAFKA.deserializer([], is_key=True, properties={}, features=frozenset())(b"anything") is None
+    assert (
+        KAFKA.serializer(columns, is_key=False, properties={}, features=frozenset())((None,))
+        is None
+    )
+    assert (
+        KAFKA.deserializer([], is_key=True, properties={}, features=frozenset())(b"anything")
+        is None
+    )
 
 
 def test_wrong_sizes_are_errors() -> None:
@@ -43,7 +54,9 @@ def test_wrong_sizes_are_errors() -> None:
 
 def test_strings_decode_leniently() -> None:
     columns = [SerdeColumn("V", t.STRING)]
-    assert KAFKA.deserializer(columns, is_key=False, properties={}, features=frozenset())(b"\xff") == ("\ufffd",)
+    assert KAFKA.deserializer(columns, is_key=False, properties={}, features=frozenset())(
+        b"\xff"
+    ) == ("\ufffd",)
 
 
 def test_documents() -> None:
@@ -56,12 +69,23 @@ def test_documents() -> None:
 @pytest.mark.parametrize(
     ("columns", "is_key", "message"),
     [
-        ([SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.INTEGER)], True,
-         "The 'KAFKA' format only supports a single field. Got: [`A` INTEGER KEY, `B` INTEGER KEY]"),
-        ([SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.STRING)], False,
-         "The 'KAFKA' format only supports a single field. Got: [`A` INTEGER, `B` STRING]"),
+        (
+            [SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.INTEGER)],
+            True,
+            "The 'KAFKA' format only supports a single field. Got: [`A` INTEGER KEY, `B` INTEGER "
+            "KEY]",
+        ),
+        (
+            [SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.STRING)],
+            False,
+            "The 'KAFKA' format only supports a single field. Got: [`A` INTEGER, `B` STRING]",
+        ),
         ([SerdeColumn("A", t.BOOLEAN)], True, "The 'KAFKA' format does not support type 'BOOLEAN'"),
-        ([SerdeColumn("A", t.Decimal(4, 2))], False, "The 'KAFKA' format does not support type 'DECIMAL'"),
+        (
+            [SerdeColumn("A", t.Decimal(4, 2))],
+            False,
+            "The 'KAFKA' format does not support type 'DECIMAL'",
+        ),
     ],
 )
 def test_validation_messages(columns: list[SerdeColumn], is_key: bool, message: str) -> None:

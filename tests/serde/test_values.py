@@ -21,7 +21,9 @@ def _double(value: Any) -> float:
     return float(value) if not isinstance(value, str) else float(value.replace("Infinity", "inf"))
 
 
-@pytest.mark.parametrize(("value", "text"), json.loads((DATA / "java_doubles.json").read_text())["cases"])
+@pytest.mark.parametrize(
+    ("value", "text"), json.loads((DATA / "java_doubles.json").read_text())["cases"]
+)
 def test_java_double(value: Any, text: str) -> None:
     assert values.java_double(_double(value)) == text
 
@@ -96,9 +98,17 @@ def test_from_json_coerces_like_ksqldb(value: Any, type_: t.SqlType, expected: A
         ([1], t.INTEGER, "sourceType: ArrayNode"),
         ({"a": 1}, t.Array(t.INTEGER), "sourceType: ObjectNode, requiredType: ARRAY<INTEGER>"),
         (Decimal("100.5"), t.Decimal(4, 2), "Numeric field overflow"),
-        (Decimal("1.555"), t.Decimal(4, 2), "Cannot fit decimal '1.555' into DECIMAL(4, 2) without rounding. (Requires 4,3)"),
+        (
+            Decimal("1.555"),
+            t.Decimal(4, 2),
+            "Cannot fit decimal '1.555' into DECIMAL(4, 2) without rounding. (Requires 4,3)",
+        ),
         ("1 ", t.Decimal(4, 2), "is not a valid decimal number"),
-        (86_400_000, t.TIME, "Time values must use number of milliseconds greater than 0 and less than 86400000."),
+        (
+            86_400_000,
+            t.TIME,
+            "Time values must use number of milliseconds greater than 0 and less than 86400000.",
+        ),
         ("%%", t.BYTES, "Value is not a valid Base64 encoded string"),
     ],
 )
