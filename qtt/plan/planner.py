@@ -843,6 +843,8 @@ class QueryPlanner:
                     else generator.unique_alias_for(node)
                 )
                 item = replace(item, alias=alias)
+            if isinstance(item, ast.SingleColumn):
+                _check_reserved_alias(item)
             out.append(item)
         return out
 
@@ -1093,6 +1095,19 @@ class QueryPlanner:
             ),
         )
         return step, new_parent
+
+
+def _check_reserved_alias(item: ast.SingleColumn) -> None:
+    """ksqlDB's Analyzer.checkForReservedToken, for persistent queries."""
+    assert item.alias is not None
+    reserved = next((name for name in RESERVED_NAMES if name == item.alias.upper()), None)
+    if reserved is None:
+        return
+    if isinstance(item.expr, ast.ColumnRef) and item.expr.name.upper() == reserved:
+        msg = f"Reserved column name in select: `{reserved}`. Please remove or alias the column."
+    else:
+        msg = f"`{reserved}` is a reserved column name. You cannot use it as an alias for a column."
+    raise StatementError(msg)
 
 
 def _and_join(items: Sequence[str]) -> str:

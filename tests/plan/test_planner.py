@@ -538,3 +538,20 @@ def test_new_planner_plans_what_both_planners_plan_alike() -> None:
     assert schema_of(planned) == same_schema("ID INT KEY, NAME STRING, AGE INT")
     with pytest.raises(UnsupportedFeatureError, match="drops or reorders key columns"):
         plan(INPUT, "CREATE STREAM OUTPUT AS SELECT NAME FROM INPUT;", **config)
+
+
+@pytest.mark.parametrize(
+    ("select", "message"),
+    [
+        ("ROWTIME, ID, NAME", "Reserved column name in select: `ROWTIME`. Please remove or alias"),
+        ("ID, NAME AS ROWOFFSET", "`ROWOFFSET` is a reserved column name. You cannot use it as an"),
+    ],
+)
+def test_pseudo_column_names_are_reserved_in_projections(select: str, message: str) -> None:
+    query = f"CREATE STREAM OUTPUT AS SELECT {select} FROM INPUT;"
+    assert message in fails(StatementError, INPUT, query)
+
+
+def test_pseudo_columns_may_be_selected_under_an_alias() -> None:
+    planned = plan(INPUT, "CREATE STREAM OUTPUT AS SELECT ID, ROWTIME AS RT FROM INPUT;")
+    assert schema_of(planned) == same_schema("ID INT KEY, RT BIGINT")
