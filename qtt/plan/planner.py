@@ -1125,7 +1125,7 @@ def _qualify(node: ast.Expr, source: str) -> ast.Expr:
     """Qualify bare column references with ``source``, as ksqlDB prints them in messages."""
     if isinstance(node, ast.ColumnRef):
         return replace(node, source=node.source or source)
-    changes = {}
+    changes: dict[str, object] = {}
     for name in getattr(node, "__dataclass_fields__", {}):
         if name == "pos":
             continue
@@ -1134,17 +1134,7 @@ def _qualify(node: ast.Expr, source: str) -> ast.Expr:
             changes[name] = _qualify(value, source)
         elif isinstance(value, tuple) and value and all(isinstance(v, ast.Expr) for v in value):
             changes[name] = tuple(_qualify(v, source) for v in value)
-    return replace(node, **changes) if changes else node
-
-
-def _unique(name: str, taken: Iterable[str]) -> str:
-    taken = set(taken)
-    if name not in taken:
-        return name
-    n = 1
-    while f"{name}_{n}" in taken:
-        n += 1
-    return f"{name}_{n}"
+    return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
 def _reject_aggregates(query: ast.Query) -> None:

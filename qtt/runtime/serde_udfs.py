@@ -43,7 +43,7 @@ def decode(
     key_name, value_name = key_format.format, value_format.format
 
     # No annotations on UDF bodies: PySpark would try to read an eval type from them.
-    def run(key_bytes, value_bytes):  # type: ignore[no-untyped-def]
+    def run(key_bytes, value_bytes):
         key_des = get_format(key_name).deserializer(
             key_cols, is_key=True, properties=key_props, features=key_features
         )
@@ -107,7 +107,7 @@ def encode(
     serde_cols = _serde_columns(columns)
     name, properties, feature_set = info.format, dict(info.properties), frozenset(features)
 
-    def run(value):  # type: ignore[no-untyped-def]
+    def run(value):
         serializer = get_format(name).serializer(
             serde_cols, is_key=is_key, properties=properties, features=feature_set
         )

@@ -204,7 +204,7 @@ class DelimitedFormat(Format):
             if len(fields) != len(columns):
                 msg = f"Unexpected field count, csvFields:{len(fields)} schemaFields:{len(columns)}"
                 raise SerdeError(msg)
-            out = []
+            out: list[Any] = []
             for text, column, parse in zip(fields, columns, parsers, strict=True):
                 if text == "":
                     out.append(None)
