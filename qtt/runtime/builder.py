@@ -145,9 +145,12 @@ class PlanBuilder:
         value_cols = [F.col("__qtt_decoded.value").getField(c.name).alias(c.name) for c in schema.value]
         rowtime = F.col("timestamp")
         if step.timestamp_column is not None:
+            ts_column = schema.find(step.timestamp_column.column)
+            assert ts_column is not None
+            part = "key" if ts_column.is_key else "value"
             rowtime = _timestamp_millis(
-                F.col("__qtt_decoded.value").getField(step.timestamp_column.column),
-                schema.find(step.timestamp_column.column).type,  # type: ignore[union-attr]
+                F.col(f"__qtt_decoded.{part}").getField(ts_column.name),
+                ts_column.type,
                 step.timestamp_column.format,
             )
         df = df.select(
@@ -160,8 +163,9 @@ class PlanBuilder:
             F.col("__qtt_decoded.null_key").alias(NULL_KEY),
         )
         if step.timestamp_column is not None:
-            # ksqlDB drops records whose timestamp column is null or unparseable.
-            df = df.where(col(ROWTIME).isNotNull())
+            # ksqlDB drops records whose timestamp column is null, unparseable or negative
+            # (Kafka Streams skips records with an invalid timestamp).
+            df = df.where(col(ROWTIME).isNotNull() & (col(ROWTIME) >= 0))
         return Built(df, self.schema_of(df, [c.name for c in schema.key], [c.name for c in schema.value]))
 
     @builds(s.StreamFilterV1)
@@ -214,11 +218,15 @@ class PlanBuilder:
             serde_udfs.encode(formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct)
         )
         timestamp = col(ROWTIME)
+        rows = source.df
         if step.timestamp_column is not None:
             column = schema.find(step.timestamp_column.column)
             assert column is not None
-            timestamp = _timestamp_millis(col(column.name), column.type, step.timestamp_column.format)
-        out = source.df.select(
+            extracted = _timestamp_millis(col(column.name), column.type, step.timestamp_column.format)
+            timestamp = F.when(col(TOMBSTONE), col(ROWTIME)).otherwise(extracted.cast("long"))
+            # a record whose new timestamp is missing or negative cannot be written; ksqlDB drops it
+            rows = rows.where(timestamp.isNotNull() & (timestamp >= 0))
+        out = rows.select(
             col(SEQ).alias("seq"),
             timestamp.cast("long").alias("timestamp"),
             col(ROWPARTITION).alias("partition"),
