@@ -18,7 +18,7 @@ DATA = Path(__file__).parent / "data"
 
 
 def _double(value: Any) -> float:
-    return float(value) if not isinstance(value, str) else float(value.replace("Infinity", "inf"))
+    return float(value.replace("Infinity", "inf")) if isinstance(value, str) else float(value)
 
 
 @pytest.mark.parametrize(
