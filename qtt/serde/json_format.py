@@ -113,7 +113,7 @@ class JsonFormat(Format):
             try:
                 doc = values.loads_strict(data)
             except ValueError as e:
-                msg = f"Failed to deserialize {target}: {e}"
+                msg = f"Failed to deserialize {target}: invalid JSON: {e}"
                 raise SerdeError(msg) from None
             if doc is None:
                 return None
