@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.serde.formats import Deserializer, Format, SerdeColumn, Serializer, register
 
@@ -17,9 +18,11 @@ class NoneFormat(Format):
         self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
     ) -> None:
         if columns:
+            suffix = " KEY" if is_key else ""
+            shown = ", ".join(f"{t.quote(c.name)} {c.type}{suffix}" for c in columns)
             msg = (
-                f"The '{self.name}' format can only be used when no columns are defined. Got: "
-                f"{[c.name for c in columns]}"
+                f"The '{self.name}' format can only be used when no columns are defined. "
+                f"Got: [{shown}]"
             )
             raise StatementError(msg)
 

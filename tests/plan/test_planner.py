@@ -555,3 +555,40 @@ def test_pseudo_column_names_are_reserved_in_projections(select: str, message: s
 def test_pseudo_columns_may_be_selected_under_an_alias() -> None:
     planned = plan(INPUT, "CREATE STREAM OUTPUT AS SELECT ID, ROWTIME AS RT FROM INPUT;")
     assert schema_of(planned) == same_schema("ID INT KEY, RT BIGINT")
+
+
+@pytest.mark.parametrize(
+    ("statements", "message"),
+    [
+        (
+            [
+                "CREATE STREAM I (K STRING KEY, V INT) "
+                "WITH (kafka_topic='t', key_format='NONE', value_format='JSON');"
+            ],
+            "The 'NONE' format can only be used when no columns are defined. Got: [`K` STRING KEY]",
+        ),
+        (
+            ["CREATE STREAM I (V INT) WITH (kafka_topic='t', value_format='NONE');"],
+            "The 'NONE' format can only be used when no columns are defined. Got: [`V` INTEGER]",
+        ),
+        (
+            [
+                "CREATE STREAM I (A INT, B INT) WITH (kafka_topic='t', value_format='JSON');",
+                "CREATE STREAM OUTPUT WITH (key_format='NONE') AS SELECT * FROM I PARTITION BY B;",
+            ],
+            "The 'NONE' format can only be used when no columns are defined. Got: [`B` INTEGER",
+        ),
+    ],
+)
+def test_the_none_format_holds_no_columns(statements: list[str], message: str) -> None:
+    assert message in fails(StatementError, *statements)
+
+
+def test_the_default_key_format_replaces_an_inherited_none() -> None:
+    planned = plan(
+        "SET 'ksql.persistence.default.format.key' = 'JSON';",
+        "CREATE STREAM I (A INT, B INT) "
+        "WITH (kafka_topic='t', key_format='NONE', value_format='JSON');",
+        "CREATE STREAM OUTPUT AS SELECT * FROM I PARTITION BY B;",
+    )
+    assert planned.sources["OUTPUT"].formats.key_format.format == "JSON"
