@@ -44,7 +44,10 @@ class TopicSerde:
 
     def encode_value(self, document: Any) -> bytes | None:
         return self._value_format().from_document(
-            document, self.value_columns, is_key=False, properties=self.formats.value_format.properties
+            document,
+            self.value_columns,
+            is_key=False,
+            properties=self.formats.value_format.properties,
         )
 
     def decode_key(self, data: bytes | None) -> Any:

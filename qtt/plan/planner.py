@@ -27,6 +27,7 @@ from qtt.plan.schema import (
     LogicalSchema,
 )
 from qtt.serde import SerdeColumn, get_format
+from qtt.serde.delimited import parse_delimiter
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -40,8 +41,20 @@ CONFIG_TOPIC_PREFIX = "ksql.output.topic.name.prefix"
 
 # WITH-clause properties the planner understands.
 SOURCE_PROPERTIES = frozenset(
-    ["KAFKA_TOPIC", "VALUE_FORMAT", "KEY_FORMAT", "FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP",
-     "TIMESTAMP_FORMAT", "VALUE_DELIMITER", "KEY_DELIMITER", "WRAP_SINGLE_VALUE", "RETENTION_MS"]
+    [
+        "KAFKA_TOPIC",
+        "VALUE_FORMAT",
+        "KEY_FORMAT",
+        "FORMAT",
+        "PARTITIONS",
+        "REPLICAS",
+        "TIMESTAMP",
+        "TIMESTAMP_FORMAT",
+        "VALUE_DELIMITER",
+        "KEY_DELIMITER",
+        "WRAP_SINGLE_VALUE",
+        "RETENTION_MS",
+    ]
 )
 # Properties ksqlDB accepts that need a feature qtt does not have yet.
 UNSUPPORTED_PROPERTIES = {
@@ -58,6 +71,9 @@ UNSUPPORTED_PROPERTIES = {
 }
 SUPPORTED_FORMATS = frozenset(["KAFKA", "JSON", "DELIMITED", "NONE"])
 SCHEMA_REGISTRY_FORMATS = frozenset(["AVRO", "PROTOBUF", "PROTOBUF_NOSR", "JSON_SR", "AVRO_NOSR"])
+# Format properties a C*AS sink takes over from its source when both use the same format.
+INHERITABLE_FORMAT_PROPERTIES = frozenset(["delimiter"])
+CONFIG_NEW_QUERY_PLANNER = "ksql.new.query.planner.enabled"
 
 
 @dataclass(frozen=True)
@@ -97,7 +113,9 @@ def plan_statements(
     planned = [planner.plan(statement) for statement in statements]
     config = MappingProxyType({k: (properties or {})[k] for k in sorted(properties or {})})
     plan = s.Plan(config=config, statements=tuple(p for p in planned if p is not None))
-    return PlannedCase(plan=plan, sources=dict(planner.sources), topic_partitions=planner.topic_partitions)
+    return PlannedCase(
+        plan=plan, sources=dict(planner.sources), topic_partitions=planner.topic_partitions
+    )
 
 
 class Planner:
@@ -127,13 +145,21 @@ class Planner:
     def _(self, statement: ast.CreateSource) -> s.StatementPlan | None:
         kind = statement.kind
         existing = self.sources.get(statement.name)
-        if statement.or_replace and (statement.is_source or (existing is not None and existing.is_source)):
-            msg = f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not supported on source {kind.lower()}s."
+        if statement.or_replace and (
+            statement.is_source or (existing is not None and existing.is_source)
+        ):
+            msg = (
+                f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not "
+                f"supported on source {kind.lower()}s."
+            )
             raise SqlError(msg)
         if existing is not None and not statement.or_replace:
             if statement.if_not_exists:
                 return None
-            msg = f"Cannot add {kind.lower()} '{statement.name}': A {existing.kind.lower()} with the same name already exists"
+            msg = (
+                f"Cannot add {kind.lower()} '{statement.name}': A {existing.kind.lower()} with "
+                "the same name already exists"
+            )
             raise StatementError(msg)
         if kind == TABLE:
             raise UnsupportedFeatureError("tables (CREATE TABLE)")
@@ -142,19 +168,33 @@ class Planner:
         if topic is None:
             msg = 'Missing required property "KAFKA_TOPIC" which has no default value.'
             raise StatementError(msg)
+        # ksqlDB checks the WITH clause while it parses, before it looks at the columns.
+        key_info, value_info = self._source_format_infos(properties)
         schema = self._declared_schema(statement)
-        formats = self._formats(properties, schema, default_key=None, default_value=None, explicit_sink=False)
+        formats = self._finish_formats(key_info, value_info, properties, schema)
         timestamp = self._timestamp_column(properties, schema)
         partitions = _int_property(properties, "PARTITIONS")
         self.topic_partitions.setdefault(str(topic), partitions or 1)
         source = DataSource(
-            name=statement.name, kind=kind, schema=schema, topic=str(topic), formats=formats,
-            timestamp_column=timestamp, is_source=statement.is_source, partitions=partitions, sql=statement.text,
+            name=statement.name,
+            kind=kind,
+            schema=schema,
+            topic=str(topic),
+            formats=formats,
+            timestamp_column=timestamp,
+            is_source=statement.is_source,
+            partitions=partitions,
+            sql=statement.text,
         )
         self.sources[statement.name] = source
         command = s.CreateStreamV1(
-            source_name=statement.name, schema=schema, topic=str(topic), formats=formats,
-            timestamp_column=timestamp, is_source=statement.is_source, or_replace=statement.or_replace,
+            source_name=statement.name,
+            schema=schema,
+            topic=str(topic),
+            formats=formats,
+            timestamp_column=timestamp,
+            is_source=statement.is_source,
+            or_replace=statement.or_replace,
         )
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command)
 
@@ -163,7 +203,10 @@ class Planner:
         seen: set[str] = set()
         for element in statement.elements:
             if element.name in RESERVED_NAMES:
-                msg = f"'{element.name}' is a reserved column name. You cannot use it as a name for a column."
+                msg = (
+                    f"'{element.name}' is a reserved column name. You cannot use it as a name for "
+                    "a column."
+                )
                 raise StatementError(msg)
             if element.name in seen:
                 msg = f"Duplicate column names: {element.name}"
@@ -171,9 +214,12 @@ class Planner:
             seen.add(element.name)
             constraint = element.constraint
             if constraint == "PRIMARY KEY" and statement.kind == STREAM:
-                msg = (f"Column {t.quote(element.name)} is a 'PRIMARY KEY' column: please use 'KEY' for streams."
-                       "\nTables have PRIMARY KEYs, which are unique and NON NULL."
-                       "\nStreams have KEYs, which have no uniqueness or NON NULL constraints.")
+                msg = (
+                    f"Column {t.quote(element.name)} is a 'PRIMARY KEY' column: please use 'KEY' "
+                    "for streams."
+                    "\nTables have PRIMARY KEYs, which are unique and NON NULL."
+                    "\nStreams have KEYs, which have no uniqueness or NON NULL constraints."
+                )
                 raise StatementError(msg)
             if constraint in ("HEADERS", "HEADER"):
                 raise UnsupportedFeatureError("header columns (HEADERS / HEADER)")
@@ -192,103 +238,180 @@ class Planner:
             if name in UNSUPPORTED_PROPERTIES:
                 raise UnsupportedFeatureError(UNSUPPORTED_PROPERTIES[name])
             if name not in SOURCE_PROPERTIES:
-                msg = f"Invalid config variable(s) in the WITH clause: {name}.{did_you_mean(name, SOURCE_PROPERTIES)}"
+                msg = (
+                    "Invalid config variable(s) in the WITH clause: "
+                    f"{name}.{did_you_mean(name, SOURCE_PROPERTIES)}"
+                )
                 raise StatementError(msg)
             checked[name] = value
         return checked
 
-    def _formats(
+    def _format_name(self, properties: Mapping[str, object], which: str) -> str | None:
+        fmt = properties.get("FORMAT")
+        prop = f"{which}_FORMAT"
+        if fmt is not None and prop in properties:
+            msg = (
+                f"Cannot supply both '{prop}' and 'FORMAT' properties, as 'FORMAT' sets both key "
+                "and value formats."
+            )
+            raise StatementError(msg)
+        name = properties.get(prop, fmt)
+        return None if name is None else str(name).upper()
+
+    def _format_properties(
         self,
         properties: Mapping[str, object],
+        which: str,
+        format_name: str,
+        inherited: s.FormatInfo | None = None,
+    ) -> s.FormatInfo:
+        """The format and its properties: inheritable ones from ``inherited``, then explicit."""
+        props: dict[str, str] = {}
+        if inherited is not None and inherited.format == format_name:
+            props.update(
+                {
+                    k: v
+                    for k, v in inherited.properties.items()
+                    if k in INHERITABLE_FORMAT_PROPERTIES
+                }
+            )
+        delimiter = properties.get(f"{which}_DELIMITER")
+        if delimiter is not None:
+            props["delimiter"] = _delimiter_property(f"{which}_DELIMITER", str(delimiter))
+        self._check_known_format(format_name)
+        unsupported = (
+            sorted(set(props) - get_format(format_name).supported_properties)
+            if format_name in SUPPORTED_FORMATS
+            else []
+        )
+        if unsupported:
+            msg = (
+                f"{format_name} does not support the following configs: [{', '.join(unsupported)}]"
+            )
+            raise StatementError(msg)
+        return s.FormatInfo(
+            format=format_name, properties=MappingProxyType(dict(sorted(props.items())))
+        )
+
+    def _source_format_infos(
+        self, properties: Mapping[str, object]
+    ) -> tuple[s.FormatInfo, s.FormatInfo]:
+        """CREATE STREAM: the declared formats, or ksqlDB's configured defaults."""
+        value_name = self._format_name(properties, "VALUE")
+        key_name = self._format_name(properties, "KEY")
+        if value_name is None:
+            configured = self.config.get(CONFIG_DEFAULT_VALUE_FORMAT)
+            if not configured:
+                msg = (
+                    "Statement is missing the 'VALUE_FORMAT' property from the WITH clause. "
+                    "Either provide one "
+                    "or set a default via the 'ksql.persistence.default.format.value' config."
+                )
+                raise StatementError(msg)
+            value_name = str(configured).upper()
+        if key_name is None:
+            key_name = str(self.config.get(CONFIG_DEFAULT_KEY_FORMAT, "KAFKA")).upper()
+        key_info = self._format_properties(properties, "KEY", key_name)
+        value_info = self._format_properties(properties, "VALUE", value_name)
+        return key_info, value_info
+
+    def _sink_format_infos(
+        self,
+        properties: Mapping[str, object],
+        source: DataSource,
         schema: LogicalSchema,
         *,
-        default_key: s.FormatInfo | None,
-        default_value: s.FormatInfo | None,
-        explicit_sink: bool,
-        default_value_features: tuple[str, ...] = (),
-    ) -> s.Formats:
-        fmt = properties.get("FORMAT")
-        if fmt is not None and ("KEY_FORMAT" in properties or "VALUE_FORMAT" in properties):
-            which = "KEY_FORMAT" if "KEY_FORMAT" in properties else "VALUE_FORMAT"
-            msg = f"Cannot supply both '{which}' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats."
-            raise StatementError(msg)
-        key_name = properties.get("KEY_FORMAT", fmt)
-        value_name = properties.get("VALUE_FORMAT", fmt)
-
-        if value_name is None:
-            if default_value is not None:
-                value_info = default_value
-            elif self.config.get(CONFIG_DEFAULT_VALUE_FORMAT):
-                value_info = s.FormatInfo(format=str(self.config[CONFIG_DEFAULT_VALUE_FORMAT]).upper())
-            else:
-                msg = ("Statement is missing the 'VALUE_FORMAT' property from the WITH clause. Either provide one "
-                       "or set a default via the 'ksql.persistence.default.format.value' config.")
-                raise StatementError(msg)
-        else:
-            value_info = s.FormatInfo(format=str(value_name).upper())
-        if "VALUE_DELIMITER" in properties:
-            value_info = s.FormatInfo(
-                format=value_info.format, properties=MappingProxyType({"delimiter": str(properties["VALUE_DELIMITER"])})
-            )
-        elif value_name is not None:
-            value_info = s.FormatInfo(format=value_info.format)
-
-        if not schema.key:
-            if key_name is not None and explicit_sink:
+        partitioned_by_null: bool,
+    ) -> tuple[s.FormatInfo, s.FormatInfo]:
+        """C*AS: the source's formats unless the WITH clause names others (ksqlDB's Analyzer)."""
+        explicit_key = self._format_name(properties, "KEY")
+        if partitioned_by_null:
+            if explicit_key is not None and explicit_key != "NONE":
                 msg = "Key format specified for stream without key columns."
                 raise StatementError(msg)
-            key_info = s.FormatInfo(format="NONE")
-        elif key_name is not None:
-            key_info = s.FormatInfo(format=str(key_name).upper())
-        elif default_key is not None and default_key.format != "NONE":
-            key_info = default_key
+            key_name = "NONE"
         else:
-            key_info = s.FormatInfo(format=str(self.config.get(CONFIG_DEFAULT_KEY_FORMAT, "KAFKA")).upper())
-        if "KEY_DELIMITER" in properties:
-            key_info = s.FormatInfo(
-                format=key_info.format, properties=MappingProxyType({"delimiter": str(properties["KEY_DELIMITER"])})
-            )
+            key_name = explicit_key or source.formats.key_format.format
+            # LogicalPlanner.getSinkKeyFormat: an inherited NONE gives way to the default
+            # key format once the result has key columns.
+            if explicit_key is None and key_name == "NONE" and schema.key:
+                key_name = str(self.config.get(CONFIG_DEFAULT_KEY_FORMAT, "KAFKA")).upper()
+        value_name = self._format_name(properties, "VALUE") or source.formats.value_format.format
+        key_info = self._format_properties(properties, "KEY", key_name, source.formats.key_format)
+        value_info = self._format_properties(
+            properties, "VALUE", value_name, source.formats.value_format
+        )
+        return key_info, value_info
 
-        value_features = self._value_features(properties, schema, value_info.format, default_value_features)
+    def _finish_formats(
+        self,
+        key_info: s.FormatInfo,
+        value_info: s.FormatInfo,
+        properties: Mapping[str, object],
+        schema: LogicalSchema,
+    ) -> s.Formats:
+        value_features = self._value_features(properties, schema, value_info.format)
         self._validate_format(key_info, schema.key, is_key=True)
         self._validate_format(value_info, schema.value, is_key=False)
-        return s.Formats(key_format=key_info, value_format=value_info, value_features=value_features)
+        return s.Formats(
+            key_format=key_info, value_format=value_info, value_features=value_features
+        )
 
-    def _value_features(self, properties: Mapping[str, object], schema: LogicalSchema, value_format: str,
-                        inherited: tuple[str, ...]) -> tuple[str, ...]:
+    def _value_features(
+        self, properties: Mapping[str, object], schema: LogicalSchema, value_format: str
+    ) -> tuple[str, ...]:
+        """ksqlDB's SerdeFeaturesFactory.buildValueFeatures: WRAP_SINGLE_VALUE, else the config."""
         wrap = properties.get("WRAP_SINGLE_VALUE")
+        spec = get_format(value_format) if value_format in SUPPORTED_FORMATS else None
         if wrap is not None:
             wrap_bool = wrap if isinstance(wrap, bool) else str(wrap).lower() == "true"
+            if spec is not None:
+                if wrap_bool and not spec.supports_wrapping:
+                    msg = (
+                        f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to "
+                        "'true'."
+                    )
+                    raise StatementError(msg)
+                if not wrap_bool and not spec.supports_unwrapping:
+                    msg = (
+                        f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to "
+                        "'false'."
+                    )
+                    raise StatementError(msg)
             if len(schema.value) != 1:
                 msg = "'WRAP_SINGLE_VALUE' is only valid for single-field value schemas"
                 raise StatementError(msg)
-            if value_format in SUPPORTED_FORMATS:
-                spec = get_format(value_format)
-                if wrap_bool and not spec.supports_wrapping:
-                    msg = f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to 'true'."
-                    raise StatementError(msg)
-                if not wrap_bool and not spec.supports_unwrapping:
-                    msg = f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to 'false'."
-                    raise StatementError(msg)
             return (WRAP_SINGLE_VALUE,) if wrap_bool else (UNWRAP_SINGLE_VALUE,)
-        if len(schema.value) != 1:
+        if len(schema.value) != 1 or spec is None:
             return ()
-        if inherited:
-            return inherited
         configured = self.config.get(CONFIG_WRAP_SINGLE_VALUES)
-        if configured is not None and str(configured).lower() == "false" and value_format in SUPPORTED_FORMATS:
-            if get_format(value_format).supports_unwrapping:
-                return (UNWRAP_SINGLE_VALUE,)
+        if configured is None:
+            return ()
+        wrap_bool = (
+            configured if isinstance(configured, bool) else str(configured).lower() == "true"
+        )
+        if wrap_bool and spec.supports_wrapping:
+            return (WRAP_SINGLE_VALUE,)
+        if not wrap_bool and spec.supports_unwrapping:
+            return (UNWRAP_SINGLE_VALUE,)
         return ()
 
-    def _validate_format(self, info: s.FormatInfo, columns: Sequence[Column], *, is_key: bool) -> None:
-        name = info.format
+    def _check_known_format(self, name: str) -> None:
         if name in SCHEMA_REGISTRY_FORMATS:
             raise UnsupportedFeatureError(f"format {name} (schema registry formats)")
         if name not in SUPPORTED_FORMATS:
             known = ", ".join(sorted(SUPPORTED_FORMATS | SCHEMA_REGISTRY_FORMATS))
-            msg = f"Unknown format: {name}.{did_you_mean(name, SUPPORTED_FORMATS)} Known formats: {known}"
+            msg = (
+                f"Unknown format: {name}.{did_you_mean(name, SUPPORTED_FORMATS)} Known formats: "
+                f"{known}"
+            )
             raise StatementError(msg)
+
+    def _validate_format(
+        self, info: s.FormatInfo, columns: Sequence[Column], *, is_key: bool
+    ) -> None:
+        name = info.format
+        self._check_known_format(name)
         spec = get_format(name)
         serde_columns = [SerdeColumn(c.name, c.type) for c in columns]
         try:
@@ -297,11 +420,21 @@ class Planner:
             if not is_key or name == "NONE":
                 raise
             shown = ", ".join(f"{t.quote(c.name)} {c.type} KEY" for c in columns)
-            msg = (f"Key format does not support schema.\nformat: {name}\nschema: Persistence{{columns=[{shown}], "
-                   f"features=[]}}\nreason: {error.message}")
+            features = (
+                "UNWRAP_SINGLES"
+                if len(columns) == 1 and spec.supports_wrapping and spec.supports_unwrapping
+                else ""
+            )
+            msg = (
+                f"Key format does not support schema.\nformat: {name}\nschema: "
+                f"Persistence{{columns=[{shown}], "
+                f"features=[{features}]}}\nreason: {error.message}"
+            )
             raise StatementError(msg) from None
 
-    def _timestamp_column(self, properties: Mapping[str, object], schema: LogicalSchema) -> s.TimestampColumn | None:
+    def _timestamp_column(
+        self, properties: Mapping[str, object], schema: LogicalSchema
+    ) -> s.TimestampColumn | None:
         name = properties.get("TIMESTAMP")
         fmt = properties.get("TIMESTAMP_FORMAT")
         if name is None:
@@ -312,14 +445,23 @@ class Planner:
         column_name = _identifier_from_property(str(name))
         column = schema.find(column_name)
         if column is None:
-            msg = f"The TIMESTAMP column set in the WITH clause does not exist in the schema: '{column_name}'"
+            msg = (
+                "The TIMESTAMP column set in the WITH clause does not exist in the schema: "
+                f"'{column_name}'"
+            )
             raise StatementError(msg)
         if fmt is None and column.type.base not in ("BIGINT", "TIMESTAMP"):
-            msg = (f"Timestamp column, {t.quote(column_name)}, should be LONG(INT64), TIMESTAMP, or a String with a "
-                   "timestamp_format specified.")
+            msg = (
+                f"Timestamp column, {t.quote(column_name)}, should be LONG(INT64), TIMESTAMP, or "
+                "a String with a "
+                "timestamp_format specified."
+            )
             raise StatementError(msg)
         if fmt is not None and column.type.base != "STRING":
-            msg = f"Timestamp column, {t.quote(column_name)}, should be a String when TIMESTAMP_FORMAT is specified."
+            msg = (
+                f"Timestamp column, {t.quote(column_name)}, should be a String when "
+                "TIMESTAMP_FORMAT is specified."
+            )
             raise StatementError(msg)
         return s.TimestampColumn(column=column_name, format=str(fmt) if fmt is not None else None)
 
@@ -335,14 +477,19 @@ class Planner:
             msg = f"Cannot delete topic for read-only source: {statement.name}"
             raise SqlError(msg)
         del self.sources[statement.name]
-        return s.KsqlPlanV1(statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name))
+        return s.KsqlPlanV1(
+            statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name)
+        )
 
     @_plan.register
     def _(self, statement: ast.AlterSource) -> s.StatementPlan | None:
         existing = self.sources.get(statement.name)
         if existing is not None and existing.is_source:
             kind = existing.kind.lower()
-            msg = f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on source {kind}s."
+            msg = (
+                f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on "
+                f"source {kind}s."
+            )
             raise SqlError(msg)
         raise UnsupportedFeatureError("ALTER STREAM/TABLE")
 
@@ -358,26 +505,40 @@ class Planner:
 
     @_plan.register
     def _(self, statement: ast.InsertValues) -> s.StatementPlan | None:
-        target = self._insert_target(statement.target, values=True)
+        target = self._insert_target(statement)
         if target.is_source:
             msg = f"Cannot insert values into read-only {target.kind.lower()}: {target.name}"
             raise SqlError(msg)
         raise UnsupportedFeatureError("INSERT INTO ... VALUES")
 
-    def _insert_target(self, name: str, *, values: bool) -> DataSource:
+    def _insert_target(self, statement: ast.InsertInto | ast.InsertValues) -> DataSource:
+        name = statement.target
         target = self.sources.get(name)
         if target is not None:
             return target
-        if values:
+        if isinstance(statement, ast.InsertValues):
             msg = f"Cannot insert values into an unknown stream/table: {t.quote(name)}"
             alternative = next((n for n in self.sources if n.upper() == name.upper()), None)
             if alternative is not None and alternative != name:
                 if name == name.upper():
-                    msg += f'\nDid you mean "{alternative}"? Hint: wrap the source name in double quotes to make it case-sensitive'
+                    msg += (
+                        f'\nDid you mean "{alternative}"? Hint: wrap the source name in double '
+                        "quotes to make "
+                        "it case-sensitive."
+                    )
                 else:
-                    msg += f"\nDid you mean {alternative}? Hint: try removing double quotes from the source name."
+                    msg += (
+                        f"\nDid you mean {alternative}? Hint: try removing double quotes from the "
+                        "source name."
+                    )
             raise SqlError(msg)
-        msg = f"Source {t.quote(name)} does not exist."
+        # ksqlDB's AstSanitizer reports the target at the statement's position plus "INSERT INTO".
+        prefix = ""
+        if statement.pos is not None:
+            prefix = (
+                f"Line: {statement.pos.line}, Col: {statement.pos.column + len('INSERT INTO ')}: "
+            )
+        msg = f"{prefix}Source {t.quote(name)} does not exist."
         raise SqlError(msg)
 
     # ------------------------------------------------------------------ persistent queries
@@ -388,39 +549,65 @@ class Planner:
         if existing is not None and not statement.or_replace:
             if statement.if_not_exists:
                 return None
-            msg = f"Cannot add {statement.kind.lower()} '{statement.name}': A {existing.kind.lower()} with the same name already exists"
+            msg = (
+                f"Cannot add {statement.kind.lower()} '{statement.name}': A "
+                f"{existing.kind.lower()} with the same name already exists"
+            )
             raise StatementError(msg)
         if statement.kind == TABLE:
             raise UnsupportedFeatureError("tables (CREATE TABLE AS SELECT)")
         properties = self._check_properties(statement.properties)
         planned = self._plan_query(statement.query, sink_name=statement.name)
         schema = planned.schema
-        formats = self._formats(
-            properties, schema, default_key=planned.source.formats.key_format,
-            default_value=planned.source.formats.value_format, explicit_sink=True,
-            default_value_features=_inherited_features(planned.source.formats.value_features, schema),
+        key_info, value_info = self._sink_format_infos(
+            properties, planned.source, schema, partitioned_by_null=planned.partitioned_by_null
         )
+        formats = self._finish_formats(key_info, value_info, properties, schema)
         timestamp = self._timestamp_column(properties, schema)
         prefix = str(self.config.get(CONFIG_TOPIC_PREFIX, ""))
         topic = str(properties.get("KAFKA_TOPIC", prefix + statement.name))
         partitions = _int_property(properties, "PARTITIONS") or planned.source.partitions
-        self.topic_partitions.setdefault(topic, partitions or self.topic_partitions.get(planned.source.topic, 1))
+        self.topic_partitions.setdefault(
+            topic, partitions or self.topic_partitions.get(planned.source.topic, 1)
+        )
         query_id = f"CSAS_{statement.name}_{self.query_count}"
         self.query_count += 1
-        sink = s.StreamSinkV1(context="KsqlTopic/Sink", source=planned.step, topic=topic, formats=formats,
-                              timestamp_column=timestamp)
-        self.sources[statement.name] = DataSource(
-            name=statement.name, kind=STREAM, schema=schema, topic=topic, formats=formats,
-            timestamp_column=timestamp, partitions=partitions, sql=statement.text,
+        sink = s.StreamSinkV1(
+            context="KsqlTopic/Sink",
+            source=planned.step,
+            topic=topic,
+            formats=formats,
+            timestamp_column=timestamp,
         )
-        command = s.CreateStreamV1(source_name=statement.name, schema=schema, topic=topic, formats=formats,
-                                   timestamp_column=timestamp, or_replace=statement.or_replace)
-        query = s.QueryPlan(query_id=query_id, sources=(planned.source.name,), sink=statement.name, physical_plan=sink)
+        self.sources[statement.name] = DataSource(
+            name=statement.name,
+            kind=STREAM,
+            schema=schema,
+            topic=topic,
+            formats=formats,
+            timestamp_column=timestamp,
+            partitions=partitions,
+            sql=statement.text,
+        )
+        command = s.CreateStreamV1(
+            source_name=statement.name,
+            schema=schema,
+            topic=topic,
+            formats=formats,
+            timestamp_column=timestamp,
+            or_replace=statement.or_replace,
+        )
+        query = s.QueryPlan(
+            query_id=query_id,
+            sources=(planned.source.name,),
+            sink=statement.name,
+            physical_plan=sink,
+        )
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command, query_plan=query)
 
     @_plan.register
     def _(self, statement: ast.InsertInto) -> s.StatementPlan | None:
-        target = self._insert_target(statement.target, values=False)
+        target = self._insert_target(statement)
         if target.kind != STREAM:
             msg = f"INSERT INTO can only be used to insert into a stream. {target.name} is a table."
             raise StatementError(msg)
@@ -430,18 +617,32 @@ class Planner:
         if statement.properties:
             self._check_properties(statement.properties)
         planned = self._plan_query(statement.query, sink_name=target.name)
-        if not _same_columns(planned.schema, target.schema):
-            msg = (f"Incompatible schema between results and sink.\nResult schema is {planned.schema}"
-                   f"\nSink schema is {target.schema}")
+        if planned.schema != target.schema:
+            msg = (
+                f"Incompatible schema between results and sink.\nResult schema is {planned.schema}"
+                f"\nSink schema is {target.schema}"
+            )
             raise StatementError(msg)
         query_id = f"INSERTQUERY_{self.query_count}"
         self.query_count += 1
-        sink = s.StreamSinkV1(context="KsqlTopic/Sink", source=planned.step, topic=target.topic,
-                              formats=target.formats, timestamp_column=target.timestamp_column)
-        query = s.QueryPlan(query_id=query_id, sources=(planned.source.name,), sink=target.name, physical_plan=sink)
+        sink = s.StreamSinkV1(
+            context="KsqlTopic/Sink",
+            source=planned.step,
+            topic=target.topic,
+            formats=target.formats,
+            timestamp_column=target.timestamp_column,
+        )
+        query = s.QueryPlan(
+            query_id=query_id, sources=(planned.source.name,), sink=target.name, physical_plan=sink
+        )
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
 
     def _plan_query(self, query: ast.Query, *, sink_name: str) -> PlannedQuery:
+        new_planner = str(self.config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
+        if new_planner and query.partition_by is not None:
+            raise UnsupportedFeatureError(
+                f"PARTITION BY with the new query planner ({CONFIG_NEW_QUERY_PLANNER})"
+            )
         if isinstance(query.from_, ast.Join):
             raise UnsupportedFeatureError("joins")
         if query.window is not None:
@@ -465,7 +666,9 @@ class Planner:
             msg = "EMIT FINAL is only supported for windowed aggregations."
             raise StatementError(msg)
         _reject_aggregates(query)
-        return QueryPlanner(self, source, relation.alias, sink_name).plan(query)
+        return QueryPlanner(self, source, relation.alias, sink_name, new_planner=new_planner).plan(
+            query
+        )
 
 
 @dataclass
@@ -473,221 +676,456 @@ class PlannedQuery:
     step: s.ExecutionStep
     schema: LogicalSchema
     source: DataSource
+    partitioned_by_null: bool = False
+
+
+@dataclass(frozen=True)
+class SelectItem:
+    """One output column of a projection: its alias and its typed expression."""
+
+    alias: str
+    expression: e.Expression
+
+
+@dataclass(frozen=True)
+class _Parent:
+    """What the projection reads: ksqlDB's processing schema of the node below it.
+
+    ``value`` lists the processing value columns in order: the value columns, the pseudo
+    columns, then copies of the key columns (and, after PARTITION BY, the new key columns
+    computed from expressions). ``select *`` expands over it the way ksqlDB does.
+    """
+
+    key: tuple[Column, ...]
+    value: tuple[Column, ...]
+
+    def star(self) -> list[Column]:
+        """ksqlDB's ``orderColumns``: key columns first, then values without pseudo columns."""
+        by_name = {c.name: c for c in self.value}
+        key_names = {c.name for c in self.key}
+        keys = [by_name[k.name] for k in self.key if k.name in by_name]
+        values, seen = [], set()
+        for column in self.value:
+            if column.name in PSEUDO_COLUMNS or column.name in key_names or column.name in seen:
+                continue
+            seen.add(column.name)
+            values.append(column)
+        return [
+            Column(c.name, c.type, KEY if c.name in key_names else VALUE) for c in keys + values
+        ]
+
+
+@dataclass(frozen=True)
+class _PartitionColumn:
+    node: ast.Expr
+    expression: e.Expression
+    name: str
+
+
+class ColumnAliasGenerator:
+    """ksqlDB's generated column names: ``KSQL_COL_n``, or a struct field's name.
+
+    Names never clash with the columns of the given schemas: a name ``X_n`` (or ``X``, read as
+    ``X_0``) in a schema uses up number ``n`` of prefix ``X``.
+    """
+
+    PREFIX = "KSQL_COL"
+
+    def __init__(self, schemas: Iterable[Iterable[str]]) -> None:
+        self._used: dict[str, set[int]] = {}
+        for names in schemas:
+            for name in names:
+                prefix, number = _split_numbered(name)
+                self._used.setdefault(prefix, set()).add(number)
+        self._next: dict[str, int] = {}
+
+    def _take(self, prefix: str) -> int:
+        used = self._used.get(prefix, set())
+        n = self._next.get(prefix, 0)
+        while n in used:
+            n += 1
+        self._next[prefix] = n + 1
+        return n
+
+    def next_ksql_col(self) -> str:
+        return f"{self.PREFIX}_{self._take(self.PREFIX)}"
+
+    def unique_alias_for(self, node: ast.Expr) -> str:
+        if isinstance(node, ast.Dereference):
+            prefix, _ = _split_numbered(node.field)
+            n = self._take(prefix)
+            return prefix if n == 0 else f"{prefix}_{n}"
+        return self.next_ksql_col()
+
+
+def _split_numbered(name: str) -> tuple[str, int]:
+    match = re.fullmatch(r"(.*?)(?:_(\d+))?", name)
+    assert match is not None
+    return match.group(1), int(match.group(2)) if match.group(2) is not None else 0
 
 
 class QueryPlanner:
-    """Plans one stateless stream query: source, filter, partition-by, projection."""
+    """Plans one stateless stream query: source, filter, PARTITION BY, projection.
 
-    def __init__(self, planner: Planner, source: DataSource, alias: str | None, sink_name: str) -> None:
+    The rules are ksqlDB's (LogicalPlanner, PartitionByParamsFactory, FinalProjectNode):
+    PARTITION BY names its key columns after the column it reads, a struct field, or a
+    generated ``KSQL_COL_n``; the projection keeps the key columns in the order of the node
+    below it and must select every one of them.
+    """
+
+    def __init__(
+        self,
+        planner: Planner,
+        source: DataSource,
+        alias: str | None,
+        sink_name: str,
+        *,
+        new_planner: bool = False,
+    ) -> None:
         self.planner = planner
         self.source = source
         self.alias = alias
         self.sink_name = sink_name
+        self.new_planner = new_planner
         self.qualifiers = frozenset([source.name] + ([alias] if alias else []))
 
     def _source_scope(self) -> Scope:
         columns = [ScopeColumn(c.name, c.type, self.qualifiers) for c in self.source.schema.columns]
-        columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in PSEUDO_COLUMNS.items()]
+        columns += [
+            ScopeColumn(name, type_, self.qualifiers) for name, type_ in PSEUDO_COLUMNS.items()
+        ]
         return Scope(columns, self.qualifiers)
+
+    def _source_parent(self) -> _Parent:
+        schema = self.source.schema
+        pseudo = [Column(name, type_, VALUE) for name, type_ in PSEUDO_COLUMNS.items()]
+        value = list(schema.value) + pseudo + [Column(c.name, c.type, VALUE) for c in schema.key]
+        return _Parent(key=schema.key, value=tuple(value))
 
     def plan(self, query: ast.Query) -> PlannedQuery:
         source = self.source
         step: s.ExecutionStep = s.StreamSourceV1(
-            context="KsqlTopic/Source", topic=source.topic, source_name=source.name,
-            source_schema=source.schema, formats=source.formats, timestamp_column=source.timestamp_column,
+            context="KsqlTopic/Source",
+            topic=source.topic,
+            source_name=source.name,
+            source_schema=source.schema,
+            formats=source.formats,
+            timestamp_column=source.timestamp_column,
         )
         scope = self._source_scope()
-        schema = source.schema
         if query.where is not None:
             predicate = Analyzer(scope, "WHERE").boolean(query.where)
             step = s.StreamFilterV1(context="WhereFilter", source=step, filter_expression=predicate)
 
-        partition_exprs: list[tuple[ast.Expr, e.Expression]] = []
+        named = self._alias_select_items(query.select)
+        parent = self._source_parent()
+        partition: list[_PartitionColumn] | None = None
+        by_null = False
         if query.partition_by is not None:
-            partition_exprs = self._partition_expressions(query.partition_by, scope)
+            partition, by_null = self._partition_columns(query.partition_by, scope)
+            step, parent = self._repartition(step, parent, partition)
 
-        items = self._expand_select(query.select, scope, schema, partitioned=query.partition_by is not None)
-        select = self._name_items(items, scope)
+        select = self._resolve_select(named, scope, parent, partition or [])
+        return self._project(step, parent, select, named, partition, by_null)
 
-        if query.partition_by is not None:
-            step, scope, schema, select = self._partition(step, scope, schema, partition_exprs, select)
+    # ------------------------------------------------------------------ select items
 
-        key_names = self._key_columns(select, schema, partition_exprs)
-        value_items = [item for item in select if item.alias not in key_names]
-        if not value_items:
-            msg = "The projection contains no value columns."
-            raise StatementError(msg)
-        expressions = tuple(
-            s.SelectExpression(alias=item.alias, expression=item.expression) for item in select
-        )
-        step = s.StreamSelectV1(context="Project", source=step, key_column_names=tuple(key_names),
-                                select_expressions=expressions)
-        columns = [Column(i.alias, i.expression.result_type, KEY) for i in select if i.alias in key_names]
-        columns.sort(key=lambda c: key_names.index(c.name))
-        columns += [Column(i.alias, i.expression.result_type, VALUE) for i in value_items]
-        out_schema = LogicalSchema(tuple(columns))
-        _check_no_map_keys(out_schema.key)
-        return PlannedQuery(step=step, schema=out_schema, source=source)
+    def _alias_select_items(self, items: Sequence[ast.SelectItem]) -> list[ast.SelectItem]:
+        """Give every single-column item an alias, as ksqlDB's AstSanitizer does."""
+        generator = ColumnAliasGenerator([self.source.schema.names()])
+        out: list[ast.SelectItem] = []
+        for item in items:
+            if isinstance(item, ast.SingleColumn) and item.alias is None:
+                node = item.expr
+                alias = (
+                    node.name
+                    if isinstance(node, ast.ColumnRef)
+                    else generator.unique_alias_for(node)
+                )
+                item = replace(item, alias=alias)
+            if isinstance(item, ast.SingleColumn):
+                _check_reserved_alias(item)
+            out.append(item)
+        return out
 
-    # ------------------------------------------------------------------ projection
+    def _resolve_select(
+        self,
+        items: Sequence[ast.SelectItem],
+        scope: Scope,
+        parent: _Parent,
+        partition: Sequence[_PartitionColumn],
+    ) -> list[SelectItem]:
+        analyzer = Analyzer(scope, "SELECT")
+        keys = {c.name: c for c in parent.key}
 
-    def _expand_select(self, items: Sequence[ast.SelectItem], scope: Scope, schema: LogicalSchema,
-                       *, partitioned: bool) -> list[tuple[ast.Expr, str | None]]:
-        expanded: list[tuple[ast.Expr, str | None]] = []
+        def resolve(expr: e.Expression) -> e.Expression:
+            # UserRepartitionNode.resolveSelect: a select of a PARTITION BY expression reads the
+            # new key column instead.
+            for column in partition:
+                if column.expression == expr:
+                    return e.ColumnRef(name=column.name, sql_type=keys[column.name].type)
+            return expr
+
+        out: list[SelectItem] = []
         for item in items:
             if isinstance(item, ast.AllColumns):
                 if item.source is not None and item.source not in self.qualifiers:
                     msg = f"Invalid table reference: {item.source}"
                     raise StatementError(msg)
-                for column in list(schema.key) + list(schema.value):
-                    expanded.append((ast.ColumnRef(name=column.name, source=None, pos=item.pos), None))
+                for column in parent.star():
+                    out.append(
+                        SelectItem(column.name, e.ColumnRef(name=column.name, sql_type=column.type))
+                    )
             elif isinstance(item, ast.StructAll):
-                base = Analyzer(scope, "SELECT").typed(item.base)
+                base = resolve(analyzer.typed(item.base))
                 type_ = base.result_type
                 if not isinstance(type_, t.Struct):
                     msg = f"Expected STRUCT type for '{format_expr(item.base)}->*' but got {type_}"
                     raise StatementError(msg)
                 for f in type_.fields:
-                    expanded.append((ast.Dereference(base=item.base, field=f.name, pos=item.pos), None))
+                    out.append(
+                        SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type))
+                    )
             else:
-                assert isinstance(item, ast.SingleColumn)
-                expanded.append((item.expr, item.alias))
-        return expanded
+                assert isinstance(item, ast.SingleColumn) and item.alias is not None
+                expr = analyzer(item.expr)
+                if is_null_literal(expr):
+                    msg = (
+                        "Can't infer a type of null. Please explicitly cast it to a required type, "
+                        "e.g. CAST(null AS VARCHAR)."
+                    )
+                    raise StatementError(msg)
+                out.append(SelectItem(item.alias, resolve(expr)))
+        seen: set[str] = set()
+        for selected in out:
+            if selected.alias in seen:
+                msg = f"Duplicate value columns found in schema: `{selected.alias}`"
+                raise StatementError(msg)
+            seen.add(selected.alias)
+        return out
 
-    def _name_items(self, items: Sequence[tuple[ast.Expr, str | None]], scope: Scope) -> list[SelectItem]:
-        analyzer = Analyzer(scope, "SELECT")
-        taken = {c.name for c in scope.columns} | {alias for _, alias in items if alias}
-        used: set[str] = set()
-        named: list[SelectItem] = []
-        counter = 0
-        for node, alias in items:
-            expr = analyzer.typed(node) if not isinstance(node, ast.NullLiteral) else analyzer(node)
-            if is_null_literal(expr):
-                msg = "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
-                raise StatementError(msg)
-            if alias is None:
-                if isinstance(node, ast.ColumnRef):
-                    alias = node.name
-                elif isinstance(node, ast.Dereference):
-                    alias = _unique(node.field, taken | used)
-                else:
-                    while f"KSQL_COL_{counter}" in taken | used:
-                        counter += 1
-                    alias = f"KSQL_COL_{counter}"
-                    counter += 1
-            if alias in used:
-                msg = f"Duplicate value columns found in schema: `{alias}`"
-                raise StatementError(msg)
-            used.add(alias)
-            named.append(SelectItem(node=node, alias=alias, expression=expr))
-        return named
+    # ------------------------------------------------------------------ projection
 
-    def _key_columns(self, select: Sequence[SelectItem], schema: LogicalSchema,
-                     partition_exprs: Sequence[tuple[ast.Expr, e.Expression]]) -> list[str]:
-        key_names: list[str] = []
-        missing: list[str] = []
-        for key in schema.key:
-            aliases = [
-                i.alias for i in select
-                if isinstance(i.expression, e.ColumnRef) and i.expression.name == key.name
-            ]
-            if len(aliases) > 1:
-                msg = (f"The projection contains a key column ({t.quote(key.name)}) more than once, aliased as: "
-                       f"{' and '.join(aliases)}.")
+    def _project(
+        self,
+        step: s.ExecutionStep,
+        parent: _Parent,
+        select: Sequence[SelectItem],
+        items: Sequence[ast.SelectItem],
+        partition: Sequence[_PartitionColumn] | None,
+        by_null: bool,
+    ) -> PlannedQuery:
+        key_names = [c.name for c in parent.key]
+        aliases: dict[str, list[str]] = {}
+        values: list[SelectItem] = []
+        for item in select:
+            expr = item.expression
+            if isinstance(expr, e.ColumnRef) and expr.name in key_names:
+                aliases.setdefault(expr.name, []).append(item.alias)
+            else:
+                values.append(item)
+        for key, names in aliases.items():
+            if len(names) > 1:
+                msg = (
+                    f"The projection contains a key column ({t.quote(key)}) more than once, "
+                    "aliased as: "
+                    f"{_and_join(sorted(names))}.\nEach key column must only be in the projection "
+                    "once. "
+                    "If you intended to copy the key into the value, then consider using the "
+                    "AS_VALUE "
+                    "function to indicate which key reference should be copied."
+                )
                 raise StatementError(msg)
-            if not aliases:
-                missing.append(key.name)
-            else:
-                key_names.append(aliases[0])
-        if missing:
-            if partition_exprs:
-                shown = [self._qualified(n) for n, _ in partition_exprs]
-                noun = "partitioning expression" if len(shown) == 1 else "partitioning expressions"
-                listed = " and ".join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 1 else shown)
-                msg = (f"The query used to build {t.quote(self.sink_name)} must include the {noun} {listed} in its "
-                       f"projection (eg, SELECT {', '.join(shown)}...).")
-            else:
-                noun = "key column" if len(missing) == 1 else "key columns"
-                listed = " and ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
-                msg = (f"The query used to build {t.quote(self.sink_name)} must include the {noun} {listed} in its "
-                       f"projection (eg, SELECT {', '.join(missing)}...).")
+        if not values:
+            msg = "The projection contains no value columns."
             raise StatementError(msg)
-        return key_names
+        if self.new_planner:
+            selected = [k.name for k in parent.key if k.name in aliases]
+            in_projection = [
+                i.expression.name
+                for i in select
+                if isinstance(i.expression, e.ColumnRef) and i.expression.name in aliases
+            ]
+            if len(selected) != len(parent.key) or selected != in_projection:
+                # ksqlDB's experimental planner keeps the projection's key order and lets keys
+                # go; qtt plans only what both planners plan alike.
+                msg = (
+                    "a projection that drops or reorders key columns with "
+                    f"{CONFIG_NEW_QUERY_PLANNER}=true"
+                )
+                raise UnsupportedFeatureError(msg)
+        self._validate_key_present(parent, items, select, partition, by_null)
+
+        key_columns = [
+            Column(aliases[k.name][0], k.type, KEY) for k in parent.key if k.name in aliases
+        ]
+        value_columns = [Column(v.alias, v.expression.result_type, VALUE) for v in values]
+        for column in key_columns + value_columns:
+            if column.name in PSEUDO_COLUMNS:
+                raise UnsupportedFeatureError(
+                    f"output columns named like pseudo columns ({column.name})"
+                )
+        out_schema = LogicalSchema(tuple(key_columns + value_columns))
+        _check_no_map_keys(out_schema.key)
+        expressions = [
+            s.SelectExpression(
+                alias=aliases[k.name][0], expression=e.ColumnRef(name=k.name, sql_type=k.type)
+            )
+            for k in parent.key
+            if k.name in aliases
+        ]
+        expressions += [s.SelectExpression(alias=v.alias, expression=v.expression) for v in values]
+        step = s.StreamSelectV1(
+            context="Project",
+            source=step,
+            key_column_names=tuple(c.name for c in key_columns),
+            select_expressions=tuple(expressions),
+        )
+        return PlannedQuery(
+            step=step, schema=out_schema, source=self.source, partitioned_by_null=by_null
+        )
+
+    def _validate_key_present(
+        self,
+        parent: _Parent,
+        items: Sequence[ast.SelectItem],
+        select: Sequence[SelectItem],
+        partition: Sequence[_PartitionColumn] | None,
+        by_null: bool,
+    ) -> None:
+        # ksqlDB's Projection.containsExpression: an unqualified * contains everything, a
+        # qualified * every column reference, otherwise an item must match exactly.
+        all_columns = any(isinstance(i, ast.AllColumns) and i.source is None for i in items)
+        qualified_all = any(isinstance(i, ast.AllColumns) and i.source is not None for i in items)
+        scope = self._source_scope()
+        singles = [
+            Analyzer(scope, "SELECT")(i.expr) for i in items if isinstance(i, ast.SingleColumn)
+        ]
+
+        def contains(expr: e.Expression) -> bool:
+            if all_columns or (qualified_all and isinstance(expr, e.ColumnRef)):
+                return True
+            return expr in singles
+
+        sink = t.quote(self.sink_name)
+        if partition is not None:
+            if by_null or all(contains(c.expression) for c in partition):
+                return
+            shown = [self._qualified(c.node) for c in partition]
+            noun = "partitioning expression" if len(shown) == 1 else "partitioning expressions"
+        else:
+            if not parent.key or all(
+                contains(e.ColumnRef(name=k.name, sql_type=k.type)) for k in parent.key
+            ):
+                return
+            shown = [_format_name(k.name) for k in parent.key]
+            noun = "key column" if len(shown) == 1 else "key columns"
+        plural = "s" if len(shown) > 1 else ""
+        msg = (
+            f"Key{plural} missing from projection (ie, SELECT). \nThe query used to build {sink} "
+            "must include "
+            f"the {noun} {_and_join(shown)} in its projection (eg, SELECT {', '.join(shown)}...)."
+        )
+        raise StatementError(msg)
 
     def _qualified(self, node: ast.Expr) -> str:
-        return format_expr(_qualify(node, self.source.name))
+        return format_expr(_qualify(node, self.alias or self.source.name))
 
     # ------------------------------------------------------------------ PARTITION BY
 
-    def _partition_expressions(self, exprs: Sequence[ast.Expr], scope: Scope) -> list[tuple[ast.Expr, e.Expression]]:
+    def _partition_columns(
+        self, exprs: Sequence[ast.Expr], scope: Scope
+    ) -> tuple[list[_PartitionColumn], bool]:
         if not exprs:
             msg = "PARTITION BY requires at least one expression"
             raise StatementError(msg)
         analyzer = Analyzer(scope, "PARTITION BY")
-        resolved = []
+        typed: list[tuple[ast.Expr, e.Expression]] = []
         for node in exprs:
             try:
                 expr = analyzer(node)
             except StatementError as error:
-                if "cannot be resolved" in error.message:
-                    name = error.message.split("'")[1]
-                    msg = (f"PARTITION BY column '{name}' cannot be resolved. '{name}' must be a column in the "
-                           "source schema since PARTITION BY is applied on the input.")
-                    raise SqlError(msg, line=error.line, column=error.column) from None
-                raise
-            resolved.append((node, expr))
-        if len(resolved) > 1 and any(is_null_literal(x) for _, x in resolved):
-            msg = "Cannot PARTITION BY multiple columns including NULL"
-            raise StatementError(msg)
-        return resolved
-
-    def _partition(self, step: s.ExecutionStep, scope: Scope, schema: LogicalSchema,
-                   partition_exprs: Sequence[tuple[ast.Expr, e.Expression]],
-                   select: Sequence[SelectItem]) -> tuple[s.ExecutionStep, Scope, LogicalSchema, list[SelectItem]]:
-        new_keys: list[s.SelectExpression] = []
-        key_columns: list[Column] = []
-        rewritten = list(select)
-        if not (len(partition_exprs) == 1 and is_null_literal(partition_exprs[0][1])):
-            for node, expr in partition_exprs:
-                matching = [i for i, item in enumerate(rewritten) if item.expression == expr]
-                if isinstance(node, ast.ColumnRef):
-                    name = matching and rewritten[matching[0]].alias or node.name
-                elif matching:
-                    name = rewritten[matching[0]].alias
-                else:
-                    name = f"KSQL_COL_{len(new_keys)}"
-                new_keys.append(s.SelectExpression(alias=name, expression=expr))
-                key_columns.append(Column(name, expr.result_type, KEY))
-                for index in matching:
-                    item = rewritten[index]
-                    rewritten[index] = SelectItem(
-                        node=item.node, alias=item.alias, expression=e.ColumnRef(name=name, sql_type=expr.result_type)
+                match = re.match(r"PARTITION BY column '([^']*)' cannot be resolved", error.message)
+                if match:
+                    name = match.group(1)
+                    msg = (
+                        f"PARTITION BY column '{name}' cannot be resolved. '{name}' must be a "
+                        "column in the "
+                        "source schema since PARTITION BY is applied on the input."
                     )
-        key_names = {c.name for c in key_columns}
-        values = [Column(c.name, c.type, VALUE) for c in schema.columns if c.name not in key_names]
-        new_schema = LogicalSchema(tuple(key_columns + values))
-        new_step = s.StreamSelectKeyV1(context="PartitionBy", source=step, key_expressions=tuple(new_keys))
-        _check_no_map_keys(new_schema.key)
-        new_scope = Scope(
-            [ScopeColumn(c.name, c.type, self.qualifiers) for c in new_schema.columns]
-            + [ScopeColumn(n, ty, self.qualifiers) for n, ty in PSEUDO_COLUMNS.items()],
-            self.qualifiers,
+                    raise StatementError(msg, line=error.line, column=error.column) from None
+                raise
+            typed.append((node, expr))
+        nulls = [x for _, x in typed if is_null_literal(x)]
+        if nulls:
+            if len(typed) > 1:
+                msg = "Cannot PARTITION BY multiple columns including NULL"
+                raise StatementError(msg)
+            return [], True
+        # PartitionByParamsFactory names generated keys against the processing schema.
+        generator = ColumnAliasGenerator([self._source_parent_names()])
+        columns = []
+        for node, expr in typed:
+            name = expr.name if isinstance(expr, e.ColumnRef) else generator.unique_alias_for(node)
+            columns.append(_PartitionColumn(node=node, expression=expr, name=name))
+        return columns, False
+
+    def _source_parent_names(self) -> list[str]:
+        return [c.name for c in self.source.schema.columns] + list(PSEUDO_COLUMNS)
+
+    def _repartition(
+        self, step: s.ExecutionStep, parent: _Parent, partition: Sequence[_PartitionColumn]
+    ) -> tuple[s.ExecutionStep, _Parent]:
+        keys = [Column(c.name, c.expression.result_type, KEY) for c in partition]
+        appended = [
+            Column(c.name, c.expression.result_type, VALUE)
+            for c in partition
+            if not isinstance(c.expression, e.ColumnRef)
+        ]
+        new_parent = _Parent(key=tuple(keys), value=parent.value + tuple(appended))
+        for column in keys:
+            if column.name in PSEUDO_COLUMNS:
+                raise UnsupportedFeatureError(f"PARTITION BY a pseudo column ({column.name})")
+        _check_no_map_keys(keys)
+        step = s.StreamSelectKeyV1(
+            context="PartitionBy",
+            source=step,
+            key_expressions=tuple(
+                s.SelectExpression(alias=c.name, expression=c.expression) for c in partition
+            ),
         )
-        return new_step, new_scope, new_schema, rewritten
+        return step, new_parent
 
 
-@dataclass(frozen=True)
-class SelectItem:
-    node: ast.Expr
-    alias: str
-    expression: e.Expression
+def _check_reserved_alias(item: ast.SingleColumn) -> None:
+    """ksqlDB's Analyzer.checkForReservedToken, for persistent queries."""
+    assert item.alias is not None
+    reserved = next((name for name in RESERVED_NAMES if name == item.alias.upper()), None)
+    if reserved is None:
+        return
+    if isinstance(item.expr, ast.ColumnRef) and item.expr.name.upper() == reserved:
+        msg = f"Reserved column name in select: `{reserved}`. Please remove or alias the column."
+    else:
+        msg = f"`{reserved}` is a reserved column name. You cannot use it as an alias for a column."
+    raise StatementError(msg)
+
+
+def _and_join(items: Sequence[str]) -> str:
+    """ksqlDB's GrammaticalJoiner.and(): ``A``, ``A and B``, ``A, B and C``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _format_name(name: str) -> str:
+    return format_expr(ast.ColumnRef(name=name, source=None))
 
 
 def _qualify(node: ast.Expr, source: str) -> ast.Expr:
     """Qualify bare column references with ``source``, as ksqlDB prints them in messages."""
     if isinstance(node, ast.ColumnRef):
         return replace(node, source=node.source or source)
-    changes = {}
+    changes: dict[str, object] = {}
     for name in getattr(node, "__dataclass_fields__", {}):
         if name == "pos":
             continue
@@ -696,17 +1134,7 @@ def _qualify(node: ast.Expr, source: str) -> ast.Expr:
             changes[name] = _qualify(value, source)
         elif isinstance(value, tuple) and value and all(isinstance(v, ast.Expr) for v in value):
             changes[name] = tuple(_qualify(v, source) for v in value)
-    return replace(node, **changes) if changes else node
-
-
-def _unique(name: str, taken: Iterable[str]) -> str:
-    taken = set(taken)
-    if name not in taken:
-        return name
-    n = 1
-    while f"{name}_{n}" in taken:
-        n += 1
-    return f"{name}_{n}"
+    return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
 def _reject_aggregates(query: ast.Query) -> None:
@@ -721,18 +1149,28 @@ def _reject_aggregates(query: ast.Query) -> None:
 def _check_no_map_keys(columns: Iterable[Column]) -> None:
     for column in columns:
         if t.contains_map(column.type):
-            msg = ("Map keys, including types that contain maps, are not supported as they may lead to unexpected "
-                   f"behavior due to inconsistent serialization. Key column name: {t.quote(column.name)}. "
-                   f"Column type: {column.type}. See https://github.com/confluentinc/ksql/issues/6621 for more.")
+            msg = (
+                "Map keys, including types that contain maps, are not supported as they may lead "
+                "to unexpected "
+                "behavior due to inconsistent serialization. Key column name: "
+                f"{t.quote(column.name)}. "
+                f"Column type: {column.type}. See "
+                "https://github.com/confluentinc/ksql/issues/6621 for more."
+            )
             raise StatementError(msg)
 
 
-def _same_columns(a: LogicalSchema, b: LogicalSchema) -> bool:
-    return [(c.name, c.type, c.namespace) for c in a.columns] == [(c.name, c.type, c.namespace) for c in b.columns]
-
-
-def _inherited_features(features: tuple[str, ...], schema: LogicalSchema) -> tuple[str, ...]:
-    return features if len(schema.value) == 1 else ()
+def _delimiter_property(name: str, value: str) -> str:
+    """A checked delimiter property, kept as written (``TAB``, ``SPACE`` or one character)."""
+    try:
+        parse_delimiter(value)
+        return value
+    except ValueError as error:
+        msg = (
+            f"Failed to prepare statement: Configuration {name} is invalid: {error}\nExample "
+            "valid value: ';'"
+        )
+        raise StatementError(msg) from None
 
 
 def _int_property(properties: Mapping[str, object], name: str) -> int | None:

@@ -200,10 +200,10 @@ class Plan:
 
     def queries(self) -> list[QueryPlan]:
         """The persistent queries, in statement order."""
-        return [s.query_plan for s in self.statements if getattr(s, "query_plan", None)]
+        return [q for s in self.statements if (q := getattr(s, "query_plan", None)) is not None]
 
     def ddl_commands(self) -> list[DdlCommand]:
-        return [s.ddl_command for s in self.statements if getattr(s, "ddl_command", None)]
+        return [c for s in self.statements if (c := getattr(s, "ddl_command", None)) is not None]
 
 
 def walk_steps(step: ExecutionStep) -> list[ExecutionStep]:

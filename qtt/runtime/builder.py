@@ -17,11 +17,21 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import steps as s
+from qtt.plan.expressions import ColumnRef, Expression
 from qtt.plan.schema import KEY, VALUE, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import serde_udfs
 from qtt.runtime.expressions import Compiler
-from qtt.runtime.names import ROWOFFSET, ROWPARTITION, ROWTIME, SEQ, SYSTEM_COLUMNS, TOMBSTONE, col
+from qtt.runtime.names import (
+    NULL_KEY,
+    ROWOFFSET,
+    ROWPARTITION,
+    ROWTIME,
+    SEQ,
+    SYSTEM_COLUMNS,
+    TOMBSTONE,
+    col,
+)
 from qtt.runtime.types import from_spark
 
 StepT = TypeVar("StepT", bound=s.ExecutionStep)
@@ -135,9 +145,12 @@ class PlanBuilder:
         value_cols = [F.col("__qtt_decoded.value").getField(c.name).alias(c.name) for c in schema.value]
         rowtime = F.col("timestamp")
         if step.timestamp_column is not None:
+            ts_column = schema.find(step.timestamp_column.column)
+            assert ts_column is not None
+            part = "key" if ts_column.is_key else "value"
             rowtime = _timestamp_millis(
-                F.col("__qtt_decoded.value").getField(step.timestamp_column.column),
-                schema.find(step.timestamp_column.column).type,  # type: ignore[union-attr]
+                F.col(f"__qtt_decoded.{part}").getField(ts_column.name),
+                ts_column.type,
                 step.timestamp_column.format,
             )
         df = df.select(
@@ -147,10 +160,12 @@ class PlanBuilder:
             F.col("offset").cast("long").alias(ROWOFFSET),
             F.col("seq").alias(SEQ),
             F.col("__qtt_decoded.tombstone").alias(TOMBSTONE),
+            F.col("__qtt_decoded.null_key").alias(NULL_KEY),
         )
         if step.timestamp_column is not None:
-            # ksqlDB drops records whose timestamp column is null or unparseable.
-            df = df.where(col(ROWTIME).isNotNull())
+            # ksqlDB drops records whose timestamp column is null, unparseable or negative
+            # (Kafka Streams skips records with an invalid timestamp).
+            df = df.where(col(ROWTIME).isNotNull() & (col(ROWTIME) >= 0))
         return Built(df, self.schema_of(df, [c.name for c in schema.key], [c.name for c in schema.value]))
 
     @builds(s.StreamFilterV1)
@@ -173,9 +188,21 @@ class PlanBuilder:
     def stream_select_key_v1(self, step: s.StreamSelectKeyV1, source: Built) -> Built:
         compile_ = Compiler()
         keys = [sel.alias for sel in step.key_expressions]
-        key_cols = [compile_(sel.expression).alias(sel.alias) for sel in step.key_expressions]
-        values = [c.name for c in source.schema.columns if c.name not in keys]
-        df = source.df.select(*key_cols, *[col(v) for v in values], *self.system_columns())
+        old_keys = {c.name for c in source.schema.key}
+        key_cols = []
+        for sel in step.key_expressions:
+            column = compile_(sel.expression)
+            # ksqlDB evaluates a key expression on the old key when it reads only key columns;
+            # otherwise on the value, which a tombstone does not have: its new key is null.
+            if not column_names(sel.expression) <= old_keys:
+                column = F.when(col(TOMBSTONE), F.lit(None)).otherwise(column)
+            key_cols.append(column.alias(sel.alias))
+        value_names = [c.name for c in source.schema.value] + [c.name for c in source.schema.key]
+        values = [n for i, n in enumerate(value_names) if n not in keys and n not in value_names[:i]]
+        system = [col(n) for n in SYSTEM_COLUMNS if n != NULL_KEY]
+        # PARTITION BY builds a new key from its expressions; only PARTITION BY NULL leaves none.
+        null_key = F.lit(not keys).alias(NULL_KEY)
+        df = source.df.select(*key_cols, *[col(v) for v in values], *system, null_key)
         return Built(df, self.schema_of(df, keys, values))
 
     @builds(s.StreamSinkV1)
@@ -184,17 +211,22 @@ class PlanBuilder:
         formats = step.formats
         key_struct = F.struct(*[col(c.name) for c in schema.key]) if schema.key else F.lit(None)
         value_struct = F.struct(*[col(c.name) for c in schema.value])
-        key_bytes = serde_udfs.encode(formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct) \
-            if schema.key else F.lit(None).cast("binary")
+        key_bytes = F.when(col(NULL_KEY), F.lit(None).cast("binary")).otherwise(
+            serde_udfs.encode(formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct)
+        ) if schema.key else F.lit(None).cast("binary")
         value_bytes = F.when(col(TOMBSTONE), F.lit(None).cast("binary")).otherwise(
             serde_udfs.encode(formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct)
         )
         timestamp = col(ROWTIME)
+        rows = source.df
         if step.timestamp_column is not None:
             column = schema.find(step.timestamp_column.column)
             assert column is not None
-            timestamp = _timestamp_millis(col(column.name), column.type, step.timestamp_column.format)
-        out = source.df.select(
+            extracted = _timestamp_millis(col(column.name), column.type, step.timestamp_column.format)
+            timestamp = F.when(col(TOMBSTONE), col(ROWTIME)).otherwise(extracted.cast("long"))
+            # a record whose new timestamp is missing or negative cannot be written; ksqlDB drops it
+            rows = rows.where(timestamp.isNotNull() & (timestamp >= 0))
+        out = rows.select(
             col(SEQ).alias("seq"),
             timestamp.cast("long").alias("timestamp"),
             col(ROWPARTITION).alias("partition"),
@@ -203,6 +235,16 @@ class PlanBuilder:
         )
         self.sink = SinkOutput(out, step.topic)
         return Built(source.df, schema)
+
+
+def column_names(expr: Expression) -> set[str]:
+    """The input columns an expression reads."""
+    if isinstance(expr, ColumnRef):
+        return {expr.name}
+    found: set[str] = set()
+    for child in expr.children():
+        found |= column_names(child)
+    return found
 
 
 def _timestamp_millis(value: Column, type_: t.SqlType, fmt: str | None) -> Column:

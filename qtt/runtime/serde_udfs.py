@@ -7,7 +7,6 @@ error message, logged to the processing log and skipped, as ksqlDB does.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -19,62 +18,99 @@ from qtt.plan.steps import FormatInfo, Formats
 from qtt.runtime.types import struct_of
 from qtt.serde import SerdeColumn, get_format
 
-ERROR, TOMBSTONE, KEY, VALUE = "error", "tombstone", "key", "value"
+ERROR, TOMBSTONE, NULL_KEY, KEY, VALUE = "error", "tombstone", "null_key", "key", "value"
 
 
 def _serde_columns(columns: Sequence[SchemaColumn]) -> list[SerdeColumn]:
     return [SerdeColumn(c.name, c.type) for c in columns]
 
 
-def decode(formats: Formats, key_columns: Sequence[SchemaColumn], value_columns: Sequence[SchemaColumn],
-           key: Column, value: Column) -> Column:
+def decode(
+    formats: Formats,
+    key_columns: Sequence[SchemaColumn],
+    value_columns: Sequence[SchemaColumn],
+    key: Column,
+    value: Column,
+) -> Column:
     """A struct column ``{error, tombstone, key: {...}, value: {...}}`` decoded from raw bytes."""
     key_cols, value_cols = _serde_columns(key_columns), _serde_columns(value_columns)
     key_format, value_format = formats.key_format, formats.value_format
-    key_features, value_features = frozenset(formats.key_features), frozenset(formats.value_features)
+    key_features, value_features = (
+        frozenset(formats.key_features),
+        frozenset(formats.value_features),
+    )
     key_props, value_props = dict(key_format.properties), dict(value_format.properties)
     key_name, value_name = key_format.format, value_format.format
 
     # No annotations on UDF bodies: PySpark would try to read an eval type from them.
-    def run(key_bytes, value_bytes):  # type: ignore[no-untyped-def]
-        key_des = get_format(key_name).deserializer(key_cols, is_key=True, properties=key_props, features=key_features)
+    def run(key_bytes, value_bytes):
+        key_des = get_format(key_name).deserializer(
+            key_cols, is_key=True, properties=key_props, features=key_features
+        )
         value_des = get_format(value_name).deserializer(
             value_cols, is_key=False, properties=value_props, features=value_features
         )
-        try:
-            key_row = key_des(bytes(key_bytes) if key_bytes is not None else None)
-        except SerdeError as e:
-            return (f"Error deserializing key: {e.message}", False, None, None)
-        except Exception as e:  # a format bug must not crash the query either
-            return (f"Error deserializing key: {type(e).__name__}: {e}", False, None, None)
+        key_row = None
+        # A stream without key columns ignores whatever its records' keys hold.
+        if key_cols and key_bytes is not None:
+            try:
+                key_row = key_des(bytes(key_bytes))
+            except SerdeError as e:
+                return (f"Error deserializing key: {e.message}", False, False, None, None)
+            except Exception as e:  # a format bug must not crash the query either
+                return (
+                    f"Error deserializing key: {type(e).__name__}: {e}",
+                    False,
+                    False,
+                    None,
+                    None,
+                )
         try:
             value_row = value_des(bytes(value_bytes) if value_bytes is not None else None)
         except SerdeError as e:
-            return (f"Error deserializing value: {e.message}", False, None, None)
+            return (f"Error deserializing value: {e.message}", False, False, None, None)
         except Exception as e:
-            return (f"Error deserializing value: {type(e).__name__}: {e}", False, None, None)
+            return (f"Error deserializing value: {type(e).__name__}: {e}", False, False, None, None)
+        null_key = key_row is None
         if key_row is None or len(key_row) != len(key_cols):
             key_row = (None,) * len(key_cols)
         tombstone = value_row is None
-        return (None, tombstone, key_row, value_row if value_row is not None else (None,) * len(value_cols))
+        return (
+            None,
+            tombstone,
+            null_key,
+            key_row,
+            value_row if value_row is not None else (None,) * len(value_cols),
+        )
 
-    result_type = st.StructType([
-        st.StructField(ERROR, st.StringType()),
-        st.StructField(TOMBSTONE, st.BooleanType()),
-        st.StructField(KEY, struct_of([(c.name, c.type) for c in key_cols])),
-        st.StructField(VALUE, struct_of([(c.name, c.type) for c in value_cols])),
-    ])
+    result_type = st.StructType(
+        [
+            st.StructField(ERROR, st.StringType()),
+            st.StructField(TOMBSTONE, st.BooleanType()),
+            st.StructField(NULL_KEY, st.BooleanType()),
+            st.StructField(KEY, struct_of([(c.name, c.type) for c in key_cols])),
+            st.StructField(VALUE, struct_of([(c.name, c.type) for c in value_cols])),
+        ]
+    )
     return F.udf(run, result_type)(key, value)
 
 
-def encode(info: FormatInfo, features: Sequence[str], columns: Sequence[SchemaColumn], *, is_key: bool,
-           row: Column) -> Column:
+def encode(
+    info: FormatInfo,
+    features: Sequence[str],
+    columns: Sequence[SchemaColumn],
+    *,
+    is_key: bool,
+    row: Column,
+) -> Column:
     """A binary column: ``row`` (a struct of ``columns``) serialized with ``info``."""
     serde_cols = _serde_columns(columns)
     name, properties, feature_set = info.format, dict(info.properties), frozenset(features)
 
-    def run(value):  # type: ignore[no-untyped-def]
-        serializer = get_format(name).serializer(serde_cols, is_key=is_key, properties=properties, features=feature_set)
+    def run(value):
+        serializer = get_format(name).serializer(
+            serde_cols, is_key=is_key, properties=properties, features=feature_set
+        )
         if value is None:
             return None
         return serializer(tuple(value))

@@ -1,13 +1,19 @@
-"""The DELIMITED format: one CSV line, parsed with Python's ``csv`` and quoted like
-Apache Commons CSV's MINIMAL mode, which ksqlDB uses."""
+"""The DELIMITED format: one CSV record, as ksqlDB reads and writes it with Apache Commons CSV.
+
+Writing quotes fields the way Commons CSV 1.4's ``QuoteMode.MINIMAL`` does (ksqlDB's
+expected outputs show it: ``"-1",a``), and writes no record separator. Reading takes the
+first record, turns empty fields into nulls and parses each field with the Java parser
+ksqlDB uses (``Integer.parseInt``, ``Boolean.parseBoolean``, ``new BigDecimal`` ...).
+"""
 
 from __future__ import annotations
 
 import base64
+import binascii
 import csv
 import decimal
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
@@ -16,41 +22,49 @@ from qtt.serde import values
 from qtt.serde.formats import Deserializer, Format, Row, SerdeColumn, Serializer, register
 
 _NAMED_DELIMITERS = {"TAB": "\t", "SPACE": " "}
+_QUOTE = '"'
 
 
 def parse_delimiter(value: str) -> str:
-    """The delimiter character for a ``VALUE_DELIMITER`` property value.
+    """The delimiter character for a ``VALUE_DELIMITER`` / ``KEY_DELIMITER`` value.
 
     Raises:
-        StatementError: with ksqlDB's message for an empty, blank or multi-character value.
+        ValueError: with ksqlDB's reason for an empty, blank or multi-character value.
     """
     if value.upper() in _NAMED_DELIMITERS:
         return _NAMED_DELIMITERS[value.upper()]
     if value.strip() == "":
-        msg = ("Failed to prepare statement: Configuration VALUE_DELIMITER is invalid: Delimiter cannot be "
-               "empty, if you meant to have a tab or space for delimiter, please use the special values "
-               "'TAB' or 'SPACE'")
-        raise StatementError(msg)
+        msg = (
+            "Delimiter cannot be empty, if you meant to have a tab or space for delimiter, please "
+            "use the "
+            "special values 'TAB' or 'SPACE'"
+        )
+        raise ValueError(msg)
     if len(value) != 1:
-        msg = (f"Failed to prepare statement: Configuration VALUE_DELIMITER is invalid: Invalid delimiter "
-               f"value: '{value}'. Delimiter must be a single character or TAB,SPACE")
-        raise StatementError(msg)
+        msg = (
+            f"Invalid delimiter value: '{value}'. Delimiter must be a single character or TAB,SPACE"
+        )
+        raise ValueError(msg)
     return value
 
 
-def _needs_quotes(text: str, delimiter: str) -> bool:
-    # Commons CSV, QuoteMode.MINIMAL: special characters anywhere, a first character at or
-    # below '#', or trailing whitespace.
+def _needs_quotes(text: str, delimiter: str, *, first: bool) -> bool:
+    """Commons CSV 1.4, ``QuoteMode.MINIMAL``, for a non-null value."""
     if text == "":
-        return False
-    if text[0] <= "#":
+        # an empty first token is quoted, else an empty record would read as no record
+        return first
+    c = text[0]
+    if first and not (c.isascii() and c.isalnum()):
         return True
-    if any(c in text for c in (delimiter, '"', "\r", "\n")):
+    if c <= "#":
+        return True
+    if any(ch in text for ch in ("\n", "\r", _QUOTE, delimiter)):
         return True
     return text[-1] <= " "
 
 
-def _format_field(value: Any, type_: t.SqlType) -> str | None:
+def format_field(value: Any, type_: t.SqlType) -> str | None:
+    """The text ksqlDB writes for one typed value (None for null)."""
     if value is None:
         return None
     base = type_.base
@@ -67,35 +81,86 @@ def _format_field(value: Any, type_: t.SqlType) -> str | None:
     return str(value)
 
 
-def _parse_field(text: str, column: SerdeColumn) -> Any:
-    if text == "":
-        return None
-    base = column.type.base
+def format_record(fields: Sequence[str | None], delimiter: str) -> str:
+    """One CSV record without a record separator; None fields are written empty."""
+    parts = []
+    for i, text in enumerate(fields):
+        if text is None:
+            parts.append("")
+        elif _needs_quotes(text, delimiter, first=i == 0):
+            parts.append(_QUOTE + text.replace(_QUOTE, _QUOTE * 2) + _QUOTE)
+        else:
+            parts.append(text)
+    return delimiter.join(parts)
+
+
+def parse_record(text: str, delimiter: str) -> list[str]:
+    """The fields of the first non-empty record in ``text``.
+
+    Raises:
+        SerdeError: the text holds no record or is not valid CSV.
+    """
     try:
-        if base in ("INTEGER", "BIGINT"):
-            return values.from_json(int(text.strip()), column.type, column.name)
-        if base == "DOUBLE":
-            return float(text)
-        if base == "DECIMAL":
-            assert isinstance(column.type, t.Decimal)
-            return values.fit_decimal(decimal.Decimal(text.strip()), column.type, column.name)
-        if base == "BOOLEAN":
-            return values.from_json(text.strip(), column.type, column.name)
-        if base == "BYTES":
-            return base64.b64decode(text, validate=True)
-        if base in ("TIMESTAMP", "DATE", "TIME"):
-            return values.from_json(int(text.strip()), column.type, column.name)
-    except (ValueError, decimal.InvalidOperation):
-        msg = f"Failed to deserialize DELIMITED field {column.name}: {text!r} is not a valid {column.type}"
+        records = [
+            r
+            for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+            if r
+        ]
+    except csv.Error as e:
+        msg = f"Error deserializing delimited: {e}"
         raise SerdeError(msg) from None
-    return text
+    if not records:
+        msg = "Error deserializing delimited: No fields in record"
+        raise SerdeError(msg)
+    return records[0]
+
+
+def _int_parser(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        result = values.java_parse_long(text)
+        if not lo <= result <= hi:
+            msg = f'For input string: "{text}"'
+            raise ValueError(msg)
+        return result
+
+    return parse
+
+
+def _boolean(text: str) -> bool:
+    # Boolean.parseBoolean: anything but "true" (any case) is false
+    return text.lower() == "true"
+
+
+def _decimal(type_: t.SqlType) -> Callable[[str], decimal.Decimal]:
+    assert isinstance(type_, t.Decimal)
+    return lambda text: values.fit_decimal(values.java_big_decimal(text), type_)
+
+
+def _bytes(text: str) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error:
+        msg = f"Value is not a valid Base64 encoded string: {text}"
+        raise ValueError(msg) from None
+
+
+_PARSERS: dict[str, Callable[[t.SqlType], Callable[[str], Any]]] = {
+    "BOOLEAN": lambda _t: _boolean,
+    "INTEGER": lambda _t: _int_parser(values.INT_MIN, values.INT_MAX),
+    "BIGINT": lambda _t: _int_parser(values.LONG_MIN, values.LONG_MAX),
+    "DOUBLE": lambda _t: values.java_parse_double,
+    "STRING": lambda _t: str,
+    "DECIMAL": _decimal,
+    "TIMESTAMP": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
+    "DATE": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
+    "TIME": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
+    "BYTES": lambda _t: _bytes,
+}
 
 
 class DelimitedFormat(Format):
     name: ClassVar[str] = "DELIMITED"
-    supported_types: ClassVar[frozenset[str]] = frozenset(
-        ["BOOLEAN", "INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "STRING", "BYTES", "DATE", "TIME", "TIMESTAMP"]
-    )
+    supported_types: ClassVar[frozenset[str]] = frozenset(_PARSERS)
     supported_properties: ClassVar[frozenset[str]] = frozenset(["delimiter"])
     supports_unwrapping: ClassVar[bool] = True
 
@@ -103,64 +168,101 @@ class DelimitedFormat(Format):
     def _delimiter(properties: Mapping[str, str]) -> str:
         return parse_delimiter(properties.get("delimiter", ","))
 
-    def serializer(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
-                   features: frozenset[str]) -> Serializer:
+    def serializer(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: frozenset[str],
+    ) -> Serializer:
         delimiter = self._delimiter(properties)
 
         def serialize(row: Row | None) -> bytes | None:
             if row is None:
                 return None
-            parts = []
-            for column, value in zip(columns, row, strict=True):
-                text = _format_field(value, column.type)
-                if text is None:
-                    parts.append("")
-                elif _needs_quotes(text, delimiter):
-                    parts.append('"' + text.replace('"', '""') + '"')
-                else:
-                    parts.append(text)
-            return delimiter.join(parts).encode("utf-8")
+            fields = [format_field(v, c.type) for c, v in zip(columns, row, strict=True)]
+            return format_record(fields, delimiter).encode("utf-8")
 
         return serialize
 
-    def deserializer(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
-                     features: frozenset[str]) -> Deserializer:
+    def deserializer(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: frozenset[str],
+    ) -> Deserializer:
         delimiter = self._delimiter(properties)
+        parsers = [_PARSERS[c.type.base](c.type) for c in columns]
 
         def deserialize(data: bytes | None) -> Row | None:
             if data is None:
                 return None
-            text = data.decode("utf-8")
-            try:
-                records = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
-            except csv.Error as e:
-                raise SerdeError(f"Failed to deserialize DELIMITED: {e}") from None
-            fields = records[0] if records else [""]
-            if len(records) > 1 or len(fields) != len(columns):
+            fields = parse_record(data.decode("utf-8", errors="replace"), delimiter)
+            if len(fields) != len(columns):
                 msg = f"Unexpected field count, csvFields:{len(fields)} schemaFields:{len(columns)}"
                 raise SerdeError(msg)
-            return tuple(_parse_field(f, c) for f, c in zip(fields, columns, strict=True))
+            out: list[Any] = []
+            for text, column, parse in zip(fields, columns, parsers, strict=True):
+                if text == "":
+                    out.append(None)
+                    continue
+                try:
+                    out.append(parse(text))
+                except (ValueError, ArithmeticError, decimal.InvalidOperation, SerdeError) as e:
+                    detail = e.message if isinstance(e, SerdeError) else str(e)
+                    msg = (
+                        f"Error deserializing delimited field {column.name} ({column.type}): "
+                        f"{detail}"
+                    )
+                    raise SerdeError(msg) from None
+            return tuple(out)
 
         return deserialize
 
-    def from_document(self, document: Any, columns: Sequence[SerdeColumn], *, is_key: bool,
-                      properties: Mapping[str, str]) -> bytes | None:
+    def from_document(
+        self,
+        document: Any,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+    ) -> bytes | None:
         if document is None:
             return None
         if isinstance(document, bool):
             document = "true" if document else "false"
         return str(document).encode("utf-8")
 
-    def to_document(self, data: bytes | None, columns: Sequence[SerdeColumn], *, is_key: bool,
-                    properties: Mapping[str, str]) -> Any:
+    def to_document(
+        self,
+        data: bytes | None,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+    ) -> Any:
         if data is None:
             return None
-        return data.decode("utf-8")
+        return data.decode("utf-8", errors="replace")
 
-    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
+    def validate(
+        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
+    ) -> None:
         super().validate(columns, is_key=is_key, properties=properties)
         if "delimiter" in properties:
-            parse_delimiter(properties["delimiter"])
+            try:
+                parse_delimiter(properties["delimiter"])
+            except ValueError as e:
+                raise StatementError(str(e)) from None
+
+    def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:
+        return (
+            f"The '{self.name}' format does not support type '{base}', column: "
+            f"{t.quote(column.name)}"
+        )
 
 
 DELIMITED = register(DelimitedFormat())

@@ -62,23 +62,37 @@ class Format(ABC):
         for column in columns:
             base = _unsupported_base(column.type, self.supported_types)
             if base is not None:
-                msg = f"The '{self.name}' format does not support type '{base}'"
-                raise StatementError(msg)
+                raise StatementError(self.unsupported_type_message(base, column))
         unknown = set(properties) - self.supported_properties
         if unknown:
-            msg = f"{self.name} does not support the following configs: [{', '.join(sorted(unknown))}]"
+            msg = (
+                f"{self.name} does not support the following configs: "
+                f"[{', '.join(sorted(unknown))}]"
+            )
             raise StatementError(msg)
+
+    def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:
+        """ksqlDB's message for a column whose type this format cannot hold."""
+        return f"The '{self.name}' format does not support type '{base}'"
 
     @abstractmethod
     def serializer(
-        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
         features: frozenset[str],
     ) -> Serializer:
         """A function from a row of column values (or None) to bytes (or None)."""
 
     @abstractmethod
     def deserializer(
-        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
         features: frozenset[str],
     ) -> Deserializer:
         """A function from bytes (or None) to a row of column values (or None).
@@ -88,14 +102,22 @@ class Format(ABC):
 
     @abstractmethod
     def from_document(
-        self, document: Any, columns: Sequence[SerdeColumn], *, is_key: bool,
+        self,
+        document: Any,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
         properties: Mapping[str, str],
     ) -> bytes | None:
         """Bytes for a record key or value as a case file writes it."""
 
     @abstractmethod
     def to_document(
-        self, data: bytes | None, columns: Sequence[SerdeColumn], *, is_key: bool,
+        self,
+        data: bytes | None,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
         properties: Mapping[str, str],
     ) -> Any:
         """The case-file JSON for record bytes, for comparison with expected outputs."""
@@ -137,7 +159,10 @@ def get_format(name: str) -> Format:
     _load_builtin_formats()
     found = _REGISTRY.get(name.upper())
     if found is None:
-        msg = f"Unknown format: {name}.{did_you_mean(name.upper(), _REGISTRY)} Known formats: {', '.join(sorted(_REGISTRY))}"
+        msg = (
+            f"Unknown format: {name}.{did_you_mean(name.upper(), _REGISTRY)} Known formats: "
+            f"{', '.join(sorted(_REGISTRY))}"
+        )
         raise StatementError(msg)
     return found
 
@@ -148,5 +173,5 @@ def known_formats() -> list[str]:
 
 
 def _load_builtin_formats() -> None:
-    if not _REGISTRY:
-        from qtt.serde import delimited, json_format, kafka, none  # noqa: F401  (register on import)
+    # Importing a built-in format registers it; modules import once, whoever imports first.
+    from qtt.serde import delimited, json_format, kafka, none  # noqa: F401

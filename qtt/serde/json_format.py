@@ -20,8 +20,21 @@ from qtt.serde.formats import (
 )
 
 ALL_TYPES = frozenset(
-    ["BOOLEAN", "INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "STRING", "BYTES", "DATE", "TIME",
-     "TIMESTAMP", "ARRAY", "MAP", "STRUCT"]
+    [
+        "BOOLEAN",
+        "INTEGER",
+        "BIGINT",
+        "DOUBLE",
+        "DECIMAL",
+        "STRING",
+        "BYTES",
+        "DATE",
+        "TIME",
+        "TIMESTAMP",
+        "ARRAY",
+        "MAP",
+        "STRUCT",
+    ]
 )
 
 
@@ -45,7 +58,9 @@ class JsonFormat(Format):
     supports_wrapping: ClassVar[bool] = True
     supports_unwrapping: ClassVar[bool] = True
 
-    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
+    def validate(
+        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
+    ) -> None:
         super().validate(columns, is_key=is_key, properties=properties)
         for column in columns:
             if _has_non_string_map_key(column.type):
@@ -54,54 +69,90 @@ class JsonFormat(Format):
 
                 raise StatementError(msg)
 
-    def serializer(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
-                   features: frozenset[str]) -> Serializer:
+    def serializer(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: frozenset[str],
+    ) -> Serializer:
         wrapped = is_wrapped(columns, is_key=is_key, features=features)
 
         def serialize(row: Row | None) -> bytes | None:
             if row is None:
                 return None
             if wrapped:
-                doc: Any = {c.name: values.to_json(v, c.type) for c, v in zip(columns, row, strict=True)}
+                doc: Any = {
+                    c.name: values.to_json(v, c.type) for c, v in zip(columns, row, strict=True)
+                }
             else:
+                # an unwrapped null is a null record, as KsqlJsonSerializer writes it
+                if row[0] is None:
+                    return None
                 doc = values.to_json(row[0], columns[0].type)
             return values.dumps(doc).encode("utf-8")
 
         return serialize
 
-    def deserializer(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
-                     features: frozenset[str]) -> Deserializer:
+    def deserializer(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: frozenset[str],
+    ) -> Deserializer:
         wrapped = is_wrapped(columns, is_key=is_key, features=features)
+        target = "key" if is_key else "value"
+        row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
 
         def deserialize(data: bytes | None) -> Row | None:
             if data is None:
                 return None
             try:
-                doc = values.loads(data)
+                doc = values.loads_strict(data)
             except ValueError as e:
-                raise SerdeError(f"Failed to deserialize {'key' if is_key else 'value'}: invalid JSON: {e}") from None
+                msg = f"Failed to deserialize {target}: invalid JSON: {e}"
+                raise SerdeError(msg) from None
             if doc is None:
                 return None
-            if not wrapped:
-                return (values.from_json(doc, columns[0].type),)
-            if not isinstance(doc, dict):
-                msg = (f"Failed to deserialize {'key' if is_key else 'value'}: expected a JSON object "
-                       f"with fields {', '.join(c.name for c in columns)}, got {values.dumps(doc)}")
-                raise SerdeError(msg)
-            lookup = values.field_lookup(doc)
-            return tuple(values.from_json(lookup.get(c.name.upper(), lookup.get(c.name)), c.type, c.name)
-                         for c in columns)
+            try:
+                if not wrapped:
+                    return (values.from_json(doc, columns[0].type, "$"),)
+                if not isinstance(doc, dict):
+                    raise values.from_json_failure(doc, row_type, "$")
+                upper = values.upper_case_keys(doc)
+                return tuple(
+                    values.from_json(values.field_value(doc, upper, c.name), c.type, f"$.{c.name}")
+                    for c in columns
+                )
+            except SerdeError as e:
+                msg = f"Failed to deserialize {target}: {e.message}"
+                raise SerdeError(msg) from None
 
         return deserialize
 
-    def from_document(self, document: Any, columns: Sequence[SerdeColumn], *, is_key: bool,
-                      properties: Mapping[str, str]) -> bytes | None:
+    def from_document(
+        self,
+        document: Any,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+    ) -> bytes | None:
         if document is None:
             return None
         return values.dumps(document).encode("utf-8")
 
-    def to_document(self, data: bytes | None, columns: Sequence[SerdeColumn], *, is_key: bool,
-                    properties: Mapping[str, str]) -> Any:
+    def to_document(
+        self,
+        data: bytes | None,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+    ) -> Any:
         if data is None:
             return None
         return values.loads(data)

@@ -11,8 +11,11 @@ from qtt.errors import SerdeError, StatementError
 from qtt.serde import values
 from qtt.serde.formats import Deserializer, Format, Row, SerdeColumn, Serializer, register
 
-_LAYOUT = {"INTEGER": (">i", 4, "IntegerDeserializer"), "BIGINT": (">q", 8, "LongDeserializer"),
-           "DOUBLE": (">d", 8, "DoubleDeserializer")}
+_LAYOUT = {
+    "INTEGER": (">i", 4, "IntegerDeserializer"),
+    "BIGINT": (">q", 8, "LongDeserializer"),
+    "DOUBLE": (">d", 8, "DoubleDeserializer"),
+}
 
 
 def encode(value: Any, type_: t.SqlType) -> bytes | None:
@@ -44,10 +47,8 @@ def decode(data: bytes | None, type_: t.SqlType) -> Any:
             raise SerdeError(f"Size of data received by {deserializer} is not {size}")
         return struct.unpack(fmt, data)[0]
     if base == "STRING":
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise SerdeError(f"invalid UTF-8 in KAFKA STRING: {e}") from None
+        # Kafka's StringDeserializer never fails: malformed UTF-8 becomes U+FFFD
+        return data.decode("utf-8", errors="replace")
     if base == "BYTES":
         return bytes(data)
     raise SerdeError(f"The 'KAFKA' format does not support type '{base}'")
@@ -55,20 +56,30 @@ def decode(data: bytes | None, type_: t.SqlType) -> Any:
 
 class KafkaFormat(Format):
     name: ClassVar[str] = "KAFKA"
-    supported_types: ClassVar[frozenset[str]] = frozenset(["INTEGER", "BIGINT", "DOUBLE", "STRING", "BYTES"])
+    supported_types: ClassVar[frozenset[str]] = frozenset(
+        ["INTEGER", "BIGINT", "DOUBLE", "STRING", "BYTES"]
+    )
     supports_multiple_columns: ClassVar[bool] = False
     supports_unwrapping: ClassVar[bool] = True
 
-    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
+    def validate(
+        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
+    ) -> None:
         super().validate(columns, is_key=is_key, properties=properties)
         if len(columns) > 1:
-            where = "key" if is_key else "value"
-            msg = (f"The '{self.name}' format only supports a single field. Got: "
-                   f"[{', '.join(f'{t.quote(c.name)} {c.type}' for c in columns)}] in the {where}")
+            suffix = " KEY" if is_key else ""
+            shown = ", ".join(f"{t.quote(c.name)} {c.type}{suffix}" for c in columns)
+            msg = f"The '{self.name}' format only supports a single field. Got: [{shown}]"
             raise StatementError(msg)
 
-    def serializer(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
-                   features: frozenset[str]) -> Serializer:
+    def serializer(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: frozenset[str],
+    ) -> Serializer:
         def serialize(row: Row | None) -> bytes | None:
             if row is None or not columns:
                 return None
@@ -76,8 +87,14 @@ class KafkaFormat(Format):
 
         return serialize
 
-    def deserializer(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str],
-                     features: frozenset[str]) -> Deserializer:
+    def deserializer(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: frozenset[str],
+    ) -> Deserializer:
         def deserialize(data: bytes | None) -> Row | None:
             if data is None or not columns:
                 return None
@@ -85,14 +102,26 @@ class KafkaFormat(Format):
 
         return deserialize
 
-    def from_document(self, document: Any, columns: Sequence[SerdeColumn], *, is_key: bool,
-                      properties: Mapping[str, str]) -> bytes | None:
+    def from_document(
+        self,
+        document: Any,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+    ) -> bytes | None:
         if document is None or not columns:
             return None
         return encode(values.from_json(document, columns[0].type), columns[0].type)
 
-    def to_document(self, data: bytes | None, columns: Sequence[SerdeColumn], *, is_key: bool,
-                    properties: Mapping[str, str]) -> Any:
+    def to_document(
+        self,
+        data: bytes | None,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+    ) -> Any:
         if data is None or not columns:
             return None
         return values.to_json(decode(data, columns[0].type), columns[0].type)

@@ -12,6 +12,7 @@ import base64
 import datetime as dt
 import decimal
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,41 +25,114 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 
+_JSON_KIND = {
+    bool: "BooleanNode",
+    int: "IntNode",
+    float: "DoubleNode",
+    decimal.Decimal: "DecimalNode",
+    str: "TextNode",
+    list: "ArrayNode",
+    dict: "ObjectNode",
+}
+
+
 def _fail(value: Any, type_: t.SqlType, path: str) -> SerdeError:
-    kind = type(value).__name__
-    where = f" at {path}" if path else ""
-    return SerdeError(f"Can't convert type. sourceType: {kind}, requiredType: {type_}{where}, value: {value!r}")
+    kind = _JSON_KIND.get(type(value), type(value).__name__)
+    where = f", path: {path}" if path else ""
+    return SerdeError(f"Can't convert type. sourceType: {kind}, requiredType: {type_}{where}")
+
+
+def from_json_failure(value: Any, type_: t.SqlType, path: str = "") -> SerdeError:
+    """The error for a JSON value that cannot become ``type_``."""
+    return _fail(value, type_, path)
+
+
+def _fail_string(type_: t.SqlType, path: str) -> SerdeError:
+    where = f", path: {path}" if path else ""
+    return SerdeError(f"Can't coerce string to type. targetType: {type_.base}{where}")
+
+
+def _wrap(value: int, bits: int) -> int:
+    """Java's narrowing of an integer to ``bits`` bits (two's complement)."""
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+_JAVA_LONG = re.compile(r"[+-]?[0-9]+")
+_JAVA_DOUBLE = re.compile(
+    r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)"
+)
+_JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def java_parse_long(text: str) -> int:
+    """``Long.parseLong``: an optional sign and digits, nothing else.
+
+    Raises:
+        ValueError: for anything else, or a value outside BIGINT.
+    """
+    if not _JAVA_LONG.fullmatch(text):
+        msg = f'For input string: "{text}"'
+        raise ValueError(msg)
+    result = int(text)
+    if not LONG_MIN <= result <= LONG_MAX:
+        msg = f'For input string: "{text}"'
+        raise ValueError(msg)
+    return result
+
+
+def java_parse_double(text: str) -> float:
+    """``Double.parseDouble``: surrounding whitespace, ``NaN``, ``Infinity``, a d/f suffix."""
+    core = text.strip(_JAVA_WHITESPACE)
+    if not _JAVA_DOUBLE.fullmatch(core):
+        msg = f'For input string: "{text}"'
+        raise ValueError(msg)
+    core = core.rstrip("fFdD")
+    return float(core.replace("Infinity", "inf"))
+
+
+def java_big_decimal(text: str) -> decimal.Decimal:
+    """``new BigDecimal(String)``: no whitespace, an optional exponent."""
+    if not _JAVA_BIG_DECIMAL.fullmatch(text):
+        msg = f'Character array is not a valid decimal number: "{text}"'
+        raise ValueError(msg)
+    return decimal.Decimal(text)
+
+
+_JAVA_WHITESPACE = "".join(chr(c) for c in range(33))
 
 
 def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
-    """Coerce a JSON value into a typed value, as ksqlDB's JSON deserializer does."""
+    """Coerce a parsed JSON value into a typed value, as ksqlDB's JSON deserializer does.
+
+    The rules are ksqlDB's ``JsonSerdeUtils``: BOOLEAN only from a JSON boolean; numbers
+    narrow the way Java does; strings parse with Java's number parsers; a STRING column
+    takes the text of any value (objects as JSON, arrays as ``[a, b]``).
+    """
     if value is None:
         return None
     base = type_.base
     if base == "BOOLEAN":
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true"
         raise _fail(value, type_, path)
     if base in ("INTEGER", "BIGINT"):
-        lo, hi = (INT_MIN, INT_MAX) if base == "INTEGER" else (LONG_MIN, LONG_MAX)
+        bits = 32 if base == "INTEGER" else 64
         if isinstance(value, bool):
             raise _fail(value, type_, path)
-        if isinstance(value, int):
-            result = value
-        elif isinstance(value, float | decimal.Decimal):
-            result = int(value)
-        elif isinstance(value, str):
+        if isinstance(value, int | float | decimal.Decimal):
+            if isinstance(value, float | decimal.Decimal) and not _finite(value):
+                raise _fail(value, type_, path)
+            return _wrap(int(value), bits)
+        if isinstance(value, str):
             try:
-                result = int(value.strip())
+                result = java_parse_long(value)
             except ValueError:
-                raise _fail(value, type_, path) from None
-        else:
-            raise _fail(value, type_, path)
-        if not lo <= result <= hi:
-            raise _fail(value, type_, path)
-        return result
+                raise _fail_string(type_, path) from None
+            if bits == 32 and not INT_MIN <= result <= INT_MAX:
+                raise _fail_string(type_, path)
+            return result
+        raise _fail(value, type_, path)
     if base == "DOUBLE":
         if isinstance(value, bool):
             raise _fail(value, type_, path)
@@ -66,46 +140,46 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
             return float(value)
         if isinstance(value, str):
             try:
-                return float(value)
+                return java_parse_double(value)
             except ValueError:
-                raise _fail(value, type_, path) from None
+                raise _fail_string(type_, path) from None
         raise _fail(value, type_, path)
     if base == "DECIMAL":
         assert isinstance(type_, t.Decimal)
-        if isinstance(value, bool):
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = decimal.Decimal(value)
+        elif isinstance(value, decimal.Decimal | float):
+            number = decimal.Decimal(str(value)) if isinstance(value, float) else value
+        elif isinstance(value, str):
+            try:
+                number = java_big_decimal(value)
+            except ValueError as e:
+                raise SerdeError(f"{e}{', path: ' + path if path else ''}") from None
+        else:
             raise _fail(value, type_, path)
-        try:
-            number = decimal.Decimal(str(value)) if not isinstance(value, decimal.Decimal) else value
-        except decimal.InvalidOperation:
-            raise _fail(value, type_, path) from None
         return fit_decimal(number, type_, path)
     if base == "STRING":
-        if isinstance(value, str):
-            return value
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int | decimal.Decimal | float):
-            return str(value)
-        return dumps(value)
+        return json_text(value)
     if base == "BYTES":
         if isinstance(value, str):
             try:
                 return base64.b64decode(value, validate=True)
             except ValueError:
-                raise _fail(value, type_, path) from None
+                msg = f"Value is not a valid Base64 encoded string: {value}"
+                raise SerdeError(msg + (f", path: {path}" if path else "")) from None
         raise _fail(value, type_, path)
-    if base == "TIMESTAMP":
-        if isinstance(value, int) and not isinstance(value, bool):
-            return EPOCH + dt.timedelta(milliseconds=value)
-        raise _fail(value, type_, path)
-    if base == "DATE":
-        if isinstance(value, int) and not isinstance(value, bool):
-            return EPOCH_DATE + dt.timedelta(days=value)
-        raise _fail(value, type_, path)
-    if base == "TIME":
-        if isinstance(value, int) and not isinstance(value, bool):
-            return (dt.datetime.min + dt.timedelta(milliseconds=value)).time()
-        raise _fail(value, type_, path)
+    if base in ("TIMESTAMP", "DATE", "TIME"):
+        millis = _json_long(value, type_, path)
+        if base == "TIMESTAMP":
+            return EPOCH + dt.timedelta(milliseconds=millis)
+        if base == "DATE":
+            return EPOCH_DATE + dt.timedelta(days=millis)
+        if not 0 <= millis < 86_400_000:
+            msg = (
+                "Time values must use number of milliseconds greater than 0 and less than 86400000."
+            )
+            raise SerdeError(msg + (f", path: {path}" if path else ""))
+        return (dt.datetime.min + dt.timedelta(milliseconds=millis)).time()
     if isinstance(type_, t.Array):
         if not isinstance(value, list):
             raise _fail(value, type_, path)
@@ -114,7 +188,9 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
         if not isinstance(value, Mapping):
             raise _fail(value, type_, path)
         return {
-            from_json(k, type_.key, path): from_json(v, type_.value, f"{path}.{k}")
+            from_json(k, type_.key, f"{path}.{k}.key"): from_json(
+                v, type_.value, f"{path}.{k}.value"
+            )
             for k, v in value.items()
         }
     if isinstance(type_, t.Struct):
@@ -124,38 +200,94 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
     raise _fail(value, type_, path)  # pragma: no cover - every base type is handled above
 
 
-def struct_from_mapping(value: Mapping[str, Any], type_: t.Struct, path: str = "") -> tuple[Any, ...]:
-    """Match JSON object fields to struct fields, case-insensitively as ksqlDB does."""
-    lookup = field_lookup(value)
+def _finite(value: float | decimal.Decimal) -> bool:
+    return value.is_finite() if isinstance(value, decimal.Decimal) else math.isfinite(value)
+
+
+def _json_long(value: Any, type_: t.SqlType, path: str) -> int:
+    if isinstance(value, bool):
+        raise _fail(value, type_, path)
+    if isinstance(value, int | float | decimal.Decimal):
+        return _wrap(int(value), 64)
+    if isinstance(value, str):
+        try:
+            return java_parse_long(value)
+        except ValueError:
+            raise _fail_string(type_, path) from None
+    raise _fail(value, type_, path)
+
+
+def json_text(value: Any) -> str:
+    """The text a JSON value gives a STRING column (Jackson's ``asText``; objects as JSON)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_double(value)
+    if isinstance(value, int | decimal.Decimal):
+        return str(value)
+    if isinstance(value, Mapping):
+        return dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join("null" if v is None else json_text(v) for v in value) + "]"
+    return str(value)
+
+
+def struct_from_mapping(
+    value: Mapping[str, Any], type_: t.Struct, path: str = ""
+) -> tuple[Any, ...]:
+    """Match JSON object fields to struct fields as ksqlDB does (see :func:`field_value`)."""
+    upper = upper_case_keys(value)
     return tuple(
-        from_json(lookup.get(f.name.upper()), f.type, f"{path}.{f.name}") for f in type_.fields
+        from_json(field_value(value, upper, f.name), f.type, f"{path}.{f.name}")
+        for f in type_.fields
     )
 
 
-def field_lookup(value: Mapping[str, Any]) -> dict[str, Any]:
-    """Upper-cased field name -> value; an exact-case match wins over a case-folded one."""
-    folded: dict[str, Any] = {}
-    for k, v in value.items():
-        folded.setdefault(str(k).upper(), v)
-    for k, v in value.items():
-        if str(k).upper() == str(k):
-            folded[str(k)] = v
-    return folded
+def upper_case_keys(value: Mapping[str, Any]) -> dict[str, Any]:
+    """Upper-cased field name -> value; of two names that fold together, the last wins."""
+    return {str(k).upper(): v for k, v in value.items()}
+
+
+def field_value(value: Mapping[str, Any], upper: Mapping[str, Any], name: str) -> Any:
+    """The exact-case field ``name``, else the field whose upper-cased name is ``name``.
+
+    An unquoted column name is upper case and so matches any spelling; a quoted one with
+    lower-case letters matches only itself.
+    """
+    found = value.get(name)
+    return found if found is not None else upper.get(name)
 
 
 def fit_decimal(number: decimal.Decimal, type_: t.Decimal, path: str = "") -> decimal.Decimal:
-    """Rescale to the declared scale; reject values with too many digits."""
+    """ksqlDB's ``DecimalUtil.ensureFit``: pad to the declared scale, never round or overflow."""
+    where = f", path: {path}" if path else ""
     if not number.is_finite():
-        raise _fail(number, type_, path)
+        raise SerdeError(
+            f"Cannot fit decimal '{number}' into DECIMAL({type_.precision}, {type_.scale}){where}"
+        )
+    digits = type_.precision - type_.scale
+    if abs(number) >= decimal.Decimal(10) ** digits:
+        msg = (
+            f"Numeric field overflow: A field with precision {type_.precision} and scale "
+            f"{type_.scale} must "
+            f"round to an absolute value less than 10^{digits}. Got {java_decimal(number)}"
+        )
+        raise SerdeError(msg + where)
     quantum = decimal.Decimal(1).scaleb(-type_.scale)
     with decimal.localcontext() as ctx:
-        ctx.prec = max(type_.precision + 10, 50)
+        ctx.prec = max(type_.precision, len(number.as_tuple().digits)) + 10
         scaled = number.quantize(quantum, rounding=decimal.ROUND_HALF_UP)
-    digits = len(scaled.as_tuple().digits) if scaled != 0 else 0
-    integer_digits = max(digits - type_.scale, 0)
-    if integer_digits > type_.precision - type_.scale:
-        msg = f"Cannot fit decimal '{number}' into DECIMAL({type_.precision}, {type_.scale}) without rounding."
-        raise SerdeError(msg + (f" at {path}" if path else ""))
+    if scaled != number:
+        _, number_digits, exponent = number.as_tuple()
+        scale = -int(exponent)
+        msg = (
+            f"Cannot fit decimal '{java_decimal(number)}' into DECIMAL({type_.precision}, "
+            f"{type_.scale}) "
+            f"without rounding. (Requires {len(number_digits)},{scale})"
+        )
+        raise SerdeError(msg + where)
     return scaled
 
 
@@ -206,29 +338,60 @@ def time_millis(value: dt.time) -> int:
 
 
 def java_double(value: float) -> str:
-    """``Double.toString`` as Java prints it: ``1.0``, ``1.0E10``, ``1.0E-5``, ``NaN``."""
+    """``Double.toString`` as Java prints it: ``1.0``, ``1.0E10``, ``1.0E-5``, ``4.9E-324``.
+
+    Java prints the shortest digits that identify the double, but never fewer than two
+    significant digits (``d.d``), rounding the exact binary value to two when one would do.
+    """
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
         return "-0.0" if math.copysign(1, value) < 0 else "0.0"
-    magnitude = abs(value)
-    if 1e-3 <= magnitude < 1e7:
-        text = repr(value)
-        if "e" in text or "E" in text:  # repr chose exponent form for a value Java prints plainly
-            text = format(decimal.Decimal(text), "f")
-        return text if "." in text else text + ".0"
-    shortest = decimal.Decimal(repr(value)).normalize()
-    if len(shortest.as_tuple().digits) == 1:
-        # Java prints two digits in scientific notation: the two closest to the exact binary
-        # value (Double.MIN_VALUE is 4.9E-324, where the shortest text would be 5E-324).
-        shortest = decimal.Decimal(format(decimal.Decimal(value), ".1e")).normalize()
-    sign, digit_tuple, exp = shortest.as_tuple()
-    d = "".join(map(str, digit_tuple))
-    exp10 = exp + len(d) - 1  # type: ignore[operator]
-    mantissa = d[0] + "." + (d[1:] or "0")
-    return ("-" if sign else "") + f"{mantissa}E{exp10}"
+    sign, digit_tuple, exp = decimal.Decimal(repr(value)).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    exp10 = int(exp) + len(digits) - 1  # the power of ten of the first digit
+    if value.is_integer() and 2**53 <= abs(value) < 2**63:
+        digits, exp10 = _java_long_digits(int(abs(value)))
+    elif len(digits) == 1:
+        exact = abs(decimal.Decimal(value))
+        two = exact.quantize(decimal.Decimal(1).scaleb(exp10 - 1), rounding=decimal.ROUND_HALF_EVEN)
+        _, two_tuple, two_exp = two.normalize().as_tuple()
+        digits = "".join(map(str, two_tuple))
+        exp10 = int(two_exp) + len(digits) - 1
+    text = "-" if sign else ""
+    if 1e-3 <= abs(value) < 1e7:
+        if exp10 >= 0:
+            whole, fraction = digits[: exp10 + 1].ljust(exp10 + 1, "0"), digits[exp10 + 1 :]
+        else:
+            whole, fraction = "0", "0" * (-exp10 - 1) + digits
+        return f"{text}{whole}.{fraction or '0'}"
+    return f"{text}{digits[0]}.{digits[1:] or '0'}E{exp10}"
+
+
+# FloatingDecimal's digits to drop for 2^p2 (JDK 8-18), indexed by p2.
+_INSIGNIFICANT_DIGITS = (0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6)
+
+
+def _java_long_digits(number: int) -> tuple[str, int]:
+    """Digits of a large integral double as JDK 8-18 print it (they print more than needed).
+
+    Java's FloatingDecimal prints such a double from its exact integer value, dropping only
+    the few low digits the binary exponent makes insignificant (rounding half up).
+    """
+    bin_exp = number.bit_length() - 1
+    p2 = bin_exp - 53 - 1
+    insignificant = _INSIGNIFICANT_DIGITS[p2] if 1 < p2 < len(_INSIGNIFICANT_DIGITS) else 0
+    exp10 = len(str(number)) - 1
+    if insignificant:
+        pow10 = 10**insignificant
+        number, residue = divmod(number, pow10)
+        if residue >= pow10 // 2:
+            number += 1
+        exp10 = len(str(number)) - 1 + insignificant
+    digits = str(number).rstrip("0") or "0"
+    return digits, exp10
 
 
 def java_decimal(value: decimal.Decimal) -> str:
@@ -236,23 +399,43 @@ def java_decimal(value: decimal.Decimal) -> str:
     return format(value, "f")
 
 
+class _JavaNumber(decimal.Decimal):
+    """A double that ``simplejson`` writes with Java's ``Double.toString`` text (``1.0E10``)."""
+
+    _text: str
+
+    def __new__(cls, value: float) -> _JavaNumber:
+        number = super().__new__(cls, repr(value))
+        number._text = java_double(value)
+        return number
+
+    def __str__(self) -> str:
+        return self._text
+
+    __repr__ = __str__
+
+
 def dumps(value: Any) -> str:
-    """Compact JSON text as Jackson writes it, with exact decimals.
+    """Compact JSON text as Jackson writes it: exact decimals, doubles as Java prints them.
 
     Jackson quotes non-finite doubles ("NaN", "Infinity", "-Infinity"), so qtt does too.
     """
     import simplejson
 
-    return simplejson.dumps(_quote_non_finite(value), use_decimal=True, separators=(",", ":"), ensure_ascii=False)
+    return simplejson.dumps(
+        _jackson(value), use_decimal=True, separators=(",", ":"), ensure_ascii=False
+    )
 
 
-def _quote_non_finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+def _jackson(value: Any) -> Any:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return _JavaNumber(value)
     if isinstance(value, dict):
-        return {k: _quote_non_finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_quote_non_finite(v) for v in value]
+        return {k: _jackson(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jackson(v) for v in value]
     return value
 
 
@@ -261,3 +444,17 @@ def loads(text: str | bytes) -> Any:
     import simplejson
 
     return simplejson.loads(text, use_decimal=True)
+
+
+def _reject_constant(name: str) -> Any:
+    msg = (
+        f"Non-standard token '{name}': enable JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS to allow"
+    )
+    raise ValueError(msg)
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """Parse JSON as Jackson does by default: ``NaN`` and ``Infinity`` tokens are errors."""
+    import simplejson
+
+    return simplejson.loads(text, use_decimal=True, parse_constant=_reject_constant)

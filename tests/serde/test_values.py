@@ -1,0 +1,135 @@
+"""Typed values: ksqlDB's JSON coercion rules, Java number parsing and formatting."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import SerdeError
+from qtt.serde import values
+
+DATA = Path(__file__).parent / "data"
+
+
+def _double(value: Any) -> float:
+    return float(value.replace("Infinity", "inf")) if isinstance(value, str) else float(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), json.loads((DATA / "java_doubles.json").read_text())["cases"]
+)
+def test_java_double(value: Any, text: str) -> None:
+    assert values.java_double(_double(value)) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1", 1.0), (" 1.5 ", 1.5), ("1e3", 1000.0), ("2d", 2.0), ("-.5f", -0.5), ("+7", 7.0)],
+)
+def test_java_parse_double(text: str, expected: float) -> None:
+    assert values.java_parse_double(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "1,5", "0x", "inf", "nan", "1_000", "e5"])
+def test_java_parse_double_rejects(text: str) -> None:
+    with pytest.raises(ValueError):
+        values.java_parse_double(text)
+
+
+def test_java_parse_double_special_values() -> None:
+    assert values.java_parse_double("-Infinity") == float("-inf")
+    assert values.java_parse_double("NaN") != values.java_parse_double("NaN")
+
+
+@pytest.mark.parametrize("text", [" 1", "1.0", "1_0", "", "9223372036854775808"])
+def test_java_parse_long_is_strict(text: str) -> None:
+    with pytest.raises(ValueError):
+        values.java_parse_long(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "type_", "expected"),
+    [
+        (True, t.BOOLEAN, True),
+        (10, t.INTEGER, 10),
+        (Decimal("1.9"), t.INTEGER, 1),
+        (Decimal("-1.9"), t.BIGINT, -1),
+        ("42", t.INTEGER, 42),
+        (2**31, t.INTEGER, -(2**31)),
+        (2**32 + 5, t.INTEGER, 5),
+        (Decimal("1.5"), t.DOUBLE, 1.5),
+        ("1e2", t.DOUBLE, 100.0),
+        (Decimal("99.99"), t.Decimal(4, 2), Decimal("99.99")),
+        ("1.5", t.Decimal(4, 2), Decimal("1.50")),
+        (7, t.Decimal(4, 2), Decimal("7.00")),
+        (1, t.STRING, "1"),
+        (Decimal("1.50"), t.STRING, "1.50"),
+        (True, t.STRING, "true"),
+        ([1, "a", None], t.STRING, "[1, a, null]"),
+        ({"b": 1, "a": [2]}, t.STRING, '{"b":1,"a":[2]}'),
+        ("AQI=", t.BYTES, b"\x01\x02"),
+        (10, t.TIMESTAMP, dt.datetime(1970, 1, 1, 0, 0, 0, 10_000)),
+        ("10", t.TIMESTAMP, dt.datetime(1970, 1, 1, 0, 0, 0, 10_000)),
+        (2, t.DATE, dt.date(1970, 1, 3)),
+        (1000, t.TIME, dt.time(0, 0, 1)),
+        ([1, None], t.Array(t.STRING), ["1", None]),
+        ({"k": "2"}, t.Map(t.STRING, t.INTEGER), {"k": 2}),
+    ],
+)
+def test_from_json_coerces_like_ksqldb(value: Any, type_: t.SqlType, expected: Any) -> None:
+    assert values.from_json(value, type_) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "type_", "message"),
+    [
+        ("true", t.BOOLEAN, "Can't convert type. sourceType: TextNode, requiredType: BOOLEAN"),
+        (1, t.BOOLEAN, "sourceType: IntNode"),
+        (True, t.INTEGER, "sourceType: BooleanNode, requiredType: INTEGER"),
+        ("1.5", t.INTEGER, "Can't coerce string to type. targetType: INTEGER"),
+        ("3000000000", t.INTEGER, "Can't coerce string to type. targetType: INTEGER"),
+        ("x", t.DOUBLE, "Can't coerce string to type. targetType: DOUBLE"),
+        ([1], t.INTEGER, "sourceType: ArrayNode"),
+        ({"a": 1}, t.Array(t.INTEGER), "sourceType: ObjectNode, requiredType: ARRAY<INTEGER>"),
+        (Decimal("100.5"), t.Decimal(4, 2), "Numeric field overflow"),
+        (
+            Decimal("1.555"),
+            t.Decimal(4, 2),
+            "Cannot fit decimal '1.555' into DECIMAL(4, 2) without rounding. (Requires 4,3)",
+        ),
+        ("1 ", t.Decimal(4, 2), "is not a valid decimal number"),
+        (
+            86_400_000,
+            t.TIME,
+            "Time values must use number of milliseconds greater than 0 and less than 86400000.",
+        ),
+        ("%%", t.BYTES, "Value is not a valid Base64 encoded string"),
+    ],
+)
+def test_from_json_errors(value: Any, type_: t.SqlType, message: str) -> None:
+    with pytest.raises(SerdeError) as raised:
+        values.from_json(value, type_)
+    assert message in raised.value.message
+
+
+def test_struct_fields_match_exact_case_first_then_upper_case() -> None:
+    type_ = t.Struct((t.Field("A", t.INTEGER), t.Field("b", t.INTEGER)))
+    assert values.from_json({"a": 1, "b": 2}, type_) == (1, 2)
+    assert values.from_json({"A": 1, "B": 2}, type_) == (1, None)
+
+
+def test_dumps_writes_doubles_as_java_and_quotes_non_finite() -> None:
+    text = values.dumps({"a": 1e10, "b": [0.5, float("nan")], "c": Decimal("1.50")})
+    assert text == '{"a":1.0E10,"b":[0.5,"NaN"],"c":1.50}'
+    assert values.loads(text)["a"] == Decimal("1.0E10")
+
+
+def test_loads_strict_rejects_non_numeric_tokens() -> None:
+    with pytest.raises(ValueError):
+        values.loads_strict('{"a": NaN}')
