@@ -44,20 +44,21 @@ _NOISE = [
     (re.compile(r"(file|hdfs|s3a?|gs|abfss?):/[^\s,\]]*"), "<path>"),
     (re.compile(r"-?9223372036854775808"), "<min>"),
     (re.compile(r"pythonUDF\d+"), "pythonUDF"),
+    # PySpark names lambda variables from a process-wide counter (x_11, y_12 ...)
+    (re.compile(r"\b(lambda [A-Za-z]+)_\d+\b"), r"\1"),
     (re.compile(r"\s+$"), ""),
 ]
 
 
+def normalize_line(line: str) -> str:
+    for pattern, replacement in _NOISE:
+        line = pattern.sub(replacement, line)
+    return line
+
+
 def normalize(text: str) -> list[str]:
     """Explain output without run-specific noise, one line per plan node."""
-    lines = []
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("=="):
-            continue
-        for pattern, replacement in _NOISE:
-            line = pattern.sub(replacement, line)
-        lines.append(line)
-    return lines
+    return [normalize_line(line) for line in text.splitlines() if line.strip() and not line.startswith("==")]
 
 
 def _explain(df: DataFrame) -> str:
@@ -120,7 +121,8 @@ def parse(text: str) -> dict[str, QueryTopology]:
         elif current is not None and raw.strip() in ("state", "plan") and raw.startswith("  ") and not raw.startswith("    "):
             section = raw.strip()
         elif current is not None and raw.startswith("    "):
-            line = raw[4:]
+            # recordings made before a normalization rule existed get it applied here
+            line = normalize_line(raw[4:])
             if section == "state":
                 if line != "(none)":
                     current.state.append(line)

@@ -27,3 +27,10 @@ def test_parse_reads_sections() -> None:
     text = "# header\nquery Q\n  state\n    (none)\n  plan\n    *(1) Project [a]\n"
     parsed = parse(text)
     assert parsed["Q"].state == [] and parsed["Q"].plan == ["*(1) Project [a]"]
+
+
+def test_lambda_variable_counters_are_stripped_even_in_old_recordings() -> None:
+    line = "lambdafunction(isnotnull(lambda x_11), lambda x_11, false)"
+    assert normalize(line) == ["lambdafunction(isnotnull(lambda x), lambda x, false)"]
+    recorded = parse(f"query Q\n  state\n    (none)\n  plan\n    {line}\n")
+    assert recorded["Q"].plan == ["lambdafunction(isnotnull(lambda x), lambda x, false)"]
