@@ -1,8 +1,9 @@
 """``qtt bench``: what a replay costs, measured against Spark's own floor on this machine.
 
-It prints, in one run: the JVM start; the floor (one query start, one micro-batch); the
-median seconds per case variant and per historical plan; case variants per minute; and each
-figure's ratio to the floor. Nothing here is asserted: it is measured and printed.
+It prints, in one run: the JVM start; the floor (one query start, one micro-batch); for case
+variants and for historical plans, the median seconds per replay (stateless and stateful
+apart), replays per minute, and each figure's ratio to the floor. Nothing here is asserted:
+it is measured and printed.
 """
 
 from __future__ import annotations
@@ -14,18 +15,47 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+CASES, HISTORICAL = "case variant", "historical plan"
+
+
+@dataclass
+class Section:
+    """The replays of one kind (case variants, or historical plans)."""
+
+    count: int = 0
+    wall: float = 0.0
+    seconds: list[float] = field(default_factory=list)
+    groups: dict[str, list[float]] = field(default_factory=dict)
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    def add(self, result: Any) -> None:
+        self.statuses[result.status] = self.statuses.get(result.status, 0) + 1
+        self.seconds.append(result.seconds)
+        if result.replay is not None:
+            group = "stateful" if result.replay.stateful else "stateless"
+            self.groups.setdefault(group, []).append(result.seconds)
+
+    @property
+    def per_minute(self) -> float:
+        return self.count / self.wall * 60 if self.wall else 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "wall_s": round(self.wall, 3),
+            "median_s": round(_median(self.seconds), 3),
+            "per_minute": round(self.per_minute, 2),
+            "statuses": self.statuses,
+            "groups": {k: {"n": len(v), "median_s": round(_median(v), 3)} for k, v in self.groups.items()},
+        }
+
 
 @dataclass
 class Figures:
     jvm_start: float = 0.0
     query_start: float = 0.0
     micro_batch: float = 0.0
-    variants: int = 0
-    replayed: int = 0
-    wall: float = 0.0
-    per_variant: list[float] = field(default_factory=list)
-    groups: dict[str, list[float]] = field(default_factory=dict)
-    statuses: dict[str, int] = field(default_factory=dict)
+    sections: dict[str, Section] = field(default_factory=dict)
 
     @property
     def floor(self) -> float:
@@ -37,13 +67,7 @@ class Figures:
             "jvm_start_s": round(self.jvm_start, 3),
             "floor_query_start_s": round(self.query_start, 3),
             "floor_micro_batch_s": round(self.micro_batch, 3),
-            "variants": self.variants,
-            "replayed": self.replayed,
-            "wall_s": round(self.wall, 3),
-            "median_s_per_variant": round(_median(self.per_variant), 3),
-            "variants_per_minute": round(self.variants / self.wall * 60, 2) if self.wall else 0.0,
-            "statuses": self.statuses,
-            "groups": {k: {"n": len(v), "median_s": round(_median(v), 3)} for k, v in self.groups.items()},
+            **{kind.replace(" ", "_") + "s": section.as_json() for kind, section in self.sections.items()},
         }
 
 
@@ -51,8 +75,9 @@ def _median(values: Sequence[float]) -> float:
     return statistics.median(values) if values else 0.0
 
 
-def run(paths: Sequence[str], *, repetitions: int = 3) -> Figures:
+def run(paths: Sequence[str], folders: Sequence[Path] = (), *, repetitions: int = 3) -> Figures:
     """Measure everything in one process; the JVM must not be running yet."""
+    from qtt.harness.history import replay_folders
     from qtt.harness.loader import discover, load_file
     from qtt.harness.runner import run_variants
     from qtt.runtime import session as spark_session
@@ -66,17 +91,18 @@ def run(paths: Sequence[str], *, repetitions: int = 3) -> Figures:
     figures.query_start, figures.micro_batch = floor.query_start, floor.micro_batch
 
     variants = [v for path in discover(paths) for v in load_file(path, display=str(path)).variants]
-    figures.variants = len(variants)
-    began = time.perf_counter()
-    results = run_variants(variants, spark_session.get_session)
-    figures.wall = time.perf_counter() - began
-    for result in results:
-        figures.statuses[result.status] = figures.statuses.get(result.status, 0) + 1
-        figures.per_variant.append(result.seconds)
-        if result.replay is not None:
-            figures.replayed += 1
-            stateful = any(run.batches > 1 for run in result.replay.runs)
-            figures.groups.setdefault("stateful" if stateful else "stateless", []).append(result.seconds)
+    if variants:
+        cases = figures.sections[CASES] = Section(count=len(variants))
+        began = time.perf_counter()
+        for result in run_variants(variants, spark_session.get_session):
+            cases.add(result)
+        cases.wall = time.perf_counter() - began
+    if folders:
+        historical = figures.sections[HISTORICAL] = Section(count=len(folders))
+        began = time.perf_counter()
+        for folder_result in replay_folders(folders, spark_session.get_session):
+            historical.add(folder_result)
+        historical.wall = time.perf_counter() - began
     return figures
 
 
@@ -85,23 +111,22 @@ def render(figures: Figures) -> str:
 
     def row(label: str, seconds: float, ratio: bool = True) -> str:
         suffix = f"  {seconds / floor:6.2f} x floor" if ratio else ""
-        return f"  {label:<38} {seconds:8.3f} s{suffix}"
+        return f"  {label:<44} {seconds:8.3f} s{suffix}"
 
-    median = _median(figures.per_variant)
     lines = [
         "qtt bench",
         row("JVM and SparkSession start", figures.jvm_start),
         row("floor: one query start", figures.query_start, ratio=False),
         row("floor: one micro-batch", figures.micro_batch, ratio=False),
         row("floor: query start + one batch", figures.floor, ratio=False),
-        row(f"median per case variant (n={figures.variants})", median),
     ]
-    for group, values in sorted(figures.groups.items()):
-        lines.append(row(f"median per {group} variant (n={len(values)})", _median(values)))
-    per_minute = figures.variants / figures.wall * 60 if figures.wall else 0.0
-    lines.append(f"  {'case variants per minute':<38} {per_minute:8.2f}")
-    lines.append(f"  {'wall time for all variants':<38} {figures.wall:8.3f} s")
-    lines.append("  statuses: " + ", ".join(f"{v} {k}" for k, v in sorted(figures.statuses.items())))
+    for kind, section in figures.sections.items():
+        lines.append(row(f"median per {kind} (n={section.count})", _median(section.seconds)))
+        for group, values in sorted(section.groups.items()):
+            lines.append(row(f"  median per {group} {kind} (n={len(values)})", _median(values)))
+        lines.append(f"  {kind + 's per minute':<44} {section.per_minute:8.2f}")
+        lines.append(row(f"wall time for all {kind}s", section.wall, ratio=False))
+        lines.append("  statuses: " + ", ".join(f"{v} {k}" for k, v in sorted(section.statuses.items())))
     return "\n".join(lines)
 
 

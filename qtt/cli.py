@@ -165,7 +165,7 @@ def _run(args: argparse.Namespace) -> int:
     if folders:
         from qtt.harness.history import replay_folders
 
-        historical = replay_folders(folders, get_session)
+        historical = replay_folders(folders, get_session, progress=progress)
         results += historical
         for result in historical:
             for line in getattr(result, "drift", []):
@@ -300,12 +300,14 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "bench",
         help="measure replay cost against Spark's own floor on this machine",
         description="Start Spark, measure the floor (one query start, one micro-batch of a "
-        "trivial query), replay every case variant under PATH, and print the JVM start, the "
-        "floor, the median seconds per case variant, case variants per minute, and each "
-        "figure's ratio to the floor.",
+        "trivial query), replay every case variant and historical plan under PATH, and print the "
+        "JVM start, the floor, the median seconds per case variant and per historical plan "
+        "(stateless and stateful apart), replays per minute, and each figure's ratio to the floor.",
     )
     bench.add_argument(
-        "paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)"
+        "paths", nargs="*", metavar="PATH",
+        help="case files or directories, and historical plan folders "
+        "(default: ./cases and ./historical_plans)",
     )
     bench.add_argument(
         "--repetitions", type=int, default=3, help="repetitions of each floor measurement"
@@ -317,8 +319,9 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _bench(args: argparse.Namespace) -> int:
     from qtt import bench
 
-    paths = args.paths or [p for p in DEFAULT_PATHS if Path(p).exists()]
-    figures = bench.run(paths, repetitions=args.repetitions)
+    given = args.paths or [p for p in (*DEFAULT_PATHS, HISTORICAL_ROOT) if Path(p).exists()]
+    paths, folders = _split_paths(given)
+    figures = bench.run(paths, folders, repetitions=args.repetitions)
     print(bench.render(figures))
     if args.json:
         bench.write_json(figures, args.json)

@@ -55,7 +55,8 @@ def inputs_of(recorded: spec.Spec) -> tuple[InputRecord, ...]:
     )
 
 
-def replay_folders(paths: Sequence[Path], session: Callable[[], SparkSession]) -> list[HistoricalResult]:
+def replay_folders(paths: Sequence[Path], session: Callable[[], SparkSession], *,
+                   progress: Callable[[int, int], None] | None = None) -> list[HistoricalResult]:
     """Replay every folder; each gets its own result, whatever happens to the others."""
     results: list[HistoricalResult] = []
     loaded: list[tuple[HistoricalResult, Loaded]] = []
@@ -70,7 +71,8 @@ def replay_folders(paths: Sequence[Path], session: Callable[[], SparkSession]) -
         results.append(result)
     if not loaded:
         return results
-    outcomes = replay_many([ReplayItem(item.plan, inputs_of(item.spec)) for _, item in loaded], session=session())
+    items = [ReplayItem(item.plan, inputs_of(item.spec)) for _, item in loaded]
+    outcomes = replay_many(items, session=session(), progress=progress)
     from qtt.runtime.topology import describe
 
     for (result, item), outcome in zip(loaded, outcomes, strict=True):
@@ -136,8 +138,9 @@ def compare_outputs(recorded: Sequence[spec.SpecRecord], outcome: ReplayResult) 
             details.append(f"record {first}: bytes differ")
         result.diffs.append(TopicDiff(
             topic, first,
-            [{"topic": r.topic, "key": r.key, "value": r.value, "timestamp": r.timestamp} for r in exp[first:]],
-            [o.as_json() for o in got[first:]],
+            [{"topic": r.topic, "key": r.key, "value": r.value, "timestamp": r.timestamp, "partition": r.partition}
+             for r in exp[first:]],
+            [{**o.as_json(), "partition": o.partition} for o in got[first:]],
             details,
         ))
     return result
@@ -145,7 +148,7 @@ def compare_outputs(recorded: Sequence[spec.SpecRecord], outcome: ReplayResult) 
 
 def _same(recorded: spec.SpecRecord, actual: OutputRecord) -> bool:
     return (spec.unb64(recorded.key_bytes) == actual.key_bytes and spec.unb64(recorded.value_bytes) == actual.value_bytes
-            and recorded.timestamp == actual.timestamp)
+            and recorded.timestamp == actual.timestamp and recorded.partition == actual.partition)
 
 
 def compare_topology(recorded: str, now: str) -> tuple[list[str], list[str]]:

@@ -74,6 +74,7 @@ class ReplayResult:
     step_schemas: dict[str, dict[str, str]] = field(default_factory=dict)
     runs: list[QueryRun] = field(default_factory=list)
     sinks: dict[str, TopicSerde] = field(default_factory=dict)
+    stateful: bool = False
 
     @property
     def batches(self) -> int:
@@ -196,6 +197,7 @@ class _State:
         self.topic_records: dict[str, list[tuple[_Pending, int]]] = {}
         self.error: QttError | None = None
         self.result.inputs = list(item.inputs)
+        self.result.stateful = not all(is_stateless(q.physical_plan) for q in self.queries)
         for seq, record in enumerate(item.inputs):
             self.add(_Pending(seq, (-1, 0), record.topic, record.partition, record.timestamp, record.key,
                               record.value, record.headers))

@@ -64,6 +64,10 @@ def _compare(kind: str, old: dict[str, dict[str, Any]], new: dict[str, dict[str,
                     continue
                 if isinstance(change, dict) and "old_value" in change:
                     yield f"    {where}: {_short(change['old_value'])} -> {_short(change['new_value'])}"
+                elif change_kind.endswith("_added"):
+                    yield f"    {where}: added {_short(change)}"
+                elif change_kind.endswith("_removed"):
+                    yield f"    {where}: removed {_short(change)}"
                 else:
                     yield f"    {where}: {change_kind.replace('_', ' ')}"
 

@@ -572,12 +572,13 @@ class Planner:
         )
         query_id = f"CSAS_{statement.name}_{self.query_count}"
         self.query_count += 1
-        sink = s.StreamSinkV1(
+        sink = s.StreamSinkV2(
             context="KsqlTopic/Sink",
             source=planned.step,
             topic=topic,
             formats=formats,
             timestamp_column=timestamp,
+            partitions=self.topic_partitions[topic],
         )
         self.sources[statement.name] = DataSource(
             name=statement.name,
@@ -625,12 +626,13 @@ class Planner:
             raise StatementError(msg)
         query_id = f"INSERTQUERY_{self.query_count}"
         self.query_count += 1
-        sink = s.StreamSinkV1(
+        sink = s.StreamSinkV2(
             context="KsqlTopic/Sink",
             source=planned.step,
             topic=target.topic,
             formats=target.formats,
             timestamp_column=target.timestamp_column,
+            partitions=self.topic_partitions.get(target.topic, 1),
         )
         query = s.QueryPlan(
             query_id=query_id, sources=(planned.source.name,), sink=target.name, physical_plan=sink

@@ -134,6 +134,19 @@ class StreamSinkV1(ExecutionStep):
         return (self.source,)
 
 
+@dataclass(frozen=True, kw_only=True)
+class StreamSinkV2(StreamSinkV1):
+    """As V1, and routes each record by key to one of ``partitions``, as Kafka's producer does.
+
+    V1 wrote every record to the partition of the input record that caused it. V2 pins the
+    sink topic's partition count in the plan, so a running query keeps sending a key to the
+    same partition even if the topic later gains partitions.
+    """
+
+    type_tag: ClassVar[str] = "streamSinkV2"
+    partitions: int
+
+
 # ---------------------------------------------------------------------------- DDL commands
 
 

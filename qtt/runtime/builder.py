@@ -207,6 +207,17 @@ class PlanBuilder:
 
     @builds(s.StreamSinkV1)
     def stream_sink_v1(self, step: s.StreamSinkV1, source: Built) -> Built:
+        # V1 writes each record to the partition of the input record that caused it.
+        return self._sink(step, source, lambda key, partition: partition)
+
+    @builds(s.StreamSinkV2)
+    def stream_sink_v2(self, step: s.StreamSinkV2, source: Built) -> Built:
+        return self._sink(
+            step, source, lambda key, partition: serde_udfs.kafka_partition(key, partition, step.partitions)
+        )
+
+    def _sink(self, step: s.StreamSinkV1, source: Built, route: Callable[[Column, Column], Column]) -> Built:
+        """Encode key and value; ``route`` maps the encoded key and input partition to the output one."""
         schema = source.schema
         formats = step.formats
         key_struct = F.struct(*[col(c.name) for c in schema.key]) if schema.key else F.lit(None)
@@ -226,13 +237,14 @@ class PlanBuilder:
             timestamp = F.when(col(TOMBSTONE), col(ROWTIME)).otherwise(extracted.cast("long"))
             # a record whose new timestamp is missing or negative cannot be written; ksqlDB drops it
             rows = rows.where(timestamp.isNotNull() & (timestamp >= 0))
-        out = rows.select(
+        encoded = rows.select(
             col(SEQ).alias("seq"),
             timestamp.cast("long").alias("timestamp"),
             col(ROWPARTITION).alias("partition"),
             key_bytes.alias("key"),
             value_bytes.alias("value"),
         )
+        out = encoded.withColumn("partition", route(col("key"), col("partition")))
         self.sink = SinkOutput(out, step.topic)
         return Built(source.df, schema)
 

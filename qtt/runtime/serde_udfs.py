@@ -116,3 +116,17 @@ def encode(
         return serializer(tuple(value))
 
     return F.udf(run, st.BinaryType())(row)
+
+
+def kafka_partition(key: Column, fallback: Column, partitions: int) -> Column:
+    """The partition Kafka's default partitioner picks for each key (an int column)."""
+    from qtt.topics.partitioner import partition_for
+
+    if partitions <= 1:
+        return F.lit(0)
+
+    def run(key_bytes, fallback_partition):  # type: ignore[no-untyped-def]
+        data = bytes(key_bytes) if key_bytes is not None else None
+        return partition_for(data, partitions, fallback=fallback_partition or 0)
+
+    return F.udf(run, st.IntegerType())(key, fallback)

@@ -37,6 +37,8 @@ def examples() -> dict[str, object]:
         "streamSelectKeyV1": s.StreamSelectKeyV1(context="PartitionBy", source=SOURCE,
                                                  key_expressions=(s.SelectExpression(alias="ID", expression=ID),)),
         "streamSinkV1": s.StreamSinkV1(context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS),
+        "streamSinkV2": s.StreamSinkV2(context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS,
+                                       partitions=4),
         # commands
         "createStreamV1": s.CreateStreamV1(source_name="IN", schema=SCHEMA, topic="in", formats=FORMATS),
         "dropSourceV1": s.DropSourceV1(source_name="IN"),

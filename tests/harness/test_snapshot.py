@@ -1,0 +1,83 @@
+"""qtt snapshot and the up-to-date check, end to end on Spark (one small case)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from qtt.harness import historical, uptodate
+from qtt.harness.history import replay_folders
+from qtt.harness.loader import load_file
+from qtt.harness.snapshot import ADDED, NOT_SNAPSHOTTED, UNCHANGED, snapshot
+
+CASE = {
+    "tests": [
+        {
+            "name": "doubled",
+            "statements": [
+                "CREATE STREAM src (id INT KEY, n INT) WITH (kafka_topic='src', value_format='JSON');",
+                "CREATE STREAM out AS SELECT id, n * 2 AS twice FROM src;",
+            ],
+            "inputs": [{"topic": "src", "key": 1, "value": {"n": 4}}],
+            "outputs": [{"topic": "OUT", "key": 1, "value": {"TWICE": 8}}],
+        }
+    ]
+}
+
+
+def _variants(path: Path):  # type: ignore[no-untyped-def]
+    return list(load_file(path).variants)
+
+
+@pytest.mark.spark
+def test_snapshot_writes_once_then_only_for_a_changed_plan(spark, tmp_path: Path) -> None:
+    case_file, root = tmp_path / "case.json", tmp_path / "historical_plans"
+    case_file.write_text(json.dumps(CASE))
+
+    first = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_000)
+    assert [e.action for e in first] == [ADDED]
+    assert len(historical.folders(root)) == 1
+    folder = historical.folders(root)[0]
+    assert {p.name for p in folder.iterdir()} == {"plan.json", "spec.json", "topology"}
+    assert all(e.ok for e in uptodate.check(_variants(case_file), root))
+
+    again = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_001)
+    assert [e.action for e in again] == [UNCHANGED]
+    assert len(historical.folders(root)) == 1
+
+    changed = json.loads(case_file.read_text())
+    changed["tests"][0]["statements"][1] = "CREATE STREAM out AS SELECT id, n * 2 AS twice FROM src WHERE n > 0;"
+    case_file.write_text(json.dumps(changed))
+    stale = uptodate.check(_variants(case_file), root)
+    assert [e.status for e in stale] == [uptodate.CHANGED]
+    assert "qtt snapshot" in stale[0].reason
+    assert any("WhereFilter" in line for line in stale[0].diff)
+
+    dry = snapshot(_variants(case_file), lambda: spark, root=root, dry_run=True, epoch_ms=1_700_000_000_002)
+    assert dry[0].action == "would add" and len(historical.folders(root)) == 1
+
+    second = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_003)
+    assert [e.action for e in second] == [ADDED]
+    assert len(historical.folders(root)) == 2
+    assert (folder / "plan.json").exists(), "the old folder is untouched"
+
+    results = replay_folders(historical.folders(root), lambda: spark)
+    assert [r.status for r in results] == ["passed", "passed"]
+
+    # the case file can go: a historical plan is self-contained
+    case_file.unlink()
+    assert [r.status for r in replay_folders(historical.folders(root), lambda: spark)] == ["passed", "passed"]
+
+
+@pytest.mark.spark
+def test_a_failing_case_is_reported_not_snapshotted(spark, tmp_path: Path) -> None:
+    broken = json.loads(json.dumps(CASE))
+    broken["tests"][0]["outputs"][0]["value"] = {"TWICE": 9}
+    case_file, root = tmp_path / "case.json", tmp_path / "historical_plans"
+    case_file.write_text(json.dumps(broken))
+    entries = snapshot(_variants(case_file), lambda: spark, root=root)
+    assert entries[0].action == NOT_SNAPSHOTTED
+    assert "did not pass" in entries[0].reason
+    assert historical.folders(root) == []
