@@ -1,0 +1,224 @@
+"""Aggregate resolution: column/init split, widening, return and state types, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan.aggregates import (
+    AGGREGATE_NAMES,
+    COLLECT_LIST_LIMIT,
+    COLLECT_SET_LIMIT,
+    NOT_LITERAL,
+    is_aggregate,
+    resolve_aggregate,
+)
+from qtt.plan.functions import NULL
+
+N = NOT_LITERAL
+DEC = t.Decimal(4, 1)
+
+
+def entry(value: t.SqlType) -> t.Struct:
+    return t.Struct((t.Field("SEQ", t.BIGINT), t.Field("VAL", value)))
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "literals", "arg_types", "params", "returns", "state"),
+    [
+        ("COUNT", [], [], (), (), t.BIGINT, t.BIGINT),
+        ("count", [t.STRING], [N], (t.STRING,), (), t.BIGINT, t.BIGINT),
+        # COUNT(1): a literal is a column argument when the function has no init parameters.
+        ("COUNT", [t.INTEGER], [1], (t.INTEGER,), (), t.BIGINT, t.BIGINT),
+        ("SUM", [t.INTEGER], [N], (t.INTEGER,), (), t.INTEGER, t.INTEGER),
+        ("SUM", [t.BIGINT], [N], (t.BIGINT,), (), t.BIGINT, t.BIGINT),
+        ("SUM", [t.DOUBLE], [2.0], (t.DOUBLE,), (), t.DOUBLE, t.DOUBLE),
+        ("SUM", [DEC], [N], (DEC,), (), DEC, DEC),
+        ("SUM_LIST", [t.Array(t.INTEGER)], [N], (t.Array(t.INTEGER),), (), t.INTEGER, t.INTEGER),
+        (
+            "AVG",
+            [t.INTEGER],
+            [N],
+            (t.INTEGER,),
+            (),
+            t.DOUBLE,
+            t.Struct((t.Field("SUM", t.INTEGER), t.Field("COUNT", t.BIGINT))),
+        ),
+        # AVG has no DECIMAL overload: ksqlDB widens DECIMAL to DOUBLE.
+        (
+            "AVG",
+            [DEC],
+            [N],
+            (t.DOUBLE,),
+            (),
+            t.DOUBLE,
+            t.Struct((t.Field("SUM", t.DOUBLE), t.Field("COUNT", t.BIGINT))),
+        ),
+        (
+            "STDDEV_SAMP",
+            [t.BIGINT],
+            [N],
+            (t.BIGINT,),
+            (),
+            t.DOUBLE,
+            t.Struct(
+                (t.Field("SUM", t.BIGINT), t.Field("COUNT", t.BIGINT), t.Field("M2", t.DOUBLE))
+            ),
+        ),
+        ("MIN", [t.TIMESTAMP], [N], (t.TIMESTAMP,), (), t.TIMESTAMP, t.TIMESTAMP),
+        ("MAX", [t.BYTES], [N], (t.BYTES,), (), t.BYTES, t.BYTES),
+        ("MAX", [DEC], [N], (DEC,), (), DEC, DEC),
+        (
+            "COLLECT_LIST",
+            [t.Struct((t.Field("A", t.STRING),))],
+            [N],
+            (t.Struct((t.Field("A", t.STRING),)),),
+            (None,),
+            t.Array(t.Struct((t.Field("A", t.STRING),))),
+            t.Array(t.Struct((t.Field("A", t.STRING),))),
+        ),
+        ("COLLECT_SET", [t.STRING], [N], (t.STRING,), (None,), t.Array(t.STRING), None),
+        ("LATEST_BY_OFFSET", [t.INTEGER], [N], (t.INTEGER,), (True,), t.INTEGER, None),
+        ("LATEST_BY_OFFSET", [DEC, t.BOOLEAN], [N, False], (DEC,), (False,), DEC, entry(DEC)),
+        (
+            "EARLIEST_BY_OFFSET",
+            [t.STRING, t.INTEGER],
+            [N, 2],
+            (t.STRING,),
+            (2, True),
+            t.Array(t.STRING),
+            t.Array(entry(t.STRING)),
+        ),
+        (
+            "LATEST_BY_OFFSET",
+            [t.STRING, t.INTEGER, t.BOOLEAN],
+            [N, 3, False],
+            (t.STRING,),
+            (3, False),
+            t.Array(t.STRING),
+            None,
+        ),
+        ("COUNT_DISTINCT", [t.STRING], [N], (t.STRING,), (), t.BIGINT, t.Array(t.STRING)),
+        ("TOPK", [t.INTEGER, t.INTEGER], [N, 3], (t.INTEGER,), (3,), t.Array(t.INTEGER), None),
+        ("TOPK", [DEC, t.INTEGER], [N, 3], (t.DOUBLE,), (3,), t.Array(t.DOUBLE), None),
+        ("TOPKDISTINCT", [DEC, t.INTEGER], [N, 2], (DEC,), (2,), t.Array(DEC), t.Array(DEC)),
+        (
+            "HISTOGRAM",
+            [t.STRING],
+            [N],
+            (t.STRING,),
+            (),
+            t.Map(t.STRING, t.BIGINT),
+            t.Map(t.STRING, t.BIGINT),
+        ),
+    ],
+)
+def test_resolution(
+    name: str,
+    args: list[t.SqlType],
+    literals: list[Any],
+    arg_types: tuple[t.SqlType, ...],
+    params: tuple[Any, ...],
+    returns: t.SqlType,
+    state: t.SqlType | None,
+) -> None:
+    agg = resolve_aggregate(name, args, literals)
+    assert agg.name == name.upper()
+    assert agg.arg_types == arg_types
+    assert agg.params == params
+    assert agg.return_type == returns
+    if state is not None:
+        assert agg.state_type == state
+
+
+def test_latest_by_offset_keeps_ksqldbs_sequence_struct() -> None:
+    agg = resolve_aggregate("LATEST_BY_OFFSET", [t.INTEGER], [N])
+    assert str(agg.state_type) == "STRUCT<`SEQ` BIGINT, `VAL` INTEGER>"
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "value", "expected"),
+    [
+        ("COLLECT_LIST", COLLECT_LIST_LIMIT, "1", (1,)),
+        ("COLLECT_LIST", COLLECT_LIST_LIMIT, 5, (5,)),
+        ("COLLECT_LIST", COLLECT_LIST_LIMIT, "-1", (None,)),
+        ("COLLECT_SET", COLLECT_SET_LIMIT, "2", (2,)),
+        # Each function reads its own key only.
+        ("COLLECT_SET", COLLECT_LIST_LIMIT, "2", (None,)),
+    ],
+)
+def test_collect_limits_come_from_config(
+    name: str, key: str, value: object, expected: tuple[Any, ...]
+) -> None:
+    assert resolve_aggregate(name, [t.INTEGER], [N], config={key: value}).params == expected
+
+
+def test_table_support_follows_ksqldbs_table_udafs() -> None:
+    def table(name: str, *args: t.SqlType) -> bool:
+        return resolve_aggregate(name, list(args), [N] * len(args)).supports_tables
+
+    assert table("COUNT") and table("SUM", t.INTEGER) and table("AVG", t.DOUBLE)
+    assert table("COLLECT_LIST", t.INTEGER) and table("HISTOGRAM", t.STRING)
+    assert table("STDDEV_SAMP", t.INTEGER)
+    assert not table("MIN", t.INTEGER) and not table("MAX", t.INTEGER)
+    assert not table("LATEST_BY_OFFSET", t.INTEGER) and not table("COLLECT_SET", t.INTEGER)
+    assert not table("COUNT_DISTINCT", t.INTEGER)
+
+
+def test_is_aggregate_is_case_insensitive() -> None:
+    assert is_aggregate("count") and is_aggregate("Latest_By_Offset") and is_aggregate("TOPK")
+    assert not is_aggregate("ABS") and not is_aggregate("SUBSTRING")
+    assert "CORRELATION" in AGGREGATE_NAMES
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "literals", "message"),
+    [
+        ("SUM", [t.STRING], [N], "Function 'SUM' does not accept parameters (STRING)."),
+        ("AVG", [t.BOOLEAN], [N], "Function 'AVG' does not accept parameters (BOOLEAN)."),
+        ("MIN", [t.BOOLEAN], [N], "Function 'MIN' does not accept parameters (BOOLEAN)."),
+        ("HISTOGRAM", [t.INTEGER], [N], "does not accept parameters (INTEGER)."),
+        ("SUM", [t.INTEGER, t.INTEGER], [N, N], "does not accept parameters (INTEGER, INTEGER)."),
+        ("TOPK", [t.INTEGER], [N], "Function 'TOPK' does not accept parameters (INTEGER)."),
+        ("TOPK", [t.INTEGER, t.BIGINT], [N, 3], "does not accept parameters (INTEGER, BIGINT)."),
+        ("SUM_LIST", [t.Array(DEC)], [N], "does not accept parameters (ARRAY<DECIMAL(4, 1)>)."),
+        ("SUM", [NULL], [None], "Can't infer a type of null."),
+        (
+            "TOPK",
+            [t.INTEGER, t.INTEGER],
+            [N, N],
+            "Parameter 2 passed to function TOPK must be a literal constant, "
+            "but was expression: 'K'",
+        ),
+        ("LATEST_BY_OFFSET", [t.INTEGER, t.INTEGER], [N, 0], "latestN must be 1 or greater"),
+        ("EARLIEST_BY_OFFSET", [t.INTEGER, t.INTEGER], [N, -1], "earliestN must be 1 or greater"),
+        ("FOO", [t.INTEGER], [N], "Can't find any functions with the name 'FOO'."),
+    ],
+)
+def test_errors(name: str, args: list[t.SqlType], literals: list[Any], message: str) -> None:
+    with pytest.raises(StatementError) as info:
+        resolve_aggregate(name, args, literals, arg_sql=["X", "K"][: len(args)])
+    assert message in str(info.value)
+
+
+def test_error_lists_the_alternatives() -> None:
+    with pytest.raises(StatementError) as info:
+        resolve_aggregate("SUM", [t.STRING], [N])
+    assert "Valid alternatives are:\n  SUM(INTEGER)\n" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "literals", "feature"),
+    [
+        ("CORRELATION", [t.DOUBLE, t.DOUBLE], [N, N], "CORRELATION"),
+        ("TOPK", [t.INTEGER, t.STRING, t.INTEGER], [N, N, 3], "TOPK with additional columns"),
+        ("TOPK", [t.INTEGER, t.INTEGER], [N, 0], "TOPK with k < 1"),
+    ],
+)
+def test_unsupported(name: str, args: list[t.SqlType], literals: list[Any], feature: str) -> None:
+    with pytest.raises(UnsupportedFeatureError) as info:
+        resolve_aggregate(name, args, literals)
+    assert feature in info.value.feature
