@@ -111,6 +111,7 @@ def check(item: Loaded, outcome: ReplayResult) -> list[str]:
         for context, schema in schemas.items():
             if now.get(context) != schema:
                 problems.append(f"step schema of {query_id} {context}: recorded {schema}, now {now.get(context)}")
+    problems += compare_internal_topics(item.spec.internal_topics, spec.internal_topics_of(outcome.internal_topics))
     recorded_log = [(e.input, e.query_id, e.context) for e in item.spec.processing_log]
     now_log = [(e.seq, e.query_id, e.context) for e in outcome.processing_log]
     if recorded_log != now_log:
@@ -171,3 +172,41 @@ def compare_topology(recorded: str, now: str) -> tuple[list[str], list[str]]:
             changed = sum(1 for a, b in zip(old.plan, new.plan, strict=False) if a != b) + abs(len(old.plan) - len(new.plan))
             drift.append(f"topology of {query_id}: {changed} plan line(s) differ from the recorded plan")
     return problems, drift
+
+
+def compare_internal_topics(recorded: Sequence[spec.SpecInternalTopic],
+                            now: Sequence[spec.SpecInternalTopic]) -> list[str]:
+    """Differences in internal topics: names, key and value schemas, and every record, in order."""
+    problems: list[str] = []
+    by_name = {topic.name: topic for topic in now}
+    for old in recorded:
+        new = by_name.pop(old.name, None)
+        if new is None:
+            problems.append(f"internal topic {old.name}: recorded, but today's replay has no such state store")
+            continue
+        for part in ("key_schema", "value_schema"):
+            if getattr(old, part) != getattr(new, part):
+                problems.append(f"internal topic {old.name}: {part.replace('_', ' ')} recorded "
+                                f"{getattr(old, part)}, now {getattr(new, part)}")
+        for index, (was, is_) in enumerate(zip(old.records, new.records, strict=False)):
+            if _record_text(was) != _record_text(is_):
+                problems.append(f"internal topic {old.name}: record {index} differs: recorded "
+                                f"{_record_text(was)}, now {_record_text(is_)}")
+                break
+        if len(old.records) != len(new.records):
+            problems.append(f"internal topic {old.name}: recorded {len(old.records)} record(s), "
+                            f"now {len(new.records)}")
+    for name in by_name:
+        problems.append(f"internal topic {name}: not recorded, but today's replay writes it")
+    return problems
+
+
+def _record_text(record: spec.SpecInternalRecord) -> str:
+    """Canonical text of a record: a number read back from spec.json equals the one Spark gave."""
+    import simplejson
+
+    def text(value: object) -> str:
+        return simplejson.dumps(value, use_decimal=True)  # field order is part of the layout
+
+    return (f"batch {record.batch} partition {record.partition} {record.change} "
+            f"key={text(record.key)} value={text(record.value)}")

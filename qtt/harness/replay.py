@@ -75,6 +75,8 @@ class ReplayResult:
     runs: list[QueryRun] = field(default_factory=list)
     sinks: dict[str, TopicSerde] = field(default_factory=dict)
     stateful: bool = False
+    #: every state store's change feed (qtt.runtime.internal_topics.InternalTopic), per query
+    internal_topics: list[Any] = field(default_factory=list)
 
     @property
     def batches(self) -> int:
@@ -230,6 +232,7 @@ class _State:
             return
         self.result.runs.append(run)
         self.result.processing_log.extend(run.processing_log)
+        self.result.internal_topics.extend(run.internal_topics)
         self.result.step_schemas[query.query_id] = {ctx: str(schema) for ctx, schema in run.schemas.items()}
         sink = query.physical_plan
         assert isinstance(sink, s.StreamSinkV1)

@@ -186,4 +186,5 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
         outputs=outputs,
         step_schemas=replay.step_schemas,
         processing_log=log,
+        internal_topics=spec.internal_topics_of(replay.internal_topics),
     )

@@ -148,3 +148,19 @@ def loads(text: str, *, file: str | None = None) -> Spec:
         return _converter().structure(data, Spec)
     except Exception as e:
         raise PlanFileError(describe_structure_error(e), file=file) from None
+
+
+def internal_topics_of(topics: Any) -> tuple[SpecInternalTopic, ...]:
+    """The spec form of a replay's internal topics (:class:`qtt.runtime.internal_topics.InternalTopic`)."""
+    return tuple(
+        SpecInternalTopic(
+            name=topic.name,
+            key_schema=topic.key_schema,
+            value_schema=topic.value_schema,
+            records=tuple(
+                SpecInternalRecord(key=r.key, value=r.value, change=r.change, batch=r.batch, partition=r.partition)
+                for r in topic.records
+            ),
+        )
+        for topic in topics
+    )

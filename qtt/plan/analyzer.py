@@ -8,7 +8,7 @@ runtime never needs to type anything.
 from __future__ import annotations
 
 import decimal
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 
@@ -306,11 +306,19 @@ class Analyzer:
     """Types the expressions of one clause (``clause`` names it in error messages)."""
 
     def __init__(
-        self, scope: Scope, clause: str, *, lambda_vars: dict[str, t.SqlType] | None = None
+        self,
+        scope: Scope,
+        clause: str,
+        *,
+        lambda_vars: dict[str, t.SqlType] | None = None,
+        aggregates: Callable[[ast.FunctionCall], e.Expression] | None = None,
     ) -> None:
         self.scope = scope
         self.clause = clause
         self.lambda_vars = lambda_vars or {}
+        #: plans an aggregate call (in an aggregating query's SELECT and HAVING); without it
+        #: an aggregate function is not allowed in the clause.
+        self.aggregates = aggregates
 
     def __call__(self, node: ast.Expr) -> e.Expression:
         return self.visit(node)
@@ -652,11 +660,10 @@ class Analyzer:
     @visit.register
     def _(self, node: ast.FunctionCall) -> e.Expression:
         if node.name in AGGREGATE_FUNCTIONS:
-            raise UnsupportedFeatureError(
-                f"aggregate function {node.name} (aggregations)",
-                line=_line(node),
-                column=_col(node),
-            )
+            if self.aggregates is None:
+                msg = f"Aggregate functions are not allowed in {self.clause}: {format_expr(node)}"
+                raise StatementError(msg, line=_line(node), column=_col(node))
+            return self.aggregates(node)
         if any(isinstance(a, ast.Lambda) for a in node.args):
             raise UnsupportedFeatureError(
                 f"lambda functions ({node.name})", line=_line(node), column=_col(node)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import singledispatchmethod
 from types import MappingProxyType
 
@@ -161,8 +161,6 @@ class Planner:
                 "the same name already exists"
             )
             raise StatementError(msg)
-        if kind == TABLE:
-            raise UnsupportedFeatureError("tables (CREATE TABLE)")
         properties = self._check_properties(statement.properties)
         topic = properties.get("KAFKA_TOPIC")
         if topic is None:
@@ -187,7 +185,8 @@ class Planner:
             sql=statement.text,
         )
         self.sources[statement.name] = source
-        command = s.CreateStreamV1(
+        create = s.CreateTableV1 if kind == TABLE else s.CreateStreamV1
+        command = create(
             source_name=statement.name,
             schema=schema,
             topic=str(topic),
@@ -221,6 +220,13 @@ class Planner:
                     "\nStreams have KEYs, which have no uniqueness or NON NULL constraints."
                 )
                 raise StatementError(msg)
+            if constraint == "KEY" and statement.kind == TABLE:
+                msg = (
+                    f"Column {t.quote(element.name)} is a 'KEY' column: please use 'PRIMARY KEY' for tables."
+                    "\nTables have PRIMARY KEYs, which are unique and NON NULL."
+                    "\nStreams have KEYs, which have no uniqueness or NON NULL constraints."
+                )
+                raise StatementError(msg)
             if constraint in ("HEADERS", "HEADER"):
                 raise UnsupportedFeatureError("header columns (HEADERS / HEADER)")
             namespace = KEY if constraint in ("KEY", "PRIMARY KEY") else VALUE
@@ -230,6 +236,9 @@ class Planner:
             raise StatementError(msg)
         schema = LogicalSchema(tuple(columns))
         _check_no_map_keys(schema.key)
+        if statement.kind == TABLE and not schema.key:
+            msg = "Tables require a PRIMARY KEY. Please define the PRIMARY KEY."
+            raise StatementError(msg)
         return schema
 
     def _check_properties(self, properties: Mapping[str, object]) -> dict[str, object]:
@@ -554,10 +563,15 @@ class Planner:
                 f"{existing.kind.lower()} with the same name already exists"
             )
             raise StatementError(msg)
-        if statement.kind == TABLE:
-            raise UnsupportedFeatureError("tables (CREATE TABLE AS SELECT)")
         properties = self._check_properties(statement.properties)
         planned = self._plan_query(statement.query, sink_name=statement.name)
+        produced = TABLE if planned.is_table else STREAM
+        if produced != statement.kind:
+            msg = (
+                f"Invalid result type. Your SELECT query produces a {produced}. Please use CREATE "
+                f"{produced} AS SELECT statement instead."
+            )
+            raise StatementError(msg)
         schema = planned.schema
         key_info, value_info = self._sink_format_infos(
             properties, planned.source, schema, partitioned_by_null=planned.partitioned_by_null
@@ -570,9 +584,10 @@ class Planner:
         self.topic_partitions.setdefault(
             topic, partitions or self.topic_partitions.get(planned.source.topic, 1)
         )
-        query_id = f"CSAS_{statement.name}_{self.query_count}"
+        query_id = f"{'CTAS' if planned.is_table else 'CSAS'}_{statement.name}_{self.query_count}"
         self.query_count += 1
-        sink = s.StreamSinkV2(
+        sink_step = s.TableSinkV1 if planned.is_table else s.StreamSinkV2
+        sink = sink_step(
             context="KsqlTopic/Sink",
             source=planned.step,
             topic=topic,
@@ -582,7 +597,7 @@ class Planner:
         )
         self.sources[statement.name] = DataSource(
             name=statement.name,
-            kind=STREAM,
+            kind=produced,
             schema=schema,
             topic=topic,
             formats=formats,
@@ -590,7 +605,8 @@ class Planner:
             partitions=partitions,
             sql=statement.text,
         )
-        command = s.CreateStreamV1(
+        create = s.CreateTableV1 if planned.is_table else s.CreateStreamV1
+        command = create(
             source_name=statement.name,
             schema=schema,
             topic=topic,
@@ -649,25 +665,25 @@ class Planner:
             raise UnsupportedFeatureError("joins")
         if query.window is not None:
             raise UnsupportedFeatureError(f"windowed aggregation (WINDOW {query.window.kind})")
-        if query.group_by is not None:
-            raise UnsupportedFeatureError("aggregations (GROUP BY)")
-        if query.having is not None:
-            raise UnsupportedFeatureError("aggregations (HAVING)")
+        if query.having is not None and query.group_by is None:
+            msg = "HAVING requires GROUP BY."
+            raise StatementError(msg)
         relation = query.from_
         assert isinstance(relation, ast.Table)
         source = self.sources.get(relation.name)
         if source is None:
             msg = f"{relation.name} does not exist."
             raise SqlError(msg)
-        if source.kind == TABLE:
-            raise UnsupportedFeatureError("queries over tables")
+        if source.kind == TABLE and query.partition_by is not None:
+            raise UnsupportedFeatureError("PARTITION BY on a table")
         if query.limit is not None:
             msg = "CREATE STREAM AS SELECT statements don't support LIMIT clause."
             raise StatementError(msg)
         if query.emit == "FINAL":
             msg = "EMIT FINAL is only supported for windowed aggregations."
             raise StatementError(msg)
-        _reject_aggregates(query)
+        if query.group_by is None:
+            _reject_aggregates(query)
         return QueryPlanner(self, source, relation.alias, sink_name, new_planner=new_planner).plan(
             query
         )
@@ -679,6 +695,7 @@ class PlannedQuery:
     schema: LogicalSchema
     source: DataSource
     partitioned_by_null: bool = False
+    is_table: bool = False
 
 
 @dataclass(frozen=True)
@@ -806,7 +823,8 @@ class QueryPlanner:
 
     def plan(self, query: ast.Query) -> PlannedQuery:
         source = self.source
-        step: s.ExecutionStep = s.StreamSourceV1(
+        table = source.kind == TABLE
+        step: s.ExecutionStep = (s.TableSourceV1 if table else s.StreamSourceV1)(
             context="KsqlTopic/Source",
             topic=source.topic,
             source_name=source.name,
@@ -817,9 +835,14 @@ class QueryPlanner:
         scope = self._source_scope()
         if query.where is not None:
             predicate = Analyzer(scope, "WHERE").boolean(query.where)
-            step = s.StreamFilterV1(context="WhereFilter", source=step, filter_expression=predicate)
+            filter_step = s.TableFilterV1 if table else s.StreamFilterV1
+            step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
 
         named = self._alias_select_items(query.select)
+        if query.group_by is not None:
+            from qtt.plan.aggregation import AggregationPlanner
+
+            return AggregationPlanner(self, scope).plan(query, step, named)
         parent = self._source_parent()
         partition: list[_PartitionColumn] | None = None
         by_null = False
@@ -828,7 +851,13 @@ class QueryPlanner:
             step, parent = self._repartition(step, parent, partition)
 
         select = self._resolve_select(named, scope, parent, partition or [])
-        return self._project(step, parent, select, named, partition, by_null)
+        planned = self._project(step, parent, select, named, partition, by_null)
+        if table:
+            select_step = planned.step
+            assert isinstance(select_step, s.StreamSelectV1)
+            planned.step = s.TableSelectV1(**{f.name: getattr(select_step, f.name) for f in fields(select_step)})
+            planned.is_table = True
+        return planned
 
     # ------------------------------------------------------------------ select items
 
@@ -1145,7 +1174,8 @@ def _reject_aggregates(query: ast.Query) -> None:
 
     for node in iter_nodes(query.select):
         if isinstance(node, ast.FunctionCall) and node.name in AGGREGATE_FUNCTIONS:
-            raise UnsupportedFeatureError(f"aggregate function {node.name} (aggregations)")
+            msg = f"Use of aggregate function {node.name} requires a GROUP BY clause."
+            raise StatementError(msg)
 
 
 def _check_no_map_keys(columns: Iterable[Column]) -> None:

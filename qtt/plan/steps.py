@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from qtt.plan.expressions import Expression
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.tagged import Tagged
+from qtt.sqltypes import SqlType
 
 EMPTY: Mapping[str, object] = MappingProxyType({})
 
@@ -147,6 +148,110 @@ class StreamSinkV2(StreamSinkV1):
     partitions: int
 
 
+# ---------------------------------------------------------------------------- tables and aggregation
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableSourceV1(StreamSourceV1):
+    """Read a table's topic: each record upserts its primary key; a null value deletes it."""
+
+    type_tag: ClassVar[str] = "tableSourceV1"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableFilterV1(StreamFilterV1):
+    """A row that does not pass ``filter_expression`` becomes a delete (tombstone) of its key."""
+
+    type_tag: ClassVar[str] = "tableFilterV1"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableSelectV1(StreamSelectV1):
+    """Project a table's rows; a delete stays a delete of the same key."""
+
+    type_tag: ClassVar[str] = "tableSelectV1"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableSinkV1(StreamSinkV2):
+    """Write a table's changes: upserts, and deletes as tombstones; routed by key as V2 streams."""
+
+    type_tag: ClassVar[str] = "tableSinkV1"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AggregateCall:
+    """One aggregate function call: its result column, arguments and persisted state layout.
+
+    ``args`` are the column arguments (evaluated on each input row, already cast to the types
+    the function takes), ``params`` the initialisation arguments with ksqlDB's defaults and
+    the configuration the function reads filled in, so the plan needs no config to run. ``state_type`` is the accumulator's type: it is what the state
+    store (and so the internal topic) holds, so it is part of the plan's contract.
+    """
+
+    alias: str
+    function: str
+    args: tuple[Expression, ...]
+    params: tuple[Any, ...]
+    return_type: SqlType
+    state_type: SqlType
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamGroupByV1(ExecutionStep):
+    """Re-key a stream by ``group_by_expressions``; rows with a null grouping value are dropped."""
+
+    type_tag: ClassVar[str] = "streamGroupByV1"
+    source: ExecutionStep
+    group_by_expressions: tuple[SelectExpression, ...]
+
+    def sources(self) -> tuple[ExecutionStep, ...]:
+        return (self.source,)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamAggregateV1(ExecutionStep):
+    """Aggregate each group's rows; emits the group's new aggregate row for every input row.
+
+    State per group: one accumulator per call plus the newest ROWTIME, in a state store named
+    after ``context``.
+    """
+
+    type_tag: ClassVar[str] = "streamAggregateV1"
+    stateful: ClassVar[bool] = True
+    source: ExecutionStep
+    aggregations: tuple[AggregateCall, ...]
+
+    def sources(self) -> tuple[ExecutionStep, ...]:
+        return (self.source,)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableGroupByV1(ExecutionStep):
+    """Re-key a table's changes by ``group_by_expressions``.
+
+    State per source key: the grouping values and aggregate arguments it last contributed,
+    so that an update or delete first retracts them from their old group (ksqlDB's undo).
+    ``argument_expressions`` are evaluated here, on the source row.
+    """
+
+    type_tag: ClassVar[str] = "tableGroupByV1"
+    stateful: ClassVar[bool] = True
+    source: ExecutionStep
+    group_by_expressions: tuple[SelectExpression, ...]
+    argument_expressions: tuple[SelectExpression, ...]
+
+    def sources(self) -> tuple[ExecutionStep, ...]:
+        return (self.source,)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableAggregateV1(StreamAggregateV1):
+    """As the stream aggregate, and retracts (undo) what a table row contributed before."""
+
+    type_tag: ClassVar[str] = "tableAggregateV1"
+
+
 # ---------------------------------------------------------------------------- DDL commands
 
 
@@ -168,6 +273,13 @@ class CreateStreamV1(DdlCommand):
     timestamp_column: TimestampColumn | None = None
     is_source: bool = False
     or_replace: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class CreateTableV1(CreateStreamV1):
+    """Register a table over a topic; its key columns are the primary key."""
+
+    type_tag: ClassVar[str] = "createTableV1"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql import types as st
 
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
@@ -32,7 +33,8 @@ from qtt.runtime.names import (
     TOMBSTONE,
     col,
 )
-from qtt.runtime.types import from_spark
+from qtt.runtime.stateful import ORDER
+from qtt.runtime.types import from_spark, to_spark
 
 StepT = TypeVar("StepT", bound=s.ExecutionStep)
 
@@ -118,8 +120,10 @@ class PlanBuilder:
         return LogicalSchema(tuple(columns))
 
     @staticmethod
-    def system_columns() -> list[Column]:
-        return [col(name) for name in SYSTEM_COLUMNS]
+    def system_columns(df: DataFrame | None = None) -> list[Column]:
+        """The system columns, and the output order column of stateful steps when ``df`` has it."""
+        ordered = df is not None and ORDER in df.columns
+        return [col(name) for name in SYSTEM_COLUMNS] + ([col(ORDER)] if ordered else [])
 
     # ------------------------------------------------------------------ steps
 
@@ -181,7 +185,7 @@ class PlanBuilder:
         columns = {sel.alias: compile_(sel.expression).alias(sel.alias) for sel in step.select_expressions}
         keys = list(step.key_column_names)
         values = [sel.alias for sel in step.select_expressions if sel.alias not in keys]
-        df = source.df.select(*[columns[k] for k in keys], *[columns[v] for v in values], *self.system_columns())
+        df = source.df.select(*[columns[k] for k in keys], *[columns[v] for v in values], *self.system_columns(source.df))
         return Built(df, self.schema_of(df, keys, values))
 
     @builds(s.StreamSelectKeyV1)
@@ -243,10 +247,133 @@ class PlanBuilder:
             col(ROWPARTITION).alias("partition"),
             key_bytes.alias("key"),
             value_bytes.alias("value"),
+            *([col(ORDER).alias("order")] if ORDER in rows.columns else []),
         )
         out = encoded.withColumn("partition", route(col("key"), col("partition")))
         self.sink = SinkOutput(out, step.topic)
         return Built(source.df, schema)
+
+
+    # ------------------------------------------------------------------ tables
+
+    @builds(s.TableSourceV1)
+    def table_source_v1(self, step: s.TableSourceV1) -> Built:
+        built = self.stream_source_v1(step)
+        # a table row needs its primary key; a record without one cannot upsert anything
+        has_key = F.lit(True)
+        for column in step.source_schema.key:
+            has_key = has_key & col(column.name).isNotNull()
+        return Built(built.df.where(~col(NULL_KEY) & has_key), built.schema)
+
+    @builds(s.TableFilterV1)
+    def table_filter_v1(self, step: s.TableFilterV1, source: Built) -> Built:
+        # A row that stops passing deletes its key downstream, as ksqlDB's table filter does.
+        passes = F.coalesce(Compiler()(step.filter_expression), F.lit(False))
+        df = source.df.withColumn(TOMBSTONE, col(TOMBSTONE) | ~passes)
+        return Built(df, source.schema)
+
+    @builds(s.TableSelectV1)
+    def table_select_v1(self, step: s.TableSelectV1, source: Built) -> Built:
+        return self.stream_select_v1(step, source)
+
+    @builds(s.TableSinkV1)
+    def table_sink_v1(self, step: s.TableSinkV1, source: Built) -> Built:
+        return self.stream_sink_v2(step, source)
+
+    # ------------------------------------------------------------------ aggregation
+
+    def _grouped(self, df: DataFrame, groups: tuple[s.SelectExpression, ...], keep: list[str]) -> DataFrame:
+        """``df`` with the grouping columns first, then ``keep`` (minus names a group took)."""
+        compile_ = Compiler()
+        names = [g.alias for g in groups]
+        kept = [n for n in keep if n not in names]
+        return df.select(*[compile_(g.expression).alias(g.alias) for g in groups], *[col(n) for n in kept])
+
+    @builds(s.StreamGroupByV1)
+    def stream_group_by_v1(self, step: s.StreamGroupByV1, source: Built) -> Built:
+        # ksqlDB ignores null rows, and rows whose grouping values include a null.
+        keep = [c.name for c in source.schema.value] + [c.name for c in source.schema.key]
+        df = self._grouped(source.df.where(~col(TOMBSTONE)), step.group_by_expressions, keep + list(SYSTEM_COLUMNS))
+        for group in step.group_by_expressions:
+            df = df.where(col(group.alias).isNotNull())
+        keys = [g.alias for g in step.group_by_expressions]
+        values = [n for n in dict.fromkeys(keep) if n not in keys]
+        return Built(df, self.schema_of(df, keys, values))
+
+    @builds(s.TableGroupByV1)
+    def table_group_by_v1(self, step: s.TableGroupByV1, source: Built) -> Built:
+        from qtt.runtime.stateful import OP, GroupBySpec, TableGroupByProcessor, state_name, struct
+
+        compile_ = Compiler()
+        groups = [compile_(g.expression).alias(g.alias) for g in step.group_by_expressions]
+        arguments = [compile_(a.expression).alias(a.alias) for a in step.argument_expressions]
+        table_keys = [c.name for c in source.schema.key]
+        df = source.df.select(*[col(k) for k in table_keys], *groups, *arguments,
+                              col(ROWTIME), col(ROWPARTITION), col(ROWOFFSET), col(SEQ), col(TOMBSTONE))
+        columns = [g.alias for g in step.group_by_expressions] + [a.alias for a in step.argument_expressions]
+        types = {f.name: f.dataType for f in df.schema.fields}
+        spec = GroupBySpec(
+            state_name=state_name(step.context),
+            state_schema=struct([(c, types[c]) for c in columns]),
+            columns=tuple(columns),
+            group_columns=tuple(g.alias for g in step.group_by_expressions),
+        )
+        output = struct([(c, types[c]) for c in columns] + [
+            (ROWTIME, st.LongType()), (ROWPARTITION, st.IntegerType()), (ROWOFFSET, st.LongType()),
+            (SEQ, st.LongType()), (OP, st.IntegerType()), (ORDER, st.IntegerType()),
+        ])
+        out = df.groupBy(*[col(k) for k in table_keys]).transformWithState(
+            statefulProcessor=TableGroupByProcessor(spec), outputStructType=output,
+            outputMode="Update", timeMode="None",
+        )
+        keys = [g.alias for g in step.group_by_expressions]
+        return Built(out, self.schema_of(out, keys, [a.alias for a in step.argument_expressions]))
+
+    @builds(s.StreamAggregateV1)
+    def stream_aggregate_v1(self, step: s.StreamAggregateV1, source: Built) -> Built:
+        return self._aggregate(step, source, undo=False)
+
+    @builds(s.TableAggregateV1)
+    def table_aggregate_v1(self, step: s.TableAggregateV1, source: Built) -> Built:
+        return self._aggregate(step, source, undo=True)
+
+    def _aggregate(self, step: s.StreamAggregateV1, source: Built, *, undo: bool) -> Built:
+        from qtt.plan.aggregates import Aggregate
+        from qtt.runtime.stateful import OP, AggregateProcessor, AggregateSpec, state_name, struct
+
+        compile_ = Compiler()
+        keys = [c.name for c in source.schema.key]
+        arguments, calls = [], []
+        for i, call in enumerate(step.aggregations):
+            names = []
+            for j, arg in enumerate(call.args):
+                names.append(f"__qtt_arg_{i}_{j}")
+                arguments.append(compile_(arg).alias(names[-1]))
+            resolved = Aggregate(call.function, tuple(a.result_type for a in call.args), call.params,
+                                 call.return_type, call.state_type)
+            calls.append((resolved, call.alias, tuple(names)))
+        op = col(OP) if OP in source.df.columns else F.lit(1)
+        order = col(ORDER) if ORDER in source.df.columns else F.lit(0)
+        df = source.df.select(*[col(k) for k in keys], *arguments, col(ROWTIME), col(ROWPARTITION), col(ROWOFFSET),
+                              col(SEQ), op.cast("int").alias(OP), order.cast("int").alias(ORDER))
+        types = {f.name: f.dataType for f in df.schema.fields}
+        spec = AggregateSpec(
+            state_name=state_name(step.context),
+            state_schema=struct([(c.alias, to_spark(c.state_type)) for c in step.aggregations]
+                                + [(ROWTIME, st.LongType())]),
+            key_names=tuple(keys),
+            calls=tuple(calls),
+            undo=undo,
+        )
+        output = struct([(k, types[k]) for k in keys] + [(c.alias, to_spark(c.return_type)) for c in step.aggregations]
+                        + [(ROWTIME, st.LongType()), (ROWPARTITION, st.IntegerType()), (ROWOFFSET, st.LongType()),
+                           (SEQ, st.LongType()), (TOMBSTONE, st.BooleanType()), (NULL_KEY, st.BooleanType()),
+                           (ORDER, st.IntegerType())])
+        out = df.groupBy(*[col(k) for k in keys]).transformWithState(
+            statefulProcessor=AggregateProcessor(spec), outputStructType=output,
+            outputMode="Update", timeMode="None",
+        )
+        return Built(out, self.schema_of(out, keys, [c.alias for c in step.aggregations]))
 
 
 def column_names(expr: Expression) -> set[str]:

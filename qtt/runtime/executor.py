@@ -23,8 +23,10 @@ from pyspark.sql import functions as F
 
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.plan.schema import LogicalSchema
-from qtt.plan.steps import QueryPlan
+from qtt.plan.steps import QueryPlan, walk_steps
+from qtt.runtime import internal_topics
 from qtt.runtime.builder import PlanBuilder
+from qtt.runtime.internal_topics import InternalTopic
 from qtt.runtime.replay import FORMAT_NAME, ReplayRecord, encode_options
 
 
@@ -75,6 +77,7 @@ class QueryRun:
     seconds: float = 0.0
     group_size: int = 1
     error: QttError | None = None
+    internal_topics: list[InternalTopic] = field(default_factory=list)
 
 
 def run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
@@ -185,9 +188,16 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
         run.batches = len(progress)
         run.records = _sink_records([(b, row) for b, row in collected if row["job"] == job.job_id])
         run.processing_log = _processing_log(progress, builders[job.job_id], job.query.query_id)
+        if _stateful(job.query):
+            # a stateful job always runs alone, so the checkpoint's state is this job's
+            run.internal_topics = internal_topics.read(union.sparkSession, checkpoint, job.query.query_id)
     for run in runs.values():
         run.seconds = seconds
     return runs
+
+
+def _stateful(query: QueryPlan) -> bool:
+    return any(getattr(step, "stateful", False) for step in walk_steps(query.physical_plan))
 
 
 def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:
@@ -200,7 +210,12 @@ def _sink_records(collected: list[tuple[int, Any]]) -> list[SinkRecord]:
     out: list[SinkRecord] = []
     # Order by batch, then by the input record that caused each output; Python's sort is
     # stable, so several outputs of one input keep the order Spark produced them in.
-    ordered = sorted(collected, key=lambda item: (item[0], item[1]["seq"]))
+    # A stateful step numbers the outputs of one input itself ("order"), since Spark visits
+    # the groups of one micro-batch in no particular order.
+    def explicit(row: Any) -> int:
+        return row["order"] if "order" in row.__fields__ and row["order"] is not None else 0
+
+    ordered = sorted(collected, key=lambda item: (item[0], item[1]["seq"], explicit(item[1])))
     last_seq, order = None, 0
     for batch, row in ordered:
         order = order + 1 if row["seq"] == last_seq else 0

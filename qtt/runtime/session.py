@@ -86,6 +86,11 @@ def get_session(master: str | None = None) -> SparkSession:
             .config("spark.sql.execution.arrow.pyspark.enabled", "true")
             # ksqlDB's MAP(...) keeps the last value of a repeated key.
             .config("spark.sql.mapKeyDedupPolicy", "LAST_WIN")
+            # transformWithState needs RocksDB; with changelog checkpointing every micro-batch
+            # writes a change log, which the state data source reads back as internal topics.
+            .config("spark.sql.streaming.stateStore.providerClass",
+                    "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+            .config("spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled", "true")
         )
         session = builder.getOrCreate()
         if not url.startswith("sc://"):

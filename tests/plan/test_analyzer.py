@@ -323,8 +323,8 @@ def test_function_errors_carry_the_call_position() -> None:
     assert (info.value.line, info.value.column) == (1, 5)
 
 
-def test_lambdas_and_aggregates_are_unsupported() -> None:
+def test_lambdas_are_unsupported_and_aggregates_need_an_aggregating_clause() -> None:
     with pytest.raises(UnsupportedFeatureError, match="lambda functions"):
         analyze("TRANSFORM(A, x => x + 1)")
-    with pytest.raises(UnsupportedFeatureError, match="aggregate function SUM"):
+    with pytest.raises(StatementError, match="Aggregate functions are not allowed in .*: SUM"):
         analyze("SUM(I)")

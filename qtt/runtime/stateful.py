@@ -1,0 +1,138 @@
+"""The stateful steps' processors: Spark ``transformWithState`` operators, one per step.
+
+Each operator keeps its state in one value state variable named after the step's context
+(``Aggregate-Aggregate``), in the query's real checkpoint; :mod:`qtt.runtime.internal_topics`
+reads it back as the step's internal topic. Rows carry ``__qtt_order`` so that the several
+outputs one input causes (a table update retracting from one group and adding to another)
+keep ksqlDB's order, whatever order Spark visits the groups in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import Row
+from pyspark.sql import types as st
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
+
+from qtt.plan.aggregates import Aggregate
+
+ORDER = "__qtt_order"  # position among the outputs of one input record
+OP = "__qtt_op"  # +1 adds a row to its group, -1 retracts it (table aggregation)
+UNDO, ADD = -1, 1
+
+
+def state_name(context: str) -> str:
+    """The state variable of a step: its context, with ``/`` as ``-``."""
+    return context.replace("/", "-")
+
+
+@dataclass(frozen=True)
+class AggregateSpec:
+    """What an aggregate operator needs, picklable for the Python workers."""
+
+    state_name: str
+    state_schema: st.StructType
+    key_names: tuple[str, ...]
+    #: per call: its resolved aggregate, result column, and the input columns of its arguments
+    calls: tuple[tuple[Aggregate, str, tuple[str, ...]], ...]
+    undo: bool
+
+
+class AggregateProcessor(StatefulProcessor):
+    """Per group: one accumulator per call and the newest ROWTIME; one output row per input."""
+
+    def __init__(self, spec: AggregateSpec) -> None:
+        self.spec = spec
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        from qtt.runtime.udafs import udaf_for
+
+        self.state = handle.getValueState(self.spec.state_name, self.spec.state_schema)
+        self.current = 0
+        # LATEST/EARLIEST_BY_OFFSET number the records they see: the replay position is
+        # increasing and, unlike a clock, the same on every run.
+        self.udafs = [udaf_for(agg, sequence=self._sequence) for agg, _, _ in self.spec.calls]
+
+    def _sequence(self) -> int:
+        return self.current
+
+    def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
+        ordered = sorted(rows, key=lambda r: (r["__qtt_seq"], r[ORDER]))
+        if not ordered:
+            return
+        self.current = ordered[0]["__qtt_seq"]
+        stored = self.state.get() if self.state.exists() else None
+        if stored is None:
+            accumulators = [udaf.initial() for udaf in self.udafs]
+            rowtime = None
+        else:
+            accumulators = list(stored[:-1])
+            rowtime = stored[-1]
+        for row in ordered:
+            self.current = row["__qtt_seq"]
+            for i, (udaf, (_, _, columns)) in enumerate(zip(self.udafs, self.spec.calls, strict=True)):
+                values = [row[c] for c in columns]
+                if row[OP] == UNDO:
+                    accumulators[i] = udaf.undo(accumulators[i], *values)
+                else:
+                    accumulators[i] = udaf.aggregate(accumulators[i], *values)
+            rowtime = row["ROWTIME"] if rowtime is None else max(rowtime, row["ROWTIME"])
+            out = dict(zip(self.spec.key_names, key, strict=True))
+            for udaf, acc, (_, alias, _) in zip(self.udafs, accumulators, self.spec.calls, strict=True):
+                out[alias] = udaf.result(acc)
+            out.update(ROWTIME=rowtime, ROWPARTITION=row["ROWPARTITION"], ROWOFFSET=row["ROWOFFSET"],
+                       __qtt_seq=row["__qtt_seq"], __qtt_tombstone=False, __qtt_null_key=False,
+                       __qtt_order=row[ORDER])
+            yield Row(**out)
+        self.state.update(tuple([*accumulators, rowtime]))
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class GroupBySpec:
+    """What a table group-by operator needs."""
+
+    state_name: str
+    state_schema: st.StructType
+    #: the columns it keeps per source key: grouping columns, then argument columns
+    columns: tuple[str, ...]
+    group_columns: tuple[str, ...]
+
+
+class TableGroupByProcessor(StatefulProcessor):
+    """Per source key: what the row last contributed, retracted before the new row is added."""
+
+    def __init__(self, spec: GroupBySpec) -> None:
+        self.spec = spec
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.state = handle.getValueState(self.spec.state_name, self.spec.state_schema)
+
+    def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
+        old = tuple(self.state.get()) if self.state.exists() else None
+        for row in sorted(rows, key=lambda r: r["__qtt_seq"]):
+            system = {"ROWTIME": row["ROWTIME"], "ROWPARTITION": row["ROWPARTITION"],
+                      "ROWOFFSET": row["ROWOFFSET"], "__qtt_seq": row["__qtt_seq"]}
+            if old is not None:
+                yield Row(**dict(zip(self.spec.columns, old, strict=True)), **system, __qtt_op=UNDO, __qtt_order=0)
+            new = tuple(row[c] for c in self.spec.columns)
+            grouped = not row["__qtt_tombstone"] and all(row[c] is not None for c in self.spec.group_columns)
+            if grouped:
+                yield Row(**dict(zip(self.spec.columns, new, strict=True)), **system, __qtt_op=ADD, __qtt_order=1)
+            old = new if grouped else None
+        if old is None:
+            self.state.clear()
+        else:
+            self.state.update(old)
+
+    def close(self) -> None:
+        pass
+
+
+def struct(fields: Sequence[tuple[str, st.DataType]]) -> st.StructType:
+    return st.StructType([st.StructField(name, type_, nullable=True) for name, type_ in fields])

@@ -1,0 +1,116 @@
+"""Internal topics catch what they are for: a change of state layout fails the historical replay.
+
+The historical plan of a table aggregation is replayed three ways: as it is (passes), with a
+processor that stores the same accumulators in another field order (fails, naming the
+internal topic), and with a processor that computes the same state another way (passes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark import cloudpickle
+from pyspark.sql import types as st
+
+from qtt.harness import historical
+from qtt.harness.history import compare_internal_topics, load, replay_folders
+from qtt.harness.spec import SpecInternalRecord, SpecInternalTopic
+from qtt.runtime import stateful
+
+ROOT = Path(__file__).parents[2] / "historical_plans"
+TOPIC = "CTAS_CLUBS_0-Aggregate-Aggregate-changelog"
+
+
+def _club_folder() -> Path:
+    return next(f for f in historical.folders(ROOT) if "a_table_aggregation_retracts" in f.parent.name)
+
+
+class ReorderedState(stateful.AggregateProcessor):
+    """The same aggregation, storing the accumulator fields in reverse order (a layout change)."""
+
+    def __init__(self, spec: stateful.AggregateSpec) -> None:
+        fields = spec.state_schema.fields
+        reordered = st.StructType([*reversed(fields[:-1]), fields[-1]])
+        super().__init__(dataclasses.replace(spec, state_schema=reordered))
+
+    def handleInputRows(self, key, rows, timerValues):
+        state = self.state
+
+        class Reversed:
+            def exists(self) -> bool:
+                return state.exists()
+
+            def get(self):
+                stored = tuple(state.get())
+                return (*reversed(stored[:-1]), stored[-1])
+
+            def update(self, value) -> None:
+                state.update((*reversed(value[:-1]), value[-1]))
+
+        self.state = Reversed()
+        try:
+            yield from super().handleInputRows(key, rows, timerValues)
+        finally:
+            self.state = state
+
+
+class SameStateOtherCode(stateful.AggregateProcessor):
+    """A refactoring that leaves state identical: it must not fail anything."""
+
+    def handleInputRows(self, key, rows, timerValues):
+        materialized = list(rows)
+        yield from super().handleInputRows(key, iter(materialized), timerValues)
+
+
+@pytest.fixture
+def by_value():
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+def test_every_stateful_historical_plan_records_its_internal_topics() -> None:
+    for folder in historical.folders(ROOT):
+        loaded = load(folder)
+        stateful_plan = any(
+            getattr(step, "stateful", False)
+            for query in loaded.plan.queries()
+            for step in __import__("qtt.plan.steps", fromlist=["walk_steps"]).walk_steps(query.physical_plan)
+        )
+        if stateful_plan:
+            assert loaded.spec.internal_topics, f"{folder}: a stateful plan without internal topics"
+            assert all(topic.records for topic in loaded.spec.internal_topics), folder
+
+
+def test_comparison_names_the_topic_and_the_first_differing_record() -> None:
+    record = SpecInternalRecord(key={"K": "a"}, value={"N": 1}, change="update", batch=0)
+    recorded = [SpecInternalTopic(name="Q-Agg-changelog", key_schema="STRUCT<`K` STRING>",
+                                  value_schema="STRUCT<`N` BIGINT>", records=(record,))]
+    changed = [dataclasses.replace(recorded[0], records=(dataclasses.replace(record, value={"N": 2}),))]
+    problems = compare_internal_topics(recorded, changed)
+    assert problems == ['internal topic Q-Agg-changelog: record 0 differs: recorded batch 0 partition 0 update '
+                        'key={"K": "a"} value={"N": 1}, now batch 0 partition 0 update key={"K": "a"} value={"N": 2}']
+    assert compare_internal_topics(recorded, recorded) == []
+    assert compare_internal_topics(recorded, []) == [
+        "internal topic Q-Agg-changelog: recorded, but today's replay has no such state store"]
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("no_active_streams", "by_value")
+def test_a_state_layout_change_fails_naming_the_internal_topic(spark, monkeypatch) -> None:
+    folder = _club_folder()
+    assert [r.status for r in replay_folders([folder], lambda: spark)] == ["passed"]
+
+    monkeypatch.setattr(stateful, "AggregateProcessor", ReorderedState)
+    [changed] = replay_folders([folder], lambda: spark)
+    assert changed.status == "failed"
+    assert changed.comparison is not None and changed.comparison.ok, "outputs are the same; only state differs"
+    assert any(p.startswith(f"internal topic {TOPIC}: value schema recorded") for p in changed.problems)
+    assert any(p.startswith(f"internal topic {TOPIC}: record 0 differs") for p in changed.problems)
+
+    monkeypatch.setattr(stateful, "AggregateProcessor", SameStateOtherCode)
+    [same] = replay_folders([folder], lambda: spark)
+    assert same.status == "passed", same.problems
