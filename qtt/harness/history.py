@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import simplejson
+
 from qtt.errors import PlanFileError, QttError
 from qtt.harness import historical, spec
 from qtt.harness.compare import Comparison, TopicDiff
@@ -72,7 +74,7 @@ def replay_folders(paths: Sequence[Path], session: Callable[[], SparkSession], *
     if not loaded:
         return results
     items = [ReplayItem(item.plan, inputs_of(item.spec)) for _, item in loaded]
-    outcomes = replay_many(items, session=session(), progress=progress)
+    outcomes = replay_many(items, session=session(), progress=progress, capture_state=True)
     from qtt.runtime.topology import describe
 
     for (result, item), outcome in zip(loaded, outcomes, strict=True):
@@ -148,7 +150,8 @@ def compare_outputs(recorded: Sequence[spec.SpecRecord], outcome: ReplayResult) 
 
 
 def _same(recorded: spec.SpecRecord, actual: OutputRecord) -> bool:
-    return (spec.unb64(recorded.key_bytes) == actual.key_bytes and spec.unb64(recorded.value_bytes) == actual.value_bytes
+    return (spec.unb64(recorded.key_bytes) == actual.key_bytes
+            and spec.unb64(recorded.value_bytes) == actual.value_bytes
             and recorded.timestamp == actual.timestamp and recorded.partition == actual.partition)
 
 
@@ -169,7 +172,8 @@ def compare_topology(recorded: str, now: str) -> tuple[list[str], list[str]]:
         if old.state != new.state:
             problems.append(f"topology of {query_id}: stateful operators recorded {old.state}, now {new.state}")
         if old.plan != new.plan:
-            changed = sum(1 for a, b in zip(old.plan, new.plan, strict=False) if a != b) + abs(len(old.plan) - len(new.plan))
+            changed = sum(1 for a, b in zip(old.plan, new.plan, strict=False) if a != b)
+            changed += abs(len(old.plan) - len(new.plan))
             drift.append(f"topology of {query_id}: {changed} plan line(s) differ from the recorded plan")
     return problems, drift
 
@@ -202,11 +206,10 @@ def compare_internal_topics(recorded: Sequence[spec.SpecInternalTopic],
 
 
 def _record_text(record: spec.SpecInternalRecord) -> str:
-    """Canonical text of a record: a number read back from spec.json equals the one Spark gave."""
-    import simplejson
+    """Canonical text of a record: a number read back from spec.json equals the one Spark gave.
 
-    def text(value: object) -> str:
-        return simplejson.dumps(value, use_decimal=True)  # field order is part of the layout
-
+    Keys keep their order, since a struct's field order is part of the state layout.
+    """
     return (f"batch {record.batch} partition {record.partition} {record.change} "
-            f"key={text(record.key)} value={text(record.value)}")
+            f"key={simplejson.dumps(record.key, use_decimal=True)} "
+            f"value={simplejson.dumps(record.value, use_decimal=True)}")

@@ -254,8 +254,13 @@ class _State:
 
 
 def replay_many(items: Sequence[ReplayItem], *, session: SparkSession, workdir: Path | None = None,
-                progress: Callable[[int, int], None] | None = None) -> list[ReplayResult | QttError]:
-    """Replay every item; a failure affects only its own item, returned as the error."""
+                progress: Callable[[int, int], None] | None = None,
+                capture_state: bool = False) -> list[ReplayResult | QttError]:
+    """Replay every item; a failure affects only its own item, returned as the error.
+
+    ``capture_state`` also reads every state store back as internal topics, which snapshots
+    record and historical replays compare; a plain case run does not need them.
+    """
     from qtt.runtime.executor import Job, run_jobs
 
     states: list[_State | QttError] = []
@@ -277,7 +282,7 @@ def replay_many(items: Sequence[ReplayItem], *, session: SparkSession, workdir: 
                     records, markers = st.records_for(query, job_id)
                     stateless = is_stateless(query.physical_plan)
                     ends = batch_ends(markers, per_record=not stateless)
-                    jobs.append(Job(job_id, query, tuple(records), tuple(ends)))
+                    jobs.append(Job(job_id, query, tuple(records), tuple(ends), capture_state))
                 runs = run_jobs(session, jobs, str(root / f"round{r}-group{group_index}"))
                 for job_id, (st, query) in enumerate(group):
                     try:

@@ -89,6 +89,7 @@ def run_variants(
     *,
     workdir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    capture_state: bool = False,
 ) -> list[CaseResult]:
     """Run many variants; replays of different variants share Spark queries where they can.
 
@@ -108,7 +109,8 @@ def run_variants(
     if pending:
         items = [item for _, _, item in pending]
         began = time.perf_counter()
-        outcomes = replay_many(items, session=session(), workdir=workdir, progress=progress)
+        outcomes = replay_many(items, session=session(), workdir=workdir, progress=progress,
+                               capture_state=capture_state)
         for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
             _guarded(result, partial(_finish, variant, result, outcome))

@@ -109,7 +109,7 @@ def snapshot(
         to_replay.append((entry, plan))
     if not to_replay:
         return entries
-    results = run_variants([entry.variant for entry, _ in to_replay], session)
+    results = run_variants([entry.variant for entry, _ in to_replay], session, capture_state=True)
     stamp = epoch_ms if epoch_ms is not None else int(time.time() * 1000)
     for (entry, plan), result in zip(to_replay, results, strict=True):
         if result.status != PASSED or result.replay is None:

@@ -9,7 +9,7 @@ must be an aggregate, or the query is rejected.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from qtt import sqltypes as t
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from qtt.plan.planner import PlannedQuery, QueryPlanner
 
 
-def substitute(expr: e.Expression, replacements: dict[e.Expression, e.Expression]) -> e.Expression:
+def substitute(expr: e.Expression, replacements: Mapping[e.Expression, e.Expression]) -> e.Expression:
     """``expr`` with every sub-expression found in ``replacements`` replaced (outermost first)."""
     found = replacements.get(expr)
     if found is not None:
@@ -34,7 +34,7 @@ def substitute(expr: e.Expression, replacements: dict[e.Expression, e.Expression
     return _rebuild(expr, replacements)
 
 
-def _rebuild(value: Any, replacements: dict[e.Expression, e.Expression]) -> Any:
+def _rebuild(value: Any, replacements: Mapping[e.Expression, e.Expression]) -> Any:
     if isinstance(value, e.Expression) and value in replacements:
         return replacements[value]
     if isinstance(value, tuple):
@@ -89,13 +89,12 @@ class AggregationPlanner:
     # ------------------------------------------------------------------ the query
 
     def plan(self, query: ast.Query, step: s.ExecutionStep, items: Sequence[ast.SelectItem]) -> PlannedQuery:
-        from qtt.plan.planner import ColumnAliasGenerator, PlannedQuery
+        from qtt.plan.planner import ColumnAliasGenerator
 
         if not query.group_by:
             raise UnsupportedFeatureError("aggregations without GROUP BY")
         if any(isinstance(i, (ast.AllColumns, ast.StructAll)) for i in items):
             raise UnsupportedFeatureError("SELECT * in an aggregating query")
-        source = self.qp.source
         group_analyzer = Analyzer(self.scope, "GROUP BY")
         groups: list[e.Expression] = []
         for node in query.group_by:
@@ -167,11 +166,12 @@ class AggregationPlanner:
             step = s.StreamAggregateV1(context="Aggregate/Aggregate", source=step, aggregations=tuple(self.calls))
         if having is not None:
             step = s.TableFilterV1(context="Aggregate/HavingFilter", source=step, filter_expression=having)
-        return self._project(step, key_names, groups, selected, query, PlannedQuery, source)
+        return self._project(step, key_names, groups, selected, query)
 
     def _project(self, step: s.ExecutionStep, key_names: list[str], groups: list[e.Expression],
-                 selected: list[tuple[str, e.Expression, ast.Expr]], query: ast.Query,
-                 planned_query: Any, source: Any) -> PlannedQuery:
+                 selected: list[tuple[str, e.Expression, ast.Expr]], query: ast.Query) -> PlannedQuery:
+        from qtt.plan.planner import PlannedQuery
+
         aliases: dict[str, list[str]] = {}
         values: list[tuple[str, e.Expression]] = []
         for alias, expr, _ in selected:
@@ -214,7 +214,7 @@ class AggregationPlanner:
         step = s.TableSelectV1(context="Aggregate/Project", source=step,
                                key_column_names=tuple(c.name for c in key_columns),
                                select_expressions=tuple(expressions))
-        return planned_query(step=step, schema=schema, source=source, is_table=True)
+        return PlannedQuery(step=step, schema=schema, source=self.qp.source, is_table=True)
 
 
 def _argument_columns(calls: Sequence[s.AggregateCall]) -> dict[e.Expression, s.SelectExpression]:

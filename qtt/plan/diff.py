@@ -28,9 +28,8 @@ def _commands(plan: Plan) -> dict[str, dict[str, Any]]:
 def diff_lines(old: Plan | None, new: Plan) -> list[str]:
     """Human-readable differences, one line each: which step changed and how."""
     if old is None:
-        lines = ["no plan was persisted before"]
-        lines += [f"+ step {name} ({body['@type']})" for name, body in _steps(new).items()]
-        return lines
+        added = [f"+ step {name} ({body['@type']})" for name, body in _steps(new).items()]
+        return ["no plan was persisted before", *added]
     lines: list[str] = []
     if dict(old.config) != dict(new.config):
         lines.append(f"~ config: {dict(old.config)} -> {dict(new.config)}")

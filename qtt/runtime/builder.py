@@ -185,7 +185,8 @@ class PlanBuilder:
         columns = {sel.alias: compile_(sel.expression).alias(sel.alias) for sel in step.select_expressions}
         keys = list(step.key_column_names)
         values = [sel.alias for sel in step.select_expressions if sel.alias not in keys]
-        df = source.df.select(*[columns[k] for k in keys], *[columns[v] for v in values], *self.system_columns(source.df))
+        selected = [columns[k] for k in keys] + [columns[v] for v in values]
+        df = source.df.select(*selected, *self.system_columns(source.df))
         return Built(df, self.schema_of(df, keys, values))
 
     @builds(s.StreamSelectKeyV1)
@@ -230,7 +231,9 @@ class PlanBuilder:
             serde_udfs.encode(formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct)
         ) if schema.key else F.lit(None).cast("binary")
         value_bytes = F.when(col(TOMBSTONE), F.lit(None).cast("binary")).otherwise(
-            serde_udfs.encode(formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct)
+            serde_udfs.encode(
+                formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct
+            )
         )
         timestamp = col(ROWTIME)
         rows = source.df
@@ -331,13 +334,14 @@ class PlanBuilder:
 
     @builds(s.StreamAggregateV1)
     def stream_aggregate_v1(self, step: s.StreamAggregateV1, source: Built) -> Built:
-        return self._aggregate(step, source, undo=False)
+        return self._aggregate(step, source)
 
     @builds(s.TableAggregateV1)
     def table_aggregate_v1(self, step: s.TableAggregateV1, source: Built) -> Built:
-        return self._aggregate(step, source, undo=True)
+        # the undo rows come from the table group-by's __qtt_op column
+        return self._aggregate(step, source)
 
-    def _aggregate(self, step: s.StreamAggregateV1, source: Built, *, undo: bool) -> Built:
+    def _aggregate(self, step: s.StreamAggregateV1, source: Built) -> Built:
         from qtt.plan.aggregates import Aggregate
         from qtt.runtime.stateful import OP, AggregateProcessor, AggregateSpec, state_name, struct
 
@@ -363,7 +367,6 @@ class PlanBuilder:
                                 + [(ROWTIME, st.LongType())]),
             key_names=tuple(keys),
             calls=tuple(calls),
-            undo=undo,
         )
         output = struct([(k, types[k]) for k in keys] + [(c.alias, to_spark(c.return_type)) for c in step.aggregations]
                         + [(ROWTIME, st.LongType()), (ROWPARTITION, st.IntegerType()), (ROWOFFSET, st.LongType()),

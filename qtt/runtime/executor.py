@@ -38,6 +38,8 @@ class Job:
     query: QueryPlan
     records: tuple[ReplayRecord, ...]
     batch_ends: tuple[int, ...]
+    #: read the query's state stores back as internal topics (a few Spark jobs per query)
+    capture_state: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,7 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
         run.batches = len(progress)
         run.records = _sink_records([(b, row) for b, row in collected if row["job"] == job.job_id])
         run.processing_log = _processing_log(progress, builders[job.job_id], job.query.query_id)
-        if _stateful(job.query):
+        if job.capture_state and _stateful(job.query):
             # a stateful job always runs alone, so the checkpoint's state is this job's
             run.internal_topics = internal_topics.read(union.sparkSession, checkpoint, job.query.query_id)
     for run in runs.values():

@@ -19,6 +19,7 @@ import datetime
 import decimal
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pyspark.sql import Row, SparkSession
@@ -66,10 +67,9 @@ def _sort_key(record: InternalRecord) -> tuple[int, int, str, str]:
 
 def read(session: SparkSession, checkpoint: str, query_id: str) -> list[InternalTopic]:
     """Every state variable of every stateful operator in ``checkpoint``, by operator id."""
-    try:
-        operators = session.read.format("state-metadata").load(checkpoint).collect()
-    except Exception:  # no stateful operator ever committed: no state, no internal topics
+    if not (Path(checkpoint) / "state").is_dir():  # no stateful operator ever committed a batch
         return []
+    operators = session.read.format("state-metadata").load(checkpoint).collect()
     topics: list[InternalTopic] = []
     for operator in sorted(operators, key=lambda row: row["operatorId"]):
         properties = json.loads(operator["operatorProperties"] or "{}")

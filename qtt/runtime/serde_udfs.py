@@ -125,7 +125,7 @@ def kafka_partition(key: Column, fallback: Column, partitions: int) -> Column:
     if partitions <= 1:
         return F.lit(0)
 
-    def run(key_bytes, fallback_partition):  # type: ignore[no-untyped-def]
+    def run(key_bytes, fallback_partition):  # Spark reads type hints as a pandas UDF request
         data = bytes(key_bytes) if key_bytes is not None else None
         return partition_for(data, partitions, fallback=fallback_partition or 0)
 

@@ -38,7 +38,6 @@ class AggregateSpec:
     key_names: tuple[str, ...]
     #: per call: its resolved aggregate, result column, and the input columns of its arguments
     calls: tuple[tuple[Aggregate, str, tuple[str, ...]], ...]
-    undo: bool
 
 
 class AggregateProcessor(StatefulProcessor):
@@ -114,7 +113,8 @@ class TableGroupByProcessor(StatefulProcessor):
         self.state = handle.getValueState(self.spec.state_name, self.spec.state_schema)
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
-        old = tuple(self.state.get()) if self.state.exists() else None
+        stored = self.state.get() if self.state.exists() else None
+        old = tuple(stored) if stored is not None else None
         for row in sorted(rows, key=lambda r: r["__qtt_seq"]):
             system = {"ROWTIME": row["ROWTIME"], "ROWPARTITION": row["ROWPARTITION"],
                       "ROWOFFSET": row["ROWOFFSET"], "__qtt_seq": row["__qtt_seq"]}
