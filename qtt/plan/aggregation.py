@@ -19,6 +19,7 @@ from qtt.plan import steps as s
 from qtt.plan.aggregates import NOT_LITERAL, TABLE_AGGREGATES, resolve_aggregate
 from qtt.plan.analyzer import AGGREGATE_FUNCTIONS, Analyzer, Scope, implicit_cast, is_null_literal
 from qtt.plan.schema import KEY, VALUE, Column, LogicalSchema
+from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
@@ -66,6 +67,10 @@ class AggregationPlanner:
     # ------------------------------------------------------------------ aggregate calls
 
     def _aggregate(self, node: ast.FunctionCall) -> e.Expression:
+        if any(isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS
+               for arg in node.args for x in _nodes(arg)):
+            msg = f"Aggregate functions can not be nested: {format_expr(node)}"
+            raise StatementError(msg)
         inner = Analyzer(self.scope, "SELECT")  # no hook: a nested aggregate is an error
         args = [inner(a) for a in node.args if not isinstance(a, ast.AllColumns)]
         literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
@@ -93,13 +98,20 @@ class AggregationPlanner:
 
         if not query.group_by:
             raise UnsupportedFeatureError("aggregations without GROUP BY")
+        value_format = self.qp.source.formats.value_format.format
+        if value_format == "KAFKA":
+            # the group-by repartition and the aggregate's state use the source's value format
+            msg = (f"Source(s) {self.qp.source.name} are using the 'KAFKA' value format. "
+                   "This format does not yet support GROUP BY.")
+            raise StatementError(msg)
         if any(isinstance(i, (ast.AllColumns, ast.StructAll)) for i in items):
             raise UnsupportedFeatureError("SELECT * in an aggregating query")
         group_analyzer = Analyzer(self.scope, "GROUP BY")
         groups: list[e.Expression] = []
         for node in query.group_by:
             if any(isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS for x in _nodes(node)):
-                name = next(x.name for x in _nodes(node) if isinstance(x, ast.FunctionCall))
+                name = next(x.name for x in _nodes(node)
+                            if isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS)
                 msg = f"GROUP BY does not support aggregate functions: {name} is an aggregate function."
                 raise StatementError(msg)
             expr = group_analyzer.typed(node)
@@ -130,6 +142,10 @@ class AggregationPlanner:
         if not self.calls:
             msg = "GROUP BY requires aggregate functions in either the SELECT or HAVING clause."
             raise StatementError(msg)
+        if any(unsupported_base(c.state_type, value_format) for c in self.calls):
+            msg = ("One of the functions used in the statement has an intermediate type that the value format "
+                   "can not handle. Please remove the function or change the format.")
+            raise StatementError(msg)
         allowed = set(key_names) | {c.alias for c in self.calls}
         strays = [node for alias, expr, node in selected
                   if any(ref.name not in allowed for ref in column_refs(expr))]
@@ -145,7 +161,7 @@ class AggregationPlanner:
         if self.table:
             refused = [c.function for c in self.calls if c.function not in TABLE_AGGREGATES]
             if refused:
-                names = sorted(set(refused))
+                names = list(dict.fromkeys(refused))
                 joined = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
                 msg = (f"The aggregation functions {joined} cannot be applied to a table source, "
                        "only to a stream source.")
@@ -199,10 +215,9 @@ class AggregationPlanner:
             msg = "The projection contains no value columns."
             raise StatementError(msg)
         seen: set[str] = set()
-        for alias, _, _ in selected:
+        for alias, expr, _ in selected:
             if alias in seen:
-                type_ = next(x.result_type for a, x, _ in selected if a == alias)
-                msg = f"Duplicate value columns found in schema: `{alias}` {type_}"
+                msg = f"Duplicate value columns found in schema: `{alias}` {expr.result_type}"
                 raise StatementError(msg)
             seen.add(alias)
         key_columns = [Column(aliases[n][0], g.result_type, KEY) for n, g in zip(key_names, groups, strict=True)]

@@ -564,7 +564,7 @@ class Planner:
             )
             raise StatementError(msg)
         properties = self._check_properties(statement.properties)
-        planned = self._plan_query(statement.query, sink_name=statement.name)
+        planned = self._plan_query(statement.query, sink_name=statement.name, sink_kind=statement.kind)
         produced = TABLE if planned.is_table else STREAM
         if produced != statement.kind:
             msg = (
@@ -655,7 +655,7 @@ class Planner:
         )
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
 
-    def _plan_query(self, query: ast.Query, *, sink_name: str) -> PlannedQuery:
+    def _plan_query(self, query: ast.Query, *, sink_name: str, sink_kind: str = STREAM) -> PlannedQuery:
         new_planner = str(self.config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
         if new_planner and query.partition_by is not None:
             raise UnsupportedFeatureError(
@@ -683,7 +683,7 @@ class Planner:
             msg = "EMIT FINAL is only supported for windowed aggregations."
             raise StatementError(msg)
         if query.group_by is None:
-            _reject_aggregates(query)
+            _reject_aggregates(query, sink_kind)
         return QueryPlanner(self, source, relation.alias, sink_name, new_planner=new_planner).plan(
             query
         )
@@ -1168,14 +1168,46 @@ def _qualify(node: ast.Expr, source: str) -> ast.Expr:
     return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
-def _reject_aggregates(query: ast.Query) -> None:
+def _reject_aggregates(query: ast.Query, sink_kind: str) -> None:
+    """An aggregate function without GROUP BY: ksqlDB's message depends on the statement."""
     from qtt.plan.analyzer import AGGREGATE_FUNCTIONS
+    from qtt.sql.formatter import format_expr
     from qtt.sql.parser import iter_nodes
 
-    for node in iter_nodes(query.select):
-        if isinstance(node, ast.FunctionCall) and node.name in AGGREGATE_FUNCTIONS:
-            msg = f"Use of aggregate function {node.name} requires a GROUP BY clause."
-            raise StatementError(msg)
+    calls = [n for n in iter_nodes(query.select) if isinstance(n, ast.FunctionCall) and n.name in AGGREGATE_FUNCTIONS]
+    if not calls:
+        return
+    if sink_kind != TABLE:
+        msg = f"Use of aggregate function {calls[0].name} requires a GROUP BY clause."
+        raise StatementError(msg)
+    outside = [format_expr(item.expr) for item in query.select
+               if isinstance(item, ast.SingleColumn) and _has_column_outside_aggregates(item.expr)]
+    if outside:
+        msg = (f"Non-aggregate SELECT expression(s) not part of GROUP BY: {', '.join(outside)}\n"
+               "Either add the column(s) to the GROUP BY or remove them from the SELECT.")
+        raise StatementError(msg)
+    # ksqlDB counts rows as COUNT(ROWTIME), and names it so in this message
+    shown = [f"{c.name}(ROWTIME)" if c.star or (c.name == "COUNT" and not c.args) else format_expr(c)
+             for c in calls]
+    msg = (f"CREATE TABLE AS SELECT statement does not support aggregate function [{', '.join(shown)}] "
+           "without a GROUP BY clause.")
+    raise StatementError(msg)
+
+
+def _has_column_outside_aggregates(node: object) -> bool:
+    from dataclasses import fields, is_dataclass
+
+    from qtt.plan.analyzer import AGGREGATE_FUNCTIONS
+
+    if isinstance(node, ast.FunctionCall) and node.name in AGGREGATE_FUNCTIONS:
+        return False
+    if isinstance(node, ast.ColumnRef):
+        return True
+    if is_dataclass(node) and not isinstance(node, type):
+        return any(_has_column_outside_aggregates(getattr(node, f.name)) for f in fields(node) if f.name != "pos")
+    if isinstance(node, tuple | list):
+        return any(_has_column_outside_aggregates(item) for item in node)
+    return False
 
 
 def _check_no_map_keys(columns: Iterable[Column]) -> None:

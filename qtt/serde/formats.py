@@ -123,6 +123,11 @@ class Format(ABC):
         """The case-file JSON for record bytes, for comparison with expected outputs."""
 
 
+def unsupported_base(type_: t.SqlType, format_name: str) -> str | None:
+    """The base type inside ``type_`` that the format cannot hold, if any."""
+    return _unsupported_base(type_, get_format(format_name).supported_types)
+
+
 def _unsupported_base(type_: t.SqlType, supported: frozenset[str]) -> str | None:
     if type_.base not in supported:
         return type_.base

@@ -1,0 +1,112 @@
+"""Planning GROUP BY queries: the steps, and ksqlDB's messages for what it refuses (no Spark)."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt.errors import StatementError
+from qtt.plan import steps as s
+from qtt.plan.planner import PlannedCase, plan_statements
+from qtt.sql import parse_statements
+
+READINGS = ("CREATE STREAM READINGS (SENSOR STRING KEY, SITE STRING, CELSIUS INT, TAGS ARRAY<STRING>) "
+            "WITH (kafka_topic='readings', value_format='JSON');")
+PANELS = ("CREATE TABLE PANELS (PANEL STRING PRIMARY KEY, SITE STRING, WATTS BIGINT) "
+          "WITH (kafka_topic='panels', value_format='JSON');")
+
+
+def plan(*statements: str) -> PlannedCase:
+    return plan_statements(parse_statements("\n".join(statements)), {})
+
+
+def fails(*statements: str) -> str:
+    with pytest.raises(StatementError) as raised:
+        plan(*statements)
+    return str(raised.value)
+
+
+def step_tags(planned: PlannedCase) -> list[str]:
+    plan_ = planned.plan.statements[-1]
+    assert isinstance(plan_, s.KsqlPlanV1) and plan_.query_plan is not None
+    tags, step = [], plan_.query_plan.physical_plan
+    while step is not None:
+        tags.append(type(step).__name__)
+        step = getattr(step, "source", None)
+    return tags[::-1]
+
+
+def test_a_stream_aggregation_groups_aggregates_then_projects() -> None:
+    planned = plan(READINGS, "CREATE TABLE HOT AS SELECT SITE, MAX(CELSIUS) AS TOP FROM READINGS GROUP BY SITE "
+                             "HAVING COUNT(*) > 1;")
+    assert step_tags(planned) == ["StreamSourceV1", "StreamGroupByV1", "StreamAggregateV1", "TableFilterV1",
+                                  "TableSelectV1", "TableSinkV1"]
+
+
+def test_a_table_aggregation_keeps_each_row_s_arguments_for_undo() -> None:
+    planned = plan(PANELS, "CREATE TABLE POWER AS SELECT SITE, SUM(WATTS) AS TOTAL FROM PANELS GROUP BY SITE;")
+    assert step_tags(planned) == ["TableSourceV1", "TableGroupByV1", "TableAggregateV1", "TableSelectV1",
+                                  "TableSinkV1"]
+
+
+@pytest.mark.parametrize(
+    ("statements", "message"),
+    [
+        pytest.param(
+            (PANELS, "CREATE TABLE T AS SELECT SITE, LATEST_BY_OFFSET(WATTS), MAX(WATTS), MIN(WATTS), "
+                     "MAX(WATTS + 1) FROM PANELS GROUP BY SITE;"),
+            "The aggregation functions LATEST_BY_OFFSET, MAX and MIN cannot be applied to a table source",
+            id="table-only-functions-in-order-of-use",
+        ),
+        pytest.param(
+            (READINGS, "CREATE TABLE T AS SELECT COUNT(*) FROM READINGS GROUP BY LCASE(SITE) + SUM(CELSIUS);"),
+            "GROUP BY does not support aggregate functions: SUM is an aggregate function.",
+            id="aggregate-inside-a-group-by-expression-names-the-aggregate",
+        ),
+        pytest.param(
+            (READINGS, "CREATE TABLE T AS SELECT SITE, MAX(COUNT(*)) FROM READINGS GROUP BY SITE;"),
+            "Aggregate functions can not be nested: MAX(COUNT(*))",
+            id="nested-aggregates",
+        ),
+        pytest.param(
+            (READINGS, "CREATE TABLE T AS SELECT COUNT(*), SUM(CELSIUS) FROM READINGS;"),
+            "CREATE TABLE AS SELECT statement does not support aggregate function [COUNT(ROWTIME), SUM(CELSIUS)] "
+            "without a GROUP BY clause.",
+            id="table-aggregate-without-group-by",
+        ),
+        pytest.param(
+            (READINGS, "CREATE TABLE T AS SELECT SITE, COUNT(*) FROM READINGS;"),
+            "Non-aggregate SELECT expression(s) not part of GROUP BY: SITE",
+            id="table-aggregate-without-group-by-with-a-plain-column",
+        ),
+        pytest.param(
+            (READINGS, "CREATE STREAM T AS SELECT COUNT(*) FROM READINGS;"),
+            "Use of aggregate function COUNT requires a GROUP BY clause.",
+            id="stream-aggregate-without-group-by",
+        ),
+        pytest.param(
+            (READINGS, "CREATE TABLE T AS SELECT SITE AS N, COUNT(*) AS N FROM READINGS GROUP BY SITE;"),
+            "Duplicate value columns found in schema: `N` BIGINT",
+            id="duplicate-alias-names-the-later-column-s-type",
+        ),
+        pytest.param(
+            ("CREATE STREAM RAW (K STRING KEY, V STRING) WITH (kafka_topic='raw', value_format='KAFKA');",
+             "CREATE TABLE T WITH (value_format='JSON') AS SELECT V, COUNT(*) FROM RAW GROUP BY V;"),
+            "Source(s) RAW are using the 'KAFKA' value format. This format does not yet support GROUP BY.",
+            id="kafka-value-format",
+        ),
+        pytest.param(
+            ("CREATE STREAM RAW (K STRING KEY, V INT) WITH (kafka_topic='raw', value_format='DELIMITED');",
+             "CREATE TABLE T WITH (value_format='JSON') AS SELECT K, AVG(V) FROM RAW GROUP BY K;"),
+            "One of the functions used in the statement has an intermediate type that the value format can not "
+            "handle.",
+            id="delimited-cannot-hold-avg-s-struct-state",
+        ),
+    ],
+)
+def test_aggregation_errors(statements: tuple[str, ...], message: str) -> None:
+    assert message in fails(*statements)
+
+
+def test_delimited_holds_primitive_intermediate_state() -> None:
+    raw = "CREATE STREAM RAW (K STRING KEY, V INT) WITH (kafka_topic='raw', value_format='DELIMITED');"
+    plan(raw, "CREATE TABLE T AS SELECT K, SUM(V) AS S, COUNT(*) AS C FROM RAW GROUP BY K;")
