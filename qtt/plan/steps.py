@@ -185,8 +185,9 @@ class AggregateCall:
 
     ``args`` are the column arguments (evaluated on each input row, already cast to the types
     the function takes), ``params`` the initialisation arguments with ksqlDB's defaults and
-    the configuration the function reads filled in, so the plan needs no config to run. ``state_type`` is the accumulator's type: it is what the state
-    store (and so the internal topic) holds, so it is part of the plan's contract.
+    the configuration the function reads filled in, so the plan needs no config to run.
+    ``state_type`` is the accumulator's type: it is what the state store (and so the internal
+    topic) holds, so it is part of the plan's contract.
     """
 
     alias: str
