@@ -38,7 +38,7 @@ def case_slug(relative_file: str, case: str, variant: str) -> str:
     stem = Path(relative_file).stem
     digest = hashlib.sha256("\0".join([relative_file, case, variant]).encode("utf-8")).hexdigest()[:8]
     parts = [_ascii_slug(stem), _ascii_slug(case)[:80]] + ([_ascii_slug(variant)] if variant else [])
-    return "__".join(parts + [digest])
+    return "__".join([*parts, digest])
 
 
 @dataclass(frozen=True)

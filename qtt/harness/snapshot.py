@@ -114,7 +114,8 @@ def snapshot(
     for (entry, plan), result in zip(to_replay, results, strict=True):
         if result.status != PASSED or result.replay is None:
             entry.action = NOT_SNAPSHOTTED
-            entry.reason = f"its replay did not pass ({result.status}): {result.reason.splitlines()[0] if result.reason else ''}"
+            first_line = result.reason.splitlines()[0] if result.reason else ""
+            entry.reason = f"its replay did not pass ({result.status}): {first_line}"
             continue
         if dry_run:
             continue

@@ -46,5 +46,5 @@ def test_bad_folder_names_and_missing_files_are_plan_file_errors(tmp_path: Path)
     with pytest.raises(PlanFileError, match="<version>_<epoch-ms>"):
         historical.parse_folder(tmp_path / "s" / "latest")
     folder = historical.parse_folder(historical.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_000, {}))
-    with pytest.raises(PlanFileError, match="spec.json is missing"):
+    with pytest.raises(PlanFileError, match=r"spec\.json is missing"):
         folder.read("spec.json")

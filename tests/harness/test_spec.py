@@ -17,7 +17,8 @@ def _spec() -> spec.Spec:
                              key="k", value={"PRICE": Decimal("10.50")})
     return spec.Spec(spec_version=1, qtt_version="0.1.0", spark_version="4.3.0",
                      case=spec.SpecCase(file="cases/a.json", name="a", variant=""),
-                     statements=("CREATE STREAM ...",), topics=(spec.SpecTopic(name="t", formats=formats, schema="`K` STRING KEY"),),
+                     statements=("CREATE STREAM ...",),
+                     topics=(spec.SpecTopic(name="t", formats=formats, schema="`K` STRING KEY"),),
                      inputs=(record,), outputs=(record,), step_schemas={"Q": {"Project": "`K` STRING KEY"}})
 
 

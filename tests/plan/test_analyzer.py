@@ -326,5 +326,5 @@ def test_function_errors_carry_the_call_position() -> None:
 def test_lambdas_are_unsupported_and_aggregates_need_an_aggregating_clause() -> None:
     with pytest.raises(UnsupportedFeatureError, match="lambda functions"):
         analyze("TRANSFORM(A, x => x + 1)")
-    with pytest.raises(StatementError, match="Aggregate functions are not allowed in .*: SUM"):
+    with pytest.raises(StatementError, match=r"Aggregate functions are not allowed in .*: SUM"):
         analyze("SUM(I)")

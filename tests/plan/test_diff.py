@@ -14,7 +14,8 @@ def _plan(query: str):  # type: ignore[no-untyped-def]
 
 
 def test_identical_plans_have_no_diff() -> None:
-    assert diff_lines(_plan("CREATE STREAM O AS SELECT K, A FROM S;"), _plan("CREATE STREAM O AS SELECT K, A FROM S;")) == []
+    same = "CREATE STREAM O AS SELECT K, A FROM S;"
+    assert diff_lines(_plan(same), _plan(same)) == []
 
 
 def test_a_changed_filter_names_query_and_step() -> None:
@@ -26,7 +27,8 @@ def test_a_changed_filter_names_query_and_step() -> None:
 
 
 def test_an_added_step_is_listed() -> None:
-    lines = diff_lines(_plan("CREATE STREAM O AS SELECT K, A FROM S;"), _plan("CREATE STREAM O AS SELECT K, A FROM S WHERE B = 1;"))
+    lines = diff_lines(_plan("CREATE STREAM O AS SELECT K, A FROM S;"),
+                       _plan("CREATE STREAM O AS SELECT K, A FROM S WHERE B = 1;"))
     assert "+ step CSAS_O_0 WhereFilter (streamFilterV1)" in lines
 
 
