@@ -295,13 +295,13 @@ def replay_many(items: Sequence[ReplayItem], *, session: SparkSession, workdir: 
     finally:
         shutil.rmtree(root, ignore_errors=True)
     out: list[ReplayResult | QttError] = []
-    for st in states:
-        if isinstance(st, QttError):
-            out.append(st)
-        elif st.error is not None:
-            out.append(st.error)
+    for state in states:
+        if isinstance(state, QttError):
+            out.append(state)
+        elif state.error is not None:
+            out.append(state.error)
         else:
-            out.append(st.finish())
+            out.append(state.finish())
     return out
 
 

@@ -66,7 +66,7 @@ def topic_serdes(commands: Iterable[s.DdlCommand]) -> dict[str, TopicSerde]:
     out: dict[str, TopicSerde] = {}
     for command in commands:
         if isinstance(command, s.CreateStreamV1) or hasattr(command, "topic"):
-            topic = command.topic  # type: ignore[attr-defined]
+            topic = command.topic
             if topic not in out:
                 out[topic] = TopicSerde(topic, command.schema, command.formats)  # type: ignore[attr-defined]
     return out

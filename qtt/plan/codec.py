@@ -124,10 +124,10 @@ def register_tagged(conv: cattrs.Converter, root: type[Tagged]) -> None:
             msg = f"unknown {root.registry_name} type {tag!r}; known types: {known}"
             raise UnknownTagError(msg)
         body = {k: v for k, v in value.items() if k != TAG}
-        return structure_class(cl)(body, cl)
+        return structure_class(cl)(body, cl)  # type: ignore[arg-type]  # classes are hashable
 
     def unstructure(value: Any) -> Any:
-        return {TAG: type(value).type_tag, **unstructure_class(type(value))(value)}
+        return {TAG: type(value).type_tag, **unstructure_class(type(value))(value)}  # type: ignore[arg-type]
 
     conv.register_structure_hook_func(
         lambda tp: isinstance(tp, type) and issubclass(tp, root), structure

@@ -21,7 +21,7 @@ class Expression(Tagged, root=True, kind="expression"):
     @property
     def result_type(self) -> t.SqlType:
         """The SQL type this expression evaluates to."""
-        return self.sql_type  # type: ignore[attr-defined,no-any-return]
+        return self.sql_type  # type: ignore[attr-defined]
 
     def children(self) -> tuple[Expression, ...]:
         """Direct sub-expressions, in evaluation order."""

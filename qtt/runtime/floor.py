@@ -12,7 +12,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from qtt.runtime.replay import FORMAT_NAME, ReplayRecord, encode_options
@@ -38,7 +38,7 @@ def _trivial_query(session: SparkSession, batches: int, checkpoint: str) -> floa
     began = time.perf_counter()
     query = (
         raw.select(F.col("seq"), F.length("value").alias("n"))
-        .writeStream.foreachBatch(lambda df, _: df.collect())
+        .writeStream.foreachBatch(_collect)
         .trigger(availableNow=True)
         .option("checkpointLocation", checkpoint)
         .start()
@@ -60,3 +60,7 @@ def measure(session: SparkSession, *, repetitions: int = 3, batches: int = 5) ->
         shutil.rmtree(root, ignore_errors=True)
     batch = max((statistics.median(many) - statistics.median(one)) / (batches - 1), 0.0)
     return Floor(query_start=max(statistics.median(one) - batch, 0.0), micro_batch=batch, repetitions=repetitions)
+
+
+def _collect(df: DataFrame, _batch_id: int) -> None:
+    df.collect()

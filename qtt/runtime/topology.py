@@ -62,7 +62,8 @@ def normalize(text: str) -> list[str]:
 
 
 def _explain(df: DataFrame) -> str:
-    jvm = df.sparkSession._jvm  # type: ignore[attr-defined]
+    jvm = df.sparkSession._jvm
+    assert jvm is not None, "explain needs a classic (JVM) session"
     return str(jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), "simple"))
 
 
