@@ -76,18 +76,14 @@ def _parser() -> argparse.ArgumentParser:
         help="case files or directories, historical_plans/ or one of its <slug>/<version>_<ms> "
         "folders (default: ./cases and ./historical_plans)",
     )
-    run.add_argument(
-        "--json", metavar="FILE", help="write one JSON object per case variant to FILE"
-    )
+    run.add_argument("--json", metavar="FILE", help="write one JSON object per case variant to FILE")
     run.add_argument(
         "-k",
         metavar="TEXT",
         dest="keyword",
         help="only variants whose case name (or [variant]) contains TEXT, ignoring case",
     )
-    run.add_argument(
-        "-q", "--quiet", action="store_true", help="print only failures and the summary"
-    )
+    run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     run.add_argument(
         "--per-file",
         action="store_true",
@@ -129,9 +125,7 @@ def _run(args: argparse.Namespace) -> int:
         for error in loaded.errors:
             if keyword in (error.case or "").lower():
                 reason = report.without_file_and_case(error)
-                result = CaseResult(
-                    str(path), error.case or "?", "", ERROR, reason=reason, kind="load"
-                )
+                result = CaseResult(str(path), error.case or "?", "", ERROR, reason=reason, kind="load")
                 placed.append((file_index, _case_index(error.path), result))
         variants.extend(v for v in loaded.variants if keyword in v.label.lower())
     broken = len(placed)
@@ -156,9 +150,7 @@ def _run(args: argparse.Namespace) -> int:
         )
 
     file_order = {str(path): i for i, path in enumerate(files)}
-    for variant, result in zip(
-        variants, run_variants(variants, get_session, progress=progress), strict=True
-    ):
+    for variant, result in zip(variants, run_variants(variants, get_session, progress=progress), strict=True):
         placed.append((file_order[variant.file], variant.index, result))
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]
@@ -236,8 +228,12 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     snapshot.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
     snapshot.add_argument("--dry-run", action="store_true", help="replay and report, but write nothing")
-    snapshot.add_argument("--historical", metavar="DIR", default=HISTORICAL_ROOT,
-                          help="the historical plans directory (default: ./historical_plans)")
+    snapshot.add_argument(
+        "--historical",
+        metavar="DIR",
+        default=HISTORICAL_ROOT,
+        help="the historical plans directory (default: ./historical_plans)",
+    )
     snapshot.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
     snapshot.set_defaults(handler=_snapshot)
 
@@ -272,8 +268,12 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "step diff of every case that changed, and exits 1 if any did; `qtt snapshot` fixes it.",
     )
     check.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
-    check.add_argument("--historical", metavar="DIR", default=HISTORICAL_ROOT,
-                       help="the historical plans directory (default: ./historical_plans)")
+    check.add_argument(
+        "--historical",
+        metavar="DIR",
+        default=HISTORICAL_ROOT,
+        help="the historical plans directory (default: ./historical_plans)",
+    )
     check.set_defaults(handler=_check)
 
 
@@ -305,13 +305,12 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(stateless and stateful apart), replays per minute, and each figure's ratio to the floor.",
     )
     bench.add_argument(
-        "paths", nargs="*", metavar="PATH",
-        help="case files or directories, and historical plan folders "
-        "(default: ./cases and ./historical_plans)",
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="case files or directories, and historical plan folders (default: ./cases and ./historical_plans)",
     )
-    bench.add_argument(
-        "--repetitions", type=int, default=3, help="repetitions of each floor measurement"
-    )
+    bench.add_argument("--repetitions", type=int, default=3, help="repetitions of each floor measurement")
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
     bench.set_defaults(handler=_bench)
 

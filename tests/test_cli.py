@@ -136,10 +136,7 @@ def test_replays_report_pass_and_fail(capsys, tmp_path, spark):
     assert "replayed 2/2 queries" in err
     assert '  - expected: {"key": 1, "value": {"W": 9}}' in out
     assert '  + actual:   {"key": 1, "value": {"W": 8}}' in out
-    rows = {
-        json.loads(line)["case"]: json.loads(line)["status"]
-        for line in report.read_text().splitlines()
-    }
+    rows = {json.loads(line)["case"]: json.loads(line)["status"] for line in report.read_text().splitlines()}
     assert rows == {"doubles": "passed", "doubles the wrong way": "failed"}
     passing = run(capsys, "run", str(CASES / "replays.json"))
     assert passing[0] == 0

@@ -138,9 +138,7 @@ def _columns_type(serde: TopicSerde | None, *, key: bool, document: Any) -> t.Sq
     return t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
 
 
-def _record_view(
-    record: Record | OutputRecord, serde: TopicSerde | None, *, like: Record
-) -> dict[str, Any]:
+def _record_view(record: Record | OutputRecord, serde: TopicSerde | None, *, like: Record) -> dict[str, Any]:
     """What is compared: key and value, plus the timestamp and window if ``like`` declares them."""
     view = {
         "key": normalize(record.key, _columns_type(serde, key=True, document=record.key)),
@@ -218,9 +216,7 @@ def compare(
     return result
 
 
-def _shown(
-    record: Record | OutputRecord, like: Record | None, *, with_timestamp: bool
-) -> dict[str, Any]:
+def _shown(record: Record | OutputRecord, like: Record | None, *, with_timestamp: bool) -> dict[str, Any]:
     """A record for the failure diff, with only the fields the expected record declares."""
     out: dict[str, Any] = {"key": record.key, "value": record.value}
     if like is not None:
@@ -271,9 +267,7 @@ def _describe(diff: DeepDiff) -> list[str]:
             for path, change in items.items():
                 where = str(path).replace("root", "", 1) or "(whole record)"
                 if isinstance(change, Mapping) and "old_value" in change:
-                    lines.append(
-                        f"{where}: expected {change['old_value']!r}, got {change['new_value']!r}"
-                    )
+                    lines.append(f"{where}: expected {change['old_value']!r}, got {change['new_value']!r}")
                 else:
                     label = kind.replace("_", " ")
                     lines.append(f"{where}: {label} {change!r}")

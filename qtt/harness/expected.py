@@ -41,13 +41,8 @@ def mismatch(expected: ExpectedException, error: errors.QttError) -> str | None:
         return f"expected exception type {expected.type} has no qtt equivalent"
     if not isinstance(error, cls):
         return (
-            f"expected {expected.type} ({cls.__name__}) but got {type(error).__name__}: "
-            f"{error.message.splitlines()[0]}"
+            f"expected {expected.type} ({cls.__name__}) but got {type(error).__name__}: {error.message.splitlines()[0]}"
         )
-    if (
-        expected.message
-        and expected.message not in str(error)
-        and expected.message not in error.message
-    ):
+    if expected.message and expected.message not in str(error) and expected.message not in error.message:
         return f"expected a message containing {expected.message!r} but got {str(error)!r}"
     return None

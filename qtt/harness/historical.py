@@ -83,8 +83,13 @@ def folders(root: Path) -> list[Path]:
     """Every ``<slug>/<version>_<ms>`` directory under ``root``, sorted."""
     if not root.is_dir():
         return []
-    return sorted(p for slug in root.iterdir() if slug.is_dir() and not slug.name.startswith(".")
-                  for p in slug.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return sorted(
+        p
+        for slug in root.iterdir()
+        if slug.is_dir() and not slug.name.startswith(".")
+        for p in slug.iterdir()
+        if p.is_dir() and not p.name.startswith(".")
+    )
 
 
 def newest(root: Path, slug: str) -> HistoricalFolder | None:

@@ -52,14 +52,21 @@ def load(path: Path) -> Loaded:
 
 def inputs_of(recorded: spec.Spec) -> tuple[InputRecord, ...]:
     return tuple(
-        InputRecord(topic=r.topic, timestamp=r.timestamp, key=spec.unb64(r.key_bytes), value=spec.unb64(r.value_bytes),
-                    partition=r.partition, headers=tuple((k, spec.unb64(v)) for k, v in r.headers))
+        InputRecord(
+            topic=r.topic,
+            timestamp=r.timestamp,
+            key=spec.unb64(r.key_bytes),
+            value=spec.unb64(r.value_bytes),
+            partition=r.partition,
+            headers=tuple((k, spec.unb64(v)) for k, v in r.headers),
+        )
         for r in recorded.inputs
     )
 
 
-def replay_folders(paths: Sequence[Path], session: Callable[[], SparkSession], *,
-                   progress: Callable[[int, int], None] | None = None) -> list[HistoricalResult]:
+def replay_folders(
+    paths: Sequence[Path], session: Callable[[], SparkSession], *, progress: Callable[[int, int], None] | None = None
+) -> list[HistoricalResult]:
     """Replay every folder; each gets its own result, whatever happens to the others."""
     results: list[HistoricalResult] = []
     loaded: list[tuple[HistoricalResult, Loaded]] = []
@@ -134,8 +141,10 @@ def compare_outputs(recorded: Sequence[spec.SpecRecord], outcome: ReplayResult) 
     for topic in sorted(set(wanted) | set(outcome.outputs)):
         exp = wanted.get(topic, [])
         got = outcome.outputs.get(topic, [])
-        first = next((i for i in range(max(len(exp), len(got)))
-                      if i >= len(exp) or i >= len(got) or not _same(exp[i], got[i])), None)
+        first = next(
+            (i for i in range(max(len(exp), len(got))) if i >= len(exp) or i >= len(got) or not _same(exp[i], got[i])),
+            None,
+        )
         if first is None:
             continue
         details = []
@@ -143,20 +152,34 @@ def compare_outputs(recorded: Sequence[spec.SpecRecord], outcome: ReplayResult) 
             details.append(f"recorded {len(exp)} record(s), now {len(got)}")
         if first < len(exp) and first < len(got):
             details.append(f"record {first}: bytes differ")
-        result.diffs.append(TopicDiff(
-            topic, first,
-            [{"topic": r.topic, "key": r.key, "value": r.value, "timestamp": r.timestamp, "partition": r.partition}
-             for r in exp[first:]],
-            [{**o.as_json(), "partition": o.partition} for o in got[first:]],
-            details,
-        ))
+        result.diffs.append(
+            TopicDiff(
+                topic,
+                first,
+                [
+                    {
+                        "topic": r.topic,
+                        "key": r.key,
+                        "value": r.value,
+                        "timestamp": r.timestamp,
+                        "partition": r.partition,
+                    }
+                    for r in exp[first:]
+                ],
+                [{**o.as_json(), "partition": o.partition} for o in got[first:]],
+                details,
+            )
+        )
     return result
 
 
 def _same(recorded: spec.SpecRecord, actual: OutputRecord) -> bool:
-    return (spec.unb64(recorded.key_bytes) == actual.key_bytes
-            and spec.unb64(recorded.value_bytes) == actual.value_bytes
-            and recorded.timestamp == actual.timestamp and recorded.partition == actual.partition)
+    return (
+        spec.unb64(recorded.key_bytes) == actual.key_bytes
+        and spec.unb64(recorded.value_bytes) == actual.value_bytes
+        and recorded.timestamp == actual.timestamp
+        and recorded.partition == actual.partition
+    )
 
 
 def compare_topology(recorded: str, now: str) -> tuple[list[str], list[str]]:
@@ -182,8 +205,9 @@ def compare_topology(recorded: str, now: str) -> tuple[list[str], list[str]]:
     return problems, drift
 
 
-def compare_internal_topics(recorded: Sequence[spec.SpecInternalTopic],
-                            now: Sequence[spec.SpecInternalTopic]) -> list[str]:
+def compare_internal_topics(
+    recorded: Sequence[spec.SpecInternalTopic], now: Sequence[spec.SpecInternalTopic]
+) -> list[str]:
     """Differences in internal topics: names, key and value schemas, and every record, in order."""
     problems: list[str] = []
     by_name = {topic.name: topic for topic in now}
@@ -194,16 +218,19 @@ def compare_internal_topics(recorded: Sequence[spec.SpecInternalTopic],
             continue
         for part in ("key_schema", "value_schema"):
             if getattr(old, part) != getattr(new, part):
-                problems.append(f"internal topic {old.name}: {part.replace('_', ' ')} recorded "
-                                f"{getattr(old, part)}, now {getattr(new, part)}")
+                problems.append(
+                    f"internal topic {old.name}: {part.replace('_', ' ')} recorded "
+                    f"{getattr(old, part)}, now {getattr(new, part)}"
+                )
         for index, (was, is_) in enumerate(zip(old.records, new.records, strict=False)):
             if _record_text(was) != _record_text(is_):
-                problems.append(f"internal topic {old.name}: record {index} differs: recorded "
-                                f"{_record_text(was)}, now {_record_text(is_)}")
+                problems.append(
+                    f"internal topic {old.name}: record {index} differs: recorded "
+                    f"{_record_text(was)}, now {_record_text(is_)}"
+                )
                 break
         if len(old.records) != len(new.records):
-            problems.append(f"internal topic {old.name}: recorded {len(old.records)} record(s), "
-                            f"now {len(new.records)}")
+            problems.append(f"internal topic {old.name}: recorded {len(old.records)} record(s), now {len(new.records)}")
     for name in by_name:
         problems.append(f"internal topic {name}: not recorded, but today's replay writes it")
     return problems
@@ -214,6 +241,8 @@ def _record_text(record: spec.SpecInternalRecord) -> str:
 
     Keys keep their order, since a struct's field order is part of the state layout.
     """
-    return (f"batch {record.batch} partition {record.partition} {record.change} "
-            f"key={simplejson.dumps(record.key, use_decimal=True)} "
-            f"value={simplejson.dumps(record.value, use_decimal=True)}")
+    return (
+        f"batch {record.batch} partition {record.partition} {record.change} "
+        f"key={simplejson.dumps(record.key, use_decimal=True)} "
+        f"value={simplejson.dumps(record.value, use_decimal=True)}"
+    )

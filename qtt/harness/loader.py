@@ -174,9 +174,7 @@ _UNKNOWN = re.compile(r"^unknown field\(s\) '(?P<name>[^']+)'")
 
 def _structure_problem(error: BaseException, where: str) -> tuple[str, str | None]:
     """A cattrs error as (message, path of its first problem), with paths from the file's root."""
-    problems = [
-        p.replace(" @ $", f" @ {where}", 1) for p in describe_structure_error(error).split("; ")
-    ]
+    problems = [p.replace(" @ $", f" @ {where}", 1) for p in describe_structure_error(error).split("; ")]
     first = _PROBLEM.match(problems[0])
     if first is None:
         return "; ".join(problems), None
@@ -198,9 +196,7 @@ def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
     where = f"$.tests[{index}]"
 
     def fail(msg: str, path: str | None) -> CaseFileError:
-        return CaseFileError(
-            msg, file=file, case=name, path=path, line=_line_of(text, path or where)
-        )
+        return CaseFileError(msg, file=file, case=name, path=path, line=_line_of(text, path or where))
 
     if not isinstance(raw, dict):
         msg = f"a case must be an object, got {type(raw).__name__}"
@@ -211,9 +207,7 @@ def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
     except Exception as e:  # cattrs groups every problem of the case
         raise fail(*_structure_problem(e, where)) from None
     if not node.statements:
-        raise fail(
-            "'statements' is empty; a case needs at least one statement", f"{where}.statements"
-        )
+        raise fail("'statements' is empty; a case needs at least one statement", f"{where}.statements")
     if node.expected_exception is None and not node.inputs and not node.outputs:
         raise fail(
             "the case has no inputs, no outputs and no expectedException, so it tests nothing",

@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Keys ksqlDB's files use for free text; accepted at any level and otherwise ignored.
-ANNOTATION_KEYS = frozenset(
-    ["comment", "comments", "description", "note", "notes", "issues", "tracked by"]
-)
+ANNOTATION_KEYS = frozenset(["comment", "comments", "description", "note", "notes", "issues", "tracked by"])
 
 #: qtt's own extension keys (names ksqlDB does not use); documented in the README.
 QTT_BATCH_KEY = "qttBatch"

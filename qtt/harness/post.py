@@ -42,11 +42,7 @@ def ksql_features(formats: Formats, schema: LogicalSchema, *, key: bool) -> list
     """The serde features ksqlDB reports for a source (``UNWRAP_SINGLES``, ``WRAP_SINGLES``)."""
     if key:
         fmt = formats.key_format.format
-        return (
-            ["UNWRAP_SINGLES"]
-            if len(schema.key) == 1 and fmt in ("JSON", "AVRO", "PROTOBUF", "JSON_SR")
-            else []
-        )
+        return ["UNWRAP_SINGLES"] if len(schema.key) == 1 and fmt in ("JSON", "AVRO", "PROTOBUF", "JSON_SR") else []
     if WRAP_SINGLE_VALUE in formats.value_features:
         return ["WRAP_SINGLES"]
     if UNWRAP_SINGLE_VALUE in formats.value_features:
@@ -69,9 +65,7 @@ def check(
             for name in sorted(topics):
                 # ksqlDB matches the whole topic name (Matcher.matches)
                 if pattern.fullmatch(name):
-                    problems.append(
-                        f"topic {name!r} exists but matches the blacklist {post.topics.blacklist!r}"
-                    )
+                    problems.append(f"topic {name!r} exists but matches the blacklist {post.topics.blacklist!r}")
         for topic in post.topics.topics:
             problems.extend(_check_topic(topic, topics))
     return problems
@@ -80,10 +74,7 @@ def check(
 def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> Iterable[str]:
     actual = sources.get(expected.name)
     if actual is None:
-        yield (
-            f"source {expected.name!r} does not exist; sources: "
-            f"{', '.join(sorted(sources)) or 'none'}"
-        )
+        yield (f"source {expected.name!r} does not exist; sources: {', '.join(sorted(sources)) or 'none'}")
         return
     if expected.type is not None and expected.type.upper() != actual.kind:
         yield f"source {expected.name}: expected type {expected.type.upper()}, got {actual.kind}"
@@ -104,23 +95,15 @@ def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> It
         if want_features is not None:
             got_features = ksql_features(actual.formats, actual.schema, key=key)
             if sorted(want_features) != sorted(got_features):
-                yield (
-                    f"source {expected.name}: expected {label} features {list(want_features)}, "
-                    f"got {got_features}"
-                )
+                yield (f"source {expected.name}: expected {label} features {list(want_features)}, got {got_features}")
     if expected.is_source is not None and expected.is_source != actual.is_source:
-        yield (
-            f"source {expected.name}: expected isSource {expected.is_source}, got "
-            f"{actual.is_source}"
-        )
+        yield (f"source {expected.name}: expected isSource {expected.is_source}, got {actual.is_source}")
 
 
 def _check_topic(expected: PostTopic, topics: Mapping[str, tuple[Formats, int]]) -> Iterable[str]:
     actual = topics.get(expected.name)
     if actual is None:
-        yield (
-            f"topic {expected.name!r} does not exist; topics: {', '.join(sorted(topics)) or 'none'}"
-        )
+        yield (f"topic {expected.name!r} does not exist; topics: {', '.join(sorted(topics)) or 'none'}")
         return
     formats, partitions = actual
     for label, want, got in (

@@ -145,8 +145,7 @@ def query_order(plan: s.Plan) -> list[s.QueryPlan]:
     ordered: list[s.QueryPlan] = []
     remaining = list(queries)
     while remaining:
-        ready = [q for q in remaining
-                 if not any(sinks[id(o)] in reads[id(q)] for o in remaining if o is not q)]
+        ready = [q for q in remaining if not any(sinks[id(o)] in reads[id(q)] for o in remaining if o is not q)]
         if not ready:
             names = ", ".join(q.query_id for q in remaining)
             raise UnsupportedFeatureError(f"queries that read each other's output in a cycle ({names})")
@@ -180,9 +179,7 @@ def encode_inputs(plan: s.Plan, inputs: Sequence[Record], *, where: str = "$.inp
         except (SerdeError, ValueError, TypeError) as e:
             msg = f"cannot write value as {serde.formats.value_format.format}: {e}"
             raise CaseFileError(msg, path=f"{path}.value") from None
-        headers = tuple(
-            (h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ()
-        )
+        headers = tuple((h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ())
         pending.append(InputRecord(record.topic, record.timestamp or 0, key, value, 0, headers, record.qtt_batch))
     return pending
 
@@ -201,8 +198,18 @@ class _State:
         self.result.inputs = list(item.inputs)
         self.result.stateful = not all(is_stateless(q.physical_plan) for q in self.queries)
         for seq, record in enumerate(item.inputs):
-            self.add(_Pending(seq, (-1, 0), record.topic, record.partition, record.timestamp, record.key,
-                              record.value, record.headers))
+            self.add(
+                _Pending(
+                    seq,
+                    (-1, 0),
+                    record.topic,
+                    record.partition,
+                    record.timestamp,
+                    record.key,
+                    record.value,
+                    record.headers,
+                )
+            )
 
     def add(self, record: _Pending) -> None:
         key = (record.topic, record.partition)
@@ -219,8 +226,17 @@ class _State:
             key=lambda item: (item[0].seq, item[0].rank),
         )
         records = [
-            ReplayRecord(job=job_id, seq=r.seq, topic=r.topic, partition=r.partition, offset=offset,
-                         timestamp=r.timestamp, key=r.key, value=r.value, headers=r.headers)
+            ReplayRecord(
+                job=job_id,
+                seq=r.seq,
+                topic=r.topic,
+                partition=r.partition,
+                offset=offset,
+                timestamp=r.timestamp,
+                key=r.key,
+                value=r.value,
+                headers=r.headers,
+            )
             for r, offset in selected
         ]
         markers = [r.rank[0] < 0 and self.item.inputs[r.seq].new_batch for r, _ in selected]
@@ -238,8 +254,9 @@ class _State:
         assert isinstance(sink, s.StreamSinkV1)
         rank = self.rank[id(query)]
         for out in run.records:
-            produced = _Pending(out.seq, (rank, out.order), sink.topic, out.partition, out.timestamp, out.key,
-                                out.value, ())
+            produced = _Pending(
+                out.seq, (rank, out.order), sink.topic, out.partition, out.timestamp, out.key, out.value, ()
+            )
             self.add(produced)
             self.result.outputs.setdefault(sink.topic, []).append(
                 _decode(self.result.sinks[sink.topic], produced, query.query_id)
@@ -253,9 +270,14 @@ class _State:
         return self.result
 
 
-def replay_many(items: Sequence[ReplayItem], *, session: SparkSession, workdir: Path | None = None,
-                progress: Callable[[int, int], None] | None = None,
-                capture_state: bool = False) -> list[ReplayResult | QttError]:
+def replay_many(
+    items: Sequence[ReplayItem],
+    *,
+    session: SparkSession,
+    workdir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    capture_state: bool = False,
+) -> list[ReplayResult | QttError]:
     """Replay every item; a failure affects only its own item, returned as the error.
 
     ``capture_state`` also reads every state store back as internal topics, which snapshots
@@ -316,8 +338,14 @@ def _has_markers(state: _State) -> bool:
     return any(record.new_batch for record in state.item.inputs[1:])
 
 
-def replay(plan: s.Plan, inputs: Sequence[Record], *, session: SparkSession, workdir: Path | None = None,
-           inputs_path: str = "$.inputs") -> ReplayResult:
+def replay(
+    plan: s.Plan,
+    inputs: Sequence[Record],
+    *,
+    session: SparkSession,
+    workdir: Path | None = None,
+    inputs_path: str = "$.inputs",
+) -> ReplayResult:
     """Replay one plan over a case's input records; raises the :class:`QttError` that stopped it."""
     item = ReplayItem.from_case(plan, inputs, where=inputs_path)
     result = replay_many([item], session=session, workdir=workdir)[0]
@@ -333,5 +361,6 @@ def _decode(serde: TopicSerde, record: _Pending, query_id: str) -> OutputRecord:
     except QttError as e:
         msg = f"{query_id} wrote bytes to {serde.topic} that its own format cannot read back: {e}"
         raise SerdeError(msg) from None
-    return OutputRecord(serde.topic, key, value, record.timestamp, record.seq, query_id, record.key, record.value,
-                        record.partition)
+    return OutputRecord(
+        serde.topic, key, value, record.timestamp, record.seq, query_id, record.key, record.value, record.partition
+    )

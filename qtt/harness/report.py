@@ -72,9 +72,7 @@ def file_lines(results: Sequence[CaseResult]) -> list[tuple[str, str]]:
 
 def _short(value: Any, width: int = 160) -> str:
     # simplejson writes DECIMAL values as the exact numbers they are, as case files do
-    text = simplejson.dumps(
-        value, default=str, ensure_ascii=False, use_decimal=True, allow_nan=True
-    )
+    text = simplejson.dumps(value, default=str, ensure_ascii=False, use_decimal=True, allow_nan=True)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
@@ -98,9 +96,7 @@ def render_comparison(comparison: Comparison, *, limit: int = 5) -> list[str]:
 def render_failure(result: CaseResult, *, hint: str | None = None) -> str:
     """What failed and where, then the labelled diff, then one hint."""
     where = f"{result.file}: {result.case}" + (f" [{result.variant}]" if result.variant else "")
-    lines = [
-        f"{result.status.upper()} {where}: {result.reason.splitlines()[0] if result.reason else ''}"
-    ]
+    lines = [f"{result.status.upper()} {where}: {result.reason.splitlines()[0] if result.reason else ''}"]
     lines += [f"  {line}" for line in result.reason.splitlines()[1:]]
     if result.comparison is not None and not result.comparison.ok:
         lines += render_comparison(result.comparison)
@@ -111,9 +107,7 @@ def render_failure(result: CaseResult, *, hint: str | None = None) -> str:
     if result.replay is not None and result.replay.processing_log and result.status == FAILED:
         lines.append("  processing log:")
         for entry in result.replay.processing_log[:5]:
-            lines.append(
-                f"    input #{entry.seq} ({entry.query_id} {entry.context}): {entry.message}"
-            )
+            lines.append(f"    input #{entry.seq} ({entry.query_id} {entry.context}): {entry.message}")
     if hint:
         lines.append(f"hint: {hint}")
     return "\n".join(lines)

@@ -76,9 +76,7 @@ def plan_variant(variant: CaseVariant) -> PlannedCase:
     return plan_statements(parse_statements(script), variant.properties)
 
 
-def run_variant(
-    variant: CaseVariant, session: SessionProvider, *, workdir: Path | None = None
-) -> CaseResult:
+def run_variant(variant: CaseVariant, session: SessionProvider, *, workdir: Path | None = None) -> CaseResult:
     """Run one variant end to end and classify the outcome."""
     return run_variants([variant], session, workdir=workdir)[0]
 
@@ -109,8 +107,9 @@ def run_variants(
     if pending:
         items = [item for _, _, item in pending]
         began = time.perf_counter()
-        outcomes = replay_many(items, session=session(), workdir=workdir, progress=progress,
-                               capture_state=capture_state)
+        outcomes = replay_many(
+            items, session=session(), workdir=workdir, progress=progress, capture_state=capture_state
+        )
         for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
             _guarded(result, partial(_finish, variant, result, outcome))
@@ -167,9 +166,7 @@ def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) 
         )
         return False
     _check_supported_post(variant)
-    items.append(
-        ReplayItem.from_case(planned.plan, variant.inputs, where=f"$.tests[{variant.index}].inputs")
-    )
+    items.append(ReplayItem.from_case(planned.plan, variant.inputs, where=f"$.tests[{variant.index}].inputs"))
     return True
 
 
@@ -180,13 +177,9 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
     result.replay = outcome
     result.comparison = compare(variant.outputs, outcome.outputs, outcome.sinks)
     if variant.post is not None:
-        result.problems = post_.check(
-            variant.post, result.planned.sources, topic_table(result.planned)
-        )
+        result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned))
     if variant.qtt_processing_log is not None:
-        result.log_problems = check_processing_log(
-            variant.qtt_processing_log, outcome.processing_log
-        )
+        result.log_problems = check_processing_log(variant.qtt_processing_log, outcome.processing_log)
     if not result.comparison.ok or result.problems or result.log_problems:
         result.status = FAILED
         parts = []
@@ -215,18 +208,14 @@ def _check_supported_post(variant: CaseVariant) -> None:
         return
     for topic in post.topics.topics:
         if topic.key_schema is not None or topic.value_schema is not None:
-            raise UnsupportedFeatureError(
-                "post-conditions on registered topic schemas (keySchema/valueSchema)"
-            )
+            raise UnsupportedFeatureError("post-conditions on registered topic schemas (keySchema/valueSchema)")
 
 
 def topic_table(planned: PlannedCase) -> dict[str, Any]:
     """Topic -> (formats, partitions) for every topic the statements declared or wrote."""
     table: dict[str, Any] = {}
     for source in planned.sources.values():
-        table.setdefault(
-            source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1))
-        )
+        table.setdefault(source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1)))
     for command in planned.plan.ddl_commands():
         topic = getattr(command, "topic", None)
         if topic is not None:

@@ -160,21 +160,44 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
         if topic is None or topic in seen:
             continue
         seen.add(topic)
-        topics.append(spec.SpecTopic(name=topic, formats=command.formats, schema=str(command.schema),  # type: ignore[attr-defined]
-                                     partitions=planned.topic_partitions.get(topic, 1)))
+        topics.append(
+            spec.SpecTopic(
+                name=topic,
+                formats=command.formats,  # type: ignore[attr-defined]
+                schema=str(command.schema),  # type: ignore[attr-defined]
+                partitions=planned.topic_partitions.get(topic, 1),
+            )
+        )
     inputs = tuple(
-        spec.SpecRecord(topic=r.topic, timestamp=r.timestamp, key_bytes=spec.b64(r.key), value_bytes=spec.b64(r.value),
-                        key=doc.key, value=doc.value, partition=r.partition,
-                        headers=tuple((k, spec.b64(v)) for k, v in r.headers))
+        spec.SpecRecord(
+            topic=r.topic,
+            timestamp=r.timestamp,
+            key_bytes=spec.b64(r.key),
+            value_bytes=spec.b64(r.value),
+            key=doc.key,
+            value=doc.value,
+            partition=r.partition,
+            headers=tuple((k, spec.b64(v)) for k, v in r.headers),
+        )
         for r, doc in zip(replay.inputs, variant.inputs, strict=True)
     )
     outputs = tuple(
-        spec.SpecRecord(topic=o.topic, timestamp=o.timestamp, key_bytes=spec.b64(o.key_bytes),
-                        value_bytes=spec.b64(o.value_bytes), key=o.key, value=o.value, partition=o.partition)
-        for topic in sorted(replay.outputs) for o in replay.outputs[topic]
+        spec.SpecRecord(
+            topic=o.topic,
+            timestamp=o.timestamp,
+            key_bytes=spec.b64(o.key_bytes),
+            value_bytes=spec.b64(o.value_bytes),
+            key=o.key,
+            value=o.value,
+            partition=o.partition,
+        )
+        for topic in sorted(replay.outputs)
+        for o in replay.outputs[topic]
     )
-    log = tuple(spec.SpecLogEntry(input=e.seq, query_id=e.query_id, context=e.context, message=e.message)
-                for e in replay.processing_log)
+    log = tuple(
+        spec.SpecLogEntry(input=e.seq, query_id=e.query_id, context=e.context, message=e.message)
+        for e in replay.processing_log
+    )
     return spec.Spec(
         spec_version=spec.SPEC_VERSION,
         qtt_version=version,

@@ -45,13 +45,18 @@ def check_variant(variant: CaseVariant, root: Path) -> CheckEntry:
         return CheckEntry(variant, slug, SKIPPED, "no plan: the case expects an error or is disabled")
     folder, persisted = persisted_plan_text(root, slug)
     if folder is None:
-        return CheckEntry(variant, slug, MISSING, f"no plan is persisted under {root / slug}; run `{FIX}`",
-                          diff_lines(None, plan))
+        return CheckEntry(
+            variant, slug, MISSING, f"no plan is persisted under {root / slug}; run `{FIX}`", diff_lines(None, plan)
+        )
     if persisted == codec.dumps(plan):
         return CheckEntry(variant, slug, UP_TO_DATE)
-    return CheckEntry(variant, slug, CHANGED,
-                      f"today's plan differs from {folder.name}; run `{FIX}` to persist it",
-                      diff_lines(_load_quietly(persisted), plan))
+    return CheckEntry(
+        variant,
+        slug,
+        CHANGED,
+        f"today's plan differs from {folder.name}; run `{FIX}` to persist it",
+        diff_lines(_load_quietly(persisted), plan),
+    )
 
 
 def check(variants: Sequence[CaseVariant], root: Path) -> list[CheckEntry]:

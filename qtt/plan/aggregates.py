@@ -150,9 +150,7 @@ def _limit(config: Mapping[str, Any], key: str) -> int | None:
 
 
 def _collect(key: str) -> _Build:
-    def build(
-        cols: tuple[t.SqlType, ...], params: tuple[Any, ...], config: Mapping[str, Any]
-    ) -> Any:
+    def build(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], config: Mapping[str, Any]) -> Any:
         array = t.Array(cols[0])
         return array, array, (_limit(config, key),)
 
@@ -186,9 +184,7 @@ def _top(name: str) -> _Build:
     return build
 
 
-def _count_distinct(
-    cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]
-) -> Any:
+def _count_distinct(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
     # ksqlDB keeps HyperLogLog registers (ARRAY<INTEGER>); qtt keeps the distinct values
     # themselves, which gives the exact count that HLL gives for small groups. Both are arrays,
     # so formats that cannot hold an ARRAY state reject both.
@@ -220,19 +216,14 @@ _SPECS: dict[str, _Spec] = {
     "COLLECT_LIST": _Spec(_one("ANY"), _collect(COLLECT_LIST_LIMIT)),
     "COLLECT_SET": _Spec(_one("ANY"), _collect(COLLECT_SET_LIMIT)),
     "LATEST_BY_OFFSET": _Spec(_BY_OFFSET_OVERLOADS, _by_offset("LATEST_BY_OFFSET", "latestN")),
-    "EARLIEST_BY_OFFSET": _Spec(
-        _BY_OFFSET_OVERLOADS, _by_offset("EARLIEST_BY_OFFSET", "earliestN")
-    ),
+    "EARLIEST_BY_OFFSET": _Spec(_BY_OFFSET_OVERLOADS, _by_offset("EARLIEST_BY_OFFSET", "earliestN")),
     "COUNT_DISTINCT": _Spec(_one("ANY"), _count_distinct),
     "TOPK": _Spec(
         tuple(_Overload((b,), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING")),
         _top("TOPK"),
     ),
     "TOPKDISTINCT": _Spec(
-        tuple(
-            _Overload((b,), (t.INTEGER,))
-            for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING", "DECIMAL")
-        ),
+        tuple(_Overload((b,), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING", "DECIMAL")),
         _top("TOPKDISTINCT"),
     ),
     "STDDEV_SAMP": _Spec(_one(*_NUMERIC), _stddev),
@@ -273,9 +264,7 @@ def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | Non
     return None
 
 
-def _match(
-    overload: _Overload, arg_types: Sequence[t.SqlType]
-) -> tuple[int, tuple[t.SqlType, ...]] | None:
+def _match(overload: _Overload, arg_types: Sequence[t.SqlType]) -> tuple[int, tuple[t.SqlType, ...]] | None:
     if len(arg_types) != len(overload.columns) + len(overload.inits):
         return None
     cost = 0
@@ -290,9 +279,7 @@ def _match(
         columns.append(fit[1])
     # Init parameters bind to Java ``int``/``boolean`` factory arguments: no widening.
     inits = arg_types[len(overload.columns) :]
-    if any(
-        a != p and not isinstance(a, NullType) for a, p in zip(inits, overload.inits, strict=True)
-    ):
+    if any(a != p and not isinstance(a, NullType) for a, p in zip(inits, overload.inits, strict=True)):
         return None
     return cost, tuple(columns)
 
@@ -339,10 +326,7 @@ def resolve_aggregate(
     if not matches:
         shown = ", ".join(str(a) for a in arg_types)
         options = "\n".join(f"  {o.describe(upper)}" for o in spec.overloads)
-        msg = (
-            f"Function '{upper}' does not accept parameters ({shown}).\n"
-            f"Valid alternatives are:\n{options}"
-        )
+        msg = f"Function '{upper}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg)
     (_, columns), overload = min(matches, key=lambda m: m[0][0])
     first_init = len(overload.columns)

@@ -67,15 +67,20 @@ class AggregationPlanner:
     # ------------------------------------------------------------------ aggregate calls
 
     def _aggregate(self, node: ast.FunctionCall) -> e.Expression:
-        if any(isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS
-               for arg in node.args for x in _nodes(arg)):
+        if any(
+            isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS for arg in node.args for x in _nodes(arg)
+        ):
             msg = f"Aggregate functions can not be nested: {format_expr(node)}"
             raise StatementError(msg)
         inner = Analyzer(self.scope, "SELECT")  # no hook: a nested aggregate is an error
         args = [inner(a) for a in node.args if not isinstance(a, ast.AllColumns)]
         literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
-        resolved = resolve_aggregate(node.name, [a.result_type for a in args], literals,
-                                     config={k: str(v) for k, v in self.qp.planner.config.items()})
+        resolved = resolve_aggregate(
+            node.name,
+            [a.result_type for a in args],
+            literals,
+            config={k: str(v) for k, v in self.qp.planner.config.items()},
+        )
         n = len(resolved.arg_types)
         call = s.AggregateCall(
             alias=f"KSQL_AGG_VARIABLE_{len(self.calls)}",
@@ -101,8 +106,10 @@ class AggregationPlanner:
         value_format = self.qp.source.formats.value_format.format
         if value_format == "KAFKA":
             # the group-by repartition and the aggregate's state use the source's value format
-            msg = (f"Source(s) {self.qp.source.name} are using the 'KAFKA' value format. "
-                   "This format does not yet support GROUP BY.")
+            msg = (
+                f"Source(s) {self.qp.source.name} are using the 'KAFKA' value format. "
+                "This format does not yet support GROUP BY."
+            )
             raise StatementError(msg)
         if any(isinstance(i, (ast.AllColumns, ast.StructAll)) for i in items):
             raise UnsupportedFeatureError("SELECT * in an aggregating query")
@@ -110,8 +117,9 @@ class AggregationPlanner:
         groups: list[e.Expression] = []
         for node in query.group_by:
             if any(isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS for x in _nodes(node)):
-                name = next(x.name for x in _nodes(node)
-                            if isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS)
+                name = next(
+                    x.name for x in _nodes(node) if isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS
+                )
                 msg = f"GROUP BY does not support aggregate functions: {name} is an aggregate function."
                 raise StatementError(msg)
             expr = group_analyzer.typed(node)
@@ -131,28 +139,34 @@ class AggregationPlanner:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
             expr = select_analyzer(item.expr)
             if is_null_literal(expr):
-                msg = ("Can't infer a type of null. Please explicitly cast it to a required type, "
-                       "e.g. CAST(null AS VARCHAR).")
+                msg = (
+                    "Can't infer a type of null. Please explicitly cast it to a required type, "
+                    "e.g. CAST(null AS VARCHAR)."
+                )
                 raise StatementError(msg)
             selected.append((item.alias, substitute(expr, key_refs), item.expr))
         having = None
         if query.having is not None:
-            having = substitute(Analyzer(self.scope, "HAVING", aggregates=self._aggregate).boolean(query.having),
-                                key_refs)
+            having = substitute(
+                Analyzer(self.scope, "HAVING", aggregates=self._aggregate).boolean(query.having), key_refs
+            )
         if not self.calls:
             msg = "GROUP BY requires aggregate functions in either the SELECT or HAVING clause."
             raise StatementError(msg)
         if any(unsupported_base(c.state_type, value_format) for c in self.calls):
-            msg = ("One of the functions used in the statement has an intermediate type that the value format "
-                   "can not handle. Please remove the function or change the format.")
+            msg = (
+                "One of the functions used in the statement has an intermediate type that the value format "
+                "can not handle. Please remove the function or change the format."
+            )
             raise StatementError(msg)
         allowed = set(key_names) | {c.alias for c in self.calls}
-        strays = [node for alias, expr, node in selected
-                  if any(ref.name not in allowed for ref in column_refs(expr))]
+        strays = [node for alias, expr, node in selected if any(ref.name not in allowed for ref in column_refs(expr))]
         if strays:
             shown = ", ".join(format_expr(n) for n in strays)
-            msg = (f"Non-aggregate SELECT expression(s) not part of GROUP BY: {shown}\n"
-                   "Either add the column(s) to the GROUP BY or remove them from the SELECT.")
+            msg = (
+                f"Non-aggregate SELECT expression(s) not part of GROUP BY: {shown}\n"
+                "Either add the column(s) to the GROUP BY or remove them from the SELECT."
+            )
             raise StatementError(msg)
         if having is not None and any(ref.name not in allowed for ref in column_refs(having)):
             stray = next(ref.name for ref in column_refs(having) if ref.name not in allowed)
@@ -163,19 +177,23 @@ class AggregationPlanner:
             if refused:
                 names = list(dict.fromkeys(refused))
                 joined = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
-                msg = (f"The aggregation functions {joined} cannot be applied to a table source, "
-                       "only to a stream source.")
+                msg = (
+                    f"The aggregation functions {joined} cannot be applied to a table source, only to a stream source."
+                )
                 raise StatementError(msg)
 
-        group_selects = tuple(s.SelectExpression(alias=n, expression=g)
-                              for n, g in zip(key_names, groups, strict=True))
+        group_selects = tuple(s.SelectExpression(alias=n, expression=g) for n, g in zip(key_names, groups, strict=True))
         if self.table:
             arguments = _argument_columns(self.calls)
-            step = s.TableGroupByV1(context="Aggregate/GroupBy", source=step,
-                                    group_by_expressions=group_selects,
-                                    argument_expressions=tuple(arguments.values()))
-            calls = tuple(dataclasses.replace(c, args=tuple(arguments_ref(arguments, a) for a in c.args))
-                          for c in self.calls)
+            step = s.TableGroupByV1(
+                context="Aggregate/GroupBy",
+                source=step,
+                group_by_expressions=group_selects,
+                argument_expressions=tuple(arguments.values()),
+            )
+            calls = tuple(
+                dataclasses.replace(c, args=tuple(arguments_ref(arguments, a) for a in c.args)) for c in self.calls
+            )
             step = s.TableAggregateV1(context="Aggregate/Aggregate", source=step, aggregations=calls)
         else:
             step = s.StreamGroupByV1(context="Aggregate/GroupBy", source=step, group_by_expressions=group_selects)
@@ -184,8 +202,14 @@ class AggregationPlanner:
             step = s.TableFilterV1(context="Aggregate/HavingFilter", source=step, filter_expression=having)
         return self._project(step, key_names, groups, selected, query)
 
-    def _project(self, step: s.ExecutionStep, key_names: list[str], groups: list[e.Expression],
-                 selected: list[tuple[str, e.Expression, ast.Expr]], query: ast.Query) -> PlannedQuery:
+    def _project(
+        self,
+        step: s.ExecutionStep,
+        key_names: list[str],
+        groups: list[e.Expression],
+        selected: list[tuple[str, e.Expression, ast.Expr]],
+        query: ast.Query,
+    ) -> PlannedQuery:
         from qtt.plan.planner import PlannedQuery
 
         aliases: dict[str, list[str]] = {}
@@ -202,14 +226,18 @@ class AggregationPlanner:
                 raise StatementError(msg)
         missing = [n for n in key_names if n not in aliases]
         if missing:
-            shown_nodes = [format_expr(node) for node, name in zip(query.group_by or (), key_names, strict=True)
-                           if name in missing]
+            shown_nodes = [
+                format_expr(node) for node, name in zip(query.group_by or (), key_names, strict=True) if name in missing
+            ]
             noun = "grouping expression" if len(shown_nodes) == 1 else "grouping expressions"
-            joined = (", ".join(shown_nodes[:-1]) + " and " + shown_nodes[-1]) if len(shown_nodes) > 1 \
-                else shown_nodes[0]
-            msg = (f"Key missing from projection (ie, SELECT). \nThe query used to build "
-                   f"{t.quote(self.qp.sink_name)} must include the {noun} {joined} in its projection "
-                   f"(eg, SELECT {', '.join(shown_nodes)}...).")
+            joined = (
+                (", ".join(shown_nodes[:-1]) + " and " + shown_nodes[-1]) if len(shown_nodes) > 1 else shown_nodes[0]
+            )
+            msg = (
+                f"Key missing from projection (ie, SELECT). \nThe query used to build "
+                f"{t.quote(self.qp.sink_name)} must include the {noun} {joined} in its projection "
+                f"(eg, SELECT {', '.join(shown_nodes)}...)."
+            )
             raise StatementError(msg)
         if not values:
             msg = "The projection contains no value columns."
@@ -223,12 +251,17 @@ class AggregationPlanner:
         key_columns = [Column(aliases[n][0], g.result_type, KEY) for n, g in zip(key_names, groups, strict=True)]
         value_columns = [Column(alias, expr.result_type, VALUE) for alias, expr in values]
         schema = LogicalSchema(tuple(key_columns + value_columns))
-        expressions = [s.SelectExpression(alias=aliases[n][0], expression=e.ColumnRef(name=n, sql_type=g.result_type))
-                       for n, g in zip(key_names, groups, strict=True)]
+        expressions = [
+            s.SelectExpression(alias=aliases[n][0], expression=e.ColumnRef(name=n, sql_type=g.result_type))
+            for n, g in zip(key_names, groups, strict=True)
+        ]
         expressions += [s.SelectExpression(alias=alias, expression=expr) for alias, expr in values]
-        step = s.TableSelectV1(context="Aggregate/Project", source=step,
-                               key_column_names=tuple(c.name for c in key_columns),
-                               select_expressions=tuple(expressions))
+        step = s.TableSelectV1(
+            context="Aggregate/Project",
+            source=step,
+            key_column_names=tuple(c.name for c in key_columns),
+            select_expressions=tuple(expressions),
+        )
         return PlannedQuery(step=step, schema=schema, source=self.qp.source, is_table=True)
 
 

@@ -69,11 +69,7 @@ class Scope:
             shown = f"{ref.source}.{ref.name}"
             msg = f"{clause} column '{shown}' cannot be resolved."
             raise StatementError(msg, line=_line(ref), column=_col(ref))
-        matches = [
-            c
-            for c in self.columns
-            if c.name == ref.name and (ref.source is None or ref.source in c.qualifiers)
-        ]
+        matches = [c for c in self.columns if c.name == ref.name and (ref.source is None or ref.source in c.qualifiers)]
         if not matches:
             shown = f"{ref.source}.{ref.name}" if ref.source else ref.name
             msg = f"{clause} column '{shown}' cannot be resolved."
@@ -210,9 +206,7 @@ _CASTS: dict[str, frozenset[str]] = {
     "BIGINT": frozenset(["INTEGER", "DECIMAL", "DOUBLE", "STRING"]),
     "DECIMAL": frozenset(["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "STRING"]),
     "DOUBLE": frozenset(["INTEGER", "BIGINT", "DECIMAL", "STRING"]),
-    "STRING": frozenset(
-        ["BOOLEAN", "INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "TIMESTAMP", "TIME", "DATE", "BYTES"]
-    ),
+    "STRING": frozenset(["BOOLEAN", "INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "TIMESTAMP", "TIME", "DATE", "BYTES"]),
     "ARRAY": frozenset(["ARRAY", "STRING"]),
     "MAP": frozenset(["MAP", "STRING"]),
     "STRUCT": frozenset(["STRUCT", "STRING"]),
@@ -262,9 +256,7 @@ def unsupported_cast(source: t.SqlType, target: t.SqlType) -> str | None:
     if isinstance(source, t.Array) and isinstance(target, t.Array):
         return unsupported_cast(source.element, target.element)
     if isinstance(source, t.Map) and isinstance(target, t.Map):
-        return unsupported_cast(source.key, target.key) or unsupported_cast(
-            source.value, target.value
-        )
+        return unsupported_cast(source.key, target.key) or unsupported_cast(source.value, target.value)
     if isinstance(source, t.Struct) and isinstance(target, t.Struct):
         for f in source.fields:
             other = target.field(f.name)
@@ -278,11 +270,7 @@ def _nested_bases(type_: t.SqlType) -> set[str]:
     if isinstance(type_, t.Array):
         return {type_.element.base} | _nested_bases(type_.element)
     if isinstance(type_, t.Map):
-        return (
-            {type_.key.base, type_.value.base}
-            | _nested_bases(type_.key)
-            | _nested_bases(type_.value)
-        )
+        return {type_.key.base, type_.value.base} | _nested_bases(type_.key) | _nested_bases(type_.value)
     if isinstance(type_, t.Struct):
         bases: set[str] = set()
         for f in type_.fields:
@@ -344,9 +332,7 @@ class Analyzer:
 
     @singledispatchmethod
     def visit(self, node: ast.Expr) -> e.Expression:
-        raise UnsupportedFeatureError(
-            f"expression {type(node).__name__}", line=_line(node), column=_col(node)
-        )
+        raise UnsupportedFeatureError(f"expression {type(node).__name__}", line=_line(node), column=_col(node))
 
     # ------------------------------------------------------------------ literals
 
@@ -365,9 +351,7 @@ class Analyzer:
 
     @visit.register
     def _(self, node: ast.DecimalLiteral) -> e.Expression:
-        return e.Literal(
-            value=str(decimal.Decimal(node.text)), sql_type=decimal_literal_type(node.text)
-        )
+        return e.Literal(value=str(decimal.Decimal(node.text)), sql_type=decimal_literal_type(node.text))
 
     @visit.register
     def _(self, node: ast.DoubleLiteral) -> e.Expression:
@@ -407,10 +391,7 @@ class Analyzer:
         if isinstance(type_, t.Array):
             index = coerce_null(index, t.INTEGER)
             if index.result_type.base not in ("INTEGER", "BIGINT"):
-                msg = (
-                    f"Array index must be INTEGER or BIGINT, got {index.result_type}: "
-                    f"{format_expr(node)}"
-                )
+                msg = f"Array index must be INTEGER or BIGINT, got {index.result_type}: {format_expr(node)}"
                 raise StatementError(msg, line=_line(node), column=_col(node))
             return e.Subscript(base=base, index=index, sql_type=type_.element)
         if isinstance(type_, t.Map):
@@ -442,10 +423,7 @@ class Analyzer:
             return e.Call(name="CONCAT", args=(left, right), sql_type=t.STRING)
         result = arithmetic_type(node.op, lt, rt)
         if result is None:
-            msg = (
-                f"Error processing expression: {format_expr(node)}. "
-                f"Unsupported arithmetic types. {lt} {rt}"
-            )
+            msg = f"Error processing expression: {format_expr(node)}. Unsupported arithmetic types. {lt} {rt}"
             raise StatementError(msg, line=_line(node), column=_col(node))
         return e.Arithmetic(op=node.op, left=left, right=right, sql_type=result)
 
@@ -466,9 +444,7 @@ class Analyzer:
         self._check_comparable(node.left, left, node.right, right, node.op)
         return e.Comparison(op=node.op, left=left, right=right)
 
-    def _check_comparable(
-        self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str
-    ) -> None:
+    def _check_comparable(self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str) -> None:
         if not comparable(left.result_type, right.result_type, op):
             msg = (
                 f"Cannot compare {format_expr(ln)} ({left.result_type}) to {format_expr(rn)} "
@@ -523,9 +499,7 @@ class Analyzer:
                 self._check_comparable(node.value, value, raw, item, "=")
             target = value.result_type
         value = coerce_null(value, target)
-        return e.InList(
-            value=value, items=tuple(coerce_null(i, target) for i in items), negated=node.negated
-        )
+        return e.InList(value=value, items=tuple(coerce_null(i, target) for i in items), negated=node.negated)
 
     @visit.register
     def _(self, node: ast.Like) -> e.Expression:
@@ -565,9 +539,7 @@ class Analyzer:
     ) -> e.Expression:
         results = [self.visit(r) for r in result_nodes]
         default = self.visit(node.default) if node.default is not None else None
-        types = [r.result_type for r in results] + (
-            [default.result_type] if default is not None else []
-        )
+        types = [r.result_type for r in results] + ([default.result_type] if default is not None else [])
         if all(isinstance(x, NullType) for x in types):
             msg = "Invalid Case expression. All case branches have NULL type"
             raise StatementError(msg, line=_line(node), column=_col(node))
@@ -581,8 +553,7 @@ class Analyzer:
             )
             raise StatementError(msg, line=_line(node), column=_col(node))
         whens = tuple(
-            e.When(condition=c, result=coerce_null(r, target))
-            for c, r in zip(conditions, results, strict=True)
+            e.When(condition=c, result=coerce_null(r, target)) for c, r in zip(conditions, results, strict=True)
         )
         default = coerce_null(default, target) if default is not None else None
         return e.Case(whens=whens, default=default, sql_type=target)
@@ -619,9 +590,7 @@ class Analyzer:
         if isinstance(element, NullType):
             msg = fns.NULL_TYPE_MESSAGE
             raise StatementError(msg, line=_line(node), column=_col(node))
-        return e.CreateArray(
-            items=tuple(coerce_null(i, element) for i in items), sql_type=t.Array(element)
-        )
+        return e.CreateArray(items=tuple(coerce_null(i, element) for i in items), sql_type=t.Array(element))
 
     @visit.register
     def _(self, node: ast.CreateMap) -> e.Expression:
@@ -630,10 +599,7 @@ class Analyzer:
         key_type = common_type(k.result_type for k in keys)
         value_type = common_type(v.result_type for v in vals)
         if key_type is None or value_type is None:
-            msg = (
-                "invalid input syntax for type MAP: keys and values must each share one type: "
-                f"{format_expr(node)}"
-            )
+            msg = f"invalid input syntax for type MAP: keys and values must each share one type: {format_expr(node)}"
             raise StatementError(msg, line=_line(node), column=_col(node))
         if isinstance(key_type, NullType) or isinstance(value_type, NullType):
             msg = fns.NULL_TYPE_MESSAGE
@@ -665,9 +631,7 @@ class Analyzer:
                 raise StatementError(msg, line=_line(node), column=_col(node))
             return self.aggregates(node)
         if any(isinstance(a, ast.Lambda) for a in node.args):
-            raise UnsupportedFeatureError(
-                f"lambda functions ({node.name})", line=_line(node), column=_col(node)
-            )
+            raise UnsupportedFeatureError(f"lambda functions ({node.name})", line=_line(node), column=_col(node))
         args = [self.visit(a) for a in node.args]
         try:
             resolved = fns.resolve(node.name, [a.result_type for a in args])

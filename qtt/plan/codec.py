@@ -66,12 +66,8 @@ def make_converter() -> cattrs.Converter:
     def is_mapping(tp: Any) -> bool:
         return get_origin(tp) in (Mapping, dict) or tp in (Mapping, dict)
 
-    conv.register_structure_hook_func(
-        is_mapping, lambda value, tp: _structure_mapping(value)
-    )
-    conv.register_unstructure_hook_func(
-        is_mapping, lambda value: {k: value[k] for k in sorted(value)}
-    )
+    conv.register_structure_hook_func(is_mapping, lambda value, tp: _structure_mapping(value))
+    conv.register_unstructure_hook_func(is_mapping, lambda value: {k: value[k] for k in sorted(value)})
     conv.register_structure_hook_func(lambda tp: tp is object, lambda value, _: value)
 
     def is_plain_dataclass(tp: Any) -> bool:
@@ -129,12 +125,8 @@ def register_tagged(conv: cattrs.Converter, root: type[Tagged]) -> None:
     def unstructure(value: Any) -> Any:
         return {TAG: type(value).type_tag, **unstructure_class(type(value))(value)}  # type: ignore[arg-type]
 
-    conv.register_structure_hook_func(
-        lambda tp: isinstance(tp, type) and issubclass(tp, root), structure
-    )
-    conv.register_unstructure_hook_func(
-        lambda tp: isinstance(tp, type) and issubclass(tp, root), unstructure
-    )
+    conv.register_structure_hook_func(lambda tp: isinstance(tp, type) and issubclass(tp, root), structure)
+    conv.register_unstructure_hook_func(lambda tp: isinstance(tp, type) and issubclass(tp, root), unstructure)
 
 
 @cache
@@ -144,9 +136,7 @@ def converter() -> cattrs.Converter:
     conv.register_structure_hook_func(
         lambda tp: isinstance(tp, type) and issubclass(tp, t.SqlType), lambda v, _: _parse_type(v)
     )
-    conv.register_unstructure_hook_func(
-        lambda tp: isinstance(tp, type) and issubclass(tp, t.SqlType), str
-    )
+    conv.register_unstructure_hook_func(lambda tp: isinstance(tp, type) and issubclass(tp, t.SqlType), str)
     conv.register_structure_hook(LogicalSchema, lambda v, _: _parse_schema(v))
     conv.register_unstructure_hook(LogicalSchema, str)
     for root in _TAGGED_ROOTS:

@@ -226,9 +226,7 @@ def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], 
     raise _NoMatch
 
 
-def substitute(
-    pattern: ReturnType, bindings: dict[str, t.SqlType], args: Sequence[t.SqlType]
-) -> t.SqlType | None:
+def substitute(pattern: ReturnType, bindings: dict[str, t.SqlType], args: Sequence[t.SqlType]) -> t.SqlType | None:
     """The concrete type of ``pattern`` under ``bindings``; None if a variable is unbound."""
     if callable(pattern) and not isinstance(pattern, t.SqlType):
         return pattern(args)
@@ -276,8 +274,7 @@ def expand_params(signature: Signature, count: int) -> tuple[Pattern, ...] | Non
 
 
 NULL_TYPE_MESSAGE = (
-    "Can't infer a type of null. Please explicitly cast it to a required type, "
-    "e.g. CAST(null AS VARCHAR)."
+    "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
 )
 
 
@@ -304,9 +301,7 @@ def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
                 continue
             bindings: dict[str, t.SqlType] = {}
             try:
-                cost = sum(
-                    _match(p, a, bindings, widen) for p, a in zip(params, arg_types, strict=True)
-                )
+                cost = sum(_match(p, a, bindings, widen) for p, a in zip(params, arg_types, strict=True))
             except _NoMatch:
                 continue
             candidates.append((cost, order, signature, bindings, params))
@@ -315,9 +310,7 @@ def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
         _, _, signature, bindings, params = min(candidates, key=lambda c: (c[0], c[1]))
         if signature.unsupported is not None:
             raise UnsupportedFeatureError(f"{name}{signature.describe()}: {signature.unsupported}")
-        concrete = [
-            _param_type(p, a, bindings, arg_types) for p, a in zip(params, arg_types, strict=True)
-        ]
+        concrete = [_param_type(p, a, bindings, arg_types) for p, a in zip(params, arg_types, strict=True)]
         effective = [c or a for c, a in zip(concrete, arg_types, strict=True)]
         returns = substitute(signature.returns, bindings, effective)
         if returns is None:
@@ -327,10 +320,7 @@ def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
         return Resolved(function, signature, tuple(concrete), returns)
     shown = ", ".join(str(a) for a in arg_types)
     options = "\n".join(f"  {name}{s.describe()}" for s in function.signatures)
-    msg = (
-        f"Function '{name}' does not accept parameters ({shown}).\n"
-        f"Valid alternatives are:\n{options}"
-    )
+    msg = f"Function '{name}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
     raise StatementError(msg)
 
 
@@ -356,9 +346,7 @@ def _entries_type(args: Sequence[t.SqlType]) -> t.SqlType:
 
 # ---------------------------------------------------------------------------- checks
 
-_ORDERABLE = frozenset(
-    ["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "STRING", "BYTES", "DATE", "TIME", "TIMESTAMP"]
-)
+_ORDERABLE = frozenset(["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "STRING", "BYTES", "DATE", "TIME", "TIMESTAMP"])
 
 
 def _orderable_elements(name: str, *, booleans: bool = False) -> Check:
@@ -416,15 +404,9 @@ def simple_date_fields(pattern: str) -> list[tuple[str, str]] | None:
     for match in _PATTERN_TOKEN.finditer(pattern):
         text, letter = match.group(0), match.group(1)
         if letter is None:
-            literal = (
-                text[1:-1].replace("''", "'") if text.startswith("'") and len(text) > 1 else text
-            )
+            literal = text[1:-1].replace("''", "'") if text.startswith("'") and len(text) > 1 else text
             tokens.append(("lit", literal))
-        elif (
-            letter in "yMd"
-            and not (letter == "M" and len(text) > 2)
-            and not (letter == "y" and len(text) == 2)
-        ):
+        elif letter in "yMd" and not (letter == "M" and len(text) > 2) and not (letter == "y" and len(text) == 2):
             tokens.append((letter, text))
         else:
             return None
@@ -602,9 +584,7 @@ _FUNCTION_LIST: list[Function] = [
         sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)),
         checks=[_no_maps("ARRAY_INTERSECT")],
     ),
-    fn(
-        "ARRAY_EXCEPT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_EXCEPT")]
-    ),
+    fn("ARRAY_EXCEPT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_EXCEPT")]),
     fn("ARRAY_REMOVE", sig([ArrayOf(T), T], ArrayOf(T))),
     fn("ARRAY_CONCAT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T))),
     fn(

@@ -100,9 +100,7 @@ class PlannedCase:
     topic_partitions: dict[str, int] = field(default_factory=dict)
 
 
-def plan_statements(
-    statements: Sequence[ast.Statement], properties: Mapping[str, object] | None = None
-) -> PlannedCase:
+def plan_statements(statements: Sequence[ast.Statement], properties: Mapping[str, object] | None = None) -> PlannedCase:
     """Plan every statement in order.
 
     Raises:
@@ -113,9 +111,7 @@ def plan_statements(
     planned = [planner.plan(statement) for statement in statements]
     config = MappingProxyType({k: (properties or {})[k] for k in sorted(properties or {})})
     plan = s.Plan(config=config, statements=tuple(p for p in planned if p is not None))
-    return PlannedCase(
-        plan=plan, sources=dict(planner.sources), topic_partitions=planner.topic_partitions
-    )
+    return PlannedCase(plan=plan, sources=dict(planner.sources), topic_partitions=planner.topic_partitions)
 
 
 class Planner:
@@ -145,9 +141,7 @@ class Planner:
     def _(self, statement: ast.CreateSource) -> s.StatementPlan | None:
         kind = statement.kind
         existing = self.sources.get(statement.name)
-        if statement.or_replace and (
-            statement.is_source or (existing is not None and existing.is_source)
-        ):
+        if statement.or_replace and (statement.is_source or (existing is not None and existing.is_source)):
             msg = (
                 f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not "
                 f"supported on source {kind.lower()}s."
@@ -202,10 +196,7 @@ class Planner:
         seen: set[str] = set()
         for element in statement.elements:
             if element.name in RESERVED_NAMES:
-                msg = (
-                    f"'{element.name}' is a reserved column name. You cannot use it as a name for "
-                    "a column."
-                )
+                msg = f"'{element.name}' is a reserved column name. You cannot use it as a name for a column."
                 raise StatementError(msg)
             if element.name in seen:
                 msg = f"Duplicate column names: {element.name}"
@@ -247,10 +238,7 @@ class Planner:
             if name in UNSUPPORTED_PROPERTIES:
                 raise UnsupportedFeatureError(UNSUPPORTED_PROPERTIES[name])
             if name not in SOURCE_PROPERTIES:
-                msg = (
-                    "Invalid config variable(s) in the WITH clause: "
-                    f"{name}.{did_you_mean(name, SOURCE_PROPERTIES)}"
-                )
+                msg = f"Invalid config variable(s) in the WITH clause: {name}.{did_you_mean(name, SOURCE_PROPERTIES)}"
                 raise StatementError(msg)
             checked[name] = value
         return checked
@@ -259,10 +247,7 @@ class Planner:
         fmt = properties.get("FORMAT")
         prop = f"{which}_FORMAT"
         if fmt is not None and prop in properties:
-            msg = (
-                f"Cannot supply both '{prop}' and 'FORMAT' properties, as 'FORMAT' sets both key "
-                "and value formats."
-            )
+            msg = f"Cannot supply both '{prop}' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats."
             raise StatementError(msg)
         name = properties.get(prop, fmt)
         return None if name is None else str(name).upper()
@@ -277,13 +262,7 @@ class Planner:
         """The format and its properties: inheritable ones from ``inherited``, then explicit."""
         props: dict[str, str] = {}
         if inherited is not None and inherited.format == format_name:
-            props.update(
-                {
-                    k: v
-                    for k, v in inherited.properties.items()
-                    if k in INHERITABLE_FORMAT_PROPERTIES
-                }
-            )
+            props.update({k: v for k, v in inherited.properties.items() if k in INHERITABLE_FORMAT_PROPERTIES})
         delimiter = properties.get(f"{which}_DELIMITER")
         if delimiter is not None:
             props["delimiter"] = _delimiter_property(f"{which}_DELIMITER", str(delimiter))
@@ -294,17 +273,11 @@ class Planner:
             else []
         )
         if unsupported:
-            msg = (
-                f"{format_name} does not support the following configs: [{', '.join(unsupported)}]"
-            )
+            msg = f"{format_name} does not support the following configs: [{', '.join(unsupported)}]"
             raise StatementError(msg)
-        return s.FormatInfo(
-            format=format_name, properties=MappingProxyType(dict(sorted(props.items())))
-        )
+        return s.FormatInfo(format=format_name, properties=MappingProxyType(dict(sorted(props.items()))))
 
-    def _source_format_infos(
-        self, properties: Mapping[str, object]
-    ) -> tuple[s.FormatInfo, s.FormatInfo]:
+    def _source_format_infos(self, properties: Mapping[str, object]) -> tuple[s.FormatInfo, s.FormatInfo]:
         """CREATE STREAM: the declared formats, or ksqlDB's configured defaults."""
         value_name = self._format_name(properties, "VALUE")
         key_name = self._format_name(properties, "KEY")
@@ -347,9 +320,7 @@ class Planner:
                 key_name = str(self.config.get(CONFIG_DEFAULT_KEY_FORMAT, "KAFKA")).upper()
         value_name = self._format_name(properties, "VALUE") or source.formats.value_format.format
         key_info = self._format_properties(properties, "KEY", key_name, source.formats.key_format)
-        value_info = self._format_properties(
-            properties, "VALUE", value_name, source.formats.value_format
-        )
+        value_info = self._format_properties(properties, "VALUE", value_name, source.formats.value_format)
         return key_info, value_info
 
     def _finish_formats(
@@ -362,9 +333,7 @@ class Planner:
         value_features = self._value_features(properties, schema, value_info.format)
         self._validate_format(key_info, schema.key, is_key=True)
         self._validate_format(value_info, schema.value, is_key=False)
-        return s.Formats(
-            key_format=key_info, value_format=value_info, value_features=value_features
-        )
+        return s.Formats(key_format=key_info, value_format=value_info, value_features=value_features)
 
     def _value_features(
         self, properties: Mapping[str, object], schema: LogicalSchema, value_format: str
@@ -376,16 +345,10 @@ class Planner:
             wrap_bool = wrap if isinstance(wrap, bool) else str(wrap).lower() == "true"
             if spec is not None:
                 if wrap_bool and not spec.supports_wrapping:
-                    msg = (
-                        f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to "
-                        "'true'."
-                    )
+                    msg = f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to 'true'."
                     raise StatementError(msg)
                 if not wrap_bool and not spec.supports_unwrapping:
-                    msg = (
-                        f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to "
-                        "'false'."
-                    )
+                    msg = f"Format '{value_format}' does not support 'WRAP_SINGLE_VALUE' set to 'false'."
                     raise StatementError(msg)
             if len(schema.value) != 1:
                 msg = "'WRAP_SINGLE_VALUE' is only valid for single-field value schemas"
@@ -396,9 +359,7 @@ class Planner:
         configured = self.config.get(CONFIG_WRAP_SINGLE_VALUES)
         if configured is None:
             return ()
-        wrap_bool = (
-            configured if isinstance(configured, bool) else str(configured).lower() == "true"
-        )
+        wrap_bool = configured if isinstance(configured, bool) else str(configured).lower() == "true"
         if wrap_bool and spec.supports_wrapping:
             return (WRAP_SINGLE_VALUE,)
         if not wrap_bool and spec.supports_unwrapping:
@@ -410,15 +371,10 @@ class Planner:
             raise UnsupportedFeatureError(f"format {name} (schema registry formats)")
         if name not in SUPPORTED_FORMATS:
             known = ", ".join(sorted(SUPPORTED_FORMATS | SCHEMA_REGISTRY_FORMATS))
-            msg = (
-                f"Unknown format: {name}.{did_you_mean(name, SUPPORTED_FORMATS)} Known formats: "
-                f"{known}"
-            )
+            msg = f"Unknown format: {name}.{did_you_mean(name, SUPPORTED_FORMATS)} Known formats: {known}"
             raise StatementError(msg)
 
-    def _validate_format(
-        self, info: s.FormatInfo, columns: Sequence[Column], *, is_key: bool
-    ) -> None:
+    def _validate_format(self, info: s.FormatInfo, columns: Sequence[Column], *, is_key: bool) -> None:
         name = info.format
         self._check_known_format(name)
         spec = get_format(name)
@@ -430,9 +386,7 @@ class Planner:
                 raise
             shown = ", ".join(f"{t.quote(c.name)} {c.type} KEY" for c in columns)
             features = (
-                "UNWRAP_SINGLES"
-                if len(columns) == 1 and spec.supports_wrapping and spec.supports_unwrapping
-                else ""
+                "UNWRAP_SINGLES" if len(columns) == 1 and spec.supports_wrapping and spec.supports_unwrapping else ""
             )
             msg = (
                 f"Key format does not support schema.\nformat: {name}\nschema: "
@@ -441,9 +395,7 @@ class Planner:
             )
             raise StatementError(msg) from None
 
-    def _timestamp_column(
-        self, properties: Mapping[str, object], schema: LogicalSchema
-    ) -> s.TimestampColumn | None:
+    def _timestamp_column(self, properties: Mapping[str, object], schema: LogicalSchema) -> s.TimestampColumn | None:
         name = properties.get("TIMESTAMP")
         fmt = properties.get("TIMESTAMP_FORMAT")
         if name is None:
@@ -454,10 +406,7 @@ class Planner:
         column_name = _identifier_from_property(str(name))
         column = schema.find(column_name)
         if column is None:
-            msg = (
-                "The TIMESTAMP column set in the WITH clause does not exist in the schema: "
-                f"'{column_name}'"
-            )
+            msg = f"The TIMESTAMP column set in the WITH clause does not exist in the schema: '{column_name}'"
             raise StatementError(msg)
         if fmt is None and column.type.base not in ("BIGINT", "TIMESTAMP"):
             msg = (
@@ -467,10 +416,7 @@ class Planner:
             )
             raise StatementError(msg)
         if fmt is not None and column.type.base != "STRING":
-            msg = (
-                f"Timestamp column, {t.quote(column_name)}, should be a String when "
-                "TIMESTAMP_FORMAT is specified."
-            )
+            msg = f"Timestamp column, {t.quote(column_name)}, should be a String when TIMESTAMP_FORMAT is specified."
             raise StatementError(msg)
         return s.TimestampColumn(column=column_name, format=str(fmt) if fmt is not None else None)
 
@@ -486,19 +432,14 @@ class Planner:
             msg = f"Cannot delete topic for read-only source: {statement.name}"
             raise SqlError(msg)
         del self.sources[statement.name]
-        return s.KsqlPlanV1(
-            statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name)
-        )
+        return s.KsqlPlanV1(statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name))
 
     @_plan.register
     def _(self, statement: ast.AlterSource) -> s.StatementPlan | None:
         existing = self.sources.get(statement.name)
         if existing is not None and existing.is_source:
             kind = existing.kind.lower()
-            msg = (
-                f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on "
-                f"source {kind}s."
-            )
+            msg = f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on source {kind}s."
             raise SqlError(msg)
         raise UnsupportedFeatureError("ALTER STREAM/TABLE")
 
@@ -536,17 +477,12 @@ class Planner:
                         "it case-sensitive."
                     )
                 else:
-                    msg += (
-                        f"\nDid you mean {alternative}? Hint: try removing double quotes from the "
-                        "source name."
-                    )
+                    msg += f"\nDid you mean {alternative}? Hint: try removing double quotes from the source name."
             raise SqlError(msg)
         # ksqlDB's AstSanitizer reports the target at the statement's position plus "INSERT INTO".
         prefix = ""
         if statement.pos is not None:
-            prefix = (
-                f"Line: {statement.pos.line}, Col: {statement.pos.column + len('INSERT INTO ')}: "
-            )
+            prefix = f"Line: {statement.pos.line}, Col: {statement.pos.column + len('INSERT INTO ')}: "
         msg = f"{prefix}Source {t.quote(name)} does not exist."
         raise SqlError(msg)
 
@@ -581,9 +517,7 @@ class Planner:
         prefix = str(self.config.get(CONFIG_TOPIC_PREFIX, ""))
         topic = str(properties.get("KAFKA_TOPIC", prefix + statement.name))
         partitions = _int_property(properties, "PARTITIONS") or planned.source.partitions
-        self.topic_partitions.setdefault(
-            topic, partitions or self.topic_partitions.get(planned.source.topic, 1)
-        )
+        self.topic_partitions.setdefault(topic, partitions or self.topic_partitions.get(planned.source.topic, 1))
         query_id = f"{'CTAS' if planned.is_table else 'CSAS'}_{statement.name}_{self.query_count}"
         self.query_count += 1
         sink_step = s.TableSinkV1 if planned.is_table else s.StreamSinkV2
@@ -650,17 +584,13 @@ class Planner:
             timestamp_column=target.timestamp_column,
             partitions=self.topic_partitions.get(target.topic, 1),
         )
-        query = s.QueryPlan(
-            query_id=query_id, sources=(planned.source.name,), sink=target.name, physical_plan=sink
-        )
+        query = s.QueryPlan(query_id=query_id, sources=(planned.source.name,), sink=target.name, physical_plan=sink)
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
 
     def _plan_query(self, query: ast.Query, *, sink_name: str, sink_kind: str = STREAM) -> PlannedQuery:
         new_planner = str(self.config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
         if new_planner and query.partition_by is not None:
-            raise UnsupportedFeatureError(
-                f"PARTITION BY with the new query planner ({CONFIG_NEW_QUERY_PLANNER})"
-            )
+            raise UnsupportedFeatureError(f"PARTITION BY with the new query planner ({CONFIG_NEW_QUERY_PLANNER})")
         if isinstance(query.from_, ast.Join):
             raise UnsupportedFeatureError("joins")
         if query.window is not None:
@@ -684,9 +614,7 @@ class Planner:
             raise StatementError(msg)
         if query.group_by is None:
             _reject_aggregates(query, sink_kind)
-        return QueryPlanner(self, source, relation.alias, sink_name, new_planner=new_planner).plan(
-            query
-        )
+        return QueryPlanner(self, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
 
 
 @dataclass
@@ -729,9 +657,7 @@ class _Parent:
                 continue
             seen.add(column.name)
             values.append(column)
-        return [
-            Column(c.name, c.type, KEY if c.name in key_names else VALUE) for c in keys + values
-        ]
+        return [Column(c.name, c.type, KEY if c.name in key_names else VALUE) for c in keys + values]
 
 
 @dataclass(frozen=True)
@@ -810,9 +736,7 @@ class QueryPlanner:
 
     def _source_scope(self) -> Scope:
         columns = [ScopeColumn(c.name, c.type, self.qualifiers) for c in self.source.schema.columns]
-        columns += [
-            ScopeColumn(name, type_, self.qualifiers) for name, type_ in PSEUDO_COLUMNS.items()
-        ]
+        columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in PSEUDO_COLUMNS.items()]
         return Scope(columns, self.qualifiers)
 
     def _source_parent(self) -> _Parent:
@@ -868,11 +792,7 @@ class QueryPlanner:
         for item in items:
             if isinstance(item, ast.SingleColumn) and item.alias is None:
                 node = item.expr
-                alias = (
-                    node.name
-                    if isinstance(node, ast.ColumnRef)
-                    else generator.unique_alias_for(node)
-                )
+                alias = node.name if isinstance(node, ast.ColumnRef) else generator.unique_alias_for(node)
                 item = replace(item, alias=alias)
             if isinstance(item, ast.SingleColumn):
                 _check_reserved_alias(item)
@@ -904,9 +824,7 @@ class QueryPlanner:
                     msg = f"Invalid table reference: {item.source}"
                     raise StatementError(msg)
                 for column in parent.star():
-                    out.append(
-                        SelectItem(column.name, e.ColumnRef(name=column.name, sql_type=column.type))
-                    )
+                    out.append(SelectItem(column.name, e.ColumnRef(name=column.name, sql_type=column.type)))
             elif isinstance(item, ast.StructAll):
                 base = resolve(analyzer.typed(item.base))
                 type_ = base.result_type
@@ -914,9 +832,7 @@ class QueryPlanner:
                     msg = f"Expected STRUCT type for '{format_expr(item.base)}->*' but got {type_}"
                     raise StatementError(msg)
                 for f in type_.fields:
-                    out.append(
-                        SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type))
-                    )
+                    out.append(SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type)))
             else:
                 assert isinstance(item, ast.SingleColumn) and item.alias is not None
                 expr = analyzer(item.expr)
@@ -980,28 +896,19 @@ class QueryPlanner:
             if len(selected) != len(parent.key) or selected != in_projection:
                 # ksqlDB's experimental planner keeps the projection's key order and lets keys
                 # go; qtt plans only what both planners plan alike.
-                msg = (
-                    "a projection that drops or reorders key columns with "
-                    f"{CONFIG_NEW_QUERY_PLANNER}=true"
-                )
+                msg = f"a projection that drops or reorders key columns with {CONFIG_NEW_QUERY_PLANNER}=true"
                 raise UnsupportedFeatureError(msg)
         self._validate_key_present(parent, items, select, partition, by_null)
 
-        key_columns = [
-            Column(aliases[k.name][0], k.type, KEY) for k in parent.key if k.name in aliases
-        ]
+        key_columns = [Column(aliases[k.name][0], k.type, KEY) for k in parent.key if k.name in aliases]
         value_columns = [Column(v.alias, v.expression.result_type, VALUE) for v in values]
         for column in key_columns + value_columns:
             if column.name in PSEUDO_COLUMNS:
-                raise UnsupportedFeatureError(
-                    f"output columns named like pseudo columns ({column.name})"
-                )
+                raise UnsupportedFeatureError(f"output columns named like pseudo columns ({column.name})")
         out_schema = LogicalSchema(tuple(key_columns + value_columns))
         _check_no_map_keys(out_schema.key)
         expressions = [
-            s.SelectExpression(
-                alias=aliases[k.name][0], expression=e.ColumnRef(name=k.name, sql_type=k.type)
-            )
+            s.SelectExpression(alias=aliases[k.name][0], expression=e.ColumnRef(name=k.name, sql_type=k.type))
             for k in parent.key
             if k.name in aliases
         ]
@@ -1012,9 +919,7 @@ class QueryPlanner:
             key_column_names=tuple(c.name for c in key_columns),
             select_expressions=tuple(expressions),
         )
-        return PlannedQuery(
-            step=step, schema=out_schema, source=self.source, partitioned_by_null=by_null
-        )
+        return PlannedQuery(step=step, schema=out_schema, source=self.source, partitioned_by_null=by_null)
 
     def _validate_key_present(
         self,
@@ -1029,9 +934,7 @@ class QueryPlanner:
         all_columns = any(isinstance(i, ast.AllColumns) and i.source is None for i in items)
         qualified_all = any(isinstance(i, ast.AllColumns) and i.source is not None for i in items)
         scope = self._source_scope()
-        singles = [
-            Analyzer(scope, "SELECT")(i.expr) for i in items if isinstance(i, ast.SingleColumn)
-        ]
+        singles = [Analyzer(scope, "SELECT")(i.expr) for i in items if isinstance(i, ast.SingleColumn)]
 
         def contains(expr: e.Expression) -> bool:
             if all_columns or (qualified_all and isinstance(expr, e.ColumnRef)):
@@ -1045,9 +948,7 @@ class QueryPlanner:
             shown = [self._qualified(c.node) for c in partition]
             noun = "partitioning expression" if len(shown) == 1 else "partitioning expressions"
         else:
-            if not parent.key or all(
-                contains(e.ColumnRef(name=k.name, sql_type=k.type)) for k in parent.key
-            ):
+            if not parent.key or all(contains(e.ColumnRef(name=k.name, sql_type=k.type)) for k in parent.key):
                 return
             shown = [_format_name(k.name) for k in parent.key]
             noun = "key column" if len(shown) == 1 else "key columns"
@@ -1064,9 +965,7 @@ class QueryPlanner:
 
     # ------------------------------------------------------------------ PARTITION BY
 
-    def _partition_columns(
-        self, exprs: Sequence[ast.Expr], scope: Scope
-    ) -> tuple[list[_PartitionColumn], bool]:
+    def _partition_columns(self, exprs: Sequence[ast.Expr], scope: Scope) -> tuple[list[_PartitionColumn], bool]:
         if not exprs:
             msg = "PARTITION BY requires at least one expression"
             raise StatementError(msg)
@@ -1121,9 +1020,7 @@ class QueryPlanner:
         step = s.StreamSelectKeyV1(
             context="PartitionBy",
             source=step,
-            key_expressions=tuple(
-                s.SelectExpression(alias=c.name, expression=c.expression) for c in partition
-            ),
+            key_expressions=tuple(s.SelectExpression(alias=c.name, expression=c.expression) for c in partition),
         )
         return step, new_parent
 
@@ -1180,17 +1077,23 @@ def _reject_aggregates(query: ast.Query, sink_kind: str) -> None:
     if sink_kind != TABLE:
         msg = f"Use of aggregate function {calls[0].name} requires a GROUP BY clause."
         raise StatementError(msg)
-    outside = [format_expr(item.expr) for item in query.select
-               if isinstance(item, ast.SingleColumn) and _has_column_outside_aggregates(item.expr)]
+    outside = [
+        format_expr(item.expr)
+        for item in query.select
+        if isinstance(item, ast.SingleColumn) and _has_column_outside_aggregates(item.expr)
+    ]
     if outside:
-        msg = (f"Non-aggregate SELECT expression(s) not part of GROUP BY: {', '.join(outside)}\n"
-               "Either add the column(s) to the GROUP BY or remove them from the SELECT.")
+        msg = (
+            f"Non-aggregate SELECT expression(s) not part of GROUP BY: {', '.join(outside)}\n"
+            "Either add the column(s) to the GROUP BY or remove them from the SELECT."
+        )
         raise StatementError(msg)
     # ksqlDB counts rows as COUNT(ROWTIME), and names it so in this message
-    shown = [f"{c.name}(ROWTIME)" if c.star or (c.name == "COUNT" and not c.args) else format_expr(c)
-             for c in calls]
-    msg = (f"CREATE TABLE AS SELECT statement does not support aggregate function [{', '.join(shown)}] "
-           "without a GROUP BY clause.")
+    shown = [f"{c.name}(ROWTIME)" if c.star or (c.name == "COUNT" and not c.args) else format_expr(c) for c in calls]
+    msg = (
+        f"CREATE TABLE AS SELECT statement does not support aggregate function [{', '.join(shown)}] "
+        "without a GROUP BY clause."
+    )
     raise StatementError(msg)
 
 
@@ -1230,10 +1133,7 @@ def _delimiter_property(name: str, value: str) -> str:
         parse_delimiter(value)
         return value
     except ValueError as error:
-        msg = (
-            f"Failed to prepare statement: Configuration {name} is invalid: {error}\nExample "
-            "valid value: ';'"
-        )
+        msg = f"Failed to prepare statement: Configuration {name} is invalid: {error}\nExample valid value: ';'"
         raise StatementError(msg) from None
 
 

@@ -139,9 +139,9 @@ class PlanBuilder:
         failed = F.col("__qtt_decoded.error").isNotNull()
         df = df.observe(
             observation,
-            F.collect_list(
-                F.when(failed, F.struct(F.col("seq"), F.col("__qtt_decoded.error").alias("message")))
-            ).alias("errors"),
+            F.collect_list(F.when(failed, F.struct(F.col("seq"), F.col("__qtt_decoded.error").alias("message")))).alias(
+                "errors"
+            ),
         )
         self.observations.append(Observation(observation, step.context))
         df = df.where(~failed)
@@ -158,7 +158,8 @@ class PlanBuilder:
                 step.timestamp_column.format,
             )
         df = df.select(
-            *key_cols, *value_cols,
+            *key_cols,
+            *value_cols,
             rowtime.cast("long").alias(ROWTIME),
             F.col("partition").cast("int").alias(ROWPARTITION),
             F.col("offset").cast("long").alias(ROWOFFSET),
@@ -227,9 +228,13 @@ class PlanBuilder:
         formats = step.formats
         key_struct = F.struct(*[col(c.name) for c in schema.key]) if schema.key else F.lit(None)
         value_struct = F.struct(*[col(c.name) for c in schema.value])
-        key_bytes = F.when(col(NULL_KEY), F.lit(None).cast("binary")).otherwise(
-            serde_udfs.encode(formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct)
-        ) if schema.key else F.lit(None).cast("binary")
+        key_bytes = (
+            F.when(col(NULL_KEY), F.lit(None).cast("binary")).otherwise(
+                serde_udfs.encode(formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct)
+            )
+            if schema.key
+            else F.lit(None).cast("binary")
+        )
         value_bytes = F.when(col(TOMBSTONE), F.lit(None).cast("binary")).otherwise(
             serde_udfs.encode(
                 formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct
@@ -255,7 +260,6 @@ class PlanBuilder:
         out = encoded.withColumn("partition", route(col("key"), col("partition")))
         self.sink = SinkOutput(out, step.topic)
         return Built(source.df, schema)
-
 
     # ------------------------------------------------------------------ tables
 
@@ -311,8 +315,16 @@ class PlanBuilder:
         groups = [compile_(g.expression).alias(g.alias) for g in step.group_by_expressions]
         arguments = [compile_(a.expression).alias(a.alias) for a in step.argument_expressions]
         table_keys = [c.name for c in source.schema.key]
-        df = source.df.select(*[col(k) for k in table_keys], *groups, *arguments,
-                              col(ROWTIME), col(ROWPARTITION), col(ROWOFFSET), col(SEQ), col(TOMBSTONE))
+        df = source.df.select(
+            *[col(k) for k in table_keys],
+            *groups,
+            *arguments,
+            col(ROWTIME),
+            col(ROWPARTITION),
+            col(ROWOFFSET),
+            col(SEQ),
+            col(TOMBSTONE),
+        )
         columns = [g.alias for g in step.group_by_expressions] + [a.alias for a in step.argument_expressions]
         types = {f.name: f.dataType for f in df.schema.fields}
         spec = GroupBySpec(
@@ -321,13 +333,22 @@ class PlanBuilder:
             columns=tuple(columns),
             group_columns=tuple(g.alias for g in step.group_by_expressions),
         )
-        output = struct([(c, types[c]) for c in columns] + [
-            (ROWTIME, st.LongType()), (ROWPARTITION, st.IntegerType()), (ROWOFFSET, st.LongType()),
-            (SEQ, st.LongType()), (OP, st.IntegerType()), (ORDER, st.IntegerType()),
-        ])
+        output = struct(
+            [(c, types[c]) for c in columns]
+            + [
+                (ROWTIME, st.LongType()),
+                (ROWPARTITION, st.IntegerType()),
+                (ROWOFFSET, st.LongType()),
+                (SEQ, st.LongType()),
+                (OP, st.IntegerType()),
+                (ORDER, st.IntegerType()),
+            ]
+        )
         out = df.groupBy(*[col(k) for k in table_keys]).transformWithState(
-            statefulProcessor=TableGroupByProcessor(spec), outputStructType=output,
-            outputMode="Update", timeMode="None",
+            statefulProcessor=TableGroupByProcessor(spec),
+            outputStructType=output,
+            outputMode="Update",
+            timeMode="None",
         )
         keys = [g.alias for g in step.group_by_expressions]
         return Built(out, self.schema_of(out, keys, [a.alias for a in step.argument_expressions]))
@@ -353,28 +374,49 @@ class PlanBuilder:
             for j, arg in enumerate(call.args):
                 names.append(f"__qtt_arg_{i}_{j}")
                 arguments.append(compile_(arg).alias(names[-1]))
-            resolved = Aggregate(call.function, tuple(a.result_type for a in call.args), call.params,
-                                 call.return_type, call.state_type)
+            resolved = Aggregate(
+                call.function, tuple(a.result_type for a in call.args), call.params, call.return_type, call.state_type
+            )
             calls.append((resolved, call.alias, tuple(names)))
         op = col(OP) if OP in source.df.columns else F.lit(1)
         order = col(ORDER) if ORDER in source.df.columns else F.lit(0)
-        df = source.df.select(*[col(k) for k in keys], *arguments, col(ROWTIME), col(ROWPARTITION), col(ROWOFFSET),
-                              col(SEQ), op.cast("int").alias(OP), order.cast("int").alias(ORDER))
+        df = source.df.select(
+            *[col(k) for k in keys],
+            *arguments,
+            col(ROWTIME),
+            col(ROWPARTITION),
+            col(ROWOFFSET),
+            col(SEQ),
+            op.cast("int").alias(OP),
+            order.cast("int").alias(ORDER),
+        )
         types = {f.name: f.dataType for f in df.schema.fields}
         spec = AggregateSpec(
             state_name=state_name(step.context),
-            state_schema=struct([(c.alias, to_spark(c.state_type)) for c in step.aggregations]
-                                + [(ROWTIME, st.LongType())]),
+            state_schema=struct(
+                [(c.alias, to_spark(c.state_type)) for c in step.aggregations] + [(ROWTIME, st.LongType())]
+            ),
             key_names=tuple(keys),
             calls=tuple(calls),
         )
-        output = struct([(k, types[k]) for k in keys] + [(c.alias, to_spark(c.return_type)) for c in step.aggregations]
-                        + [(ROWTIME, st.LongType()), (ROWPARTITION, st.IntegerType()), (ROWOFFSET, st.LongType()),
-                           (SEQ, st.LongType()), (TOMBSTONE, st.BooleanType()), (NULL_KEY, st.BooleanType()),
-                           (ORDER, st.IntegerType())])
+        output = struct(
+            [(k, types[k]) for k in keys]
+            + [(c.alias, to_spark(c.return_type)) for c in step.aggregations]
+            + [
+                (ROWTIME, st.LongType()),
+                (ROWPARTITION, st.IntegerType()),
+                (ROWOFFSET, st.LongType()),
+                (SEQ, st.LongType()),
+                (TOMBSTONE, st.BooleanType()),
+                (NULL_KEY, st.BooleanType()),
+                (ORDER, st.IntegerType()),
+            ]
+        )
         out = df.groupBy(*[col(k) for k in keys]).transformWithState(
-            statefulProcessor=AggregateProcessor(spec), outputStructType=output,
-            outputMode="Update", timeMode="None",
+            statefulProcessor=AggregateProcessor(spec),
+            outputStructType=output,
+            outputMode="Update",
+            timeMode="None",
         )
         return Built(out, self.schema_of(out, keys, [c.alias for c in step.aggregations]))
 

@@ -149,8 +149,12 @@ def _build(raw: DataFrame, job: Job) -> PlanBuilder:
 def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint: str) -> dict[int, QueryRun]:
     began = time.perf_counter()
     runs = {
-        job.job_id: QueryRun(query_id=job.query.query_id, topic=builders[job.job_id].sink.topic,  # type: ignore[union-attr]
-                             schemas=dict(builders[job.job_id].schemas), group_size=len(jobs))
+        job.job_id: QueryRun(
+            query_id=job.query.query_id,
+            topic=builders[job.job_id].sink.topic,  # type: ignore[union-attr]
+            schemas=dict(builders[job.job_id].schemas),
+            group_size=len(jobs),
+        )
         for job in jobs
     }
     with_records = [job for job in jobs if job.records]
@@ -204,12 +208,17 @@ def _stateful(query: QueryPlan) -> bool:
 
 def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:
     error.message = f"{job.query.query_id}: {error.message}"
-    return QueryRun(query_id=job.query.query_id, topic=builder.sink.topic if builder.sink else "",
-                    schemas=dict(builder.schemas), error=error)
+    return QueryRun(
+        query_id=job.query.query_id,
+        topic=builder.sink.topic if builder.sink else "",
+        schemas=dict(builder.schemas),
+        error=error,
+    )
 
 
 def _sink_records(collected: list[tuple[int, Any]]) -> list[SinkRecord]:
     out: list[SinkRecord] = []
+
     # Order by batch, then by the input record that caused each output; Python's sort is
     # stable, so several outputs of one input keep the order Spark produced them in.
     # A stateful step numbers the outputs of one input itself ("order"), since Spark visits
@@ -222,12 +231,17 @@ def _sink_records(collected: list[tuple[int, Any]]) -> list[SinkRecord]:
     for batch, row in ordered:
         order = order + 1 if row["seq"] == last_seq else 0
         last_seq = row["seq"]
-        out.append(SinkRecord(
-            seq=row["seq"], order=order, batch=batch, timestamp=row["timestamp"] or 0,
-            partition=row["partition"] or 0,
-            key=bytes(row["key"]) if row["key"] is not None else None,
-            value=bytes(row["value"]) if row["value"] is not None else None,
-        ))
+        out.append(
+            SinkRecord(
+                seq=row["seq"],
+                order=order,
+                batch=batch,
+                timestamp=row["timestamp"] or 0,
+                partition=row["partition"] or 0,
+                key=bytes(row["key"]) if row["key"] is not None else None,
+                value=bytes(row["value"]) if row["value"] is not None else None,
+            )
+        )
     return out
 
 
@@ -240,8 +254,9 @@ def _processing_log(progress: Sequence[Any], builder: PlanBuilder, query_id: str
             if row is None:
                 continue
             for error in row["errors"] or []:
-                entries.append(LogEntry(seq=error["seq"], query_id=query_id, context=observation.context,
-                                        message=error["message"]))
+                entries.append(
+                    LogEntry(seq=error["seq"], query_id=query_id, context=observation.context, message=error["message"])
+                )
     entries.sort(key=lambda entry: entry.seq)
     return entries
 

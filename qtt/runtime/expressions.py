@@ -152,9 +152,7 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.DistinctFrom) -> Column:
-        result = functions.distinct(
-            self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type
-        )
+        result = functions.distinct(self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type)
         return ~result if expr.negated else result
 
     @visit.register
@@ -212,9 +210,9 @@ class Compiler:
     @visit.register
     def _(self, expr: e.Between) -> Column:
         value, vt = self(expr.value), expr.value.result_type
-        result = functions.compare(
-            ">=", value, self(expr.low), vt, expr.low.result_type
-        ) & functions.compare("<=", value, self(expr.high), vt, expr.high.result_type)
+        result = functions.compare(">=", value, self(expr.low), vt, expr.low.result_type) & functions.compare(
+            "<=", value, self(expr.high), vt, expr.high.result_type
+        )
         return ~result if expr.negated else result
 
     @visit.register
@@ -222,11 +220,7 @@ class Compiler:
         # ksqlDB's InListEvaluator: a null value or a null item never matches; never null.
         value_type = expr.value.result_type
         value = functions.comparable(self(expr.value), value_type)
-        items = [
-            functions.comparable(self(i), i.result_type)
-            for i in expr.items
-            if not _is_null_literal(i)
-        ]
+        items = [functions.comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
         result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
         if value_type.base == "DOUBLE":
             result = result & ~F.coalesce(F.isnan(value), F.lit(False))
@@ -240,9 +234,7 @@ class Compiler:
             value = self(when.result).cast(to_spark(expr.sql_type))
             result = F.when(condition, value) if result is None else result.when(condition, value)
         assert result is not None
-        default = (
-            self(expr.default).cast(to_spark(expr.sql_type)) if expr.default is not None else None
-        )
+        default = self(expr.default).cast(to_spark(expr.sql_type)) if expr.default is not None else None
         return result.otherwise(default) if default is not None else result
 
     @visit.register

@@ -32,8 +32,10 @@ class Floor:
 
 
 def _trivial_query(session: SparkSession, batches: int, checkpoint: str) -> float:
-    records = [ReplayRecord(job=0, seq=i, topic="t", partition=0, offset=i, timestamp=i, key=None, value=b"x")
-               for i in range(batches)]
+    records = [
+        ReplayRecord(job=0, seq=i, topic="t", partition=0, offset=i, timestamp=i, key=None, value=b"x")
+        for i in range(batches)
+    ]
     raw = session.readStream.format(FORMAT_NAME).options(**encode_options(records, range(1, batches + 1))).load()
     began = time.perf_counter()
     query = (

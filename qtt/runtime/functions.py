@@ -151,9 +151,7 @@ def _is_nan(value: Column, type_: t.SqlType) -> Column | None:
     return F.isnan(value) if type_.base == "DOUBLE" else None
 
 
-def compare(
-    op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType
-) -> Column:
+def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
     """``left op right`` as ksqlDB evaluates it: never null, false when an operand is null."""
     left, right = comparable(left, left_type), comparable(right, right_type)
     result = _OPERATORS[op](left, right)
@@ -168,9 +166,7 @@ def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.Sq
     """``left IS DISTINCT FROM right``: nulls are equal to each other only."""
     either_null = left.isNull() | right.isNull()
     both_null = left.isNull() & right.isNull()
-    return F.when(either_null, ~both_null).otherwise(
-        compare("<>", left, right, left_type, right_type)
-    )
+    return F.when(either_null, ~both_null).otherwise(compare("<>", left, right, left_type, right_type))
 
 
 # ---------------------------------------------------------------------------- null handling
@@ -255,9 +251,7 @@ def _initcap(expr: e.Call, args: Sequence[Column]) -> Column:
     # ksqlDB lower-cases, then upper-cases the first character of each run of non-whitespace
     # (Java's \s); leading whitespace is dropped. Spark's initcap splits on spaces only.
     words = F.regexp_extract_all(F.lower(args[0]), F.lit(r"[^\s]+\s*"), 0)
-    capitalized = F.transform(
-        words, lambda w: F.concat(F.upper(F.substring(w, 1, 1)), F.substring(w, 2, 2**31 - 1))
-    )
+    capitalized = F.transform(words, lambda w: F.concat(F.upper(F.substring(w, 1, 1)), F.substring(w, 2, 2**31 - 1)))
     return F.array_join(capitalized, "")
 
 
@@ -284,9 +278,7 @@ def _replace(expr: e.Call, args: Sequence[Column]) -> Column:
     joined = F.call_function("array_join", F.split(value, ""), new)
     around = F.when(value == "", new).otherwise(F.concat(new, joined, new))
     return (
-        F.when(old.isNull() | new.isNull(), F.lit(None))
-        .when(old == "", around)
-        .otherwise(F.replace(value, old, new))
+        F.when(old.isNull() | new.isNull(), F.lit(None)).when(old == "", around).otherwise(F.replace(value, old, new))
     )
 
 
@@ -299,9 +291,7 @@ def _ordinal_index(value: Column, search: Column, occurrence: Column) -> Column:
     found = F.aggregate(
         F.sequence(F.lit(1), F.greatest(occurrence, F.lit(1))),
         F.lit(0),  # 1-based position of the last match; 0 before the first, -1 when missing
-        lambda last, _: F.when(last < 0, last).otherwise(
-            F.when(locate(last + 1) > 0, locate(last + 1)).otherwise(-1)
-        ),
+        lambda last, _: F.when(last < 0, last).otherwise(F.when(locate(last + 1) > 0, locate(last + 1)).otherwise(-1)),
     )
     return (
         F.when(occurrence <= 0, F.lit(-1))
@@ -435,11 +425,7 @@ def _java_round_half_up(value: Column) -> Column:
 
 def _half_unit(places: int) -> Column:
     """Half a unit in the last place kept: 0.005 for two places, 5 for -1, as a small DECIMAL."""
-    half = (
-        decimal.Decimal(5).scaleb(-(places + 1))
-        if places >= 0
-        else decimal.Decimal(5 * 10 ** (-places - 1))
-    )
+    half = decimal.Decimal(5).scaleb(-(places + 1)) if places >= 0 else decimal.Decimal(5 * 10 ** (-places - 1))
     return F.lit(half)
 
 
@@ -453,9 +439,7 @@ def _decimal_trunc(value: Column, places: int) -> Column:
     return F.when(value < 0, F.ceil(value, places)).otherwise(F.floor(value, places))
 
 
-def _double_via_decimal(
-    value: Column, places: int, op: Callable[[Column, int], Column], huge: Column
-) -> Column:
+def _double_via_decimal(value: Column, places: int, op: Callable[[Column, int], Column], huge: Column) -> Column:
     """A decimal rounding of a double, as ksqlDB does it on ``BigDecimal.valueOf(value)``.
 
     Spark's double -> decimal cast reads the same shortest decimal text. 20 places hold every
@@ -521,9 +505,7 @@ def _floor(expr: e.Call, args: Sequence[Column]) -> Column:
         return args[0]
     if arg_type == t.DOUBLE:
         # Spark's FLOOR of a double is a BIGINT; Java's Math.floor keeps NaN, infinities, -0.0.
-        return F.when(F.isnan(args[0]) | (F.abs(args[0]) >= 2.0**52), args[0]).otherwise(
-            F.floor(args[0])
-        )
+        return F.when(F.isnan(args[0]) | (F.abs(args[0]) >= 2.0**52), args[0]).otherwise(F.floor(args[0]))
     return F.floor(args[0], 0)
 
 
@@ -533,9 +515,7 @@ def _ceil(expr: e.Call, args: Sequence[Column]) -> Column:
     if arg_type.base in ("INTEGER", "BIGINT"):
         return args[0]
     if arg_type == t.DOUBLE:
-        return F.when(F.isnan(args[0]) | (F.abs(args[0]) >= 2.0**52), args[0]).otherwise(
-            F.ceil(args[0])
-        )
+        return F.when(F.isnan(args[0]) | (F.abs(args[0]) >= 2.0**52), args[0]).otherwise(F.ceil(args[0]))
     return F.ceil(args[0], 0)
 
 
@@ -630,11 +610,7 @@ def _array_remove(expr: e.Call, args: Sequence[Column]) -> Column:
 def _array_concat(expr: e.Call, args: Sequence[Column]) -> Column:
     # A null array counts as empty, unless both are null.
     first, second = args
-    return (
-        F.when(first.isNull(), second)
-        .when(second.isNull(), first)
-        .otherwise(F.concat(first, second))
-    )
+    return F.when(first.isNull(), second).when(second.isNull(), first).otherwise(F.concat(first, second))
 
 
 @implements("ARRAY_JOIN")
@@ -653,9 +629,7 @@ def _array_join(expr: e.Call, args: Sequence[Column]) -> Column:
 def _map_union(expr: e.Call, args: Sequence[Column]) -> Column:
     # The second map wins on a shared key; a null map counts as empty unless both are null.
     first, second = args
-    merged = F.map_concat(
-        F.map_filter(first, lambda k, v: ~F.array_contains(F.map_keys(second), k)), second
-    )
+    merged = F.map_concat(F.map_filter(first, lambda k, v: ~F.array_contains(F.map_keys(second), k)), second)
     return F.when(first.isNull(), second).when(second.isNull(), first).otherwise(merged)
 
 
@@ -673,11 +647,7 @@ def _entries(expr: e.Call, args: Sequence[Column]) -> Column:
 def _generate_series(expr: e.Call, args: Sequence[Column]) -> Column:
     start, end = args[0], args[1]
     if len(args) == 2:
-        step = (
-            F.when(end >= start, F.lit(1))
-            .otherwise(F.lit(-1))
-            .cast(to_spark(expr.args[0].result_type))
-        )
+        step = F.when(end >= start, F.lit(1)).otherwise(F.lit(-1)).cast(to_spark(expr.args[0].result_type))
     else:
         step = args[2]
     # ksqlDB fails (so emits null) for a zero step or one that points away from the end;
@@ -712,10 +682,7 @@ def simple_date_parse(value: Column, pattern: str) -> Column:
         adjacent = position + 1 < len(tokens) and tokens[position + 1][0] != "lit"
         regex.append(f"([0-9]{{{len(text)}}})" if adjacent else "([0-9]+)")
         groups.append(kind)
-    parts = {
-        kind: F.regexp_extract(value, "".join(regex), index + 1).cast("int")
-        for index, kind in enumerate(groups)
-    }
+    parts = {kind: F.regexp_extract(value, "".join(regex), index + 1).cast("int") for index, kind in enumerate(groups)}
     year = parts.get("y", F.lit(1970))
     months = parts.get("M", F.lit(1)) - 1
     days = parts.get("d", F.lit(1)) - 1
@@ -733,9 +700,7 @@ def _parse_date(expr: e.Call, args: Sequence[Column]) -> Column:
 def _string_to_date(expr: e.Call, args: Sequence[Column]) -> Column:
     # java.time's LocalDate.parse: the whole text, strictly, as Spark's to_date.
     pattern = _constant(expr.args[1])
-    return (
-        _null(t.INTEGER) if pattern is None else _days_since_epoch(F.to_date(args[0], str(pattern)))
-    )
+    return _null(t.INTEGER) if pattern is None else _days_since_epoch(F.to_date(args[0], str(pattern)))
 
 
 @implements("FORMAT_DATE")
@@ -757,9 +722,7 @@ def _date_to_string(expr: e.Call, args: Sequence[Column]) -> Column:
 
 def _lazy_check(value: Column, evaluated: Column, what: str) -> Column:
     # Fails the query when evaluated with `false`, so a replay proves CASE is lazy.
-    return F.when(evaluated, value).otherwise(
-        F.raise_error(F.lit(f"{what} in case is not running lazily!"))
-    )
+    return F.when(evaluated, value).otherwise(F.raise_error(F.lit(f"{what} in case is not running lazily!")))
 
 
 @implements("WHENCONDITION")
@@ -794,17 +757,13 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
             # Integer.parseInt: no fraction, no exponent; Spark's cast would truncate "1.5".
             return F.when(text.rlike(_INTEGER_TEXT), text.cast(spark_target))
         if target == t.DOUBLE:
-            return F.when(
-                text.rlike(_DOUBLE_TEXT), F.regexp_replace(text, "[fFdD]$", "").cast("double")
-            )
+            return F.when(text.rlike(_DOUBLE_TEXT), F.regexp_replace(text, "[fFdD]$", "").cast("double"))
         if isinstance(target, t.Decimal):
             return F.when(text.rlike(_DECIMAL_TEXT), text.cast(spark_target))
         if target == t.BOOLEAN:
             # ksqlDB's SqlBooleans: any prefix of "true" or "yes" is true, anything else false.
             lowered = F.lower(text)
-            truthy = (F.length(lowered) > 0) & (
-                F.lit("true").startswith(lowered) | F.lit("yes").startswith(lowered)
-            )
+            truthy = (F.length(lowered) > 0) & (F.lit("true").startswith(lowered) | F.lit("yes").startswith(lowered))
             return F.when(value.isNotNull(), truthy)
         if target == t.BYTES:
             return F.unbase64(text)
@@ -834,9 +793,7 @@ def _cast_struct(value: Column, source: t.Struct, target: t.Struct) -> Column:
     fields = []
     for f in target.fields:
         found = source.field(f.name)
-        field_value = (
-            cast(value.getField(f.name), found.type, f.type) if found is not None else _null(f.type)
-        )
+        field_value = cast(value.getField(f.name), found.type, f.type) if found is not None else _null(f.type)
         fields.append(field_value.alias(f.name))
     return F.when(value.isNotNull(), F.struct(*fields))
 

@@ -96,10 +96,12 @@ def read(session: SparkSession, checkpoint: str, query_id: str) -> list[Internal
                 for row in feed.collect()
             ]
             records.sort(key=_sort_key)
-            topics.append(InternalTopic(
-                name=f"{query_id}-{name}-changelog",
-                key_schema=str(from_spark(key_type)),
-                value_schema=str(from_spark(value_type)),
-                records=records,
-            ))
+            topics.append(
+                InternalTopic(
+                    name=f"{query_id}-{name}-changelog",
+                    key_schema=str(from_spark(key_type)),
+                    value_schema=str(from_spark(value_type)),
+                    records=records,
+                )
+            )
     return topics

@@ -59,8 +59,17 @@ def _unb64(text: str | None) -> bytes | None:
 def encode_options(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -> dict[str, str]:
     """The reader options that carry ``records`` and the micro-batch boundaries."""
     rows = [
-        [r.job, r.seq, r.topic, r.partition, r.offset, r.timestamp, _b64(r.key), _b64(r.value),
-         [[k, _b64(v)] for k, v in r.headers]]
+        [
+            r.job,
+            r.seq,
+            r.topic,
+            r.partition,
+            r.offset,
+            r.timestamp,
+            _b64(r.key),
+            _b64(r.value),
+            [[k, _b64(v)] for k, v in r.headers],
+        ]
         for r in records
     ]
     return {"records": json.dumps(rows), "batch_ends": json.dumps(list(batch_ends))}
@@ -112,8 +121,7 @@ class ReplayStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
         assert isinstance(partition, _Slice)
         for job, seq, topic, part, offset, ts, key, value, headers in partition.rows:
-            yield (job, seq, topic, part, offset, ts, _unb64(key), _unb64(value),
-                   [(k, _unb64(v)) for k, v in headers])
+            yield (job, seq, topic, part, offset, ts, _unb64(key), _unb64(value), [(k, _unb64(v)) for k, v in headers])
 
     def commit(self, end: dict[str, int]) -> None:
         pass

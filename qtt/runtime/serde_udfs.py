@@ -44,9 +44,7 @@ def decode(
 
     # No annotations on UDF bodies: PySpark would try to read an eval type from them.
     def run(key_bytes, value_bytes):
-        key_des = get_format(key_name).deserializer(
-            key_cols, is_key=True, properties=key_props, features=key_features
-        )
+        key_des = get_format(key_name).deserializer(key_cols, is_key=True, properties=key_props, features=key_features)
         value_des = get_format(value_name).deserializer(
             value_cols, is_key=False, properties=value_props, features=value_features
         )
@@ -108,9 +106,7 @@ def encode(
     name, properties, feature_set = info.format, dict(info.properties), frozenset(features)
 
     def run(value):
-        serializer = get_format(name).serializer(
-            serde_cols, is_key=is_key, properties=properties, features=feature_set
-        )
+        serializer = get_format(name).serializer(serde_cols, is_key=is_key, properties=properties, features=feature_set)
         if value is None:
             return None
         return serializer(tuple(value))

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 DEFAULT_MASTER = "local[2]"
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 _lock = threading.Lock()
 _session: SparkSession | None = None
 _started_seconds: float | None = None
@@ -71,8 +72,7 @@ def _session_options() -> dict[str, str]:
         "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
         # transformWithState needs RocksDB; with changelog checkpointing every micro-batch
         # writes a change log, which the state data source reads back as internal topics.
-        "spark.sql.streaming.stateStore.providerClass":
-            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        "spark.sql.streaming.stateStore.providerClass": ROCKSDB_PROVIDER,
         "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
     }
 

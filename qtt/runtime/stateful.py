@@ -82,9 +82,15 @@ class AggregateProcessor(StatefulProcessor):
             out = dict(zip(self.spec.key_names, key, strict=True))
             for udaf, acc, (_, alias, _) in zip(self.udafs, accumulators, self.spec.calls, strict=True):
                 out[alias] = udaf.result(acc)
-            out.update(ROWTIME=rowtime, ROWPARTITION=row["ROWPARTITION"], ROWOFFSET=row["ROWOFFSET"],
-                       __qtt_seq=row["__qtt_seq"], __qtt_tombstone=False, __qtt_null_key=False,
-                       __qtt_order=row[ORDER])
+            out.update(
+                ROWTIME=rowtime,
+                ROWPARTITION=row["ROWPARTITION"],
+                ROWOFFSET=row["ROWOFFSET"],
+                __qtt_seq=row["__qtt_seq"],
+                __qtt_tombstone=False,
+                __qtt_null_key=False,
+                __qtt_order=row[ORDER],
+            )
             yield Row(**out)
         self.state.update(tuple([*accumulators, rowtime]))
 
@@ -116,8 +122,12 @@ class TableGroupByProcessor(StatefulProcessor):
         stored = self.state.get() if self.state.exists() else None
         old = tuple(stored) if stored is not None else None
         for row in sorted(rows, key=lambda r: r["__qtt_seq"]):
-            system = {"ROWTIME": row["ROWTIME"], "ROWPARTITION": row["ROWPARTITION"],
-                      "ROWOFFSET": row["ROWOFFSET"], "__qtt_seq": row["__qtt_seq"]}
+            system = {
+                "ROWTIME": row["ROWTIME"],
+                "ROWPARTITION": row["ROWPARTITION"],
+                "ROWOFFSET": row["ROWOFFSET"],
+                "__qtt_seq": row["__qtt_seq"],
+            }
             if old is not None:
                 yield Row(**dict(zip(self.spec.columns, old, strict=True)), **system, __qtt_op=UNDO, __qtt_order=0)
             new = tuple(row[c] for c in self.spec.columns)

@@ -29,9 +29,17 @@ HEADER = (
 )
 
 STATEFUL_OPERATORS = (
-    "StateStoreSave", "StateStoreRestore", "SessionWindowStateStoreSave", "SessionWindowStateStoreRestore",
-    "StreamingDeduplicate", "StreamingSymmetricHashJoin", "FlatMapGroupsWithState", "TransformWithState",
-    "TransformWithStateInPandas", "TransformWithStateInPySpark", "StreamingGlobalLimit",
+    "StateStoreSave",
+    "StateStoreRestore",
+    "SessionWindowStateStoreSave",
+    "SessionWindowStateStoreRestore",
+    "StreamingDeduplicate",
+    "StreamingSymmetricHashJoin",
+    "FlatMapGroupsWithState",
+    "TransformWithState",
+    "TransformWithStateInPandas",
+    "TransformWithStateInPySpark",
+    "StreamingGlobalLimit",
 )
 
 _NOISE = [
@@ -119,8 +127,12 @@ def parse(text: str) -> dict[str, QueryTopology]:
         if raw.startswith("query "):
             current = QueryTopology(raw.split(" ", 1)[1].strip())
             queries[current.query_id] = current
-        elif (current is not None and raw.strip() in ("state", "plan")
-              and raw.startswith("  ") and not raw.startswith("    ")):
+        elif (
+            current is not None
+            and raw.strip() in ("state", "plan")
+            and raw.startswith("  ")
+            and not raw.startswith("    ")
+        ):
             section = raw.strip()
         elif current is not None and raw.startswith("    "):
             # recordings made before a normalization rule existed get it applied here

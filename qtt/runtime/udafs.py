@@ -133,9 +133,7 @@ def _coercer(type_: t.SqlType) -> Callable[[Any], Any]:
 def _quantizer(type_: t.SqlType) -> Callable[[Any], Any]:
     if isinstance(type_, t.Decimal):
         exponent = decimal.Decimal(1).scaleb(-type_.scale)
-        return lambda v: (
-            None if v is None else decimal.Decimal(v).quantize(exponent, context=_DECIMAL_CONTEXT)
-        )
+        return lambda v: None if v is None else decimal.Decimal(v).quantize(exponent, context=_DECIMAL_CONTEXT)
     return lambda v: v
 
 

@@ -41,9 +41,7 @@ def parse_delimiter(value: str) -> str:
         )
         raise ValueError(msg)
     if len(value) != 1:
-        msg = (
-            f"Invalid delimiter value: '{value}'. Delimiter must be a single character or TAB,SPACE"
-        )
+        msg = f"Invalid delimiter value: '{value}'. Delimiter must be a single character or TAB,SPACE"
         raise ValueError(msg)
     return value
 
@@ -101,11 +99,7 @@ def parse_record(text: str, delimiter: str) -> list[str]:
         SerdeError: the text holds no record or is not valid CSV.
     """
     try:
-        records = [
-            r
-            for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-            if r
-        ]
+        records = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True) if r]
     except csv.Error as e:
         msg = f"Error deserializing delimited: {e}"
         raise SerdeError(msg) from None
@@ -213,10 +207,7 @@ class DelimitedFormat(Format):
                     out.append(parse(text))
                 except (ValueError, ArithmeticError, decimal.InvalidOperation, SerdeError) as e:
                     detail = e.message if isinstance(e, SerdeError) else str(e)
-                    msg = (
-                        f"Error deserializing delimited field {column.name} ({column.type}): "
-                        f"{detail}"
-                    )
+                    msg = f"Error deserializing delimited field {column.name} ({column.type}): {detail}"
                     raise SerdeError(msg) from None
             return tuple(out)
 
@@ -248,9 +239,7 @@ class DelimitedFormat(Format):
             return None
         return data.decode("utf-8", errors="replace")
 
-    def validate(
-        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
-    ) -> None:
+    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
         super().validate(columns, is_key=is_key, properties=properties)
         if "delimiter" in properties:
             try:
@@ -259,10 +248,7 @@ class DelimitedFormat(Format):
                 raise StatementError(str(e)) from None
 
     def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:
-        return (
-            f"The '{self.name}' format does not support type '{base}', column: "
-            f"{t.quote(column.name)}"
-        )
+        return f"The '{self.name}' format does not support type '{base}', column: {t.quote(column.name)}"
 
 
 DELIMITED = register(DelimitedFormat())

@@ -65,10 +65,7 @@ class Format(ABC):
                 raise StatementError(self.unsupported_type_message(base, column))
         unknown = set(properties) - self.supported_properties
         if unknown:
-            msg = (
-                f"{self.name} does not support the following configs: "
-                f"[{', '.join(sorted(unknown))}]"
-            )
+            msg = f"{self.name} does not support the following configs: [{', '.join(sorted(unknown))}]"
             raise StatementError(msg)
 
     def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:

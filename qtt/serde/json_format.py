@@ -58,9 +58,7 @@ class JsonFormat(Format):
     supports_wrapping: ClassVar[bool] = True
     supports_unwrapping: ClassVar[bool] = True
 
-    def validate(
-        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
-    ) -> None:
+    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
         super().validate(columns, is_key=is_key, properties=properties)
         for column in columns:
             if _has_non_string_map_key(column.type):
@@ -83,9 +81,7 @@ class JsonFormat(Format):
             if row is None:
                 return None
             if wrapped:
-                doc: Any = {
-                    c.name: values.to_json(v, c.type) for c, v in zip(columns, row, strict=True)
-                }
+                doc: Any = {c.name: values.to_json(v, c.type) for c, v in zip(columns, row, strict=True)}
             else:
                 # an unwrapped null is a null record, as KsqlJsonSerializer writes it
                 if row[0] is None:
@@ -124,8 +120,7 @@ class JsonFormat(Format):
                     raise values.from_json_failure(doc, row_type, "$")
                 upper = values.upper_case_keys(doc)
                 return tuple(
-                    values.from_json(values.field_value(doc, upper, c.name), c.type, f"$.{c.name}")
-                    for c in columns
+                    values.from_json(values.field_value(doc, upper, c.name), c.type, f"$.{c.name}") for c in columns
                 )
             except SerdeError as e:
                 msg = f"Failed to deserialize {target}: {e.message}"

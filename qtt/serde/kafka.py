@@ -56,15 +56,11 @@ def decode(data: bytes | None, type_: t.SqlType) -> Any:
 
 class KafkaFormat(Format):
     name: ClassVar[str] = "KAFKA"
-    supported_types: ClassVar[frozenset[str]] = frozenset(
-        ["INTEGER", "BIGINT", "DOUBLE", "STRING", "BYTES"]
-    )
+    supported_types: ClassVar[frozenset[str]] = frozenset(["INTEGER", "BIGINT", "DOUBLE", "STRING", "BYTES"])
     supports_multiple_columns: ClassVar[bool] = False
     supports_unwrapping: ClassVar[bool] = True
 
-    def validate(
-        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
-    ) -> None:
+    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
         super().validate(columns, is_key=is_key, properties=properties)
         if len(columns) > 1:
             suffix = " KEY" if is_key else ""

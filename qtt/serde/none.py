@@ -14,16 +14,11 @@ class NoneFormat(Format):
     name: ClassVar[str] = "NONE"
     supported_types: ClassVar[frozenset[str]] = frozenset()
 
-    def validate(
-        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]
-    ) -> None:
+    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
         if columns:
             suffix = " KEY" if is_key else ""
             shown = ", ".join(f"{t.quote(c.name)} {c.type}{suffix}" for c in columns)
-            msg = (
-                f"The '{self.name}' format can only be used when no columns are defined. "
-                f"Got: [{shown}]"
-            )
+            msg = f"The '{self.name}' format can only be used when no columns are defined. Got: [{shown}]"
             raise StatementError(msg)
 
     def serializer(

@@ -59,9 +59,7 @@ def _wrap(value: int, bits: int) -> int:
 
 
 _JAVA_LONG = re.compile(r"[+-]?[0-9]+")
-_JAVA_DOUBLE = re.compile(
-    r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)"
-)
+_JAVA_DOUBLE = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
 _JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
@@ -175,9 +173,7 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
         if base == "DATE":
             return EPOCH_DATE + dt.timedelta(days=millis)
         if not 0 <= millis < 86_400_000:
-            msg = (
-                "Time values must use number of milliseconds greater than 0 and less than 86400000."
-            )
+            msg = "Time values must use number of milliseconds greater than 0 and less than 86400000."
             raise SerdeError(msg + (f", path: {path}" if path else ""))
         return (dt.datetime.min + dt.timedelta(milliseconds=millis)).time()
     if isinstance(type_, t.Array):
@@ -188,9 +184,7 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
         if not isinstance(value, Mapping):
             raise _fail(value, type_, path)
         return {
-            from_json(k, type_.key, f"{path}.{k}.key"): from_json(
-                v, type_.value, f"{path}.{k}.value"
-            )
+            from_json(k, type_.key, f"{path}.{k}.key"): from_json(v, type_.value, f"{path}.{k}.value")
             for k, v in value.items()
         }
     if isinstance(type_, t.Struct):
@@ -234,15 +228,10 @@ def json_text(value: Any) -> str:
     return str(value)
 
 
-def struct_from_mapping(
-    value: Mapping[str, Any], type_: t.Struct, path: str = ""
-) -> tuple[Any, ...]:
+def struct_from_mapping(value: Mapping[str, Any], type_: t.Struct, path: str = "") -> tuple[Any, ...]:
     """Match JSON object fields to struct fields as ksqlDB does (see :func:`field_value`)."""
     upper = upper_case_keys(value)
-    return tuple(
-        from_json(field_value(value, upper, f.name), f.type, f"{path}.{f.name}")
-        for f in type_.fields
-    )
+    return tuple(from_json(field_value(value, upper, f.name), f.type, f"{path}.{f.name}") for f in type_.fields)
 
 
 def upper_case_keys(value: Mapping[str, Any]) -> dict[str, Any]:
@@ -264,9 +253,7 @@ def fit_decimal(number: decimal.Decimal, type_: t.Decimal, path: str = "") -> de
     """ksqlDB's ``DecimalUtil.ensureFit``: pad to the declared scale, never round or overflow."""
     where = f", path: {path}" if path else ""
     if not number.is_finite():
-        raise SerdeError(
-            f"Cannot fit decimal '{number}' into DECIMAL({type_.precision}, {type_.scale}){where}"
-        )
+        raise SerdeError(f"Cannot fit decimal '{number}' into DECIMAL({type_.precision}, {type_.scale}){where}")
     digits = type_.precision - type_.scale
     if abs(number) >= decimal.Decimal(10) ** digits:
         msg = (
@@ -422,9 +409,7 @@ def dumps(value: Any) -> str:
     """
     import simplejson
 
-    return simplejson.dumps(
-        _jackson(value), use_decimal=True, separators=(",", ":"), ensure_ascii=False
-    )
+    return simplejson.dumps(_jackson(value), use_decimal=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _jackson(value: Any) -> Any:
@@ -447,9 +432,7 @@ def loads(text: str | bytes) -> Any:
 
 
 def _reject_constant(name: str) -> Any:
-    msg = (
-        f"Non-standard token '{name}': enable JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS to allow"
-    )
+    msg = f"Non-standard token '{name}': enable JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS to allow"
     raise ValueError(msg)
 
 

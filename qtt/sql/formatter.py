@@ -129,18 +129,14 @@ def _(node: ast.Like) -> str:
 
 @format_expr.register
 def _(node: ast.SearchedCase) -> str:
-    whens = " ".join(
-        f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens
-    )
+    whens = " ".join(f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens)
     default = f" ELSE {format_expr(node.default)}" if node.default is not None else ""
     return f"(CASE {whens}{default} END)"
 
 
 @format_expr.register
 def _(node: ast.SimpleCase) -> str:
-    whens = " ".join(
-        f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens
-    )
+    whens = " ".join(f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens)
     default = f" ELSE {format_expr(node.default)}" if node.default is not None else ""
     return f"(CASE {format_expr(node.operand)} {whens}{default} END)"
 

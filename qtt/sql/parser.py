@@ -227,9 +227,7 @@ class _AstBuilder(Transformer):
             pos=_pos(meta),
         )
 
-    def create_as(
-        self, meta: Any, create, or_replace, kind, if_not_exists, name, properties, as_, query
-    ):
+    def create_as(self, meta: Any, create, or_replace, kind, if_not_exists, name, properties, as_, query):
         return ast.CreateAsSelect(
             kind=kind,
             name=name,
@@ -290,9 +288,7 @@ class _AstBuilder(Transformer):
         )
 
     def unset_property(self, meta: Any, unset, name):
-        return ast.UnsetProperty(
-            name=_string(name), text=self._statement_text(meta), pos=_pos(meta)
-        )
+        return ast.UnsetProperty(name=_string(name), text=self._statement_text(meta), pos=_pos(meta))
 
     def source_kind(self, meta: Any, token: Token) -> str:
         return str(token).upper()
@@ -317,13 +313,9 @@ class _AstBuilder(Transformer):
     def table_elements(self, meta: Any, elements: list[ast.TableElement]) -> list[ast.TableElement]:
         return elements
 
-    def table_element(
-        self, meta: Any, name: str, type_: t.SqlType, constraint: Any
-    ) -> ast.TableElement:
+    def table_element(self, meta: Any, name: str, type_: t.SqlType, constraint: Any) -> ast.TableElement:
         kind, header_key = constraint if constraint else (None, None)
-        return ast.TableElement(
-            name=name, type=type_, constraint=kind, header_key=header_key, pos=_pos(meta)
-        )
+        return ast.TableElement(name=name, type=type_, constraint=kind, header_key=header_key, pos=_pos(meta))
 
     schema_element = table_element
 
@@ -375,9 +367,7 @@ class _AstBuilder(Transformer):
         name = next((a for a in alias if isinstance(a, str) and not isinstance(a, Token)), None)
         return ast.SingleColumn(expr=expr, alias=name, pos=_pos(meta))
 
-    def select_struct_all(
-        self, meta: Any, base: ast.Expr, arrow: Token, star: Token
-    ) -> ast.StructAll:
+    def select_struct_all(self, meta: Any, base: ast.Expr, arrow: Token, star: Token) -> ast.StructAll:
         return ast.StructAll(base=base, pos=_pos(meta))
 
     def select_all_from(self, meta: Any, source: str, star: Token) -> ast.AllColumns:
@@ -390,9 +380,7 @@ class _AstBuilder(Transformer):
     def relation(self, meta: Any, children: list[Any]) -> ast.Relation:
         relation: ast.Relation = children[0]
         for kind, right, within, on in children[1:]:
-            relation = ast.Join(
-                kind=kind, left=relation, right=right, on=on, within=within, pos=right.pos
-            )
+            relation = ast.Join(kind=kind, left=relation, right=right, on=on, within=within, pos=right.pos)
         return relation
 
     @v_args(meta=True, inline=False)
@@ -425,9 +413,7 @@ class _AstBuilder(Transformer):
         return ("window", spec)
 
     def tumbling(self, meta: Any, kw, size_kw, size, *rest):
-        return ast.WindowSpec(
-            kind="TUMBLING", size_ms=size, pos=_pos(meta), **_window_options(rest)
-        )
+        return ast.WindowSpec(kind="TUMBLING", size_ms=size, pos=_pos(meta), **_window_options(rest))
 
     def hopping(self, meta: Any, kw, size_kw, size, advance_kw, by, advance, *rest):
         return ast.WindowSpec(
@@ -528,9 +514,7 @@ class _AstBuilder(Transformer):
         # ksqlDB reads "-5" as one literal, so BIGINT's minimum is a valid literal.
         if isinstance(operand, ast.IntegerLiteral):
             return replace(operand, value=-operand.value, pos=_pos(meta))
-        if isinstance(
-            operand, ast.DecimalLiteral | ast.DoubleLiteral
-        ) and not operand.text.startswith("-"):
+        if isinstance(operand, ast.DecimalLiteral | ast.DoubleLiteral) and not operand.text.startswith("-"):
             return replace(operand, text="-" + operand.text, pos=_pos(meta))
         return ast.Negate(operand=operand, pos=_pos(meta))
 
@@ -647,11 +631,7 @@ class _AstBuilder(Transformer):
 
 def _function_argument(arg: Any) -> ast.Expr:
     # A bare time unit (SECONDS, DAYS ...) is a valid argument to time functions.
-    if (
-        isinstance(arg, ast.ColumnRef)
-        and arg.source is None
-        and arg.name.rstrip("S") in _TIME_UNITS_MS
-    ):
+    if isinstance(arg, ast.ColumnRef) and arg.source is None and arg.name.rstrip("S") in _TIME_UNITS_MS:
         return ast.IntervalUnit(unit=arg.name.rstrip("S"), pos=arg.pos)
     return arg
 

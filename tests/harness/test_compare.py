@@ -145,9 +145,7 @@ def test_processing_log_reports_missing_unexpected_and_wrong_entries():
         ExpectedLogEntry(input=2, message="x"),
     )
     problems = check_processing_log(wanted, [Entry(1, "invalid JSON")])
-    assert problems[0].startswith(
-        "entry 0: expected input #1 with a message containing 'field count', got input #1"
-    )
+    assert problems[0].startswith("entry 0: expected input #1 with a message containing 'field count', got input #1")
     assert problems[1].startswith("entry 1: missing")
     assert check_processing_log((), [Entry(0, "boom")]) == ["entry 0: unexpected: input #0: boom"]
 

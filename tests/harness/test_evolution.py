@@ -28,10 +28,12 @@ def _sinks(plan: s.Plan) -> list[s.ExecutionStep]:
 
 
 def test_the_planner_writes_v2_sinks_with_the_topic_partition_count() -> None:
-    sql = ("CREATE STREAM a (k STRING KEY, v INT) WITH (kafka_topic='a', value_format='JSON', partitions=3);\n"
-           "CREATE STREAM b WITH (partitions=4) AS SELECT k, v FROM a;\n"
-           "CREATE STREAM c AS SELECT k, v FROM a;\n"
-           "INSERT INTO b SELECT k, v FROM c;")
+    sql = (
+        "CREATE STREAM a (k STRING KEY, v INT) WITH (kafka_topic='a', value_format='JSON', partitions=3);\n"
+        "CREATE STREAM b WITH (partitions=4) AS SELECT k, v FROM a;\n"
+        "CREATE STREAM c AS SELECT k, v FROM a;\n"
+        "INSERT INTO b SELECT k, v FROM c;"
+    )
     sinks = _sinks(plan_statements(parse_statements(sql)).plan)
     assert [type(x).__name__ for x in sinks] == ["StreamSinkV2"] * 3
     assert [x.partitions for x in sinks] == [4, 3, 4]  # type: ignore[attr-defined]
@@ -69,19 +71,24 @@ def test_v1_keeps_input_partitions_and_v2_routes_by_key(spark) -> None:
     old_out = [o for records in results[0].replay.outputs.values() for o in records]  # type: ignore[union-attr]
     new_out = [o for records in results[1].replay.outputs.values() for o in records]  # type: ignore[union-attr]
     assert {o.partition for o in old_out} == {0}
-    assert [o.partition for o in new_out] == [
-        partition_for(o.key_bytes, v2.partitions) for o in new_out
-    ]
+    assert [o.partition for o in new_out] == [partition_for(o.key_bytes, v2.partitions) for o in new_out]
 
 
 @pytest.mark.spark
 @pytest.mark.usefixtures("no_active_streams")
 def test_v2_spreads_keys_over_the_sink_partitions_as_kafka_would(spark) -> None:
-    sql = ("CREATE STREAM a (k STRING KEY, v INT) WITH (kafka_topic='a', value_format='JSON');\n"
-           "CREATE STREAM b WITH (partitions=3) AS SELECT k, v FROM a;")
+    sql = (
+        "CREATE STREAM a (k STRING KEY, v INT) WITH (kafka_topic='a', value_format='JSON');\n"
+        "CREATE STREAM b WITH (partitions=3) AS SELECT k, v FROM a;"
+    )
     plan = plan_statements(parse_statements(sql)).plan
     keys = ["D1", "D2", "D3", "D5", None]
     result = replay(plan, [Record(topic="a", key=k, value={"V": i}) for i, k in enumerate(keys)], session=spark)
     # murmur2 as Kafka's producer: D1 -> 2, D2 -> 0, D3 -> 1, D5 -> 1; a null key stays where it came from
     assert [(o.key, o.partition) for o in result.outputs["B"]] == [
-        ("D1", 2), ("D2", 0), ("D3", 1), ("D5", 1), (None, 0)]
+        ("D1", 2),
+        ("D2", 0),
+        ("D3", 1),
+        ("D5", 1),
+        (None, 0),
+    ]

@@ -62,9 +62,7 @@ def test_a_different_error_family_does_not_match():
     ],
 )
 def test_messages_match_as_substrings(message, ok):
-    expected = ExpectedException(
-        type="io.confluent.ksql.util.KsqlStatementException", message=message
-    )
+    expected = ExpectedException(type="io.confluent.ksql.util.KsqlStatementException", message=message)
     error = errors.StatementError("SELECT column 'BOB' cannot be resolved.")
     assert (mismatch(expected, error) is None) is ok
 
@@ -79,8 +77,6 @@ def test_the_message_may_include_the_location_prefix():
 
 
 def test_a_mismatch_says_what_was_expected_and_what_came():
-    expected = ExpectedException(
-        type="io.confluent.ksql.util.KsqlStatementException", message="nope"
-    )
+    expected = ExpectedException(type="io.confluent.ksql.util.KsqlStatementException", message="nope")
     why = mismatch(expected, errors.StatementError("something else"))
     assert why == "expected a message containing 'nope' but got 'something else'"

@@ -87,15 +87,24 @@ def test_every_stateful_historical_plan_records_its_internal_topics() -> None:
 
 def test_comparison_names_the_topic_and_the_first_differing_record() -> None:
     record = SpecInternalRecord(key={"K": "a"}, value={"N": 1}, change="update", batch=0)
-    recorded = [SpecInternalTopic(name="Q-Agg-changelog", key_schema="STRUCT<`K` STRING>",
-                                  value_schema="STRUCT<`N` BIGINT>", records=(record,))]
+    recorded = [
+        SpecInternalTopic(
+            name="Q-Agg-changelog",
+            key_schema="STRUCT<`K` STRING>",
+            value_schema="STRUCT<`N` BIGINT>",
+            records=(record,),
+        )
+    ]
     changed = [dataclasses.replace(recorded[0], records=(dataclasses.replace(record, value={"N": 2}),))]
     problems = compare_internal_topics(recorded, changed)
-    assert problems == ['internal topic Q-Agg-changelog: record 0 differs: recorded batch 0 partition 0 update '
-                        'key={"K": "a"} value={"N": 1}, now batch 0 partition 0 update key={"K": "a"} value={"N": 2}']
+    assert problems == [
+        "internal topic Q-Agg-changelog: record 0 differs: recorded batch 0 partition 0 update "
+        'key={"K": "a"} value={"N": 1}, now batch 0 partition 0 update key={"K": "a"} value={"N": 2}'
+    ]
     assert compare_internal_topics(recorded, recorded) == []
     assert compare_internal_topics(recorded, []) == [
-        "internal topic Q-Agg-changelog: recorded, but today's replay has no such state store"]
+        "internal topic Q-Agg-changelog: recorded, but today's replay has no such state store"
+    ]
 
 
 @pytest.mark.spark

@@ -43,9 +43,7 @@ def test_unknown_field_names_file_case_path_and_line():
     assert error.path == "$.tests[1].ouputs"
     assert error.line == 13
     assert "unknown field(s) 'ouputs'" in str(error)
-    assert str(error).startswith(
-        "broken_cases.json: case 'typo in a field name': $.tests[1].ouputs: line 13:"
-    )
+    assert str(error).startswith("broken_cases.json: case 'typo in a field name': $.tests[1].ouputs: line 13:")
 
 
 def test_wrong_type_points_at_the_value():

@@ -39,9 +39,7 @@ def test_matching_conditions_hold(planned: PlannedCase) -> None:
         value_features=("UNWRAP_SINGLES",),
         is_source=False,
     )
-    topic = PostTopic(
-        name="OUTPUT", key_format="JSON", value_format={"format": "DELIMITED"}, partitions=3
-    )
+    topic = PostTopic(name="OUTPUT", key_format="JSON", value_format={"format": "DELIMITED"}, partitions=3)
     assert problems(planned, sources=(source,), topics=PostTopics(topics=(topic,))) == []
 
 
@@ -73,22 +71,17 @@ def test_matching_conditions_hold(planned: PlannedCase) -> None:
         (PostSource(name="INPUT", is_source=True), "expected isSource True, got False"),
     ],
 )
-def test_unmet_source_conditions_say_what_differs(
-    planned: PlannedCase, source: PostSource, problem: str
-) -> None:
+def test_unmet_source_conditions_say_what_differs(planned: PlannedCase, source: PostSource, problem: str) -> None:
     found = problems(planned, sources=(source,))
     assert len(found) == 1
     assert problem in found[0]
 
 
 def test_topic_conditions(planned: PlannedCase) -> None:
-    assert problems(
-        planned, topics=PostTopics(topics=(PostTopic(name="OUTPUT", partitions=1),))
-    ) == ["topic OUTPUT: expected 1 partitions, got 3"]
-    assert (
-        "topic 'nope' does not exist"
-        in problems(planned, topics=PostTopics(topics=(PostTopic(name="nope"),)))[0]
-    )
+    assert problems(planned, topics=PostTopics(topics=(PostTopic(name="OUTPUT", partitions=1),))) == [
+        "topic OUTPUT: expected 1 partitions, got 3"
+    ]
+    assert "topic 'nope' does not exist" in problems(planned, topics=PostTopics(topics=(PostTopic(name="nope"),)))[0]
 
 
 def test_blacklist_matches_whole_topic_names(planned: PlannedCase) -> None:

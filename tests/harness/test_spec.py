@@ -13,13 +13,25 @@ from qtt.plan.steps import FormatInfo, Formats
 
 def _spec() -> spec.Spec:
     formats = Formats(key_format=FormatInfo(format="KAFKA"), value_format=FormatInfo(format="JSON"))
-    record = spec.SpecRecord(topic="t", timestamp=5, key_bytes=spec.b64(b"k"), value_bytes=spec.b64(b"{}"),
-                             key="k", value={"PRICE": Decimal("10.50")})
-    return spec.Spec(spec_version=1, qtt_version="0.1.0", spark_version="4.3.0",
-                     case=spec.SpecCase(file="cases/a.json", name="a", variant=""),
-                     statements=("CREATE STREAM ...",),
-                     topics=(spec.SpecTopic(name="t", formats=formats, schema="`K` STRING KEY"),),
-                     inputs=(record,), outputs=(record,), step_schemas={"Q": {"Project": "`K` STRING KEY"}})
+    record = spec.SpecRecord(
+        topic="t",
+        timestamp=5,
+        key_bytes=spec.b64(b"k"),
+        value_bytes=spec.b64(b"{}"),
+        key="k",
+        value={"PRICE": Decimal("10.50")},
+    )
+    return spec.Spec(
+        spec_version=1,
+        qtt_version="0.1.0",
+        spark_version="4.3.0",
+        case=spec.SpecCase(file="cases/a.json", name="a", variant=""),
+        statements=("CREATE STREAM ...",),
+        topics=(spec.SpecTopic(name="t", formats=formats, schema="`K` STRING KEY"),),
+        inputs=(record,),
+        outputs=(record,),
+        step_schemas={"Q": {"Project": "`K` STRING KEY"}},
+    )
 
 
 def test_round_trip_is_byte_exact_and_keeps_decimal_digits() -> None:

@@ -18,8 +18,9 @@ HERE = Path(__file__).parent / "fixtures" / "tags"
 
 FORMATS = s.Formats(key_format=s.FormatInfo(format="KAFKA"), value_format=s.FormatInfo(format="JSON"))
 SCHEMA = LogicalSchema.parse("`K` STRING KEY, `ID` BIGINT, `NAME` STRING")
-SOURCE = s.StreamSourceV1(context="KsqlTopic/Source", topic="in", source_name="IN", source_schema=SCHEMA,
-                          formats=FORMATS)
+SOURCE = s.StreamSourceV1(
+    context="KsqlTopic/Source", topic="in", source_name="IN", source_schema=SCHEMA, formats=FORMATS
+)
 ID = e.ColumnRef(name="ID", sql_type=t.BIGINT)
 NAME = e.ColumnRef(name="NAME", sql_type=t.STRING)
 ONE = e.Literal(value=1, sql_type=t.INTEGER)
@@ -30,35 +31,76 @@ def examples() -> dict[str, object]:
     return {
         # steps
         "streamSourceV1": SOURCE,
-        "streamFilterV1": s.StreamFilterV1(context="WhereFilter", source=SOURCE,
-                                           filter_expression=e.Comparison(op=">", left=ID, right=ONE)),
-        "streamSelectV1": s.StreamSelectV1(context="Project", source=SOURCE, key_column_names=("K",),
-                                           select_expressions=(s.SelectExpression(alias="NAME", expression=NAME),)),
-        "streamSelectKeyV1": s.StreamSelectKeyV1(context="PartitionBy", source=SOURCE,
-                                                 key_expressions=(s.SelectExpression(alias="ID", expression=ID),)),
+        "streamFilterV1": s.StreamFilterV1(
+            context="WhereFilter", source=SOURCE, filter_expression=e.Comparison(op=">", left=ID, right=ONE)
+        ),
+        "streamSelectV1": s.StreamSelectV1(
+            context="Project",
+            source=SOURCE,
+            key_column_names=("K",),
+            select_expressions=(s.SelectExpression(alias="NAME", expression=NAME),),
+        ),
+        "streamSelectKeyV1": s.StreamSelectKeyV1(
+            context="PartitionBy", source=SOURCE, key_expressions=(s.SelectExpression(alias="ID", expression=ID),)
+        ),
         "streamSinkV1": s.StreamSinkV1(context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS),
-        "streamSinkV2": s.StreamSinkV2(context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS,
-                                       partitions=4),
-        "tableSourceV1": s.TableSourceV1(context="KsqlTopic/Source", topic="in", source_name="IN",
-                                         source_schema=SCHEMA, formats=FORMATS),
-        "tableFilterV1": s.TableFilterV1(context="WhereFilter", source=SOURCE,
-                                         filter_expression=e.Comparison(op=">", left=ID, right=ONE)),
-        "tableSelectV1": s.TableSelectV1(context="Project", source=SOURCE, key_column_names=("K",),
-                                         select_expressions=(s.SelectExpression(alias="NAME", expression=NAME),)),
-        "tableSinkV1": s.TableSinkV1(context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS,
-                                     partitions=2),
-        "streamGroupByV1": s.StreamGroupByV1(context="Aggregate/GroupBy", source=SOURCE,
-                                             group_by_expressions=(s.SelectExpression(alias="NAME", expression=NAME),)),
-        "streamAggregateV1": s.StreamAggregateV1(context="Aggregate/Aggregate", source=SOURCE, aggregations=(
-            s.AggregateCall(alias="KSQL_AGG_VARIABLE_0", function="TOPK", args=(ID,), params=(2,),
-                            return_type=t.Array(t.BIGINT), state_type=t.Array(t.BIGINT)),)),
-        "tableGroupByV1": s.TableGroupByV1(context="Aggregate/GroupBy", source=SOURCE,
-                                           group_by_expressions=(s.SelectExpression(alias="NAME", expression=NAME),),
-                                           argument_expressions=(s.SelectExpression(alias="KSQL_INTERNAL_COL_0",
-                                                                                    expression=ID),)),
-        "tableAggregateV1": s.TableAggregateV1(context="Aggregate/Aggregate", source=SOURCE, aggregations=(
-            s.AggregateCall(alias="KSQL_AGG_VARIABLE_0", function="COUNT", args=(), params=(),
-                            return_type=t.BIGINT, state_type=t.BIGINT),)),
+        "streamSinkV2": s.StreamSinkV2(
+            context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS, partitions=4
+        ),
+        "tableSourceV1": s.TableSourceV1(
+            context="KsqlTopic/Source", topic="in", source_name="IN", source_schema=SCHEMA, formats=FORMATS
+        ),
+        "tableFilterV1": s.TableFilterV1(
+            context="WhereFilter", source=SOURCE, filter_expression=e.Comparison(op=">", left=ID, right=ONE)
+        ),
+        "tableSelectV1": s.TableSelectV1(
+            context="Project",
+            source=SOURCE,
+            key_column_names=("K",),
+            select_expressions=(s.SelectExpression(alias="NAME", expression=NAME),),
+        ),
+        "tableSinkV1": s.TableSinkV1(
+            context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS, partitions=2
+        ),
+        "streamGroupByV1": s.StreamGroupByV1(
+            context="Aggregate/GroupBy",
+            source=SOURCE,
+            group_by_expressions=(s.SelectExpression(alias="NAME", expression=NAME),),
+        ),
+        "streamAggregateV1": s.StreamAggregateV1(
+            context="Aggregate/Aggregate",
+            source=SOURCE,
+            aggregations=(
+                s.AggregateCall(
+                    alias="KSQL_AGG_VARIABLE_0",
+                    function="TOPK",
+                    args=(ID,),
+                    params=(2,),
+                    return_type=t.Array(t.BIGINT),
+                    state_type=t.Array(t.BIGINT),
+                ),
+            ),
+        ),
+        "tableGroupByV1": s.TableGroupByV1(
+            context="Aggregate/GroupBy",
+            source=SOURCE,
+            group_by_expressions=(s.SelectExpression(alias="NAME", expression=NAME),),
+            argument_expressions=(s.SelectExpression(alias="KSQL_INTERNAL_COL_0", expression=ID),),
+        ),
+        "tableAggregateV1": s.TableAggregateV1(
+            context="Aggregate/Aggregate",
+            source=SOURCE,
+            aggregations=(
+                s.AggregateCall(
+                    alias="KSQL_AGG_VARIABLE_0",
+                    function="COUNT",
+                    args=(),
+                    params=(),
+                    return_type=t.BIGINT,
+                    state_type=t.BIGINT,
+                ),
+            ),
+        ),
         # commands
         "createTableV1": s.CreateTableV1(source_name="T", schema=SCHEMA, topic="t", formats=FORMATS),
         "createStreamV1": s.CreateStreamV1(source_name="IN", schema=SCHEMA, topic="in", formats=FORMATS),
@@ -71,26 +113,33 @@ def examples() -> dict[str, object]:
         "negate": e.Negate(operand=ID, sql_type=t.BIGINT),
         "comparison": e.Comparison(op="<=", left=ID, right=ONE),
         "distinctFrom": e.DistinctFrom(left=ID, right=ONE, negated=True),
-        "and": e.And(left=e.IsNull(operand=ID, negated=False),
-                     right=e.Not(operand=e.IsNull(operand=NAME, negated=True))),
+        "and": e.And(
+            left=e.IsNull(operand=ID, negated=False), right=e.Not(operand=e.IsNull(operand=NAME, negated=True))
+        ),
         "or": e.Or(left=e.IsNull(operand=ID, negated=False), right=e.IsNull(operand=NAME, negated=False)),
         "not": e.Not(operand=e.IsNull(operand=ID, negated=False)),
         "isNull": e.IsNull(operand=NAME, negated=True),
         "like": e.Like(value=NAME, pattern=e.Literal(value="a%", sql_type=t.STRING), escape="!", negated=False),
         "between": e.Between(value=ID, low=ONE, high=ONE, negated=False),
         "in": e.InList(value=ID, items=(ONE,), negated=True),
-        "case": e.Case(whens=(e.When(condition=e.IsNull(operand=ID, negated=False), result=NAME),), default=None,
-                       sql_type=t.STRING),
+        "case": e.Case(
+            whens=(e.When(condition=e.IsNull(operand=ID, negated=False), result=NAME),), default=None, sql_type=t.STRING
+        ),
         "cast": e.Cast(operand=ID, sql_type=t.STRING),
         "call": e.Call(name="UCASE", args=(NAME,), sql_type=t.STRING),
         "subscript": e.Subscript(base=arr, index=ONE, sql_type=t.INTEGER),
-        "field": e.FieldRef(base=e.CreateStruct(fields=(e.StructFieldValue(name="A", value=ONE),),
-                                                sql_type=t.Struct((t.Field("A", t.INTEGER),))),
-                            name="A", sql_type=t.INTEGER),
+        "field": e.FieldRef(
+            base=e.CreateStruct(
+                fields=(e.StructFieldValue(name="A", value=ONE),), sql_type=t.Struct((t.Field("A", t.INTEGER),))
+            ),
+            name="A",
+            sql_type=t.INTEGER,
+        ),
         "array": arr,
         "map": e.CreateMap(entries=(e.MapEntry(key=NAME, value=ONE),), sql_type=t.Map(t.STRING, t.INTEGER)),
-        "struct": e.CreateStruct(fields=(e.StructFieldValue(name="A", value=ONE),),
-                                 sql_type=t.Struct((t.Field("A", t.INTEGER),))),
+        "struct": e.CreateStruct(
+            fields=(e.StructFieldValue(name="A", value=ONE),), sql_type=t.Struct((t.Field("A", t.INTEGER),))
+        ),
         "lambdaVariable": e.LambdaVariable(name="X", sql_type=t.INTEGER),
         "lambda": e.Lambda(params=("X",), body=e.LambdaVariable(name="X", sql_type=t.INTEGER), sql_type=t.INTEGER),
         "intervalUnit": e.IntervalUnit(unit="SECOND"),

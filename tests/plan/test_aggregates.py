@@ -64,9 +64,7 @@ def entry(value: t.SqlType) -> t.Struct:
             (t.BIGINT,),
             (),
             t.DOUBLE,
-            t.Struct(
-                (t.Field("SUM", t.BIGINT), t.Field("COUNT", t.BIGINT), t.Field("M2", t.DOUBLE))
-            ),
+            t.Struct((t.Field("SUM", t.BIGINT), t.Field("COUNT", t.BIGINT), t.Field("M2", t.DOUBLE))),
         ),
         ("MIN", [t.TIMESTAMP], [N], (t.TIMESTAMP,), (), t.TIMESTAMP, t.TIMESTAMP),
         ("MAX", [t.BYTES], [N], (t.BYTES,), (), t.BYTES, t.BYTES),
@@ -150,9 +148,7 @@ def test_latest_by_offset_keeps_ksqldbs_sequence_struct() -> None:
         ("COLLECT_SET", COLLECT_LIST_LIMIT, "2", (None,)),
     ],
 )
-def test_collect_limits_come_from_config(
-    name: str, key: str, value: object, expected: tuple[Any, ...]
-) -> None:
+def test_collect_limits_come_from_config(name: str, key: str, value: object, expected: tuple[Any, ...]) -> None:
     assert resolve_aggregate(name, [t.INTEGER], [N], config={key: value}).params == expected
 
 
@@ -190,8 +186,7 @@ def test_is_aggregate_is_case_insensitive() -> None:
             "TOPK",
             [t.INTEGER, t.INTEGER],
             [N, N],
-            "Parameter 2 passed to function TOPK must be a literal constant, "
-            "but was expression: 'K'",
+            "Parameter 2 passed to function TOPK must be a literal constant, but was expression: 'K'",
         ),
         ("LATEST_BY_OFFSET", [t.INTEGER, t.INTEGER], [N, 0], "latestN must be 1 or greater"),
         ("EARLIEST_BY_OFFSET", [t.INTEGER, t.INTEGER], [N, -1], "earliestN must be 1 or greater"),

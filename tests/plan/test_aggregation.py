@@ -9,10 +9,14 @@ from qtt.plan import steps as s
 from qtt.plan.planner import PlannedCase, plan_statements
 from qtt.sql import parse_statements
 
-READINGS = ("CREATE STREAM READINGS (SENSOR STRING KEY, SITE STRING, CELSIUS INT, TAGS ARRAY<STRING>) "
-            "WITH (kafka_topic='readings', value_format='JSON');")
-PANELS = ("CREATE TABLE PANELS (PANEL STRING PRIMARY KEY, SITE STRING, WATTS BIGINT) "
-          "WITH (kafka_topic='panels', value_format='JSON');")
+READINGS = (
+    "CREATE STREAM READINGS (SENSOR STRING KEY, SITE STRING, CELSIUS INT, TAGS ARRAY<STRING>) "
+    "WITH (kafka_topic='readings', value_format='JSON');"
+)
+PANELS = (
+    "CREATE TABLE PANELS (PANEL STRING PRIMARY KEY, SITE STRING, WATTS BIGINT) "
+    "WITH (kafka_topic='panels', value_format='JSON');"
+)
 
 
 def plan(*statements: str) -> PlannedCase:
@@ -36,24 +40,34 @@ def step_tags(planned: PlannedCase) -> list[str]:
 
 
 def test_a_stream_aggregation_groups_aggregates_then_projects() -> None:
-    planned = plan(READINGS, "CREATE TABLE HOT AS SELECT SITE, MAX(CELSIUS) AS TOP FROM READINGS GROUP BY SITE "
-                             "HAVING COUNT(*) > 1;")
-    assert step_tags(planned) == ["StreamSourceV1", "StreamGroupByV1", "StreamAggregateV1", "TableFilterV1",
-                                  "TableSelectV1", "TableSinkV1"]
+    planned = plan(
+        READINGS,
+        "CREATE TABLE HOT AS SELECT SITE, MAX(CELSIUS) AS TOP FROM READINGS GROUP BY SITE HAVING COUNT(*) > 1;",
+    )
+    assert step_tags(planned) == [
+        "StreamSourceV1",
+        "StreamGroupByV1",
+        "StreamAggregateV1",
+        "TableFilterV1",
+        "TableSelectV1",
+        "TableSinkV1",
+    ]
 
 
 def test_a_table_aggregation_keeps_each_row_s_arguments_for_undo() -> None:
     planned = plan(PANELS, "CREATE TABLE POWER AS SELECT SITE, SUM(WATTS) AS TOTAL FROM PANELS GROUP BY SITE;")
-    assert step_tags(planned) == ["TableSourceV1", "TableGroupByV1", "TableAggregateV1", "TableSelectV1",
-                                  "TableSinkV1"]
+    assert step_tags(planned) == ["TableSourceV1", "TableGroupByV1", "TableAggregateV1", "TableSelectV1", "TableSinkV1"]
 
 
 @pytest.mark.parametrize(
     ("statements", "message"),
     [
         pytest.param(
-            (PANELS, "CREATE TABLE T AS SELECT SITE, LATEST_BY_OFFSET(WATTS), MAX(WATTS), MIN(WATTS), "
-                     "MAX(WATTS + 1) FROM PANELS GROUP BY SITE;"),
+            (
+                PANELS,
+                "CREATE TABLE T AS SELECT SITE, LATEST_BY_OFFSET(WATTS), MAX(WATTS), MIN(WATTS), "
+                "MAX(WATTS + 1) FROM PANELS GROUP BY SITE;",
+            ),
             "The aggregation functions LATEST_BY_OFFSET, MAX and MIN cannot be applied to a table source",
             id="table-only-functions-in-order-of-use",
         ),
@@ -89,16 +103,19 @@ def test_a_table_aggregation_keeps_each_row_s_arguments_for_undo() -> None:
             id="duplicate-alias-names-the-later-column-s-type",
         ),
         pytest.param(
-            ("CREATE STREAM RAW (K STRING KEY, V STRING) WITH (kafka_topic='raw', value_format='KAFKA');",
-             "CREATE TABLE T WITH (value_format='JSON') AS SELECT V, COUNT(*) FROM RAW GROUP BY V;"),
+            (
+                "CREATE STREAM RAW (K STRING KEY, V STRING) WITH (kafka_topic='raw', value_format='KAFKA');",
+                "CREATE TABLE T WITH (value_format='JSON') AS SELECT V, COUNT(*) FROM RAW GROUP BY V;",
+            ),
             "Source(s) RAW are using the 'KAFKA' value format. This format does not yet support GROUP BY.",
             id="kafka-value-format",
         ),
         pytest.param(
-            ("CREATE STREAM RAW (K STRING KEY, V INT) WITH (kafka_topic='raw', value_format='DELIMITED');",
-             "CREATE TABLE T WITH (value_format='JSON') AS SELECT K, AVG(V) FROM RAW GROUP BY K;"),
-            "One of the functions used in the statement has an intermediate type that the value format can not "
-            "handle.",
+            (
+                "CREATE STREAM RAW (K STRING KEY, V INT) WITH (kafka_topic='raw', value_format='DELIMITED');",
+                "CREATE TABLE T WITH (value_format='JSON') AS SELECT K, AVG(V) FROM RAW GROUP BY K;",
+            ),
+            "One of the functions used in the statement has an intermediate type that the value format can not handle.",
             id="delimited-cannot-hold-avg-s-struct-state",
         ),
     ],

@@ -164,9 +164,7 @@ def test_null_in_between_takes_the_value_type() -> None:
 
 
 def test_conditions_must_be_boolean() -> None:
-    with pytest.raises(
-        StatementError, match="Type error in WHERE: expression should evaluate to BOOLEAN"
-    ):
+    with pytest.raises(StatementError, match="Type error in WHERE: expression should evaluate to BOOLEAN"):
         Analyzer(Scope([ScopeColumn("I", t.INTEGER)]), "WHERE").boolean(parse_expression("I"))
 
 
@@ -265,9 +263,7 @@ def test_cast_to_the_same_type_disappears() -> None:
 
 
 def test_cast_of_null_is_a_typed_null() -> None:
-    assert analyze("CAST(NULL AS MAP<STRING, INT>)") == e.Literal(
-        value=None, sql_type=t.Map(t.STRING, t.INTEGER)
-    )
+    assert analyze("CAST(NULL AS MAP<STRING, INT>)") == e.Literal(value=None, sql_type=t.Map(t.STRING, t.INTEGER))
 
 
 @pytest.mark.parametrize(
@@ -289,9 +285,7 @@ def test_casts_qtt_cannot_run_yet_are_unsupported(text: str, feature: str) -> No
 def test_widened_arguments_get_explicit_casts() -> None:
     expr = analyze("COALESCE(I, L)")
     assert isinstance(expr, e.Call)
-    assert expr.args[0] == e.Cast(
-        operand=e.ColumnRef(name="I", sql_type=t.INTEGER), sql_type=t.BIGINT
-    )
+    assert expr.args[0] == e.Cast(operand=e.ColumnRef(name="I", sql_type=t.INTEGER), sql_type=t.BIGINT)
     assert expr.args[1] == e.ColumnRef(name="L", sql_type=t.BIGINT)
 
 
@@ -309,9 +303,7 @@ def test_constant_arguments() -> None:
 
 def test_datetime_patterns_are_checked_when_planning() -> None:
     assert type_of("PARSE_DATE(S, 'yyyy-MM-dd')") == t.DATE
-    with pytest.raises(
-        UnsupportedFeatureError, match="datetime pattern letter 'u' in STRINGTODATE"
-    ):
+    with pytest.raises(UnsupportedFeatureError, match="datetime pattern letter 'u' in STRINGTODATE"):
         analyze("STRINGTODATE(S, 'uuuu-MM-dd')")
     with pytest.raises(UnsupportedFeatureError, match="PARSE_DATE pattern 'dd MMM yyyy'"):
         analyze("PARSE_DATE(S, 'dd MMM yyyy')")

@@ -27,8 +27,9 @@ def test_a_changed_filter_names_query_and_step() -> None:
 
 
 def test_an_added_step_is_listed() -> None:
-    lines = diff_lines(_plan("CREATE STREAM O AS SELECT K, A FROM S;"),
-                       _plan("CREATE STREAM O AS SELECT K, A FROM S WHERE B = 1;"))
+    lines = diff_lines(
+        _plan("CREATE STREAM O AS SELECT K, A FROM S;"), _plan("CREATE STREAM O AS SELECT K, A FROM S WHERE B = 1;")
+    )
     assert "+ step CSAS_O_0 WhereFilter (streamFilterV1)" in lines
 
 

@@ -11,14 +11,8 @@ from qtt.plan.planner import ColumnAliasGenerator, PlannedCase, plan_statements
 from qtt.plan.schema import LogicalSchema
 from qtt.sql import ast, parse_statements
 
-INPUT = (
-    "CREATE STREAM INPUT (ID INT KEY, NAME STRING, AGE INT) WITH (kafka_topic='input', "
-    "value_format='JSON');"
-)
-MULTI_KEY = (
-    "CREATE STREAM INPUT (ID INT KEY, ID2 INT KEY, NAME STRING) WITH (kafka_topic='input', "
-    "format='JSON');"
-)
+INPUT = "CREATE STREAM INPUT (ID INT KEY, NAME STRING, AGE INT) WITH (kafka_topic='input', value_format='JSON');"
+MULTI_KEY = "CREATE STREAM INPUT (ID INT KEY, ID2 INT KEY, NAME STRING) WITH (kafka_topic='input', format='JSON');"
 
 
 def plan(*statements: str, **properties: object) -> PlannedCase:
@@ -101,8 +95,7 @@ def test_default_formats_come_from_config() -> None:
             "Invalid config",
         ),
         (
-            "CREATE STREAM S (K INT PRIMARY KEY, V INT) WITH (kafka_topic='t', "
-            "value_format='JSON');",
+            "CREATE STREAM S (K INT PRIMARY KEY, V INT) WITH (kafka_topic='t', value_format='JSON');",
             "please use 'KEY' for streams",
         ),
     ],
@@ -131,18 +124,14 @@ def test_format_properties_are_checked_before_columns() -> None:
 @pytest.mark.parametrize("delimiter", ["", " ", "\t"])
 def test_blank_delimiters_are_rejected(delimiter: str) -> None:
     statement = (
-        "CREATE STREAM T (V INT) WITH (kafka_topic='t', value_format='DELIMITED', "
-        f"value_delimiter='{delimiter}');"
+        f"CREATE STREAM T (V INT) WITH (kafka_topic='t', value_format='DELIMITED', value_delimiter='{delimiter}');"
     )
-    assert "Delimiter cannot be empty, if you meant to have a tab or space" in fails(
-        StatementError, statement
-    )
+    assert "Delimiter cannot be empty, if you meant to have a tab or space" in fails(StatementError, statement)
 
 
 def test_named_delimiters_are_kept_as_written() -> None:
     planned = plan(
-        "CREATE STREAM T (V INT, W INT) WITH (kafka_topic='t', value_format='DELIMITED', "
-        "value_delimiter='TAB');"
+        "CREATE STREAM T (V INT, W INT) WITH (kafka_topic='t', value_format='DELIMITED', value_delimiter='TAB');"
     )
     assert dict(planned.sources["T"].formats.value_format.properties) == {"delimiter": "TAB"}
 
@@ -162,10 +151,7 @@ def test_key_format_messages_name_the_persistence_schema() -> None:
         StatementError,
         "CREATE STREAM S (A INT KEY, B INT KEY, V INT) WITH (kafka_topic='t', format='KAFKA');",
     )
-    assert (
-        "The 'KAFKA' format only supports a single field. Got: [`A` INTEGER KEY, `B` INTEGER KEY]"
-        in message
-    )
+    assert "The 'KAFKA' format only supports a single field. Got: [`A` INTEGER KEY, `B` INTEGER KEY]" in message
 
 
 @pytest.mark.parametrize(
@@ -189,22 +175,13 @@ def test_wrap_single_value_support_is_per_format(with_clause: str, message: str)
 
 
 def test_wrap_single_value_needs_a_single_value_column() -> None:
-    statement = (
-        "CREATE STREAM S (A INT, B INT) WITH (kafka_topic='t', value_format='JSON', "
-        "WRAP_SINGLE_VALUE=false);"
-    )
-    assert "'WRAP_SINGLE_VALUE' is only valid for single-field value schemas" in fails(
-        StatementError, statement
-    )
+    statement = "CREATE STREAM S (A INT, B INT) WITH (kafka_topic='t', value_format='JSON', WRAP_SINGLE_VALUE=false);"
+    assert "'WRAP_SINGLE_VALUE' is only valid for single-field value schemas" in fails(StatementError, statement)
 
 
 def test_map_keys_are_rejected() -> None:
-    statement = (
-        "CREATE STREAM S (K MAP<STRING, INT> KEY, V INT) WITH (kafka_topic='t', format='JSON');"
-    )
-    assert "Map keys, including types that contain maps, are not supported" in fails(
-        StatementError, statement
-    )
+    statement = "CREATE STREAM S (K MAP<STRING, INT> KEY, V INT) WITH (kafka_topic='t', format='JSON');"
+    assert "Map keys, including types that contain maps, are not supported" in fails(StatementError, statement)
 
 
 # ---------------------------------------------------------------------------- projection and keys
@@ -226,9 +203,7 @@ def test_a_key_column_may_be_renamed() -> None:
 
 
 def test_missing_keys_lists_every_key_column() -> None:
-    message = fails(
-        StatementError, MULTI_KEY, "CREATE STREAM OUTPUT AS SELECT ID, NAME FROM INPUT;"
-    )
+    message = fails(StatementError, MULTI_KEY, "CREATE STREAM OUTPUT AS SELECT ID, NAME FROM INPUT;")
     assert (
         "The query used to build `OUTPUT` must include the key columns ID and ID2 in its "
         "projection "
@@ -237,13 +212,8 @@ def test_missing_keys_lists_every_key_column() -> None:
 
 
 def test_a_key_selected_twice_is_rejected() -> None:
-    message = fails(
-        StatementError, INPUT, "CREATE STREAM OUTPUT AS SELECT ID, ID AS K2, NAME FROM INPUT;"
-    )
-    assert (
-        "The projection contains a key column (`ID`) more than once, aliased as: ID and K2."
-        in message
-    )
+    message = fails(StatementError, INPUT, "CREATE STREAM OUTPUT AS SELECT ID, ID AS K2, NAME FROM INPUT;")
+    assert "The projection contains a key column (`ID`) more than once, aliased as: ID and K2." in message
 
 
 def test_a_projection_needs_value_columns() -> None:
@@ -253,10 +223,7 @@ def test_a_projection_needs_value_columns() -> None:
 
 
 def test_generated_aliases_skip_source_column_names() -> None:
-    source = (
-        "CREATE STREAM INPUT (ID INT KEY, KSQL_COL_0 INT) WITH (kafka_topic='input', "
-        "value_format='JSON');"
-    )
+    source = "CREATE STREAM INPUT (ID INT KEY, KSQL_COL_0 INT) WITH (kafka_topic='input', value_format='JSON');"
     planned = plan(source, "CREATE STREAM OUTPUT AS SELECT ID, ABS(KSQL_COL_0), ID + 1 FROM INPUT;")
     assert schema_of(planned) == same_schema("ID INT KEY, KSQL_COL_1 INT, KSQL_COL_2 INT")
 
@@ -299,16 +266,11 @@ def test_sink_inherits_formats_and_delimiter() -> None:
 
 
 def test_sink_does_not_inherit_value_wrapping() -> None:
-    source = (
-        "CREATE STREAM I (V INT) WITH (kafka_topic='t', value_format='JSON', "
-        "WRAP_SINGLE_VALUE=false);"
-    )
+    source = "CREATE STREAM I (V INT) WITH (kafka_topic='t', value_format='JSON', WRAP_SINGLE_VALUE=false);"
     assert plan(source).sources["I"].formats.value_features == ("UNWRAP_SINGLE_VALUE",)
     planned = plan(source, "CREATE STREAM OUTPUT AS SELECT * FROM I;")
     assert planned.sources["OUTPUT"].formats.value_features == ()
-    explicit = plan(
-        source, "CREATE STREAM OUTPUT WITH (WRAP_SINGLE_VALUE=false) AS SELECT * FROM I;"
-    )
+    explicit = plan(source, "CREATE STREAM OUTPUT WITH (WRAP_SINGLE_VALUE=false) AS SELECT * FROM I;")
     assert explicit.sources["OUTPUT"].formats.value_features == ("UNWRAP_SINGLE_VALUE",)
 
 
@@ -324,10 +286,7 @@ def test_wrap_config_applies_to_formats_that_support_it() -> None:
 
 
 def test_inherited_none_key_format_gives_way_to_the_default() -> None:
-    source = (
-        "CREATE STREAM I (A INT, B INT) WITH (kafka_topic='t', key_format='NONE', "
-        "value_format='JSON');"
-    )
+    source = "CREATE STREAM I (A INT, B INT) WITH (kafka_topic='t', key_format='NONE', value_format='JSON');"
     planned = plan(source, "CREATE STREAM OUTPUT AS SELECT * FROM I PARTITION BY A;")
     assert planned.sources["OUTPUT"].formats.key_format.format == "KAFKA"
 
@@ -339,8 +298,7 @@ def test_partition_by_null_drops_the_key_format() -> None:
     message = fails(
         StatementError,
         INPUT,
-        "CREATE STREAM OUTPUT WITH (key_format='JSON') AS SELECT ID, NAME FROM INPUT PARTITION BY "
-        "NULL;",
+        "CREATE STREAM OUTPUT WITH (key_format='JSON') AS SELECT ID, NAME FROM INPUT PARTITION BY NULL;",
     )
     assert "Key format specified for stream without key columns." in message
 
@@ -391,15 +349,11 @@ def test_partition_by_a_struct_field_is_named_after_the_field() -> None:
         "(kafka_topic='t', value_format='JSON');"
     )
     planned = plan(source, "CREATE STREAM OUTPUT AS SELECT * FROM I PARTITION BY ADDRESS->TOWN;")
-    assert schema_of(planned) == same_schema(
-        "TOWN STRING KEY, ADDRESS STRUCT<STREET STRING, TOWN STRING>, ID INT"
-    )
+    assert schema_of(planned) == same_schema("TOWN STRING KEY, ADDRESS STRUCT<STREET STRING, TOWN STRING>, ID INT")
 
 
 def test_partition_by_plans_a_select_key_step_then_the_projection() -> None:
-    planned = plan(
-        INPUT, "CREATE STREAM OUTPUT AS SELECT ABS(ID) AS K, NAME FROM INPUT PARTITION BY ABS(ID);"
-    )
+    planned = plan(INPUT, "CREATE STREAM OUTPUT AS SELECT ABS(ID) AS K, NAME FROM INPUT PARTITION BY ABS(ID);")
     _source, select_key, select, sink = steps_of(planned)
     assert isinstance(select_key, s.StreamSelectKeyV1)
     assert [k.alias for k in select_key.key_expressions] == ["KSQL_COL_0"]
@@ -427,8 +381,7 @@ def test_partition_by_plans_a_select_key_step_then_the_projection() -> None:
         ),
         (
             "SELECT NAME, NAME AS NAME2, ID FROM INPUT PARTITION BY NAME",
-            "The projection contains a key column (`NAME`) more than once, aliased as: NAME and "
-            "NAME2.",
+            "The projection contains a key column (`NAME`) more than once, aliased as: NAME and NAME2.",
         ),
         (
             "SELECT ID, NAME AS X FROM INPUT PARTITION BY X",
@@ -476,8 +429,7 @@ def test_partition_by_a_pseudo_column_is_unsupported() -> None:
 def test_insert_into_writes_to_the_target_topic() -> None:
     planned = plan(
         INPUT,
-        "CREATE STREAM OTHER (ID INT KEY, NAME STRING, AGE INT) WITH (kafka_topic='other', "
-        "value_format='JSON');",
+        "CREATE STREAM OTHER (ID INT KEY, NAME STRING, AGE INT) WITH (kafka_topic='other', value_format='JSON');",
         "CREATE STREAM OUTPUT AS SELECT * FROM INPUT;",
         "INSERT INTO OUTPUT SELECT * FROM OTHER;",
     )
@@ -490,8 +442,7 @@ def test_insert_into_needs_the_sink_schema() -> None:
     message = fails(
         StatementError,
         INPUT,
-        "CREATE STREAM OTHER (ID INT KEY, NAME BIGINT, AGE INT) WITH (kafka_topic='other', "
-        "value_format='JSON');",
+        "CREATE STREAM OTHER (ID INT KEY, NAME BIGINT, AGE INT) WITH (kafka_topic='other', value_format='JSON');",
         "CREATE STREAM OUTPUT AS SELECT * FROM INPUT;",
         "INSERT INTO OUTPUT SELECT * FROM OTHER;",
     )
@@ -512,8 +463,7 @@ def test_insert_into_an_unknown_stream_names_its_position() -> None:
     [
         (
             "input",
-            'Did you mean "input"? Hint: wrap the source name in double quotes to make it '
-            "case-sensitive.",
+            'Did you mean "input"? Hint: wrap the source name in double quotes to make it case-sensitive.',
         ),
         ('"Input"', "Did you mean INPUT? Hint: try removing double quotes from the source name."),
     ],
@@ -561,10 +511,7 @@ def test_pseudo_columns_may_be_selected_under_an_alias() -> None:
     ("statements", "message"),
     [
         (
-            [
-                "CREATE STREAM I (K STRING KEY, V INT) "
-                "WITH (kafka_topic='t', key_format='NONE', value_format='JSON');"
-            ],
+            ["CREATE STREAM I (K STRING KEY, V INT) WITH (kafka_topic='t', key_format='NONE', value_format='JSON');"],
             "The 'NONE' format can only be used when no columns are defined. Got: [`K` STRING KEY]",
         ),
         (
@@ -587,8 +534,7 @@ def test_the_none_format_holds_no_columns(statements: list[str], message: str) -
 def test_the_default_key_format_replaces_an_inherited_none() -> None:
     planned = plan(
         "SET 'ksql.persistence.default.format.key' = 'JSON';",
-        "CREATE STREAM I (A INT, B INT) "
-        "WITH (kafka_topic='t', key_format='NONE', value_format='JSON');",
+        "CREATE STREAM I (A INT, B INT) WITH (kafka_topic='t', key_format='NONE', value_format='JSON');",
         "CREATE STREAM OUTPUT AS SELECT * FROM I PARTITION BY B;",
     )
     assert planned.sources["OUTPUT"].formats.key_format.format == "JSON"

@@ -24,9 +24,7 @@ from qtt.sql import parse_expression, parse_type
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-CASES = json.loads(
-    (Path(__file__).parent / "fixtures" / "expressions.json").read_text(encoding="utf-8")
-)
+CASES = json.loads((Path(__file__).parent / "fixtures" / "expressions.json").read_text(encoding="utf-8"))
 
 
 def to_python(value: Any, type_: t.SqlType) -> Any:
@@ -81,9 +79,7 @@ def results(spark: SparkSession) -> list[tuple[t.SqlType, list[Any]]]:
     for index, case in enumerate(CASES):
         columns = [(name, parse_type(type_)) for name, type_ in case["columns"].items()]
         all_columns += [(f"c{index}_{name}", type_) for name, type_ in columns]
-        scope = Scope(
-            [ScopeColumn(name, type_, input_name=f"c{index}_{name}") for name, type_ in columns]
-        )
+        scope = Scope([ScopeColumn(name, type_, input_name=f"c{index}_{name}") for name, type_ in columns])
         plan = Analyzer(scope, "SELECT").typed(parse_expression(case["expr"]))
         plans.append(plan)
         selected.append(F.when(F.col("__case") == index, Compiler()(plan)).alias(f"r{index}"))
@@ -95,9 +91,7 @@ def results(spark: SparkSession) -> list[tuple[t.SqlType, list[Any]]]:
         for row in case["rows"]:
             values: list[Any] = [None] * width
             values[0] = index
-            values[offset : offset + len(types)] = [
-                to_python(v, ty) for v, ty in zip(row, types, strict=True)
-            ]
+            values[offset : offset + len(types)] = [to_python(v, ty) for v, ty in zip(row, types, strict=True)]
             rows.append(tuple(values))
         offset += len(types)
     df = spark.createDataFrame(rows, struct_of(all_columns))

@@ -8,8 +8,10 @@ from qtt.runtime.replay import ReplayRecord, ReplaySource, encode_options
 
 
 def _reader(count: int, ends: list[int]):  # type: ignore[no-untyped-def]
-    records = [ReplayRecord(job=0, seq=i, topic="t", partition=0, offset=i, timestamp=i, key=b"k", value=None)
-               for i in range(count)]
+    records = [
+        ReplayRecord(job=0, seq=i, topic="t", partition=0, offset=i, timestamp=i, key=b"k", value=None)
+        for i in range(count)
+    ]
     return ReplaySource(encode_options(records, ends)).streamReader(None)
 
 

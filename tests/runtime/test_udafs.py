@@ -27,9 +27,7 @@ from qtt.runtime.udafs import Udaf, udaf_for
 N = NOT_LITERAL
 
 
-def agg(
-    name: str, *args: t.SqlType, params: tuple[Any, ...] = (), config: dict[str, Any] | None = None
-) -> Aggregate:
+def agg(name: str, *args: t.SqlType, params: tuple[Any, ...] = (), config: dict[str, Any] | None = None) -> Aggregate:
     literals = [N] * len(args) + list(params)
     types = list(args) + [t.BOOLEAN if isinstance(p, bool) else t.INTEGER for p in params]
     return resolve_aggregate(name, types, literals, config=config)
@@ -292,9 +290,7 @@ def test_latest_by_offset(params: tuple[Any, ...], values: list[Any], expected: 
         ((2, False), [None, 12, 13], [[None], [None, 12], [None, 12]]),
     ],
 )
-def test_earliest_by_offset(
-    params: tuple[Any, ...], values: list[Any], expected: list[Any]
-) -> None:
+def test_earliest_by_offset(params: tuple[Any, ...], values: list[Any], expected: list[Any]) -> None:
     udaf = udaf_for(agg("EARLIEST_BY_OFFSET", t.INTEGER, params=params), sequence=counter())
     assert run(udaf, values) == expected
 

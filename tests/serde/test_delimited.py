@@ -23,15 +23,13 @@ ROW = [
 
 
 def write(columns: list[SerdeColumn], row: tuple | None, delimiter: str = ",") -> bytes | None:
-    return DELIMITED.serializer(
-        columns, is_key=False, properties={"delimiter": delimiter}, features=frozenset()
-    )(row)
+    return DELIMITED.serializer(columns, is_key=False, properties={"delimiter": delimiter}, features=frozenset())(row)
 
 
 def read(columns: list[SerdeColumn], data: bytes | None, delimiter: str = ",") -> tuple | None:
-    return DELIMITED.deserializer(
-        columns, is_key=False, properties={"delimiter": delimiter}, features=frozenset()
-    )(data)
+    return DELIMITED.deserializer(columns, is_key=False, properties={"delimiter": delimiter}, features=frozenset())(
+        data
+    )
 
 
 def test_round_trip() -> None:
@@ -61,9 +59,7 @@ def test_empty_fields_read_as_null_and_quotes_are_removed() -> None:
     assert read(ROW, b',"2",,"",') == (None, 2, None, None, None)
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"), [("true", True), ("TRUE", True), ("yes", False), ("0", False)]
-)
+@pytest.mark.parametrize(("text", "expected"), [("true", True), ("TRUE", True), ("yes", False), ("0", False)])
 def test_booleans_parse_like_java(text: str, expected: bool) -> None:
     assert read([SerdeColumn("B", t.BOOLEAN)], text.encode()) == (expected,)
 
@@ -108,9 +104,7 @@ def test_invalid_delimiters(value: str) -> None:
 def test_unsupported_types_name_the_column() -> None:
     with pytest.raises(StatementError) as raised:
         DELIMITED.validate([SerdeColumn("K", t.Array(t.INTEGER))], is_key=True, properties={})
-    assert (
-        raised.value.message == "The 'DELIMITED' format does not support type 'ARRAY', column: `K`"
-    )
+    assert raised.value.message == "The 'DELIMITED' format does not support type 'ARRAY', column: `K`"
 
 
 def test_documents_are_the_record_text() -> None:

@@ -25,25 +25,14 @@ KAFKA = get_format("KAFKA")
 )
 def test_round_trip(type_: t.SqlType, value: object, data: bytes) -> None:
     columns = [SerdeColumn("V", type_)]
-    assert (
-        KAFKA.serializer(columns, is_key=True, properties={}, features=frozenset())((value,))
-        == data
-    )
-    assert KAFKA.deserializer(columns, is_key=True, properties={}, features=frozenset())(data) == (
-        value,
-    )
+    assert KAFKA.serializer(columns, is_key=True, properties={}, features=frozenset())((value,)) == data
+    assert KAFKA.deserializer(columns, is_key=True, properties={}, features=frozenset())(data) == (value,)
 
 
 def test_nulls_and_keyless_schemas() -> None:
     columns = [SerdeColumn("V", t.INTEGER)]
-    assert (
-        KAFKA.serializer(columns, is_key=False, properties={}, features=frozenset())((None,))
-        is None
-    )
-    assert (
-        KAFKA.deserializer([], is_key=True, properties={}, features=frozenset())(b"anything")
-        is None
-    )
+    assert KAFKA.serializer(columns, is_key=False, properties={}, features=frozenset())((None,)) is None
+    assert KAFKA.deserializer([], is_key=True, properties={}, features=frozenset())(b"anything") is None
 
 
 def test_wrong_sizes_are_errors() -> None:
@@ -54,9 +43,7 @@ def test_wrong_sizes_are_errors() -> None:
 
 def test_strings_decode_leniently() -> None:
     columns = [SerdeColumn("V", t.STRING)]
-    assert KAFKA.deserializer(columns, is_key=False, properties={}, features=frozenset())(
-        b"\xff"
-    ) == ("\ufffd",)
+    assert KAFKA.deserializer(columns, is_key=False, properties={}, features=frozenset())(b"\xff") == ("\ufffd",)
 
 
 def test_documents() -> None:
@@ -72,8 +59,7 @@ def test_documents() -> None:
         (
             [SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.INTEGER)],
             True,
-            "The 'KAFKA' format only supports a single field. Got: [`A` INTEGER KEY, `B` INTEGER "
-            "KEY]",
+            "The 'KAFKA' format only supports a single field. Got: [`A` INTEGER KEY, `B` INTEGER KEY]",
         ),
         (
             [SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.STRING)],

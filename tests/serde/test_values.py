@@ -21,9 +21,7 @@ def _double(value: Any) -> float:
     return float(value.replace("Infinity", "inf")) if isinstance(value, str) else float(value)
 
 
-@pytest.mark.parametrize(
-    ("value", "text"), json.loads((DATA / "java_doubles.json").read_text())["cases"]
-)
+@pytest.mark.parametrize(("value", "text"), json.loads((DATA / "java_doubles.json").read_text())["cases"])
 def test_java_double(value: Any, text: str) -> None:
     assert values.java_double(_double(value)) == text
 

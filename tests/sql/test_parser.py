@@ -27,8 +27,7 @@ def test_create_stream_with_columns_and_properties() -> None:
 
 def test_create_as_select_with_clauses() -> None:
     (statement,) = parse_statements(
-        "CREATE STREAM out AS SELECT a, b AS c, * FROM src s "
-        "WHERE a > 1 PARTITION BY b EMIT CHANGES;"
+        "CREATE STREAM out AS SELECT a, b AS c, * FROM src s WHERE a > 1 PARTITION BY b EMIT CHANGES;"
     )
     assert isinstance(statement, ast.CreateAsSelect)
     query = statement.query
@@ -39,9 +38,7 @@ def test_create_as_select_with_clauses() -> None:
     ]
     assert query.select[1] == ast.SingleColumn(expr=ast.ColumnRef(name="B"), alias="C")
     assert query.from_ == ast.Table(name="SRC", alias="S")
-    assert query.where == ast.Comparison(
-        op=">", left=ast.ColumnRef(name="A"), right=ast.IntegerLiteral(value=1)
-    )
+    assert query.where == ast.Comparison(op=">", left=ast.ColumnRef(name="A"), right=ast.IntegerLiteral(value=1))
     assert query.partition_by == (ast.ColumnRef(name="B"),)
     assert query.emit == "CHANGES"
 
@@ -79,9 +76,7 @@ def test_non_reserved_keywords_are_identifiers() -> None:
 
 
 def test_qualified_column_and_dereference() -> None:
-    assert parse_expression("s.a->b") == ast.Dereference(
-        base=ast.ColumnRef(name="A", source="S"), field="B"
-    )
+    assert parse_expression("s.a->b") == ast.Dereference(base=ast.ColumnRef(name="A", source="S"), field="B")
 
 
 # ---------------------------------------------------------------------------- expressions
@@ -97,9 +92,7 @@ def test_precedence_of_arithmetic_comparison_and_logic() -> None:
     assert comparison.left == ast.Arithmetic(
         op="+",
         left=ast.ColumnRef(name="A"),
-        right=ast.Arithmetic(
-            op="*", left=ast.IntegerLiteral(value=2), right=ast.IntegerLiteral(value=3)
-        ),
+        right=ast.Arithmetic(op="*", left=ast.IntegerLiteral(value=2), right=ast.IntegerLiteral(value=3)),
     )
 
 
@@ -134,9 +127,7 @@ def test_predicates() -> None:
     assert parse_expression("a LIKE 'x!%' ESCAPE '!'") == ast.Like(
         value=ast.ColumnRef(name="A"), pattern=ast.StringLiteral(value="x!%"), escape="!"
     )
-    assert parse_expression("a IS NOT NULL") == ast.IsNull(
-        operand=ast.ColumnRef(name="A"), negated=True
-    )
+    assert parse_expression("a IS NOT NULL") == ast.IsNull(operand=ast.ColumnRef(name="A"), negated=True)
     assert parse_expression("a IS NOT DISTINCT FROM b") == ast.DistinctFrom(
         left=ast.ColumnRef(name="A"), right=ast.ColumnRef(name="B"), negated=True
     )
@@ -153,18 +144,14 @@ def test_constructors_subscripts_and_calls() -> None:
     assert parse_expression("MAP('a' := 1)") == ast.CreateMap(
         entries=((ast.StringLiteral(value="a"), ast.IntegerLiteral(value=1)),)
     )
-    assert parse_expression("STRUCT(f := 1)") == ast.CreateStruct(
-        fields=(("F", ast.IntegerLiteral(value=1)),)
-    )
+    assert parse_expression("STRUCT(f := 1)") == ast.CreateStruct(fields=(("F", ast.IntegerLiteral(value=1)),))
     assert parse_expression("count(*)") == ast.FunctionCall(name="COUNT", star=True)
     assert parse_expression("round(x, 2)") == ast.FunctionCall(
         name="ROUND", args=(ast.ColumnRef(name="X"), ast.IntegerLiteral(value=2))
     )
     assert parse_expression("transform(a, x => x + 1)").args[1] == ast.Lambda(  # type: ignore[attr-defined]
         params=("X",),
-        body=ast.Arithmetic(
-            op="+", left=ast.ColumnRef(name="X"), right=ast.IntegerLiteral(value=1)
-        ),
+        body=ast.Arithmetic(op="+", left=ast.ColumnRef(name="X"), right=ast.IntegerLiteral(value=1)),
     )
 
 
@@ -208,9 +195,7 @@ def test_types(text: str, type_: t.SqlType) -> None:
 
 
 def test_types_round_trip_through_their_ksqldb_spelling() -> None:
-    type_ = t.Struct(
-        (t.Field("a b", t.Map(t.STRING, t.Decimal(4, 2))), t.Field("X", t.Array(t.BYTES)))
-    )
+    type_ = t.Struct((t.Field("a b", t.Map(t.STRING, t.Decimal(4, 2))), t.Field("X", t.Array(t.BYTES))))
     assert str(type_) == "STRUCT<`a b` MAP<STRING, DECIMAL(4, 2)>, `X` ARRAY<BYTES>>"
     assert parse_type(str(type_)) == type_
 
