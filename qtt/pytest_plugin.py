@@ -77,6 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "qtt: a qtt case variant or historical plan")
+    config.addinivalue_line("markers", "spark: needs a SparkSession (case variants and historical replays do)")
     # Without qtt_cases in the ini file, ./cases counts both under the rootdir and under the
     # directory pytest was started from: a path option value such as `--qtt-cases ../x` takes
     # part in pytest's rootdir guess and can move the rootdir away from the project.
@@ -149,10 +150,7 @@ class CaseFile(pytest.File):
             if self._own():
                 yield PlanCheckItem.from_parent(self, name=f"{name}@plan", variant=variant)
         for error in loaded.errors:
-            yield BrokenCaseItem.from_parent(
-                self, name=slug(error.case or "case") + "-load", error=error
-            )
-
+            yield BrokenCaseItem.from_parent(self, name=slug(error.case or "case") + "-load", error=error)
 
     def _own(self) -> bool:
         """Plan checks apply to the project's own cases, once it keeps historical plans."""
@@ -169,6 +167,7 @@ class CaseItem(pytest.Item):
         super().__init__(**kwargs)
         self.variant = variant
         self.add_marker("qtt")
+        self.add_marker("spark")
 
     def runtest(self) -> None:
         results = self.config.stash[RESULTS]
@@ -184,9 +183,7 @@ class CaseItem(pytest.Item):
         if isinstance(excinfo.value, CaseFailure):
             from qtt.harness.report import render_failure
 
-            hint = "run `qtt run {}` to see the same report outside pytest".format(
-                self.variant.file.split("::")[0]
-            )
+            hint = "run `qtt run {}` to see the same report outside pytest".format(self.variant.file.split("::")[0])
             return render_failure(excinfo.value.result, hint=hint)
         return str(super().repr_failure(excinfo))
 
@@ -222,9 +219,7 @@ def _run_batch(first: CaseItem) -> None:
     batch = [
         item
         for item in first.session.items
-        if isinstance(item, CaseItem)
-        and item.nodeid not in results
-        and (not under_xdist or item.path == first.path)
+        if isinstance(item, CaseItem) and item.nodeid not in results and (not under_xdist or item.path == first.path)
     ]
     if first not in batch:
         batch.insert(0, first)
@@ -286,6 +281,7 @@ class HistoricalItem(pytest.Item):
         super().__init__(**kwargs)
         self.folder = folder
         self.add_marker("qtt")
+        self.add_marker("spark")
 
     def runtest(self) -> None:
         import warnings
@@ -303,8 +299,10 @@ class HistoricalItem(pytest.Item):
         if isinstance(excinfo.value, CaseFailure):
             from qtt.harness.report import render_failure
 
-            hint = (f"run `qtt run {self.folder}` to see the same report; a historical plan must keep "
-                    "replaying: fix the runtime, never the folder")
+            hint = (
+                f"run `qtt run {self.folder}` to see the same report; a historical plan must keep "
+                "replaying: fix the runtime, never the folder"
+            )
             return render_failure(excinfo.value.result, hint=hint)
         return str(super().repr_failure(excinfo))
 
@@ -321,9 +319,7 @@ def _run_historical_batch(first: HistoricalItem) -> None:
     batch = [
         item
         for item in first.session.items
-        if isinstance(item, HistoricalItem)
-        and item.nodeid not in results
-        and (not under_xdist or item is first)
+        if isinstance(item, HistoricalItem) and item.nodeid not in results and (not under_xdist or item is first)
     ]
     if first not in batch:
         batch.insert(0, first)

@@ -20,9 +20,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.makeini("[pytest]\n")
     (pytester.path / "cases").mkdir()
     # subprocess runs must import this worktree's qtt, as the in-process runs do
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    )
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     return pytester
 
 
@@ -86,8 +84,7 @@ def test_a_broken_case_fails_only_its_own_item(project):
     result.stdout.fnmatch_lines(
         [
             "*case: misspelt outputs (does not load)*",
-            "ERROR cases/broken.json: case 'misspelt outputs': $.tests[0].ouputs: "
-            "line 7: unknown field(s) 'ouputs'",
+            "ERROR cases/broken.json: case 'misspelt outputs': $.tests[0].ouputs: line 7: unknown field(s) 'ouputs'",
         ]
     )
     result.stdout.fnmatch_lines(
@@ -120,9 +117,7 @@ def test_qtt_cases_collects_another_directory(project, tmp_path_factory, spellin
     result = project.runpytest("--collect-only", "-q", *spelling.format(elsewhere).split(" "))
     ids = collected(result)
     assert len(ids) == 2, ids
-    assert any(
-        i.endswith("cases/wrong_exception.json::expects_an_error_that_never_comes") for i in ids
-    )
+    assert any(i.endswith("cases/wrong_exception.json::expects_an_error_that_never_comes") for i in ids)
     assert any(i.endswith("extra.json::from_elsewhere") for i in ids)
 
 
@@ -160,6 +155,14 @@ def test_plan_checks_and_historical_folders_are_items(project):
     assert "historical_plans::some_case__abcd1234/0.1.0_1700000000000" in ids
     assert any(i.endswith("@plan") for i in ids)
     assert all(" " not in i and i.isascii() for i in ids)
+
+
+def test_not_spark_leaves_only_the_items_that_need_no_spark(project):
+    add_cases(project, "named.json")
+    historical = project.path / "historical_plans"
+    (historical / "some_case__abcd1234" / "0.1.0_1700000000000").mkdir(parents=True)
+    ids = collected(project.runpytest("--collect-only", "-q", "-m", "not spark"))
+    assert ids and all(i.endswith("@plan") for i in ids)
 
 
 def test_a_stale_plan_fails_with_the_step_diff_and_the_fix(project):
