@@ -7,7 +7,7 @@ value columns followed by :data:`qtt.runtime.names.SYSTEM_COLUMNS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -16,7 +16,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt import sqltypes as t
-from qtt.errors import RuntimeBuildError
+from qtt.errors import RuntimeBuildError, UnsupportedFeatureError
 from qtt.plan import steps as s
 from qtt.plan.expressions import ColumnRef, Expression
 from qtt.plan.schema import KEY, VALUE, LogicalSchema
@@ -315,13 +315,15 @@ class PlanBuilder:
         groups = [compile_(g.expression).alias(g.alias) for g in step.group_by_expressions]
         arguments = [compile_(a.expression).alias(a.alias) for a in step.argument_expressions]
         table_keys = [c.name for c in source.schema.key]
+        # A grouping column named like a table key or a pseudo column is that very column
+        # (GROUP BY ID, GROUP BY ROWTIME), so the one column serves as both.
+        taken = {g.alias for g in step.group_by_expressions}
+        pseudo = _untaken(PSEUDO_COLUMNS, taken)
         df = source.df.select(
-            *[col(k) for k in table_keys],
+            *[col(k) for k in _untaken(table_keys, taken)],
             *groups,
             *arguments,
-            col(ROWTIME),
-            col(ROWPARTITION),
-            col(ROWOFFSET),
+            *[col(c) for c in pseudo],
             col(SEQ),
             col(TOMBSTONE),
         )
@@ -335,14 +337,8 @@ class PlanBuilder:
         )
         output = struct(
             [(c, types[c]) for c in columns]
-            + [
-                (ROWTIME, st.LongType()),
-                (ROWPARTITION, st.IntegerType()),
-                (ROWOFFSET, st.LongType()),
-                (SEQ, st.LongType()),
-                (OP, st.IntegerType()),
-                (ORDER, st.IntegerType()),
-            ]
+            + [(c, PSEUDO_TYPES[c]) for c in pseudo]
+            + [(SEQ, st.LongType()), (OP, st.IntegerType()), (ORDER, st.IntegerType())]
         )
         out = df.groupBy(*[col(k) for k in table_keys]).transformWithState(
             statefulProcessor=TableGroupByProcessor(spec),
@@ -362,12 +358,21 @@ class PlanBuilder:
         # the undo rows come from the table group-by's __qtt_op column
         return self._aggregate(step, source)
 
-    def _aggregate(self, step: s.StreamAggregateV1, source: Built) -> Built:
+    @builds(s.TableAggregateV2)
+    def table_aggregate_v2(self, step: s.TableAggregateV2, source: Built) -> Built:
+        return self._aggregate(step, source, emit_once_per_input=True)
+
+    def _aggregate(self, step: s.StreamAggregateV1, source: Built, *, emit_once_per_input: bool = False) -> Built:
         from qtt.plan.aggregates import Aggregate
         from qtt.runtime.stateful import OP, AggregateProcessor, AggregateSpec, state_name, struct
 
         compile_ = Compiler()
         keys = [c.name for c in source.schema.key]
+        for column in source.schema.key:
+            if isinstance(column.type, (t.Array, t.Map)):
+                # PySpark's transformWithState cannot read back a grouping key schema holding an
+                # array or a map (its worker fails parsing the key schema)
+                raise UnsupportedFeatureError(f"GROUP BY an expression of type {column.type.base}")
         arguments, calls = [], []
         for i, call in enumerate(step.aggregations):
             names = []
@@ -380,12 +385,12 @@ class PlanBuilder:
             calls.append((resolved, call.alias, tuple(names)))
         op = col(OP) if OP in source.df.columns else F.lit(1)
         order = col(ORDER) if ORDER in source.df.columns else F.lit(0)
+        # a key named like a pseudo column (GROUP BY ROWTIME) is that column
+        pseudo = _untaken(PSEUDO_COLUMNS, set(keys))
         df = source.df.select(
             *[col(k) for k in keys],
             *arguments,
-            col(ROWTIME),
-            col(ROWPARTITION),
-            col(ROWOFFSET),
+            *[col(c) for c in pseudo],
             col(SEQ),
             op.cast("int").alias(OP),
             order.cast("int").alias(ORDER),
@@ -398,14 +403,13 @@ class PlanBuilder:
             ),
             key_names=tuple(keys),
             calls=tuple(calls),
+            emit_once_per_input=emit_once_per_input,
         )
         output = struct(
             [(k, types[k]) for k in keys]
             + [(c.alias, to_spark(c.return_type)) for c in step.aggregations]
+            + [(c, PSEUDO_TYPES[c]) for c in pseudo]
             + [
-                (ROWTIME, st.LongType()),
-                (ROWPARTITION, st.IntegerType()),
-                (ROWOFFSET, st.LongType()),
                 (SEQ, st.LongType()),
                 (TOMBSTONE, st.BooleanType()),
                 (NULL_KEY, st.BooleanType()),
@@ -445,3 +449,15 @@ def _timestamp_millis(value: Column, type_: t.SqlType, fmt: str | None) -> Colum
 def builder_for(step_class: type[s.ExecutionStep]) -> Callable[..., Any] | None:
     """The builder method registered for ``step_class`` (used by tests)."""
     return BUILDERS.get(step_class)
+
+
+PSEUDO_COLUMNS = (ROWTIME, ROWPARTITION, ROWOFFSET)
+PSEUDO_TYPES: dict[str, st.DataType] = {
+    ROWTIME: st.LongType(),
+    ROWPARTITION: st.IntegerType(),
+    ROWOFFSET: st.LongType(),
+}
+
+
+def _untaken(names: Sequence[str], taken: set[str]) -> list[str]:
+    return [n for n in names if n not in taken]

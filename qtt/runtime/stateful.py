@@ -18,6 +18,7 @@ from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from qtt.plan.aggregates import Aggregate
+from qtt.runtime.state_codec import StateCodec
 
 ORDER = "__qtt_order"  # position among the outputs of one input record
 OP = "__qtt_op"  # +1 adds a row to its group, -1 retracts it (table aggregation)
@@ -38,6 +39,9 @@ class AggregateSpec:
     key_names: tuple[str, ...]
     #: per call: its resolved aggregate, result column, and the input columns of its arguments
     calls: tuple[tuple[Aggregate, str, tuple[str, ...]], ...]
+    #: a retraction directly followed by an addition from the same input emits nothing of its
+    #: own (a table row updated within its group: ksqlDB emits the group once)
+    emit_once_per_input: bool = False
 
 
 class AggregateProcessor(StatefulProcessor):
@@ -49,7 +53,8 @@ class AggregateProcessor(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         from qtt.runtime.udafs import udaf_for
 
-        self.state = handle.getValueState(self.spec.state_name, self.spec.state_schema)
+        self.codec = StateCodec(self.spec.state_schema)
+        self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
         self.current = 0
         # LATEST/EARLIEST_BY_OFFSET number the records they see: the replay position is
         # increasing and, unlike a clock, the same on every run.
@@ -63,14 +68,14 @@ class AggregateProcessor(StatefulProcessor):
         if not ordered:
             return
         self.current = ordered[0]["__qtt_seq"]
-        stored = self.state.get() if self.state.exists() else None
+        stored = self.codec.decode(self.state.get()) if self.state.exists() else None
         if stored is None:
             accumulators = [udaf.initial() for udaf in self.udafs]
             rowtime = None
         else:
             accumulators = list(stored[:-1])
             rowtime = stored[-1]
-        for row in ordered:
+        for position, row in enumerate(ordered):
             self.current = row["__qtt_seq"]
             for i, (udaf, (_, _, columns)) in enumerate(zip(self.udafs, self.spec.calls, strict=True)):
                 values = [row[c] for c in columns]
@@ -79,20 +84,21 @@ class AggregateProcessor(StatefulProcessor):
                 else:
                     accumulators[i] = udaf.aggregate(accumulators[i], *values)
             rowtime = row["ROWTIME"] if rowtime is None else max(rowtime, row["ROWTIME"])
+            if self.spec.emit_once_per_input and _replaced_by_next(ordered, position):
+                continue
             out = dict(zip(self.spec.key_names, key, strict=True))
             for udaf, acc, (_, alias, _) in zip(self.udafs, accumulators, self.spec.calls, strict=True):
                 out[alias] = udaf.result(acc)
+            pseudo = {"ROWTIME": rowtime, "ROWPARTITION": row["ROWPARTITION"], "ROWOFFSET": row["ROWOFFSET"]}
+            out.update(_unless_keyed(pseudo, out))
             out.update(
-                ROWTIME=rowtime,
-                ROWPARTITION=row["ROWPARTITION"],
-                ROWOFFSET=row["ROWOFFSET"],
                 __qtt_seq=row["__qtt_seq"],
                 __qtt_tombstone=False,
                 __qtt_null_key=False,
                 __qtt_order=row[ORDER],
             )
             yield Row(**out)
-        self.state.update(tuple([*accumulators, rowtime]))
+        self.state.update(self.codec.encode(tuple([*accumulators, rowtime])))
 
     def close(self) -> None:
         pass
@@ -116,32 +122,46 @@ class TableGroupByProcessor(StatefulProcessor):
         self.spec = spec
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        self.state = handle.getValueState(self.spec.state_name, self.spec.state_schema)
+        self.codec = StateCodec(self.spec.state_schema)
+        self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
-        stored = self.state.get() if self.state.exists() else None
-        old = tuple(stored) if stored is not None else None
+        old = self.codec.decode(self.state.get()) if self.state.exists() else None
         for row in sorted(rows, key=lambda r: r["__qtt_seq"]):
-            system = {
-                "ROWTIME": row["ROWTIME"],
-                "ROWPARTITION": row["ROWPARTITION"],
-                "ROWOFFSET": row["ROWOFFSET"],
-                "__qtt_seq": row["__qtt_seq"],
-            }
+            pseudo = {"ROWTIME": row["ROWTIME"], "ROWPARTITION": row["ROWPARTITION"], "ROWOFFSET": row["ROWOFFSET"]}
             if old is not None:
-                yield Row(**dict(zip(self.spec.columns, old, strict=True)), **system, __qtt_op=UNDO, __qtt_order=0)
+                yield self._output(old, pseudo, row["__qtt_seq"], UNDO, 0)
             new = tuple(row[c] for c in self.spec.columns)
             grouped = not row["__qtt_tombstone"] and all(row[c] is not None for c in self.spec.group_columns)
             if grouped:
-                yield Row(**dict(zip(self.spec.columns, new, strict=True)), **system, __qtt_op=ADD, __qtt_order=1)
+                yield self._output(new, pseudo, row["__qtt_seq"], ADD, 1)
             old = new if grouped else None
         if old is None:
             self.state.clear()
         else:
-            self.state.update(old)
+            self.state.update(self.codec.encode(old))
+
+    def _output(self, values: tuple[Any, ...], pseudo: dict[str, Any], seq: int, op: int, order: int) -> Row:
+        out = dict(zip(self.spec.columns, values, strict=True))
+        out.update(_unless_keyed(pseudo, out))
+        return Row(**out, __qtt_seq=seq, __qtt_op=op, __qtt_order=order)
 
     def close(self) -> None:
         pass
+
+
+def _replaced_by_next(ordered: Sequence[Row], position: int) -> bool:
+    """Whether the row at ``position`` is a retraction the same input's addition follows."""
+    row = ordered[position]
+    if row[OP] != UNDO or position + 1 >= len(ordered):
+        return False
+    following = ordered[position + 1]
+    return bool(following["__qtt_seq"] == row["__qtt_seq"] and following[OP] == ADD)
+
+
+def _unless_keyed(pseudo: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+    """Pseudo column values, minus those a grouping column already holds (GROUP BY ROWTIME)."""
+    return {name: value for name, value in pseudo.items() if name not in row}
 
 
 def struct(fields: Sequence[tuple[str, st.DataType]]) -> st.StructType:

@@ -1,0 +1,42 @@
+"""Values a state store refuses (TIME) are kept as ones it holds, and come back unchanged."""
+
+from __future__ import annotations
+
+import datetime
+
+from pyspark.sql import types as st
+
+from qtt.runtime.state_codec import StateCodec, storable
+
+LATEST = st.StructType([st.StructField("SEQ", st.LongType()), st.StructField("VAL", st.TimeType(6))])
+SCHEMA = st.StructType(
+    [
+        st.StructField("KSQL_AGG_VARIABLE_0", LATEST),
+        st.StructField("KSQL_AGG_VARIABLE_1", st.ArrayType(st.TimeType(6))),
+        st.StructField("KSQL_AGG_VARIABLE_2", st.MapType(st.StringType(), st.TimeType(6))),
+        st.StructField("ROWTIME", st.LongType()),
+    ]
+)
+
+
+def test_time_is_stored_as_a_bigint_at_any_depth() -> None:
+    stored = storable(SCHEMA)
+    assert isinstance(stored, st.StructType)
+    assert "TimeType" not in stored.simpleString() and "time" not in stored.simpleString()
+    assert stored["KSQL_AGG_VARIABLE_1"].dataType == st.ArrayType(st.LongType())
+
+
+def test_values_round_trip() -> None:
+    codec = StateCodec(SCHEMA)
+    noon = datetime.time(12, 0, 0, 250)
+    row = ((3, noon), [noon, None], {"a": datetime.time(0, 0, 1)}, 17)
+    encoded = codec.encode(row)
+    assert encoded == ((3, 43_200_000_250), [43_200_000_250, None], {"a": 1_000_000}, 17)
+    assert codec.decode(encoded) == row
+
+
+def test_a_schema_without_time_passes_through() -> None:
+    plain = st.StructType([st.StructField("COUNT", st.LongType())])
+    codec = StateCodec(plain)
+    assert codec.identity and codec.stored == plain
+    assert codec.encode((4,)) == (4,)
