@@ -73,8 +73,8 @@ def _parser() -> argparse.ArgumentParser:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="case files or directories, historical_plans/ or one of its <slug>/<version>_<ms> "
-        "folders (default: ./cases and ./historical_plans)",
+        help="case files or directories; historical_plans/, one case's historical_plans/<slug>/, or one "
+        "<slug>/<version>_<ms>/ folder (default: ./cases and ./historical_plans)",
     )
     run.add_argument("--json", metavar="FILE", help="write one JSON object per case variant to FILE")
     run.add_argument(
@@ -182,7 +182,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _split_paths(given: Sequence[str]) -> tuple[list[str], list[Path]]:
-    """Case paths, and historical plan folders (a root such as historical_plans/, or one folder)."""
+    """Case paths, and historical plan folders (a root such as historical_plans/, one case's
+    <slug>/ folder, or one <slug>/<version>_<ms>/ folder)."""
     from qtt.harness import historical
 
     cases: list[str] = []
@@ -191,11 +192,20 @@ def _split_paths(given: Sequence[str]) -> tuple[list[str], list[Path]]:
         path = Path(raw)
         if path.is_dir() and historical.is_folder_name(path.name):
             folders.append(path)
+        elif path.is_dir() and _is_slug_folder(path):
+            folders.extend(sorted(p for p in path.iterdir() if p.is_dir() and historical.is_folder_name(p.name)))
         elif path.is_dir() and (path.name == HISTORICAL_ROOT or _holds_plans(path)):
             folders.extend(historical.folders(path))
         else:
             cases.append(raw)
     return cases, folders
+
+
+def _is_slug_folder(path: Path) -> bool:
+    """One case's folder under historical_plans/: it holds <version>_<ms> folders."""
+    from qtt.harness import historical
+
+    return any(p.is_dir() and historical.is_folder_name(p.name) for p in path.iterdir())
 
 
 def _holds_plans(path: Path) -> bool:
