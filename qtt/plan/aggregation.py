@@ -194,7 +194,7 @@ class AggregationPlanner:
             calls = tuple(
                 dataclasses.replace(c, args=tuple(arguments_ref(arguments, a) for a in c.args)) for c in self.calls
             )
-            step = s.TableAggregateV1(context="Aggregate/Aggregate", source=step, aggregations=calls)
+            step = s.TableAggregateV2(context="Aggregate/Aggregate", source=step, aggregations=calls)
         else:
             step = s.StreamGroupByV1(context="Aggregate/GroupBy", source=step, group_by_expressions=group_selects)
             step = s.StreamAggregateV1(context="Aggregate/Aggregate", source=step, aggregations=tuple(self.calls))

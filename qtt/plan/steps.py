@@ -248,9 +248,25 @@ class TableGroupByV1(ExecutionStep):
 
 @dataclass(frozen=True, kw_only=True)
 class TableAggregateV1(StreamAggregateV1):
-    """As the stream aggregate, and retracts (undo) what a table row contributed before."""
+    """As the stream aggregate, and retracts (undo) what a table row contributed before.
+
+    Emits after the retraction and again after the addition, even when the row stays in the
+    same group. Kept for plans persisted by qtt 0.3.0; new plans use :class:`TableAggregateV2`.
+    """
 
     type_tag: ClassVar[str] = "tableAggregateV1"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableAggregateV2(StreamAggregateV1):
+    """As :class:`TableAggregateV1`, but a row updated within its group emits once.
+
+    ksqlDB applies the retraction and the addition of an update that keeps the row's group as
+    one change, so the group's result is emitted once, not first without the row and then with
+    its new value.
+    """
+
+    type_tag: ClassVar[str] = "tableAggregateV2"
 
 
 # ---------------------------------------------------------------------------- DDL commands

@@ -102,6 +102,21 @@ def examples() -> dict[str, object]:
             ),
         ),
         # commands
+        "tableAggregateV2": s.TableAggregateV2(
+            context="Aggregate/Aggregate",
+            source=SOURCE,
+            aggregations=(
+                s.AggregateCall(
+                    alias="KSQL_AGG_VARIABLE_0",
+                    function="COUNT",
+                    args=(),
+                    params=(),
+                    return_type=t.BIGINT,
+                    state_type=t.BIGINT,
+                ),
+            ),
+        ),
+        # commands
         "createTableV1": s.CreateTableV1(source_name="T", schema=SCHEMA, topic="t", formats=FORMATS),
         "createStreamV1": s.CreateStreamV1(source_name="IN", schema=SCHEMA, topic="in", formats=FORMATS),
         "dropSourceV1": s.DropSourceV1(source_name="IN"),

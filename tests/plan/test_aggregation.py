@@ -56,7 +56,7 @@ def test_a_stream_aggregation_groups_aggregates_then_projects() -> None:
 
 def test_a_table_aggregation_keeps_each_row_s_arguments_for_undo() -> None:
     planned = plan(PANELS, "CREATE TABLE POWER AS SELECT SITE, SUM(WATTS) AS TOTAL FROM PANELS GROUP BY SITE;")
-    assert step_tags(planned) == ["TableSourceV1", "TableGroupByV1", "TableAggregateV1", "TableSelectV1", "TableSinkV1"]
+    assert step_tags(planned) == ["TableSourceV1", "TableGroupByV1", "TableAggregateV2", "TableSelectV1", "TableSinkV1"]
 
 
 @pytest.mark.parametrize(
