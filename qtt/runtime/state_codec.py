@@ -69,7 +69,9 @@ class StateCodec:
 
     def __init__(self, schema: st.StructType) -> None:
         self.schema = schema
-        self.stored = storable(schema)
+        stored = storable(schema)
+        assert isinstance(stored, st.StructType)
+        self.stored: st.StructType = stored
         self.identity = self.stored == schema
 
     def encode(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
