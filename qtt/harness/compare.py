@@ -115,6 +115,12 @@ def normalize(document: Any, type_: t.SqlType | None) -> Any:
         return {k: normalize(v, None) for k, v in document.items()}
     if isinstance(document, list):
         return [normalize(v, None) for v in document]
+    if isinstance(document, str) and type_ is not None and type_.base == "DECIMAL":
+        # a DECIMAL may be written as a string ("3.40"), as ksqlDB's JSON reader accepts it
+        try:
+            return Exact(decimal.Decimal(document))
+        except decimal.InvalidOperation:
+            return document
     if isinstance(document, bool | str):
         return document
     if isinstance(document, int) and (type_ is None or type_.base in ("INTEGER", "BIGINT")):

@@ -199,7 +199,7 @@ class AggregationPlanner:
             step = s.StreamGroupByV1(context="Aggregate/GroupBy", source=step, group_by_expressions=group_selects)
             step = s.StreamAggregateV1(context="Aggregate/Aggregate", source=step, aggregations=tuple(self.calls))
         if having is not None:
-            step = s.TableFilterV1(context="Aggregate/HavingFilter", source=step, filter_expression=having)
+            step = s.TableFilterV2(context="Aggregate/HavingFilter", source=step, filter_expression=having)
         return self._project(step, key_names, groups, selected, query)
 
     def _project(

@@ -166,6 +166,18 @@ class TableFilterV1(StreamFilterV1):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TableFilterV2(TableFilterV1):
+    """ksqlDB's HAVING over an aggregate: like :class:`TableFilterV1`, but a failing row is a
+    delete only when the group's previous result passed; otherwise nothing is emitted.
+
+    Its source must be an aggregate step, which supplies each group's previous result.
+    TableFilterV1, kept for plans persisted by qtt 0.3.0, deleted every failing group.
+    """
+
+    type_tag: ClassVar[str] = "tableFilterV2"
+
+
+@dataclass(frozen=True, kw_only=True)
 class TableSelectV1(StreamSelectV1):
     """Project a table's rows; a delete stays a delete of the same key."""
 

@@ -16,9 +16,9 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt import sqltypes as t
-from qtt.errors import RuntimeBuildError, UnsupportedFeatureError
+from qtt.errors import RuntimeBuildError
 from qtt.plan import steps as s
-from qtt.plan.expressions import ColumnRef, Expression
+from qtt.plan.expressions import ColumnRef, Expression, walk
 from qtt.plan.schema import KEY, VALUE, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import serde_udfs
@@ -93,12 +93,16 @@ class PlanBuilder:
     schemas: dict[str, LogicalSchema] = field(default_factory=dict)
     sink: SinkOutput | None = None
     _built: dict[int, Built] = field(default_factory=dict)
+    _previous_wanted: set[int] = field(default_factory=set)
 
     def build(self, step: s.ExecutionStep) -> Built:
         """Build ``step`` and everything upstream of it, each step once."""
         cached = self._built.get(id(step))
         if cached is not None:
             return cached
+        if isinstance(step, s.TableFilterV2):
+            # its aggregate must send each group's previous result along (see table_filter_v2)
+            self._previous_wanted.add(id(step.source))
         inputs = [self.build(source) for source in step.sources()]
         method = BUILDERS.get(type(step))
         if method is None:
@@ -279,6 +283,28 @@ class PlanBuilder:
         df = source.df.withColumn(TOMBSTONE, col(TOMBSTONE) | ~passes)
         return Built(df, source.schema)
 
+    @builds(s.TableFilterV2)
+    def table_filter_v2(self, step: s.TableFilterV2, source: Built) -> Built:
+        # ksqlDB's HAVING: a group that stops passing is deleted; one that did not pass before
+        # either emits nothing. The aggregate below sends each group's previous result along.
+        from qtt.plan.aggregation import substitute
+        from qtt.runtime.stateful import HAD_PREVIOUS, previous_name
+
+        if HAD_PREVIOUS not in source.df.columns:
+            msg = f"{step.type_tag} at {step.context} needs an aggregate as its source"
+            raise RuntimeBuildError(msg)
+        compile_ = Compiler()
+        refs = {ref for ref in walk(step.filter_expression) if isinstance(ref, ColumnRef)}
+        earlier: dict[Expression, Expression] = {
+            ref: ColumnRef(name=previous_name(ref.name), sql_type=ref.sql_type)
+            for ref in refs
+            if previous_name(ref.name) in source.df.columns
+        }
+        passes = F.coalesce(compile_(step.filter_expression), F.lit(False))
+        passed = col(HAD_PREVIOUS) & F.coalesce(compile_(substitute(step.filter_expression, earlier)), F.lit(False))
+        df = source.df.where(passes | passed).withColumn(TOMBSTONE, col(TOMBSTONE) | ~passes)
+        return Built(df, source.schema)
+
     @builds(s.TableSelectV1)
     def table_select_v1(self, step: s.TableSelectV1, source: Built) -> Built:
         return self.stream_select_v1(step, source)
@@ -364,15 +390,26 @@ class PlanBuilder:
 
     def _aggregate(self, step: s.StreamAggregateV1, source: Built, *, emit_once_per_input: bool = False) -> Built:
         from qtt.plan.aggregates import Aggregate
-        from qtt.runtime.stateful import OP, AggregateProcessor, AggregateSpec, state_name, struct
+        from qtt.runtime.stateful import (
+            HAD_PREVIOUS,
+            OP,
+            AggregateProcessor,
+            AggregateSpec,
+            previous_name,
+            state_name,
+            struct,
+        )
 
         compile_ = Compiler()
         keys = [c.name for c in source.schema.key]
-        for column in source.schema.key:
-            if isinstance(column.type, (t.Array, t.Map)):
-                # PySpark's transformWithState cannot read back a grouping key schema holding an
-                # array or a map (its worker fails parsing the key schema)
-                raise UnsupportedFeatureError(f"GROUP BY an expression of type {column.type.base}")
+        # PySpark's transformWithState mishandles grouping keys that are not primitive: a struct
+        # key shares one state among all its values, an array key fails to start. Such a key is
+        # grouped by its JSON text instead, which is equal exactly when the values are.
+        grouping = {
+            c.name: F.to_json(col(c.name)).alias(f"__qtt_group_{c.name}")
+            for c in source.schema.key
+            if isinstance(c.type, (t.Struct, t.Array, t.Map))
+        }
         arguments, calls = [], []
         for i, call in enumerate(step.aggregations):
             names = []
@@ -389,6 +426,7 @@ class PlanBuilder:
         pseudo = _untaken(PSEUDO_COLUMNS, set(keys))
         df = source.df.select(
             *[col(k) for k in keys],
+            *grouping.values(),
             *arguments,
             *[col(c) for c in pseudo],
             col(SEQ),
@@ -404,6 +442,14 @@ class PlanBuilder:
             key_names=tuple(keys),
             calls=tuple(calls),
             emit_once_per_input=emit_once_per_input,
+            emit_previous=id(step) in self._previous_wanted,
+            arguments=struct([(name, types[name]) for _, _, names in calls for name in names]),
+        )
+        previous = (
+            [(previous_name(c.alias), to_spark(c.return_type)) for c in step.aggregations]
+            + [(HAD_PREVIOUS, st.BooleanType())]
+            if spec.emit_previous
+            else []
         )
         output = struct(
             [(k, types[k]) for k in keys]
@@ -415,8 +461,10 @@ class PlanBuilder:
                 (NULL_KEY, st.BooleanType()),
                 (ORDER, st.IntegerType()),
             ]
+            + previous
         )
-        out = df.groupBy(*[col(k) for k in keys]).transformWithState(
+        group_columns = [col(f"__qtt_group_{k}") if k in grouping else col(k) for k in keys]
+        out = df.groupBy(*group_columns).transformWithState(
             statefulProcessor=AggregateProcessor(spec),
             outputStructType=output,
             outputMode="Update",

@@ -1,9 +1,16 @@
-"""Values as a state store can hold them.
+"""Values as a state store can hold them, and back.
 
-Spark's state stores refuse some SQL types (``TIME``: UNSUPPORTED_TIME_TYPE). A stored schema
-replaces each such type with one they hold, and values are converted on the way in and out:
-a ``TIME`` is kept as microseconds since midnight in a ``BIGINT``. Types that need nothing
-pass through untouched, so most states are stored exactly as declared.
+PySpark's ``transformWithState`` value state cannot keep every SQL type as it is:
+
+* ``TIME`` is refused outright (UNSUPPORTED_TIME_TYPE);
+* a ``MAP`` is written as null, silently;
+* what ``get`` returns is Spark's internal form (a ``DATE`` as days, a ``TIMESTAMP`` as
+  microseconds), not the Python values that ``update`` took.
+
+So a state's stored schema replaces ``TIME`` with ``BIGINT`` (microseconds since midnight) and
+``MAP<K, V>`` with ``ARRAY<STRUCT<KEY K, VALUE V>>`` (entries in insertion order), values are
+converted on the way in, and read values are turned back into Python values on the way out.
+These stored forms are also what the internal topics show.
 """
 
 from __future__ import annotations
@@ -14,16 +21,24 @@ from typing import Any
 from pyspark.sql import types as st
 
 _MICROS_PER_SECOND = 1_000_000
+_EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_DATE = datetime.date(1970, 1, 1)
 
 
 def storable(type_: st.DataType) -> st.DataType:
-    """``type_`` with every type a state store refuses replaced by the one it is kept as."""
+    """``type_`` with every type a state store cannot keep replaced by the one it is kept as."""
     if isinstance(type_, st.TimeType):
         return st.LongType()
     if isinstance(type_, st.ArrayType):
         return st.ArrayType(storable(type_.elementType), type_.containsNull)
     if isinstance(type_, st.MapType):
-        return st.MapType(storable(type_.keyType), storable(type_.valueType), type_.valueContainsNull)
+        entry = st.StructType(
+            [
+                st.StructField("KEY", storable(type_.keyType), False),
+                st.StructField("VALUE", storable(type_.valueType), type_.valueContainsNull),
+            ]
+        )
+        return st.ArrayType(entry, False)
     if isinstance(type_, st.StructType):
         return st.StructType([st.StructField(f.name, storable(f.dataType), f.nullable) for f in type_.fields])
     return type_
@@ -38,7 +53,9 @@ def encode(value: Any, type_: st.DataType) -> Any:
     if isinstance(type_, st.ArrayType):
         return [encode(v, type_.elementType) for v in value]
     if isinstance(type_, st.MapType):
-        return {encode(k, type_.keyType): encode(v, type_.valueType) for k, v in value.items()}
+        # input rows carry a map as a dict or, through Arrow, as a list of (key, value) pairs
+        entries = value.items() if isinstance(value, dict) else value
+        return [(encode(k, type_.keyType), encode(v, type_.valueType)) for k, v in entries]
     if isinstance(type_, st.StructType):
         if isinstance(value, dict):
             value = [value.get(f.name) for f in type_.fields]
@@ -47,7 +64,7 @@ def encode(value: Any, type_: st.DataType) -> Any:
 
 
 def decode(value: Any, type_: st.DataType) -> Any:
-    """The inverse of :func:`encode`; structs come back as tuples."""
+    """The Python value of ``type_`` for what the state store gave back."""
     if value is None:
         return None
     if isinstance(type_, st.TimeType):
@@ -58,10 +75,50 @@ def decode(value: Any, type_: st.DataType) -> Any:
     if isinstance(type_, st.ArrayType):
         return [decode(v, type_.elementType) for v in value]
     if isinstance(type_, st.MapType):
-        return {decode(k, type_.keyType): decode(v, type_.valueType) for k, v in value.items()}
+        return {decode(k, type_.keyType): decode(v, type_.valueType) for k, v in value}
     if isinstance(type_, st.StructType):
         return tuple(decode(v, f.dataType) for v, f in zip(value, type_.fields, strict=True))
+    if isinstance(type_, st.DateType) and isinstance(value, int):
+        return _EPOCH_DATE + datetime.timedelta(days=value)
+    if isinstance(type_, (st.TimestampType, st.TimestampNTZType)) and isinstance(value, int):
+        # qtt's sessions run in UTC, where Spark's Python timestamps are naive UTC times
+        return _EPOCH + datetime.timedelta(microseconds=value)
     return value
+
+
+def normalize(value: Any, type_: st.DataType) -> Any:
+    """An input value in one shape: structs as tuples, maps as dicts, at any depth.
+
+    Rows reach a processor with a struct as a dict or a Row and a map as a dict or a list of
+    pairs; Arrow, converting the outputs back, wants all structs of one column alike.
+    """
+    if value is None:
+        return None
+    if isinstance(type_, st.ArrayType):
+        return [normalize(v, type_.elementType) for v in value]
+    if isinstance(type_, st.MapType):
+        entries = value.items() if isinstance(value, dict) else value
+        return {normalize(k, type_.keyType): normalize(v, type_.valueType) for k, v in entries}
+    if isinstance(type_, st.StructType):
+        if isinstance(value, dict):
+            value = [value.get(f.name) for f in type_.fields]
+        return tuple(normalize(v, f.dataType) for v, f in zip(value, type_.fields, strict=True))
+    return value
+
+
+def is_nested(type_: st.DataType) -> bool:
+    """Whether values of ``type_`` can come in more than one shape (see :func:`normalize`)."""
+    return isinstance(type_, (st.ArrayType, st.MapType, st.StructType))
+
+
+def _needs_codec(type_: st.DataType) -> bool:
+    if isinstance(type_, (st.TimeType, st.MapType, st.DateType, st.TimestampType, st.TimestampNTZType)):
+        return True
+    if isinstance(type_, st.ArrayType):
+        return _needs_codec(type_.elementType)
+    if isinstance(type_, st.StructType):
+        return any(_needs_codec(f.dataType) for f in type_.fields)
+    return False
 
 
 class StateCodec:
@@ -72,7 +129,7 @@ class StateCodec:
         stored = storable(schema)
         assert isinstance(stored, st.StructType)
         self.stored: st.StructType = stored
-        self.identity = self.stored == schema
+        self.identity = not _needs_codec(schema)
 
     def encode(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
         return row if self.identity else encode(row, self.schema)

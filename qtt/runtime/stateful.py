@@ -18,11 +18,17 @@ from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from qtt.plan.aggregates import Aggregate
-from qtt.runtime.state_codec import StateCodec
+from qtt.runtime.state_codec import StateCodec, is_nested, normalize
 
 ORDER = "__qtt_order"  # position among the outputs of one input record
+HAD_PREVIOUS = "__qtt_had_previous"  # whether the group had a result before this one
 OP = "__qtt_op"  # +1 adds a row to its group, -1 retracts it (table aggregation)
 UNDO, ADD = -1, 1
+
+
+def previous_name(alias: str) -> str:
+    """The column holding the group's previous result of aggregate ``alias``."""
+    return f"__qtt_previous_{alias}"
 
 
 def state_name(context: str) -> str:
@@ -39,9 +45,14 @@ class AggregateSpec:
     key_names: tuple[str, ...]
     #: per call: its resolved aggregate, result column, and the input columns of its arguments
     calls: tuple[tuple[Aggregate, str, tuple[str, ...]], ...]
+    #: the argument columns and their Spark types
+    arguments: st.StructType
     #: a retraction directly followed by an addition from the same input emits nothing of its
     #: own (a table row updated within its group: ksqlDB emits the group once)
     emit_once_per_input: bool = False
+    #: also emit each group's previous results (what a HAVING filter needs to know whether the
+    #: group passed before), as previous_name(alias) columns and HAD_PREVIOUS
+    emit_previous: bool = False
 
 
 class AggregateProcessor(StatefulProcessor):
@@ -59,6 +70,11 @@ class AggregateProcessor(StatefulProcessor):
         # LATEST/EARLIEST_BY_OFFSET number the records they see: the replay position is
         # increasing and, unlike a clock, the same on every run.
         self.udafs = [udaf_for(agg, sequence=self._sequence) for agg, _, _ in self.spec.calls]
+        self.nested = {f.name: f.dataType for f in self.spec.arguments.fields if is_nested(f.dataType)}
+
+    def _argument(self, row: Row, column: str) -> Any:
+        type_ = self.nested.get(column)
+        return row[column] if type_ is None else normalize(row[column], type_)
 
     def _sequence(self) -> int:
         return self.current
@@ -72,13 +88,17 @@ class AggregateProcessor(StatefulProcessor):
         if stored is None:
             accumulators = [udaf.initial() for udaf in self.udafs]
             rowtime = None
+            previous = None
         else:
             accumulators = list(stored[:-1])
             rowtime = stored[-1]
+            previous = [udaf.result(acc) for udaf, acc in zip(self.udafs, accumulators, strict=True)]
+        # the grouping key as the rows carry it (the operator may be keyed by a stand-in)
+        key_values = {k: ordered[0][k] for k in self.spec.key_names}
         for position, row in enumerate(ordered):
             self.current = row["__qtt_seq"]
             for i, (udaf, (_, _, columns)) in enumerate(zip(self.udafs, self.spec.calls, strict=True)):
-                values = [row[c] for c in columns]
+                values = [self._argument(row, c) for c in columns]
                 if row[OP] == UNDO:
                     accumulators[i] = udaf.undo(accumulators[i], *values)
                 else:
@@ -86,9 +106,10 @@ class AggregateProcessor(StatefulProcessor):
             rowtime = row["ROWTIME"] if rowtime is None else max(rowtime, row["ROWTIME"])
             if self.spec.emit_once_per_input and _replaced_by_next(ordered, position):
                 continue
-            out = dict(zip(self.spec.key_names, key, strict=True))
-            for udaf, acc, (_, alias, _) in zip(self.udafs, accumulators, self.spec.calls, strict=True):
-                out[alias] = udaf.result(acc)
+            results = [udaf.result(acc) for udaf, acc in zip(self.udafs, accumulators, strict=True)]
+            out = dict(key_values)
+            for (_, alias, _), result in zip(self.spec.calls, results, strict=True):
+                out[alias] = result
             pseudo = {"ROWTIME": rowtime, "ROWPARTITION": row["ROWPARTITION"], "ROWOFFSET": row["ROWOFFSET"]}
             out.update(_unless_keyed(pseudo, out))
             out.update(
@@ -97,6 +118,11 @@ class AggregateProcessor(StatefulProcessor):
                 __qtt_null_key=False,
                 __qtt_order=row[ORDER],
             )
+            if self.spec.emit_previous:
+                for (_, alias, _), earlier in zip(self.spec.calls, previous or [None] * len(results), strict=True):
+                    out[previous_name(alias)] = earlier
+                out[HAD_PREVIOUS] = previous is not None
+            previous = results
             yield Row(**out)
         self.state.update(self.codec.encode(tuple([*accumulators, rowtime])))
 

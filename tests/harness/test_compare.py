@@ -166,3 +166,11 @@ def test_windowed_keys_compare_by_start_end_and_type():
     assert compare([want], {"OUT": [same]}, SINKS).ok  # type: ignore[list-item]
     result = compare([want], {"OUT": [other]}, SINKS)  # type: ignore[list-item]
     assert result.diffs[0].details == ["record 0: ['window']['end']: expected 10, got 20"]
+
+
+@pytest.mark.parametrize(("wanted", "ok"), [("1.50", True), ("1.5", True), ("1.51", False), ("one", False)])
+def test_a_decimal_written_as_a_string_compares_by_value(wanted, ok) -> None:
+    comparison = run(
+        [expected({"I": 1, "X": 1.0, "M": wanted, "A": []})], [actual({"I": 1, "X": 1.0, "M": D("1.50"), "A": []})]
+    )
+    assert comparison.ok is ok

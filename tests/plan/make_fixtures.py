@@ -53,6 +53,9 @@ def examples() -> dict[str, object]:
         "tableFilterV1": s.TableFilterV1(
             context="WhereFilter", source=SOURCE, filter_expression=e.Comparison(op=">", left=ID, right=ONE)
         ),
+        "tableFilterV2": s.TableFilterV2(
+            context="WhereFilter", source=SOURCE, filter_expression=e.Comparison(op=">", left=ID, right=ONE)
+        ),
         "tableSelectV1": s.TableSelectV1(
             context="Project",
             source=SOURCE,

@@ -48,7 +48,7 @@ def test_a_stream_aggregation_groups_aggregates_then_projects() -> None:
         "StreamSourceV1",
         "StreamGroupByV1",
         "StreamAggregateV1",
-        "TableFilterV1",
+        "TableFilterV2",
         "TableSelectV1",
         "TableSinkV1",
     ]
