@@ -3,14 +3,16 @@
 PySpark's ``transformWithState`` value state cannot keep every SQL type as it is:
 
 * ``TIME`` is refused outright (UNSUPPORTED_TIME_TYPE);
-* a ``MAP`` is written as null, silently;
+* a ``MAP`` inside an array or a struct is written as null, silently (a map that is a field
+  of the state row itself is kept);
 * what ``get`` returns is Spark's internal form (a ``DATE`` as days, a ``TIMESTAMP`` as
   microseconds), not the Python values that ``update`` took.
 
 So a state's stored schema replaces ``TIME`` with ``BIGINT`` (microseconds since midnight) and
-``MAP<K, V>`` with ``ARRAY<STRUCT<KEY K, VALUE V>>`` (entries in insertion order), values are
-converted on the way in, and read values are turned back into Python values on the way out.
-These stored forms are also what the internal topics show.
+a nested ``MAP<K, V>`` with ``ARRAY<STRUCT<KEY K, VALUE V>>`` (entries in insertion order),
+values are converted on the way in, and read values are turned back into Python values on
+the way out. These stored forms are also what the internal topics show. A top-level map keeps
+its form: plans persisted before this module existed recorded it that way.
 """
 
 from __future__ import annotations
@@ -25,13 +27,18 @@ _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 
 
-def storable(type_: st.DataType) -> st.DataType:
-    """``type_`` with every type a state store cannot keep replaced by the one it is kept as."""
+def storable(type_: st.DataType, *, nested: bool = True) -> st.DataType:
+    """``type_`` with every type a state store cannot keep replaced by the one it is kept as.
+
+    ``nested`` is False for a field of the state row itself.
+    """
     if isinstance(type_, st.TimeType):
         return st.LongType()
     if isinstance(type_, st.ArrayType):
         return st.ArrayType(storable(type_.elementType), type_.containsNull)
     if isinstance(type_, st.MapType):
+        if not nested:
+            return st.MapType(storable(type_.keyType), storable(type_.valueType), type_.valueContainsNull)
         entry = st.StructType(
             [
                 st.StructField("KEY", storable(type_.keyType), False),
@@ -44,7 +51,7 @@ def storable(type_: st.DataType) -> st.DataType:
     return type_
 
 
-def encode(value: Any, type_: st.DataType) -> Any:
+def encode(value: Any, type_: st.DataType, *, nested: bool = True) -> Any:
     """A value of ``type_`` as its :func:`storable` type holds it."""
     if value is None:
         return None
@@ -55,7 +62,8 @@ def encode(value: Any, type_: st.DataType) -> Any:
     if isinstance(type_, st.MapType):
         # input rows carry a map as a dict or, through Arrow, as a list of (key, value) pairs
         entries = value.items() if isinstance(value, dict) else value
-        return [(encode(k, type_.keyType), encode(v, type_.valueType)) for k, v in entries]
+        pairs = [(encode(k, type_.keyType), encode(v, type_.valueType)) for k, v in entries]
+        return pairs if nested else dict(pairs)
     if isinstance(type_, st.StructType):
         if isinstance(value, dict):
             value = [value.get(f.name) for f in type_.fields]
@@ -75,7 +83,8 @@ def decode(value: Any, type_: st.DataType) -> Any:
     if isinstance(type_, st.ArrayType):
         return [decode(v, type_.elementType) for v in value]
     if isinstance(type_, st.MapType):
-        return {decode(k, type_.keyType): decode(v, type_.valueType) for k, v in value}
+        entries = value.items() if isinstance(value, dict) else value
+        return {decode(k, type_.keyType): decode(v, type_.valueType) for k, v in entries}
     if isinstance(type_, st.StructType):
         return tuple(decode(v, f.dataType) for v, f in zip(value, type_.fields, strict=True))
     if isinstance(type_, st.DateType) and isinstance(value, int):
@@ -126,13 +135,15 @@ class StateCodec:
 
     def __init__(self, schema: st.StructType) -> None:
         self.schema = schema
-        stored = storable(schema)
-        assert isinstance(stored, st.StructType)
-        self.stored: st.StructType = stored
+        self.stored = st.StructType(
+            [st.StructField(f.name, storable(f.dataType, nested=False), f.nullable) for f in schema.fields]
+        )
         self.identity = not _needs_codec(schema)
 
     def encode(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
-        return row if self.identity else encode(row, self.schema)
+        if self.identity:
+            return row
+        return tuple(encode(v, f.dataType, nested=False) for v, f in zip(row, self.schema.fields, strict=True))
 
     def decode(self, row: Any) -> tuple[Any, ...]:
         return tuple(row) if self.identity else decode(row, self.schema)

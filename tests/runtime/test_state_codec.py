@@ -20,7 +20,7 @@ SCHEMA = st.StructType(
 
 
 def test_time_is_stored_as_a_bigint_at_any_depth() -> None:
-    stored = storable(SCHEMA)
+    stored = StateCodec(SCHEMA).stored
     assert isinstance(stored, st.StructType)
     assert "time" not in stored.simpleString()
     assert stored["KSQL_AGG_VARIABLE_1"].dataType == st.ArrayType(st.LongType())
@@ -31,20 +31,28 @@ def test_values_round_trip() -> None:
     noon = datetime.time(12, 0, 0, 250)
     row = ((3, noon), [noon, None], {"a": datetime.time(0, 0, 1)}, 17)
     encoded = codec.encode(row)
-    assert encoded == ((3, 43_200_000_250), [43_200_000_250, None], [("a", 1_000_000)], 17)
+    # a map that is a field of the state row keeps its form (0.3.0 plans recorded it so)
+    assert encoded == ((3, 43_200_000_250), [43_200_000_250, None], {"a": 1_000_000}, 17)
     assert codec.decode(encoded) == row
 
 
-def test_maps_are_kept_as_entry_lists_in_insertion_order() -> None:
-    stored = storable(st.MapType(st.StringType(), st.IntegerType()))
-    assert isinstance(stored, st.ArrayType) and isinstance(stored.elementType, st.StructType)
-    assert [f.name for f in stored.elementType.fields] == ["KEY", "VALUE"]
+def test_nested_maps_are_kept_as_entry_lists_in_insertion_order() -> None:
+    maps = st.ArrayType(st.MapType(st.StringType(), st.IntegerType()))
+    codec = StateCodec(st.StructType([st.StructField("L", maps)]))
+    stored = codec.stored["L"].dataType
+    assert isinstance(stored, st.ArrayType) and isinstance(stored.elementType, st.ArrayType)
+    assert [f.name for f in stored.elementType.elementType.fields] == ["KEY", "VALUE"]
+    assert codec.encode(([{"b": 1, "a": 2}],)) == ([[("b", 1), ("a", 2)]],)
+    assert codec.decode(([[("b", 1), ("a", 2)]],)) == ([{"b": 1, "a": 2}],)
+    assert storable(st.MapType(st.StringType(), st.IntegerType()), nested=False) == st.MapType(
+        st.StringType(), st.IntegerType()
+    )
 
 
 def test_a_map_given_as_arrow_pairs_is_stored_as_entries() -> None:
     codec = StateCodec(st.StructType([st.StructField("M", st.MapType(st.StringType(), st.IntegerType()))]))
-    assert codec.encode(([("a", 1), ("b", 2)],)) == ([("a", 1), ("b", 2)],)
-    assert codec.decode(([("a", 1), ("b", 2)],)) == ({"a": 1, "b": 2},)
+    assert codec.encode(([("a", 1), ("b", 2)],)) == ({"a": 1, "b": 2},)
+    assert codec.decode(({"a": 1, "b": 2},)) == ({"a": 1, "b": 2},)
 
 
 def test_dates_and_timestamps_come_back_from_their_internal_form() -> None:
