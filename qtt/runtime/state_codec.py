@@ -24,6 +24,7 @@ from pyspark.sql import types as st
 
 _MICROS_PER_SECOND = 1_000_000
 _EPOCH = datetime.datetime(1970, 1, 1)
+_EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 
 
@@ -86,11 +87,17 @@ def decode(value: Any, type_: st.DataType) -> Any:
         entries = value.items() if isinstance(value, dict) else value
         return {decode(k, type_.keyType): decode(v, type_.valueType) for k, v in entries}
     if isinstance(type_, st.StructType):
+        if isinstance(value, dict):
+            value = [value.get(f.name) for f in type_.fields]
         return tuple(decode(v, f.dataType) for v, f in zip(value, type_.fields, strict=True))
     if isinstance(type_, st.DateType) and isinstance(value, int):
         return _EPOCH_DATE + datetime.timedelta(days=value)
-    if isinstance(type_, (st.TimestampType, st.TimestampNTZType)) and isinstance(value, int):
-        # qtt's sessions run in UTC, where Spark's Python timestamps are naive UTC times
+    if isinstance(type_, st.TimestampType) and isinstance(value, int):
+        # as rows bring them in: aware, in UTC (qtt's session time zone)
+        return _EPOCH_UTC + datetime.timedelta(microseconds=value)
+    if isinstance(type_, st.TimestampType) and isinstance(value, datetime.datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=datetime.UTC)
+    if isinstance(type_, st.TimestampNTZType) and isinstance(value, int):
         return _EPOCH + datetime.timedelta(microseconds=value)
     return value
 
@@ -121,13 +128,12 @@ def is_nested(type_: st.DataType) -> bool:
 
 
 def _needs_codec(type_: st.DataType) -> bool:
-    if isinstance(type_, (st.TimeType, st.MapType, st.DateType, st.TimestampType, st.TimestampNTZType)):
-        return True
-    if isinstance(type_, st.ArrayType):
-        return _needs_codec(type_.elementType)
-    if isinstance(type_, st.StructType):
-        return any(_needs_codec(f.dataType) for f in type_.fields)
-    return False
+    # nested values come back from the store in other shapes (a struct as a dict), so only
+    # flat rows of plain values pass through untouched
+    return isinstance(
+        type_,
+        (st.TimeType, st.MapType, st.DateType, st.TimestampType, st.TimestampNTZType, st.ArrayType, st.StructType),
+    )
 
 
 class StateCodec:
@@ -138,7 +144,7 @@ class StateCodec:
         self.stored = st.StructType(
             [st.StructField(f.name, storable(f.dataType, nested=False), f.nullable) for f in schema.fields]
         )
-        self.identity = not _needs_codec(schema)
+        self.identity = not any(_needs_codec(f.dataType) for f in schema.fields)
 
     def encode(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
         if self.identity:

@@ -61,7 +61,7 @@ def test_dates_and_timestamps_come_back_from_their_internal_form() -> None:
     # what the state store returns: days since the epoch, microseconds since the epoch
     assert codec.decode((19_000, 1_500)) == (
         datetime.date(2022, 1, 8),
-        datetime.datetime(1970, 1, 1, 0, 0, 0, 1_500),
+        datetime.datetime(1970, 1, 1, 0, 0, 0, 1_500, tzinfo=datetime.UTC),
     )
 
 
@@ -70,3 +70,9 @@ def test_a_schema_without_time_passes_through() -> None:
     codec = StateCodec(plain)
     assert codec.identity and codec.stored == plain
     assert codec.encode((4,)) == (4,)
+
+
+def test_naive_timestamps_from_the_store_become_utc_like_incoming_rows() -> None:
+    codec = StateCodec(st.StructType([st.StructField("T", st.ArrayType(st.TimestampType()))]))
+    naive = datetime.datetime(1970, 1, 1, 0, 0, 0, 10_000)
+    assert codec.decode(([naive],)) == ([naive.replace(tzinfo=datetime.UTC)],)
