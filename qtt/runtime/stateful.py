@@ -65,7 +65,7 @@ class AggregateProcessor(StatefulProcessor):
         from qtt.runtime.udafs import udaf_for
 
         self.codec = StateCodec(self.spec.state_schema)
-        self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
+        self.state = handle.getValueState(self.spec.state_name, self.stored_schema())
         self.current = 0
         # LATEST/EARLIEST_BY_OFFSET number the records they see: the replay position is
         # increasing and, unlike a clock, the same on every run.
@@ -75,6 +75,10 @@ class AggregateProcessor(StatefulProcessor):
     def _argument(self, row: Row, column: str) -> Any:
         type_ = self.nested.get(column)
         return row[column] if type_ is None else normalize(row[column], type_)
+
+    def stored_schema(self) -> st.StructType:
+        """The state variable's schema in the store (a test overrides it to change the layout)."""
+        return self.codec.stored
 
     def _sequence(self) -> int:
         return self.current

@@ -31,10 +31,9 @@ def _club_folder() -> Path:
 class ReorderedState(stateful.AggregateProcessor):
     """The same aggregation, storing the accumulator fields in reverse order (a layout change)."""
 
-    def __init__(self, spec: stateful.AggregateSpec) -> None:
-        fields = spec.state_schema.fields
-        reordered = st.StructType([*reversed(fields[:-1]), fields[-1]])
-        super().__init__(dataclasses.replace(spec, state_schema=reordered))
+    def stored_schema(self) -> st.StructType:
+        fields = super().stored_schema().fields
+        return st.StructType([*reversed(fields[:-1]), fields[-1]])
 
     def handleInputRows(self, key, rows, timerValues):
         state = self.state
