@@ -73,10 +73,15 @@ def encode(value: Any, type_: st.DataType, *, nested: bool = True) -> Any:
 
 
 def decode(value: Any, type_: st.DataType) -> Any:
-    """The Python value of ``type_`` for what the state store gave back."""
+    """The Python value of ``type_``, in one shape, for what the state store gave back.
+
+    Input rows go through it too: they bring a struct as a dict or a Row and a map as a dict
+    or a list of pairs, and Arrow, converting outputs back, wants all structs of a column
+    alike. Structs come out as tuples, maps as dicts, timestamps aware in UTC.
+    """
     if value is None:
         return None
-    if isinstance(type_, st.TimeType):
+    if isinstance(type_, st.TimeType) and isinstance(value, int):
         seconds, micros = divmod(int(value), _MICROS_PER_SECOND)
         minutes, second = divmod(seconds, 60)
         hour, minute = divmod(minutes, 60)
@@ -102,28 +107,8 @@ def decode(value: Any, type_: st.DataType) -> Any:
     return value
 
 
-def normalize(value: Any, type_: st.DataType) -> Any:
-    """An input value in one shape: structs as tuples, maps as dicts, at any depth.
-
-    Rows reach a processor with a struct as a dict or a Row and a map as a dict or a list of
-    pairs; Arrow, converting the outputs back, wants all structs of one column alike.
-    """
-    if value is None:
-        return None
-    if isinstance(type_, st.ArrayType):
-        return [normalize(v, type_.elementType) for v in value]
-    if isinstance(type_, st.MapType):
-        entries = value.items() if isinstance(value, dict) else value
-        return {normalize(k, type_.keyType): normalize(v, type_.valueType) for k, v in entries}
-    if isinstance(type_, st.StructType):
-        if isinstance(value, dict):
-            value = [value.get(f.name) for f in type_.fields]
-        return tuple(normalize(v, f.dataType) for v, f in zip(value, type_.fields, strict=True))
-    return value
-
-
 def is_nested(type_: st.DataType) -> bool:
-    """Whether values of ``type_`` can come in more than one shape (see :func:`normalize`)."""
+    """Whether values of ``type_`` can come in more than one shape (see :func:`decode`)."""
     return isinstance(type_, (st.ArrayType, st.MapType, st.StructType))
 
 

@@ -18,7 +18,7 @@ from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from qtt.plan.aggregates import Aggregate
-from qtt.runtime.state_codec import StateCodec, is_nested, normalize
+from qtt.runtime.state_codec import StateCodec, decode, is_nested
 
 ORDER = "__qtt_order"  # position among the outputs of one input record
 HAD_PREVIOUS = "__qtt_had_previous"  # whether the group had a result before this one
@@ -74,7 +74,7 @@ class AggregateProcessor(StatefulProcessor):
 
     def _argument(self, row: Row, column: str) -> Any:
         type_ = self.nested.get(column)
-        return row[column] if type_ is None else normalize(row[column], type_)
+        return row[column] if type_ is None else decode(row[column], type_)
 
     def stored_schema(self) -> st.StructType:
         """The state variable's schema in the store (a test overrides it to change the layout)."""
