@@ -17,7 +17,7 @@ from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
 from qtt.plan.aggregates import NOT_LITERAL, TABLE_AGGREGATES, resolve_aggregate
-from qtt.plan.analyzer import AGGREGATE_FUNCTIONS, Analyzer, Scope, implicit_cast, is_null_literal
+from qtt.plan.analyzer import AGGREGATE_FUNCTIONS, Analyzer, Scope, implicit_cast, reject_untyped_null
 from qtt.plan.schema import KEY, VALUE, Column, LogicalSchema
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
@@ -137,13 +137,7 @@ class AggregationPlanner:
         selected: list[tuple[str, e.Expression, ast.Expr]] = []
         for item in items:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
-            expr = select_analyzer(item.expr)
-            if is_null_literal(expr):
-                msg = (
-                    "Can't infer a type of null. Please explicitly cast it to a required type, "
-                    "e.g. CAST(null AS VARCHAR)."
-                )
-                raise StatementError(msg)
+            expr = reject_untyped_null(select_analyzer(item.expr))
             selected.append((item.alias, substitute(expr, key_refs), item.expr))
         having = None
         if query.having is not None:

@@ -16,7 +16,7 @@ from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
 from qtt.plan import functions as fns
-from qtt.plan.functions import NULL, NullType
+from qtt.plan.functions import NULL, NULL_TYPE_MESSAGE, NullType
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
@@ -92,6 +92,13 @@ def _col(node: ast.Node) -> int | None:
 
 def is_null_literal(expr: e.Expression) -> bool:
     return isinstance(expr, e.Literal) and isinstance(expr.sql_type, NullType)
+
+
+def reject_untyped_null(expr: e.Expression) -> e.Expression:
+    """``expr``, unless it is a bare NULL selected as a column (ksqlDB cannot type it)."""
+    if is_null_literal(expr):
+        raise StatementError(NULL_TYPE_MESSAGE)
+    return expr
 
 
 def coerce_null(expr: e.Expression, type_: t.SqlType) -> e.Expression:

@@ -17,7 +17,7 @@ from qtt import sqltypes as t
 from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError, did_you_mean
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
-from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn, is_null_literal
+from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn, is_null_literal, reject_untyped_null
 from qtt.plan.schema import (
     KEY,
     PSEUDO_COLUMNS,
@@ -835,13 +835,7 @@ class QueryPlanner:
                     out.append(SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type)))
             else:
                 assert isinstance(item, ast.SingleColumn) and item.alias is not None
-                expr = analyzer(item.expr)
-                if is_null_literal(expr):
-                    msg = (
-                        "Can't infer a type of null. Please explicitly cast it to a required type, "
-                        "e.g. CAST(null AS VARCHAR)."
-                    )
-                    raise StatementError(msg)
+                expr = reject_untyped_null(analyzer(item.expr))
                 out.append(SelectItem(item.alias, resolve(expr)))
         seen: set[str] = set()
         for selected in out:

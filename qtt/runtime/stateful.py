@@ -76,6 +76,9 @@ class AggregateProcessor(StatefulProcessor):
         type_ = self.nested.get(column)
         return row[column] if type_ is None else decode(row[column], type_)
 
+    def _results(self, accumulators: Sequence[Any]) -> list[Any]:
+        return [udaf.result(acc) for udaf, acc in zip(self.udafs, accumulators, strict=True)]
+
     def stored_schema(self) -> st.StructType:
         """The state variable's schema in the store (a test overrides it to change the layout)."""
         return self.codec.stored
@@ -96,7 +99,7 @@ class AggregateProcessor(StatefulProcessor):
         else:
             accumulators = list(stored[:-1])
             rowtime = stored[-1]
-            previous = [udaf.result(acc) for udaf, acc in zip(self.udafs, accumulators, strict=True)]
+            previous = self._results(accumulators) if self.spec.emit_previous else None
         # the grouping key as the rows carry it (the operator may be keyed by a stand-in)
         key_values = {k: ordered[0][k] for k in self.spec.key_names}
         for position, row in enumerate(ordered):
@@ -110,7 +113,7 @@ class AggregateProcessor(StatefulProcessor):
             rowtime = row["ROWTIME"] if rowtime is None else max(rowtime, row["ROWTIME"])
             if self.spec.emit_once_per_input and _replaced_by_next(ordered, position):
                 continue
-            results = [udaf.result(acc) for udaf, acc in zip(self.udafs, accumulators, strict=True)]
+            results = self._results(accumulators)
             out = dict(key_values)
             for (_, alias, _), result in zip(self.spec.calls, results, strict=True):
                 out[alias] = result
