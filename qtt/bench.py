@@ -77,7 +77,7 @@ def _median(values: Sequence[float]) -> float:
 
 def run(paths: Sequence[str], folders: Sequence[Path] = (), *, repetitions: int = 3) -> Figures:
     """Measure everything in one process; the JVM must not be running yet."""
-    from qtt.harness.history import replay_folders
+    from qtt.harness.historical_replay import replay_folders
     from qtt.harness.loader import discover, load_file
     from qtt.harness.runner import run_variants
     from qtt.runtime import session as spark_session

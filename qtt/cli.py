@@ -155,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]
     if folders:
-        from qtt.harness.history import replay_folders
+        from qtt.harness.historical_replay import replay_folders
 
         historical = replay_folders(folders, get_session, progress=progress)
         results += historical
@@ -184,18 +184,18 @@ def _run(args: argparse.Namespace) -> int:
 def _split_paths(given: Sequence[str]) -> tuple[list[str], list[Path]]:
     """Case paths, and historical plan folders (a root such as historical_plans/, one case's
     <slug>/ folder, or one <slug>/<version>_<ms>/ folder)."""
-    from qtt.harness import historical
+    from qtt.harness import plan_store
 
     cases: list[str] = []
     folders: list[Path] = []
     for raw in given:
         path = Path(raw)
-        if path.is_dir() and historical.is_folder_name(path.name):
+        if path.is_dir() and plan_store.is_folder_name(path.name):
             folders.append(path)
         elif path.is_dir() and _is_slug_folder(path):
-            folders.extend(sorted(p for p in path.iterdir() if p.is_dir() and historical.is_folder_name(p.name)))
+            folders.extend(sorted(p for p in path.iterdir() if p.is_dir() and plan_store.is_folder_name(p.name)))
         elif path.is_dir() and (path.name == HISTORICAL_ROOT or _holds_plans(path)):
-            folders.extend(historical.folders(path))
+            folders.extend(plan_store.folders(path))
         else:
             cases.append(raw)
     return cases, folders
@@ -203,15 +203,15 @@ def _split_paths(given: Sequence[str]) -> tuple[list[str], list[Path]]:
 
 def _is_slug_folder(path: Path) -> bool:
     """One case's folder under historical_plans/: it holds <version>_<ms> folders."""
-    from qtt.harness import historical
+    from qtt.harness import plan_store
 
-    return any(p.is_dir() and historical.is_folder_name(p.name) for p in path.iterdir())
+    return any(p.is_dir() and plan_store.is_folder_name(p.name) for p in path.iterdir())
 
 
 def _holds_plans(path: Path) -> bool:
-    from qtt.harness import historical
+    from qtt.harness import plan_store
 
-    return any((folder / historical.PLAN_FILE).exists() for folder in historical.folders(path))
+    return any((folder / plan_store.PLAN_FILE).exists() for folder in plan_store.folders(path))
 
 
 def _variants(paths: Sequence[str], keyword: str | None) -> list[Any]:

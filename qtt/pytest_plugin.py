@@ -268,7 +268,7 @@ class HistoricalPlans(pytest.Directory):
     """``historical_plans/``: one item per ``<slug>/<version>_<epoch-ms>`` folder."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from qtt.harness.historical import folders
+        from qtt.harness.plan_store import folders
 
         for folder in folders(self.path):
             yield HistoricalItem.from_parent(self, name=f"{folder.parent.name}/{folder.name}", folder=folder)
@@ -311,7 +311,7 @@ class HistoricalItem(pytest.Item):
 
 
 def _run_historical_batch(first: HistoricalItem) -> None:
-    from qtt.harness.history import replay_folders
+    from qtt.harness.historical_replay import replay_folders
     from qtt.runtime.session import get_session
 
     results = first.config.stash[RESULTS]

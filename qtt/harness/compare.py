@@ -17,9 +17,9 @@ from deepdiff import DeepDiff
 from deepdiff.operator import BaseOperator
 
 from qtt import sqltypes as t
+from qtt.harness.driver import OutputRecord
 from qtt.harness.model import ExpectedLogEntry, Record
-from qtt.harness.replay import OutputRecord
-from qtt.harness.topics import TopicSerde
+from qtt.harness.topic_serdes import TopicSerde
 
 DOUBLE_TOLERANCE = 1e-6
 

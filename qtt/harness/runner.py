@@ -26,8 +26,8 @@ from qtt.errors import (
 from qtt.harness import expected as expected_
 from qtt.harness import post as post_
 from qtt.harness.compare import Comparison, check_processing_log, compare
+from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.model import CaseVariant
-from qtt.harness.replay import ReplayItem, ReplayResult, replay_many
 from qtt.plan.planner import PlannedCase, plan_statements
 from qtt.plan.steps import Plan
 from qtt.sql import parse_statements

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from qtt import __version__
 from qtt.errors import PlanFileError, QttError, SqlError, UnsupportedFeatureError
-from qtt.harness import historical, spec
+from qtt.harness import plan_store, spec
 from qtt.harness.model import CaseVariant
 from qtt.harness.runner import PASSED, CaseResult, plan_variant, run_variants
 from qtt.plan import codec
@@ -42,8 +42,8 @@ class Entry:
 
 
 def slug_of(variant: CaseVariant) -> str:
-    """The case's folder name under ``historical_plans/`` (see :mod:`qtt.harness.historical`)."""
-    return historical.case_slug(Path(variant.file).as_posix(), variant.case, variant.variant)
+    """The case's folder name under ``historical_plans/`` (see :mod:`qtt.harness.plan_store`)."""
+    return plan_store.case_slug(Path(variant.file).as_posix(), variant.case, variant.variant)
 
 
 def current_plan(variant: CaseVariant) -> Plan | None:
@@ -57,12 +57,12 @@ def current_plan(variant: CaseVariant) -> Plan | None:
     return plan_variant(variant).plan
 
 
-def persisted_plan_text(root: Path, slug: str) -> tuple[historical.HistoricalFolder | None, str | None]:
-    folder = historical.newest(root, slug)
+def persisted_plan_text(root: Path, slug: str) -> tuple[plan_store.HistoricalFolder | None, str | None]:
+    folder = plan_store.newest(root, slug)
     if folder is None:
         return None, None
     try:
-        return folder, folder.read(historical.PLAN_FILE)
+        return folder, folder.read(plan_store.PLAN_FILE)
     except PlanFileError:
         return folder, None
 
@@ -120,12 +120,12 @@ def snapshot(
         if dry_run:
             continue
         files = {
-            historical.PLAN_FILE: codec.dumps(plan),
-            historical.SPEC_FILE: spec.dumps(build_spec(entry.variant, result, version)),
-            historical.TOPOLOGY_FILE: _topology(session(), plan),
+            plan_store.PLAN_FILE: codec.dumps(plan),
+            plan_store.SPEC_FILE: spec.dumps(build_spec(entry.variant, result, version)),
+            plan_store.TOPOLOGY_FILE: _topology(session(), plan),
         }
         try:
-            entry.folder = historical.write_folder(root, entry.slug, version, stamp, files)
+            entry.folder = plan_store.write_folder(root, entry.slug, version, stamp, files)
         except QttError as e:
             entry.action, entry.reason = NOT_SNAPSHOTTED, str(e)
     return entries

@@ -15,8 +15,8 @@ from functools import singledispatchmethod
 from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
-from qtt.plan import functions as fns
-from qtt.plan.functions import NULL, NULL_TYPE_MESSAGE, NullType
+from qtt.plan import scalar_signatures as fns
+from qtt.plan.scalar_signatures import NULL, NULL_TYPE_MESSAGE, NullType
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 

@@ -7,8 +7,10 @@ never changes shape (see STYLE.md, rule 3). Boolean-valued nodes do not store th
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from qtt import sqltypes as t
 from qtt.plan.tagged import Tagged
@@ -338,3 +340,27 @@ def walk(expr: Expression) -> list[Expression]:
     for child in expr.children():
         out.extend(walk(child))
     return out
+
+
+def substitute(expr: Expression, replacements: Mapping[Expression, Expression]) -> Expression:
+    """``expr`` with every sub-expression found in ``replacements`` replaced (outermost first)."""
+    found = replacements.get(expr)
+    if found is not None:
+        return found
+    return _rebuild(expr, replacements)
+
+
+def _rebuild(value: Any, replacements: Mapping[Expression, Expression]) -> Any:
+    if isinstance(value, Expression) and value in replacements:
+        return replacements[value]
+    if isinstance(value, tuple):
+        return tuple(_rebuild(v, replacements) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for f in dataclasses.fields(value):
+            old = getattr(value, f.name)
+            new = _rebuild(old, replacements)
+            if new is not old:
+                changes[f.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    return value

@@ -764,7 +764,7 @@ class QueryPlanner:
 
         named = self._alias_select_items(query.select)
         if query.group_by is not None:
-            from qtt.plan.aggregation import AggregationPlanner
+            from qtt.plan.aggregate_planner import AggregationPlanner
 
             return AggregationPlanner(self, scope).plan(query, step, named)
         parent = self._source_parent()

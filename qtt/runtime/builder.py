@@ -22,7 +22,7 @@ from qtt.plan.expressions import ColumnRef, Expression, walk
 from qtt.plan.schema import KEY, VALUE, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import serde_udfs
-from qtt.runtime.expressions import Compiler
+from qtt.runtime.compiler import Compiler
 from qtt.runtime.names import (
     NULL_KEY,
     ROWOFFSET,
@@ -33,8 +33,8 @@ from qtt.runtime.names import (
     TOMBSTONE,
     col,
 )
+from qtt.runtime.spark_types import from_spark, to_spark
 from qtt.runtime.stateful import ORDER
-from qtt.runtime.types import from_spark, to_spark
 
 StepT = TypeVar("StepT", bound=s.ExecutionStep)
 
@@ -287,7 +287,7 @@ class PlanBuilder:
     def table_filter_v2(self, step: s.TableFilterV2, source: Built) -> Built:
         # ksqlDB's HAVING: a group that stops passing is deleted; one that did not pass before
         # either emits nothing. The aggregate below sends each group's previous result along.
-        from qtt.plan.aggregation import substitute
+        from qtt.plan.expressions import substitute
         from qtt.runtime.stateful import HAD_PREVIOUS, previous_name
 
         if HAD_PREVIOUS not in source.df.columns:
@@ -389,7 +389,7 @@ class PlanBuilder:
         return self._aggregate(step, source, emit_once_per_input=True)
 
     def _aggregate(self, step: s.StreamAggregateV1, source: Built, *, emit_once_per_input: bool = False) -> Built:
-        from qtt.plan.aggregates import Aggregate
+        from qtt.plan.aggregate_signatures import Aggregate
         from qtt.runtime.stateful import (
             HAD_PREVIOUS,
             OP,

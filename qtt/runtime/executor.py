@@ -27,7 +27,7 @@ from qtt.plan.steps import QueryPlan, walk_steps
 from qtt.runtime import internal_topics
 from qtt.runtime.builder import PlanBuilder
 from qtt.runtime.internal_topics import InternalTopic
-from qtt.runtime.replay import FORMAT_NAME, ReplayRecord, encode_options
+from qtt.runtime.replay_source import FORMAT_NAME, ReplayRecord, encode_options
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 
 from pyspark.sql import Row, SparkSession
 
-from qtt.runtime.types import from_spark
+from qtt.runtime.spark_types import from_spark
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pyspark.sql import types as st
 from qtt.errors import SerdeError
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.plan.steps import FormatInfo, Formats
-from qtt.runtime.types import struct_of
+from qtt.runtime.spark_types import struct_of
 from qtt.serde import SerdeColumn, get_format
 
 ERROR, TOMBSTONE, NULL_KEY, KEY, VALUE = "error", "tombstone", "null_key", "key", "value"

@@ -133,7 +133,7 @@ def get_session(master: str | None = None) -> SparkSession:
         session = builder.getOrCreate()
         if not url.startswith("sc://"):
             session.sparkContext.setLogLevel(os.environ.get("QTT_SPARK_LOG_LEVEL", "ERROR"))
-        from qtt.runtime.replay import register
+        from qtt.runtime.replay_source import register
 
         register(session)
         _session = session

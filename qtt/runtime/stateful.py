@@ -17,7 +17,7 @@ from pyspark.sql import Row
 from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
-from qtt.plan.aggregates import Aggregate
+from qtt.plan.aggregate_signatures import Aggregate
 from qtt.runtime.state_codec import StateCodec, decode, is_nested
 
 ORDER = "__qtt_order"  # position among the outputs of one input record
@@ -62,7 +62,7 @@ class AggregateProcessor(StatefulProcessor):
         self.spec = spec
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        from qtt.runtime.udafs import udaf_for
+        from qtt.runtime.aggregators import udaf_for
 
         self.codec = StateCodec(self.spec.state_schema)
         self.state = handle.getValueState(self.spec.state_name, self.stored_schema())

@@ -20,7 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from qtt.plan.steps import Plan, QueryPlan
 from qtt.runtime.builder import PlanBuilder
-from qtt.runtime.replay import FORMAT_NAME, encode_options
+from qtt.runtime.replay_source import FORMAT_NAME, encode_options
 
 HEADER = (
     "# qtt topology v1: the normalized Spark physical plan of each query of this plan.\n"

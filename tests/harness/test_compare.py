@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import pytest
 
 from qtt.harness.compare import check_processing_log, compare
+from qtt.harness.driver import OutputRecord
 from qtt.harness.model import ExpectedLogEntry, Record, Window
-from qtt.harness.replay import OutputRecord
-from qtt.harness.topics import TopicSerde
+from qtt.harness.topic_serdes import TopicSerde
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.steps import FormatInfo, Formats
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import historical
-from qtt.harness.history import load, replay_folders
+from qtt.harness import plan_store
+from qtt.harness.driver import replay
+from qtt.harness.historical_replay import load, replay_folders
 from qtt.harness.model import Record
-from qtt.harness.replay import replay
 from qtt.plan import steps as s
 from qtt.plan.planner import plan_statements
 from qtt.sql import parse_statements
@@ -40,10 +40,10 @@ def test_the_planner_writes_v2_sinks_with_the_topic_partition_count() -> None:
 
 
 def test_historical_plans_hold_two_released_versions() -> None:
-    versions = {historical.parse_folder(p).version for p in historical.folders(ROOT)}
+    versions = {plan_store.parse_folder(p).version for p in plan_store.folders(ROOT)}
     assert {"0.1.0", "0.2.0"} <= versions
     tags = set()
-    for path in historical.folders(ROOT):
+    for path in plan_store.folders(ROOT):
         plan = json.loads((path / "plan.json").read_text())
         tags |= {st["queryPlan"]["physicalPlan"]["@type"] for st in plan["statements"] if st["queryPlan"]}
     assert {"streamSinkV1", "streamSinkV2"} <= tags

@@ -15,8 +15,8 @@ import pytest
 from pyspark import cloudpickle
 from pyspark.sql import types as st
 
-from qtt.harness import historical
-from qtt.harness.history import compare_internal_topics, load, replay_folders
+from qtt.harness import plan_store
+from qtt.harness.historical_replay import compare_internal_topics, load, replay_folders
 from qtt.harness.spec import SpecInternalRecord, SpecInternalTopic
 from qtt.runtime import stateful
 
@@ -25,7 +25,7 @@ TOPIC = "CTAS_CLUBS_0-Aggregate-Aggregate-changelog"
 
 
 def _club_folder() -> Path:
-    return next(f for f in historical.folders(ROOT) if "a_table_aggregation_retracts" in f.parent.name)
+    return next(f for f in plan_store.folders(ROOT) if "a_table_aggregation_retracts" in f.parent.name)
 
 
 class ReorderedState(stateful.AggregateProcessor):
@@ -72,7 +72,7 @@ def by_value():
 
 
 def test_every_stateful_historical_plan_records_its_internal_topics() -> None:
-    for folder in historical.folders(ROOT):
+    for folder in plan_store.folders(ROOT):
         loaded = load(folder)
         stateful_plan = any(
             getattr(step, "stateful", False)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import historical, uptodate
-from qtt.harness.history import replay_folders
+from qtt.harness import plan_store, uptodate
+from qtt.harness.historical_replay import replay_folders
 from qtt.harness.loader import load_file
 from qtt.harness.snapshot import ADDED, NOT_SNAPSHOTTED, UNCHANGED, snapshot
 
@@ -38,14 +38,14 @@ def test_snapshot_writes_once_then_only_for_a_changed_plan(spark, tmp_path: Path
 
     first = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_000)
     assert [e.action for e in first] == [ADDED]
-    assert len(historical.folders(root)) == 1
-    folder = historical.folders(root)[0]
+    assert len(plan_store.folders(root)) == 1
+    folder = plan_store.folders(root)[0]
     assert {p.name for p in folder.iterdir()} == {"plan.json", "spec.json", "topology"}
     assert all(e.ok for e in uptodate.check(_variants(case_file), root))
 
     again = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_001)
     assert [e.action for e in again] == [UNCHANGED]
-    assert len(historical.folders(root)) == 1
+    assert len(plan_store.folders(root)) == 1
 
     changed = json.loads(case_file.read_text())
     changed["tests"][0]["statements"][1] = "CREATE STREAM out AS SELECT id, n * 2 AS twice FROM src WHERE n > 0;"
@@ -56,19 +56,19 @@ def test_snapshot_writes_once_then_only_for_a_changed_plan(spark, tmp_path: Path
     assert any("WhereFilter" in line for line in stale[0].diff)
 
     dry = snapshot(_variants(case_file), lambda: spark, root=root, dry_run=True, epoch_ms=1_700_000_000_002)
-    assert dry[0].action == "would add" and len(historical.folders(root)) == 1
+    assert dry[0].action == "would add" and len(plan_store.folders(root)) == 1
 
     second = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_003)
     assert [e.action for e in second] == [ADDED]
-    assert len(historical.folders(root)) == 2
+    assert len(plan_store.folders(root)) == 2
     assert (folder / "plan.json").exists(), "the old folder is untouched"
 
-    results = replay_folders(historical.folders(root), lambda: spark)
+    results = replay_folders(plan_store.folders(root), lambda: spark)
     assert [r.status for r in results] == ["passed", "passed"]
 
     # the case file can go: a historical plan is self-contained
     case_file.unlink()
-    assert [r.status for r in replay_folders(historical.folders(root), lambda: spark)] == ["passed", "passed"]
+    assert [r.status for r in replay_folders(plan_store.folders(root), lambda: spark)] == ["passed", "passed"]
 
 
 @pytest.mark.spark
@@ -80,4 +80,4 @@ def test_a_failing_case_is_reported_not_snapshotted(spark, tmp_path: Path) -> No
     entries = snapshot(_variants(case_file), lambda: spark, root=root)
     assert entries[0].action == NOT_SNAPSHOTTED
     assert "did not pass" in entries[0].reason
-    assert historical.folders(root) == []
+    assert plan_store.folders(root) == []

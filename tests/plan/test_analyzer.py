@@ -8,7 +8,7 @@ from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn, arithmetic_type, can_cast, common_type
-from qtt.plan.functions import NULL
+from qtt.plan.scalar_signatures import NULL
 from qtt.sql import parse_expression, parse_type
 
 COLUMNS = {

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from qtt.harness.driver import replay
 from qtt.harness.model import Record
-from qtt.harness.replay import replay
 from qtt.plan.planner import plan_statements
 from qtt.sql import parse_statements
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.loader import load_file
-from qtt.harness.replay import ReplayItem, ReplayResult, replay_many
 from qtt.harness.runner import plan_variant
 from qtt.plan import codec
 

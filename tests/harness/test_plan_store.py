@@ -7,44 +7,44 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import PlanFileError, SnapshotError
-from qtt.harness import historical
+from qtt.harness import plan_store
 
 
 def test_slug_is_readable_stable_and_ascii() -> None:
-    slug = historical.case_slug("cases/filters.json", "null rows are dropped: é", "JSON")
+    slug = plan_store.case_slug("cases/filters.json", "null rows are dropped: é", "JSON")
     assert slug.startswith("filters__null_rows_are_dropped__JSON__")
     assert slug.isascii() and " " not in slug
-    assert slug == historical.case_slug("cases/filters.json", "null rows are dropped: é", "JSON")
+    assert slug == plan_store.case_slug("cases/filters.json", "null rows are dropped: é", "JSON")
 
 
 def test_names_that_slug_alike_do_not_collide() -> None:
-    a = historical.case_slug("cases/f.json", "a b", "")
-    b = historical.case_slug("cases/f.json", "a_b", "")
-    c = historical.case_slug("other/f.json", "a b", "")
+    a = plan_store.case_slug("cases/f.json", "a b", "")
+    b = plan_store.case_slug("cases/f.json", "a_b", "")
+    c = plan_store.case_slug("other/f.json", "a b", "")
     assert len({a, b, c}) == 3
 
 
 def test_write_is_atomic_and_never_overwrites(tmp_path: Path) -> None:
-    folder = historical.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_000, {"plan.json": "{}\n"})
+    folder = plan_store.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_000, {"plan.json": "{}\n"})
     assert folder.name == "0.1.0_1700000000000"
     assert (folder / "plan.json").read_text() == "{}\n"
     assert not list((tmp_path / "s").glob(".staging-*"))
     with pytest.raises(SnapshotError, match="never overwritten"):
-        historical.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_000, {"plan.json": "changed"})
+        plan_store.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_000, {"plan.json": "changed"})
     assert (folder / "plan.json").read_text() == "{}\n"
 
 
 def test_newest_is_the_latest_epoch(tmp_path: Path) -> None:
-    historical.write_folder(tmp_path, "s", "0.2.0", 1_700_000_000_002, {"plan.json": "b"})
-    historical.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_001, {"plan.json": "a"})
-    newest = historical.newest(tmp_path, "s")
+    plan_store.write_folder(tmp_path, "s", "0.2.0", 1_700_000_000_002, {"plan.json": "b"})
+    plan_store.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_001, {"plan.json": "a"})
+    newest = plan_store.newest(tmp_path, "s")
     assert newest is not None and newest.version == "0.2.0"
-    assert historical.newest(tmp_path, "missing") is None
+    assert plan_store.newest(tmp_path, "missing") is None
 
 
 def test_bad_folder_names_and_missing_files_are_plan_file_errors(tmp_path: Path) -> None:
     with pytest.raises(PlanFileError, match="<version>_<epoch-ms>"):
-        historical.parse_folder(tmp_path / "s" / "latest")
-    folder = historical.parse_folder(historical.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_000, {}))
+        plan_store.parse_folder(tmp_path / "s" / "latest")
+    folder = plan_store.parse_folder(plan_store.write_folder(tmp_path, "s", "0.1.0", 1_700_000_000_000, {}))
     with pytest.raises(PlanFileError, match=r"spec\.json is missing"):
         folder.read("spec.json")

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 import simplejson
 
 from qtt.errors import PlanFileError, QttError
-from qtt.harness import historical, spec
+from qtt.harness import plan_store, spec
 from qtt.harness.compare import Comparison, TopicDiff
-from qtt.harness.replay import InputRecord, OutputRecord, ReplayItem, ReplayResult, replay_many
+from qtt.harness.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult, replay_many
 from qtt.harness.runner import ERROR, FAILED, PASSED, CaseResult
 from qtt.plan import codec
 from qtt.plan.steps import Plan
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Loaded:
-    folder: historical.HistoricalFolder
+    folder: plan_store.HistoricalFolder
     plan: Plan
     spec: spec.Spec
     topology: str
@@ -43,10 +43,10 @@ class HistoricalResult(CaseResult):
 
 def load(path: Path) -> Loaded:
     """Read one folder; every problem is a PlanFileError naming the file and the JSON path."""
-    folder = historical.parse_folder(path)
-    plan = codec.loads(folder.read(historical.PLAN_FILE), file=str(path / historical.PLAN_FILE))
-    recorded = spec.loads(folder.read(historical.SPEC_FILE), file=str(path / historical.SPEC_FILE))
-    topology = folder.read(historical.TOPOLOGY_FILE)
+    folder = plan_store.parse_folder(path)
+    plan = codec.loads(folder.read(plan_store.PLAN_FILE), file=str(path / plan_store.PLAN_FILE))
+    recorded = spec.loads(folder.read(plan_store.SPEC_FILE), file=str(path / plan_store.SPEC_FILE))
+    topology = folder.read(plan_store.TOPOLOGY_FILE)
     return Loaded(folder, plan, recorded, topology)
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan.aggregates import (
+from qtt.plan.aggregate_signatures import (
     AGGREGATE_NAMES,
     COLLECT_LIST_LIMIT,
     COLLECT_SET_LIMIT,
@@ -22,7 +22,7 @@ from qtt.plan.aggregates import (
     Aggregate,
     resolve_aggregate,
 )
-from qtt.runtime.udafs import Udaf, udaf_for
+from qtt.runtime.aggregators import Udaf, udaf_for
 
 N = NOT_LITERAL
 
@@ -405,5 +405,5 @@ def test_every_supported_aggregate_has_an_implementation() -> None:
 
 
 def test_udafs_do_not_import_pyspark() -> None:
-    code = "import sys, qtt.runtime.udafs; sys.exit('pyspark' in sys.modules)"
+    code = "import sys, qtt.runtime.aggregators; sys.exit('pyspark' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

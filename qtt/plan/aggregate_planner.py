@@ -9,14 +9,14 @@ must be an aggregate, or the query is rejected.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
-from qtt.plan.aggregates import NOT_LITERAL, TABLE_AGGREGATES, resolve_aggregate
+from qtt.plan.aggregate_signatures import NOT_LITERAL, TABLE_AGGREGATES, resolve_aggregate
 from qtt.plan.analyzer import AGGREGATE_FUNCTIONS, Analyzer, Scope, implicit_cast, reject_untyped_null
 from qtt.plan.schema import KEY, VALUE, Column, LogicalSchema
 from qtt.serde.formats import unsupported_base
@@ -25,30 +25,6 @@ from qtt.sql.formatter import format_expr
 
 if TYPE_CHECKING:
     from qtt.plan.planner import PlannedQuery, QueryPlanner
-
-
-def substitute(expr: e.Expression, replacements: Mapping[e.Expression, e.Expression]) -> e.Expression:
-    """``expr`` with every sub-expression found in ``replacements`` replaced (outermost first)."""
-    found = replacements.get(expr)
-    if found is not None:
-        return found
-    return _rebuild(expr, replacements)
-
-
-def _rebuild(value: Any, replacements: Mapping[e.Expression, e.Expression]) -> Any:
-    if isinstance(value, e.Expression) and value in replacements:
-        return replacements[value]
-    if isinstance(value, tuple):
-        return tuple(_rebuild(v, replacements) for v in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {}
-        for f in dataclasses.fields(value):
-            old = getattr(value, f.name)
-            new = _rebuild(old, replacements)
-            if new is not old:
-                changes[f.name] = new
-        return dataclasses.replace(value, **changes) if changes else value
-    return value
 
 
 def column_refs(expr: e.Expression) -> list[e.ColumnRef]:
@@ -138,10 +114,10 @@ class AggregationPlanner:
         for item in items:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
             expr = reject_untyped_null(select_analyzer(item.expr))
-            selected.append((item.alias, substitute(expr, key_refs), item.expr))
+            selected.append((item.alias, e.substitute(expr, key_refs), item.expr))
         having = None
         if query.having is not None:
-            having = substitute(
+            having = e.substitute(
                 Analyzer(self.scope, "HAVING", aggregates=self._aggregate).boolean(query.having), key_refs
             )
         if not self.calls:

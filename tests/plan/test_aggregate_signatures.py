@@ -8,7 +8,7 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan.aggregates import (
+from qtt.plan.aggregate_signatures import (
     AGGREGATE_NAMES,
     COLLECT_LIST_LIMIT,
     COLLECT_SET_LIMIT,
@@ -16,7 +16,7 @@ from qtt.plan.aggregates import (
     is_aggregate,
     resolve_aggregate,
 )
-from qtt.plan.functions import NULL
+from qtt.plan.scalar_signatures import NULL
 
 N = NOT_LITERAL
 DEC = t.Decimal(4, 1)

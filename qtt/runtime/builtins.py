@@ -2,7 +2,7 @@
 
 ``RENAMES`` maps a ksqlDB function to the Spark function that behaves identically. Every
 other function has its own implementation below. Together they must cover
-``qtt.plan.functions.FUNCTIONS`` exactly; a test checks it.
+``qtt.plan.scalar_signatures.FUNCTIONS`` exactly; a test checks it.
 
 The planner has already converted every argument to its parameter's type (an implicit CAST
 where ksqlDB widens), so an implementation may rely on ``expr.args[i].result_type``.
@@ -24,11 +24,11 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import expressions as e
-from qtt.plan import functions as fns
-from qtt.runtime.types import to_spark
+from qtt.plan import scalar_signatures as fns
+from qtt.runtime.spark_types import to_spark
 
 if TYPE_CHECKING:
-    from qtt.runtime.expressions import Compiler
+    from qtt.runtime.compiler import Compiler
 
 Impl = Callable[[e.Call, Sequence[Column]], Column]
 

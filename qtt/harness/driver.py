@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from qtt.errors import CaseFileError, QttError, SerdeError, UnsupportedFeatureError
 from qtt.harness.model import Record
-from qtt.harness.topics import TopicSerde, sink_serdes, topic_serdes
+from qtt.harness.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan import steps as s
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ class _State:
         self.topic_records.setdefault(record.topic, []).append((record, offset))
 
     def records_for(self, query: s.QueryPlan, job_id: int) -> tuple[list[Any], list[bool]]:
-        from qtt.runtime.replay import ReplayRecord
+        from qtt.runtime.replay_source import ReplayRecord
 
         topics = source_topics(query.physical_plan)
         selected = sorted(

@@ -1,6 +1,6 @@
 """Aggregate function (UDAF) signatures: argument split, return types and state layouts.
 
-The planner resolves every aggregate call here once; ``qtt.runtime.udafs`` implements each
+The planner resolves every aggregate call here once; ``qtt.runtime.aggregators`` implements each
 :class:`Aggregate` it returns. Semantics follow ksqlDB's UDAFs
 (``io.confluent.ksql.function.udaf``):
 
@@ -22,7 +22,7 @@ from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan.functions import NULL_TYPE_MESSAGE, NullType, widens_to
+from qtt.plan.scalar_signatures import NULL_TYPE_MESSAGE, NullType, widens_to
 
 
 class _NotLiteral:

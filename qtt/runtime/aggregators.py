@@ -25,7 +25,7 @@ from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.plan.aggregates import HISTOGRAM_LIMIT, Aggregate
+from qtt.plan.aggregate_signatures import HISTOGRAM_LIMIT, Aggregate
 
 _DECIMAL_CONTEXT = decimal.Context(prec=100)
 
@@ -664,7 +664,7 @@ def udaf_for(aggregate: Aggregate, *, sequence: Callable[[], int] | None = None)
     """The implementation of a resolved aggregate.
 
     Args:
-        aggregate: from :func:`qtt.plan.aggregates.resolve_aggregate`.
+        aggregate: from :func:`qtt.plan.aggregate_signatures.resolve_aggregate`.
         sequence: numbers records for LATEST_BY_OFFSET and EARLIEST_BY_OFFSET; each call must
             return a larger number than the last. Defaults to a wall-clock based counter.
     """

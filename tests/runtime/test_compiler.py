@@ -70,8 +70,8 @@ def results(spark: SparkSession) -> list[tuple[t.SqlType, list[Any]]]:
     """
     from pyspark.sql import functions as F
 
-    from qtt.runtime.expressions import Compiler
-    from qtt.runtime.types import struct_of
+    from qtt.runtime.compiler import Compiler
+    from qtt.runtime.spark_types import struct_of
 
     all_columns: list[tuple[str, t.SqlType]] = [("__case", t.INTEGER)]
     selected = []

@@ -28,9 +28,9 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import expressions as e
-from qtt.runtime import functions
+from qtt.runtime import builtins
 from qtt.runtime.names import col
-from qtt.runtime.types import to_spark
+from qtt.runtime.spark_types import to_spark
 
 
 def _null_boolean() -> Column:
@@ -142,7 +142,7 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.Comparison) -> Column:
-        return functions.compare(
+        return builtins.compare(
             expr.op,
             self(expr.left),
             self(expr.right),
@@ -152,7 +152,7 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.DistinctFrom) -> Column:
-        result = functions.distinct(self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type)
+        result = builtins.distinct(self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type)
         return ~result if expr.negated else result
 
     @visit.register
@@ -204,13 +204,13 @@ class Compiler:
         elif expr.escape is None:
             matched = F.regexp_like(value, _dynamic_like_regex(self(expr.pattern)))
         else:
-            matched = functions.like_with_escape(value, self(expr.pattern), expr.escape)
+            matched = builtins.like_with_escape(value, self(expr.pattern), expr.escape)
         return ~matched if expr.negated else matched
 
     @visit.register
     def _(self, expr: e.Between) -> Column:
         value, vt = self(expr.value), expr.value.result_type
-        result = functions.compare(">=", value, self(expr.low), vt, expr.low.result_type) & functions.compare(
+        result = builtins.compare(">=", value, self(expr.low), vt, expr.low.result_type) & builtins.compare(
             "<=", value, self(expr.high), vt, expr.high.result_type
         )
         return ~result if expr.negated else result
@@ -219,8 +219,8 @@ class Compiler:
     def _(self, expr: e.InList) -> Column:
         # ksqlDB's InListEvaluator: a null value or a null item never matches; never null.
         value_type = expr.value.result_type
-        value = functions.comparable(self(expr.value), value_type)
-        items = [functions.comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
+        value = builtins.comparable(self(expr.value), value_type)
+        items = [builtins.comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
         result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
         if value_type.base == "DOUBLE":
             result = result & ~F.coalesce(F.isnan(value), F.lit(False))
@@ -239,11 +239,11 @@ class Compiler:
 
     @visit.register
     def _(self, expr: e.Cast) -> Column:
-        return functions.cast(self(expr.operand), expr.operand.result_type, expr.sql_type)
+        return builtins.cast(self(expr.operand), expr.operand.result_type, expr.sql_type)
 
     @visit.register
     def _(self, expr: e.Call) -> Column:
-        return functions.call(expr, [self(a) for a in expr.args], self)
+        return builtins.call(expr, [self(a) for a in expr.args], self)
 
     @visit.register
     def _(self, expr: e.Subscript) -> Column:

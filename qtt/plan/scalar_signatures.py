@@ -1,7 +1,7 @@
 """Scalar function signatures: which argument types a function takes and what it returns.
 
 The planner resolves every call here once; the runtime implements each name in
-``qtt.runtime.functions``. A test asserts that the two tables list the same names.
+``qtt.runtime.builtins``. A test asserts that the two tables list the same names.
 
 Signatures are data: parameter patterns are SQL types, type variables (``T``), container
 patterns (``ArrayOf(T)``) or ``ANY_DECIMAL``. ksqlDB's implicit numeric widening applies
@@ -630,7 +630,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in _FUNCTION_LIST}
 def pattern_problem(function: str, pattern: str) -> str | None:
     """Why qtt cannot run ``function`` with the constant date/time ``pattern``, or None."""
     if function == "PARSE_DATE":
-        # ksqlDB parses with SimpleDateFormat rules (see qtt.runtime.functions).
+        # ksqlDB parses with SimpleDateFormat rules (see qtt.runtime.builtins).
         if simple_date_fields(pattern) is None:
             return f"PARSE_DATE pattern '{pattern}' (only numeric y, M and d fields)"
         return None
