@@ -155,7 +155,7 @@ def query_order(plan: s.Plan) -> list[s.QueryPlan]:
 
 
 def source_topics(step: s.ExecutionStep) -> set[str]:
-    return {node.topic for node in s.walk_steps(step) if isinstance(node, s.StreamSourceV1)}
+    return {node.topic for node in s.walk_steps(step) if isinstance(node, s.SourceStep)}
 
 
 def encode_inputs(plan: s.Plan, inputs: Sequence[Record], *, where: str = "$.inputs") -> list[InputRecord]:
@@ -251,7 +251,7 @@ class _State:
         self.result.internal_topics.extend(run.internal_topics)
         self.result.step_schemas[query.query_id] = {ctx: str(schema) for ctx, schema in run.schemas.items()}
         sink = query.physical_plan
-        assert isinstance(sink, s.StreamSinkV1)
+        assert isinstance(sink, s.SinkStep)
         rank = self.rank[id(query)]
         for out in run.records:
             produced = _Pending(

@@ -65,10 +65,10 @@ def topic_serdes(commands: Iterable[s.DdlCommand]) -> dict[str, TopicSerde]:
     """Topic -> serde view; the first stream or table declared over a topic defines it."""
     out: dict[str, TopicSerde] = {}
     for command in commands:
-        if isinstance(command, s.CreateStreamV1) or hasattr(command, "topic"):
+        if isinstance(command, s.CreateSourceCommand):
             topic = command.topic
             if topic not in out:
-                out[topic] = TopicSerde(topic, command.schema, command.formats)  # type: ignore[attr-defined]
+                out[topic] = TopicSerde(topic, command.schema, command.formats)
     return out
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
-from qtt.plan.tagged import Tagged
+from qtt.plan.tagged import Tagged, children_of
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,8 +26,8 @@ class Expression(Tagged, root=True, kind="expression"):
         return self.sql_type  # type: ignore[attr-defined]
 
     def children(self) -> tuple[Expression, ...]:
-        """Direct sub-expressions, in evaluation order."""
-        return ()
+        """Direct sub-expressions, in evaluation order (derived from the fields, in order)."""
+        return children_of(self, Expression)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,18 +67,12 @@ class Arithmetic(Expression):
     right: Expression
     sql_type: t.SqlType
 
-    def children(self) -> tuple[Expression, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True, kw_only=True)
 class Negate(Expression):
     type_tag: ClassVar[str] = "negate"
     operand: Expression
     sql_type: t.SqlType
-
-    def children(self) -> tuple[Expression, ...]:
-        return (self.operand,)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,9 +84,6 @@ class Comparison(BooleanExpression):
     left: Expression
     right: Expression
 
-    def children(self) -> tuple[Expression, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True, kw_only=True)
 class DistinctFrom(BooleanExpression):
@@ -103,18 +94,12 @@ class DistinctFrom(BooleanExpression):
     right: Expression
     negated: bool
 
-    def children(self) -> tuple[Expression, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True, kw_only=True)
 class And(BooleanExpression):
     type_tag: ClassVar[str] = "and"
     left: Expression
     right: Expression
-
-    def children(self) -> tuple[Expression, ...]:
-        return (self.left, self.right)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,17 +108,11 @@ class Or(BooleanExpression):
     left: Expression
     right: Expression
 
-    def children(self) -> tuple[Expression, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True, kw_only=True)
 class Not(BooleanExpression):
     type_tag: ClassVar[str] = "not"
     operand: Expression
-
-    def children(self) -> tuple[Expression, ...]:
-        return (self.operand,)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,9 +120,6 @@ class IsNull(BooleanExpression):
     type_tag: ClassVar[str] = "isNull"
     operand: Expression
     negated: bool
-
-    def children(self) -> tuple[Expression, ...]:
-        return (self.operand,)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -156,9 +132,6 @@ class Like(BooleanExpression):
     escape: str | None
     negated: bool
 
-    def children(self) -> tuple[Expression, ...]:
-        return (self.value, self.pattern)
-
 
 @dataclass(frozen=True, kw_only=True)
 class Between(BooleanExpression):
@@ -168,9 +141,6 @@ class Between(BooleanExpression):
     high: Expression
     negated: bool
 
-    def children(self) -> tuple[Expression, ...]:
-        return (self.value, self.low, self.high)
-
 
 @dataclass(frozen=True, kw_only=True)
 class InList(BooleanExpression):
@@ -178,9 +148,6 @@ class InList(BooleanExpression):
     value: Expression
     items: tuple[Expression, ...]
     negated: bool
-
-    def children(self) -> tuple[Expression, ...]:
-        return (self.value, *self.items)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -200,23 +167,12 @@ class Case(Expression):
     default: Expression | None
     sql_type: t.SqlType
 
-    def children(self) -> tuple[Expression, ...]:
-        parts: list[Expression] = []
-        for w in self.whens:
-            parts += [w.condition, w.result]
-        if self.default is not None:
-            parts.append(self.default)
-        return tuple(parts)
-
 
 @dataclass(frozen=True, kw_only=True)
 class Cast(Expression):
     type_tag: ClassVar[str] = "cast"
     operand: Expression
     sql_type: t.SqlType
-
-    def children(self) -> tuple[Expression, ...]:
-        return (self.operand,)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -228,9 +184,6 @@ class Call(Expression):
     args: tuple[Expression, ...]
     sql_type: t.SqlType
 
-    def children(self) -> tuple[Expression, ...]:
-        return self.args
-
 
 @dataclass(frozen=True, kw_only=True)
 class Subscript(Expression):
@@ -240,9 +193,6 @@ class Subscript(Expression):
     base: Expression
     index: Expression
     sql_type: t.SqlType
-
-    def children(self) -> tuple[Expression, ...]:
-        return (self.base, self.index)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -254,18 +204,12 @@ class FieldRef(Expression):
     name: str
     sql_type: t.SqlType
 
-    def children(self) -> tuple[Expression, ...]:
-        return (self.base,)
-
 
 @dataclass(frozen=True, kw_only=True)
 class CreateArray(Expression):
     type_tag: ClassVar[str] = "array"
     items: tuple[Expression, ...]
     sql_type: t.SqlType
-
-    def children(self) -> tuple[Expression, ...]:
-        return self.items
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -280,12 +224,6 @@ class CreateMap(Expression):
     entries: tuple[MapEntry, ...]
     sql_type: t.SqlType
 
-    def children(self) -> tuple[Expression, ...]:
-        parts: list[Expression] = []
-        for e in self.entries:
-            parts += [e.key, e.value]
-        return tuple(parts)
-
 
 @dataclass(frozen=True, kw_only=True)
 class StructFieldValue:
@@ -298,9 +236,6 @@ class CreateStruct(Expression):
     type_tag: ClassVar[str] = "struct"
     fields: tuple[StructFieldValue, ...]
     sql_type: t.SqlType
-
-    def children(self) -> tuple[Expression, ...]:
-        return tuple(f.value for f in self.fields)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -320,9 +255,6 @@ class Lambda(Expression):
     params: tuple[str, ...]
     body: Expression
     sql_type: t.SqlType
-
-    def children(self) -> tuple[Expression, ...]:
-        return (self.body,)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -778,7 +778,7 @@ class QueryPlanner:
         planned = self._project(step, parent, select, named, partition, by_null)
         if table:
             select_step = planned.step
-            assert isinstance(select_step, s.StreamSelectV1)
+            assert isinstance(select_step, s.SelectStep)
             planned.step = s.TableSelectV1(**{f.name: getattr(select_step, f.name) for f in fields(select_step)})
             planned.is_table = True
         return planned

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from qtt.plan.expressions import Expression
 from qtt.plan.schema import LogicalSchema
-from qtt.plan.tagged import Tagged
+from qtt.plan.tagged import Tagged, children_of
 from qtt.sqltypes import SqlType
 
 EMPTY: Mapping[str, object] = MappingProxyType({})
@@ -55,6 +55,11 @@ class SelectExpression:
 
 
 # ---------------------------------------------------------------------------- steps
+#
+# Every concrete step class is a leaf: it declares all of its own fields and never inherits
+# from another tagged class, so a change to one tag cannot silently change another's shape.
+# What steps share lives in the role bases below, which add behaviour and attribute types,
+# never dataclass fields.
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,14 +71,66 @@ class ExecutionStep(Tagged, root=True, kind="step"):
     """
 
     context: str
+    stateful: ClassVar[bool] = False
 
     def sources(self) -> tuple[ExecutionStep, ...]:
-        """The steps this step reads from."""
-        return ()
+        """The steps this step reads from, in field order (derived from the fields)."""
+        return children_of(self, ExecutionStep)
+
+
+class SourceStep(ExecutionStep):
+    """Role: reads a source's topic and decodes its records. Has no upstream step."""
+
+    topic: str
+    source_name: str
+    source_schema: LogicalSchema
+    formats: Formats
+    timestamp_column: TimestampColumn | None
+
+
+class SinkStep(ExecutionStep):
+    """Role: encodes its source's rows and writes them to ``topic``; the root of a query."""
+
+    source: ExecutionStep
+    topic: str
+    formats: Formats
+    timestamp_column: TimestampColumn | None
+
+
+class FilterStep(ExecutionStep):
+    """Role: keeps the rows for which ``filter_expression`` is true."""
+
+    source: ExecutionStep
+    filter_expression: Expression
+
+
+class SelectStep(ExecutionStep):
+    """Role: computes the output columns; ``key_column_names`` stay the key."""
+
+    source: ExecutionStep
+    key_column_names: tuple[str, ...]
+    select_expressions: tuple[SelectExpression, ...]
+
+
+class StatefulStep(ExecutionStep):
+    """Role: owns state stores, named after ``context``, whose change feeds are internal topics.
+
+    A stateful step needs its input one record per micro-batch (ksqlDB with record caching
+    off), so a query with one is replayed record by record.
+    """
+
+    stateful: ClassVar[bool] = True
+    source: ExecutionStep
+
+
+class AggregateStep(StatefulStep):
+    """Role: aggregates each group's rows with ``aggregations``."""
+
+    aggregations: tuple[AggregateCall, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
-class StreamSourceV1(ExecutionStep):
+class StreamSourceV1(SourceStep):
     """Read a stream's topic, decode key and value, and expose pseudo columns."""
 
     type_tag: ClassVar[str] = "streamSourceV1"
@@ -85,7 +142,7 @@ class StreamSourceV1(ExecutionStep):
 
 
 @dataclass(frozen=True, kw_only=True)
-class StreamSelectV1(ExecutionStep):
+class StreamSelectV1(SelectStep):
     """Project a stream: compute the output columns; ``key_column_names`` stay the key."""
 
     type_tag: ClassVar[str] = "streamSelectV1"
@@ -93,20 +150,14 @@ class StreamSelectV1(ExecutionStep):
     key_column_names: tuple[str, ...]
     select_expressions: tuple[SelectExpression, ...]
 
-    def sources(self) -> tuple[ExecutionStep, ...]:
-        return (self.source,)
-
 
 @dataclass(frozen=True, kw_only=True)
-class StreamFilterV1(ExecutionStep):
+class StreamFilterV1(FilterStep):
     """Keep the rows for which ``filter_expression`` is true (null counts as false)."""
 
     type_tag: ClassVar[str] = "streamFilterV1"
     source: ExecutionStep
     filter_expression: Expression
-
-    def sources(self) -> tuple[ExecutionStep, ...]:
-        return (self.source,)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,13 +168,14 @@ class StreamSelectKeyV1(ExecutionStep):
     source: ExecutionStep
     key_expressions: tuple[SelectExpression, ...]
 
-    def sources(self) -> tuple[ExecutionStep, ...]:
-        return (self.source,)
-
 
 @dataclass(frozen=True, kw_only=True)
-class StreamSinkV1(ExecutionStep):
-    """Encode key and value columns and write them to ``topic``."""
+class StreamSinkV1(SinkStep):
+    """Encode key and value columns and write them to ``topic``.
+
+    Writes every record to the partition of the input record that caused it. Kept for plans
+    persisted by qtt 0.1.0; new plans use :class:`StreamSinkV2`.
+    """
 
     type_tag: ClassVar[str] = "streamSinkV1"
     source: ExecutionStep
@@ -131,13 +183,11 @@ class StreamSinkV1(ExecutionStep):
     formats: Formats
     timestamp_column: TimestampColumn | None = None
 
-    def sources(self) -> tuple[ExecutionStep, ...]:
-        return (self.source,)
-
 
 @dataclass(frozen=True, kw_only=True)
-class StreamSinkV2(StreamSinkV1):
-    """As V1, and routes each record by key to one of ``partitions``, as Kafka's producer does.
+class StreamSinkV2(SinkStep):
+    """Encode key and value columns and route each record by key to one of ``partitions``,
+    as Kafka's producer does.
 
     V1 wrote every record to the partition of the input record that caused it. V2 pins the
     sink topic's partition count in the plan, so a running query keeps sending a key to the
@@ -145,6 +195,10 @@ class StreamSinkV2(StreamSinkV1):
     """
 
     type_tag: ClassVar[str] = "streamSinkV2"
+    source: ExecutionStep
+    topic: str
+    formats: Formats
+    timestamp_column: TimestampColumn | None = None
     partitions: int
 
 
@@ -152,21 +206,28 @@ class StreamSinkV2(StreamSinkV1):
 
 
 @dataclass(frozen=True, kw_only=True)
-class TableSourceV1(StreamSourceV1):
+class TableSourceV1(SourceStep):
     """Read a table's topic: each record upserts its primary key; a null value deletes it."""
 
     type_tag: ClassVar[str] = "tableSourceV1"
+    topic: str
+    source_name: str
+    source_schema: LogicalSchema
+    formats: Formats
+    timestamp_column: TimestampColumn | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
-class TableFilterV1(StreamFilterV1):
+class TableFilterV1(FilterStep):
     """A row that does not pass ``filter_expression`` becomes a delete (tombstone) of its key."""
 
     type_tag: ClassVar[str] = "tableFilterV1"
+    source: ExecutionStep
+    filter_expression: Expression
 
 
 @dataclass(frozen=True, kw_only=True)
-class TableFilterV2(TableFilterV1):
+class TableFilterV2(FilterStep):
     """ksqlDB's HAVING over an aggregate: like :class:`TableFilterV1`, but a failing row is a
     delete only when the group's previous result passed; otherwise nothing is emitted.
 
@@ -175,20 +236,30 @@ class TableFilterV2(TableFilterV1):
     """
 
     type_tag: ClassVar[str] = "tableFilterV2"
+    source: ExecutionStep
+    filter_expression: Expression
 
 
 @dataclass(frozen=True, kw_only=True)
-class TableSelectV1(StreamSelectV1):
+class TableSelectV1(SelectStep):
     """Project a table's rows; a delete stays a delete of the same key."""
 
     type_tag: ClassVar[str] = "tableSelectV1"
+    source: ExecutionStep
+    key_column_names: tuple[str, ...]
+    select_expressions: tuple[SelectExpression, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
-class TableSinkV1(StreamSinkV2):
+class TableSinkV1(SinkStep):
     """Write a table's changes: upserts, and deletes as tombstones; routed by key as V2 streams."""
 
     type_tag: ClassVar[str] = "tableSinkV1"
+    source: ExecutionStep
+    topic: str
+    formats: Formats
+    timestamp_column: TimestampColumn | None = None
+    partitions: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -218,12 +289,9 @@ class StreamGroupByV1(ExecutionStep):
     source: ExecutionStep
     group_by_expressions: tuple[SelectExpression, ...]
 
-    def sources(self) -> tuple[ExecutionStep, ...]:
-        return (self.source,)
-
 
 @dataclass(frozen=True, kw_only=True)
-class StreamAggregateV1(ExecutionStep):
+class StreamAggregateV1(AggregateStep):
     """Aggregate each group's rows; emits the group's new aggregate row for every input row.
 
     State per group: one accumulator per call plus the newest ROWTIME, in a state store named
@@ -231,16 +299,12 @@ class StreamAggregateV1(ExecutionStep):
     """
 
     type_tag: ClassVar[str] = "streamAggregateV1"
-    stateful: ClassVar[bool] = True
     source: ExecutionStep
     aggregations: tuple[AggregateCall, ...]
 
-    def sources(self) -> tuple[ExecutionStep, ...]:
-        return (self.source,)
-
 
 @dataclass(frozen=True, kw_only=True)
-class TableGroupByV1(ExecutionStep):
+class TableGroupByV1(StatefulStep):
     """Re-key a table's changes by ``group_by_expressions``.
 
     State per source key: the grouping values and aggregate arguments it last contributed,
@@ -249,17 +313,13 @@ class TableGroupByV1(ExecutionStep):
     """
 
     type_tag: ClassVar[str] = "tableGroupByV1"
-    stateful: ClassVar[bool] = True
     source: ExecutionStep
     group_by_expressions: tuple[SelectExpression, ...]
     argument_expressions: tuple[SelectExpression, ...]
 
-    def sources(self) -> tuple[ExecutionStep, ...]:
-        return (self.source,)
-
 
 @dataclass(frozen=True, kw_only=True)
-class TableAggregateV1(StreamAggregateV1):
+class TableAggregateV1(AggregateStep):
     """As the stream aggregate, and retracts (undo) what a table row contributed before.
 
     Emits after the retraction and again after the addition, even when the row stays in the
@@ -267,10 +327,12 @@ class TableAggregateV1(StreamAggregateV1):
     """
 
     type_tag: ClassVar[str] = "tableAggregateV1"
+    source: ExecutionStep
+    aggregations: tuple[AggregateCall, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
-class TableAggregateV2(StreamAggregateV1):
+class TableAggregateV2(AggregateStep):
     """As :class:`TableAggregateV1`, but a row updated within its group emits once.
 
     ksqlDB applies the retraction and the addition of an update that keeps the row's group as
@@ -279,6 +341,8 @@ class TableAggregateV2(StreamAggregateV1):
     """
 
     type_tag: ClassVar[str] = "tableAggregateV2"
+    source: ExecutionStep
+    aggregations: tuple[AggregateCall, ...]
 
 
 # ---------------------------------------------------------------------------- DDL commands
@@ -291,8 +355,19 @@ class DdlCommand(Tagged, root=True, kind="command"):
     source_name: str
 
 
+class CreateSourceCommand(DdlCommand):
+    """Role: registers a stream or table over a topic."""
+
+    schema: LogicalSchema
+    topic: str
+    formats: Formats
+    timestamp_column: TimestampColumn | None
+    is_source: bool
+    or_replace: bool
+
+
 @dataclass(frozen=True, kw_only=True)
-class CreateStreamV1(DdlCommand):
+class CreateStreamV1(CreateSourceCommand):
     """Register a stream over a topic."""
 
     type_tag: ClassVar[str] = "createStreamV1"
@@ -305,10 +380,16 @@ class CreateStreamV1(DdlCommand):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CreateTableV1(CreateStreamV1):
+class CreateTableV1(CreateSourceCommand):
     """Register a table over a topic; its key columns are the primary key."""
 
     type_tag: ClassVar[str] = "createTableV1"
+    schema: LogicalSchema
+    topic: str
+    formats: Formats
+    timestamp_column: TimestampColumn | None = None
+    is_source: bool = False
+    or_replace: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

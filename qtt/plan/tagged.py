@@ -7,7 +7,10 @@ classes can never claim the same JSON shape.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import dataclasses
+from typing import Any, ClassVar, TypeVar
+
+T = TypeVar("T")
 
 
 class Tagged:
@@ -31,3 +34,27 @@ class Tagged:
             msg = f"duplicate {cls.registry_name} tag {tag!r}: {existing.__qualname__} and {cls.__qualname__}"
             raise TypeError(msg)
         cls.registry[tag] = cls
+
+
+def children_of(value: Any, kind: type[T]) -> tuple[T, ...]:
+    """The ``kind`` instances that ``value``'s fields hold directly, in field order.
+
+    Looks through tuples and plain (untagged) dataclasses such as ``SelectExpression``, but
+    not into the ``kind`` instances it finds: those are children, not descendants. Deriving
+    children from the fields means a new step or expression cannot forget to list one.
+    """
+    found: list[T] = []
+    for f in dataclasses.fields(value):
+        _collect(getattr(value, f.name), kind, found)
+    return tuple(found)
+
+
+def _collect(value: Any, kind: type[T], found: list[T]) -> None:
+    if isinstance(value, kind):
+        found.append(value)
+    elif isinstance(value, tuple):
+        for item in value:
+            _collect(item, kind, found)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type | Tagged):
+        for f in dataclasses.fields(value):
+            _collect(getattr(value, f.name), kind, found)

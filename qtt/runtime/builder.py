@@ -133,6 +133,9 @@ class PlanBuilder:
 
     @builds(s.StreamSourceV1)
     def stream_source_v1(self, step: s.StreamSourceV1) -> Built:
+        return self._source(step)
+
+    def _source(self, step: s.SourceStep) -> Built:
         schema = step.source_schema
         records = self.raw.where(F.col("topic") == F.lit(step.topic))
         decoded = serde_udfs.decode(step.formats, schema.key, schema.value, F.col("key"), F.col("value"))
@@ -186,6 +189,9 @@ class PlanBuilder:
 
     @builds(s.StreamSelectV1)
     def stream_select_v1(self, step: s.StreamSelectV1, source: Built) -> Built:
+        return self._select(step, source)
+
+    def _select(self, step: s.SelectStep, source: Built) -> Built:
         compile_ = Compiler()
         columns = {sel.alias: compile_(sel.expression).alias(sel.alias) for sel in step.select_expressions}
         keys = list(step.key_column_names)
@@ -222,11 +228,9 @@ class PlanBuilder:
 
     @builds(s.StreamSinkV2)
     def stream_sink_v2(self, step: s.StreamSinkV2, source: Built) -> Built:
-        return self._sink(
-            step, source, lambda key, partition: serde_udfs.kafka_partition(key, partition, step.partitions)
-        )
+        return self._sink(step, source, _by_key(step.partitions))
 
-    def _sink(self, step: s.StreamSinkV1, source: Built, route: Callable[[Column, Column], Column]) -> Built:
+    def _sink(self, step: s.SinkStep, source: Built, route: Callable[[Column, Column], Column]) -> Built:
         """Encode key and value; ``route`` maps the encoded key and input partition to the output one."""
         schema = source.schema
         formats = step.formats
@@ -269,7 +273,7 @@ class PlanBuilder:
 
     @builds(s.TableSourceV1)
     def table_source_v1(self, step: s.TableSourceV1) -> Built:
-        built = self.stream_source_v1(step)
+        built = self._source(step)
         # a table row needs its primary key; a record without one cannot upsert anything
         has_key = F.lit(True)
         for column in step.source_schema.key:
@@ -307,11 +311,11 @@ class PlanBuilder:
 
     @builds(s.TableSelectV1)
     def table_select_v1(self, step: s.TableSelectV1, source: Built) -> Built:
-        return self.stream_select_v1(step, source)
+        return self._select(step, source)
 
     @builds(s.TableSinkV1)
     def table_sink_v1(self, step: s.TableSinkV1, source: Built) -> Built:
-        return self.stream_sink_v2(step, source)
+        return self._sink(step, source, _by_key(step.partitions))
 
     # ------------------------------------------------------------------ aggregation
 
@@ -388,7 +392,7 @@ class PlanBuilder:
     def table_aggregate_v2(self, step: s.TableAggregateV2, source: Built) -> Built:
         return self._aggregate(step, source, emit_once_per_input=True)
 
-    def _aggregate(self, step: s.StreamAggregateV1, source: Built, *, emit_once_per_input: bool = False) -> Built:
+    def _aggregate(self, step: s.AggregateStep, source: Built, *, emit_once_per_input: bool = False) -> Built:
         from qtt.plan.aggregate_signatures import Aggregate
         from qtt.runtime.stateful import (
             HAD_PREVIOUS,
@@ -492,6 +496,11 @@ def _timestamp_millis(value: Column, type_: t.SqlType, fmt: str | None) -> Colum
 
         return parse_millis(value, fmt)
     return value
+
+
+def _by_key(partitions: int) -> Callable[[Column, Column], Column]:
+    """Route by the encoded key with Kafka's default partitioner, over ``partitions``."""
+    return lambda key, partition: serde_udfs.kafka_partition(key, partition, partitions)
 
 
 def builder_for(step_class: type[s.ExecutionStep]) -> Callable[..., Any] | None:

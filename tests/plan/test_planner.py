@@ -362,7 +362,7 @@ def test_partition_by_plans_a_select_key_step_then_the_projection() -> None:
     assert select.select_expressions[0].expression == e.ColumnRef(
         name="KSQL_COL_0", sql_type=select_key.key_expressions[0].expression.result_type
     )
-    assert isinstance(sink, s.StreamSinkV1)
+    assert isinstance(sink, s.SinkStep)
 
 
 @pytest.mark.parametrize(
