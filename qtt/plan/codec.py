@@ -22,11 +22,12 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from qtt import sqltypes as t
-from qtt.errors import PlanFileError, QttError
+from qtt.errors import PlanFileError
 from qtt.plan.expressions import Expression
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
 from qtt.plan.tagged import Tagged
+from qtt.plan.type_text import read_type
 
 TAG = "@type"
 T = TypeVar("T")
@@ -145,15 +146,13 @@ def converter() -> cattrs.Converter:
 
 
 def _parse_type(value: Any) -> t.SqlType:
-    from qtt.sql import parse_type
-
     if not isinstance(value, str):
         msg = f"expected a SQL type string, got {type(value).__name__}"
         raise TypeError(msg)
     try:
-        return parse_type(value)
-    except QttError as e:
-        msg = f"invalid SQL type {value!r}: {e.message.splitlines()[-1]}"
+        return read_type(value)
+    except ValueError as e:
+        msg = f"invalid SQL type {value!r}: {e}"
         raise ValueError(msg) from None
 
 
@@ -163,8 +162,8 @@ def _parse_schema(value: Any) -> LogicalSchema:
         raise TypeError(msg)
     try:
         return LogicalSchema.parse(value)
-    except QttError as e:
-        msg = f"invalid schema {value!r}: {e.message.splitlines()[-1]}"
+    except ValueError as e:
+        msg = f"invalid schema {value!r}: {e}"
         raise ValueError(msg) from None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from qtt import sqltypes as t
+from qtt.plan.type_text import read_columns
 
 KEY = "KEY"
 VALUE = "VALUE"
@@ -42,7 +43,8 @@ class Column:
         elif self.namespace == HEADERS:
             text += " HEADERS"
         elif self.namespace == HEADER:
-            text += f" HEADER('{self.header_key}')"
+            quoted = (self.header_key or "").replace("'", "''")
+            text += f" HEADER('{quoted}')"
         return text
 
     @property
@@ -81,13 +83,10 @@ class LogicalSchema:
 
     @classmethod
     def parse(cls, text: str) -> LogicalSchema:
-        """Read a schema printed by :meth:`__str__`."""
-        from qtt.sql import parse_schema
+        """Read a schema printed by :meth:`__str__` (the plan's own reader, never the SQL grammar).
 
-        columns = []
-        for element in parse_schema(text):
-            namespace = {"KEY": KEY, "PRIMARY KEY": KEY, "HEADERS": HEADERS, "HEADER": HEADER}.get(
-                element.constraint or "", VALUE
-            )
-            columns.append(Column(element.name, element.type, namespace, element.header_key))
-        return cls(tuple(columns))
+        Raises:
+            ValueError: ``text`` is not a schema as :meth:`__str__` prints it.
+        """
+        namespaces = {None: VALUE, "KEY": KEY, "HEADERS": HEADERS, "HEADER": HEADER}
+        return cls(tuple(Column(c.name, c.type, namespaces[c.constraint], c.header_key) for c in read_columns(text)))

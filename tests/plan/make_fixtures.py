@@ -1,7 +1,8 @@
-"""Regenerate tests/plan/fixtures/tags/*.json: one canonical example per registered tag.
+"""Add the missing tests/plan/fixtures/tags/*.json: one canonical example per registered tag.
 
-Run by hand after adding a tag (`python tests/plan/make_fixtures.py`); the test suite only
-reads the files, so a shape change to a shipped tag shows up as a failing round trip.
+Run by hand after adding a tag (`python tests/plan/make_fixtures.py`). It writes a fixture only
+for a tag that has none and never rewrites one: a fixture is the frozen shape of a shipped tag,
+so a change to that shape fails its round trip instead of following the code.
 """
 
 from __future__ import annotations
@@ -164,7 +165,18 @@ def examples() -> dict[str, object]:
     }
 
 
-if __name__ == "__main__":
-    HERE.mkdir(parents=True, exist_ok=True)
+def write_missing(folder: Path = HERE) -> list[str]:
+    """Write the fixture of every tag that has none in ``folder``; return the tags written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
     for tag, value in examples().items():
-        (HERE / f"{tag}.json").write_text(codec.dumps(value), encoding="utf-8")
+        path = folder / f"{tag}.json"
+        if not path.exists():
+            path.write_text(codec.dumps(value), encoding="utf-8")
+            written.append(tag)
+    return written
+
+
+if __name__ == "__main__":
+    added = write_missing()
+    print(f"added {len(added)} fixture(s): {', '.join(added) or 'none'}; existing fixtures are never rewritten")

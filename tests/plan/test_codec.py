@@ -26,6 +26,38 @@ def test_every_tag_round_trips_its_fixture(tag: str, root: type) -> None:
     assert codec.dumps(value) == text
 
 
+@pytest.mark.parametrize(("tag", "root"), ALL_TAGS, ids=[tag for tag, _ in ALL_TAGS])
+def test_todays_code_encodes_each_example_as_its_frozen_fixture(tag: str, root: type) -> None:
+    from tests.plan.make_fixtures import examples
+
+    example = examples().get(tag)
+    assert example is not None, f"no example for {tag}; add one to tests/plan/make_fixtures.py"
+    assert codec.dumps(example) == (FIXTURES / f"{tag}.json").read_text(encoding="utf-8"), (
+        f"{tag}'s encoding changed: a shipped tag never changes shape; add a new tag version instead"
+    )
+
+
+def test_the_generator_adds_missing_fixtures_and_never_rewrites_one(tmp_path: Path) -> None:
+    from tests.plan.make_fixtures import write_missing
+
+    for path in FIXTURES.glob("*.json"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    (tmp_path / "streamSinkV1.json").write_text("frozen\n", encoding="utf-8")
+    (tmp_path / "streamSinkV2.json").unlink()
+    assert write_missing(tmp_path) == ["streamSinkV2"]
+    assert (tmp_path / "streamSinkV1.json").read_text(encoding="utf-8") == "frozen\n"
+    assert (tmp_path / "streamSinkV2.json").read_bytes() == (FIXTURES / "streamSinkV2.json").read_bytes()
+
+
+def test_no_tagged_class_inherits_from_another() -> None:
+    # A V2 that subclasses its V1 would change whenever V1 does; shared behaviour lives in role bases.
+    for root in ROOTS:
+        classes = list(root.registry.values())
+        for cls in classes:
+            parents = [other.type_tag for other in classes if other is not cls and issubclass(cls, other)]
+            assert not parents, f"{cls.type_tag} inherits from tagged class(es) {parents}"
+
+
 def test_every_fixture_is_a_registered_tag() -> None:
     known = {tag for tag, _ in ALL_TAGS}
     assert {p.stem for p in FIXTURES.glob("*.json")} <= known
