@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
-from qtt.serde import values
+from qtt.serde import java_numbers, values
 from qtt.serde.interface import Format, Layout, Row, RowReader, RowWriter, SerdeColumn, text_of
 
 _NAMED_DELIMITERS = {"TAB": "\t", "SPACE": " "}
@@ -67,9 +67,9 @@ def format_field(value: Any, type_: t.SqlType) -> str | None:
         return None
     base = type_.base
     if base == "DOUBLE":
-        return values.java_double(float(value))
+        return java_numbers.java_double(float(value))
     if base == "DECIMAL":
-        return values.java_decimal(value)
+        return java_numbers.java_decimal(value)
     if base == "BOOLEAN":
         return "true" if value else "false"
     if base == "BYTES":
@@ -109,17 +109,6 @@ def parse_record(text: str, delimiter: str) -> list[str]:
     return records[0]
 
 
-def _int_parser(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        result = values.java_parse_long(text)
-        if not lo <= result <= hi:
-            msg = f'For input string: "{text}"'
-            raise ValueError(msg)
-        return result
-
-    return parse
-
-
 def _boolean(text: str) -> bool:
     # Boolean.parseBoolean: anything but "true" (any case) is false
     return text.lower() == "true"
@@ -127,7 +116,7 @@ def _boolean(text: str) -> bool:
 
 def _decimal(type_: t.SqlType) -> Callable[[str], decimal.Decimal]:
     assert isinstance(type_, t.Decimal)
-    return lambda text: values.fit_decimal(values.java_big_decimal(text), type_)
+    return lambda text: values.fit_decimal(java_numbers.java_big_decimal(text), type_)
 
 
 def _bytes(text: str) -> bytes:
@@ -140,14 +129,14 @@ def _bytes(text: str) -> bytes:
 
 _PARSERS: dict[str, Callable[[t.SqlType], Callable[[str], Any]]] = {
     "BOOLEAN": lambda _t: _boolean,
-    "INTEGER": lambda _t: _int_parser(values.INT_MIN, values.INT_MAX),
-    "BIGINT": lambda _t: _int_parser(values.LONG_MIN, values.LONG_MAX),
-    "DOUBLE": lambda _t: values.java_parse_double,
+    "INTEGER": lambda _t: java_numbers.java_parse_int,
+    "BIGINT": lambda _t: java_numbers.java_parse_long,
+    "DOUBLE": lambda _t: java_numbers.java_parse_double,
     "STRING": lambda _t: str,
     "DECIMAL": _decimal,
-    "TIMESTAMP": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
-    "DATE": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
-    "TIME": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
+    "TIMESTAMP": lambda ty: lambda text: values.from_json(java_numbers.java_parse_long(text), ty),
+    "DATE": lambda ty: lambda text: values.from_json(java_numbers.java_parse_long(text), ty),
+    "TIME": lambda ty: lambda text: values.from_json(java_numbers.java_parse_long(text), ty),
     "BYTES": lambda _t: _bytes,
 }
 
