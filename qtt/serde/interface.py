@@ -69,14 +69,10 @@ class Format(ABC):
     supported_types: ClassVar[frozenset[str]]
     #: property names (lower case) accepted in the WITH clause, such as ``delimiter``.
     supported_properties: ClassVar[frozenset[str]] = frozenset()
-    #: whether several columns fit in one key or value.
-    supports_multiple_columns: ClassVar[bool] = True
     #: whether a single value column can be written unwrapped (WRAP_SINGLE_VALUE=false).
     supports_unwrapping: ClassVar[bool] = False
     #: whether a single value column can be written wrapped (WRAP_SINGLE_VALUE=true).
     supports_wrapping: ClassVar[bool] = False
-    #: whether this format carries a schema in a registry (AVRO, PROTOBUF ...).
-    uses_schema_registry: ClassVar[bool] = False
     #: the row a null record reads as: null (a tombstone), unless the format has no bytes to be null.
     null_record_row: ClassVar[Row | None] = None
 

@@ -16,8 +16,6 @@ from qtt.serde.interface import (
     RowWriter,
 )
 
-ALL_TYPES = frozenset([*t.Primitive.NAMES, "DECIMAL", "ARRAY", "MAP", "STRUCT"])
-
 
 def is_wrapped(layout: Layout) -> bool:
     """Whether a single column is written as an object (``{"COL": v}``) or bare (``v``).
@@ -34,7 +32,7 @@ class JsonFormat(Format):
     """JSON: rows as objects (or bare single values), read with ksqlDB's lenient coercion."""
 
     name: ClassVar[str] = "JSON"
-    supported_types: ClassVar[frozenset[str]] = ALL_TYPES
+    supported_types: ClassVar[frozenset[str]] = frozenset([*t.Primitive.NAMES, "DECIMAL", "ARRAY", "MAP", "STRUCT"])
     supports_wrapping: ClassVar[bool] = True
     supports_unwrapping: ClassVar[bool] = True
 

@@ -58,7 +58,6 @@ class KafkaFormat(Format):
 
     name: ClassVar[str] = "KAFKA"
     supported_types: ClassVar[frozenset[str]] = frozenset(["INTEGER", "BIGINT", "DOUBLE", "STRING", "BYTES"])
-    supports_multiple_columns: ClassVar[bool] = False
     supports_unwrapping: ClassVar[bool] = True
 
     def check(self, layout: Layout) -> None:
