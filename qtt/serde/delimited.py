@@ -13,13 +13,13 @@ import binascii
 import csv
 import decimal
 import io
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
-from qtt.serde import values
-from qtt.serde.formats import Deserializer, Format, Row, SerdeColumn, Serializer, register
+from qtt.serde import java_numbers, values
+from qtt.serde.interface import Format, Layout, Row, RowReader, RowWriter, SerdeColumn, text_of
 
 _NAMED_DELIMITERS = {"TAB": "\t", "SPACE": " "}
 _QUOTE = '"'
@@ -67,9 +67,9 @@ def format_field(value: Any, type_: t.SqlType) -> str | None:
         return None
     base = type_.base
     if base == "DOUBLE":
-        return values.java_double(float(value))
+        return java_numbers.java_double(float(value))
     if base == "DECIMAL":
-        return values.java_decimal(value)
+        return java_numbers.java_decimal(value)
     if base == "BOOLEAN":
         return "true" if value else "false"
     if base == "BYTES":
@@ -109,17 +109,6 @@ def parse_record(text: str, delimiter: str) -> list[str]:
     return records[0]
 
 
-def _int_parser(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        result = values.java_parse_long(text)
-        if not lo <= result <= hi:
-            msg = f'For input string: "{text}"'
-            raise ValueError(msg)
-        return result
-
-    return parse
-
-
 def _boolean(text: str) -> bool:
     # Boolean.parseBoolean: anything but "true" (any case) is false
     return text.lower() == "true"
@@ -127,7 +116,7 @@ def _boolean(text: str) -> bool:
 
 def _decimal(type_: t.SqlType) -> Callable[[str], decimal.Decimal]:
     assert isinstance(type_, t.Decimal)
-    return lambda text: values.fit_decimal(values.java_big_decimal(text), type_)
+    return lambda text: values.fit_decimal(java_numbers.java_big_decimal(text), type_)
 
 
 def _bytes(text: str) -> bytes:
@@ -140,61 +129,54 @@ def _bytes(text: str) -> bytes:
 
 _PARSERS: dict[str, Callable[[t.SqlType], Callable[[str], Any]]] = {
     "BOOLEAN": lambda _t: _boolean,
-    "INTEGER": lambda _t: _int_parser(values.INT_MIN, values.INT_MAX),
-    "BIGINT": lambda _t: _int_parser(values.LONG_MIN, values.LONG_MAX),
-    "DOUBLE": lambda _t: values.java_parse_double,
+    "INTEGER": lambda _t: java_numbers.java_parse_int,
+    "BIGINT": lambda _t: java_numbers.java_parse_long,
+    "DOUBLE": lambda _t: java_numbers.java_parse_double,
     "STRING": lambda _t: str,
     "DECIMAL": _decimal,
-    "TIMESTAMP": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
-    "DATE": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
-    "TIME": lambda ty: lambda text: values.from_json(values.java_parse_long(text), ty),
+    "TIMESTAMP": lambda ty: lambda text: values.from_json(java_numbers.java_parse_long(text), ty),
+    "DATE": lambda ty: lambda text: values.from_json(java_numbers.java_parse_long(text), ty),
+    "TIME": lambda ty: lambda text: values.from_json(java_numbers.java_parse_long(text), ty),
     "BYTES": lambda _t: _bytes,
 }
 
 
 class DelimitedFormat(Format):
+    """DELIMITED: one CSV record per key or value; an empty field is null."""
+
     name: ClassVar[str] = "DELIMITED"
     supported_types: ClassVar[frozenset[str]] = frozenset(_PARSERS)
     supported_properties: ClassVar[frozenset[str]] = frozenset(["delimiter"])
     supports_unwrapping: ClassVar[bool] = True
 
-    @staticmethod
-    def _delimiter(properties: Mapping[str, str]) -> str:
-        return parse_delimiter(properties.get("delimiter", ","))
+    def check(self, layout: Layout) -> None:
+        super().check(layout)
+        if "delimiter" in layout.properties:
+            try:
+                parse_delimiter(layout.properties["delimiter"])
+            except ValueError as e:
+                raise StatementError(str(e)) from None
 
-    def serializer(
-        self,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-        features: frozenset[str],
-    ) -> Serializer:
-        delimiter = self._delimiter(properties)
+    def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:
+        return f"The '{self.name}' format does not support type '{base}', column: {t.quote(column.name)}"
 
-        def serialize(row: Row | None) -> bytes | None:
-            if row is None:
-                return None
+    def row_writer(self, layout: Layout) -> RowWriter:
+        columns = layout.columns
+        delimiter = _delimiter(layout)
+
+        def write(row: Row) -> bytes | None:
             fields = [format_field(v, c.type) for c, v in zip(columns, row, strict=True)]
             return format_record(fields, delimiter).encode("utf-8")
 
-        return serialize
+        return write
 
-    def deserializer(
-        self,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-        features: frozenset[str],
-    ) -> Deserializer:
-        delimiter = self._delimiter(properties)
+    def row_reader(self, layout: Layout) -> RowReader:
+        columns = layout.columns
+        delimiter = _delimiter(layout)
         parsers = [_PARSERS[c.type.base](c.type) for c in columns]
 
-        def deserialize(data: bytes | None) -> Row | None:
-            if data is None:
-                return None
-            fields = parse_record(data.decode("utf-8", errors="replace"), delimiter)
+        def read(data: bytes) -> Row | None:
+            fields = parse_record(text_of(data), delimiter)
             if len(fields) != len(columns):
                 msg = f"Unexpected field count, csvFields:{len(fields)} schemaFields:{len(columns)}"
                 raise SerdeError(msg)
@@ -211,44 +193,16 @@ class DelimitedFormat(Format):
                     raise SerdeError(msg) from None
             return tuple(out)
 
-        return deserialize
+        return read
 
-    def from_document(
-        self,
-        document: Any,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-    ) -> bytes | None:
-        if document is None:
-            return None
+    def write_document(self, document: Any, layout: Layout) -> bytes | None:
         if isinstance(document, bool):
             document = "true" if document else "false"
         return str(document).encode("utf-8")
 
-    def to_document(
-        self,
-        data: bytes | None,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-    ) -> Any:
-        if data is None:
-            return None
-        return data.decode("utf-8", errors="replace")
-
-    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
-        super().validate(columns, is_key=is_key, properties=properties)
-        if "delimiter" in properties:
-            try:
-                parse_delimiter(properties["delimiter"])
-            except ValueError as e:
-                raise StatementError(str(e)) from None
-
-    def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:
-        return f"The '{self.name}' format does not support type '{base}', column: {t.quote(column.name)}"
+    def read_document(self, data: bytes, layout: Layout) -> Any:
+        return text_of(data)
 
 
-DELIMITED = register(DelimitedFormat())
+def _delimiter(layout: Layout) -> str:
+    return parse_delimiter(layout.properties.get("delimiter", ","))

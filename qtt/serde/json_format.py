@@ -2,84 +2,51 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
-from qtt.errors import SerdeError
+from qtt.errors import SerdeError, StatementError
 from qtt.serde import values
-from qtt.serde.formats import (
+from qtt.serde.interface import (
     UNWRAP_SINGLE_VALUE,
-    WRAP_SINGLE_VALUE,
-    Deserializer,
     Format,
+    Layout,
     Row,
-    SerdeColumn,
-    Serializer,
-    register,
-)
-
-ALL_TYPES = frozenset(
-    [
-        "BOOLEAN",
-        "INTEGER",
-        "BIGINT",
-        "DOUBLE",
-        "DECIMAL",
-        "STRING",
-        "BYTES",
-        "DATE",
-        "TIME",
-        "TIMESTAMP",
-        "ARRAY",
-        "MAP",
-        "STRUCT",
-    ]
+    RowReader,
+    RowWriter,
 )
 
 
-def is_wrapped(columns: Sequence[SerdeColumn], *, is_key: bool, features: frozenset[str]) -> bool:
+def is_wrapped(layout: Layout) -> bool:
     """Whether a single column is written as an object (``{"COL": v}``) or bare (``v``).
 
-    ksqlDB wraps single values unless told not to, and leaves single keys bare.
+    ksqlDB wraps single values unless told not to (:data:`UNWRAP_SINGLE_VALUE`), and
+    leaves single keys bare.
     """
-    if len(columns) != 1:
+    if len(layout.columns) != 1:
         return True
-    if is_key:
-        return False
-    if UNWRAP_SINGLE_VALUE in features:
-        return False
-    return WRAP_SINGLE_VALUE in features or not features & {UNWRAP_SINGLE_VALUE}
+    return not layout.is_key and UNWRAP_SINGLE_VALUE not in layout.features
 
 
 class JsonFormat(Format):
+    """JSON: rows as objects (or bare single values), read with ksqlDB's lenient coercion."""
+
     name: ClassVar[str] = "JSON"
-    supported_types: ClassVar[frozenset[str]] = ALL_TYPES
+    supported_types: ClassVar[frozenset[str]] = frozenset([*t.Primitive.NAMES, "DECIMAL", "ARRAY", "MAP", "STRUCT"])
     supports_wrapping: ClassVar[bool] = True
     supports_unwrapping: ClassVar[bool] = True
 
-    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
-        super().validate(columns, is_key=is_key, properties=properties)
-        for column in columns:
-            if _has_non_string_map_key(column.type):
-                msg = f"{self.name} only supports MAP types with STRING keys"
-                from qtt.errors import StatementError
+    def check(self, layout: Layout) -> None:
+        super().check(layout)
+        if any(_has_non_string_map_key(column.type) for column in layout.columns):
+            msg = f"{self.name} only supports MAP types with STRING keys"
+            raise StatementError(msg)
 
-                raise StatementError(msg)
+    def row_writer(self, layout: Layout) -> RowWriter:
+        columns = layout.columns
+        wrapped = is_wrapped(layout)
 
-    def serializer(
-        self,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-        features: frozenset[str],
-    ) -> Serializer:
-        wrapped = is_wrapped(columns, is_key=is_key, features=features)
-
-        def serialize(row: Row | None) -> bytes | None:
-            if row is None:
-                return None
+        def write(row: Row) -> bytes | None:
             if wrapped:
                 doc: Any = {c.name: values.to_json(v, c.type) for c, v in zip(columns, row, strict=True)}
             else:
@@ -89,23 +56,15 @@ class JsonFormat(Format):
                 doc = values.to_json(row[0], columns[0].type)
             return values.dumps(doc).encode("utf-8")
 
-        return serialize
+        return write
 
-    def deserializer(
-        self,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-        features: frozenset[str],
-    ) -> Deserializer:
-        wrapped = is_wrapped(columns, is_key=is_key, features=features)
-        target = "key" if is_key else "value"
+    def row_reader(self, layout: Layout) -> RowReader:
+        columns = layout.columns
+        wrapped = is_wrapped(layout)
+        target = "key" if layout.is_key else "value"
         row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
 
-        def deserialize(data: bytes | None) -> Row | None:
-            if data is None:
-                return None
+        def read(data: bytes) -> Row | None:
             try:
                 doc = values.loads_strict(data)
             except ValueError as e:
@@ -126,30 +85,12 @@ class JsonFormat(Format):
                 msg = f"Failed to deserialize {target}: {e.message}"
                 raise SerdeError(msg) from None
 
-        return deserialize
+        return read
 
-    def from_document(
-        self,
-        document: Any,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-    ) -> bytes | None:
-        if document is None:
-            return None
+    def write_document(self, document: Any, layout: Layout) -> bytes | None:
         return values.dumps(document).encode("utf-8")
 
-    def to_document(
-        self,
-        data: bytes | None,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-    ) -> Any:
-        if data is None:
-            return None
+    def read_document(self, data: bytes, layout: Layout) -> Any:
         return values.loads(data)
 
 
@@ -161,6 +102,3 @@ def _has_non_string_map_key(type_: t.SqlType) -> bool:
     if isinstance(type_, t.Struct):
         return any(_has_non_string_map_key(f.type) for f in type_.fields)
     return False
-
-
-JSON = register(JsonFormat())

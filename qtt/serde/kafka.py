@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import values
-from qtt.serde.formats import Deserializer, Format, Row, SerdeColumn, Serializer, register
+from qtt.serde.interface import Format, Layout, RowReader, RowWriter, text_of
 
 _LAYOUT = {
     "INTEGER": (">i", 4, "IntegerDeserializer"),
@@ -48,79 +47,45 @@ def decode(data: bytes | None, type_: t.SqlType) -> Any:
         return struct.unpack(fmt, data)[0]
     if base == "STRING":
         # Kafka's StringDeserializer never fails: malformed UTF-8 becomes U+FFFD
-        return data.decode("utf-8", errors="replace")
+        return text_of(data)
     if base == "BYTES":
         return bytes(data)
     raise SerdeError(f"The 'KAFKA' format does not support type '{base}'")
 
 
 class KafkaFormat(Format):
+    """KAFKA: a single primitive column; a key or value without columns is never written."""
+
     name: ClassVar[str] = "KAFKA"
     supported_types: ClassVar[frozenset[str]] = frozenset(["INTEGER", "BIGINT", "DOUBLE", "STRING", "BYTES"])
-    supports_multiple_columns: ClassVar[bool] = False
     supports_unwrapping: ClassVar[bool] = True
 
-    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
-        super().validate(columns, is_key=is_key, properties=properties)
-        if len(columns) > 1:
-            suffix = " KEY" if is_key else ""
-            shown = ", ".join(f"{t.quote(c.name)} {c.type}{suffix}" for c in columns)
-            msg = f"The '{self.name}' format only supports a single field. Got: [{shown}]"
+    def check(self, layout: Layout) -> None:
+        super().check(layout)
+        if len(layout.columns) > 1:
+            msg = f"The '{self.name}' format only supports a single field. Got: [{layout.shown_columns()}]"
             raise StatementError(msg)
 
-    def serializer(
-        self,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-        features: frozenset[str],
-    ) -> Serializer:
-        def serialize(row: Row | None) -> bytes | None:
-            if row is None or not columns:
-                return None
-            return encode(row[0], columns[0].type)
+    def row_writer(self, layout: Layout) -> RowWriter:
+        if not layout.columns:
+            return lambda row: None
+        type_ = layout.columns[0].type
+        return lambda row: encode(row[0], type_)
 
-        return serialize
+    def row_reader(self, layout: Layout) -> RowReader:
+        if not layout.columns:
+            return lambda data: None
+        type_ = layout.columns[0].type
+        return lambda data: (decode(data, type_),)
 
-    def deserializer(
-        self,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-        features: frozenset[str],
-    ) -> Deserializer:
-        def deserialize(data: bytes | None) -> Row | None:
-            if data is None or not columns:
-                return None
-            return (decode(data, columns[0].type),)
-
-        return deserialize
-
-    def from_document(
-        self,
-        document: Any,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-    ) -> bytes | None:
-        if document is None or not columns:
+    def write_document(self, document: Any, layout: Layout) -> bytes | None:
+        if not layout.columns:
             return None
-        return encode(values.from_json(document, columns[0].type), columns[0].type)
+        type_ = layout.columns[0].type
+        return encode(values.from_json(document, type_), type_)
 
-    def to_document(
-        self,
-        data: bytes | None,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-    ) -> Any:
-        if data is None or not columns:
+    def read_document(self, data: bytes, layout: Layout) -> Any:
+        if not layout.columns:
             return None
-        return values.to_json(decode(data, columns[0].type), columns[0].type)
-
-
-KAFKA = register(KafkaFormat())
+        type_ = layout.columns[0].type
+        return values.to_json(decode(data, type_), type_)

@@ -2,64 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.serde.formats import Deserializer, Format, SerdeColumn, Serializer, register
+from qtt.serde.interface import Format, Layout, Row, RowReader, RowWriter, text_of
 
 
 class NoneFormat(Format):
+    """NONE: no columns; every record reads as an empty row."""
+
     name: ClassVar[str] = "NONE"
     supported_types: ClassVar[frozenset[str]] = frozenset()
+    # No columns means no bytes that could be null: a null record is an empty row, not a tombstone.
+    null_record_row: ClassVar[Row | None] = ()
 
-    def validate(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Mapping[str, str]) -> None:
-        if columns:
-            suffix = " KEY" if is_key else ""
-            shown = ", ".join(f"{t.quote(c.name)} {c.type}{suffix}" for c in columns)
-            msg = f"The '{self.name}' format can only be used when no columns are defined. Got: [{shown}]"
+    def check(self, layout: Layout) -> None:
+        # Replaces the default checks: ksqlDB names the columns, not their types.
+        if layout.columns:
+            msg = (
+                f"The '{self.name}' format can only be used when no columns are defined. "
+                f"Got: [{layout.shown_columns()}]"
+            )
             raise StatementError(msg)
 
-    def serializer(
-        self,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-        features: frozenset[str],
-    ) -> Serializer:
+    def row_writer(self, layout: Layout) -> RowWriter:
         return lambda row: None
 
-    def deserializer(
-        self,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-        features: frozenset[str],
-    ) -> Deserializer:
+    def row_reader(self, layout: Layout) -> RowReader:
         return lambda data: ()
 
-    def from_document(
-        self,
-        document: Any,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-    ) -> bytes | None:
-        return None if document is None else str(document).encode("utf-8")
+    def write_document(self, document: Any, layout: Layout) -> bytes | None:
+        return str(document).encode("utf-8")
 
-    def to_document(
-        self,
-        data: bytes | None,
-        columns: Sequence[SerdeColumn],
-        *,
-        is_key: bool,
-        properties: Mapping[str, str],
-    ) -> Any:
-        return None if data is None else data.decode("utf-8", errors="replace")
-
-
-NONE = register(NoneFormat())
+    def read_document(self, data: bytes, layout: Layout) -> Any:
+        return text_of(data)

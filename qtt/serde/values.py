@@ -12,17 +12,25 @@ import base64
 import datetime as dt
 import decimal
 import math
-import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError
+from qtt.serde.java_numbers import (
+    java_big_decimal,
+    java_decimal,
+    java_double,
+    java_narrow,
+    java_parse_double,
+    java_parse_int,
+    java_parse_long,
+)
+
+_N = TypeVar("_N")
 
 EPOCH = dt.datetime(1970, 1, 1)
 EPOCH_DATE = dt.date(1970, 1, 1)
-INT_MIN, INT_MAX = -(2**31), 2**31 - 1
-LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 
 _JSON_KIND = {
@@ -36,68 +44,16 @@ _JSON_KIND = {
 }
 
 
-def _fail(value: Any, type_: t.SqlType, path: str) -> SerdeError:
+def from_json_failure(value: Any, type_: t.SqlType, path: str = "") -> SerdeError:
+    """The error for a JSON value that cannot become ``type_``."""
     kind = _JSON_KIND.get(type(value), type(value).__name__)
     where = f", path: {path}" if path else ""
     return SerdeError(f"Can't convert type. sourceType: {kind}, requiredType: {type_}{where}")
 
 
-def from_json_failure(value: Any, type_: t.SqlType, path: str = "") -> SerdeError:
-    """The error for a JSON value that cannot become ``type_``."""
-    return _fail(value, type_, path)
-
-
 def _fail_string(type_: t.SqlType, path: str) -> SerdeError:
     where = f", path: {path}" if path else ""
     return SerdeError(f"Can't coerce string to type. targetType: {type_.base}{where}")
-
-
-def _wrap(value: int, bits: int) -> int:
-    """Java's narrowing of an integer to ``bits`` bits (two's complement)."""
-    value &= (1 << bits) - 1
-    return value - (1 << bits) if value >> (bits - 1) else value
-
-
-_JAVA_LONG = re.compile(r"[+-]?[0-9]+")
-_JAVA_DOUBLE = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
-_JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
-def java_parse_long(text: str) -> int:
-    """``Long.parseLong``: an optional sign and digits, nothing else.
-
-    Raises:
-        ValueError: for anything else, or a value outside BIGINT.
-    """
-    if not _JAVA_LONG.fullmatch(text):
-        msg = f'For input string: "{text}"'
-        raise ValueError(msg)
-    result = int(text)
-    if not LONG_MIN <= result <= LONG_MAX:
-        msg = f'For input string: "{text}"'
-        raise ValueError(msg)
-    return result
-
-
-def java_parse_double(text: str) -> float:
-    """``Double.parseDouble``: surrounding whitespace, ``NaN``, ``Infinity``, a d/f suffix."""
-    core = text.strip(_JAVA_WHITESPACE)
-    if not _JAVA_DOUBLE.fullmatch(core):
-        msg = f'For input string: "{text}"'
-        raise ValueError(msg)
-    core = core.rstrip("fFdD")
-    return float(core.replace("Infinity", "inf"))
-
-
-def java_big_decimal(text: str) -> decimal.Decimal:
-    """``new BigDecimal(String)``: no whitespace, an optional exponent."""
-    if not _JAVA_BIG_DECIMAL.fullmatch(text):
-        msg = f'Character array is not a valid decimal number: "{text}"'
-        raise ValueError(msg)
-    return decimal.Decimal(text)
-
-
-_JAVA_WHITESPACE = "".join(chr(c) for c in range(33))
 
 
 def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
@@ -113,35 +69,11 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
     if base == "BOOLEAN":
         if isinstance(value, bool):
             return value
-        raise _fail(value, type_, path)
+        raise from_json_failure(value, type_, path)
     if base in ("INTEGER", "BIGINT"):
-        bits = 32 if base == "INTEGER" else 64
-        if isinstance(value, bool):
-            raise _fail(value, type_, path)
-        if isinstance(value, int | float | decimal.Decimal):
-            if isinstance(value, float | decimal.Decimal) and not _finite(value):
-                raise _fail(value, type_, path)
-            return _wrap(int(value), bits)
-        if isinstance(value, str):
-            try:
-                result = java_parse_long(value)
-            except ValueError:
-                raise _fail_string(type_, path) from None
-            if bits == 32 and not INT_MIN <= result <= INT_MAX:
-                raise _fail_string(type_, path)
-            return result
-        raise _fail(value, type_, path)
+        return _json_whole(value, type_, path, 32 if base == "INTEGER" else 64)
     if base == "DOUBLE":
-        if isinstance(value, bool):
-            raise _fail(value, type_, path)
-        if isinstance(value, int | float | decimal.Decimal):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return java_parse_double(value)
-            except ValueError:
-                raise _fail_string(type_, path) from None
-        raise _fail(value, type_, path)
+        return _json_number(value, type_, path, from_number=float, from_text=java_parse_double)
     if base == "DECIMAL":
         assert isinstance(type_, t.Decimal)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -154,7 +86,7 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
             except ValueError as e:
                 raise SerdeError(f"{e}{', path: ' + path if path else ''}") from None
         else:
-            raise _fail(value, type_, path)
+            raise from_json_failure(value, type_, path)
         return fit_decimal(number, type_, path)
     if base == "STRING":
         return json_text(value)
@@ -165,9 +97,9 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
             except ValueError:
                 msg = f"Value is not a valid Base64 encoded string: {value}"
                 raise SerdeError(msg + (f", path: {path}" if path else "")) from None
-        raise _fail(value, type_, path)
+        raise from_json_failure(value, type_, path)
     if base in ("TIMESTAMP", "DATE", "TIME"):
-        millis = _json_long(value, type_, path)
+        millis = _json_whole(value, type_, path, 64, finite_only=False)
         if base == "TIMESTAMP":
             return EPOCH + dt.timedelta(milliseconds=millis)
         if base == "DATE":
@@ -178,37 +110,57 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
         return (dt.datetime.min + dt.timedelta(milliseconds=millis)).time()
     if isinstance(type_, t.Array):
         if not isinstance(value, list):
-            raise _fail(value, type_, path)
+            raise from_json_failure(value, type_, path)
         return [from_json(v, type_.element, f"{path}[{i}]") for i, v in enumerate(value)]
     if isinstance(type_, t.Map):
         if not isinstance(value, Mapping):
-            raise _fail(value, type_, path)
+            raise from_json_failure(value, type_, path)
         return {
             from_json(k, type_.key, f"{path}.{k}.key"): from_json(v, type_.value, f"{path}.{k}.value")
             for k, v in value.items()
         }
     if isinstance(type_, t.Struct):
         if not isinstance(value, Mapping):
-            raise _fail(value, type_, path)
+            raise from_json_failure(value, type_, path)
         return struct_from_mapping(value, type_, path)
-    raise _fail(value, type_, path)  # pragma: no cover - every base type is handled above
+    raise from_json_failure(value, type_, path)  # pragma: no cover - every base type is handled above
 
 
 def _finite(value: float | decimal.Decimal) -> bool:
     return value.is_finite() if isinstance(value, decimal.Decimal) else math.isfinite(value)
 
 
-def _json_long(value: Any, type_: t.SqlType, path: str) -> int:
+def _json_whole(value: Any, type_: t.SqlType, path: str, bits: int, *, finite_only: bool = True) -> int:
+    """A JSON value as a Java integer of ``bits`` bits; a number narrows, a string must fit."""
+
+    def from_number(number: int | float | decimal.Decimal) -> int:
+        if finite_only and isinstance(number, float | decimal.Decimal) and not _finite(number):
+            raise from_json_failure(value, type_, path)
+        return java_narrow(int(number), bits)
+
+    from_text = java_parse_int if bits == 32 else java_parse_long
+    return _json_number(value, type_, path, from_number=from_number, from_text=from_text)
+
+
+def _json_number(
+    value: Any,
+    type_: t.SqlType,
+    path: str,
+    *,
+    from_number: Callable[[int | float | decimal.Decimal], _N],
+    from_text: Callable[[str], _N],
+) -> _N:
+    """ksqlDB's numeric coercion: from a JSON number or a string Java can parse, never a boolean."""
     if isinstance(value, bool):
-        raise _fail(value, type_, path)
+        raise from_json_failure(value, type_, path)
     if isinstance(value, int | float | decimal.Decimal):
-        return _wrap(int(value), 64)
+        return from_number(value)
     if isinstance(value, str):
         try:
-            return java_parse_long(value)
+            return from_text(value)
         except ValueError:
             raise _fail_string(type_, path) from None
-    raise _fail(value, type_, path)
+    raise from_json_failure(value, type_, path)
 
 
 def json_text(value: Any) -> str:
@@ -322,68 +274,6 @@ def timestamp_millis(value: dt.datetime) -> int:
 
 def time_millis(value: dt.time) -> int:
     return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 + value.microsecond // 1000
-
-
-def java_double(value: float) -> str:
-    """``Double.toString`` as Java prints it: ``1.0``, ``1.0E10``, ``1.0E-5``, ``4.9E-324``.
-
-    Java prints the shortest digits that identify the double, but never fewer than two
-    significant digits (``d.d``), rounding the exact binary value to two when one would do.
-    """
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "-0.0" if math.copysign(1, value) < 0 else "0.0"
-    sign, digit_tuple, exp = decimal.Decimal(repr(value)).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    exp10 = int(exp) + len(digits) - 1  # the power of ten of the first digit
-    if value.is_integer() and 2**53 <= abs(value) < 2**63:
-        digits, exp10 = _java_long_digits(int(abs(value)))
-    elif len(digits) == 1:
-        exact = abs(decimal.Decimal(value))
-        two = exact.quantize(decimal.Decimal(1).scaleb(exp10 - 1), rounding=decimal.ROUND_HALF_EVEN)
-        _, two_tuple, two_exp = two.normalize().as_tuple()
-        digits = "".join(map(str, two_tuple))
-        exp10 = int(two_exp) + len(digits) - 1
-    text = "-" if sign else ""
-    if 1e-3 <= abs(value) < 1e7:
-        if exp10 >= 0:
-            whole, fraction = digits[: exp10 + 1].ljust(exp10 + 1, "0"), digits[exp10 + 1 :]
-        else:
-            whole, fraction = "0", "0" * (-exp10 - 1) + digits
-        return f"{text}{whole}.{fraction or '0'}"
-    return f"{text}{digits[0]}.{digits[1:] or '0'}E{exp10}"
-
-
-# FloatingDecimal's digits to drop for 2^p2 (JDK 8-18), indexed by p2.
-_INSIGNIFICANT_DIGITS = (0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6)
-
-
-def _java_long_digits(number: int) -> tuple[str, int]:
-    """Digits of a large integral double as JDK 8-18 print it (they print more than needed).
-
-    Java's FloatingDecimal prints such a double from its exact integer value, dropping only
-    the few low digits the binary exponent makes insignificant (rounding half up).
-    """
-    bin_exp = number.bit_length() - 1
-    p2 = bin_exp - 53 - 1
-    insignificant = _INSIGNIFICANT_DIGITS[p2] if 1 < p2 < len(_INSIGNIFICANT_DIGITS) else 0
-    exp10 = len(str(number)) - 1
-    if insignificant:
-        pow10 = 10**insignificant
-        number, residue = divmod(number, pow10)
-        if residue >= pow10 // 2:
-            number += 1
-        exp10 = len(str(number)) - 1 + insignificant
-    digits = str(number).rstrip("0") or "0"
-    return digits, exp10
-
-
-def java_decimal(value: decimal.Decimal) -> str:
-    """``BigDecimal.toPlainString``."""
-    return format(value, "f")
 
 
 class _JavaNumber(decimal.Decimal):

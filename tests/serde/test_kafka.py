@@ -53,6 +53,16 @@ def test_documents() -> None:
     assert KAFKA.to_document(data, columns, is_key=False, properties={}) == 7
 
 
+def test_null_and_keyless_documents() -> None:
+    columns = [SerdeColumn("V", t.INTEGER)]
+    assert KAFKA.from_document(None, columns, is_key=False, properties={}) is None
+    assert KAFKA.from_document(7, [], is_key=True, properties={}) is None
+    assert KAFKA.to_document(None, columns, is_key=False, properties={}) is None
+    assert KAFKA.to_document(b"\x00\x00\x00\x07", [], is_key=True, properties={}) is None
+    assert KAFKA.serializer([], is_key=True, properties={}, features=frozenset())((7,)) is None
+    assert KAFKA.deserializer(columns, is_key=True, properties={}, features=frozenset())(None) is None
+
+
 @pytest.mark.parametrize(
     ("columns", "is_key", "message"),
     [

@@ -1,11 +1,9 @@
-"""Typed values: ksqlDB's JSON coercion rules, Java number parsing and formatting."""
+"""Typed values: ksqlDB's JSON coercion rules and Jackson-like JSON text."""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,42 +11,6 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import SerdeError
 from qtt.serde import values
-
-DATA = Path(__file__).parent / "data"
-
-
-def _double(value: Any) -> float:
-    return float(value.replace("Infinity", "inf")) if isinstance(value, str) else float(value)
-
-
-@pytest.mark.parametrize(("value", "text"), json.loads((DATA / "java_doubles.json").read_text())["cases"])
-def test_java_double(value: Any, text: str) -> None:
-    assert values.java_double(_double(value)) == text
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [("1", 1.0), (" 1.5 ", 1.5), ("1e3", 1000.0), ("2d", 2.0), ("-.5f", -0.5), ("+7", 7.0)],
-)
-def test_java_parse_double(text: str, expected: float) -> None:
-    assert values.java_parse_double(text) == expected
-
-
-@pytest.mark.parametrize("text", ["", "1,5", "0x", "inf", "nan", "1_000", "e5"])
-def test_java_parse_double_rejects(text: str) -> None:
-    with pytest.raises(ValueError):
-        values.java_parse_double(text)
-
-
-def test_java_parse_double_special_values() -> None:
-    assert values.java_parse_double("-Infinity") == float("-inf")
-    assert values.java_parse_double("NaN") != values.java_parse_double("NaN")
-
-
-@pytest.mark.parametrize("text", [" 1", "1.0", "1_0", "", "9223372036854775808"])
-def test_java_parse_long_is_strict(text: str) -> None:
-    with pytest.raises(ValueError):
-        values.java_parse_long(text)
 
 
 @pytest.mark.parametrize(
@@ -114,6 +76,25 @@ def test_from_json_errors(value: Any, type_: t.SqlType, message: str) -> None:
     with pytest.raises(SerdeError) as raised:
         values.from_json(value, type_)
     assert message in raised.value.message
+
+
+@pytest.mark.parametrize(
+    ("value", "type_", "message"),
+    [
+        (Decimal("NaN"), t.INTEGER, "Can't convert type. sourceType: DecimalNode, requiredType: INTEGER, path: $.F"),
+        (float("inf"), t.BIGINT, "Can't convert type. sourceType: DoubleNode, requiredType: BIGINT, path: $.F"),
+        ("9223372036854775808", t.BIGINT, "Can't coerce string to type. targetType: BIGINT, path: $.F"),
+        (True, t.DOUBLE, "Can't convert type. sourceType: BooleanNode, requiredType: DOUBLE, path: $.F"),
+        ([1], t.DOUBLE, "Can't convert type. sourceType: ArrayNode, requiredType: DOUBLE, path: $.F"),
+        ("x", t.TIMESTAMP, "Can't coerce string to type. targetType: TIMESTAMP, path: $.F"),
+        (True, t.DATE, "Can't convert type. sourceType: BooleanNode, requiredType: DATE, path: $.F"),
+        ({"a": 1}, t.TIME, "Can't convert type. sourceType: ObjectNode, requiredType: TIME, path: $.F"),
+    ],
+)
+def test_number_errors_name_the_path(value: Any, type_: t.SqlType, message: str) -> None:
+    with pytest.raises(SerdeError) as raised:
+        values.from_json(value, type_, "$.F")
+    assert raised.value.message == message
 
 
 def test_struct_fields_match_exact_case_first_then_upper_case() -> None:

@@ -1,0 +1,131 @@
+"""Java's number parsing and printing, as ksqlDB's serializers use them.
+
+Parsers (``Long.parseLong``, ``Double.parseDouble``, ``new BigDecimal``) raise ValueError
+with Java's message; printers give ``Double.toString`` and ``BigDecimal.toPlainString``.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import re
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+
+
+def java_narrow(value: int, bits: int) -> int:
+    """Java's narrowing of an integer to ``bits`` bits (two's complement)."""
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+_JAVA_LONG = re.compile(r"[+-]?[0-9]+")
+_JAVA_DOUBLE = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+_JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_JAVA_WHITESPACE = "".join(chr(c) for c in range(33))
+
+
+def java_parse_long(text: str) -> int:
+    """``Long.parseLong``: an optional sign and digits, nothing else.
+
+    Raises:
+        ValueError: for anything else, or a value outside BIGINT.
+    """
+    return _parse_whole(text, LONG_MIN, LONG_MAX)
+
+
+def java_parse_int(text: str) -> int:
+    """``Integer.parseInt``: as :func:`java_parse_long`, within INTEGER.
+
+    Raises:
+        ValueError: for anything else, or a value outside INTEGER.
+    """
+    return _parse_whole(text, INT_MIN, INT_MAX)
+
+
+def _parse_whole(text: str, lo: int, hi: int) -> int:
+    if not _JAVA_LONG.fullmatch(text) or not lo <= int(text) <= hi:
+        msg = f'For input string: "{text}"'
+        raise ValueError(msg)
+    return int(text)
+
+
+def java_parse_double(text: str) -> float:
+    """``Double.parseDouble``: surrounding whitespace, ``NaN``, ``Infinity``, a d/f suffix."""
+    core = text.strip(_JAVA_WHITESPACE)
+    if not _JAVA_DOUBLE.fullmatch(core):
+        msg = f'For input string: "{text}"'
+        raise ValueError(msg)
+    core = core.rstrip("fFdD")
+    return float(core.replace("Infinity", "inf"))
+
+
+def java_big_decimal(text: str) -> decimal.Decimal:
+    """``new BigDecimal(String)``: no whitespace, an optional exponent."""
+    if not _JAVA_BIG_DECIMAL.fullmatch(text):
+        msg = f'Character array is not a valid decimal number: "{text}"'
+        raise ValueError(msg)
+    return decimal.Decimal(text)
+
+
+def java_double(value: float) -> str:
+    """``Double.toString`` as Java prints it: ``1.0``, ``1.0E10``, ``1.0E-5``, ``4.9E-324``.
+
+    Java prints the shortest digits that identify the double, but never fewer than two
+    significant digits (``d.d``), rounding the exact binary value to two when one would do.
+    """
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0.0" if math.copysign(1, value) < 0 else "0.0"
+    sign, digit_tuple, exp = decimal.Decimal(repr(value)).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    exp10 = int(exp) + len(digits) - 1  # the power of ten of the first digit
+    if value.is_integer() and 2**53 <= abs(value) < 2**63:
+        digits, exp10 = _java_long_digits(int(abs(value)))
+    elif len(digits) == 1:
+        exact = abs(decimal.Decimal(value))
+        two = exact.quantize(decimal.Decimal(1).scaleb(exp10 - 1), rounding=decimal.ROUND_HALF_EVEN)
+        _, two_tuple, two_exp = two.normalize().as_tuple()
+        digits = "".join(map(str, two_tuple))
+        exp10 = int(two_exp) + len(digits) - 1
+    text = "-" if sign else ""
+    if 1e-3 <= abs(value) < 1e7:
+        if exp10 >= 0:
+            whole, fraction = digits[: exp10 + 1].ljust(exp10 + 1, "0"), digits[exp10 + 1 :]
+        else:
+            whole, fraction = "0", "0" * (-exp10 - 1) + digits
+        return f"{text}{whole}.{fraction or '0'}"
+    return f"{text}{digits[0]}.{digits[1:] or '0'}E{exp10}"
+
+
+# FloatingDecimal's digits to drop for 2^p2 (JDK 8-18), indexed by p2.
+_INSIGNIFICANT_DIGITS = (0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6)
+
+
+def _java_long_digits(number: int) -> tuple[str, int]:
+    """Digits of a large integral double as JDK 8-18 print it (they print more than needed).
+
+    Java's FloatingDecimal prints such a double from its exact integer value, dropping only
+    the few low digits the binary exponent makes insignificant (rounding half up).
+    """
+    bin_exp = number.bit_length() - 1
+    p2 = bin_exp - 53 - 1
+    insignificant = _INSIGNIFICANT_DIGITS[p2] if 1 < p2 < len(_INSIGNIFICANT_DIGITS) else 0
+    exp10 = len(str(number)) - 1
+    if insignificant:
+        pow10 = 10**insignificant
+        number, residue = divmod(number, pow10)
+        if residue >= pow10 // 2:
+            number += 1
+        exp10 = len(str(number)) - 1 + insignificant
+    digits = str(number).rstrip("0") or "0"
+    return digits, exp10
+
+
+def java_decimal(value: decimal.Decimal) -> str:
+    """``BigDecimal.toPlainString``."""
+    return format(value, "f")
