@@ -9,6 +9,7 @@ from typing import Any
 from qtt.harness.model import PostConditions, PostSource, PostTopic
 from qtt.plan.planner import DataSource
 from qtt.plan.schema import LogicalSchema
+from qtt.plan.sql_schema import schema_from_sql
 from qtt.plan.steps import FormatInfo, Formats
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 
@@ -79,7 +80,7 @@ def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> It
     if expected.type is not None and expected.type.upper() != actual.kind:
         yield f"source {expected.name}: expected type {expected.type.upper()}, got {actual.kind}"
     if expected.schema is not None:
-        wanted = LogicalSchema.parse(expected.schema)
+        wanted = schema_from_sql(expected.schema)
         if wanted != actual.schema:
             yield f"source {expected.name}: expected schema {wanted}, got {actual.schema}"
     for label, want, got in (

@@ -11,7 +11,7 @@ from qtt.harness.compare import check_processing_log, compare
 from qtt.harness.driver import OutputRecord
 from qtt.harness.model import ExpectedLogEntry, Record, Window
 from qtt.harness.topic_serdes import TopicSerde
-from qtt.plan.schema import LogicalSchema
+from qtt.plan.sql_schema import schema_from_sql
 from qtt.plan.steps import FormatInfo, Formats
 
 D = decimal.Decimal
@@ -19,7 +19,7 @@ SCHEMA = "K INT KEY, I BIGINT, X DOUBLE, M DECIMAL(4, 2), A ARRAY<DOUBLE>"
 SINKS = {
     "OUT": TopicSerde(
         "OUT",
-        LogicalSchema.parse(SCHEMA),
+        schema_from_sql(SCHEMA),
         Formats(key_format=FormatInfo(format="KAFKA"), value_format=FormatInfo(format="JSON")),
     ),
 }

@@ -8,7 +8,7 @@ from qtt.errors import SqlError, SqlSyntaxError, StatementError, UnsupportedFeat
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
 from qtt.plan.planner import ColumnAliasGenerator, PlannedCase, plan_statements
-from qtt.plan.schema import LogicalSchema
+from qtt.plan.sql_schema import schema_from_sql
 from qtt.sql import ast, parse_statements
 
 INPUT = "CREATE STREAM INPUT (ID INT KEY, NAME STRING, AGE INT) WITH (kafka_topic='input', value_format='JSON');"
@@ -34,7 +34,7 @@ def steps_of(planned: PlannedCase) -> list[s.ExecutionStep]:
 
 
 def same_schema(text: str) -> str:
-    return str(LogicalSchema.parse(text))
+    return str(schema_from_sql(text))
 
 
 # ---------------------------------------------------------------------------- CREATE STREAM
