@@ -22,7 +22,7 @@ from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan.scalar_signatures import NULL_TYPE_MESSAGE, NullType, widens_to
+from qtt.plan.signature_matching import NULL_TYPE_MESSAGE, NullType, widening_cost, widens_to
 
 
 class _NotLiteral:
@@ -261,9 +261,6 @@ def is_aggregate(name: str) -> bool:
     return name.upper() in AGGREGATE_NAMES
 
 
-_WIDENING = {"INTEGER": 0, "BIGINT": 1, "DECIMAL": 2, "DOUBLE": 3}
-
-
 def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | None:
     """How much widening ``actual`` needs to fit ``pattern``, and the type it becomes."""
     if pattern == "ANY":
@@ -275,7 +272,7 @@ def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | Non
         return 0, actual
     target = t.Primitive(pattern) if pattern != "DECIMAL" else None
     if target is not None and widens_to(actual, target):
-        return _WIDENING[pattern] - _WIDENING[actual.base], target
+        return widening_cost(actual, target), target
     return None
 
 

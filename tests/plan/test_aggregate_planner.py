@@ -6,7 +6,7 @@ import pytest
 
 from qtt.errors import StatementError
 from qtt.plan import steps as s
-from qtt.plan.planner import PlannedCase, plan_statements
+from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.sql import parse_statements
 
 READINGS = (

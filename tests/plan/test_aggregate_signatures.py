@@ -16,7 +16,7 @@ from qtt.plan.aggregate_signatures import (
     is_aggregate,
     resolve_aggregate,
 )
-from qtt.plan.scalar_signatures import NULL
+from qtt.plan.signature_matching import NULL
 
 N = NOT_LITERAL
 DEC = t.Decimal(4, 1)

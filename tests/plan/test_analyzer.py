@@ -7,8 +7,7 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
-from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn, arithmetic_type, can_cast, common_type
-from qtt.plan.scalar_signatures import NULL
+from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.sql import parse_expression, parse_type
 
 COLUMNS = {
@@ -101,11 +100,6 @@ def test_arithmetic_types(text: str, type_: t.SqlType) -> None:
 def test_string_plus_is_concat() -> None:
     expr = analyze("S + 'x'")
     assert isinstance(expr, e.Call) and expr.name == "CONCAT"
-
-
-def test_arithmetic_rules_directly() -> None:
-    assert arithmetic_type("+", t.STRING, t.INTEGER) is None
-    assert arithmetic_type("-", t.Decimal(38, 10), t.Decimal(38, 10)) == t.Decimal(38, 10)
 
 
 def test_bad_arithmetic() -> None:
@@ -213,40 +207,7 @@ def test_constructors_need_a_type() -> None:
         analyze("ARRAY[NULL]")
 
 
-def test_common_type() -> None:
-    assert common_type([NULL, t.INTEGER, t.BIGINT]) == t.BIGINT
-    assert common_type([t.INTEGER, t.Decimal(5, 2)]) == t.Decimal(12, 2)
-    assert common_type([t.STRING, t.INTEGER]) is None
-    assert common_type([NULL]) == NULL
-
-
 # ---------------------------------------------------------------------------- CAST
-
-
-@pytest.mark.parametrize(
-    ("source", "target", "ok"),
-    [
-        ("STRING", "INT", True),
-        ("STRING", "BOOLEAN", True),
-        ("STRING", "DECIMAL(4, 2)", True),
-        ("STRING", "BYTES", True),
-        ("INT", "BOOLEAN", False),
-        ("BOOLEAN", "INT", False),
-        ("DOUBLE", "DECIMAL(4, 2)", True),
-        ("BYTES", "STRING", False),
-        ("STRING", "ARRAY<INT>", False),
-        ("ARRAY<BIGINT>", "ARRAY<STRING>", True),
-        ("ARRAY<BOOLEAN>", "ARRAY<INT>", False),
-        ("MAP<STRING, STRING>", "MAP<STRING, INT>", True),
-        ("MAP<STRING, INT>", "STRING", True),
-        ("STRUCT<A INT, B BOOLEAN>", "STRUCT<A STRING, C INT>", True),
-        ("STRUCT<A BOOLEAN>", "STRUCT<A INT>", False),
-        ("TIMESTAMP", "DATE", True),
-        ("DATE", "TIME", False),
-    ],
-)
-def test_cast_table(source: str, target: str, ok: bool) -> None:
-    assert can_cast(parse_type(source), parse_type(target)) is ok
 
 
 def test_unsupported_cast_in_select_names_the_clause() -> None:

@@ -7,7 +7,7 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import scalar_signatures as fns
-from qtt.plan.scalar_signatures import NULL
+from qtt.plan.signature_matching import NULL
 
 
 def returns(name: str, *args: t.SqlType) -> t.SqlType:

@@ -7,9 +7,9 @@ import pytest
 from qtt.errors import SqlError, SqlSyntaxError, StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
-from qtt.plan.planner import ColumnAliasGenerator, PlannedCase, plan_statements
 from qtt.plan.schema import LogicalSchema
-from qtt.sql import ast, parse_statements
+from qtt.plan.statements import PlannedCase, plan_statements
+from qtt.sql import parse_statements
 
 INPUT = "CREATE STREAM INPUT (ID INT KEY, NAME STRING, AGE INT) WITH (kafka_topic='input', value_format='JSON');"
 MULTI_KEY = "CREATE STREAM INPUT (ID INT KEY, ID2 INT KEY, NAME STRING) WITH (kafka_topic='input', format='JSON');"
@@ -226,19 +226,6 @@ def test_generated_aliases_skip_source_column_names() -> None:
     source = "CREATE STREAM INPUT (ID INT KEY, KSQL_COL_0 INT) WITH (kafka_topic='input', value_format='JSON');"
     planned = plan(source, "CREATE STREAM OUTPUT AS SELECT ID, ABS(KSQL_COL_0), ID + 1 FROM INPUT;")
     assert schema_of(planned) == same_schema("ID INT KEY, KSQL_COL_1 INT, KSQL_COL_2 INT")
-
-
-def test_alias_generator_numbers_struct_fields_and_expressions() -> None:
-    generator = ColumnAliasGenerator([["TOWN", "KSQL_COL_1"]])
-    town = ast.Dereference(base=ast.ColumnRef(name="A"), field="TOWN")
-    street = ast.Dereference(base=ast.ColumnRef(name="A"), field="STREET")
-    other = ast.IntegerLiteral(value=1)
-    assert [generator.unique_alias_for(n) for n in (town, street, other, other)] == [
-        "TOWN_1",
-        "STREET",
-        "KSQL_COL_0",
-        "KSQL_COL_2",
-    ]
 
 
 def test_duplicate_aliases_are_rejected() -> None:
