@@ -7,6 +7,7 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
+from qtt.plan.aggregate_signatures import AGGREGATE_NAMES
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.sql import parse_expression, parse_type
 
@@ -66,6 +67,16 @@ def test_literal_and_reference_types(text: str, type_: t.SqlType) -> None:
 def test_unknown_column_names_the_clause() -> None:
     with pytest.raises(StatementError, match="WHERE column 'NOPE' cannot be resolved"):
         analyze("nope", "WHERE")
+
+
+def test_unknown_column_suggests_a_close_name() -> None:
+    with pytest.raises(StatementError) as raised:
+        analyze("NAEM + 1 > 0 AND SS = 'x'", "WHERE")
+    assert raised.value.hint is None  # NAEM is like no column
+    with pytest.raises(StatementError) as raised:
+        analyze("SS = 'x'", "WHERE")
+    assert raised.value.hint == "Did you mean 'S'?"
+    assert "cannot be resolved" in raised.value.message and "Did you mean" not in raised.value.message
 
 
 def test_unknown_struct_field() -> None:
@@ -281,3 +292,9 @@ def test_lambdas_are_unsupported_and_aggregates_need_an_aggregating_clause() -> 
         analyze("TRANSFORM(A, x => x + 1)")
     with pytest.raises(StatementError, match=r"Aggregate functions are not allowed in .*: SUM"):
         analyze("SUM(I)")
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATE_NAMES))
+def test_every_aggregate_in_the_table_is_an_aggregate_to_the_analyzer(name: str) -> None:
+    with pytest.raises(StatementError, match=f"Aggregate functions are not allowed in WHERE: {name}"):
+        analyze(f"{name}(I) > 0", "WHERE")

@@ -461,6 +461,34 @@ def test_insert_values_into_an_unknown_stream_suggests_the_spelling(target: str,
     assert hint in message
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE STREAM OUTPUT AS SELECT * FROM INPTU;",
+        "INSERT INTO INPTU SELECT * FROM INPUT;",
+        "DROP STREAM INPTU;",
+    ],
+)
+def test_an_unknown_source_suggests_a_close_name(statement: str) -> None:
+    with pytest.raises(SqlError) as raised:
+        plan(INPUT, statement)
+    assert "does not exist." in raised.value.message
+    assert raised.value.hint == "Did you mean 'INPUT'?"
+
+
+def test_an_unknown_column_suggests_a_close_name() -> None:
+    with pytest.raises(StatementError) as raised:
+        plan(INPUT, "CREATE STREAM OUTPUT AS SELECT ID, NAEM FROM INPUT;")
+    assert raised.value.hint == "Did you mean 'NAME'?"
+
+
+def test_an_unknown_partition_by_column_keeps_its_suggestion() -> None:
+    with pytest.raises(StatementError) as raised:
+        plan(INPUT, "CREATE STREAM OUTPUT AS SELECT * FROM INPUT PARTITION BY AEG;")
+    assert "PARTITION BY column 'AEG' cannot be resolved." in raised.value.message
+    assert raised.value.hint == "Did you mean 'AGE'?"
+
+
 def test_insert_values_is_an_unsupported_feature() -> None:
     with pytest.raises(UnsupportedFeatureError, match=r"INSERT INTO \.\.\. VALUES"):
         plan(INPUT, "INSERT INTO INPUT (ID, NAME, AGE) VALUES (1, 'a', 2);")
