@@ -22,7 +22,7 @@ from qtt.plan.aliases import ColumnAliasGenerator
 from qtt.plan.analyzer import Analyzer, Scope
 from qtt.plan.coercion import implicit_cast, reject_untyped_null
 from qtt.plan.metastore import TABLE, DataSource
-from qtt.plan.schema import KEY, PSEUDO_COLUMNS, VALUE, Column, LogicalSchema
+from qtt.plan.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, Column, LogicalSchema
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -283,7 +283,7 @@ def reject_aggregates_without_group_by(query: ast.Query, sink_kind: str) -> None
     if outside:
         raise StatementError(messages.non_aggregate_select(outside))
     # ksqlDB counts rows as COUNT(ROWTIME), and names it so in this message
-    shown = [f"{c.name}(ROWTIME)" if c.star or (c.name == "COUNT" and not c.args) else format_expr(c) for c in calls]
+    shown = [f"{c.name}({ROWTIME})" if c.star or (c.name == "COUNT" and not c.args) else format_expr(c) for c in calls]
     raise StatementError(messages.table_aggregates_without_group_by(shown))
 
 

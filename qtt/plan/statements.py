@@ -18,7 +18,7 @@ from qtt.plan import messages
 from qtt.plan import steps as s
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.query_planner import check_no_map_keys, plan_query
-from qtt.plan.schema import KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
 from qtt.plan.with_properties import (
     check_properties,
     finish_formats,
@@ -150,7 +150,7 @@ class Planner:
                 raise StatementError(messages.wrong_key_constraint(element.name, stream=True))
             if constraint == "KEY" and statement.kind == TABLE:
                 raise StatementError(messages.wrong_key_constraint(element.name, stream=False))
-            if constraint in ("HEADERS", "HEADER"):
+            if constraint in (HEADERS, HEADER):
                 raise UnsupportedFeatureError("header columns (HEADERS / HEADER)")
             namespace = KEY if constraint in ("KEY", "PRIMARY KEY") else VALUE
             columns.append(Column(element.name, element.type, namespace))

@@ -78,8 +78,9 @@ class AstBuilder(Transformer):
     def statements(self, meta: Any, children: list[ast.Statement]) -> list[ast.Statement]:
         return children
 
-    def _statement_text(self, meta: Any) -> str:
-        return self._text[meta.start_pos : meta.end_pos]
+    def _located(self, meta: Any) -> dict[str, Any]:
+        """A statement's text and position, which every statement node carries."""
+        return {"text": self._text[meta.start_pos : meta.end_pos], "pos": _pos(meta)}
 
     def create_source(
         self,
@@ -101,8 +102,7 @@ class AstBuilder(Transformer):
             or_replace=or_replace is not None,
             if_not_exists=if_not_exists is not None,
             is_source=is_source is not None,
-            text=self._statement_text(meta),
-            pos=_pos(meta),
+            **self._located(meta),
         )
 
     def create_as(self, meta: Any, create, or_replace, kind, if_not_exists, name, properties, as_, query):
@@ -113,26 +113,18 @@ class AstBuilder(Transformer):
             properties=properties or {},
             or_replace=or_replace is not None,
             if_not_exists=if_not_exists is not None,
-            text=self._statement_text(meta),
-            pos=_pos(meta),
+            **self._located(meta),
         )
 
     def insert_into(self, meta: Any, insert, into, target, properties, query):
-        return ast.InsertInto(
-            target=target,
-            query=query,
-            properties=properties or {},
-            text=self._statement_text(meta),
-            pos=_pos(meta),
-        )
+        return ast.InsertInto(target=target, query=query, properties=properties or {}, **self._located(meta))
 
     def insert_values(self, meta: Any, insert, into, target, columns, values, *exprs):
         return ast.InsertValues(
             target=target,
             columns=tuple(columns or ()),
             values=tuple(e for e in exprs if e is not None),
-            text=self._statement_text(meta),
-            pos=_pos(meta),
+            **self._located(meta),
         )
 
     def drop_source(self, meta: Any, drop, kind, if_exists, name, delete_topic):
@@ -141,32 +133,20 @@ class AstBuilder(Transformer):
             name=name,
             if_exists=if_exists is not None,
             delete_topic=delete_topic is not None,
-            text=self._statement_text(meta),
-            pos=_pos(meta),
+            **self._located(meta),
         )
 
     def alter_source(self, meta: Any, alter, kind, name, *options):
-        return ast.AlterSource(
-            kind=kind,
-            name=name,
-            columns=tuple(options),
-            text=self._statement_text(meta),
-            pos=_pos(meta),
-        )
+        return ast.AlterSource(kind=kind, name=name, columns=tuple(options), **self._located(meta))
 
     def alter_option(self, meta: Any, add, column, name, type_):
         return ast.TableElement(name=name, type=type_, pos=_pos(meta))
 
     def set_property(self, meta: Any, set_, name, eq, value):
-        return ast.SetProperty(
-            name=_string(name),
-            value=_string(value),
-            text=self._statement_text(meta),
-            pos=_pos(meta),
-        )
+        return ast.SetProperty(name=_string(name), value=_string(value), **self._located(meta))
 
     def unset_property(self, meta: Any, unset, name):
-        return ast.UnsetProperty(name=_string(name), text=self._statement_text(meta), pos=_pos(meta))
+        return ast.UnsetProperty(name=_string(name), **self._located(meta))
 
     def source_kind(self, meta: Any, token: Token) -> str:
         return str(token).upper()
@@ -294,13 +274,7 @@ class AstBuilder(Transformer):
         return ast.WindowSpec(kind="TUMBLING", size_ms=size, pos=_pos(meta), **_window_options(rest))
 
     def hopping(self, meta: Any, kw, size_kw, size, advance_kw, by, advance, *rest):
-        return ast.WindowSpec(
-            kind="HOPPING",
-            size_ms=size,
-            advance_ms=advance,
-            pos=_pos(meta),
-            **_window_options(rest),
-        )
+        return ast.WindowSpec(kind="HOPPING", size_ms=size, advance_ms=advance, pos=_pos(meta), **_window_options(rest))
 
     def session(self, meta: Any, kw, size, *rest):
         return ast.WindowSpec(kind="SESSION", size_ms=size, pos=_pos(meta), **_window_options(rest))
