@@ -59,25 +59,11 @@ class AnyDecimal:
     """Any ``DECIMAL(p, s)``."""
 
 
-@dataclass(frozen=True)
-class AnyStruct:
-    """Any ``STRUCT<...>``."""
-
-
-@dataclass(frozen=True)
-class LambdaOf:
-    """A lambda argument: parameter patterns and the pattern of its body."""
-
-    params: tuple[Pattern, ...]
-    returns: Pattern
-
-
-Pattern = t.SqlType | Var | ArrayOf | MapOf | AnyDecimal | AnyStruct | LambdaOf
+Pattern = t.SqlType | Var | ArrayOf | MapOf | AnyDecimal
 ReturnType = Pattern | Callable[[Sequence[t.SqlType]], t.SqlType]
 
-T, K, V, E, R = Var("T"), Var("K"), Var("V"), Var("E"), Var("R")
+T, K, V = Var("T"), Var("K"), Var("V")
 ANY_DECIMAL = AnyDecimal()
-ANY_STRUCT = AnyStruct()
 
 
 @dataclass(frozen=True)
@@ -119,10 +105,6 @@ def _describe(p: Pattern) -> str:
         return f"MAP<{_describe(p.key)}, {_describe(p.value)}>"
     if isinstance(p, AnyDecimal):
         return "DECIMAL"
-    if isinstance(p, AnyStruct):
-        return "STRUCT"
-    if isinstance(p, LambdaOf):
-        return f"LAMBDA({', '.join(_describe(x) for x in p.params)}) => {_describe(p.returns)}"
     return str(p)
 
 
@@ -208,12 +190,6 @@ def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], 
         if widen and actual.base in ("INTEGER", "BIGINT"):
             return 2 - _WIDENING[actual.base]
         raise _NoMatch
-    if isinstance(pattern, AnyStruct):
-        if isinstance(actual, t.Struct):
-            return 0
-        raise _NoMatch
-    if isinstance(pattern, LambdaOf):
-        raise _NoMatch  # lambdas are matched by the analyzer, which types their bodies
     if actual == pattern:
         return 0
     if widen and widens_to(actual, pattern):
