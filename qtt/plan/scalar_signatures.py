@@ -44,8 +44,8 @@ def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
     """
     function = FUNCTIONS.get(name)
     if function is None:
-        msg = f"Can't find any functions with the name '{name}'.{did_you_mean(name, FUNCTIONS)}"
-        raise StatementError(msg)
+        msg = f"Can't find any functions with the name '{name}'."
+        raise StatementError(msg, hint=did_you_mean(name, FUNCTIONS).strip() or None)
     return match_signature(function, arg_types)
 
 

@@ -65,8 +65,8 @@ def check_properties(properties: Mapping[str, object]) -> dict[str, object]:
         if name in UNSUPPORTED_PROPERTIES:
             raise UnsupportedFeatureError(UNSUPPORTED_PROPERTIES[name])
         if name not in SOURCE_PROPERTIES:
-            msg = f"Invalid config variable(s) in the WITH clause: {name}.{did_you_mean(name, SOURCE_PROPERTIES)}"
-            raise StatementError(msg)
+            msg = f"Invalid config variable(s) in the WITH clause: {name}."
+            raise StatementError(msg, hint=did_you_mean(name, SOURCE_PROPERTIES).strip() or None)
         checked[name] = value
     return checked
 

@@ -79,11 +79,9 @@ def test_type_variable_binds_to_the_widest_argument() -> None:
 
 
 def test_unknown_function_suggests_a_name() -> None:
-    with pytest.raises(
-        StatementError,
-        match=r"Can't find any functions with the name 'ROUNDD'\. Did you mean 'ROUND'",
-    ):
+    with pytest.raises(StatementError, match=r"Can't find any functions with the name 'ROUNDD'\.") as raised:
         fns.resolve("ROUNDD", [t.DOUBLE])
+    assert raised.value.hint == "Did you mean 'ROUND'?"
 
 
 def test_wrong_arguments_list_the_alternatives() -> None:

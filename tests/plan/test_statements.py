@@ -476,6 +476,13 @@ def test_an_unknown_source_suggests_a_close_name(statement: str) -> None:
     assert raised.value.hint == "Did you mean 'INPUT'?"
 
 
+def test_an_unknown_with_property_suggests_a_close_name() -> None:
+    with pytest.raises(StatementError) as raised:
+        plan(INPUT.replace("kafka_topic", "kafka_topik"))
+    assert raised.value.message == "Invalid config variable(s) in the WITH clause: KAFKA_TOPIK."
+    assert raised.value.hint == "Did you mean 'KAFKA_TOPIC'?"
+
+
 def test_an_unknown_column_suggests_a_close_name() -> None:
     with pytest.raises(StatementError) as raised:
         plan(INPUT, "CREATE STREAM OUTPUT AS SELECT ID, NAEM FROM INPUT;")
