@@ -9,53 +9,80 @@ must be an aggregate, or the query is rejected.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, is_dataclass
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
+from qtt.plan import messages
 from qtt.plan import steps as s
-from qtt.plan.aggregate_signatures import NOT_LITERAL, TABLE_AGGREGATES, resolve_aggregate
-from qtt.plan.analyzer import AGGREGATE_FUNCTIONS, Analyzer, Scope, implicit_cast, reject_untyped_null
-from qtt.plan.schema import KEY, VALUE, Column, LogicalSchema
+from qtt.plan.aggregate_signatures import NOT_LITERAL, TABLE_AGGREGATES, is_aggregate, resolve_aggregate
+from qtt.plan.aliases import ColumnAliasGenerator
+from qtt.plan.analyzer import Analyzer, Scope
+from qtt.plan.coercion import implicit_cast, reject_untyped_null
+from qtt.plan.metastore import TABLE, DataSource
+from qtt.plan.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, Column, LogicalSchema
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
+from qtt.sql.parser import iter_nodes
 
-if TYPE_CHECKING:
-    from qtt.plan.planner import PlannedQuery, QueryPlanner
+
+@dataclass(frozen=True)
+class AggregationContext:
+    """What planning an aggregation needs to know about its query.
+
+    Attributes:
+        source: the stream or table the query reads.
+        sink_name: the stream or table the query writes, for messages.
+        qualifier: the name that qualifies bare columns in messages (the source's alias or name).
+        config: the statement's properties (some aggregates read their limits there).
+        scope: the columns the query's expressions may reference.
+    """
+
+    source: DataSource
+    sink_name: str
+    qualifier: str
+    config: Mapping[str, str]
+    scope: Scope
+
+    @property
+    def processing_names(self) -> list[str]:
+        """The names of the columns the query reads, which generated names must not reuse."""
+        return [c.name for c in self.source.schema.columns] + list(PSEUDO_COLUMNS)
 
 
 def column_refs(expr: e.Expression) -> list[e.ColumnRef]:
+    """Every column reference in ``expr``."""
     return [x for x in e.walk(expr) if isinstance(x, e.ColumnRef)]
 
 
 class AggregationPlanner:
     """Plans the aggregation part of one query, after its source and WHERE steps."""
 
-    def __init__(self, query_planner: QueryPlanner, scope: Scope) -> None:
-        self.qp = query_planner
-        self.scope = scope
-        self.table = query_planner.source.kind == "TABLE"
+    def __init__(self, context: AggregationContext) -> None:
+        self.context = context
+        self.scope = context.scope
+        self.table = context.source.kind == TABLE
         self.calls: list[s.AggregateCall] = []
 
     # ------------------------------------------------------------------ aggregate calls
 
     def _aggregate(self, node: ast.FunctionCall) -> e.Expression:
-        if any(
-            isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS for arg in node.args for x in _nodes(arg)
-        ):
+        if any(_aggregate_calls(arg) for arg in node.args):
             msg = f"Aggregate functions can not be nested: {format_expr(node)}"
             raise StatementError(msg)
         inner = Analyzer(self.scope, "SELECT")  # no hook: a nested aggregate is an error
-        args = [inner(a) for a in node.args if not isinstance(a, ast.AllColumns)]
+        arg_nodes = [a for a in node.args if not isinstance(a, ast.AllColumns)]
+        args = [inner(a) for a in arg_nodes]
         literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
         resolved = resolve_aggregate(
             node.name,
             [a.result_type for a in args],
             literals,
-            config={k: str(v) for k, v in self.qp.planner.config.items()},
+            config=self.context.config,
+            arg_sql=[format_expr(a) for a in arg_nodes],
         )
         n = len(resolved.arg_types)
         call = s.AggregateCall(
@@ -74,16 +101,17 @@ class AggregationPlanner:
 
     # ------------------------------------------------------------------ the query
 
-    def plan(self, query: ast.Query, step: s.ExecutionStep, items: Sequence[ast.SelectItem]) -> PlannedQuery:
-        from qtt.plan.planner import ColumnAliasGenerator
-
+    def plan(
+        self, query: ast.Query, step: s.ExecutionStep, items: Sequence[ast.SelectItem]
+    ) -> tuple[s.ExecutionStep, LogicalSchema]:
+        """The aggregation's steps on top of ``step``, and the schema of the table it produces."""
         if not query.group_by:
             raise UnsupportedFeatureError("aggregations without GROUP BY")
-        value_format = self.qp.source.formats.value_format.format
+        value_format = self.context.source.formats.value_format.format
         if value_format == "KAFKA":
             # the group-by repartition and the aggregate's state use the source's value format
             msg = (
-                f"Source(s) {self.qp.source.name} are using the 'KAFKA' value format. "
+                f"Source(s) {self.context.source.name} are using the 'KAFKA' value format. "
                 "This format does not yet support GROUP BY."
             )
             raise StatementError(msg)
@@ -92,18 +120,16 @@ class AggregationPlanner:
         group_analyzer = Analyzer(self.scope, "GROUP BY")
         groups: list[e.Expression] = []
         for node in query.group_by:
-            if any(isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS for x in _nodes(node)):
-                name = next(
-                    x.name for x in _nodes(node) if isinstance(x, ast.FunctionCall) and x.name in AGGREGATE_FUNCTIONS
-                )
-                msg = f"GROUP BY does not support aggregate functions: {name} is an aggregate function."
+            nested = _aggregate_calls(node)
+            if nested:
+                msg = f"GROUP BY does not support aggregate functions: {nested[0].name} is an aggregate function."
                 raise StatementError(msg)
             expr = group_analyzer.typed(node)
             if expr in groups:
-                msg = f"Duplicate GROUP BY expression: {self.qp._qualified(node)}"
+                msg = f"Duplicate GROUP BY expression: {messages.qualified_sql(node, self.context.qualifier)}"
                 raise StatementError(msg)
             groups.append(expr)
-        generator = ColumnAliasGenerator([self.qp._source_parent_names()])
+        generator = ColumnAliasGenerator([self.context.processing_names])
         key_names = []
         for node, expr in zip(query.group_by, groups, strict=True):
             key_names.append(expr.name if isinstance(expr, e.ColumnRef) else generator.unique_alias_for(node))
@@ -132,12 +158,7 @@ class AggregationPlanner:
         allowed = set(key_names) | {c.alias for c in self.calls}
         strays = [node for alias, expr, node in selected if any(ref.name not in allowed for ref in column_refs(expr))]
         if strays:
-            shown = ", ".join(format_expr(n) for n in strays)
-            msg = (
-                f"Non-aggregate SELECT expression(s) not part of GROUP BY: {shown}\n"
-                "Either add the column(s) to the GROUP BY or remove them from the SELECT."
-            )
-            raise StatementError(msg)
+            raise StatementError(messages.non_aggregate_select([format_expr(n) for n in strays]))
         if having is not None and any(ref.name not in allowed for ref in column_refs(having)):
             stray = next(ref.name for ref in column_refs(having) if ref.name not in allowed)
             msg = f"Non-aggregate HAVING expression not part of GROUP BY: {stray}"
@@ -145,8 +166,7 @@ class AggregationPlanner:
         if self.table:
             refused = [c.function for c in self.calls if c.function not in TABLE_AGGREGATES]
             if refused:
-                names = list(dict.fromkeys(refused))
-                joined = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+                joined = messages.and_join(list(dict.fromkeys(refused)))
                 msg = (
                     f"The aggregation functions {joined} cannot be applied to a table source, only to a stream source."
                 )
@@ -179,9 +199,7 @@ class AggregationPlanner:
         groups: list[e.Expression],
         selected: list[tuple[str, e.Expression, ast.Expr]],
         query: ast.Query,
-    ) -> PlannedQuery:
-        from qtt.plan.planner import PlannedQuery
-
+    ) -> tuple[s.ExecutionStep, LogicalSchema]:
         aliases: dict[str, list[str]] = {}
         values: list[tuple[str, e.Expression]] = []
         for alias, expr, _ in selected:
@@ -199,14 +217,8 @@ class AggregationPlanner:
             shown_nodes = [
                 format_expr(node) for node, name in zip(query.group_by or (), key_names, strict=True) if name in missing
             ]
-            noun = "grouping expression" if len(shown_nodes) == 1 else "grouping expressions"
-            joined = (
-                (", ".join(shown_nodes[:-1]) + " and " + shown_nodes[-1]) if len(shown_nodes) > 1 else shown_nodes[0]
-            )
-            msg = (
-                f"Key missing from projection (ie, SELECT). \nThe query used to build "
-                f"{t.quote(self.qp.sink_name)} must include the {noun} {joined} in its projection "
-                f"(eg, SELECT {', '.join(shown_nodes)}...)."
+            msg = messages.key_missing_from_projection(
+                self.context.sink_name, "grouping expression", shown_nodes, plural_key=False
             )
             raise StatementError(msg)
         if not values:
@@ -232,7 +244,7 @@ class AggregationPlanner:
             key_column_names=tuple(c.name for c in key_columns),
             select_expressions=tuple(expressions),
         )
-        return PlannedQuery(step=step, schema=schema, source=self.qp.source, is_table=True)
+        return step, schema
 
 
 def _argument_columns(calls: Sequence[s.AggregateCall]) -> dict[e.Expression, s.SelectExpression]:
@@ -250,7 +262,38 @@ def arguments_ref(arguments: dict[e.Expression, s.SelectExpression], arg: e.Expr
     return e.ColumnRef(name=column.alias, sql_type=arg.result_type)
 
 
-def _nodes(node: ast.Expr) -> list[ast.Node]:
-    from qtt.sql.parser import iter_nodes
+def _aggregate_calls(node: object) -> list[ast.FunctionCall]:
+    """The aggregate calls in ``node`` and below it."""
+    return [x for x in iter_nodes(node) if isinstance(x, ast.FunctionCall) and is_aggregate(x.name)]
 
-    return list(iter_nodes(node))
+
+def reject_aggregates_without_group_by(query: ast.Query, sink_kind: str) -> None:
+    """An aggregate function without GROUP BY: ksqlDB's message depends on the statement."""
+    calls = _aggregate_calls(query.select)
+    if not calls:
+        return
+    if sink_kind != TABLE:
+        msg = f"Use of aggregate function {calls[0].name} requires a GROUP BY clause."
+        raise StatementError(msg)
+    outside = [
+        format_expr(item.expr)
+        for item in query.select
+        if isinstance(item, ast.SingleColumn) and _has_column_outside_aggregates(item.expr)
+    ]
+    if outside:
+        raise StatementError(messages.non_aggregate_select(outside))
+    # ksqlDB counts rows as COUNT(ROWTIME), and names it so in this message
+    shown = [f"{c.name}({ROWTIME})" if c.star or (c.name == "COUNT" and not c.args) else format_expr(c) for c in calls]
+    raise StatementError(messages.table_aggregates_without_group_by(shown))
+
+
+def _has_column_outside_aggregates(node: object) -> bool:
+    if isinstance(node, ast.FunctionCall) and is_aggregate(node.name):
+        return False
+    if isinstance(node, ast.ColumnRef):
+        return True
+    if is_dataclass(node) and not isinstance(node, type):
+        return any(_has_column_outside_aggregates(getattr(node, f.name)) for f in fields(node) if f.name != "pos")
+    if isinstance(node, tuple | list):
+        return any(_has_column_outside_aggregates(item) for item in node)
+    return False

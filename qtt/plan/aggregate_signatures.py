@@ -22,7 +22,7 @@ from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan.scalar_signatures import NULL_TYPE_MESSAGE, NullType, widens_to
+from qtt.plan.signature_matching import NULL_TYPE_MESSAGE, NullType, widening_cost, widens_to
 
 
 class _NotLiteral:
@@ -59,11 +59,6 @@ class Aggregate:
         """Whether ksqlDB can undo this aggregate, so it may aggregate a table."""
         return self.name in TABLE_AGGREGATES
 
-
-#: Aggregates ksqlDB implements as ``TableUdaf`` (they can undo a value).
-TABLE_AGGREGATES = frozenset(
-    {"AVG", "COLLECT_LIST", "COUNT", "HISTOGRAM", "STDDEV_SAMP", "STDDEV_SAMPLE", "SUM", "SUM_LIST"}
-)
 
 #: ksqlDB's ``ksql.functions.<name>.limit`` settings; unset or negative means no limit.
 COLLECT_LIST_LIMIT = "ksql.functions.collect_list.limit"
@@ -105,8 +100,28 @@ _Build = Callable[
 
 @dataclass(frozen=True)
 class _Spec:
+    """One row of the aggregate table.
+
+    Attributes:
+        overloads: the signatures qtt runs; empty when qtt does not run the aggregate yet.
+        build: the return and state types of a matched overload.
+        table: ksqlDB implements it as a ``TableUdaf`` (it can undo a value), so it may
+            aggregate a table.
+        unsupported: for a ksqlDB aggregate qtt does not run yet, the feature to name.
+    """
+
     overloads: tuple[_Overload, ...]
     build: _Build
+    table: bool = False
+    unsupported: str | None = None
+
+
+def _not_run(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    raise AssertionError("an unsupported aggregate has no overloads to build")  # pragma: no cover
+
+
+def _unsupported(name: str) -> _Spec:
+    return _Spec((), _not_run, unsupported=f"the {name} aggregate")
 
 
 def _one(*bases: str) -> tuple[_Overload, ...]:
@@ -203,17 +218,15 @@ _BY_OFFSET_OVERLOADS = (
     _Overload(("ANY",), (t.INTEGER, t.BOOLEAN)),
 )
 
+#: Every ksqlDB aggregate: the ones qtt runs with their overloads, the others marked unsupported.
 _SPECS: dict[str, _Spec] = {
-    "COUNT": _Spec((_Overload(()), _Overload(("ANY",))), _count),
-    "SUM": _Spec(_one("INTEGER", "BIGINT", "DOUBLE", "DECIMAL"), _same),
-    "SUM_LIST": _Spec(
-        _one("ARRAY<INTEGER>", "ARRAY<BIGINT>", "ARRAY<DOUBLE>"),
-        _sum_list,
-    ),
-    "AVG": _Spec(_one(*_NUMERIC), _avg),
+    "COUNT": _Spec((_Overload(()), _Overload(("ANY",))), _count, table=True),
+    "SUM": _Spec(_one("INTEGER", "BIGINT", "DOUBLE", "DECIMAL"), _same, table=True),
+    "SUM_LIST": _Spec(_one("ARRAY<INTEGER>", "ARRAY<BIGINT>", "ARRAY<DOUBLE>"), _sum_list, table=True),
+    "AVG": _Spec(_one(*_NUMERIC), _avg, table=True),
     "MIN": _Spec(_one(*_COMPARABLE), _same),
     "MAX": _Spec(_one(*_COMPARABLE), _same),
-    "COLLECT_LIST": _Spec(_one("ANY"), _collect(COLLECT_LIST_LIMIT)),
+    "COLLECT_LIST": _Spec(_one("ANY"), _collect(COLLECT_LIST_LIMIT), table=True),
     "COLLECT_SET": _Spec(_one("ANY"), _collect(COLLECT_SET_LIMIT)),
     "LATEST_BY_OFFSET": _Spec(_BY_OFFSET_OVERLOADS, _by_offset("LATEST_BY_OFFSET", "latestN")),
     "EARLIEST_BY_OFFSET": _Spec(_BY_OFFSET_OVERLOADS, _by_offset("EARLIEST_BY_OFFSET", "earliestN")),
@@ -226,27 +239,26 @@ _SPECS: dict[str, _Spec] = {
         tuple(_Overload((b,), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING", "DECIMAL")),
         _top("TOPKDISTINCT"),
     ),
-    "STDDEV_SAMP": _Spec(_one(*_NUMERIC), _stddev),
-    "STDDEV_SAMPLE": _Spec(_one(*_NUMERIC), _stddev),
-    "HISTOGRAM": _Spec(_one("STRING"), _histogram),
+    "STDDEV_SAMP": _Spec(_one(*_NUMERIC), _stddev, table=True),
+    "STDDEV_SAMPLE": _Spec(_one(*_NUMERIC), _stddev, table=True),
+    "HISTOGRAM": _Spec(_one("STRING"), _histogram, table=True),
+    "CORRELATION": _unsupported("CORRELATION"),
+    "COLLECT_MAP": _unsupported("COLLECT_MAP"),
+    "ATTR": _unsupported("ATTR"),
+    "STDDEV_POP": _unsupported("STDDEV_POP"),
+    "VAR_SAMP": _unsupported("VAR_SAMP"),
+    "VAR_POP": _unsupported("VAR_POP"),
 }
 
-#: ksqlDB aggregates that qtt recognizes but does not run yet: name -> feature.
-_UNSUPPORTED = {
-    "CORRELATION": "the CORRELATION aggregate",
-    "COLLECT_MAP": "the COLLECT_MAP aggregate",
-    "ATTR": "the ATTR aggregate",
-}
-
-AGGREGATE_NAMES = frozenset(_SPECS) | frozenset(_UNSUPPORTED)
+#: Every aggregate name, run or not: what makes a function call an aggregate.
+AGGREGATE_NAMES = frozenset(_SPECS)
+#: Aggregates ksqlDB implements as ``TableUdaf`` (they can undo a value).
+TABLE_AGGREGATES = frozenset(name for name, spec in _SPECS.items() if spec.table)
 
 
 def is_aggregate(name: str) -> bool:
     """Whether ``name`` (any case) is an aggregate function."""
     return name.upper() in AGGREGATE_NAMES
-
-
-_WIDENING = {"INTEGER": 0, "BIGINT": 1, "DECIMAL": 2, "DOUBLE": 3}
 
 
 def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | None:
@@ -260,7 +272,7 @@ def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | Non
         return 0, actual
     target = t.Primitive(pattern) if pattern != "DECIMAL" else None
     if target is not None and widens_to(actual, target):
-        return _WIDENING[pattern] - _WIDENING[actual.base], target
+        return widening_cost(actual, target), target
     return None
 
 
@@ -308,12 +320,12 @@ def resolve_aggregate(
         UnsupportedFeatureError: for aggregates and overloads qtt does not run.
     """
     upper = name.upper()
-    if upper in _UNSUPPORTED:
-        raise UnsupportedFeatureError(_UNSUPPORTED[upper])
     spec = _SPECS.get(upper)
     if spec is None:
         msg = f"Can't find any functions with the name '{upper}'."
         raise StatementError(msg)
+    if spec.unsupported is not None:
+        raise UnsupportedFeatureError(spec.unsupported)
     if len(literals) != len(arg_types):
         msg = f"{len(literals)} literal markers for {len(arg_types)} arguments of {upper}"
         raise ValueError(msg)
@@ -334,11 +346,8 @@ def resolve_aggregate(
     for index in range(first_init, len(arg_types)):
         value = literals[index]
         if value is NOT_LITERAL:
-            shown = arg_sql[index] if arg_sql is not None else "?"
-            msg = (
-                f"Parameter {index + 1} passed to function {upper} must be a literal constant, "
-                f"but was expression: '{shown}'"
-            )
+            msg = f"Parameter {index + 1} passed to function {upper} must be a literal constant"
+            msg += f", but was expression: '{arg_sql[index]}'" if arg_sql is not None else "."
             raise StatementError(msg)
         if value is None:
             msg = f"Parameter {index + 1} passed to function {upper} must not be null"

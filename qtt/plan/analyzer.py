@@ -8,42 +8,29 @@ runtime never needs to type anything.
 from __future__ import annotations
 
 import decimal
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
 
 from qtt import sqltypes as t
-from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
+from qtt.errors import SqlError, StatementError, UnsupportedFeatureError, did_you_mean
 from qtt.plan import expressions as e
 from qtt.plan import scalar_signatures as fns
-from qtt.plan.scalar_signatures import NULL, NULL_TYPE_MESSAGE, NullType
+from qtt.plan.aggregate_signatures import is_aggregate
+from qtt.plan.coercion import (
+    arithmetic_type,
+    can_cast,
+    coerce_null,
+    common_type,
+    comparable,
+    decimal_literal_type,
+    implicit_cast,
+    is_null_literal,
+    unsupported_cast,
+)
+from qtt.plan.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
-
-#: Aggregate functions; issue 4 plans them, until then they are an unsupported feature.
-AGGREGATE_FUNCTIONS = frozenset(
-    [
-        "COUNT",
-        "SUM",
-        "AVG",
-        "MIN",
-        "MAX",
-        "COLLECT_LIST",
-        "COLLECT_SET",
-        "LATEST_BY_OFFSET",
-        "EARLIEST_BY_OFFSET",
-        "COUNT_DISTINCT",
-        "TOPK",
-        "TOPKDISTINCT",
-        "STDDEV_SAMP",
-        "STDDEV_SAMPLE",
-        "HISTOGRAM",
-        "CORRELATION",
-        "STDDEV_POP",
-        "VAR_SAMP",
-        "VAR_POP",
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -73,7 +60,8 @@ class Scope:
         if not matches:
             shown = f"{ref.source}.{ref.name}" if ref.source else ref.name
             msg = f"{clause} column '{shown}' cannot be resolved."
-            raise StatementError(msg, line=_line(ref), column=_col(ref))
+            hint = did_you_mean(ref.name, sorted({c.name for c in self.columns})).strip() or None
+            raise StatementError(msg, line=_line(ref), column=_col(ref), hint=hint)
         if len(matches) > 1:
             msg = f"Column '{ref.name}' is ambiguous. Could be any of: " + ", ".join(
                 sorted(f"{sorted(c.qualifiers)[0]}.{c.name}" for c in matches if c.qualifiers)
@@ -90,99 +78,6 @@ def _col(node: ast.Node) -> int | None:
     return node.pos.column if node.pos else None
 
 
-def is_null_literal(expr: e.Expression) -> bool:
-    return isinstance(expr, e.Literal) and isinstance(expr.sql_type, NullType)
-
-
-def reject_untyped_null(expr: e.Expression) -> e.Expression:
-    """``expr``, unless it is a bare NULL selected as a column (ksqlDB cannot type it)."""
-    if is_null_literal(expr):
-        raise StatementError(NULL_TYPE_MESSAGE)
-    return expr
-
-
-def coerce_null(expr: e.Expression, type_: t.SqlType) -> e.Expression:
-    """Give a bare NULL literal a concrete type; other expressions are returned unchanged."""
-    if is_null_literal(expr) and not isinstance(type_, NullType):
-        return e.Literal(value=None, sql_type=type_)
-    return expr
-
-
-def implicit_cast(expr: e.Expression, type_: t.SqlType) -> e.Expression:
-    """``expr`` as ``type_``: NULL gets the type, a widened argument gets an explicit CAST.
-
-    ksqlDB converts a function argument to the parameter type the same way, so the runtime
-    can rely on every argument having its parameter's exact type.
-    """
-    if is_null_literal(expr):
-        return coerce_null(expr, type_)
-    if expr.result_type == type_ or isinstance(type_, NullType):
-        return expr
-    return e.Cast(operand=expr, sql_type=type_)
-
-
-def require_typed(expr: e.Expression) -> e.Expression:
-    """Reject an expression whose type is still unknown (a bare NULL)."""
-    if isinstance(expr.result_type, NullType):
-        msg = fns.NULL_TYPE_MESSAGE
-        raise StatementError(msg)
-    return expr
-
-
-# ---------------------------------------------------------------------------- type rules
-
-
-def decimal_of(type_: t.SqlType) -> t.Decimal:
-    return fns.widen_integer_to_decimal(type_)
-
-
-def arithmetic_type(op: str, left: t.SqlType, right: t.SqlType) -> t.SqlType | None:
-    """ksqlDB's result type for ``left op right``, or None if the types do not combine."""
-    if not (t.is_numeric(left) and t.is_numeric(right)):
-        return None
-    bases = {left.base, right.base}
-    if "DOUBLE" in bases:
-        return t.DOUBLE
-    if "DECIMAL" in bases:
-        a, b = decimal_of(left), decimal_of(right)
-        p1, s1, p2, s2 = a.precision, a.scale, b.precision, b.scale
-        if op in ("+", "-"):
-            scale = max(s1, s2)
-            precision = scale + max(p1 - s1, p2 - s2) + 1
-        elif op == "*":
-            precision, scale = p1 + p2 + 1, s1 + s2
-        elif op == "/":
-            scale = max(6, s1 + p2 + 1)
-            precision = p1 - s1 + s2 + scale
-        else:
-            scale = max(s1, s2)
-            precision = min(p1 - s1, p2 - s2) + scale
-        return t.Decimal(min(precision, 38), min(scale, 38))
-    if "BIGINT" in bases:
-        return t.BIGINT
-    return t.INTEGER
-
-
-def common_type(types: Iterable[t.SqlType]) -> t.SqlType | None:
-    """The type every one of ``types`` converts to (NULL fits anything); None if none does."""
-    result: t.SqlType = NULL
-    for type_ in types:
-        if isinstance(type_, NullType):
-            continue
-        if isinstance(result, NullType) or result == type_:
-            result = type_
-        elif t.is_numeric(result) and t.is_numeric(type_):
-            widened = arithmetic_type("+", result, type_)
-            if widened is None:  # pragma: no cover - numeric types always combine
-                return None
-            if isinstance(widened, t.Decimal):
-                widened = fns.widen_decimals(result, type_)
-            result = widened
-        else:
-            return None
-    return result
-
-
 _COMPARISON_NAMES = {
     "=": "EQUAL",
     "<>": "NOT_EQUAL",
@@ -193,106 +88,7 @@ _COMPARISON_NAMES = {
 }
 
 
-def comparable(left: t.SqlType, right: t.SqlType, op: str) -> bool:
-    if isinstance(left, NullType) or isinstance(right, NullType):
-        return True
-    if t.is_numeric(left) and t.is_numeric(right):
-        return True
-    if left.base in ("ARRAY", "MAP", "STRUCT") or right.base in ("ARRAY", "MAP", "STRUCT"):
-        return op in ("=", "<>") and left == right
-    if left.base == right.base:
-        return left.base != "BOOLEAN" or op in ("=", "<>")
-    temporal = {"TIMESTAMP", "DATE", "TIME", "STRING"}
-    return left.base in temporal and right.base in temporal and "STRING" in (left.base, right.base)
-
-
-#: ksqlDB's CastEvaluator table: source base type -> target base types it casts to.
-_CASTS: dict[str, frozenset[str]] = {
-    "BOOLEAN": frozenset(["STRING"]),
-    "INTEGER": frozenset(["BIGINT", "DECIMAL", "DOUBLE", "STRING"]),
-    "BIGINT": frozenset(["INTEGER", "DECIMAL", "DOUBLE", "STRING"]),
-    "DECIMAL": frozenset(["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "STRING"]),
-    "DOUBLE": frozenset(["INTEGER", "BIGINT", "DECIMAL", "STRING"]),
-    "STRING": frozenset(["BOOLEAN", "INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "TIMESTAMP", "TIME", "DATE", "BYTES"]),
-    "ARRAY": frozenset(["ARRAY", "STRING"]),
-    "MAP": frozenset(["MAP", "STRING"]),
-    "STRUCT": frozenset(["STRUCT", "STRING"]),
-    "TIMESTAMP": frozenset(["STRING", "TIME", "DATE"]),
-    "DATE": frozenset(["TIMESTAMP", "STRING"]),
-    "TIME": frozenset(["STRING"]),
-}
-
-
-def can_cast(source: t.SqlType, target: t.SqlType) -> bool:
-    """Whether ksqlDB's CAST supports ``source`` to ``target`` (element and field types too)."""
-    if isinstance(source, NullType) or source == target:
-        return True
-    if target.base not in _CASTS.get(source.base, frozenset()):
-        return False
-    if isinstance(source, t.Array) and isinstance(target, t.Array):
-        return can_cast(source.element, target.element)
-    if isinstance(source, t.Map) and isinstance(target, t.Map):
-        return can_cast(source.key, target.key) and can_cast(source.value, target.value)
-    if isinstance(source, t.Struct) and isinstance(target, t.Struct):
-        # Fields are matched by name; target fields the source lacks become null.
-        for f in source.fields:
-            other = target.field(f.name)
-            if other is not None and not can_cast(f.type, other.type):
-                return False
-    return True
-
-
 _SELECT_CAST_PREFIX = {"SELECT": "Invalid Select: "}
-
-# Java's toString of these inside a collection (java.sql.Timestamp, ByteBuffer ...) has no
-# Spark equivalent worth emulating.
-_UNPRINTABLE_IN_COLLECTIONS = frozenset(["BYTES", "DATE", "TIME", "TIMESTAMP"])
-
-
-def unsupported_cast(source: t.SqlType, target: t.SqlType) -> str | None:
-    """The feature to name when qtt cannot run a cast that ksqlDB supports, else None."""
-    if isinstance(source, NullType) or source == target:
-        return None
-    if "TIME" in (source.base, target.base):
-        return f"CAST of {source} to {target} (TIME values)"
-    if target == t.STRING and source.base in ("ARRAY", "MAP", "STRUCT"):
-        unprintable = _nested_bases(source) & _UNPRINTABLE_IN_COLLECTIONS
-        if unprintable:
-            nested = sorted(unprintable)[0]
-            return f"CAST of {source} to STRING (Java's text of nested {nested} values)"
-    if isinstance(source, t.Array) and isinstance(target, t.Array):
-        return unsupported_cast(source.element, target.element)
-    if isinstance(source, t.Map) and isinstance(target, t.Map):
-        return unsupported_cast(source.key, target.key) or unsupported_cast(source.value, target.value)
-    if isinstance(source, t.Struct) and isinstance(target, t.Struct):
-        for f in source.fields:
-            other = target.field(f.name)
-            problem = unsupported_cast(f.type, other.type) if other is not None else None
-            if problem is not None:
-                return problem
-    return None
-
-
-def _nested_bases(type_: t.SqlType) -> set[str]:
-    if isinstance(type_, t.Array):
-        return {type_.element.base} | _nested_bases(type_.element)
-    if isinstance(type_, t.Map):
-        return {type_.key.base, type_.value.base} | _nested_bases(type_.key) | _nested_bases(type_.value)
-    if isinstance(type_, t.Struct):
-        bases: set[str] = set()
-        for f in type_.fields:
-            bases |= {f.type.base} | _nested_bases(f.type)
-        return bases
-    return set()
-
-
-def decimal_literal_type(text: str) -> t.Decimal:
-    number = decimal.Decimal(text)
-    _, digits, exponent = number.as_tuple()
-    scale = max(-int(exponent), 0)
-    precision = max(len(digits), scale, 1)
-    return t.Decimal(precision, scale)
-
 
 # ---------------------------------------------------------------------------- the analyzer
 
@@ -322,7 +118,7 @@ class Analyzer:
         """Analyze and require a concrete type (no bare NULL)."""
         expr = self.visit(node)
         if is_null_literal(expr):
-            msg = fns.NULL_TYPE_MESSAGE
+            msg = NULL_TYPE_MESSAGE
             raise StatementError(msg, line=_line(node), column=_col(node))
         return expr
 
@@ -344,41 +140,41 @@ class Analyzer:
     # ------------------------------------------------------------------ literals
 
     @visit.register
-    def _(self, node: ast.NullLiteral) -> e.Expression:
+    def visit_NullLiteral(self, node: ast.NullLiteral) -> e.Expression:
         return e.Literal(value=None, sql_type=NULL)
 
     @visit.register
-    def _(self, node: ast.BooleanLiteral) -> e.Expression:
+    def visit_BooleanLiteral(self, node: ast.BooleanLiteral) -> e.Expression:
         return e.Literal(value=node.value, sql_type=t.BOOLEAN)
 
     @visit.register
-    def _(self, node: ast.IntegerLiteral) -> e.Expression:
+    def visit_IntegerLiteral(self, node: ast.IntegerLiteral) -> e.Expression:
         type_ = t.INTEGER if -(2**31) <= node.value < 2**31 else t.BIGINT
         return e.Literal(value=node.value, sql_type=type_)
 
     @visit.register
-    def _(self, node: ast.DecimalLiteral) -> e.Expression:
+    def visit_DecimalLiteral(self, node: ast.DecimalLiteral) -> e.Expression:
         return e.Literal(value=str(decimal.Decimal(node.text)), sql_type=decimal_literal_type(node.text))
 
     @visit.register
-    def _(self, node: ast.DoubleLiteral) -> e.Expression:
+    def visit_DoubleLiteral(self, node: ast.DoubleLiteral) -> e.Expression:
         return e.Literal(value=float(node.text), sql_type=t.DOUBLE)
 
     @visit.register
-    def _(self, node: ast.StringLiteral) -> e.Expression:
+    def visit_StringLiteral(self, node: ast.StringLiteral) -> e.Expression:
         return e.Literal(value=node.value, sql_type=t.STRING)
 
     # ------------------------------------------------------------------ references
 
     @visit.register
-    def _(self, node: ast.ColumnRef) -> e.Expression:
+    def visit_ColumnRef(self, node: ast.ColumnRef) -> e.Expression:
         if node.source is None and node.name in self.lambda_vars:
             return e.LambdaVariable(name=node.name, sql_type=self.lambda_vars[node.name])
         column = self.scope.resolve(node, self.clause)
         return e.ColumnRef(name=column.input_name or column.name, sql_type=column.type)
 
     @visit.register
-    def _(self, node: ast.Dereference) -> e.Expression:
+    def visit_Dereference(self, node: ast.Dereference) -> e.Expression:
         base = self.typed(node.base)
         type_ = base.result_type
         if not isinstance(type_, t.Struct):
@@ -391,7 +187,7 @@ class Analyzer:
         return e.FieldRef(base=base, name=found.name, sql_type=found.type)
 
     @visit.register
-    def _(self, node: ast.Subscript) -> e.Expression:
+    def visit_Subscript(self, node: ast.Subscript) -> e.Expression:
         base = self.typed(node.base)
         index = self.visit(node.index)
         type_ = base.result_type
@@ -410,7 +206,7 @@ class Analyzer:
     # ------------------------------------------------------------------ arithmetic
 
     @visit.register
-    def _(self, node: ast.Negate) -> e.Expression:
+    def visit_Negate(self, node: ast.Negate) -> e.Expression:
         operand = self.typed(node.operand)
         if not t.is_numeric(operand.result_type):
             msg = f"Cannot negate {format_expr(node.operand)} of type {operand.result_type}"
@@ -418,7 +214,7 @@ class Analyzer:
         return e.Negate(operand=operand, sql_type=operand.result_type)
 
     @visit.register
-    def _(self, node: ast.Arithmetic) -> e.Expression:
+    def visit_Arithmetic(self, node: ast.Arithmetic) -> e.Expression:
         left, right = self.visit(node.left), self.visit(node.right)
         lt, rt = left.result_type, right.result_type
         if isinstance(lt, NullType) and isinstance(rt, NullType):
@@ -435,14 +231,14 @@ class Analyzer:
         return e.Arithmetic(op=node.op, left=left, right=right, sql_type=result)
 
     @visit.register
-    def _(self, node: ast.Concat) -> e.Expression:
+    def visit_Concat(self, node: ast.Concat) -> e.Expression:
         call = ast.FunctionCall(name="CONCAT", args=(node.left, node.right), pos=node.pos)
         return self.visit(call)
 
     # ------------------------------------------------------------------ predicates
 
     @visit.register
-    def _(self, node: ast.Comparison) -> e.Expression:
+    def visit_Comparison(self, node: ast.Comparison) -> e.Expression:
         left, right = self.visit(node.left), self.visit(node.right)
         if is_null_literal(left) or is_null_literal(right):
             shown = f"{format_expr(node.left).upper()} {node.op} {format_expr(node.right).upper()}"
@@ -460,31 +256,31 @@ class Analyzer:
             raise StatementError(msg, line=_line(ln), column=_col(ln))
 
     @visit.register
-    def _(self, node: ast.DistinctFrom) -> e.Expression:
+    def visit_DistinctFrom(self, node: ast.DistinctFrom) -> e.Expression:
         left, right = self.visit(node.left), self.visit(node.right)
         left, right = coerce_null(left, right.result_type), coerce_null(right, left.result_type)
         self._check_comparable(node.left, left, node.right, right, "=")
         return e.DistinctFrom(left=left, right=right, negated=node.negated)
 
     @visit.register
-    def _(self, node: ast.And) -> e.Expression:
+    def visit_And(self, node: ast.And) -> e.Expression:
         return e.And(left=self.boolean(node.left), right=self.boolean(node.right))
 
     @visit.register
-    def _(self, node: ast.Or) -> e.Expression:
+    def visit_Or(self, node: ast.Or) -> e.Expression:
         return e.Or(left=self.boolean(node.left), right=self.boolean(node.right))
 
     @visit.register
-    def _(self, node: ast.Not) -> e.Expression:
+    def visit_Not(self, node: ast.Not) -> e.Expression:
         return e.Not(operand=self.boolean(node.operand))
 
     @visit.register
-    def _(self, node: ast.IsNull) -> e.Expression:
+    def visit_IsNull(self, node: ast.IsNull) -> e.Expression:
         operand = self.visit(node.operand)
         return e.IsNull(operand=coerce_null(operand, t.STRING), negated=node.negated)
 
     @visit.register
-    def _(self, node: ast.Between) -> e.Expression:
+    def visit_Between(self, node: ast.Between) -> e.Expression:
         value, low, high = self.visit(node.value), self.visit(node.low), self.visit(node.high)
         target = common_type([value.result_type, low.result_type, high.result_type])
         if target is None or isinstance(target, NullType):
@@ -497,7 +293,7 @@ class Analyzer:
         return e.Between(value=value, low=low, high=high, negated=node.negated)
 
     @visit.register
-    def _(self, node: ast.InList) -> e.Expression:
+    def visit_InList(self, node: ast.InList) -> e.Expression:
         value = self.visit(node.value)
         items = [self.visit(i) for i in node.items]
         target = common_type([value.result_type, *(i.result_type for i in items)])
@@ -509,7 +305,7 @@ class Analyzer:
         return e.InList(value=value, items=tuple(coerce_null(i, target) for i in items), negated=node.negated)
 
     @visit.register
-    def _(self, node: ast.Like) -> e.Expression:
+    def visit_Like(self, node: ast.Like) -> e.Expression:
         value = coerce_null(self.visit(node.value), t.STRING)
         pattern = coerce_null(self.visit(node.pattern), t.STRING)
         for raw, expr in ((node.value, value), (node.pattern, pattern)):
@@ -524,12 +320,12 @@ class Analyzer:
     # ------------------------------------------------------------------ conditionals
 
     @visit.register
-    def _(self, node: ast.SearchedCase) -> e.Expression:
+    def visit_SearchedCase(self, node: ast.SearchedCase) -> e.Expression:
         conditions = [self.boolean(w.condition) for w in node.whens]
         return self._case(node, conditions, [w.result for w in node.whens])
 
     @visit.register
-    def _(self, node: ast.SimpleCase) -> e.Expression:
+    def visit_SimpleCase(self, node: ast.SimpleCase) -> e.Expression:
         operand = self.typed(node.operand)
         conditions = []
         for w in node.whens:
@@ -566,7 +362,7 @@ class Analyzer:
         return e.Case(whens=whens, default=default, sql_type=target)
 
     @visit.register
-    def _(self, node: ast.Cast) -> e.Expression:
+    def visit_Cast(self, node: ast.Cast) -> e.Expression:
         operand = self.visit(node.operand)
         if not can_cast(operand.result_type, node.type):
             # ksqlDB finds unsupported casts while compiling a clause, and names the clause.
@@ -584,7 +380,7 @@ class Analyzer:
     # ------------------------------------------------------------------ constructors
 
     @visit.register
-    def _(self, node: ast.CreateArray) -> e.Expression:
+    def visit_CreateArray(self, node: ast.CreateArray) -> e.Expression:
         items = [self.visit(i) for i in node.items]
         element = common_type(i.result_type for i in items)
         if element is None:
@@ -595,12 +391,12 @@ class Analyzer:
             )
             raise StatementError(msg, line=_line(node), column=_col(node))
         if isinstance(element, NullType):
-            msg = fns.NULL_TYPE_MESSAGE
+            msg = NULL_TYPE_MESSAGE
             raise StatementError(msg, line=_line(node), column=_col(node))
         return e.CreateArray(items=tuple(coerce_null(i, element) for i in items), sql_type=t.Array(element))
 
     @visit.register
-    def _(self, node: ast.CreateMap) -> e.Expression:
+    def visit_CreateMap(self, node: ast.CreateMap) -> e.Expression:
         keys = [self.visit(k) for k, _ in node.entries]
         vals = [self.visit(v) for _, v in node.entries]
         key_type = common_type(k.result_type for k in keys)
@@ -609,7 +405,7 @@ class Analyzer:
             msg = f"invalid input syntax for type MAP: keys and values must each share one type: {format_expr(node)}"
             raise StatementError(msg, line=_line(node), column=_col(node))
         if isinstance(key_type, NullType) or isinstance(value_type, NullType):
-            msg = fns.NULL_TYPE_MESSAGE
+            msg = NULL_TYPE_MESSAGE
             raise StatementError(msg, line=_line(node), column=_col(node))
         entries = tuple(
             e.MapEntry(key=coerce_null(k, key_type), value=coerce_null(v, value_type))
@@ -618,7 +414,7 @@ class Analyzer:
         return e.CreateMap(entries=entries, sql_type=t.Map(key_type, value_type))
 
     @visit.register
-    def _(self, node: ast.CreateStruct) -> e.Expression:
+    def visit_CreateStruct(self, node: ast.CreateStruct) -> e.Expression:
         values = []
         for name, value_node in node.fields:
             value = self.visit(value_node)
@@ -631,8 +427,8 @@ class Analyzer:
     # ------------------------------------------------------------------ functions
 
     @visit.register
-    def _(self, node: ast.FunctionCall) -> e.Expression:
-        if node.name in AGGREGATE_FUNCTIONS:
+    def visit_FunctionCall(self, node: ast.FunctionCall) -> e.Expression:
+        if is_aggregate(node.name):
             if self.aggregates is None:
                 msg = f"Aggregate functions are not allowed in {self.clause}: {format_expr(node)}"
                 raise StatementError(msg, line=_line(node), column=_col(node))
@@ -651,13 +447,11 @@ class Analyzer:
         )
         for arg in typed_args:
             if is_null_literal(arg):
-                msg = fns.NULL_TYPE_MESSAGE
+                msg = NULL_TYPE_MESSAGE
                 raise StatementError(msg, line=_line(node), column=_col(node))
         return e.Call(name=node.name, args=typed_args, sql_type=resolved.return_type)
 
-    def _check_constant_args(
-        self, node: ast.FunctionCall, function: fns.Function, args: Sequence[e.Expression]
-    ) -> None:
+    def _check_constant_args(self, node: ast.FunctionCall, function: Function, args: Sequence[e.Expression]) -> None:
         # Spark takes some arguments (ROUND's places, date patterns) only as constants.
         for index in sorted(function.constant_args):
             if index < len(args) and not isinstance(args[index], e.Literal):
@@ -672,10 +466,10 @@ class Analyzer:
                     raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
 
     @visit.register
-    def _(self, node: ast.IntervalUnit) -> e.Expression:
+    def visit_IntervalUnit(self, node: ast.IntervalUnit) -> e.Expression:
         return e.IntervalUnit(unit=node.unit)
 
     @visit.register
-    def _(self, node: ast.Lambda) -> e.Expression:
+    def visit_Lambda(self, node: ast.Lambda) -> e.Expression:
         msg = f"Lambda expressions are only valid as function arguments: {format_expr(node)}"
         raise StatementError(msg, line=_line(node), column=_col(node))

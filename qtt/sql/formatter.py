@@ -21,159 +21,143 @@ def format_expr(node: ast.Expr) -> str:
 
 
 @format_expr.register
-def _(node: ast.NullLiteral) -> str:
+def visit_NullLiteral(node: ast.NullLiteral) -> str:
     return "null"
 
 
 @format_expr.register
-def _(node: ast.BooleanLiteral) -> str:
+def visit_BooleanLiteral(node: ast.BooleanLiteral) -> str:
     return "true" if node.value else "false"
 
 
 @format_expr.register
-def _(node: ast.IntegerLiteral) -> str:
+def visit_IntegerLiteral(node: ast.IntegerLiteral) -> str:
     return str(node.value)
 
 
 @format_expr.register(ast.DecimalLiteral)
 @format_expr.register(ast.DoubleLiteral)
-def _(node: ast.DecimalLiteral | ast.DoubleLiteral) -> str:
+def visit_DecimalOrDoubleLiteral(node: ast.DecimalLiteral | ast.DoubleLiteral) -> str:
     return node.text
 
 
 @format_expr.register
-def _(node: ast.StringLiteral) -> str:
+def visit_StringLiteral(node: ast.StringLiteral) -> str:
     return "'" + node.value.replace("'", "''") + "'"
 
 
 @format_expr.register
-def _(node: ast.ColumnRef) -> str:
+def visit_ColumnRef(node: ast.ColumnRef) -> str:
     return f"{_name(node.source)}.{_name(node.name)}" if node.source else _name(node.name)
 
 
 @format_expr.register
-def _(node: ast.Dereference) -> str:
+def visit_Dereference(node: ast.Dereference) -> str:
     return f"{format_expr(node.base)}->{_name(node.field)}"
 
 
 @format_expr.register
-def _(node: ast.Subscript) -> str:
+def visit_Subscript(node: ast.Subscript) -> str:
     return f"{format_expr(node.base)}[{format_expr(node.index)}]"
 
 
 @format_expr.register
-def _(node: ast.Negate) -> str:
+def visit_Negate(node: ast.Negate) -> str:
     return f"-{format_expr(node.operand)}"
 
 
-@format_expr.register
-def _(node: ast.Arithmetic) -> str:
-    return f"({format_expr(node.left)} {node.op} {format_expr(node.right)})"
+#: Binary operators ksqlDB prints with a keyword rather than the node's ``op``.
+_KEYWORDS: dict[type[ast.Expr], str] = {ast.Concat: "||", ast.And: "AND", ast.Or: "OR"}
+
+
+@format_expr.register(ast.Arithmetic)
+@format_expr.register(ast.Comparison)
+@format_expr.register(ast.Concat)
+@format_expr.register(ast.And)
+@format_expr.register(ast.Or)
+def visit_BinaryOperator(node: ast.Arithmetic | ast.Comparison | ast.Concat | ast.And | ast.Or) -> str:
+    op = node.op if isinstance(node, ast.Arithmetic | ast.Comparison) else _KEYWORDS[type(node)]
+    return f"({format_expr(node.left)} {op} {format_expr(node.right)})"
 
 
 @format_expr.register
-def _(node: ast.Concat) -> str:
-    return f"({format_expr(node.left)} || {format_expr(node.right)})"
-
-
-@format_expr.register
-def _(node: ast.Comparison) -> str:
-    return f"({format_expr(node.left)} {node.op} {format_expr(node.right)})"
-
-
-@format_expr.register
-def _(node: ast.DistinctFrom) -> str:
+def visit_DistinctFrom(node: ast.DistinctFrom) -> str:
     middle = "IS NOT DISTINCT FROM" if node.negated else "IS DISTINCT FROM"
     return f"({format_expr(node.left)} {middle} {format_expr(node.right)})"
 
 
 @format_expr.register
-def _(node: ast.And) -> str:
-    return f"({format_expr(node.left)} AND {format_expr(node.right)})"
-
-
-@format_expr.register
-def _(node: ast.Or) -> str:
-    return f"({format_expr(node.left)} OR {format_expr(node.right)})"
-
-
-@format_expr.register
-def _(node: ast.Not) -> str:
+def visit_Not(node: ast.Not) -> str:
     return f"(NOT {format_expr(node.operand)})"
 
 
 @format_expr.register
-def _(node: ast.IsNull) -> str:
+def visit_IsNull(node: ast.IsNull) -> str:
     return f"({format_expr(node.operand)} IS {'NOT ' if node.negated else ''}NULL)"
 
 
 @format_expr.register
-def _(node: ast.Between) -> str:
+def visit_Between(node: ast.Between) -> str:
     neg = "NOT " if node.negated else ""
     low, high = format_expr(node.low), format_expr(node.high)
     return f"({format_expr(node.value)} {neg}BETWEEN {low} AND {high})"
 
 
 @format_expr.register
-def _(node: ast.InList) -> str:
+def visit_InList(node: ast.InList) -> str:
     neg = "NOT " if node.negated else ""
     return f"({format_expr(node.value)} {neg}IN ({', '.join(format_expr(i) for i in node.items)}))"
 
 
 @format_expr.register
-def _(node: ast.Like) -> str:
+def visit_Like(node: ast.Like) -> str:
     neg = "NOT " if node.negated else ""
     escape = f" ESCAPE '{node.escape}'" if node.escape else ""
     return f"({format_expr(node.value)} {neg}LIKE {format_expr(node.pattern)}{escape})"
 
 
-@format_expr.register
-def _(node: ast.SearchedCase) -> str:
+@format_expr.register(ast.SearchedCase)
+@format_expr.register(ast.SimpleCase)
+def visit_Case(node: ast.SearchedCase | ast.SimpleCase) -> str:
+    operand = f" {format_expr(node.operand)}" if isinstance(node, ast.SimpleCase) else ""
     whens = " ".join(f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens)
     default = f" ELSE {format_expr(node.default)}" if node.default is not None else ""
-    return f"(CASE {whens}{default} END)"
+    return f"(CASE{operand} {whens}{default} END)"
 
 
 @format_expr.register
-def _(node: ast.SimpleCase) -> str:
-    whens = " ".join(f"WHEN {format_expr(w.condition)} THEN {format_expr(w.result)}" for w in node.whens)
-    default = f" ELSE {format_expr(node.default)}" if node.default is not None else ""
-    return f"(CASE {format_expr(node.operand)} {whens}{default} END)"
-
-
-@format_expr.register
-def _(node: ast.Cast) -> str:
+def visit_Cast(node: ast.Cast) -> str:
     return f"CAST({format_expr(node.operand)} AS {node.type})"
 
 
 @format_expr.register
-def _(node: ast.CreateArray) -> str:
+def visit_CreateArray(node: ast.CreateArray) -> str:
     return f"ARRAY[{', '.join(format_expr(i) for i in node.items)}]"
 
 
 @format_expr.register
-def _(node: ast.CreateMap) -> str:
+def visit_CreateMap(node: ast.CreateMap) -> str:
     return f"MAP({', '.join(f'{format_expr(k)}:={format_expr(v)}' for k, v in node.entries)})"
 
 
 @format_expr.register
-def _(node: ast.CreateStruct) -> str:
+def visit_CreateStruct(node: ast.CreateStruct) -> str:
     return f"STRUCT({', '.join(f'{_name(k)}:={format_expr(v)}' for k, v in node.fields)})"
 
 
 @format_expr.register
-def _(node: ast.FunctionCall) -> str:
+def visit_FunctionCall(node: ast.FunctionCall) -> str:
     if node.star:
         return f"{node.name}(*)"
     return f"{node.name}({', '.join(format_expr(a) for a in node.args)})"
 
 
 @format_expr.register
-def _(node: ast.Lambda) -> str:
+def visit_Lambda(node: ast.Lambda) -> str:
     params = node.params[0] if len(node.params) == 1 else f"({', '.join(node.params)})"
     return f"{params} => {format_expr(node.body)}"
 
 
 @format_expr.register
-def _(node: ast.IntervalUnit) -> str:
+def visit_IntervalUnit(node: ast.IntervalUnit) -> str:
     return node.unit + "S"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from qtt.errors import StatementError
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import steps as s
-from qtt.plan.planner import PlannedCase, plan_statements
+from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.sql import parse_statements
 
 READINGS = (
@@ -124,6 +125,36 @@ def test_aggregation_errors(statements: tuple[str, ...], message: str) -> None:
     assert message in fails(*statements)
 
 
+def aggregate_step(planned: PlannedCase) -> s.StreamAggregateV1:
+    plan_ = planned.plan.statements[-1]
+    assert isinstance(plan_, s.KsqlPlanV1) and plan_.query_plan is not None
+    found = [x for x in s.walk_steps(plan_.query_plan.physical_plan) if isinstance(x, s.StreamAggregateV1)]
+    assert len(found) == 1
+    return found[0]
+
+
 def test_delimited_holds_primitive_intermediate_state() -> None:
     raw = "CREATE STREAM RAW (K STRING KEY, V INT) WITH (kafka_topic='raw', value_format='DELIMITED');"
-    plan(raw, "CREATE TABLE T AS SELECT K, SUM(V) AS S, COUNT(*) AS C FROM RAW GROUP BY K;")
+    planned = plan(raw, "CREATE TABLE T AS SELECT K, SUM(V) AS S, COUNT(*) AS C FROM RAW GROUP BY K;")
+    states = [(c.function, c.state_type) for c in aggregate_step(planned).aggregations]
+    assert states == [("SUM", t.INTEGER), ("COUNT", t.BIGINT)]
+    assert planned.sources["T"].formats.value_format.format == "DELIMITED"
+
+
+def test_a_non_literal_init_parameter_is_named_in_the_message() -> None:
+    message = fails(READINGS, "CREATE TABLE T AS SELECT SITE, TOPK(CELSIUS, CELSIUS) FROM READINGS GROUP BY SITE;")
+    assert "Parameter 2 passed to function TOPK must be a literal constant, but was expression: 'CELSIUS'" in message
+
+
+@pytest.mark.parametrize("name", ["STDDEV_POP", "VAR_SAMP", "COLLECT_MAP", "ATTR"])
+def test_aggregates_qtt_does_not_run_are_named_skips(name: str) -> None:
+    query = f"CREATE TABLE T AS SELECT SITE, {name}(CELSIUS) FROM READINGS GROUP BY SITE;"
+    with pytest.raises(UnsupportedFeatureError) as raised:
+        plan(READINGS, query)
+    assert name in raised.value.feature
+
+
+def test_sum_list_is_planned() -> None:
+    lists = "CREATE STREAM L (K STRING KEY, V ARRAY<INT>) WITH (kafka_topic='l', value_format='JSON');"
+    planned = plan(lists, "CREATE TABLE T AS SELECT K, SUM_LIST(V) AS S FROM L GROUP BY K;")
+    assert [c.function for c in aggregate_step(planned).aggregations] == ["SUM_LIST"]

@@ -13,10 +13,11 @@ from qtt.plan.aggregate_signatures import (
     COLLECT_LIST_LIMIT,
     COLLECT_SET_LIMIT,
     NOT_LITERAL,
+    TABLE_AGGREGATES,
     is_aggregate,
     resolve_aggregate,
 )
-from qtt.plan.scalar_signatures import NULL
+from qtt.plan.signature_matching import NULL
 
 N = NOT_LITERAL
 DEC = t.Decimal(4, 1)
@@ -217,3 +218,34 @@ def test_unsupported(name: str, args: list[t.SqlType], literals: list[Any], feat
     with pytest.raises(UnsupportedFeatureError) as info:
         resolve_aggregate(name, args, literals)
     assert feature in info.value.feature
+
+
+#: An argument list each aggregate runs with; the rest take one INTEGER column.
+SAMPLE_ARGS: dict[str, tuple[list[t.SqlType], list[Any]]] = {
+    "COUNT": ([], []),
+    "SUM_LIST": ([t.Array(t.INTEGER)], [N]),
+    "HISTOGRAM": ([t.STRING], [N]),
+    "TOPK": ([t.INTEGER, t.INTEGER], [N, 2]),
+    "TOPKDISTINCT": ([t.INTEGER, t.INTEGER], [N, 2]),
+    "CORRELATION": ([t.DOUBLE, t.DOUBLE], [N, N]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATE_NAMES))
+def test_every_aggregate_in_the_table_resolves_or_is_a_named_unsupported_feature(name: str) -> None:
+    args, literals = SAMPLE_ARGS.get(name, ([t.INTEGER], [N]))
+    try:
+        resolved = resolve_aggregate(name, args, literals)
+    except UnsupportedFeatureError as error:
+        assert name in error.feature
+    else:
+        assert resolved.name == name
+
+
+@pytest.mark.parametrize("name", ["SUM_LIST", "COLLECT_MAP", "ATTR", "STDDEV_POP", "VAR_SAMP", "VAR_POP"])
+def test_aggregates_the_two_old_lists_disagreed_on_are_in_the_table(name: str) -> None:
+    assert is_aggregate(name)
+
+
+def test_table_aggregates_are_aggregates() -> None:
+    assert TABLE_AGGREGATES < AGGREGATE_NAMES

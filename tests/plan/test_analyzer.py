@@ -7,8 +7,8 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
-from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn, arithmetic_type, can_cast, common_type
-from qtt.plan.scalar_signatures import NULL
+from qtt.plan.aggregate_signatures import AGGREGATE_NAMES
+from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.sql import parse_expression, parse_type
 
 COLUMNS = {
@@ -69,6 +69,16 @@ def test_unknown_column_names_the_clause() -> None:
         analyze("nope", "WHERE")
 
 
+def test_unknown_column_suggests_a_close_name() -> None:
+    with pytest.raises(StatementError) as raised:
+        analyze("NAEM + 1 > 0 AND SS = 'x'", "WHERE")
+    assert raised.value.hint is None  # NAEM is like no column
+    with pytest.raises(StatementError) as raised:
+        analyze("SS = 'x'", "WHERE")
+    assert raised.value.hint == "Did you mean 'S'?"
+    assert "cannot be resolved" in raised.value.message and "Did you mean" not in raised.value.message
+
+
 def test_unknown_struct_field() -> None:
     with pytest.raises(StatementError, match="Could not find field 'F1' in 'ST'"):
         analyze("ST->F1")
@@ -101,11 +111,6 @@ def test_arithmetic_types(text: str, type_: t.SqlType) -> None:
 def test_string_plus_is_concat() -> None:
     expr = analyze("S + 'x'")
     assert isinstance(expr, e.Call) and expr.name == "CONCAT"
-
-
-def test_arithmetic_rules_directly() -> None:
-    assert arithmetic_type("+", t.STRING, t.INTEGER) is None
-    assert arithmetic_type("-", t.Decimal(38, 10), t.Decimal(38, 10)) == t.Decimal(38, 10)
 
 
 def test_bad_arithmetic() -> None:
@@ -213,40 +218,7 @@ def test_constructors_need_a_type() -> None:
         analyze("ARRAY[NULL]")
 
 
-def test_common_type() -> None:
-    assert common_type([NULL, t.INTEGER, t.BIGINT]) == t.BIGINT
-    assert common_type([t.INTEGER, t.Decimal(5, 2)]) == t.Decimal(12, 2)
-    assert common_type([t.STRING, t.INTEGER]) is None
-    assert common_type([NULL]) == NULL
-
-
 # ---------------------------------------------------------------------------- CAST
-
-
-@pytest.mark.parametrize(
-    ("source", "target", "ok"),
-    [
-        ("STRING", "INT", True),
-        ("STRING", "BOOLEAN", True),
-        ("STRING", "DECIMAL(4, 2)", True),
-        ("STRING", "BYTES", True),
-        ("INT", "BOOLEAN", False),
-        ("BOOLEAN", "INT", False),
-        ("DOUBLE", "DECIMAL(4, 2)", True),
-        ("BYTES", "STRING", False),
-        ("STRING", "ARRAY<INT>", False),
-        ("ARRAY<BIGINT>", "ARRAY<STRING>", True),
-        ("ARRAY<BOOLEAN>", "ARRAY<INT>", False),
-        ("MAP<STRING, STRING>", "MAP<STRING, INT>", True),
-        ("MAP<STRING, INT>", "STRING", True),
-        ("STRUCT<A INT, B BOOLEAN>", "STRUCT<A STRING, C INT>", True),
-        ("STRUCT<A BOOLEAN>", "STRUCT<A INT>", False),
-        ("TIMESTAMP", "DATE", True),
-        ("DATE", "TIME", False),
-    ],
-)
-def test_cast_table(source: str, target: str, ok: bool) -> None:
-    assert can_cast(parse_type(source), parse_type(target)) is ok
 
 
 def test_unsupported_cast_in_select_names_the_clause() -> None:
@@ -320,3 +292,9 @@ def test_lambdas_are_unsupported_and_aggregates_need_an_aggregating_clause() -> 
         analyze("TRANSFORM(A, x => x + 1)")
     with pytest.raises(StatementError, match=r"Aggregate functions are not allowed in .*: SUM"):
         analyze("SUM(I)")
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATE_NAMES))
+def test_every_aggregate_in_the_table_is_an_aggregate_to_the_analyzer(name: str) -> None:
+    with pytest.raises(StatementError, match=f"Aggregate functions are not allowed in WHERE: {name}"):
+        analyze(f"{name}(I) > 0", "WHERE")

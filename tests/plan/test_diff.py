@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from qtt.plan.diff import diff_lines
-from qtt.plan.planner import plan_statements
+from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 
 DDL = "CREATE STREAM S (K STRING KEY, A INT, B INT) WITH (kafka_topic='s', value_format='JSON');\n"

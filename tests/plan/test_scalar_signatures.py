@@ -7,7 +7,7 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import scalar_signatures as fns
-from qtt.plan.scalar_signatures import NULL
+from qtt.plan.signature_matching import NULL
 
 
 def returns(name: str, *args: t.SqlType) -> t.SqlType:
@@ -79,11 +79,9 @@ def test_type_variable_binds_to_the_widest_argument() -> None:
 
 
 def test_unknown_function_suggests_a_name() -> None:
-    with pytest.raises(
-        StatementError,
-        match=r"Can't find any functions with the name 'ROUNDD'\. Did you mean 'ROUND'",
-    ):
+    with pytest.raises(StatementError, match=r"Can't find any functions with the name 'ROUNDD'\.") as raised:
         fns.resolve("ROUNDD", [t.DOUBLE])
+    assert raised.value.hint == "Did you mean 'ROUND'?"
 
 
 def test_wrong_arguments_list_the_alternatives() -> None:

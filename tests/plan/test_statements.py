@@ -7,9 +7,9 @@ import pytest
 from qtt.errors import SqlError, SqlSyntaxError, StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
-from qtt.plan.planner import ColumnAliasGenerator, PlannedCase, plan_statements
 from qtt.plan.sql_schema import schema_from_sql
-from qtt.sql import ast, parse_statements
+from qtt.plan.statements import PlannedCase, plan_statements
+from qtt.sql import parse_statements
 
 INPUT = "CREATE STREAM INPUT (ID INT KEY, NAME STRING, AGE INT) WITH (kafka_topic='input', value_format='JSON');"
 MULTI_KEY = "CREATE STREAM INPUT (ID INT KEY, ID2 INT KEY, NAME STRING) WITH (kafka_topic='input', format='JSON');"
@@ -226,19 +226,6 @@ def test_generated_aliases_skip_source_column_names() -> None:
     source = "CREATE STREAM INPUT (ID INT KEY, KSQL_COL_0 INT) WITH (kafka_topic='input', value_format='JSON');"
     planned = plan(source, "CREATE STREAM OUTPUT AS SELECT ID, ABS(KSQL_COL_0), ID + 1 FROM INPUT;")
     assert schema_of(planned) == same_schema("ID INT KEY, KSQL_COL_1 INT, KSQL_COL_2 INT")
-
-
-def test_alias_generator_numbers_struct_fields_and_expressions() -> None:
-    generator = ColumnAliasGenerator([["TOWN", "KSQL_COL_1"]])
-    town = ast.Dereference(base=ast.ColumnRef(name="A"), field="TOWN")
-    street = ast.Dereference(base=ast.ColumnRef(name="A"), field="STREET")
-    other = ast.IntegerLiteral(value=1)
-    assert [generator.unique_alias_for(n) for n in (town, street, other, other)] == [
-        "TOWN_1",
-        "STREET",
-        "KSQL_COL_0",
-        "KSQL_COL_2",
-    ]
 
 
 def test_duplicate_aliases_are_rejected() -> None:
@@ -472,6 +459,41 @@ def test_insert_values_into_an_unknown_stream_suggests_the_spelling(target: str,
     source = INPUT if target.startswith('"') else INPUT.replace("STREAM INPUT", 'STREAM "input"')
     message = fails(SqlError, source, f"INSERT INTO {target} (ID, NAME) VALUES (1, 'a');")
     assert hint in message
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "CREATE STREAM OUTPUT AS SELECT * FROM INPTU;",
+        "INSERT INTO INPTU SELECT * FROM INPUT;",
+        "DROP STREAM INPTU;",
+    ],
+)
+def test_an_unknown_source_suggests_a_close_name(statement: str) -> None:
+    with pytest.raises(SqlError) as raised:
+        plan(INPUT, statement)
+    assert "does not exist." in raised.value.message
+    assert raised.value.hint == "Did you mean 'INPUT'?"
+
+
+def test_an_unknown_with_property_suggests_a_close_name() -> None:
+    with pytest.raises(StatementError) as raised:
+        plan(INPUT.replace("kafka_topic", "kafka_topik"))
+    assert raised.value.message == "Invalid config variable(s) in the WITH clause: KAFKA_TOPIK."
+    assert raised.value.hint == "Did you mean 'KAFKA_TOPIC'?"
+
+
+def test_an_unknown_column_suggests_a_close_name() -> None:
+    with pytest.raises(StatementError) as raised:
+        plan(INPUT, "CREATE STREAM OUTPUT AS SELECT ID, NAEM FROM INPUT;")
+    assert raised.value.hint == "Did you mean 'NAME'?"
+
+
+def test_an_unknown_partition_by_column_keeps_its_suggestion() -> None:
+    with pytest.raises(StatementError) as raised:
+        plan(INPUT, "CREATE STREAM OUTPUT AS SELECT * FROM INPUT PARTITION BY AEG;")
+    assert "PARTITION BY column 'AEG' cannot be resolved." in raised.value.message
+    assert raised.value.hint == "Did you mean 'AGE'?"
 
 
 def test_insert_values_is_an_unsupported_feature() -> None:

@@ -1,0 +1,324 @@
+"""Plan a case's statements, in order, into a :class:`~qtt.plan.steps.Plan`.
+
+The planner keeps a metastore of the streams and tables the statements create, plans every
+persistent query (:mod:`qtt.plan.query_planner`), and validates what ksqlDB validates, with
+ksqlDB's messages. It never imports Spark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import singledispatchmethod
+from types import MappingProxyType
+
+from qtt import sqltypes as t
+from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
+from qtt.plan import messages
+from qtt.plan import steps as s
+from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
+from qtt.plan.query_planner import check_no_map_keys, plan_query
+from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.with_properties import (
+    check_properties,
+    finish_formats,
+    int_property,
+    sink_format_infos,
+    source_format_infos,
+    timestamp_column,
+)
+from qtt.sql import ast
+
+#: ksqlDB's prefix for the topics of C*AS sinks that name none.
+CONFIG_TOPIC_PREFIX = "ksql.output.topic.name.prefix"
+
+
+@dataclass
+class PlannedCase:
+    """The result of planning a case's statements."""
+
+    plan: s.Plan
+    sources: dict[str, DataSource]
+    topic_partitions: dict[str, int] = field(default_factory=dict)
+
+
+def plan_statements(statements: Sequence[ast.Statement], properties: Mapping[str, object] | None = None) -> PlannedCase:
+    """Plan every statement in order.
+
+    Raises:
+        SqlError: a statement is invalid (subclasses name the reason).
+        UnsupportedFeatureError: a statement needs a feature qtt does not support yet.
+    """
+    planner = Planner(properties or {})
+    planned = [planner.plan(statement) for statement in statements]
+    config = MappingProxyType({k: (properties or {})[k] for k in sorted(properties or {})})
+    plan = s.Plan(config=config, statements=tuple(p for p in planned if p is not None))
+    return PlannedCase(plan=plan, sources=dict(planner.sources), topic_partitions=planner.topic_partitions)
+
+
+class Planner:
+    """Stateful planner over one case's statements: one method per statement type."""
+
+    def __init__(self, properties: Mapping[str, object]) -> None:
+        self.config: dict[str, object] = dict(properties)
+        self.sources: dict[str, DataSource] = {}
+        self.topic_partitions: dict[str, int] = {}
+        self.query_count = 0
+
+    def plan(self, statement: ast.Statement) -> s.StatementPlan | None:
+        """Plan one statement; None for statements that only change the planner's state."""
+        try:
+            return self._plan(statement)
+        except QttError as error:
+            if statement.pos is not None and error.line is None:
+                error.at(line=statement.pos.line, column=statement.pos.column)
+            raise
+
+    @singledispatchmethod
+    def _plan(self, statement: ast.Statement) -> s.StatementPlan | None:
+        raise UnsupportedFeatureError(f"statement {type(statement).__name__}")
+
+    # ------------------------------------------------------------------ DDL
+
+    @_plan.register
+    def visit_CreateSource(self, statement: ast.CreateSource) -> s.StatementPlan | None:
+        kind = statement.kind
+        existing = self.sources.get(statement.name)
+        if statement.or_replace and (statement.is_source or (existing is not None and existing.is_source)):
+            msg = (
+                f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not "
+                f"supported on source {kind.lower()}s."
+            )
+            raise SqlError(msg)
+        if existing is not None and not statement.or_replace:
+            if statement.if_not_exists:
+                return None
+            msg = (
+                f"Cannot add {kind.lower()} '{statement.name}': A {existing.kind.lower()} with "
+                "the same name already exists"
+            )
+            raise StatementError(msg)
+        properties = check_properties(statement.properties)
+        topic = properties.get("KAFKA_TOPIC")
+        if topic is None:
+            msg = 'Missing required property "KAFKA_TOPIC" which has no default value.'
+            raise StatementError(msg)
+        # ksqlDB checks the WITH clause while it parses, before it looks at the columns.
+        key_info, value_info = source_format_infos(self.config, properties)
+        schema = self._declared_schema(statement)
+        formats = finish_formats(self.config, key_info, value_info, properties, schema)
+        timestamp = timestamp_column(properties, schema)
+        partitions = int_property(properties, "PARTITIONS")
+        self.topic_partitions.setdefault(str(topic), partitions or 1)
+        source = DataSource(
+            name=statement.name,
+            kind=kind,
+            schema=schema,
+            topic=str(topic),
+            formats=formats,
+            timestamp_column=timestamp,
+            is_source=statement.is_source,
+            partitions=partitions,
+            sql=statement.text,
+        )
+        self.sources[statement.name] = source
+        create = s.CreateTableV1 if kind == TABLE else s.CreateStreamV1
+        command = create(
+            source_name=statement.name,
+            schema=schema,
+            topic=str(topic),
+            formats=formats,
+            timestamp_column=timestamp,
+            is_source=statement.is_source,
+            or_replace=statement.or_replace,
+        )
+        return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command)
+
+    def _declared_schema(self, statement: ast.CreateSource) -> LogicalSchema:
+        columns: list[Column] = []
+        seen: set[str] = set()
+        for element in statement.elements:
+            if element.name in RESERVED_NAMES:
+                msg = f"'{element.name}' is a reserved column name. You cannot use it as a name for a column."
+                raise StatementError(msg)
+            if element.name in seen:
+                msg = f"Duplicate column names: {element.name}"
+                raise StatementError(msg)
+            seen.add(element.name)
+            constraint = element.constraint
+            if constraint == "PRIMARY KEY" and statement.kind == STREAM:
+                raise StatementError(messages.wrong_key_constraint(element.name, stream=True))
+            if constraint == "KEY" and statement.kind == TABLE:
+                raise StatementError(messages.wrong_key_constraint(element.name, stream=False))
+            if constraint in (HEADERS, HEADER):
+                raise UnsupportedFeatureError("header columns (HEADERS / HEADER)")
+            namespace = KEY if constraint in ("KEY", "PRIMARY KEY") else VALUE
+            columns.append(Column(element.name, element.type, namespace))
+        if not columns:
+            msg = "The statement does not define any columns."
+            raise StatementError(msg)
+        schema = LogicalSchema(tuple(columns))
+        check_no_map_keys(schema.key)
+        if statement.kind == TABLE and not schema.key:
+            msg = "Tables require a PRIMARY KEY. Please define the PRIMARY KEY."
+            raise StatementError(msg)
+        return schema
+
+    @_plan.register
+    def visit_DropSource(self, statement: ast.DropSource) -> s.StatementPlan | None:
+        existing = self.sources.get(statement.name)
+        if existing is None:
+            if statement.if_exists:
+                return None
+            msg = f"Source {statement.name} does not exist."
+            raise StatementError(msg, hint=unknown_source_hint(statement.name, self.sources))
+        if statement.delete_topic and existing.is_source:
+            msg = f"Cannot delete topic for read-only source: {statement.name}"
+            raise SqlError(msg)
+        del self.sources[statement.name]
+        return s.KsqlPlanV1(statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name))
+
+    @_plan.register
+    def visit_AlterSource(self, statement: ast.AlterSource) -> s.StatementPlan | None:
+        existing = self.sources.get(statement.name)
+        if existing is not None and existing.is_source:
+            kind = existing.kind.lower()
+            msg = f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on source {kind}s."
+            raise SqlError(msg)
+        raise UnsupportedFeatureError("ALTER STREAM/TABLE")
+
+    @_plan.register
+    def visit_SetProperty(self, statement: ast.SetProperty) -> s.StatementPlan | None:
+        self.config[statement.name] = statement.value
+        return None
+
+    @_plan.register
+    def visit_UnsetProperty(self, statement: ast.UnsetProperty) -> s.StatementPlan | None:
+        self.config.pop(statement.name, None)
+        return None
+
+    @_plan.register
+    def visit_InsertValues(self, statement: ast.InsertValues) -> s.StatementPlan | None:
+        target = self._insert_target(statement)
+        if target.is_source:
+            msg = f"Cannot insert values into read-only {target.kind.lower()}: {target.name}"
+            raise SqlError(msg)
+        raise UnsupportedFeatureError("INSERT INTO ... VALUES")
+
+    def _insert_target(self, statement: ast.InsertInto | ast.InsertValues) -> DataSource:
+        name = statement.target
+        target = self.sources.get(name)
+        if target is not None:
+            return target
+        if isinstance(statement, ast.InsertValues):
+            alternative = next((n for n in self.sources if n.upper() == name.upper()), None)
+            raise SqlError(messages.insert_values_unknown_target(name, alternative))
+        # ksqlDB's AstSanitizer reports the target at the statement's position plus "INSERT INTO".
+        prefix = ""
+        if statement.pos is not None:
+            prefix = f"Line: {statement.pos.line}, Col: {statement.pos.column + len('INSERT INTO ')}: "
+        msg = f"{prefix}Source {t.quote(name)} does not exist."
+        raise SqlError(msg, hint=unknown_source_hint(name, self.sources))
+
+    # ------------------------------------------------------------------ persistent queries
+
+    @_plan.register
+    def visit_CreateAsSelect(self, statement: ast.CreateAsSelect) -> s.StatementPlan | None:
+        existing = self.sources.get(statement.name)
+        if existing is not None and not statement.or_replace:
+            if statement.if_not_exists:
+                return None
+            msg = (
+                f"Cannot add {statement.kind.lower()} '{statement.name}': A "
+                f"{existing.kind.lower()} with the same name already exists"
+            )
+            raise StatementError(msg)
+        properties = check_properties(statement.properties)
+        planned = plan_query(
+            statement.query, self.sources, self.config, sink_name=statement.name, sink_kind=statement.kind
+        )
+        produced = TABLE if planned.is_table else STREAM
+        if produced != statement.kind:
+            msg = (
+                f"Invalid result type. Your SELECT query produces a {produced}. Please use CREATE "
+                f"{produced} AS SELECT statement instead."
+            )
+            raise StatementError(msg)
+        schema = planned.schema
+        key_info, value_info = sink_format_infos(
+            self.config, properties, planned.source.formats, schema, partitioned_by_null=planned.partitioned_by_null
+        )
+        formats = finish_formats(self.config, key_info, value_info, properties, schema)
+        timestamp = timestamp_column(properties, schema)
+        prefix = str(self.config.get(CONFIG_TOPIC_PREFIX, ""))
+        topic = str(properties.get("KAFKA_TOPIC", prefix + statement.name))
+        partitions = int_property(properties, "PARTITIONS") or planned.source.partitions
+        self.topic_partitions.setdefault(topic, partitions or self.topic_partitions.get(planned.source.topic, 1))
+        query_id = f"{'CTAS' if planned.is_table else 'CSAS'}_{statement.name}_{self.query_count}"
+        self.query_count += 1
+        sink_step = s.TableSinkV1 if planned.is_table else s.StreamSinkV2
+        sink = sink_step(
+            context="KsqlTopic/Sink",
+            source=planned.step,
+            topic=topic,
+            formats=formats,
+            timestamp_column=timestamp,
+            partitions=self.topic_partitions[topic],
+        )
+        self.sources[statement.name] = DataSource(
+            name=statement.name,
+            kind=produced,
+            schema=schema,
+            topic=topic,
+            formats=formats,
+            timestamp_column=timestamp,
+            partitions=partitions,
+            sql=statement.text,
+        )
+        create = s.CreateTableV1 if planned.is_table else s.CreateStreamV1
+        command = create(
+            source_name=statement.name,
+            schema=schema,
+            topic=topic,
+            formats=formats,
+            timestamp_column=timestamp,
+            or_replace=statement.or_replace,
+        )
+        query = s.QueryPlan(
+            query_id=query_id,
+            sources=(planned.source.name,),
+            sink=statement.name,
+            physical_plan=sink,
+        )
+        return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command, query_plan=query)
+
+    @_plan.register
+    def visit_InsertInto(self, statement: ast.InsertInto) -> s.StatementPlan | None:
+        target = self._insert_target(statement)
+        if target.kind != STREAM:
+            msg = f"INSERT INTO can only be used to insert into a stream. {target.name} is a table."
+            raise StatementError(msg)
+        if target.is_source:
+            msg = f"Cannot insert into read-only {target.kind.lower()}: {target.name}"
+            raise SqlError(msg)
+        if statement.properties:
+            check_properties(statement.properties)
+        planned = plan_query(statement.query, self.sources, self.config, sink_name=target.name)
+        if planned.schema != target.schema:
+            msg = (
+                f"Incompatible schema between results and sink.\nResult schema is {planned.schema}"
+                f"\nSink schema is {target.schema}"
+            )
+            raise StatementError(msg)
+        query_id = f"INSERTQUERY_{self.query_count}"
+        self.query_count += 1
+        sink = s.StreamSinkV2(
+            context="KsqlTopic/Sink",
+            source=planned.step,
+            topic=target.topic,
+            formats=target.formats,
+            timestamp_column=target.timestamp_column,
+            partitions=self.topic_partitions.get(target.topic, 1),
+        )
+        query = s.QueryPlan(query_id=query_id, sources=(planned.source.name,), sink=target.name, physical_plan=sink)
+        return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)

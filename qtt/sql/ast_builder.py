@@ -1,0 +1,513 @@
+"""Build :mod:`qtt.sql.ast` nodes from lark's parse tree: one method per grammar rule.
+
+The parse entry points (:mod:`qtt.sql.parser`) run lark and hand its tree to
+:class:`AstBuilder`; everything that knows the shape of a grammar rule lives here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from lark import Token, Transformer, v_args
+
+from qtt import sqltypes as t
+from qtt.errors import SqlSyntaxError
+from qtt.sql import ast
+
+_TIME_UNITS_MS = {
+    "MILLISECOND": 1,
+    "SECOND": 1000,
+    "MINUTE": 60_000,
+    "HOUR": 3_600_000,
+    "DAY": 86_400_000,
+}
+
+# Keywords that are literals; as a type name they are a syntax error, not an unknown type.
+_RESERVED_LITERALS = frozenset(["NULL", "TRUE", "FALSE"])
+
+
+def _identifier(token: Token) -> str:
+    """Apply ksqlDB's case rule: unquoted names are upper-cased, quoted ones kept."""
+    text = str(token)
+    if token.type == "QUOTED_IDENTIFIER":
+        return text[1:-1].replace('""', '"')
+    if token.type == "BACKQUOTED_IDENTIFIER":
+        return text[1:-1].replace("``", "`")
+    return text.upper()
+
+
+def _string(token: Token) -> str:
+    return str(token)[1:-1].replace("''", "'")
+
+
+def _pos(meta: Any) -> ast.Pos | None:
+    if getattr(meta, "empty", True):
+        return None
+    return ast.Pos(meta.line, meta.column)
+
+
+def _token_pos(token: Token) -> ast.Pos:
+    return ast.Pos(token.line or 0, token.column or 0)
+
+
+@v_args(meta=True, inline=True)
+class AstBuilder(Transformer):
+    """Builds AST nodes bottom-up; one method per grammar rule or alias."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self._text = text
+
+    # ------------------------------------------------------------------ identifiers
+
+    def identifier(self, meta: Any, token: Any) -> str:
+        if isinstance(token, Token):
+            return _identifier(token)
+        return token  # already a nonreserved keyword name
+
+    def clause_free_nonreserved(self, meta: Any, token: Token) -> str:
+        return str(token).upper()
+
+    def bare_identifier(self, meta: Any, token: Any) -> str:
+        return self.identifier(meta, token)
+
+    # ------------------------------------------------------------------ statements
+
+    @v_args(meta=True, inline=False)
+    def statements(self, meta: Any, children: list[ast.Statement]) -> list[ast.Statement]:
+        return children
+
+    def _located(self, meta: Any) -> dict[str, Any]:
+        """A statement's text and position, which every statement node carries."""
+        return {"text": self._text[meta.start_pos : meta.end_pos], "pos": _pos(meta)}
+
+    def create_source(
+        self,
+        meta: Any,
+        create,
+        or_replace,
+        is_source,
+        kind,
+        if_not_exists,
+        name,
+        elements,
+        properties,
+    ):
+        return ast.CreateSource(
+            kind=kind,
+            name=name,
+            elements=tuple(elements or ()),
+            properties=properties or {},
+            or_replace=or_replace is not None,
+            if_not_exists=if_not_exists is not None,
+            is_source=is_source is not None,
+            **self._located(meta),
+        )
+
+    def create_as(self, meta: Any, create, or_replace, kind, if_not_exists, name, properties, as_, query):
+        return ast.CreateAsSelect(
+            kind=kind,
+            name=name,
+            query=query,
+            properties=properties or {},
+            or_replace=or_replace is not None,
+            if_not_exists=if_not_exists is not None,
+            **self._located(meta),
+        )
+
+    def insert_into(self, meta: Any, insert, into, target, properties, query):
+        return ast.InsertInto(target=target, query=query, properties=properties or {}, **self._located(meta))
+
+    def insert_values(self, meta: Any, insert, into, target, columns, values, *exprs):
+        return ast.InsertValues(
+            target=target,
+            columns=tuple(columns or ()),
+            values=tuple(e for e in exprs if e is not None),
+            **self._located(meta),
+        )
+
+    def drop_source(self, meta: Any, drop, kind, if_exists, name, delete_topic):
+        return ast.DropSource(
+            kind=kind,
+            name=name,
+            if_exists=if_exists is not None,
+            delete_topic=delete_topic is not None,
+            **self._located(meta),
+        )
+
+    def alter_source(self, meta: Any, alter, kind, name, *options):
+        return ast.AlterSource(kind=kind, name=name, columns=tuple(options), **self._located(meta))
+
+    def alter_option(self, meta: Any, add, column, name, type_):
+        return ast.TableElement(name=name, type=type_, pos=_pos(meta))
+
+    def set_property(self, meta: Any, set_, name, eq, value):
+        return ast.SetProperty(name=_string(name), value=_string(value), **self._located(meta))
+
+    def unset_property(self, meta: Any, unset, name):
+        return ast.UnsetProperty(name=_string(name), **self._located(meta))
+
+    def source_kind(self, meta: Any, token: Token) -> str:
+        return str(token).upper()
+
+    def or_replace(self, meta: Any, *tokens: Token) -> bool:
+        return True
+
+    def if_not_exists(self, meta: Any, *tokens: Token) -> bool:
+        return True
+
+    def if_exists(self, meta: Any, *tokens: Token) -> bool:
+        return True
+
+    def delete_topic(self, meta: Any, *tokens: Token) -> bool:
+        return True
+
+    @v_args(meta=True, inline=False)
+    def column_list(self, meta: Any, names: list[str]) -> tuple[str, ...]:
+        return tuple(names)
+
+    @v_args(meta=True, inline=False)
+    def table_elements(self, meta: Any, elements: list[ast.TableElement]) -> list[ast.TableElement]:
+        return elements
+
+    def table_element(self, meta: Any, name: str, type_: t.SqlType, constraint: Any) -> ast.TableElement:
+        kind, header_key = constraint if constraint else (None, None)
+        return ast.TableElement(name=name, type=type_, constraint=kind, header_key=header_key, pos=_pos(meta))
+
+    schema_element = table_element
+
+    @v_args(meta=True, inline=False)
+    def schema(self, meta: Any, elements: list[Any]) -> list[ast.TableElement]:
+        return [e for e in elements if e is not None]
+
+    def key_constraint(self, meta: Any, key: Token) -> tuple[str, None]:
+        return ("KEY", None)
+
+    def primary_key_constraint(self, meta: Any, primary: Token, key: Token) -> tuple[str, None]:
+        return ("PRIMARY KEY", None)
+
+    def headers_constraint(self, meta: Any, headers: Token) -> tuple[str, None]:
+        return ("HEADERS", None)
+
+    def header_constraint(self, meta: Any, header: Token, key: Token) -> tuple[str, str]:
+        return ("HEADER", _string(key))
+
+    @v_args(meta=True, inline=False)
+    def with_properties(self, meta: Any, children: list[Any]) -> dict[str, object]:
+        properties: dict[str, object] = {}
+        for name, value in children[1:]:
+            properties[name] = value
+        return properties
+
+    def property(self, meta: Any, name: Any, eq: Token, value: ast.Expr) -> tuple[str, object]:
+        key = _string(name).upper() if isinstance(name, Token) else name.upper()
+        return key, _property_value(value)
+
+    # ------------------------------------------------------------------ queries
+
+    @v_args(meta=True, inline=False)
+    def query(self, meta: Any, children: list[Any]) -> ast.Query:
+        items: list[ast.SelectItem] = []
+        clauses: dict[str, Any] = {}
+        relation = None
+        for child in children:
+            if isinstance(child, ast.SelectItem):
+                items.append(child)
+            elif isinstance(child, ast.Relation):
+                relation = child
+            elif isinstance(child, tuple) and len(child) == 2 and isinstance(child[0], str):
+                clauses[child[0]] = child[1]
+        assert relation is not None
+        return ast.Query(select=tuple(items), from_=relation, pos=_pos(meta), **clauses)
+
+    def select_single(self, meta: Any, expr: ast.Expr, *alias: Any) -> ast.SingleColumn:
+        name = next((a for a in alias if isinstance(a, str) and not isinstance(a, Token)), None)
+        return ast.SingleColumn(expr=expr, alias=name, pos=_pos(meta))
+
+    def select_struct_all(self, meta: Any, base: ast.Expr, arrow: Token, star: Token) -> ast.StructAll:
+        return ast.StructAll(base=base, pos=_pos(meta))
+
+    def select_all_from(self, meta: Any, source: str, star: Token) -> ast.AllColumns:
+        return ast.AllColumns(source=source, pos=_pos(meta))
+
+    def select_all(self, meta: Any, star: Token) -> ast.AllColumns:
+        return ast.AllColumns(pos=_pos(meta))
+
+    @v_args(meta=True, inline=False)
+    def relation(self, meta: Any, children: list[Any]) -> ast.Relation:
+        relation: ast.Relation = children[0]
+        for kind, right, within, on in children[1:]:
+            relation = ast.Join(kind=kind, left=relation, right=right, on=on, within=within, pos=right.pos)
+        return relation
+
+    @v_args(meta=True, inline=False)
+    def aliased_relation(self, meta: Any, children: list[Any]) -> ast.Table:
+        names = [c for c in children if not isinstance(c, Token)]
+        return ast.Table(name=names[0], alias=names[1] if len(names) > 1 else None, pos=_pos(meta))
+
+    def joined_source(self, meta: Any, kind, join, right, within, on, condition):
+        return (kind or "INNER", right, within, condition)
+
+    def inner_join(self, meta: Any, *tokens: Token) -> str:
+        return "INNER"
+
+    def left_join(self, meta: Any, *tokens: Token) -> str:
+        return "LEFT"
+
+    def right_join(self, meta: Any, *tokens: Token) -> str:
+        return "RIGHT"
+
+    def full_join(self, meta: Any, *tokens: Token) -> str:
+        return "FULL"
+
+    def within_single(self, meta: Any, within: Token, size: int, grace: Any) -> ast.WithinWindow:
+        return ast.WithinWindow(before_ms=size, after_ms=size, grace_ms=grace, pos=_pos(meta))
+
+    def within_before_after(self, meta: Any, within, before, after, grace):
+        return ast.WithinWindow(before_ms=before, after_ms=after, grace_ms=grace, pos=_pos(meta))
+
+    def window_clause(self, meta: Any, window: Token, spec: ast.WindowSpec) -> tuple[str, Any]:
+        return ("window", spec)
+
+    def tumbling(self, meta: Any, kw, size_kw, size, *rest):
+        return ast.WindowSpec(kind="TUMBLING", size_ms=size, pos=_pos(meta), **_window_options(rest))
+
+    def hopping(self, meta: Any, kw, size_kw, size, advance_kw, by, advance, *rest):
+        return ast.WindowSpec(kind="HOPPING", size_ms=size, advance_ms=advance, pos=_pos(meta), **_window_options(rest))
+
+    def session(self, meta: Any, kw, size, *rest):
+        return ast.WindowSpec(kind="SESSION", size_ms=size, pos=_pos(meta), **_window_options(rest))
+
+    def retention(self, meta: Any, kw: Token, ms: int) -> tuple[str, int]:
+        return ("retention_ms", ms)
+
+    def grace(self, meta: Any, grace: Token, period: Token, ms: int) -> tuple[str, int] | int:
+        return ("grace_ms", ms)
+
+    def duration(self, meta: Any, amount: Token, unit: str) -> int:
+        return int(amount) * _TIME_UNITS_MS[unit]
+
+    def time_unit(self, meta: Any, token: Token) -> str:
+        return str(token).upper().rstrip("S")
+
+    def where_clause(self, meta: Any, where: Token, expr: ast.Expr) -> tuple[str, Any]:
+        return ("where", expr)
+
+    def group_by(self, meta: Any, group: Token, by: Token, exprs: tuple[ast.Expr, ...]):
+        return ("group_by", exprs)
+
+    def partition_by(self, meta: Any, partition: Token, by: Token, exprs: tuple[ast.Expr, ...]):
+        return ("partition_by", exprs)
+
+    @v_args(meta=True, inline=False)
+    def grouping(self, meta: Any, exprs: list[ast.Expr]) -> tuple[ast.Expr, ...]:
+        return tuple(exprs)
+
+    def empty_grouping(self, meta: Any) -> tuple[ast.Expr, ...]:
+        return ()
+
+    def having(self, meta: Any, having: Token, expr: ast.Expr) -> tuple[str, Any]:
+        return ("having", expr)
+
+    def emit(self, meta: Any, emit: Token, kind: Token) -> tuple[str, Any]:
+        return ("emit", str(kind).upper())
+
+    def limit(self, meta: Any, limit: Token, value: Token) -> tuple[str, Any]:
+        return ("limit", int(value))
+
+    # ------------------------------------------------------------------ expressions
+
+    def or_(self, meta: Any, left, op, right):
+        return ast.Or(left=left, right=right, pos=_pos(meta))
+
+    def and_(self, meta: Any, left, op, right):
+        return ast.And(left=left, right=right, pos=_pos(meta))
+
+    def not_(self, meta: Any, op, operand):
+        return ast.Not(operand=operand, pos=_pos(meta))
+
+    def comparison(self, meta: Any, left, op, right):
+        return ast.Comparison(op=op, left=left, right=right, pos=_pos(meta))
+
+    def comparison_op(self, meta: Any, token: Token) -> str:
+        return "<>" if str(token) == "!=" else str(token)
+
+    def between(self, meta: Any, value, *rest):
+        negated = rest[0] is not None
+        low, high = rest[2], rest[4]
+        return ast.Between(value=value, low=low, high=high, negated=negated, pos=_pos(meta))
+
+    def in_list(self, meta: Any, value, not_, in_, *items):
+        return ast.InList(value=value, items=tuple(items), negated=not_ is not None, pos=_pos(meta))
+
+    def like(self, meta: Any, value, not_, like, pattern, escape_kw, escape):
+        return ast.Like(
+            value=value,
+            pattern=pattern,
+            escape=_string(escape) if escape is not None else None,
+            negated=not_ is not None,
+            pos=_pos(meta),
+        )
+
+    def is_null(self, meta: Any, operand, is_, not_, null):
+        return ast.IsNull(operand=operand, negated=not_ is not None, pos=_pos(meta))
+
+    def distinct_from(self, meta: Any, left, is_, not_, distinct, from_, right):
+        return ast.DistinctFrom(left=left, right=right, negated=not_ is not None, pos=_pos(meta))
+
+    def concat(self, meta: Any, left, right):
+        return ast.Concat(left=left, right=right, pos=_pos(meta))
+
+    def arithmetic(self, meta: Any, left, op, right):
+        return ast.Arithmetic(op=str(op), left=left, right=right, pos=_pos(meta))
+
+    def negate(self, meta: Any, minus: Token, operand: ast.Expr) -> ast.Expr:
+        # ksqlDB reads "-5" as one literal, so BIGINT's minimum is a valid literal.
+        if isinstance(operand, ast.IntegerLiteral):
+            return replace(operand, value=-operand.value, pos=_pos(meta))
+        if isinstance(operand, ast.DecimalLiteral | ast.DoubleLiteral) and not operand.text.startswith("-"):
+            return replace(operand, text="-" + operand.text, pos=_pos(meta))
+        return ast.Negate(operand=operand, pos=_pos(meta))
+
+    def unary_plus(self, meta: Any, plus: Token, operand: ast.Expr) -> ast.Expr:
+        return operand
+
+    def simple_case(self, meta: Any, case, operand, *rest):
+        whens, default = _case_parts(rest)
+        return ast.SimpleCase(operand=operand, whens=whens, default=default, pos=_pos(meta))
+
+    def searched_case(self, meta: Any, case, *rest):
+        whens, default = _case_parts(rest)
+        return ast.SearchedCase(whens=whens, default=default, pos=_pos(meta))
+
+    def when_clause(self, meta: Any, when, condition, then, result):
+        return ast.WhenClause(condition=condition, result=result, pos=_pos(meta))
+
+    def cast(self, meta: Any, cast, operand, as_, type_):
+        return ast.Cast(operand=operand, type=type_, pos=_pos(meta))
+
+    def create_array(self, meta: Any, array, *items):
+        return ast.CreateArray(items=tuple(i for i in items if i is not None), pos=_pos(meta))
+
+    def create_map(self, meta: Any, map_, *entries):
+        return ast.CreateMap(entries=tuple(e for e in entries if e is not None), pos=_pos(meta))
+
+    def map_entry(self, meta: Any, key, value):
+        return (key, value)
+
+    def create_struct(self, meta: Any, struct, *entries):
+        return ast.CreateStruct(fields=tuple(e for e in entries if e is not None), pos=_pos(meta))
+
+    def struct_entry(self, meta: Any, name, value):
+        return (name, value)
+
+    def function_star(self, meta: Any, name: str, star: Token) -> ast.FunctionCall:
+        return ast.FunctionCall(name=name.upper(), star=True, pos=_pos(meta))
+
+    def function_call(self, meta: Any, name: str, *args: Any) -> ast.FunctionCall:
+        values = tuple(_function_argument(a) for a in args if a is not None)
+        return ast.FunctionCall(name=name.upper(), args=values, pos=_pos(meta))
+
+    def lambda_(self, meta: Any, *parts: Any) -> ast.Lambda:
+        params = tuple(p for p in parts[:-1] if isinstance(p, str) and not isinstance(p, Token))
+        return ast.Lambda(params=params, body=parts[-1], pos=_pos(meta))
+
+    def subscript(self, meta: Any, base, index):
+        return ast.Subscript(base=base, index=index, pos=_pos(meta))
+
+    def column_ref(self, meta: Any, name: str) -> ast.ColumnRef:
+        return ast.ColumnRef(name=name, pos=_pos(meta))
+
+    def qualified_column_ref(self, meta: Any, source: str, name: str) -> ast.ColumnRef:
+        return ast.ColumnRef(name=name, source=source, pos=_pos(meta))
+
+    def dereference(self, meta: Any, base, arrow, field):
+        return ast.Dereference(base=base, field=field, pos=_pos(meta))
+
+    def null_literal(self, meta: Any, token: Token) -> ast.Expr:
+        return ast.NullLiteral(pos=_token_pos(token))
+
+    def true_literal(self, meta: Any, token: Token) -> ast.Expr:
+        return ast.BooleanLiteral(value=True, pos=_token_pos(token))
+
+    def false_literal(self, meta: Any, token: Token) -> ast.Expr:
+        return ast.BooleanLiteral(value=False, pos=_token_pos(token))
+
+    def integer_literal(self, meta: Any, token: Token) -> ast.Expr:
+        return ast.IntegerLiteral(value=int(token), pos=_token_pos(token))
+
+    def decimal_literal(self, meta: Any, token: Token) -> ast.Expr:
+        return ast.DecimalLiteral(text=str(token), pos=_token_pos(token))
+
+    def double_literal(self, meta: Any, token: Token) -> ast.Expr:
+        return ast.DoubleLiteral(text=str(token), pos=_token_pos(token))
+
+    def string_literal(self, meta: Any, token: Token) -> ast.Expr:
+        return ast.StringLiteral(value=_string(token), pos=_token_pos(token))
+
+    # ------------------------------------------------------------------ types
+
+    def array_type(self, meta: Any, array, lt, element, gt):
+        return t.Array(element)
+
+    def map_type(self, meta: Any, map_, lt, key, value, gt):
+        return t.Map(key, value)
+
+    def struct_type(self, meta: Any, struct, lt, *rest):
+        return t.Struct(tuple(f for f in rest[:-1] if f is not None))
+
+    def struct_type_field(self, meta: Any, name: str, type_: t.SqlType) -> t.Field:
+        return t.Field(name, type_)
+
+    def decimal_type(self, meta: Any, decimal, precision, scale):
+        return t.Decimal(int(precision), int(scale))
+
+    def named_type(self, meta: Any, name: str, *params: Any) -> t.SqlType:
+        found = t.TYPE_ALIASES.get(name.upper())
+        if params and found != t.STRING:
+            msg = f"Type {name} does not take parameters"
+            raise SqlSyntaxError(msg, line=meta.line, column=meta.column)
+        if found is None:
+            msg = "Syntax Error\n"
+            if name.upper() in _RESERVED_LITERALS:
+                # ksqlDB's grammar has no type named by a literal keyword: a plain syntax error.
+                msg += f"Syntax error at or near '{name}' at line {meta.line}:{meta.column}\n"
+            msg += (
+                f"Unknown type: {name}; expected one of "
+                f"{', '.join(sorted(t.TYPE_ALIASES))}, DECIMAL, ARRAY, MAP or STRUCT"
+            )
+            raise SqlSyntaxError(msg, line=meta.line, column=meta.column)
+        return found
+
+
+def _function_argument(arg: Any) -> ast.Expr:
+    # A bare time unit (SECONDS, DAYS ...) is a valid argument to time functions.
+    if isinstance(arg, ast.ColumnRef) and arg.source is None and arg.name.rstrip("S") in _TIME_UNITS_MS:
+        return ast.IntervalUnit(unit=arg.name.rstrip("S"), pos=arg.pos)
+    return arg
+
+
+def _case_parts(rest: tuple[Any, ...]) -> tuple[tuple[ast.WhenClause, ...], ast.Expr | None]:
+    whens = tuple(r for r in rest if isinstance(r, ast.WhenClause))
+    tail = [r for r in rest if not isinstance(r, ast.WhenClause | Token) and r is not None]
+    return whens, (tail[0] if tail else None)
+
+
+def _window_options(rest: tuple[Any, ...]) -> dict[str, int]:
+    return dict(r for r in rest if isinstance(r, tuple))
+
+
+def _property_value(value: ast.Expr) -> object:
+    match value:
+        case ast.StringLiteral(value=v):
+            return v
+        case ast.IntegerLiteral(value=v):
+            return v
+        case ast.BooleanLiteral(value=v):
+            return v
+        case ast.DecimalLiteral(text=text) | ast.DoubleLiteral(text=text):
+            return float(text)
+        case ast.NullLiteral():
+            return None
+    return None  # pragma: no cover - the grammar only allows literals here

@@ -1,0 +1,19 @@
+"""ksqlDB's generated column names."""
+
+from __future__ import annotations
+
+from qtt.plan.aliases import ColumnAliasGenerator
+from qtt.sql import ast
+
+
+def test_alias_generator_numbers_struct_fields_and_expressions() -> None:
+    generator = ColumnAliasGenerator([["TOWN", "KSQL_COL_1"]])
+    town = ast.Dereference(base=ast.ColumnRef(name="A"), field="TOWN")
+    street = ast.Dereference(base=ast.ColumnRef(name="A"), field="STREET")
+    other = ast.IntegerLiteral(value=1)
+    assert [generator.unique_alias_for(n) for n in (town, street, other, other)] == [
+        "TOWN_1",
+        "STREET",
+        "KSQL_COL_0",
+        "KSQL_COL_2",
+    ]

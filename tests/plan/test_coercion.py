@@ -1,0 +1,67 @@
+"""ksqlDB's typing rules as pure functions of types: arithmetic, common types, CAST."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.plan.coercion import arithmetic_type, can_cast, common_type, unsupported_cast
+from qtt.plan.signature_matching import NULL
+from qtt.sql import parse_type
+
+
+def test_arithmetic_rules_directly() -> None:
+    assert arithmetic_type("+", t.STRING, t.INTEGER) is None
+    assert arithmetic_type("-", t.Decimal(38, 10), t.Decimal(38, 10)) == t.Decimal(38, 10)
+
+
+def test_common_type() -> None:
+    assert common_type([NULL, t.INTEGER, t.BIGINT]) == t.BIGINT
+    assert common_type([t.INTEGER, t.Decimal(5, 2)]) == t.Decimal(12, 2)
+    assert common_type([t.STRING, t.INTEGER]) is None
+    assert common_type([NULL]) == NULL
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "ok"),
+    [
+        ("STRING", "INT", True),
+        ("STRING", "BOOLEAN", True),
+        ("STRING", "DECIMAL(4, 2)", True),
+        ("STRING", "BYTES", True),
+        ("INT", "BOOLEAN", False),
+        ("BOOLEAN", "INT", False),
+        ("DOUBLE", "DECIMAL(4, 2)", True),
+        ("BYTES", "STRING", False),
+        ("STRING", "ARRAY<INT>", False),
+        ("ARRAY<BIGINT>", "ARRAY<STRING>", True),
+        ("ARRAY<BOOLEAN>", "ARRAY<INT>", False),
+        ("MAP<STRING, STRING>", "MAP<STRING, INT>", True),
+        ("MAP<STRING, INT>", "STRING", True),
+        ("STRUCT<A INT, B BOOLEAN>", "STRUCT<A STRING, C INT>", True),
+        ("STRUCT<A BOOLEAN>", "STRUCT<A INT>", False),
+        ("TIMESTAMP", "DATE", True),
+        ("DATE", "TIME", False),
+    ],
+)
+def test_cast_table(source: str, target: str, ok: bool) -> None:
+    assert can_cast(parse_type(source), parse_type(target)) is ok
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "feature"),
+    [
+        ("ARRAY<TIME>", "ARRAY<STRING>", "TIME values"),
+        ("STRUCT<A DATE>", "STRING", "nested DATE values"),
+        ("MAP<STRING, TIME>", "MAP<STRING, STRING>", "TIME values"),
+        ("STRUCT<A INT, B TIME>", "STRUCT<B STRING>", "TIME values"),
+    ],
+)
+def test_unsupported_casts_look_inside_collections(source: str, target: str, feature: str) -> None:
+    problem = unsupported_cast(parse_type(source), parse_type(target))
+    assert problem is not None and feature in problem
+
+
+def test_casts_qtt_runs_have_no_problem() -> None:
+    assert unsupported_cast(parse_type("ARRAY<INT>"), parse_type("ARRAY<STRING>")) is None
+    assert unsupported_cast(parse_type("STRUCT<A INT, B TIME>"), parse_type("STRUCT<A STRING>")) is None
