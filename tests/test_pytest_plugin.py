@@ -70,7 +70,7 @@ def test_a_failure_is_a_report_not_a_traceback(project):
             "FAILED cases/wrong_exception.json: expects an error that never comes: expected "
             "io.confluent.ksql.util.KsqlStatementException containing 'no such luck', "
             "but every statement planned",
-            "hint: run `qtt run cases/wrong_exception.json` to see the same report outside pytest",
+            "hint: rerun it alone: qtt run cases/wrong_exception.json -k 'expects an error that never comes'",
         ]
     )
     assert "Traceback" not in result.stdout.str()

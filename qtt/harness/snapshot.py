@@ -9,24 +9,36 @@ is reported and not snapshotted. Existing folders are never touched.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
 from qtt.errors import PlanFileError, QttError, SqlError, UnsupportedFeatureError
 from qtt.harness import plan_store, spec
 from qtt.harness.model import CaseVariant
-from qtt.harness.runner import PASSED, CaseResult, plan_variant, run_variants
+from qtt.harness.runner import CaseResult, SessionProvider, plan_variant, run_variants
+from qtt.harness.slugs import slug_of
+from qtt.harness.status import Status
 from qtt.plan import codec
 from qtt.plan.diff import diff_lines
 from qtt.plan.steps import Plan
+from qtt.runtime.jobs import Headers
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-UNCHANGED, ADDED, WOULD_ADD, NOT_SNAPSHOTTED, SKIPPED = "unchanged", "added", "would add", "not snapshotted", "skipped"
+
+class Action(StrEnum):
+    """What ``qtt snapshot`` did (or, with ``--dry-run``, would do) for a case variant."""
+
+    UNCHANGED = "unchanged"
+    ADDED = "added"
+    WOULD_ADD = "would add"
+    NOT_SNAPSHOTTED = "not snapshotted"
+    SKIPPED = "skipped"
 
 
 @dataclass
@@ -35,15 +47,10 @@ class Entry:
 
     variant: CaseVariant
     slug: str
-    action: str
+    action: Action
     reason: str = ""
     diff: list[str] = field(default_factory=list)
     folder: Path | None = None
-
-
-def slug_of(variant: CaseVariant) -> str:
-    """The case's folder name under ``historical_plans/`` (see :mod:`qtt.harness.plan_store`)."""
-    return plan_store.case_slug(Path(variant.file).as_posix(), variant.case, variant.variant)
 
 
 def current_plan(variant: CaseVariant) -> Plan | None:
@@ -58,6 +65,7 @@ def current_plan(variant: CaseVariant) -> Plan | None:
 
 
 def persisted_plan_text(root: Path, slug: str) -> tuple[plan_store.HistoricalFolder | None, str | None]:
+    """The newest persisted folder of ``slug`` and its ``plan.json`` text (None when unreadable)."""
     folder = plan_store.newest(root, slug)
     if folder is None:
         return None, None
@@ -69,7 +77,7 @@ def persisted_plan_text(root: Path, slug: str) -> tuple[plan_store.HistoricalFol
 
 def snapshot(
     variants: Sequence[CaseVariant],
-    session: Callable[[], SparkSession],
+    session: SessionProvider,
     *,
     root: Path,
     version: str = __version__,
@@ -84,27 +92,27 @@ def snapshot(
         try:
             plan = current_plan(variant)
         except UnsupportedFeatureError as e:
-            entries.append(Entry(variant, slug, SKIPPED, f"unsupported: {e.feature}"))
+            entries.append(Entry(variant, slug, Action.SKIPPED, f"unsupported: {e.feature}"))
             continue
         except SqlError as e:
-            entries.append(Entry(variant, slug, NOT_SNAPSHOTTED, f"does not plan: {e}"))
+            entries.append(Entry(variant, slug, Action.NOT_SNAPSHOTTED, f"does not plan: {e}"))
             continue
         if plan is None:
-            entries.append(Entry(variant, slug, SKIPPED, "no plan: the case expects an error or is disabled"))
+            entries.append(Entry(variant, slug, Action.SKIPPED, "no plan: the case expects an error or is disabled"))
             continue
         text = codec.dumps(plan)
         folder, persisted = persisted_plan_text(root, slug)
         if persisted == text:
-            entries.append(Entry(variant, slug, UNCHANGED))
+            entries.append(Entry(variant, slug, Action.UNCHANGED))
             continue
-        old = _load_quietly(persisted)
+        old = load_quietly(persisted)
         if folder is None:
             reason = "no plan persisted yet"
         elif persisted is None or old is None:
             reason = f"the newest persisted plan ({folder.name}) cannot be read"
         else:
             reason = f"the plan differs from {folder.name}"
-        entry = Entry(variant, slug, WOULD_ADD if dry_run else ADDED, reason, diff_lines(old, plan))
+        entry = Entry(variant, slug, Action.WOULD_ADD if dry_run else Action.ADDED, reason, diff_lines(old, plan))
         entries.append(entry)
         to_replay.append((entry, plan))
     if not to_replay:
@@ -112,8 +120,8 @@ def snapshot(
     results = run_variants([entry.variant for entry, _ in to_replay], session, capture_state=True)
     stamp = epoch_ms if epoch_ms is not None else int(time.time() * 1000)
     for (entry, plan), result in zip(to_replay, results, strict=True):
-        if result.status != PASSED or result.replay is None:
-            entry.action = NOT_SNAPSHOTTED
+        if result.status != Status.PASSED or result.replay is None:
+            entry.action = Action.NOT_SNAPSHOTTED
             first_line = result.reason.splitlines()[0] if result.reason else ""
             entry.reason = f"its replay did not pass ({result.status}): {first_line}"
             continue
@@ -127,11 +135,12 @@ def snapshot(
         try:
             entry.folder = plan_store.write_folder(root, entry.slug, version, stamp, files)
         except QttError as e:
-            entry.action, entry.reason = NOT_SNAPSHOTTED, str(e)
+            entry.action, entry.reason = Action.NOT_SNAPSHOTTED, str(e)
     return entries
 
 
-def _load_quietly(text: str | None) -> Plan | None:
+def load_quietly(text: str | None) -> Plan | None:
+    """The plan in ``text``, or None when there is none or it cannot be read."""
     if text is None:
         return None
     try:
@@ -169,28 +178,11 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
             )
         )
     inputs = tuple(
-        spec.SpecRecord(
-            topic=r.topic,
-            timestamp=r.timestamp,
-            key_bytes=spec.b64(r.key),
-            value_bytes=spec.b64(r.value),
-            key=doc.key,
-            value=doc.value,
-            partition=r.partition,
-            headers=tuple((k, spec.b64(v)) for k, v in r.headers),
-        )
+        _spec_record(r.topic, r.timestamp, r.partition, (r.key, r.value), (doc.key, doc.value), r.headers)
         for r, doc in zip(replay.inputs, variant.inputs, strict=True)
     )
     outputs = tuple(
-        spec.SpecRecord(
-            topic=o.topic,
-            timestamp=o.timestamp,
-            key_bytes=spec.b64(o.key_bytes),
-            value_bytes=spec.b64(o.value_bytes),
-            key=o.key,
-            value=o.value,
-            partition=o.partition,
-        )
+        _spec_record(o.topic, o.timestamp, o.partition, (o.key_bytes, o.value_bytes), (o.key, o.value))
         for topic in sorted(replay.outputs)
         for o in replay.outputs[topic]
     )
@@ -211,4 +203,24 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
         step_schemas=replay.step_schemas,
         processing_log=log,
         internal_topics=spec.internal_topics_of(replay.internal_topics),
+    )
+
+
+def _spec_record(
+    topic: str,
+    timestamp: int,
+    partition: int,
+    raw: tuple[bytes | None, bytes | None],
+    decoded: tuple[Any, Any],
+    headers: Headers = (),
+) -> spec.SpecRecord:
+    return spec.SpecRecord(
+        topic=topic,
+        timestamp=timestamp,
+        key_bytes=spec.b64(raw[0]),
+        value_bytes=spec.b64(raw[1]),
+        key=decoded[0],
+        value=decoded[1],
+        partition=partition,
+        headers=tuple((k, spec.b64(v)) for k, v in headers),
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from qtt.runtime.replay_source import FORMAT_NAME, ReplayRecord, encode_options
+from qtt.runtime.jobs import FORMAT_NAME, ReplayRecord, encode_options
 
 
 @dataclass(frozen=True)
