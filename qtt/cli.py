@@ -196,16 +196,20 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "spec.json and topology. Existing folders are never changed. Prints what was added and why "
         "(a diff of the steps). Exit status 1 if a changed case could not be snapshotted.",
     )
-    snapshot.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    _add_cases_and_root(snapshot)
     snapshot.add_argument("--dry-run", action="store_true", help="replay and report, but write nothing")
-    snapshot.add_argument(
+    snapshot.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
+    snapshot.set_defaults(handler=_snapshot)
+
+
+def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
+    command.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    command.add_argument(
         "--historical",
         metavar="DIR",
         default=HISTORICAL_ROOT,
         help="the historical plans directory (default: ./historical_plans)",
     )
-    snapshot.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
-    snapshot.set_defaults(handler=_snapshot)
 
 
 def _snapshot(args: argparse.Namespace) -> int:
@@ -237,13 +241,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "compares the canonical plan with the newest one persisted under historical_plans/. Prints the "
         "step diff of every case that changed, and exits 1 if any did; `qtt snapshot` fixes it.",
     )
-    check.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
-    check.add_argument(
-        "--historical",
-        metavar="DIR",
-        default=HISTORICAL_ROOT,
-        help="the historical plans directory (default: ./historical_plans)",
-    )
+    _add_cases_and_root(check)
     check.set_defaults(handler=_check)
 
 

@@ -149,6 +149,11 @@ class ReplayedItem(pytest.Item):
     """An item whose result comes from a batch replay: the first item to run replays the
     batch, each item then reports its own result."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_marker("qtt")
+        self.add_marker("spark")
+
     def _batch(self) -> list[ReplayedItem]:
         """This item and every not-yet-run item of its kind (under xdist: of its file)."""
         results = self.config.stash[RESULTS]
@@ -189,8 +194,6 @@ class CaseItem(ReplayedItem):
     def __init__(self, *, variant: CaseVariant, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.variant = variant
-        self.add_marker("qtt")
-        self.add_marker("spark")
 
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
         from qtt.harness.runner import run_variants, spark_session
@@ -282,8 +285,6 @@ class HistoricalItem(ReplayedItem):
     def __init__(self, *, folder: Path, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.folder = folder
-        self.add_marker("qtt")
-        self.add_marker("spark")
 
     def _same_batch(self, other: pytest.Item) -> bool:
         return other is self

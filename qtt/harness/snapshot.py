@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
-from qtt.errors import PlanFileError, QttError, SqlError, UnsupportedFeatureError
+from qtt.errors import QttError, UnsupportedFeatureError
 from qtt.harness import plan_store, spec
 from qtt.harness.model import CaseVariant
-from qtt.harness.runner import CaseResult, SessionProvider, plan_variant, run_variants
-from qtt.harness.slugs import slug_of
+from qtt.harness.runner import CaseResult, SessionProvider, run_variants
 from qtt.harness.status import Status
+from qtt.harness.uptodate import PlanStatus, check_variant
 from qtt.plan import codec
-from qtt.plan.diff import diff_lines
 from qtt.plan.steps import Plan
 from qtt.runtime.jobs import Headers
 
@@ -41,6 +40,14 @@ class Action(StrEnum):
     SKIPPED = "skipped"
 
 
+_ACTIONS = {
+    PlanStatus.UP_TO_DATE: Action.UNCHANGED,
+    PlanStatus.CHANGED: Action.ADDED,
+    PlanStatus.MISSING: Action.ADDED,
+    PlanStatus.SKIPPED: Action.SKIPPED,
+}
+
+
 @dataclass
 class Entry:
     """What ``qtt snapshot`` did (or would do) for one case variant."""
@@ -51,28 +58,6 @@ class Entry:
     reason: str = ""
     diff: list[str] = field(default_factory=list)
     folder: Path | None = None
-
-
-def current_plan(variant: CaseVariant) -> Plan | None:
-    """Today's plan of a variant, or None when it has none (expected error, disabled).
-
-    Raises:
-        UnsupportedFeatureError: the case uses a feature qtt does not support.
-    """
-    if not variant.enabled or variant.expected_exception is not None:
-        return None
-    return plan_variant(variant).plan
-
-
-def persisted_plan_text(root: Path, slug: str) -> tuple[plan_store.HistoricalFolder | None, str | None]:
-    """The newest persisted folder of ``slug`` and its ``plan.json`` text (None when unreadable)."""
-    folder = plan_store.newest(root, slug)
-    if folder is None:
-        return None, None
-    try:
-        return folder, folder.read(plan_store.PLAN_FILE)
-    except PlanFileError:
-        return folder, None
 
 
 def snapshot(
@@ -88,33 +73,23 @@ def snapshot(
     entries: list[Entry] = []
     to_replay: list[tuple[Entry, Plan]] = []
     for variant in variants:
-        slug = slug_of(variant)
-        try:
-            plan = current_plan(variant)
-        except UnsupportedFeatureError as e:
-            entries.append(Entry(variant, slug, Action.SKIPPED, f"unsupported: {e.feature}"))
-            continue
-        except SqlError as e:
-            entries.append(Entry(variant, slug, Action.NOT_SNAPSHOTTED, f"does not plan: {e}"))
-            continue
-        if plan is None:
-            entries.append(Entry(variant, slug, Action.SKIPPED, "no plan: the case expects an error or is disabled"))
-            continue
-        text = codec.dumps(plan)
-        folder, persisted = persisted_plan_text(root, slug)
-        if persisted == text:
-            entries.append(Entry(variant, slug, Action.UNCHANGED))
-            continue
-        old = load_quietly(persisted)
-        if folder is None:
-            reason = "no plan persisted yet"
-        elif persisted is None or old is None:
-            reason = f"the newest persisted plan ({folder.name}) cannot be read"
-        else:
-            reason = f"the plan differs from {folder.name}"
-        entry = Entry(variant, slug, Action.WOULD_ADD if dry_run else Action.ADDED, reason, diff_lines(old, plan))
+        check = check_variant(variant, root)
+        entry = Entry(variant, check.slug, _ACTIONS[check.status], check.reason, check.diff)
         entries.append(entry)
-        to_replay.append((entry, plan))
+        if check.status == PlanStatus.UP_TO_DATE:
+            entry.reason = ""
+        elif check.error is not None and not isinstance(check.error, UnsupportedFeatureError):
+            entry.action, entry.reason = Action.NOT_SNAPSHOTTED, f"does not plan: {check.error}"
+        elif check.plan is not None:
+            if dry_run:
+                entry.action = Action.WOULD_ADD
+            if check.folder is None:
+                entry.reason = "no plan persisted yet"
+            elif check.previous is None:
+                entry.reason = f"the newest persisted plan ({check.folder.name}) cannot be read"
+            else:
+                entry.reason = f"the plan differs from {check.folder.name}"
+            to_replay.append((entry, check.plan))
     if not to_replay:
         return entries
     results = run_variants([entry.variant for entry, _ in to_replay], session, capture_state=True)
@@ -137,16 +112,6 @@ def snapshot(
         except QttError as e:
             entry.action, entry.reason = Action.NOT_SNAPSHOTTED, str(e)
     return entries
-
-
-def load_quietly(text: str | None) -> Plan | None:
-    """The plan in ``text``, or None when there is none or it cannot be read."""
-    if text is None:
-        return None
-    try:
-        return codec.loads(text)
-    except QttError:
-        return None
 
 
 def _topology(session: SparkSession, plan: Plan) -> str:
