@@ -84,7 +84,8 @@ def test_a_broken_case_fails_only_its_own_item(project):
     result.stdout.fnmatch_lines(
         [
             "*case: misspelt outputs (does not load)*",
-            "ERROR cases/broken.json: case 'misspelt outputs': $.tests[0].ouputs: line 7: unknown field(s) 'ouputs'",
+            "ERROR cases/broken.json: case 'misspelt outputs': $.tests[0].ouputs: line 7: "
+            "unknown field(s) 'ouputs' Did you mean 'outputs'?",
         ]
     )
     result.stdout.fnmatch_lines(

@@ -26,10 +26,10 @@ from qtt.harness import expected as expected_
 from qtt.harness import post as post_
 from qtt.harness.compare import Comparison, check_processing_log, compare
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
-from qtt.harness.model import CaseVariant
+from qtt.harness.model import CaseVariant, ExpectedException
 from qtt.harness.status import Status
 from qtt.plan.planner import PlannedCase, plan_statements
-from qtt.plan.steps import Plan
+from qtt.plan.steps import CreateSourceCommand, Formats
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
         result.reason = "; ".join(parts)
 
 
-def _match_expected(expected: Any, error: SqlError, result: CaseResult) -> None:
+def _match_expected(expected: ExpectedException, error: SqlError, result: CaseResult) -> None:
     if expected_.expected_class(expected.type) is None:
         raise UnsupportedFeatureError(f"expected exception type {expected.type}")
     why = expected_.mismatch(expected, error)
@@ -227,17 +227,12 @@ def _check_supported_post(variant: CaseVariant) -> None:
             raise UnsupportedFeatureError("post-conditions on registered topic schemas (keySchema/valueSchema)")
 
 
-def topic_table(planned: PlannedCase) -> dict[str, Any]:
+def topic_table(planned: PlannedCase) -> dict[str, tuple[Formats, int]]:
     """Topic -> (formats, partitions) for every topic the statements declared or wrote."""
-    table: dict[str, Any] = {}
+    table: dict[str, tuple[Formats, int]] = {}
     for source in planned.sources.values():
         table.setdefault(source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1)))
     for command in planned.plan.ddl_commands():
-        topic = getattr(command, "topic", None)
-        if topic is not None:
-            table.setdefault(topic, (command.formats, planned.topic_partitions.get(topic, 1)))  # type: ignore[attr-defined]
+        if isinstance(command, CreateSourceCommand):
+            table.setdefault(command.topic, (command.formats, planned.topic_partitions.get(command.topic, 1)))
     return table
-
-
-def plan_of(result: CaseResult) -> Plan | None:
-    return result.planned.plan if result.planned else None

@@ -23,7 +23,7 @@ from qtt.harness.runner import CaseResult, SessionProvider, run_variants
 from qtt.harness.status import Status
 from qtt.harness.uptodate import PlanStatus, check_variant
 from qtt.plan import codec
-from qtt.plan.steps import Plan
+from qtt.plan.steps import CreateSourceCommand, Plan
 from qtt.runtime.jobs import Headers
 
 if TYPE_CHECKING:
@@ -130,16 +130,15 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
     topics = []
     seen: set[str] = set()
     for command in planned.plan.ddl_commands():
-        topic = getattr(command, "topic", None)
-        if topic is None or topic in seen:
+        if not isinstance(command, CreateSourceCommand) or command.topic in seen:
             continue
-        seen.add(topic)
+        seen.add(command.topic)
         topics.append(
             spec.SpecTopic(
-                name=topic,
-                formats=command.formats,  # type: ignore[attr-defined]
-                schema=str(command.schema),  # type: ignore[attr-defined]
-                partitions=planned.topic_partitions.get(topic, 1),
+                name=command.topic,
+                formats=command.formats,
+                schema=str(command.schema),
+                partitions=planned.topic_partitions.get(command.topic, 1),
             )
         )
     inputs = tuple(
