@@ -15,10 +15,13 @@ PURE_MODULES = (
     "qtt.runtime.topology_text",
     "qtt.plan.shape",
     "qtt.harness.driver",
+    "qtt.harness.runner",
     "qtt.harness.historical_replay",
+    "qtt.harness.snapshot",
     "qtt.harness.selection",
     "qtt.cli",
     "qtt.pytest_plugin",
+    "qtt.bench",
 )
 
 
