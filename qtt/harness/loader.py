@@ -337,11 +337,6 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
     return found
 
 
-def record_path(variant: CaseVariant, kind: str, position: int) -> str:
-    """The JSON path of an input or output record, for error messages."""
-    return f"$.tests[{variant.index}].{kind}[{position}]"
-
-
 __all__ = [
     "LoadedFile",
     "Record",
@@ -350,5 +345,4 @@ __all__ = [
     "load_file",
     "load_text",
     "parse_case",
-    "record_path",
 ]

@@ -91,11 +91,6 @@ def plan_variant(variant: CaseVariant) -> PlannedCase:
     return plan_statements(parse_statements(script), variant.properties)
 
 
-def run_variant(variant: CaseVariant, session: SessionProvider, *, workdir: Path | None = None) -> CaseResult:
-    """Run one variant end to end and classify the outcome."""
-    return run_variants([variant], session, workdir=workdir)[0]
-
-
 def run_variants(
     variants: Sequence[CaseVariant],
     session: SessionProvider,

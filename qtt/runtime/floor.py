@@ -26,10 +26,6 @@ class Floor:
     micro_batch: float  # one more micro-batch of that query
     repetitions: int
 
-    @property
-    def one_batch_query(self) -> float:
-        return self.query_start + self.micro_batch
-
 
 def _trivial_query(session: SparkSession, batches: int, checkpoint: str) -> float:
     records = [
