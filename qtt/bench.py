@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from qtt.harness.runner import CaseResult
 
 CASES, HISTORICAL = "case variant", "historical plan"
 
@@ -28,7 +31,8 @@ class Section:
     groups: dict[str, list[float]] = field(default_factory=dict)
     statuses: dict[str, int] = field(default_factory=dict)
 
-    def add(self, result: Any) -> None:
+    def add(self, result: CaseResult) -> None:
+        """Count one replay's status and seconds."""
         self.statuses[result.status] = self.statuses.get(result.status, 0) + 1
         self.seconds.append(result.seconds)
         if result.replay is not None:
@@ -52,6 +56,8 @@ class Section:
 
 @dataclass
 class Figures:
+    """Everything ``qtt bench`` measured."""
+
     jvm_start: float = 0.0
     query_start: float = 0.0
     micro_batch: float = 0.0
@@ -78,35 +84,36 @@ def _median(values: Sequence[float]) -> float:
 def run(paths: Sequence[str], folders: Sequence[Path] = (), *, repetitions: int = 3) -> Figures:
     """Measure everything in one process; the JVM must not be running yet."""
     from qtt.harness.historical_replay import replay_folders
-    from qtt.harness.loader import discover, load_file
-    from qtt.harness.runner import run_variants
-    from qtt.runtime import session as spark_session
+    from qtt.harness.runner import run_variants, spark_session
+    from qtt.harness.selection import load_variants
     from qtt.runtime.floor import measure
+    from qtt.runtime.session import started_seconds
 
     figures = Figures()
     began = time.perf_counter()
-    spark = spark_session.get_session()
-    figures.jvm_start = spark_session.started_seconds() or (time.perf_counter() - began)
+    spark = spark_session()
+    figures.jvm_start = started_seconds() or (time.perf_counter() - began)
     floor = measure(spark, repetitions=repetitions)
     figures.query_start, figures.micro_batch = floor.query_start, floor.micro_batch
 
-    variants = [v for path in discover(paths) for v in load_file(path, display=str(path)).variants]
-    if variants:
-        cases = figures.sections[CASES] = Section(count=len(variants))
+    variants, _ = load_variants(paths)
+    replays: list[tuple[str, int, Callable[[], Sequence[CaseResult]]]] = [
+        (CASES, len(variants), lambda: run_variants(variants, spark_session)),
+        (HISTORICAL, len(folders), lambda: replay_folders(folders, spark_session)),
+    ]
+    for kind, count, replay in replays:
+        if not count:
+            continue
+        section = figures.sections[kind] = Section(count=count)
         began = time.perf_counter()
-        for result in run_variants(variants, spark_session.get_session):
-            cases.add(result)
-        cases.wall = time.perf_counter() - began
-    if folders:
-        historical = figures.sections[HISTORICAL] = Section(count=len(folders))
-        began = time.perf_counter()
-        for folder_result in replay_folders(folders, spark_session.get_session):
-            historical.add(folder_result)
-        historical.wall = time.perf_counter() - began
+        for result in replay():
+            section.add(result)
+        section.wall = time.perf_counter() - began
     return figures
 
 
 def render(figures: Figures) -> str:
+    """The figures as the text ``qtt bench`` prints."""
     floor = figures.floor or float("nan")
 
     def row(label: str, seconds: float, ratio: bool = True) -> str:
@@ -131,6 +138,7 @@ def render(figures: Figures) -> str:
 
 
 def write_json(figures: Figures, path: str | Path) -> None:
+    """Write the figures as JSON to ``path``."""
     import json
 
     Path(path).write_text(json.dumps(figures.as_json(), indent=2) + "\n", encoding="utf-8")

@@ -7,13 +7,14 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from qtt import __version__
 from qtt.errors import QttError
+from qtt.harness.selection import HISTORICAL_ROOT
 
-DEFAULT_PATHS = ("cases",)
-HISTORICAL_ROOT = "historical_plans"
+if TYPE_CHECKING:
+    from qtt.harness.model import CaseVariant
 
 DESCRIPTION = """\
 qtt replays streaming-SQL cases (ksqlDB's QTT format) through execution plans built on
@@ -97,18 +98,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from qtt.harness import report
+    from qtt.harness import report, selection
     from qtt.harness.loader import discover, load_file
-    from qtt.harness.model import CaseVariant
-    from qtt.harness.runner import ERROR, FAILED, SKIPPED, CaseResult, run_variants
-    from qtt.runtime.session import get_session
+    from qtt.harness.runner import CaseResult, run_variants, spark_session
+    from qtt.harness.status import Status
 
     began = time.perf_counter()
-    given = args.paths or [p for p in (*DEFAULT_PATHS, HISTORICAL_ROOT) if Path(p).exists()]
+    given = args.paths or selection.default_paths(historical=True)
     if not given:
         print("qtt: no PATH given and no ./cases directory here", file=sys.stderr)
         return 2
-    paths, folders = _split_paths(given)
+    paths, folders = selection.split_paths(given)
     files = discover(paths)
     variants: list[CaseVariant] = []
     # (file position, case position, result): the report follows the files' own order
@@ -118,15 +118,11 @@ def _run(args: argparse.Namespace) -> int:
         try:
             loaded = load_file(path, display=str(path))
         except QttError as unreadable:  # one error for the file; the other files go on
-            reason = report.without_file_and_case(unreadable)
-            result = CaseResult(str(path), "(file)", "", ERROR, reason=reason, kind="load")
-            placed.append((file_index, -1, result))
+            placed.append((file_index, -1, report.load_error_result(str(path), unreadable)))
             continue
         for error in loaded.errors:
             if keyword in (error.case or "").lower():
-                reason = report.without_file_and_case(error)
-                result = CaseResult(str(path), error.case or "?", "", ERROR, reason=reason, kind="load")
-                placed.append((file_index, _case_index(error.path), result))
+                placed.append((file_index, _case_index(error.path), report.load_error_result(str(path), error)))
         variants.extend(v for v in loaded.variants if keyword in v.label.lower())
     broken = len(placed)
     print(
@@ -150,80 +146,44 @@ def _run(args: argparse.Namespace) -> int:
         )
 
     file_order = {str(path): i for i, path in enumerate(files)}
-    for variant, result in zip(variants, run_variants(variants, get_session, progress=progress), strict=True):
+    for variant, result in zip(variants, run_variants(variants, spark_session, progress=progress), strict=True):
         placed.append((file_order[variant.file], variant.index, result))
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]
     if folders:
         from qtt.harness.historical_replay import replay_folders
 
-        historical = replay_folders(folders, get_session, progress=progress)
+        historical = replay_folders(folders, spark_session, progress=progress)
         results += historical
-        for result in historical:
-            for line in getattr(result, "drift", []):
-                print(f"DRIFT {result.file}: {line}", file=sys.stderr)
+        for folder_result in historical:
+            for line in folder_result.drift:
+                print(f"DRIFT {folder_result.file}: {line}", file=sys.stderr)
     if not args.quiet:
         for file, line in report.file_lines(results):
             print(f"{file} {line}")
     for result in results:
-        if result.status in (FAILED, ERROR):
+        if result.status.bad:
             print()
-            print(report.render_failure(result, hint=_hint(result)))
-        elif result.status == SKIPPED and not args.quiet:
-            print(f"SKIPPED {result.file}: {_label(result)}: {result.reason}")
+            print(report.render_failure(result))
+        elif result.status == Status.SKIPPED and not args.quiet:
+            print(f"SKIPPED {result.file}: {result.label}: {result.reason}")
     if args.per_file:
         for file, counts in report.per_file(results):
-            print(f"{file}: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in report.STATUSES))
+            print(f"{file}: {counts}")
     if args.json:
         report.write_json(results, args.json)
     elapsed = time.perf_counter() - began
     print(f"{len(results)} variant(s): {report.summary(results)} in {elapsed:.1f}s")
-    return 1 if any(r.status in (FAILED, ERROR) for r in results) else 0
+    return 1 if any(r.status.bad for r in results) else 0
 
 
-def _split_paths(given: Sequence[str]) -> tuple[list[str], list[Path]]:
-    """Case paths, and historical plan folders (a root such as historical_plans/, one case's
-    <slug>/ folder, or one <slug>/<version>_<ms>/ folder)."""
-    from qtt.harness import plan_store
+def _load_variants(paths: Sequence[str], keyword: str | None) -> list[CaseVariant]:
+    from qtt.harness.selection import load_variants
 
-    cases: list[str] = []
-    folders: list[Path] = []
-    for raw in given:
-        path = Path(raw)
-        if path.is_dir() and plan_store.is_folder_name(path.name):
-            folders.append(path)
-        elif path.is_dir() and _is_slug_folder(path):
-            folders.extend(sorted(p for p in path.iterdir() if p.is_dir() and plan_store.is_folder_name(p.name)))
-        elif path.is_dir() and (path.name == HISTORICAL_ROOT or _holds_plans(path)):
-            folders.extend(plan_store.folders(path))
-        else:
-            cases.append(raw)
-    return cases, folders
-
-
-def _is_slug_folder(path: Path) -> bool:
-    """One case's folder under historical_plans/: it holds <version>_<ms> folders."""
-    from qtt.harness import plan_store
-
-    return any(p.is_dir() and plan_store.is_folder_name(p.name) for p in path.iterdir())
-
-
-def _holds_plans(path: Path) -> bool:
-    from qtt.harness import plan_store
-
-    return any((folder / plan_store.PLAN_FILE).exists() for folder in plan_store.folders(path))
-
-
-def _variants(paths: Sequence[str], keyword: str | None) -> list[Any]:
-    from qtt.harness.loader import discover, load_file
-
-    found = []
-    for path in discover(paths):
-        loaded = load_file(path, display=str(path))
-        for error in loaded.errors:
-            print(f"qtt: {error}", file=sys.stderr)
-        found += [v for v in loaded.variants if not keyword or keyword.lower() in v.label.lower()]
-    return found
+    variants, errors = load_variants(paths, keyword)
+    for error in errors:
+        print(f"qtt: {error}", file=sys.stderr)
+    return variants
 
 
 def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -236,37 +196,41 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "spec.json and topology. Existing folders are never changed. Prints what was added and why "
         "(a diff of the steps). Exit status 1 if a changed case could not be snapshotted.",
     )
-    snapshot.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    _add_cases_and_root(snapshot)
     snapshot.add_argument("--dry-run", action="store_true", help="replay and report, but write nothing")
-    snapshot.add_argument(
+    snapshot.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
+    snapshot.set_defaults(handler=_snapshot)
+
+
+def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
+    command.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    command.add_argument(
         "--historical",
         metavar="DIR",
         default=HISTORICAL_ROOT,
         help="the historical plans directory (default: ./historical_plans)",
     )
-    snapshot.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
-    snapshot.set_defaults(handler=_snapshot)
 
 
 def _snapshot(args: argparse.Namespace) -> int:
-    from qtt.harness import snapshot
-    from qtt.runtime.session import get_session
+    from qtt.harness.runner import spark_session
+    from qtt.harness.selection import default_paths
+    from qtt.harness.snapshot import Action, snapshot
 
-    paths = args.paths or [p for p in DEFAULT_PATHS if Path(p).exists()]
-    variants = _variants(paths, args.keyword)
-    entries = snapshot.snapshot(variants, get_session, root=Path(args.historical), dry_run=args.dry_run)
+    variants = _load_variants(args.paths or default_paths(historical=False), args.keyword)
+    entries = snapshot(variants, spark_session, root=Path(args.historical), dry_run=args.dry_run)
     counts: dict[str, int] = {}
     for entry in entries:
         counts[entry.action] = counts.get(entry.action, 0) + 1
-        if entry.action in (snapshot.ADDED, snapshot.WOULD_ADD):
+        if entry.action in (Action.ADDED, Action.WOULD_ADD):
             where = entry.folder or Path(args.historical) / entry.slug
             print(f"{entry.action.upper()} {where}: {entry.variant.label} ({entry.reason})")
             for line in entry.diff[:60]:
                 print(f"    {line}")
-        elif entry.action == snapshot.NOT_SNAPSHOTTED:
+        elif entry.action == Action.NOT_SNAPSHOTTED:
             print(f"NOT SNAPSHOTTED {entry.variant.file}: {entry.variant.label}: {entry.reason}")
     print(", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "no case variants")
-    return 1 if counts.get(snapshot.NOT_SNAPSHOTTED) else 0
+    return 1 if counts.get(Action.NOT_SNAPSHOTTED) else 0
 
 
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -277,31 +241,25 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "compares the canonical plan with the newest one persisted under historical_plans/. Prints the "
         "step diff of every case that changed, and exits 1 if any did; `qtt snapshot` fixes it.",
     )
-    check.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
-    check.add_argument(
-        "--historical",
-        metavar="DIR",
-        default=HISTORICAL_ROOT,
-        help="the historical plans directory (default: ./historical_plans)",
-    )
+    _add_cases_and_root(check)
     check.set_defaults(handler=_check)
 
 
 def _check(args: argparse.Namespace) -> int:
     from qtt.harness import uptodate
+    from qtt.harness.selection import default_paths
 
-    paths = args.paths or [p for p in DEFAULT_PATHS if Path(p).exists()]
-    entries = uptodate.check(_variants(paths, None), Path(args.historical))
+    entries = uptodate.check(_load_variants(args.paths or default_paths(historical=False), None), Path(args.historical))
     stale = [e for e in entries if not e.ok]
     for entry in stale:
         print(f"{entry.status.upper()} {entry.variant.file}: {entry.variant.label}: {entry.reason}")
         for line in entry.diff[:40]:
             print(f"    {line}")
-    up = sum(1 for e in entries if e.status == uptodate.UP_TO_DATE)
-    skipped = sum(1 for e in entries if e.status == uptodate.SKIPPED)
+    up = sum(1 for e in entries if e.status == uptodate.PlanStatus.UP_TO_DATE)
+    skipped = sum(1 for e in entries if e.status == uptodate.PlanStatus.SKIPPED)
     print(f"{up} up to date, {len(stale)} out of date, {skipped} without a plan")
     if stale:
-        print(f"hint: review the diffs, then run `{uptodate.FIX}`")
+        print(f"hint: {uptodate.HINT}")
     return 1 if stale else 0
 
 
@@ -327,26 +285,14 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _bench(args: argparse.Namespace) -> int:
     from qtt import bench
+    from qtt.harness.selection import default_paths, split_paths
 
-    given = args.paths or [p for p in (*DEFAULT_PATHS, HISTORICAL_ROOT) if Path(p).exists()]
-    paths, folders = _split_paths(given)
+    paths, folders = split_paths(args.paths or default_paths(historical=True))
     figures = bench.run(paths, folders, repetitions=args.repetitions)
     print(bench.render(figures))
     if args.json:
         bench.write_json(figures, args.json)
     return 0
-
-
-def _label(result: object) -> str:
-    case, variant = getattr(result, "case", ""), getattr(result, "variant", "")
-    return f"{case} [{variant}]" if variant else case
-
-
-def _hint(result: object) -> str:
-    file, case = getattr(result, "file", ""), getattr(result, "case", "")
-    if getattr(result, "kind", "") == "load":
-        return f"fix the case file, then check it with: qtt run {file}"
-    return f"rerun it alone: qtt run {file} -k {_quote(case)}"
 
 
 def _case_index(path: str | None) -> int:
@@ -355,12 +301,6 @@ def _case_index(path: str | None) -> int:
 
     match = re.match(r"\$\.tests\[(\d+)\]", path or "")
     return int(match.group(1)) if match else -1
-
-
-def _quote(text: str) -> str:
-    import shlex
-
-    return shlex.quote(text)
 
 
 if __name__ == "__main__":

@@ -15,19 +15,20 @@ file (or folder), so workers never repeat each other's work.
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from qtt.errors import CaseFileError, QttError
+from qtt.harness.slugs import node_names, node_slug
+from qtt.harness.status import Status
 
 if TYPE_CHECKING:
     from qtt.harness.model import CaseVariant
     from qtt.harness.runner import CaseResult
+    from qtt.harness.uptodate import CheckEntry
 
 RESULTS = pytest.StashKey[dict[str, "CaseResult"]]()
 CASE_ROOTS = pytest.StashKey[list[Path]]()
@@ -118,16 +119,6 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
-def slug(text: str) -> str:
-    """An ASCII, space-free id, so ``-k`` and ``--lf`` work on any case name.
-
-    Accented letters keep their base letter (``Café`` -> ``Cafe``); anything else that is
-    not a letter, digit, ``_``, ``.`` or ``-`` becomes ``_``.
-    """
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("_") or "case"
-
-
 class CaseFile(pytest.File):
     """A case file: one item per case variant."""
 
@@ -139,18 +130,12 @@ class CaseFile(pytest.File):
         except CaseFileError as unreadable:
             yield BrokenCaseItem.from_parent(self, name="load", error=unreadable)
             return
-        seen: dict[str, int] = {}
-        for variant in loaded.variants:
-            name = slug(variant.case) + (f"[{slug(variant.variant)}]" if variant.variant else "")
-            count = seen.get(name, 0)
-            seen[name] = count + 1
-            if count:
-                name = f"{name}-{count + 1}"
+        for name, variant in node_names(loaded.variants):
             yield CaseItem.from_parent(self, name=name, variant=variant)
             if self._own():
                 yield PlanCheckItem.from_parent(self, name=f"{name}@plan", variant=variant)
         for error in loaded.errors:
-            yield BrokenCaseItem.from_parent(self, name=slug(error.case or "case") + "-load", error=error)
+            yield BrokenCaseItem.from_parent(self, name=node_slug(error.case or "case") + "-load", error=error)
 
     def _own(self) -> bool:
         """Plan checks apply to the project's own cases, once it keeps historical plans."""
@@ -160,32 +145,67 @@ class CaseFile(pytest.File):
         return any(root in resolved.parents for root in self.config.stash[OWN_ROOTS])
 
 
-class CaseItem(pytest.Item):
-    """One case variant, replayed through the current engine."""
+class ReplayedItem(pytest.Item):
+    """An item whose result comes from a batch replay: the first item to run replays the
+    batch, each item then reports its own result."""
 
-    def __init__(self, *, variant: CaseVariant, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.variant = variant
         self.add_marker("qtt")
         self.add_marker("spark")
 
-    def runtest(self) -> None:
+    def _batch(self) -> list[ReplayedItem]:
+        """This item and every not-yet-run item of its kind (under xdist: of its file)."""
+        results = self.config.stash[RESULTS]
+        under_xdist = hasattr(self.config, "workerinput")
+        batch = [
+            item
+            for item in self.session.items
+            if type(item) is type(self) and item.nodeid not in results and (not under_xdist or self._same_batch(item))
+        ]
+        return batch if self in batch else [self, *batch]
+
+    def _same_batch(self, other: pytest.Item) -> bool:
+        return other.path == self.path
+
+    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
+        raise NotImplementedError
+
+    def result(self) -> CaseResult:
+        """This item's result, replaying its batch first if needed."""
         results = self.config.stash[RESULTS]
         if self.nodeid not in results:
-            _run_batch(self)
-        result = results[self.nodeid]
-        if result.status == "skipped":
-            pytest.skip(result.reason)
-        if result.status != "passed":
-            raise CaseFailure(result)
+            batch = self._batch()
+            for item, outcome in zip(batch, self._replay(batch), strict=True):
+                results[item.nodeid] = outcome
+        return results[self.nodeid]
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailure):
             from qtt.harness.report import render_failure
 
-            hint = "run `qtt run {}` to see the same report outside pytest".format(self.variant.file.split("::")[0])
-            return render_failure(excinfo.value.result, hint=hint)
+            return render_failure(excinfo.value.result)
         return str(super().repr_failure(excinfo))
+
+
+class CaseItem(ReplayedItem):
+    """One case variant, replayed through the current engine."""
+
+    def __init__(self, *, variant: CaseVariant, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.variant = variant
+
+    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
+        from qtt.harness.runner import run_variants, spark_session
+
+        return run_variants([item.variant for item in batch if isinstance(item, CaseItem)], spark_session)
+
+    def runtest(self) -> None:
+        result = self.result()
+        if result.status == Status.SKIPPED:
+            pytest.skip(result.reason)
+        if result.status != Status.PASSED:
+            raise CaseFailure(result)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"case: {self.variant.label}"
@@ -209,25 +229,6 @@ class BrokenCaseItem(pytest.Item):
         return self.path, None, f"{what} (does not load)"
 
 
-def _run_batch(first: CaseItem) -> None:
-    """Replay ``first`` together with every not-yet-run case item of its batch."""
-    from qtt.harness.runner import run_variants
-    from qtt.runtime.session import get_session
-
-    results = first.config.stash[RESULTS]
-    under_xdist = hasattr(first.config, "workerinput")
-    batch = [
-        item
-        for item in first.session.items
-        if isinstance(item, CaseItem) and item.nodeid not in results and (not under_xdist or item.path == first.path)
-    ]
-    if first not in batch:
-        batch.insert(0, first)
-    outcomes = run_variants([item.variant for item in batch], get_session)
-    for item, outcome in zip(batch, outcomes, strict=True):
-        results[item.nodeid] = outcome
-
-
 class PlanCheckItem(pytest.Item):
     """Today's plan of a case variant must equal its newest persisted plan."""
 
@@ -237,20 +238,22 @@ class PlanCheckItem(pytest.Item):
         self.add_marker("qtt")
 
     def runtest(self) -> None:
-        from qtt.harness.uptodate import check_variant
+        from qtt.harness.uptodate import PlanStatus, check_variant
 
         entry = check_variant(self.variant, self.config.stash[HISTORICAL_ROOT])
-        if entry.status == "skipped":
+        if entry.status == PlanStatus.SKIPPED:
             pytest.skip(entry.reason)
         if not entry.ok:
             raise PlanOutOfDate(entry)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, PlanOutOfDate):
+            from qtt.harness.uptodate import HINT
+
             entry = excinfo.value.entry
             lines = [f"PLAN {entry.status.upper()} {self.variant.file}: {self.variant.label}: {entry.reason}"]
             lines += [f"  {line}" for line in entry.diff[:40]]
-            lines.append("hint: run `qtt snapshot` to persist today's plan (after checking the diff)")
+            lines.append(f"hint: {HINT}")
             return "\n".join(lines)
         return str(super().repr_failure(excinfo))
 
@@ -259,7 +262,9 @@ class PlanCheckItem(pytest.Item):
 
 
 class PlanOutOfDate(Exception):
-    def __init__(self, entry: Any) -> None:
+    """Raised by a plan check item whose plan is not the newest persisted one."""
+
+    def __init__(self, entry: CheckEntry) -> None:
         super().__init__(entry.reason)
         self.entry = entry
 
@@ -274,55 +279,30 @@ class HistoricalPlans(pytest.Directory):
             yield HistoricalItem.from_parent(self, name=f"{folder.parent.name}/{folder.name}", folder=folder)
 
 
-class HistoricalItem(pytest.Item):
+class HistoricalItem(ReplayedItem):
     """A persisted plan, replayed with today's runtime against its own spec.json."""
 
     def __init__(self, *, folder: Path, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.folder = folder
-        self.add_marker("qtt")
-        self.add_marker("spark")
+
+    def _same_batch(self, other: pytest.Item) -> bool:
+        return other is self
+
+    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
+        from qtt.harness.historical_replay import replay_folders
+        from qtt.harness.runner import spark_session
+
+        return list(replay_folders([item.folder for item in batch if isinstance(item, HistoricalItem)], spark_session))
 
     def runtest(self) -> None:
         import warnings
 
-        results = self.config.stash[RESULTS]
-        if self.nodeid not in results:
-            _run_historical_batch(self)
-        result = results[self.nodeid]
+        result = self.result()
         for line in getattr(result, "drift", []):
             warnings.warn(QttDriftWarning(f"{self.name}: {line}"), stacklevel=1)
-        if result.status != "passed":
+        if result.status != Status.PASSED:
             raise CaseFailure(result)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, CaseFailure):
-            from qtt.harness.report import render_failure
-
-            hint = (
-                f"run `qtt run {self.folder}` to see the same report; a historical plan must keep "
-                "replaying: fix the runtime, never the folder"
-            )
-            return render_failure(excinfo.value.result, hint=hint)
-        return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.folder, None, f"historical plan: {self.name}"
-
-
-def _run_historical_batch(first: HistoricalItem) -> None:
-    from qtt.harness.historical_replay import replay_folders
-    from qtt.runtime.session import get_session
-
-    results = first.config.stash[RESULTS]
-    under_xdist = hasattr(first.config, "workerinput")
-    batch = [
-        item
-        for item in first.session.items
-        if isinstance(item, HistoricalItem) and item.nodeid not in results and (not under_xdist or item is first)
-    ]
-    if first not in batch:
-        batch.insert(0, first)
-    outcomes = replay_folders([item.folder for item in batch], get_session)
-    for item, outcome in zip(batch, outcomes, strict=True):
-        results[item.nodeid] = outcome

@@ -150,22 +150,3 @@ def test_an_unsupported_feature_skips_with_the_feature_named(capsys, tmp_path):
     assert row["status"] == "skipped"
     assert row["reason"].startswith("unsupported: ")
     assert f"SKIPPED {CASES / 'unsupported.json'}: adds a column: {row['reason']}" in out
-
-
-def test_historical_paths_are_told_from_case_paths(tmp_path):
-    from qtt.cli import _split_paths
-
-    root = tmp_path / "historical_plans"
-    for version in ("0.1.0_1700000000000", "0.2.0_1700000000001"):
-        (root / "a_case__0123abcd" / version).mkdir(parents=True)
-        (root / "a_case__0123abcd" / version / "plan.json").write_text("{}")
-    (tmp_path / "cases").mkdir()
-    given = [
-        str(tmp_path / "cases"),
-        str(root / "a_case__0123abcd"),
-        str(root / "a_case__0123abcd" / "0.1.0_1700000000000"),
-    ]
-    cases, folders = _split_paths(given)
-    assert cases == [str(tmp_path / "cases")]
-    assert [f.name for f in folders] == ["0.1.0_1700000000000", "0.2.0_1700000000001", "0.1.0_1700000000000"]
-    assert [f.name for f in _split_paths([str(root)])[1]] == ["0.1.0_1700000000000", "0.2.0_1700000000001"]

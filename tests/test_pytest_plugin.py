@@ -70,7 +70,7 @@ def test_a_failure_is_a_report_not_a_traceback(project):
             "FAILED cases/wrong_exception.json: expects an error that never comes: expected "
             "io.confluent.ksql.util.KsqlStatementException containing 'no such luck', "
             "but every statement planned",
-            "hint: run `qtt run cases/wrong_exception.json` to see the same report outside pytest",
+            "hint: rerun it alone: qtt run cases/wrong_exception.json -k 'expects an error that never comes'",
         ]
     )
     assert "Traceback" not in result.stdout.str()
@@ -84,7 +84,8 @@ def test_a_broken_case_fails_only_its_own_item(project):
     result.stdout.fnmatch_lines(
         [
             "*case: misspelt outputs (does not load)*",
-            "ERROR cases/broken.json: case 'misspelt outputs': $.tests[0].ouputs: line 7: unknown field(s) 'ouputs'",
+            "ERROR cases/broken.json: case 'misspelt outputs': $.tests[0].ouputs: line 7: "
+            "unknown field(s) 'ouputs' Did you mean 'outputs'?",
         ]
     )
     result.stdout.fnmatch_lines(

@@ -1,6 +1,16 @@
 """The QTT harness: case files, replay, comparison, historical plans and reports.
 
-The CLI and the pytest plugin are thin adapters over this package.
+The CLI, the pytest plugin and the benchmark are thin adapters over these entry points:
+
+- :func:`qtt.harness.selection.split_paths`, :func:`~qtt.harness.selection.load_variants`:
+  which cases and historical plan folders a command names;
+- :func:`qtt.harness.runner.run_variants` with :func:`~qtt.harness.runner.spark_session`:
+  plan, replay and compare case variants;
+- :func:`qtt.harness.historical_replay.replay_folders`: replay persisted plans;
+- :func:`qtt.harness.uptodate.check` and :func:`qtt.harness.snapshot.snapshot`: the plan
+  check and the release tool;
+- :mod:`qtt.harness.report`: the JSON report and failure rendering, by
+  :class:`~qtt.harness.status.Status`.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from qtt import sqltypes as t
 from qtt.harness.driver import OutputRecord
 from qtt.harness.model import ExpectedLogEntry, Record
 from qtt.harness.topic_serdes import TopicSerde
+from qtt.runtime.jobs import LogEntry
 
 DOUBLE_TOLERANCE = 1e-6
 
@@ -240,7 +241,7 @@ def _window(window: Any) -> dict[str, Any] | None:
     return {"start": window.start, "end": window.end, "type": str(window.type).lower()}
 
 
-def check_processing_log(expected: Sequence[ExpectedLogEntry], actual: Sequence[Any]) -> list[str]:
+def check_processing_log(expected: Sequence[ExpectedLogEntry], actual: Sequence[LogEntry]) -> list[str]:
     """Compare ``qttProcessingLog`` with the replay's processing log, entry by entry.
 
     Actual entries are ordered by the input they belong to (stable, so the entries of one input

@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qtt.errors import CaseFileError, QttError, SerdeError, UnsupportedFeatureError
+from qtt.errors import CaseFileError, QttError, SerdeError
 from qtt.harness.model import Record
 from qtt.harness.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan import steps as s
+from qtt.plan.shape import QueryShape, query_order
+from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-    from qtt.runtime.executor import LogEntry, QueryRun
 
 #: how many stateless queries may share one streaming query
 GROUP_SIZE = 32
@@ -42,7 +42,7 @@ class InputRecord:
     key: bytes | None
     value: bytes | None
     partition: int = 0
-    headers: tuple[tuple[str, bytes | None], ...] = ()
+    headers: Headers = ()
     new_batch: bool = False
 
 
@@ -75,8 +75,8 @@ class ReplayResult:
     runs: list[QueryRun] = field(default_factory=list)
     sinks: dict[str, TopicSerde] = field(default_factory=dict)
     stateful: bool = False
-    #: every state store's change feed (qtt.runtime.internal_topics.InternalTopic), per query
-    internal_topics: list[Any] = field(default_factory=list)
+    #: every state store's change feed, per query
+    internal_topics: list[InternalTopic] = field(default_factory=list)
 
     @property
     def batches(self) -> int:
@@ -115,12 +115,7 @@ class _Pending:
     timestamp: int
     key: bytes | None
     value: bytes | None
-    headers: tuple[tuple[str, bytes | None], ...]
-
-
-def is_stateless(step: s.ExecutionStep) -> bool:
-    """Whether every step of the plan handles each record on its own (no state)."""
-    return all(not getattr(node, "stateful", False) for node in s.walk_steps(step))
+    headers: Headers
 
 
 def batch_ends(markers: Sequence[bool], *, per_record: bool) -> list[int]:
@@ -135,27 +130,6 @@ def batch_ends(markers: Sequence[bool], *, per_record: bool) -> list[int]:
         return list(range(1, count + 1))
     ends = [i for i, marker in enumerate(markers) if marker and i > 0]
     return sorted(set(ends) | {count}) if count else []
-
-
-def query_order(plan: s.Plan) -> list[s.QueryPlan]:
-    """Queries sorted so that a query runs after every query that writes a topic it reads."""
-    queries = plan.queries()
-    sinks = {id(q): q.physical_plan.topic for q in queries}  # type: ignore[attr-defined]
-    reads = {id(q): source_topics(q.physical_plan) for q in queries}
-    ordered: list[s.QueryPlan] = []
-    remaining = list(queries)
-    while remaining:
-        ready = [q for q in remaining if not any(sinks[id(o)] in reads[id(q)] for o in remaining if o is not q)]
-        if not ready:
-            names = ", ".join(q.query_id for q in remaining)
-            raise UnsupportedFeatureError(f"queries that read each other's output in a cycle ({names})")
-        ordered.append(ready[0])
-        remaining.remove(ready[0])
-    return ordered
-
-
-def source_topics(step: s.ExecutionStep) -> set[str]:
-    return {node.topic for node in s.walk_steps(step) if isinstance(node, s.SourceStep)}
 
 
 def encode_inputs(plan: s.Plan, inputs: Sequence[Record], *, where: str = "$.inputs") -> list[InputRecord]:
@@ -191,12 +165,12 @@ class _State:
         self.item = item
         self.result = ReplayResult(sinks=sink_serdes(item.plan))
         self.queries = query_order(item.plan)
-        self.rank = {id(q): i for i, q in enumerate(item.plan.queries())}
+        self.rank = {q.query_id: i for i, q in enumerate(item.plan.queries())}
         self.offsets: dict[tuple[str, int], int] = {}
         self.topic_records: dict[str, list[tuple[_Pending, int]]] = {}
         self.error: QttError | None = None
         self.result.inputs = list(item.inputs)
-        self.result.stateful = not all(is_stateless(q.physical_plan) for q in self.queries)
+        self.result.stateful = any(shape.stateful for _, shape in self.queries)
         for seq, record in enumerate(item.inputs):
             self.add(
                 _Pending(
@@ -217,12 +191,9 @@ class _State:
         self.offsets[key] = offset + 1
         self.topic_records.setdefault(record.topic, []).append((record, offset))
 
-    def records_for(self, query: s.QueryPlan, job_id: int) -> tuple[list[Any], list[bool]]:
-        from qtt.runtime.replay_source import ReplayRecord
-
-        topics = source_topics(query.physical_plan)
+    def records_for(self, shape: QueryShape, job_id: int) -> tuple[list[ReplayRecord], list[bool]]:
         selected = sorted(
-            (item for topic in topics for item in self.topic_records.get(topic, [])),
+            (item for topic in shape.source_topics for item in self.topic_records.get(topic, [])),
             key=lambda item: (item[0].seq, item[0].rank),
         )
         records = [
@@ -242,7 +213,7 @@ class _State:
         markers = [r.rank[0] < 0 and self.item.inputs[r.seq].new_batch for r, _ in selected]
         return records, markers
 
-    def accept(self, query: s.QueryPlan, run: QueryRun) -> None:
+    def accept(self, query: s.QueryPlan, shape: QueryShape, run: QueryRun) -> None:
         if run.error is not None:
             self.error = run.error
             return
@@ -250,23 +221,20 @@ class _State:
         self.result.processing_log.extend(run.processing_log)
         self.result.internal_topics.extend(run.internal_topics)
         self.result.step_schemas[query.query_id] = {ctx: str(schema) for ctx, schema in run.schemas.items()}
-        sink = query.physical_plan
-        assert isinstance(sink, s.SinkStep)
-        rank = self.rank[id(query)]
+        topic = shape.sink_topic
+        assert topic is not None, "the executor refuses a query without a sink"
+        rank = self.rank[query.query_id]
         for out in run.records:
-            produced = _Pending(
-                out.seq, (rank, out.order), sink.topic, out.partition, out.timestamp, out.key, out.value, ()
-            )
+            produced = _Pending(out.seq, (rank, out.order), topic, out.partition, out.timestamp, out.key, out.value, ())
             self.add(produced)
-            self.result.outputs.setdefault(sink.topic, []).append(
-                _decode(self.result.sinks[sink.topic], produced, query.query_id)
+            self.result.outputs.setdefault(topic, []).append(
+                _decode(self.result.sinks[topic], produced, query.query_id)
             )
 
     def finish(self) -> ReplayResult:
-        rank_of = {q.query_id: i for i, q in enumerate(self.item.plan.queries())}
         for topic, records in self.result.outputs.items():
             # stable: the records one query wrote for one input keep their emission order
-            self.result.outputs[topic] = sorted(records, key=lambda r: (r.seq, rank_of[r.query_id]))
+            self.result.outputs[topic] = sorted(records, key=lambda r: (r.seq, self.rank[r.query_id]))
         return self.result
 
 
@@ -283,7 +251,7 @@ def replay_many(
     ``capture_state`` also reads every state store back as internal topics, which snapshots
     record and historical replays compare; a plain case run does not need them.
     """
-    from qtt.runtime.executor import Job, run_jobs
+    from qtt.runtime.executor import run_jobs
 
     states: list[_State | QttError] = []
     for item in items:
@@ -300,15 +268,14 @@ def replay_many(
             todo = [(st, st.queries[r]) for st in live if r < len(st.queries) and st.error is None]
             for group_index, group in enumerate(_groups(todo)):
                 jobs = []
-                for job_id, (st, query) in enumerate(group):
-                    records, markers = st.records_for(query, job_id)
-                    stateless = is_stateless(query.physical_plan)
-                    ends = batch_ends(markers, per_record=not stateless)
-                    jobs.append(Job(job_id, query, tuple(records), tuple(ends), capture_state))
+                for job_id, (st, (query, shape)) in enumerate(group):
+                    records, markers = st.records_for(shape, job_id)
+                    ends = batch_ends(markers, per_record=shape.stateful)
+                    jobs.append(Job(job_id, query, tuple(records), tuple(ends), capture_state and shape.stateful))
                 runs = run_jobs(session, jobs, str(root / f"round{r}-group{group_index}"))
-                for job_id, (st, query) in enumerate(group):
+                for job_id, (st, (query, shape)) in enumerate(group):
                     try:
-                        st.accept(query, runs[job_id])
+                        st.accept(query, shape, runs[job_id])
                     except QttError as e:
                         st.error = e
                 done += len(group)
@@ -327,9 +294,12 @@ def replay_many(
     return out
 
 
-def _groups(todo: list[tuple[_State, s.QueryPlan]]) -> list[list[tuple[_State, s.QueryPlan]]]:
+_Todo = tuple[_State, tuple[s.QueryPlan, QueryShape]]
+
+
+def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     """Stateless queries in groups of up to :data:`GROUP_SIZE`; every other query alone."""
-    shared = [job for job in todo if is_stateless(job[1].physical_plan) and not _has_markers(job[0])]
+    shared = [job for job in todo if not job[1][1].stateful and not _has_markers(job[0])]
     alone = [[job] for job in todo if job not in shared]
     return [shared[i : i + GROUP_SIZE] for i in range(0, len(shared), GROUP_SIZE)] + alone
 

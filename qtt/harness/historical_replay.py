@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING
 
 import simplejson
 
-from qtt.errors import PlanFileError, QttError
+from qtt.errors import QttError
 from qtt.harness import plan_store, spec
 from qtt.harness.compare import Comparison, TopicDiff
 from qtt.harness.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult, replay_many
-from qtt.harness.runner import ERROR, FAILED, PASSED, CaseResult
+from qtt.harness.runner import CaseResult
+from qtt.harness.status import Status
 from qtt.plan import codec
 from qtt.plan.steps import Plan
+from qtt.runtime.topology_text import QueryTopology, parse
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -33,7 +35,7 @@ class Loaded:
     folder: plan_store.HistoricalFolder
     plan: Plan
     spec: spec.Spec
-    topology: str
+    topology: dict[str, QueryTopology]
 
 
 @dataclass
@@ -46,7 +48,7 @@ def load(path: Path) -> Loaded:
     folder = plan_store.parse_folder(path)
     plan = codec.loads(folder.read(plan_store.PLAN_FILE), file=str(path / plan_store.PLAN_FILE))
     recorded = spec.loads(folder.read(plan_store.SPEC_FILE), file=str(path / plan_store.SPEC_FILE))
-    topology = folder.read(plan_store.TOPOLOGY_FILE)
+    topology = parse(folder.read(plan_store.TOPOLOGY_FILE), file=str(path / plan_store.TOPOLOGY_FILE))
     return Loaded(folder, plan, recorded, topology)
 
 
@@ -71,13 +73,14 @@ def replay_folders(
     results: list[HistoricalResult] = []
     loaded: list[tuple[HistoricalResult, Loaded]] = []
     for path in paths:
-        result = HistoricalResult(str(path), path.parent.name, path.name, PASSED, kind="historical")
+        hint = f"rerun it: qtt run {path}; a historical plan must keep replaying: fix the runtime, never the folder"
+        result = HistoricalResult(str(path), path.parent.name, path.name, Status.PASSED, kind="historical", hint=hint)
         try:
             item = load(path)
             result.case, result.variant = item.spec.case.name, item.spec.case.variant
             loaded.append((result, item))
         except QttError as e:
-            result.status, result.reason = ERROR, str(e)
+            result.status, result.reason = Status.ERROR, str(e)
         results.append(result)
     if not loaded:
         return results
@@ -87,14 +90,14 @@ def replay_folders(
 
     for (result, item), outcome in zip(loaded, outcomes, strict=True):
         if isinstance(outcome, QttError):
-            result.status, result.reason = FAILED, f"the plan no longer replays: {outcome}"
+            result.status, result.reason = Status.FAILED, f"the plan no longer replays: {outcome}"
             continue
         result.replay = outcome
         result.seconds = outcome.seconds
         problems = check(item, outcome)
         began = time.perf_counter()
         try:
-            state_problems, drift = compare_topology(item.topology, describe(session(), item.plan))
+            state_problems, drift = compare_topology(item.topology, parse(describe(session(), item.plan)))
         except QttError as e:
             state_problems, drift = [f"today's runtime cannot build the plan: {e}"], []
         # building and explaining today's query is part of what a historical replay costs
@@ -104,7 +107,7 @@ def replay_folders(
         result.comparison = compare_outputs(item.spec.outputs, outcome)
         result.problems = problems
         if problems or not result.comparison.ok:
-            result.status = FAILED
+            result.status = Status.FAILED
             parts = []
             if not result.comparison.ok:
                 parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
@@ -182,14 +185,8 @@ def _same(recorded: spec.SpecRecord, actual: OutputRecord) -> bool:
     )
 
 
-def compare_topology(recorded: str, now: str) -> tuple[list[str], list[str]]:
+def compare_topology(before: dict[str, QueryTopology], after: dict[str, QueryTopology]) -> tuple[list[str], list[str]]:
     """(state differences, which fail; plan drift, which is only reported)."""
-    from qtt.runtime.topology import parse
-
-    try:
-        before, after = parse(recorded), parse(now)
-    except Exception as e:
-        raise PlanFileError(f"cannot read topology: {e}") from None
     problems, drift = [], []
     for query_id in sorted(set(before) | set(after)):
         old, new = before.get(query_id), after.get(query_id)

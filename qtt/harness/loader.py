@@ -11,14 +11,14 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 import cattrs
 
-from qtt.errors import CaseFileError
+from qtt.errors import CaseFileError, did_you_mean
 from qtt.harness.model import (
     ANNOTATION_KEYS,
     QTT_PROCESSING_LOG_KEY,
@@ -27,7 +27,7 @@ from qtt.harness.model import (
     Record,
     TopicSpec,
 )
-from qtt.plan.codec import describe_structure_error, make_converter
+from qtt.plan.codec import camel, describe_structure_error, make_converter
 
 FILE_KEYS = frozenset(["tests"]) | ANNOTATION_KEYS
 
@@ -173,18 +173,45 @@ _UNKNOWN = re.compile(r"^unknown field\(s\) '(?P<name>[^']+)'")
 
 
 def _structure_problem(error: BaseException, where: str) -> tuple[str, str | None]:
-    """A cattrs error as (message, path of its first problem), with paths from the file's root."""
+    """A cattrs error as (message, path of its first problem), with paths from the file's root.
+
+    An unknown field gets "did you mean" with the closest field of the object it is in.
+    """
     problems = [p.replace(" @ $", f" @ {where}", 1) for p in describe_structure_error(error).split("; ")]
-    first = _PROBLEM.match(problems[0])
+    matches = [_PROBLEM.match(problem) for problem in problems]
+    for index, match in enumerate(matches):
+        unknown = _UNKNOWN.match(match["problem"]) if match else None
+        if match and unknown:
+            hint = did_you_mean(unknown["name"], _known_keys(match["path"][len(where) :]))
+            problems[index] = f"{match['problem']}{hint} @ {match['path']}"
+    first = matches[0]
     if first is None:
         return "; ".join(problems), None
-    path = first["path"]
     unknown = _UNKNOWN.match(first["problem"])
-    if unknown:
-        path = f"{path}.{unknown['name']}"
+    path = f"{first['path']}.{unknown['name']}" if unknown else first["path"]
     if len(problems) == 1:
-        return first["problem"], path
+        return problems[0].rpartition(" @ ")[0], path
     return "; ".join(problems), path
+
+
+def _known_keys(path: str) -> list[str]:
+    """The JSON keys of the case-file object at ``path`` (relative to the case: ``.inputs[0]``)."""
+    model: Any = CaseNode
+    for name in re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)", path):
+        hints = {camel(f.name): f.name for f in fields(model)}
+        if name not in hints:
+            return []
+        model = _dataclass_in(get_type_hints(model)[hints[name]])
+        if model is None:
+            return []
+    return [camel(f.name) for f in fields(model)]
+
+
+def _dataclass_in(hint: Any) -> type | None:
+    """The dataclass a field holds, through ``X | None`` and ``tuple[X, ...]``."""
+    if is_dataclass(hint) and isinstance(hint, type):
+        return hint
+    return next((found for arg in get_args(hint) if (found := _dataclass_in(arg)) is not None), None)
 
 
 def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
@@ -310,11 +337,6 @@ def discover(paths: Iterable[str | Path]) -> list[Path]:
     return found
 
 
-def record_path(variant: CaseVariant, kind: str, position: int) -> str:
-    """The JSON path of an input or output record, for error messages."""
-    return f"$.tests[{variant.index}].{kind}[{position}]"
-
-
 __all__ = [
     "LoadedFile",
     "Record",
@@ -323,5 +345,4 @@ __all__ = [
     "load_file",
     "load_text",
     "parse_case",
-    "record_path",
 ]

@@ -3,18 +3,11 @@
 Each folder holds ``plan.json`` (the canonical plan), ``spec.json`` (what the plan was
 replayed with and what it produced) and ``topology`` (the normalized Spark query). Folders
 are append-only: qtt writes a new one into a temporary folder and renames it into place, and
-never modifies or deletes one.
-
-Slug rule: ``<file stem>__<case>[__<variant>]__<hash>``. The names are made ASCII and
-space-free; ``<hash>`` is the first 8 hex digits of the SHA-256 of the case file's path
-relative to the cases root, the exact case name and the variant, separated by NUL bytes. The
-readable part keeps folders easy to find; the hash keeps two cases whose names slug alike
-apart.
+never modifies or deletes one. The slug rule is in :mod:`qtt.harness.slugs`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -26,19 +19,6 @@ from qtt.errors import PlanFileError, SnapshotError
 
 PLAN_FILE, SPEC_FILE, TOPOLOGY_FILE = "plan.json", "spec.json", "topology"
 _FOLDER = re.compile(r"^(?P<version>[0-9A-Za-z.+-]+)_(?P<epoch>[0-9]{13})$")
-
-
-def _ascii_slug(text: str) -> str:
-    ascii_text = text.encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("_.") or "x"
-
-
-def case_slug(relative_file: str, case: str, variant: str) -> str:
-    """The folder name for a case variant (see the module docstring for the rule)."""
-    stem = Path(relative_file).stem
-    digest = hashlib.sha256("\0".join([relative_file, case, variant]).encode("utf-8")).hexdigest()[:8]
-    parts = [_ascii_slug(stem), _ascii_slug(case)[:80]] + ([_ascii_slug(variant)] if variant else [])
-    return "__".join([*parts, digest])
 
 
 @dataclass(frozen=True)

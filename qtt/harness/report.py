@@ -12,9 +12,8 @@ import simplejson
 
 from qtt.errors import QttError
 from qtt.harness.compare import Comparison
-from qtt.harness.runner import FAILED, CaseResult
-
-STATUSES = ("passed", "failed", "skipped", "error")
+from qtt.harness.runner import CaseResult
+from qtt.harness.status import Status
 
 
 def without_file_and_case(error: QttError) -> str:
@@ -33,6 +32,18 @@ def without_file_and_case(error: QttError) -> str:
     return text + (f"\nhint: {error.hint}" if error.hint else "")
 
 
+def load_error_result(file: str, error: QttError) -> CaseResult:
+    """The result of a case (or a whole file, when ``error.case`` is None) that does not load."""
+    hint = f"fix the case file, then check it with: qtt run {file}"
+    case = error.case or "(file)"
+    return CaseResult(file, case, "", Status.ERROR, reason=without_file_and_case(error), kind="load", hint=hint)
+
+
+def counts_text(counts: Counter[str], *, all_statuses: bool = True) -> str:
+    """``2 passed, 0 failed, ...`` in :class:`Status` order (only the non-zero ones unless ``all_statuses``)."""
+    return ", ".join(f"{counts.get(s, 0)} {s}" for s in Status if all_statuses or counts.get(s))
+
+
 def write_json(results: Iterable[CaseResult], path: str | Path) -> None:
     """Write one JSON object per line: file, case, variant, status, reason and seconds."""
     with Path(path).open("w", encoding="utf-8") as out:
@@ -41,19 +52,15 @@ def write_json(results: Iterable[CaseResult], path: str | Path) -> None:
 
 
 def summary(results: Sequence[CaseResult]) -> str:
-    counts = Counter(r.status for r in results)
-    return ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+    return counts_text(Counter(r.status for r in results))
 
 
-def per_file(results: Sequence[CaseResult]) -> list[tuple[str, Counter[str]]]:
-    """(file, status counts) in file order."""
+def per_file(results: Sequence[CaseResult]) -> list[tuple[str, str]]:
+    """(file, its status counts as text) in file order."""
     files: dict[str, Counter[str]] = {}
     for result in results:
         files.setdefault(result.file, Counter())[result.status] += 1
-    return list(files.items())
-
-
-_MARKS = {"passed": ".", "failed": "F", "skipped": "s", "error": "E"}
+    return [(file, counts_text(counts)) for file, counts in files.items()]
 
 
 def file_lines(results: Sequence[CaseResult]) -> list[tuple[str, str]]:
@@ -63,10 +70,8 @@ def file_lines(results: Sequence[CaseResult]) -> list[tuple[str, str]]:
         files.setdefault(result.file, []).append(result)
     lines = []
     for file, group in files.items():
-        counts = Counter(r.status for r in group)
-        marks = "".join(_MARKS.get(r.status, "?") for r in group)
-        text = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
-        lines.append((file, f"{marks}  {text}"))
+        marks = "".join(r.status.mark for r in group)
+        lines.append((file, f"{marks}  {counts_text(Counter(r.status for r in group), all_statuses=False)}"))
     return lines
 
 
@@ -93,9 +98,9 @@ def render_comparison(comparison: Comparison, *, limit: int = 5) -> list[str]:
     return lines
 
 
-def render_failure(result: CaseResult, *, hint: str | None = None) -> str:
-    """What failed and where, then the labelled diff, then one hint."""
-    where = f"{result.file}: {result.case}" + (f" [{result.variant}]" if result.variant else "")
+def render_failure(result: CaseResult) -> str:
+    """What failed and where, then the labelled diff, then the result's one hint."""
+    where = f"{result.file}: {result.label}"
     lines = [f"{result.status.upper()} {where}: {result.reason.splitlines()[0] if result.reason else ''}"]
     lines += [f"  {line}" for line in result.reason.splitlines()[1:]]
     if result.comparison is not None and not result.comparison.ok:
@@ -104,10 +109,10 @@ def render_failure(result: CaseResult, *, hint: str | None = None) -> str:
         lines.append(f"  post: {problem}")
     for problem in result.log_problems:
         lines.append(f"  processing log {problem}")
-    if result.replay is not None and result.replay.processing_log and result.status == FAILED:
+    if result.replay is not None and result.replay.processing_log and result.status == Status.FAILED:
         lines.append("  processing log:")
         for entry in result.replay.processing_log[:5]:
             lines.append(f"    input #{entry.seq} ({entry.query_id} {entry.context}): {entry.message}")
-    if hint:
-        lines.append(f"hint: {hint}")
+    if result.hint:
+        lines.append(f"hint: {result.hint}")
     return "\n".join(lines)

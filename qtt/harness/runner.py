@@ -1,12 +1,11 @@
 """Run one case variant: parse, plan, replay on Spark, compare, check post-conditions.
 
-Statuses: ``passed``; ``failed`` (qtt ran the case and it does not hold); ``skipped`` (the
-case uses a feature qtt does not support yet, named in the reason, or is disabled);
-``error`` (the case file is malformed, or qtt itself broke).
+Each variant gets a :class:`CaseResult` with a :class:`~qtt.harness.status.Status`.
 """
 
 from __future__ import annotations
 
+import shlex
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -27,17 +26,26 @@ from qtt.harness import expected as expected_
 from qtt.harness import post as post_
 from qtt.harness.compare import Comparison, check_processing_log, compare
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
-from qtt.harness.model import CaseVariant
+from qtt.harness.model import CaseVariant, ExpectedException
+from qtt.harness.status import Status
 from qtt.plan.planner import PlannedCase, plan_statements
-from qtt.plan.steps import Plan
+from qtt.plan.steps import CreateSourceCommand, Formats
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
-
 SessionProvider = Callable[[], "SparkSession"]
+
+
+def spark_session() -> SparkSession:
+    """The session provider of the CLI, the plugin and the benchmark: the process-wide session.
+
+    Imports the runtime (and so pyspark) only when a replay first needs Spark.
+    """
+    from qtt.runtime.session import get_session
+
+    return get_session()
 
 
 @dataclass
@@ -47,7 +55,7 @@ class CaseResult:
     file: str
     case: str
     variant: str
-    status: str
+    status: Status
     reason: str = ""
     seconds: float = 0.0
     comparison: Comparison | None = None
@@ -56,6 +64,13 @@ class CaseResult:
     planned: PlannedCase | None = None
     replay: ReplayResult | None = None
     kind: str = "case"
+    #: the one command that shows or fixes this result, for failure reports
+    hint: str = ""
+
+    @property
+    def label(self) -> str:
+        """``case`` or ``case [variant]``, for people."""
+        return f"{self.case} [{self.variant}]" if self.variant else self.case
 
     def as_json(self) -> dict[str, Any]:
         """One line of the ``--json`` report."""
@@ -76,11 +91,6 @@ def plan_variant(variant: CaseVariant) -> PlannedCase:
     return plan_statements(parse_statements(script), variant.properties)
 
 
-def run_variant(variant: CaseVariant, session: SessionProvider, *, workdir: Path | None = None) -> CaseResult:
-    """Run one variant end to end and classify the outcome."""
-    return run_variants([variant], session, workdir=workdir)[0]
-
-
 def run_variants(
     variants: Sequence[CaseVariant],
     session: SessionProvider,
@@ -97,7 +107,8 @@ def run_variants(
     results: list[CaseResult] = []
     pending: list[tuple[CaseResult, CaseVariant, ReplayItem]] = []
     for variant in variants:
-        result = CaseResult(variant.file, variant.case, variant.variant, PASSED)
+        hint = f"rerun it alone: qtt run {variant.file} -k {shlex.quote(variant.case)}"
+        result = CaseResult(variant.file, variant.case, variant.variant, Status.PASSED, hint=hint)
         began = time.perf_counter()
         items: list[ReplayItem] = []
         if _guarded(result, partial(_prepare, variant, result, items)):
@@ -125,26 +136,26 @@ def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
     try:
         return bool(action())
     except UnsupportedFeatureError as e:
-        result.status, result.reason = SKIPPED, f"unsupported: {e.feature}"
+        result.status, result.reason = Status.SKIPPED, f"unsupported: {e.feature}"
     except CaseFileError as e:
         e.at(file=result.file, case=result.case)
-        result.status, result.reason = ERROR, str(e)
+        result.status, result.reason = Status.ERROR, str(e)
     except (ReplayError, RuntimeBuildError) as e:
         # qtt planned the case but could not run its own plan: a qtt bug, not a case failure
-        result.status, result.reason = ERROR, str(e)
+        result.status, result.reason = Status.ERROR, str(e)
     except QttError as e:
-        result.status, result.reason = FAILED, str(e)
+        result.status, result.reason = Status.FAILED, str(e)
     except Exception as e:  # qtt itself broke: say so, with the place it broke
         frame = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
         where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
-        result.status, result.reason = ERROR, f"internal error{where}: {type(e).__name__}: {e}"
+        result.status, result.reason = Status.ERROR, f"internal error{where}: {type(e).__name__}: {e}"
     return False
 
 
 def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) -> bool:
     """Plan the variant and encode its inputs into ``items``; True if it still needs a replay."""
     if not variant.enabled:
-        result.status, result.reason = SKIPPED, "disabled in the case file (enabled: false)"
+        result.status, result.reason = Status.SKIPPED, "disabled in the case file (enabled: false)"
         return False
     expected = variant.expected_exception
     try:
@@ -158,7 +169,7 @@ def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) 
     if expected is not None:
         if expected_.expected_class(expected.type) is None:
             raise UnsupportedFeatureError(f"expected exception type {expected.type}")
-        result.status = FAILED
+        result.status = Status.FAILED
         result.reason = (
             f"expected {expected.type or 'an exception'}"
             f"{' containing ' + repr(expected.message) if expected.message else ''}, "
@@ -181,7 +192,7 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
     if variant.qtt_processing_log is not None:
         result.log_problems = check_processing_log(variant.qtt_processing_log, outcome.processing_log)
     if not result.comparison.ok or result.problems or result.log_problems:
-        result.status = FAILED
+        result.status = Status.FAILED
         parts = []
         if not result.comparison.ok:
             parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
@@ -192,14 +203,14 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
         result.reason = "; ".join(parts)
 
 
-def _match_expected(expected: Any, error: SqlError, result: CaseResult) -> None:
+def _match_expected(expected: ExpectedException, error: SqlError, result: CaseResult) -> None:
     if expected_.expected_class(expected.type) is None:
         raise UnsupportedFeatureError(f"expected exception type {expected.type}")
     why = expected_.mismatch(expected, error)
     if why is None:
-        result.status, result.reason = PASSED, f"raised as expected: {type(error).__name__}"
+        result.status, result.reason = Status.PASSED, f"raised as expected: {type(error).__name__}"
     else:
-        result.status, result.reason = FAILED, why
+        result.status, result.reason = Status.FAILED, why
 
 
 def _check_supported_post(variant: CaseVariant) -> None:
@@ -211,17 +222,12 @@ def _check_supported_post(variant: CaseVariant) -> None:
             raise UnsupportedFeatureError("post-conditions on registered topic schemas (keySchema/valueSchema)")
 
 
-def topic_table(planned: PlannedCase) -> dict[str, Any]:
+def topic_table(planned: PlannedCase) -> dict[str, tuple[Formats, int]]:
     """Topic -> (formats, partitions) for every topic the statements declared or wrote."""
-    table: dict[str, Any] = {}
+    table: dict[str, tuple[Formats, int]] = {}
     for source in planned.sources.values():
         table.setdefault(source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1)))
     for command in planned.plan.ddl_commands():
-        topic = getattr(command, "topic", None)
-        if topic is not None:
-            table.setdefault(topic, (command.formats, planned.topic_partitions.get(topic, 1)))  # type: ignore[attr-defined]
+        if isinstance(command, CreateSourceCommand):
+            table.setdefault(command.topic, (command.formats, planned.topic_partitions.get(command.topic, 1)))
     return table
-
-
-def plan_of(result: CaseResult) -> Plan | None:
-    return result.planned.plan if result.planned else None

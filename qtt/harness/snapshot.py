@@ -9,24 +9,43 @@ is reported and not snapshotted. Existing folders are never touched.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
-from qtt.errors import PlanFileError, QttError, SqlError, UnsupportedFeatureError
+from qtt.errors import QttError, UnsupportedFeatureError
 from qtt.harness import plan_store, spec
 from qtt.harness.model import CaseVariant
-from qtt.harness.runner import PASSED, CaseResult, plan_variant, run_variants
+from qtt.harness.runner import CaseResult, SessionProvider, run_variants
+from qtt.harness.status import Status
+from qtt.harness.uptodate import PlanStatus, check_variant
 from qtt.plan import codec
-from qtt.plan.diff import diff_lines
-from qtt.plan.steps import Plan
+from qtt.plan.steps import CreateSourceCommand, Plan
+from qtt.runtime.jobs import Headers
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-UNCHANGED, ADDED, WOULD_ADD, NOT_SNAPSHOTTED, SKIPPED = "unchanged", "added", "would add", "not snapshotted", "skipped"
+
+class Action(StrEnum):
+    """What ``qtt snapshot`` did (or, with ``--dry-run``, would do) for a case variant."""
+
+    UNCHANGED = "unchanged"
+    ADDED = "added"
+    WOULD_ADD = "would add"
+    NOT_SNAPSHOTTED = "not snapshotted"
+    SKIPPED = "skipped"
+
+
+_ACTIONS = {
+    PlanStatus.UP_TO_DATE: Action.UNCHANGED,
+    PlanStatus.CHANGED: Action.ADDED,
+    PlanStatus.MISSING: Action.ADDED,
+    PlanStatus.SKIPPED: Action.SKIPPED,
+}
 
 
 @dataclass
@@ -35,41 +54,15 @@ class Entry:
 
     variant: CaseVariant
     slug: str
-    action: str
+    action: Action
     reason: str = ""
     diff: list[str] = field(default_factory=list)
     folder: Path | None = None
 
 
-def slug_of(variant: CaseVariant) -> str:
-    """The case's folder name under ``historical_plans/`` (see :mod:`qtt.harness.plan_store`)."""
-    return plan_store.case_slug(Path(variant.file).as_posix(), variant.case, variant.variant)
-
-
-def current_plan(variant: CaseVariant) -> Plan | None:
-    """Today's plan of a variant, or None when it has none (expected error, disabled).
-
-    Raises:
-        UnsupportedFeatureError: the case uses a feature qtt does not support.
-    """
-    if not variant.enabled or variant.expected_exception is not None:
-        return None
-    return plan_variant(variant).plan
-
-
-def persisted_plan_text(root: Path, slug: str) -> tuple[plan_store.HistoricalFolder | None, str | None]:
-    folder = plan_store.newest(root, slug)
-    if folder is None:
-        return None, None
-    try:
-        return folder, folder.read(plan_store.PLAN_FILE)
-    except PlanFileError:
-        return folder, None
-
-
 def snapshot(
     variants: Sequence[CaseVariant],
-    session: Callable[[], SparkSession],
+    session: SessionProvider,
     *,
     root: Path,
     version: str = __version__,
@@ -80,40 +73,30 @@ def snapshot(
     entries: list[Entry] = []
     to_replay: list[tuple[Entry, Plan]] = []
     for variant in variants:
-        slug = slug_of(variant)
-        try:
-            plan = current_plan(variant)
-        except UnsupportedFeatureError as e:
-            entries.append(Entry(variant, slug, SKIPPED, f"unsupported: {e.feature}"))
-            continue
-        except SqlError as e:
-            entries.append(Entry(variant, slug, NOT_SNAPSHOTTED, f"does not plan: {e}"))
-            continue
-        if plan is None:
-            entries.append(Entry(variant, slug, SKIPPED, "no plan: the case expects an error or is disabled"))
-            continue
-        text = codec.dumps(plan)
-        folder, persisted = persisted_plan_text(root, slug)
-        if persisted == text:
-            entries.append(Entry(variant, slug, UNCHANGED))
-            continue
-        old = _load_quietly(persisted)
-        if folder is None:
-            reason = "no plan persisted yet"
-        elif persisted is None or old is None:
-            reason = f"the newest persisted plan ({folder.name}) cannot be read"
-        else:
-            reason = f"the plan differs from {folder.name}"
-        entry = Entry(variant, slug, WOULD_ADD if dry_run else ADDED, reason, diff_lines(old, plan))
+        check = check_variant(variant, root)
+        entry = Entry(variant, check.slug, _ACTIONS[check.status], check.reason, check.diff)
         entries.append(entry)
-        to_replay.append((entry, plan))
+        if check.status == PlanStatus.UP_TO_DATE:
+            entry.reason = ""
+        elif check.error is not None and not isinstance(check.error, UnsupportedFeatureError):
+            entry.action, entry.reason = Action.NOT_SNAPSHOTTED, f"does not plan: {check.error}"
+        elif check.plan is not None:
+            if dry_run:
+                entry.action = Action.WOULD_ADD
+            if check.folder is None:
+                entry.reason = "no plan persisted yet"
+            elif check.previous is None:
+                entry.reason = f"the newest persisted plan ({check.folder.name}) cannot be read"
+            else:
+                entry.reason = f"the plan differs from {check.folder.name}"
+            to_replay.append((entry, check.plan))
     if not to_replay:
         return entries
     results = run_variants([entry.variant for entry, _ in to_replay], session, capture_state=True)
     stamp = epoch_ms if epoch_ms is not None else int(time.time() * 1000)
     for (entry, plan), result in zip(to_replay, results, strict=True):
-        if result.status != PASSED or result.replay is None:
-            entry.action = NOT_SNAPSHOTTED
+        if result.status != Status.PASSED or result.replay is None:
+            entry.action = Action.NOT_SNAPSHOTTED
             first_line = result.reason.splitlines()[0] if result.reason else ""
             entry.reason = f"its replay did not pass ({result.status}): {first_line}"
             continue
@@ -127,17 +110,8 @@ def snapshot(
         try:
             entry.folder = plan_store.write_folder(root, entry.slug, version, stamp, files)
         except QttError as e:
-            entry.action, entry.reason = NOT_SNAPSHOTTED, str(e)
+            entry.action, entry.reason = Action.NOT_SNAPSHOTTED, str(e)
     return entries
-
-
-def _load_quietly(text: str | None) -> Plan | None:
-    if text is None:
-        return None
-    try:
-        return codec.loads(text)
-    except QttError:
-        return None
 
 
 def _topology(session: SparkSession, plan: Plan) -> str:
@@ -156,41 +130,23 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
     topics = []
     seen: set[str] = set()
     for command in planned.plan.ddl_commands():
-        topic = getattr(command, "topic", None)
-        if topic is None or topic in seen:
+        if not isinstance(command, CreateSourceCommand) or command.topic in seen:
             continue
-        seen.add(topic)
+        seen.add(command.topic)
         topics.append(
             spec.SpecTopic(
-                name=topic,
-                formats=command.formats,  # type: ignore[attr-defined]
-                schema=str(command.schema),  # type: ignore[attr-defined]
-                partitions=planned.topic_partitions.get(topic, 1),
+                name=command.topic,
+                formats=command.formats,
+                schema=str(command.schema),
+                partitions=planned.topic_partitions.get(command.topic, 1),
             )
         )
     inputs = tuple(
-        spec.SpecRecord(
-            topic=r.topic,
-            timestamp=r.timestamp,
-            key_bytes=spec.b64(r.key),
-            value_bytes=spec.b64(r.value),
-            key=doc.key,
-            value=doc.value,
-            partition=r.partition,
-            headers=tuple((k, spec.b64(v)) for k, v in r.headers),
-        )
+        _spec_record(r.topic, r.timestamp, r.partition, (r.key, r.value), (doc.key, doc.value), r.headers)
         for r, doc in zip(replay.inputs, variant.inputs, strict=True)
     )
     outputs = tuple(
-        spec.SpecRecord(
-            topic=o.topic,
-            timestamp=o.timestamp,
-            key_bytes=spec.b64(o.key_bytes),
-            value_bytes=spec.b64(o.value_bytes),
-            key=o.key,
-            value=o.value,
-            partition=o.partition,
-        )
+        _spec_record(o.topic, o.timestamp, o.partition, (o.key_bytes, o.value_bytes), (o.key, o.value))
         for topic in sorted(replay.outputs)
         for o in replay.outputs[topic]
     )
@@ -211,4 +167,24 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
         step_schemas=replay.step_schemas,
         processing_log=log,
         internal_topics=spec.internal_topics_of(replay.internal_topics),
+    )
+
+
+def _spec_record(
+    topic: str,
+    timestamp: int,
+    partition: int,
+    raw: tuple[bytes | None, bytes | None],
+    decoded: tuple[Any, Any],
+    headers: Headers = (),
+) -> spec.SpecRecord:
+    return spec.SpecRecord(
+        topic=topic,
+        timestamp=timestamp,
+        key_bytes=spec.b64(raw[0]),
+        value_bytes=spec.b64(raw[1]),
+        key=decoded[0],
+        value=decoded[1],
+        partition=partition,
+        headers=tuple((k, spec.b64(v)) for k, v in headers),
     )

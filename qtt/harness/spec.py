@@ -11,7 +11,7 @@ people and for readable diffs.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -21,6 +21,7 @@ import cattrs
 from qtt.errors import PlanFileError
 from qtt.plan.codec import describe_structure_error, make_converter
 from qtt.plan.steps import Formats
+from qtt.runtime.jobs import InternalTopic
 
 SPEC_VERSION = 1
 
@@ -150,8 +151,8 @@ def loads(text: str, *, file: str | None = None) -> Spec:
         raise PlanFileError(describe_structure_error(e), file=file) from None
 
 
-def internal_topics_of(topics: Any) -> tuple[SpecInternalTopic, ...]:
-    """The spec form of a replay's internal topics (:class:`qtt.runtime.internal_topics.InternalTopic`)."""
+def internal_topics_of(topics: Iterable[InternalTopic]) -> tuple[SpecInternalTopic, ...]:
+    """The spec form of a replay's internal topics."""
     return tuple(
         SpecInternalTopic(
             name=topic.name,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.errors import PySparkException
@@ -22,64 +21,9 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
-from qtt.plan.schema import LogicalSchema
-from qtt.plan.steps import QueryPlan, walk_steps
 from qtt.runtime import internal_topics
 from qtt.runtime.builder import PlanBuilder
-from qtt.runtime.internal_topics import InternalTopic
-from qtt.runtime.replay_source import FORMAT_NAME, ReplayRecord, encode_options
-
-
-@dataclass(frozen=True)
-class Job:
-    """One query to replay over its own records. ``job_id`` must be unique in a group."""
-
-    job_id: int
-    query: QueryPlan
-    records: tuple[ReplayRecord, ...]
-    batch_ends: tuple[int, ...]
-    #: read the query's state stores back as internal topics (a few Spark jobs per query)
-    capture_state: bool = False
-
-
-@dataclass(frozen=True)
-class SinkRecord:
-    """One record a query wrote to its sink topic."""
-
-    seq: int  # the input record that caused it
-    order: int  # its position among the records caused by the same input
-    batch: int
-    timestamp: int
-    partition: int
-    key: bytes | None
-    value: bytes | None
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One processing-log entry: a record skipped because its bytes did not decode."""
-
-    seq: int
-    query_id: str
-    context: str
-    message: str
-
-
-@dataclass
-class QueryRun:
-    """What one query did during a replay."""
-
-    query_id: str
-    topic: str
-    records: list[SinkRecord] = field(default_factory=list)
-    processing_log: list[LogEntry] = field(default_factory=list)
-    schemas: dict[str, LogicalSchema] = field(default_factory=dict)
-    batches: int = 0
-    started: bool = False
-    seconds: float = 0.0
-    group_size: int = 1
-    error: QttError | None = None
-    internal_topics: list[InternalTopic] = field(default_factory=list)
+from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, encode_options
 
 
 def run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
@@ -194,16 +138,13 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
         run.batches = len(progress)
         run.records = _sink_records([(b, row) for b, row in collected if row["job"] == job.job_id])
         run.processing_log = _processing_log(progress, builders[job.job_id], job.query.query_id)
-        if job.capture_state and _stateful(job.query):
-            # a stateful job always runs alone, so the checkpoint's state is this job's
+        if job.capture_state:
+            # only a stateful job captures state, and it always runs alone, so the
+            # checkpoint's state is this job's
             run.internal_topics = internal_topics.read(union.sparkSession, checkpoint, job.query.query_id)
     for run in runs.values():
         run.seconds = seconds
     return runs
-
-
-def _stateful(query: QueryPlan) -> bool:
-    return any(getattr(step, "stateful", False) for step in walk_steps(query.physical_plan))
 
 
 def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:

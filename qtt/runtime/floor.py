@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from qtt.runtime.replay_source import FORMAT_NAME, ReplayRecord, encode_options
+from qtt.runtime.jobs import FORMAT_NAME, ReplayRecord, encode_options
 
 
 @dataclass(frozen=True)
@@ -25,10 +25,6 @@ class Floor:
     query_start: float  # a trivial query over the replay source, start to stop, minus its batch
     micro_batch: float  # one more micro-batch of that query
     repetitions: int
-
-    @property
-    def one_batch_query(self) -> float:
-        return self.query_start + self.micro_batch
 
 
 def _trivial_query(session: SparkSession, batches: int, checkpoint: str) -> float:

@@ -18,30 +18,13 @@ import base64
 import datetime
 import decimal
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pyspark.sql import Row, SparkSession
 
+from qtt.runtime.jobs import InternalRecord, InternalTopic
 from qtt.runtime.spark_types import from_spark
-
-
-@dataclass(frozen=True)
-class InternalRecord:
-    key: Any
-    value: Any
-    change: str
-    batch: int
-    partition: int
-
-
-@dataclass
-class InternalTopic:
-    name: str
-    key_schema: str
-    value_schema: str
-    records: list[InternalRecord] = field(default_factory=list)
 
 
 def jsonable(value: Any) -> Any:
@@ -59,10 +42,6 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (datetime.date, datetime.time, datetime.datetime)):
         return value.isoformat()
     return value
-
-
-def _sort_key(record: InternalRecord) -> tuple[int, int, str, str]:
-    return (record.batch, record.partition, json.dumps(record.key, sort_keys=True), record.change)
 
 
 def read(session: SparkSession, checkpoint: str, query_id: str) -> list[InternalTopic]:
@@ -95,7 +74,7 @@ def read(session: SparkSession, checkpoint: str, query_id: str) -> list[Internal
                 )
                 for row in feed.collect()
             ]
-            records.sort(key=_sort_key)
+            records.sort(key=InternalRecord.sort_key)
             topics.append(
                 InternalTopic(
                     name=f"{query_id}-{name}-changelog",

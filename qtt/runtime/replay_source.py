@@ -3,15 +3,12 @@
 It serves a fixed list of records, shaped like Kafka source rows, in micro-batches whose
 boundaries the harness chooses (one record per batch for stateful plans, everything at once
 for stateless ones). The records travel inside the query's options, so executors need no
-shared disk.
+shared disk; their encoding is plain data, in :mod:`qtt.runtime.jobs`.
 """
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -23,56 +20,7 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
-FORMAT_NAME = "qtt_replay"
-SCHEMA = (
-    "job INT, seq LONG, topic STRING, partition INT, offset LONG, timestamp LONG, key BINARY, value BINARY, "
-    "headers ARRAY<STRUCT<key: STRING, value: BINARY>>"
-)
-
-
-@dataclass(frozen=True)
-class ReplayRecord:
-    """One record to replay; ``seq`` is its position in the case's input order.
-
-    ``job`` tells apart the independent replays that share one streaming query.
-    """
-
-    job: int
-    seq: int
-    topic: str
-    partition: int
-    offset: int
-    timestamp: int
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[tuple[str, bytes | None], ...] = ()
-
-
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode("ascii")
-
-
-def _unb64(text: str | None) -> bytes | None:
-    return None if text is None else base64.b64decode(text)
-
-
-def encode_options(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -> dict[str, str]:
-    """The reader options that carry ``records`` and the micro-batch boundaries."""
-    rows = [
-        [
-            r.job,
-            r.seq,
-            r.topic,
-            r.partition,
-            r.offset,
-            r.timestamp,
-            _b64(r.key),
-            _b64(r.value),
-            [[k, _b64(v)] for k, v in r.headers],
-        ]
-        for r in records
-    ]
-    return {"records": json.dumps(rows), "batch_ends": json.dumps(list(batch_ends))}
+from qtt.runtime.jobs import FORMAT_NAME, SCHEMA, decode_options, decode_row
 
 
 class _Slice(InputPartition):
@@ -120,15 +68,15 @@ class ReplayStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
         assert isinstance(partition, _Slice)
-        for job, seq, topic, part, offset, ts, key, value, headers in partition.rows:
-            yield (job, seq, topic, part, offset, ts, _unb64(key), _unb64(value), [(k, _unb64(v)) for k, v in headers])
+        for row in partition.rows:
+            yield decode_row(row)
 
     def commit(self, end: dict[str, int]) -> None:
         pass
 
 
 class ReplaySource(DataSource):
-    """``spark.readStream.format("qtt_replay")``; see :func:`encode_options`."""
+    """``spark.readStream.format("qtt_replay")``; see :func:`qtt.runtime.jobs.encode_options`."""
 
     @classmethod
     def name(cls) -> str:
@@ -138,10 +86,9 @@ class ReplaySource(DataSource):
         return SCHEMA
 
     def streamReader(self, schema: Any) -> DataSourceStreamReader:
-        rows = json.loads(self.options.get("records", "[]"))
-        batch_ends = json.loads(self.options.get("batch_ends", "[]"))
-        return ReplayStreamReader(rows, batch_ends)
+        return ReplayStreamReader(*decode_options(self.options))
 
 
 def register(session: SparkSession) -> None:
+    """Make ``format("qtt_replay")`` available in ``session``."""
     session.dataSource.register(ReplaySource)

@@ -144,12 +144,3 @@ def get_session(master: str | None = None) -> SparkSession:
 def started_seconds() -> float | None:
     """How long the JVM and session took to start, once started."""
     return _started_seconds
-
-
-def stop_session() -> None:
-    """Stop the process-wide session (tests and the benchmark use this)."""
-    global _session
-    with _lock:
-        if _session is not None:
-            _session.stop()
-            _session = None

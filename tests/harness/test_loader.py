@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,28 @@ def test_unknown_field_names_file_case_path_and_line():
     assert error.line == 13
     assert "unknown field(s) 'ouputs'" in str(error)
     assert str(error).startswith("broken_cases.json: case 'typo in a field name': $.tests[1].ouputs: line 13:")
+
+
+@pytest.mark.parametrize(
+    ("case", "typo", "meant"),
+    [
+        ({"ouputs": []}, "ouputs", "outputs"),
+        ({"inputs": [{"topic": "t", "value": 1, "timestmap": 3}]}, "timestmap", "timestamp"),
+        ({"post": {"sources": [{"name": "S", "keyFromat": "JSON"}]}}, "keyFromat", "keyFormat"),
+        ({"expectedException": {"mesage": "x"}}, "mesage", "message"),
+    ],
+)
+def test_an_unknown_field_suggests_the_closest_field_of_its_object(case, typo, meant):
+    raw = {"name": "c", "statements": ["CREATE STREAM S (A INT) WITH (kafka_topic='t');"], "outputs": [], **case}
+    raw.setdefault("inputs", [{"topic": "t", "value": 1}])
+    [error] = load_text(json.dumps({"tests": [raw]}), file="f.json").errors
+    assert f"unknown field(s) '{typo}' Did you mean '{meant}'?" in error.message
+
+
+def test_an_unknown_field_far_from_every_field_suggests_nothing():
+    raw = {"name": "c", "statements": ["x"], "inputs": [{"topic": "t", "value": 1}], "zzzzzz": 1}
+    [error] = load_text(json.dumps({"tests": [raw]}), file="f.json").errors
+    assert error.message == "unknown field(s) 'zzzzzz'"
 
 
 def test_wrong_type_points_at_the_value():

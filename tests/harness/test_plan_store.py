@@ -1,4 +1,4 @@
-"""The historical-plan store: slug rule, folder names, atomic and append-only writes."""
+"""The historical-plan store: folder names, atomic and append-only writes."""
 
 from __future__ import annotations
 
@@ -8,20 +8,6 @@ import pytest
 
 from qtt.errors import PlanFileError, SnapshotError
 from qtt.harness import plan_store
-
-
-def test_slug_is_readable_stable_and_ascii() -> None:
-    slug = plan_store.case_slug("cases/filters.json", "null rows are dropped: é", "JSON")
-    assert slug.startswith("filters__null_rows_are_dropped__JSON__")
-    assert slug.isascii() and " " not in slug
-    assert slug == plan_store.case_slug("cases/filters.json", "null rows are dropped: é", "JSON")
-
-
-def test_names_that_slug_alike_do_not_collide() -> None:
-    a = plan_store.case_slug("cases/f.json", "a b", "")
-    b = plan_store.case_slug("cases/f.json", "a_b", "")
-    c = plan_store.case_slug("other/f.json", "a b", "")
-    assert len({a, b, c}) == 3
 
 
 def test_write_is_atomic_and_never_overwrites(tmp_path: Path) -> None:

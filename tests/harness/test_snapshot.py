@@ -10,7 +10,7 @@ import pytest
 from qtt.harness import plan_store, uptodate
 from qtt.harness.historical_replay import replay_folders
 from qtt.harness.loader import load_file
-from qtt.harness.snapshot import ADDED, NOT_SNAPSHOTTED, UNCHANGED, snapshot
+from qtt.harness.snapshot import Action, snapshot
 
 CASE = {
     "tests": [
@@ -37,21 +37,21 @@ def test_snapshot_writes_once_then_only_for_a_changed_plan(spark, tmp_path: Path
     case_file.write_text(json.dumps(CASE))
 
     first = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_000)
-    assert [e.action for e in first] == [ADDED]
+    assert [e.action for e in first] == [Action.ADDED]
     assert len(plan_store.folders(root)) == 1
     folder = plan_store.folders(root)[0]
     assert {p.name for p in folder.iterdir()} == {"plan.json", "spec.json", "topology"}
     assert all(e.ok for e in uptodate.check(_variants(case_file), root))
 
     again = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_001)
-    assert [e.action for e in again] == [UNCHANGED]
+    assert [e.action for e in again] == [Action.UNCHANGED]
     assert len(plan_store.folders(root)) == 1
 
     changed = json.loads(case_file.read_text())
     changed["tests"][0]["statements"][1] = "CREATE STREAM out AS SELECT id, n * 2 AS twice FROM src WHERE n > 0;"
     case_file.write_text(json.dumps(changed))
     stale = uptodate.check(_variants(case_file), root)
-    assert [e.status for e in stale] == [uptodate.CHANGED]
+    assert [e.status for e in stale] == [uptodate.PlanStatus.CHANGED]
     assert "qtt snapshot" in stale[0].reason
     assert any("WhereFilter" in line for line in stale[0].diff)
 
@@ -59,7 +59,7 @@ def test_snapshot_writes_once_then_only_for_a_changed_plan(spark, tmp_path: Path
     assert dry[0].action == "would add" and len(plan_store.folders(root)) == 1
 
     second = snapshot(_variants(case_file), lambda: spark, root=root, version="9.9.9", epoch_ms=1_700_000_000_003)
-    assert [e.action for e in second] == [ADDED]
+    assert [e.action for e in second] == [Action.ADDED]
     assert len(plan_store.folders(root)) == 2
     assert (folder / "plan.json").exists(), "the old folder is untouched"
 
@@ -78,6 +78,6 @@ def test_a_failing_case_is_reported_not_snapshotted(spark, tmp_path: Path) -> No
     case_file, root = tmp_path / "case.json", tmp_path / "historical_plans"
     case_file.write_text(json.dumps(broken))
     entries = snapshot(_variants(case_file), lambda: spark, root=root)
-    assert entries[0].action == NOT_SNAPSHOTTED
+    assert entries[0].action == Action.NOT_SNAPSHOTTED
     assert "did not pass" in entries[0].reason
     assert plan_store.folders(root) == []

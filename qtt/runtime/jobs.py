@@ -1,0 +1,176 @@
+"""What a replay hands the runtime, and what it gets back: plain data, no Spark.
+
+A :class:`Job` is one query with its :class:`ReplayRecord` s and micro-batch boundaries; the
+executor (:mod:`qtt.runtime.executor`) runs jobs on Spark and returns a :class:`QueryRun` per
+job: the :class:`SinkRecord` s it wrote, its processing log, its step schemas and, when asked,
+its state stores' change feeds as :class:`InternalTopic` s. The replay source's options
+(:func:`encode_options`, :func:`decode_options`) carry the records to Spark's Python workers.
+
+This module never imports pyspark, so the harness can type with these classes and the plugin
+can collect without a JVM.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from qtt.errors import QttError
+from qtt.plan.schema import LogicalSchema
+from qtt.plan.steps import QueryPlan
+
+#: the name the replay source registers under: ``spark.readStream.format(FORMAT_NAME)``
+FORMAT_NAME = "qtt_replay"
+#: the replay source's rows: shaped like Kafka source rows, plus ``job`` and ``seq``
+SCHEMA = (
+    "job INT, seq LONG, topic STRING, partition INT, offset LONG, timestamp LONG, key BINARY, value BINARY, "
+    "headers ARRAY<STRUCT<key: STRING, value: BINARY>>"
+)
+
+Headers = tuple[tuple[str, bytes | None], ...]
+
+
+@dataclass(frozen=True)
+class ReplayRecord:
+    """One record to replay; ``seq`` is its position in the case's input order.
+
+    ``job`` tells apart the independent replays that share one streaming query.
+    """
+
+    job: int
+    seq: int
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: Headers = ()
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str | None) -> bytes | None:
+    return None if text is None else base64.b64decode(text)
+
+
+def encode_options(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -> dict[str, str]:
+    """The reader options that carry ``records`` and the micro-batch boundaries."""
+    rows = [
+        [
+            r.job,
+            r.seq,
+            r.topic,
+            r.partition,
+            r.offset,
+            r.timestamp,
+            _b64(r.key),
+            _b64(r.value),
+            [[k, _b64(v)] for k, v in r.headers],
+        ]
+        for r in records
+    ]
+    return {"records": json.dumps(rows), "batch_ends": json.dumps(list(batch_ends))}
+
+
+def decode_options(options: Mapping[str, str]) -> tuple[list[list[Any]], list[int]]:
+    """The encoded rows and the batch boundaries that :func:`encode_options` wrote."""
+    return json.loads(options.get("records", "[]")), json.loads(options.get("batch_ends", "[]"))
+
+
+def decode_row(row: Sequence[Any]) -> tuple[Any, ...]:
+    """One encoded row as a tuple of :data:`SCHEMA`'s columns, bytes decoded."""
+    job, seq, topic, partition, offset, timestamp, key, value, headers = row
+    return (
+        job,
+        seq,
+        topic,
+        partition,
+        offset,
+        timestamp,
+        _unb64(key),
+        _unb64(value),
+        [(k, _unb64(v)) for k, v in headers],
+    )
+
+
+@dataclass(frozen=True)
+class Job:
+    """One query to replay over its own records. ``job_id`` must be unique in a group."""
+
+    job_id: int
+    query: QueryPlan
+    records: tuple[ReplayRecord, ...]
+    batch_ends: tuple[int, ...]
+    #: read the query's state stores back as internal topics (a few Spark jobs per query)
+    capture_state: bool = False
+
+
+@dataclass(frozen=True)
+class SinkRecord:
+    """One record a query wrote to its sink topic."""
+
+    seq: int  # the input record that caused it
+    order: int  # its position among the records caused by the same input
+    batch: int
+    timestamp: int
+    partition: int
+    key: bytes | None
+    value: bytes | None
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One processing-log entry: a record skipped because its bytes did not decode."""
+
+    seq: int
+    query_id: str
+    context: str
+    message: str
+
+
+@dataclass(frozen=True)
+class InternalRecord:
+    """One change of a state store: its key and value as plain JSON, and where it happened."""
+
+    key: Any
+    value: Any
+    change: str
+    batch: int
+    partition: int
+
+    def sort_key(self) -> tuple[int, int, str, str]:
+        """The documented order of a change feed (see :mod:`qtt.runtime.internal_topics`)."""
+        return (self.batch, self.partition, json.dumps(self.key, sort_keys=True), self.change)
+
+
+@dataclass
+class InternalTopic:
+    """A state store's change feed, under ``<queryId>-<state variable>-changelog``."""
+
+    name: str
+    key_schema: str
+    value_schema: str
+    records: list[InternalRecord] = field(default_factory=list)
+
+
+@dataclass
+class QueryRun:
+    """What one query did during a replay."""
+
+    query_id: str
+    topic: str
+    records: list[SinkRecord] = field(default_factory=list)
+    processing_log: list[LogEntry] = field(default_factory=list)
+    schemas: dict[str, LogicalSchema] = field(default_factory=dict)
+    batches: int = 0
+    started: bool = False
+    seconds: float = 0.0
+    group_size: int = 1
+    error: QttError | None = None
+    internal_topics: list[InternalTopic] = field(default_factory=list)

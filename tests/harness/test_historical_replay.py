@@ -1,0 +1,48 @@
+"""Historical replay without Spark: reading a folder, and a corrupt recorded topology."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from qtt.errors import PlanFileError
+from qtt.harness.historical_replay import load, replay_folders
+from qtt.harness.status import Status
+
+HISTORICAL = Path(__file__).parents[2] / "historical_plans"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A copy of one recorded folder (recorded folders are never changed)."""
+    recorded = sorted(HISTORICAL.glob("*/*"))[0]
+    copy = tmp_path / recorded.parent.name / recorded.name
+    shutil.copytree(recorded, copy)
+    return copy
+
+
+def test_a_recorded_folder_loads_with_its_topology(folder: Path) -> None:
+    loaded = load(folder)
+    assert set(loaded.topology) == {query.query_id for query in loaded.plan.queries()}
+
+
+def test_a_corrupt_topology_names_its_file(folder: Path) -> None:
+    (folder / "topology").write_text("query Q\n  state\nnot a topology line\n", encoding="utf-8")
+    with pytest.raises(PlanFileError) as info:
+        load(folder)
+    assert info.value.file == str(folder / "topology")
+    assert info.value.line == 3
+    assert str(info.value).startswith(f"{folder / 'topology'}: line 3: cannot read topology")
+
+
+def test_a_folder_that_does_not_load_is_an_error_of_its_own(folder: Path) -> None:
+    (folder / "topology").write_text("\x00garbage\n", encoding="utf-8")
+
+    def no_spark():  # type: ignore[no-untyped-def]
+        pytest.fail("a folder that does not load must not start Spark")
+
+    [result] = replay_folders([folder], no_spark)
+    assert result.status == Status.ERROR
+    assert str(folder / "topology") in result.reason

@@ -1,0 +1,59 @@
+"""What a replay hands the runtime and gets back: plain data, importable without Spark."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from qtt.runtime.jobs import InternalRecord, ReplayRecord, decode_options, decode_row, encode_options
+
+#: modules the harness, the CLI and the plugin import at module level: none may pull in pyspark
+PURE_MODULES = (
+    "qtt.runtime.jobs",
+    "qtt.runtime.topology_text",
+    "qtt.plan.shape",
+    "qtt.harness.driver",
+    "qtt.harness.runner",
+    "qtt.harness.historical_replay",
+    "qtt.harness.snapshot",
+    "qtt.harness.selection",
+    "qtt.cli",
+    "qtt.pytest_plugin",
+    "qtt.bench",
+)
+
+
+@pytest.mark.parametrize("module", PURE_MODULES)
+def test_module_imports_without_pyspark(module: str) -> None:
+    # a fresh interpreter: in this one an earlier test may have imported pyspark already
+    probe = f"import sys, {module}; sys.exit(3 if 'pyspark' in sys.modules else 0)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert done.returncode != 3, f"importing {module} imports pyspark"
+    assert done.returncode == 0, done.stderr
+
+
+def test_options_carry_records_and_batch_ends() -> None:
+    record = ReplayRecord(
+        job=1, seq=2, topic="t", partition=0, offset=3, timestamp=4, key=None, value=b"\x00v", headers=(("h", b"x"),)
+    )
+    rows, ends = decode_options(encode_options([record], [1]))
+    assert ends == [1]
+    assert decode_row(rows[0]) == (1, 2, "t", 0, 3, 4, None, b"\x00v", [("h", b"x")])
+
+
+def test_internal_records_sort_by_batch_partition_key_then_change() -> None:
+    records = [
+        InternalRecord(key={"k": 2}, value=None, change="update", batch=0, partition=0),
+        InternalRecord(key={"k": 1}, value=None, change="update", batch=1, partition=0),
+        InternalRecord(key={"k": 1}, value=None, change="update", batch=0, partition=0),
+        InternalRecord(key={"k": 1}, value=None, change="delete", batch=0, partition=0),
+    ]
+    ordered = sorted(records, key=InternalRecord.sort_key)
+    assert [(r.batch, r.key["k"], r.change) for r in ordered] == [
+        (0, 1, "delete"),
+        (0, 1, "update"),
+        (0, 2, "update"),
+        (1, 1, "update"),
+    ]

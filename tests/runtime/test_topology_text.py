@@ -1,0 +1,67 @@
+"""Topology normalization: stable text, state lines extracted."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt.errors import PlanFileError
+from qtt.runtime.topology_text import QueryTopology, normalize, parse, render, state_lines
+
+EXPLAIN = (
+    "== Physical Plan ==\n"
+    "*(4) HashAggregate(keys=[k#25], functions=[count(1)])\n"
+    "+- StateStoreSave [k#25], state info [ checkpoint = file:/tmp/x/state, runId = 6f55d2b7-14"
+    "a0-4424-b3f9-a08423366501, opId = 0, ver = 3, numPartitions = 1] stateStoreCkptIds = None,"
+    " Update, 0, 0, 2\n"
+    "   +- Exchange hashpartitioning(k#25, 1), REQUIRED_BY_STATEFUL_OPERATOR, [plan_id=54]\n"
+)
+
+
+def test_noise_is_stripped() -> None:
+    lines = normalize(EXPLAIN)
+    text = "\n".join(lines)
+    for noise in ("#25", "6f55d2b7", "/tmp/x", "plan_id", "ver = 3"):
+        assert noise not in text
+    assert lines == normalize(EXPLAIN.replace("#25", "#99").replace("ver = 3", "ver = 7"))
+
+
+def test_state_lines_keep_operator_and_id() -> None:
+    assert state_lines(normalize(EXPLAIN)) == ["StateStoreSave opId=0"]
+
+
+def test_parse_reads_sections() -> None:
+    text = "# header\nquery Q\n  state\n    (none)\n  plan\n    *(1) Project [a]\n"
+    parsed = parse(text)
+    assert parsed["Q"].state == [] and parsed["Q"].plan == ["*(1) Project [a]"]
+
+
+def test_lambda_variable_counters_are_stripped_even_in_old_recordings() -> None:
+    line = "lambdafunction(isnotnull(lambda x_11), lambda x_11, false)"
+    assert normalize(line) == ["lambdafunction(isnotnull(lambda x), lambda x, false)"]
+    recorded = parse(f"query Q\n  state\n    (none)\n  plan\n    {line}\n")
+    assert recorded["Q"].plan == ["lambdafunction(isnotnull(lambda x), lambda x, false)"]
+
+
+def test_render_writes_what_parse_reads() -> None:
+    text = "# header\nquery Q\n  state\n    StateStoreSave opId=0\n  plan\n    *(1) Project [a]\n"
+    assert parse(render(parse(text).values())) == parse(text)
+    assert "    (none)\n" in render([QueryTopology("Q")])
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("    a plan line before any query\n", 1),
+        ("query Q\n  state\n  sideways\n", 3),
+        ("query Q\n    a line before any section\n", 2),
+        ("query Q\n\x00\x01 binary\n", 2),
+    ],
+)
+def test_a_corrupt_topology_names_its_file_and_line(text: str, line: int) -> None:
+    with pytest.raises(PlanFileError) as info:
+        parse(text, file="historical_plans/x/0.1.0_1700000000000/topology")
+    assert info.value.file == "historical_plans/x/0.1.0_1700000000000/topology"
+    assert info.value.line == line
+    assert str(info.value).startswith(
+        f"historical_plans/x/0.1.0_1700000000000/topology: line {line}: cannot read topology"
+    )
