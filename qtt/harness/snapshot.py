@@ -122,7 +122,7 @@ def _topology(session: SparkSession, plan: Plan) -> str:
 
 def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.Spec:
     """The self-contained ``spec.json`` of a passed replay."""
-    import pyspark
+    from qtt.runtime.session import spark_version
 
     assert result.replay is not None and result.planned is not None
     replay = result.replay
@@ -157,7 +157,7 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
     return spec.Spec(
         spec_version=spec.SPEC_VERSION,
         qtt_version=version,
-        spark_version=pyspark.__version__,
+        spark_version=spark_version(),
         case=spec.SpecCase(file=Path(variant.file).as_posix(), name=variant.case, variant=variant.variant),
         statements=variant.statements,
         properties=dict(variant.properties),

@@ -144,3 +144,10 @@ def get_session(master: str | None = None) -> SparkSession:
 def started_seconds() -> float | None:
     """How long the JVM and session took to start, once started."""
     return _started_seconds
+
+
+def spark_version() -> str:
+    """The version of the PySpark (and so the Spark) that replays run on."""
+    import pyspark
+
+    return str(pyspark.__version__)
