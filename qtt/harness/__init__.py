@@ -14,3 +14,19 @@ The CLI, the pytest plugin and the benchmark are thin adapters over these entry 
 """
 
 from __future__ import annotations
+
+from qtt.lazy import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "split_paths": "qtt.harness.selection",
+        "load_variants": "qtt.harness.selection",
+        "run_variants": "qtt.harness.runner",
+        "spark_session": "qtt.harness.runner",
+        "replay_folders": "qtt.harness.historical_replay",
+        "check": "qtt.harness.uptodate",
+        "snapshot": "qtt.harness.snapshot",
+        "Status": "qtt.harness.status",
+    },
+)

@@ -1,3 +1,26 @@
-"""Plan -> PySpark Structured Streaming. The only package that imports pyspark."""
+"""Plan -> PySpark Structured Streaming. The only package that imports pyspark.
+
+Entry points:
+
+- :func:`get_session` (:mod:`qtt.runtime.session`): the one SparkSession of the process;
+- :func:`run_jobs` (:mod:`qtt.runtime.executor`): build queries over replay records and run
+  them, sharing streaming queries where it can; takes and returns the pure data of
+  :mod:`qtt.runtime.jobs`;
+- :func:`describe` (:mod:`qtt.runtime.topology`): the normalized topology of a plan's queries,
+  in the file format of :mod:`qtt.runtime.topology_text`.
+
+Importing this package does not import pyspark; using one of these names does.
+"""
 
 from __future__ import annotations
+
+from qtt.lazy import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "get_session": "qtt.runtime.session",
+        "run_jobs": "qtt.runtime.executor",
+        "describe": "qtt.runtime.topology",
+    },
+)
