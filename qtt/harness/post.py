@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from qtt.harness.model import PostConditions, PostSource, PostTopic
-from qtt.plan.planner import DataSource
+from qtt.plan.metastore import DataSource
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.sql_schema import schema_from_sql
 from qtt.plan.steps import FormatInfo, Formats

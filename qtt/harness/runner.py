@@ -28,7 +28,7 @@ from qtt.harness.compare import Comparison, check_processing_log, compare
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.model import CaseVariant, ExpectedException
 from qtt.harness.status import Status
-from qtt.plan.planner import PlannedCase, plan_statements
+from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.plan.steps import CreateSourceCommand, Formats
 from qtt.sql import parse_statements
 

@@ -16,7 +16,7 @@ from qtt.harness.driver import replay
 from qtt.harness.historical_replay import load, replay_folders
 from qtt.harness.model import Record
 from qtt.plan import steps as s
-from qtt.plan.planner import plan_statements
+from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 from qtt.topics.partitioner import partition_for
 

@@ -9,7 +9,7 @@ import pytest
 from qtt.harness.model import PostConditions, PostSource, PostTopic, PostTopics
 from qtt.harness.post import check, ksql_features
 from qtt.harness.runner import topic_table
-from qtt.plan.planner import PlannedCase, plan_statements
+from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.sql import parse_statements
 
 STATEMENTS = """

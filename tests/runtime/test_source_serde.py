@@ -8,7 +8,7 @@ import pytest
 
 from qtt.harness.driver import replay
 from qtt.harness.model import Record
-from qtt.plan.planner import plan_statements
+from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:
