@@ -7,27 +7,23 @@ from state as Rows, tuples, lists and dicts, so every method accepts any sequenc
 returns a new plain value (STRUCT -> tuple in field order, ARRAY -> list, MAP -> dict); nothing
 relies on identity or mutates what it gets.
 
-The arithmetic is Java's, as in ksqlDB: INTEGER and BIGINT sums wrap around, doubles compare as
-``Double.compareTo`` (-0.0 < 0.0, NaN largest), strings as UTF-16 code units, bytes as signed
-bytes. This module must not import pyspark: it is unit-tested without a JVM.
+The arithmetic, ordering and equality are Java's, as in ksqlDB (:mod:`qtt.runtime.java_semantics`).
+This module must not import pyspark: it is unit-tested without a JVM.
 """
 
 from __future__ import annotations
 
-import decimal
 import math
-import struct
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError
+from qtt.errors import RuntimeBuildError, StatementError
 from qtt.plan.aggregate_signatures import HISTOGRAM_LIMIT, Aggregate
-
-_DECIMAL_CONTEXT = decimal.Context(prec=100)
+from qtt.runtime.java_semantics import DECIMAL_CONTEXT, canon, coercer, quantizer, sort_key, wrap64, wrapper
 
 
 class Udaf(ABC):
@@ -56,85 +52,6 @@ class Udaf(ABC):
     @abstractmethod
     def result(self, acc: Any) -> Any:
         """The output value for an accumulator."""
-
-
-# ---------------------------------------------------------------------------- Java semantics
-
-
-def _wrap32(value: int) -> int:
-    return (value + 2**31) % 2**32 - 2**31
-
-
-def _wrap64(value: int) -> int:
-    return (value + 2**63) % 2**64 - 2**63
-
-
-def _wrapper(type_: t.SqlType) -> Callable[[Any], Any]:
-    if type_.base == "INTEGER":
-        return _wrap32
-    if type_.base == "BIGINT":
-        return _wrap64
-    return lambda v: v
-
-
-def _double_key(value: float) -> tuple[int, float, float]:
-    # Double.compareTo: NaN above everything, -0.0 below 0.0.
-    if math.isnan(value):
-        return (1, 0.0, 0.0)
-    return (0, value, math.copysign(1.0, value))
-
-
-def _string_key(value: str) -> bytes:
-    # String.compareTo compares UTF-16 code units; big-endian UTF-16 bytes sort the same way.
-    return value.encode("utf-16-be", "surrogatepass")
-
-
-def _bytes_key(value: bytes | bytearray) -> bytes:
-    # ByteBuffer.compareTo compares signed bytes.
-    return bytes(b ^ 0x80 for b in value)
-
-
-def _sort_key(type_: t.SqlType) -> Callable[[Any], Any]:
-    """A key whose Python order is Java's ``compareTo`` order for values of ``type_``."""
-    if type_.base == "DOUBLE":
-        return lambda v: _double_key(float(v))
-    if type_.base == "STRING":
-        return _string_key
-    if type_.base == "BYTES":
-        return _bytes_key
-    return lambda v: v
-
-
-def _canon(value: Any) -> Any:
-    """A hashable stand-in with Java's ``equals``: NaN equals NaN, -0.0 differs from 0.0."""
-    if isinstance(value, float):
-        return ("d", struct.pack(">d", math.nan if math.isnan(value) else value))
-    if isinstance(value, bytes | bytearray):
-        return ("b", bytes(value))
-    if isinstance(value, Mapping):
-        return ("m", frozenset((_canon(k), _canon(v)) for k, v in value.items()))
-    if isinstance(value, list | tuple):
-        return ("l", tuple(_canon(v) for v in value))
-    if isinstance(value, decimal.Decimal):
-        # BigDecimal.equals compares the scale too.
-        return ("n", value.as_tuple())
-    return value
-
-
-def _coercer(type_: t.SqlType) -> Callable[[Any], Any]:
-    """Convert a column value to the (possibly widened) parameter type of the aggregate."""
-    if type_.base == "DOUBLE":
-        return lambda v: None if v is None else float(v)
-    if type_.base in ("INTEGER", "BIGINT"):
-        return lambda v: None if v is None else int(v)
-    return lambda v: v
-
-
-def _quantizer(type_: t.SqlType) -> Callable[[Any], Any]:
-    if isinstance(type_, t.Decimal):
-        exponent = decimal.Decimal(1).scaleb(-type_.scale)
-        return lambda v: None if v is None else decimal.Decimal(v).quantize(exponent, context=_DECIMAL_CONTEXT)
-    return lambda v: v
 
 
 # ---------------------------------------------------------------------------- sequence numbers
@@ -188,9 +105,9 @@ class _Sum(Udaf):
     def __init__(self, aggregate: Aggregate) -> None:
         super().__init__(aggregate)
         self.type = aggregate.return_type
-        self.coerce = _coercer(self.type)
-        self.wrap = _wrapper(self.type)
-        self.quantize = _quantizer(self.type)
+        self.coerce = coercer(self.type)
+        self.wrap = wrapper(self.type)
+        self.quantize = quantizer(self.type)
 
     def initial(self) -> Any:
         if isinstance(self.type, t.Decimal):
@@ -199,7 +116,7 @@ class _Sum(Udaf):
 
     def _add(self, acc: Any, value: Any) -> Any:
         if isinstance(self.type, t.Decimal):
-            total = _DECIMAL_CONTEXT.add(acc, value)
+            total = DECIMAL_CONTEXT.add(acc, value)
             digits = self.type.precision - self.type.scale
             if abs(total) >= 10**digits:
                 msg = (
@@ -220,12 +137,12 @@ class _Sum(Udaf):
         if value is None:
             return acc
         if isinstance(self.type, t.Decimal):
-            return self.quantize(_DECIMAL_CONTEXT.subtract(acc, value))
+            return self.quantize(DECIMAL_CONTEXT.subtract(acc, value))
         return self.wrap(acc - value)
 
     def merge(self, first: Any, second: Any) -> Any:
         if isinstance(self.type, t.Decimal):
-            return self.quantize(_DECIMAL_CONTEXT.add(first, second))
+            return self.quantize(DECIMAL_CONTEXT.add(first, second))
         return self.wrap(first + second)
 
     def result(self, acc: Any) -> Any:
@@ -253,8 +170,8 @@ class _Average(Udaf):
     def __init__(self, aggregate: Aggregate) -> None:
         super().__init__(aggregate)
         self.type = aggregate.arg_types[0]
-        self.coerce = _coercer(self.type)
-        self.wrap = _wrapper(self.type)
+        self.coerce = coercer(self.type)
+        self.wrap = wrapper(self.type)
 
     def initial(self) -> Any:
         return (0.0 if self.type.base == "DOUBLE" else 0, 0)
@@ -290,8 +207,8 @@ class _StdDev(Udaf):
     def __init__(self, aggregate: Aggregate) -> None:
         super().__init__(aggregate)
         self.type = aggregate.arg_types[0]
-        self.coerce = _coercer(self.type)
-        self.wrap = _wrapper(self.type)
+        self.coerce = coercer(self.type)
+        self.wrap = wrapper(self.type)
         self.root = aggregate.name == "STDDEV_SAMPLE"
 
     def initial(self) -> Any:
@@ -301,7 +218,7 @@ class _StdDev(Udaf):
         # newValue * (count + 1) - (sum + newValue), in the column type's Java arithmetic.
         if self.type.base == "DOUBLE":
             return float(value * (acc[1] + 1) - (acc[0] + value))
-        return float(_wrap64(_wrap64(value * (acc[1] + 1)) - self.wrap(acc[0] + value)))
+        return float(wrap64(wrap64(value * (acc[1] + 1)) - self.wrap(acc[0] + value)))
 
     def aggregate(self, acc: Any, *values: Any) -> Any:
         value = self.coerce(values[0])
@@ -346,9 +263,9 @@ class _MinMax(Udaf):
 
     def __init__(self, aggregate: Aggregate) -> None:
         super().__init__(aggregate)
-        self.key = _sort_key(aggregate.arg_types[0])
-        self.coerce = _coercer(aggregate.arg_types[0])
-        self.quantize = _quantizer(aggregate.return_type)
+        self.key = sort_key(aggregate.arg_types[0])
+        self.coerce = coercer(aggregate.arg_types[0])
+        self.quantize = quantizer(aggregate.return_type)
         self.is_min = aggregate.name == "MIN"
 
     def initial(self) -> Any:
@@ -393,9 +310,9 @@ class _CollectList(Udaf):
 
     def undo(self, acc: Any, *values: Any) -> Any:
         items = list(acc)
-        target = _canon(values[0])
+        target = canon(values[0])
         for index in range(len(items) - 1, -1, -1):
-            if _canon(items[index]) == target:
+            if canon(items[index]) == target:
                 return items[:index] + items[index + 1 :]
         # Not found: the limit kept it out in the first place.
         return items
@@ -415,7 +332,7 @@ class _CollectSet(_CollectList):
     def aggregate(self, acc: Any, *values: Any) -> Any:
         items = list(acc)
         value = values[0]
-        if self._room(items) and _canon(value) not in {_canon(i) for i in items}:
+        if self._room(items) and canon(value) not in {canon(i) for i in items}:
             return [*items, value]
         return items
 
@@ -428,7 +345,7 @@ class _CollectSet(_CollectList):
         for value in second:
             if self.limit is not None and len(items) >= self.limit:
                 break
-            if _canon(value) not in {_canon(i) for i in items}:
+            if canon(value) not in {canon(i) for i in items}:
                 items.append(value)
         return items
 
@@ -537,7 +454,7 @@ class _CountDistinct(Udaf):
     def aggregate(self, acc: Any, *values: Any) -> Any:
         items = list(acc)
         value = values[0]
-        if value is None or _canon(value) in {_canon(i) for i in items}:
+        if value is None or canon(value) in {canon(i) for i in items}:
             return items
         return [*items, value]
 
@@ -557,9 +474,9 @@ class _TopK(Udaf):
     def __init__(self, aggregate: Aggregate) -> None:
         super().__init__(aggregate)
         self.k: int = aggregate.params[0]
-        self.key = _sort_key(aggregate.arg_types[0])
-        self.coerce = _coercer(aggregate.arg_types[0])
-        self.quantize = _quantizer(aggregate.arg_types[0])
+        self.key = sort_key(aggregate.arg_types[0])
+        self.coerce = coercer(aggregate.arg_types[0])
+        self.quantize = quantizer(aggregate.arg_types[0])
         self.distinct = aggregate.name == "TOPKDISTINCT"
 
     def initial(self) -> Any:
@@ -674,6 +591,6 @@ def udaf_for(aggregate: Aggregate, *, sequence: Callable[[], int] | None = None)
         return _Earliest(aggregate, sequence or _next_sequence)
     factory = _FACTORIES.get(aggregate.name)
     if factory is None:
-        msg = f"no implementation for aggregate {aggregate.name}"
-        raise KeyError(msg)
+        msg = f"no implementation for aggregate {aggregate.name}; add one to qtt.runtime.aggregators"
+        raise RuntimeBuildError(msg)
     return factory(aggregate)

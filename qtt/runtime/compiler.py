@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import base64
 import decimal
-import re
+import inspect
+from collections.abc import Callable
 from functools import singledispatchmethod
 
 from pyspark.sql import Column
@@ -29,6 +30,9 @@ from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import expressions as e
 from qtt.runtime import builtins
+from qtt.runtime.builtins.casts import cast
+from qtt.runtime.builtins.comparisons import comparable, compare, distinct
+from qtt.runtime.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
 from qtt.runtime.names import col
 from qtt.runtime.spark_types import to_spark
 
@@ -49,41 +53,12 @@ def literal(value: object, type_: t.SqlType) -> Column:
     return F.lit(value).cast(spark_type)
 
 
-def like_regex(pattern: str, escape: str | None) -> str | None:
-    """The Java regex for a SQL LIKE pattern, or None when ksqlDB rejects the pattern.
-
-    As ksqlDB's ``LikeEvaluator``: ``%`` is ``.*`` and ``_`` is ``.`` (neither matches a line
-    break), the escape character makes the next character literal, and a pattern that ends
-    with the escape character is an error.
-    """
-    out = ["^"]
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if escape is not None and c == escape:
-            if i + 1 == len(pattern):
-                return None
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if c == "%" else "." if c == "_" else re.escape(c))
-        i += 1
-    out.append("$")
-    return "".join(out)
-
-
-def _dynamic_like_regex(pattern: Column) -> Column:
-    """``like_regex`` for a pattern only known per row (no escape character)."""
-    quoted = F.regexp_replace(pattern, r"([\\^$.|?*+()\[\]{}])", r"\\$1")
-    return F.concat(
-        F.lit("^"),
-        F.replace(F.replace(quoted, F.lit("%"), F.lit(".*")), F.lit("_"), F.lit(".")),
-        F.lit("$"),
-    )
-
-
 class Compiler:
-    """Turns one plan expression tree into a Spark Column."""
+    """Turns one plan expression tree into a Spark Column.
+
+    Args:
+        lambda_columns: the Spark lambda variable bound to each lambda parameter in scope.
+    """
 
     def __init__(self, lambda_columns: dict[str, Column] | None = None) -> None:
         self.lambda_columns = lambda_columns or {}
@@ -93,23 +68,51 @@ class Compiler:
 
     @singledispatchmethod
     def visit(self, expr: e.Expression) -> Column:
-        msg = f"no Spark translation for expression {type(expr).type_tag!r}"
+        msg = (
+            f"no Spark translation for expression {type(expr).type_tag!r} ({type(expr).__qualname__}); "
+            f"add a visit_{type(expr).__name__} method to qtt.runtime.compiler.Compiler"
+        )
         raise RuntimeBuildError(msg)
 
     @visit.register
-    def _(self, expr: e.ColumnRef) -> Column:
+    def visit_ColumnRef(self, expr: e.ColumnRef) -> Column:
         return col(expr.name)
 
     @visit.register
-    def _(self, expr: e.Literal) -> Column:
+    def visit_Literal(self, expr: e.Literal) -> Column:
         return literal(expr.value, expr.sql_type)
 
     @visit.register
-    def _(self, expr: e.LambdaVariable) -> Column:
+    def visit_LambdaVariable(self, expr: e.LambdaVariable) -> Column:
         return self.lambda_columns[expr.name]
 
+    # A lambda is only ever an argument of a higher-order function, and those take a Python
+    # function, not a Column: the one node whose translation is not a Column.
+    @visit.register  # type: ignore[arg-type]
+    def visit_Lambda(self, expr: e.Lambda) -> Callable[..., Column]:
+        """The lambda as the Python function of Columns that Spark's higher-order functions take.
+
+        ``F.transform``, ``F.filter``, ``F.aggregate`` ... count the function's parameters from
+        its signature, so the signature has one per lambda parameter. The body sees the
+        enclosing lambdas' variables too.
+        """
+        params, body, outer = expr.params, expr.body, self.lambda_columns
+
+        def apply(*columns: Column) -> Column:
+            return Compiler({**outer, **dict(zip(params, columns, strict=True))})(body)
+
+        apply.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(len(params))]
+        )
+        return apply
+
     @visit.register
-    def _(self, expr: e.Arithmetic) -> Column:
+    def visit_IntervalUnit(self, expr: e.IntervalUnit) -> Column:
+        # A time function takes its unit as a constant string ("SECOND", "DAY" ...).
+        return F.lit(expr.unit)
+
+    @visit.register
+    def visit_Arithmetic(self, expr: e.Arithmetic) -> Column:
         left, right = self(expr.left), self(expr.right)
         target = to_spark(expr.sql_type)
         base = expr.sql_type.base
@@ -137,12 +140,12 @@ class Compiler:
         return ops[expr.op](left, right).cast(target)
 
     @visit.register
-    def _(self, expr: e.Negate) -> Column:
+    def visit_Negate(self, expr: e.Negate) -> Column:
         return (-self(expr.operand)).cast(to_spark(expr.sql_type))
 
     @visit.register
-    def _(self, expr: e.Comparison) -> Column:
-        return builtins.compare(
+    def visit_Comparison(self, expr: e.Comparison) -> Column:
+        return compare(
             expr.op,
             self(expr.left),
             self(expr.right),
@@ -151,16 +154,16 @@ class Compiler:
         )
 
     @visit.register
-    def _(self, expr: e.DistinctFrom) -> Column:
-        result = builtins.distinct(self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type)
+    def visit_DistinctFrom(self, expr: e.DistinctFrom) -> Column:
+        result = distinct(self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type)
         return ~result if expr.negated else result
 
     @visit.register
-    def _(self, expr: e.And) -> Column:
+    def visit_And(self, expr: e.And) -> Column:
         return self._java_logic(expr, stop_on=False)
 
     @visit.register
-    def _(self, expr: e.Or) -> Column:
+    def visit_Or(self, expr: e.Or) -> Column:
         return self._java_logic(expr, stop_on=True)
 
     def _java_logic(self, expr: e.And | e.Or, *, stop_on: bool) -> Column:
@@ -183,16 +186,16 @@ class Compiler:
         return result.otherwise(F.lit(not stop_on))
 
     @visit.register
-    def _(self, expr: e.Not) -> Column:
+    def visit_Not(self, expr: e.Not) -> Column:
         return ~self(expr.operand)
 
     @visit.register
-    def _(self, expr: e.IsNull) -> Column:
+    def visit_IsNull(self, expr: e.IsNull) -> Column:
         operand = self(expr.operand)
         return operand.isNotNull() if expr.negated else operand.isNull()
 
     @visit.register
-    def _(self, expr: e.Like) -> Column:
+    def visit_Like(self, expr: e.Like) -> Column:
         value = self(expr.value)
         if isinstance(expr.pattern, e.Literal):
             if expr.pattern.value is None:
@@ -202,32 +205,32 @@ class Compiler:
                 return _null_boolean()
             matched = value.rlike(regex)
         elif expr.escape is None:
-            matched = F.regexp_like(value, _dynamic_like_regex(self(expr.pattern)))
+            matched = F.regexp_like(value, dynamic_like_regex(self(expr.pattern)))
         else:
-            matched = builtins.like_with_escape(value, self(expr.pattern), expr.escape)
+            matched = like_with_escape(value, self(expr.pattern), expr.escape)
         return ~matched if expr.negated else matched
 
     @visit.register
-    def _(self, expr: e.Between) -> Column:
+    def visit_Between(self, expr: e.Between) -> Column:
         value, vt = self(expr.value), expr.value.result_type
-        result = builtins.compare(">=", value, self(expr.low), vt, expr.low.result_type) & builtins.compare(
+        result = compare(">=", value, self(expr.low), vt, expr.low.result_type) & compare(
             "<=", value, self(expr.high), vt, expr.high.result_type
         )
         return ~result if expr.negated else result
 
     @visit.register
-    def _(self, expr: e.InList) -> Column:
+    def visit_InList(self, expr: e.InList) -> Column:
         # ksqlDB's InListEvaluator: a null value or a null item never matches; never null.
         value_type = expr.value.result_type
-        value = builtins.comparable(self(expr.value), value_type)
-        items = [builtins.comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
+        value = comparable(self(expr.value), value_type)
+        items = [comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
         result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
         if value_type.base == "DOUBLE":
             result = result & ~F.coalesce(F.isnan(value), F.lit(False))
         return ~result if expr.negated else result
 
     @visit.register
-    def _(self, expr: e.Case) -> Column:
+    def visit_Case(self, expr: e.Case) -> Column:
         result: Column | None = None
         for when in expr.whens:
             condition = self(when.condition)
@@ -238,15 +241,15 @@ class Compiler:
         return result.otherwise(default) if default is not None else result
 
     @visit.register
-    def _(self, expr: e.Cast) -> Column:
-        return builtins.cast(self(expr.operand), expr.operand.result_type, expr.sql_type)
+    def visit_Cast(self, expr: e.Cast) -> Column:
+        return cast(self(expr.operand), expr.operand.result_type, expr.sql_type)
 
     @visit.register
-    def _(self, expr: e.Call) -> Column:
-        return builtins.call(expr, [self(a) for a in expr.args], self)
+    def visit_Call(self, expr: e.Call) -> Column:
+        return builtins.call(expr, [self(a) for a in expr.args])
 
     @visit.register
-    def _(self, expr: e.Subscript) -> Column:
+    def visit_Subscript(self, expr: e.Subscript) -> Column:
         base, index = self(expr.base), self(expr.index)
         if isinstance(expr.base.result_type, t.Array):
             # ksqlDB: 1-based, negative from the end, out of range (and 0) is null.
@@ -255,16 +258,16 @@ class Compiler:
         return F.try_element_at(base, index)
 
     @visit.register
-    def _(self, expr: e.FieldRef) -> Column:
+    def visit_FieldRef(self, expr: e.FieldRef) -> Column:
         return self(expr.base).getField(expr.name)
 
     @visit.register
-    def _(self, expr: e.CreateArray) -> Column:
+    def visit_CreateArray(self, expr: e.CreateArray) -> Column:
         element = to_spark(expr.sql_type.element)  # type: ignore[attr-defined]
         return F.array(*[self(i).cast(element) for i in expr.items])
 
     @visit.register
-    def _(self, expr: e.CreateMap) -> Column:
+    def visit_CreateMap(self, expr: e.CreateMap) -> Column:
         map_type = expr.sql_type
         assert isinstance(map_type, t.Map)
         if not expr.entries:
@@ -284,7 +287,7 @@ class Compiler:
         return F.when(any_null, F.lit(None)).otherwise(result)
 
     @visit.register
-    def _(self, expr: e.CreateStruct) -> Column:
+    def visit_CreateStruct(self, expr: e.CreateStruct) -> Column:
         if not expr.fields:
             return F.struct().cast(to_spark(expr.sql_type))
         return F.struct(*[self(f.value).alias(f.name) for f in expr.fields])

@@ -1,19 +1,64 @@
-"""Column names the runtime adds to every stream DataFrame, next to the key and value columns."""
+"""Column names the runtime adds to stream DataFrames, next to the key and value columns.
+
+Every internal column name is spelled here once; the rest of the runtime uses these
+constants. ksqlDB's pseudo columns (``ROWTIME`` ...) are the plan's
+(:mod:`qtt.plan.schema`), re-exported here so runtime code finds every name in one place.
+"""
 
 from __future__ import annotations
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-ROWTIME = "ROWTIME"
-ROWPARTITION = "ROWPARTITION"
-ROWOFFSET = "ROWOFFSET"
-SEQ = "__qtt_seq"  # the input record's position in the case: orders all outputs
-TOMBSTONE = "__qtt_tombstone"  # the record's value was null (a "null row" in ksqlDB)
+from qtt.plan.schema import PSEUDO_COLUMNS, ROWOFFSET, ROWPARTITION, ROWTIME
+
+__all__ = [
+    "DECODED",
+    "HAD_PREVIOUS",
+    "NULL_KEY",
+    "OP",
+    "ORDER",
+    "PSEUDO_COLUMNS",
+    "ROWOFFSET",
+    "ROWPARTITION",
+    "ROWTIME",
+    "SEQ",
+    "SYSTEM_COLUMNS",
+    "TOMBSTONE",
+    "argument_column",
+    "col",
+    "group_column",
+    "previous_name",
+]
+
+_PREFIX = "__qtt_"  # keeps the runtime's columns apart from the query's own
+
+SEQ = _PREFIX + "seq"  # the input record's position in the case: orders all outputs
+TOMBSTONE = _PREFIX + "tombstone"  # the record's value was null (a "null row" in ksqlDB)
 # The record's key was null, which ksqlDB keeps apart from a key whose columns are all null:
 # a sink writes a null key for it, whatever the key format.
-NULL_KEY = "__qtt_null_key"
-SYSTEM_COLUMNS = (ROWTIME, ROWPARTITION, ROWOFFSET, SEQ, TOMBSTONE, NULL_KEY)
+NULL_KEY = _PREFIX + "null_key"
+SYSTEM_COLUMNS = (*PSEUDO_COLUMNS, SEQ, TOMBSTONE, NULL_KEY)
+
+DECODED = _PREFIX + "decoded"  # a source record's decoded key, value and error, before it is split
+ORDER = _PREFIX + "order"  # position among the outputs of one input record
+HAD_PREVIOUS = _PREFIX + "had_previous"  # whether the group had a result before this one
+OP = _PREFIX + "op"  # +1 adds a row to its group, -1 retracts it (table aggregation)
+
+
+def previous_name(alias: str) -> str:
+    """The column holding a group's previous result of aggregate ``alias``."""
+    return f"{_PREFIX}previous_{alias}"
+
+
+def group_column(name: str) -> str:
+    """The stand-in column grouping by ``name`` (its value as JSON text, which Spark can key on)."""
+    return f"{_PREFIX}group_{name}"
+
+
+def argument_column(call: int, argument: int) -> str:
+    """The column holding argument ``argument`` of aggregate call ``call``."""
+    return f"{_PREFIX}arg_{call}_{argument}"
 
 
 def col(name: str) -> Column:

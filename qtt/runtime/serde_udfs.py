@@ -18,11 +18,18 @@ from qtt.plan.steps import FormatInfo, Formats
 from qtt.runtime.spark_types import struct_of
 from qtt.serde import SerdeColumn, get_format
 
-ERROR, TOMBSTONE, NULL_KEY, KEY, VALUE = "error", "tombstone", "null_key", "key", "value"
+# The fields of the struct that decode() returns.
+ERROR_FIELD, TOMBSTONE_FIELD, NULL_KEY_FIELD, KEY_FIELD, VALUE_FIELD = "error", "tombstone", "null_key", "key", "value"
 
 
 def _serde_columns(columns: Sequence[SchemaColumn]) -> list[SerdeColumn]:
     return [SerdeColumn(c.name, c.type) for c in columns]
+
+
+def _failed(part: str, error: Exception) -> tuple[str, bool, bool, None, None]:
+    """decode()'s result for a record whose ``part`` ("key" or "value") does not decode."""
+    text = error.message if isinstance(error, SerdeError) else f"{type(error).__name__}: {error}"
+    return (f"Error deserializing {part}: {text}", False, False, None, None)
 
 
 def decode(
@@ -53,22 +60,12 @@ def decode(
         if key_cols and key_bytes is not None:
             try:
                 key_row = key_des(bytes(key_bytes))
-            except SerdeError as e:
-                return (f"Error deserializing key: {e.message}", False, False, None, None)
             except Exception as e:  # a format bug must not crash the query either
-                return (
-                    f"Error deserializing key: {type(e).__name__}: {e}",
-                    False,
-                    False,
-                    None,
-                    None,
-                )
+                return _failed("key", e)
         try:
             value_row = value_des(bytes(value_bytes) if value_bytes is not None else None)
-        except SerdeError as e:
-            return (f"Error deserializing value: {e.message}", False, False, None, None)
         except Exception as e:
-            return (f"Error deserializing value: {type(e).__name__}: {e}", False, False, None, None)
+            return _failed("value", e)
         null_key = key_row is None
         if key_row is None or len(key_row) != len(key_cols):
             key_row = (None,) * len(key_cols)
@@ -83,11 +80,11 @@ def decode(
 
     result_type = st.StructType(
         [
-            st.StructField(ERROR, st.StringType()),
-            st.StructField(TOMBSTONE, st.BooleanType()),
-            st.StructField(NULL_KEY, st.BooleanType()),
-            st.StructField(KEY, struct_of([(c.name, c.type) for c in key_cols])),
-            st.StructField(VALUE, struct_of([(c.name, c.type) for c in value_cols])),
+            st.StructField(ERROR_FIELD, st.StringType()),
+            st.StructField(TOMBSTONE_FIELD, st.BooleanType()),
+            st.StructField(NULL_KEY_FIELD, st.BooleanType()),
+            st.StructField(KEY_FIELD, struct_of([(c.name, c.type) for c in key_cols])),
+            st.StructField(VALUE_FIELD, struct_of([(c.name, c.type) for c in value_cols])),
         ]
     )
     return F.udf(run, result_type)(key, value)

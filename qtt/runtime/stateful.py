@@ -2,7 +2,7 @@
 
 Each operator keeps its state in one value state variable named after the step's context
 (``Aggregate-Aggregate``), in the query's real checkpoint; :mod:`qtt.runtime.internal_topics`
-reads it back as the step's internal topic. Rows carry ``__qtt_order`` so that the several
+reads it back as the step's internal topic. Rows carry an ``ORDER`` column so that the several
 outputs one input causes (a table update retracting from one group and adding to another)
 keep ksqlDB's order, whatever order Spark visits the groups in.
 """
@@ -18,17 +18,20 @@ from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from qtt.plan.aggregate_signatures import Aggregate
+from qtt.runtime.names import (
+    HAD_PREVIOUS,
+    NULL_KEY,
+    OP,
+    ORDER,
+    PSEUDO_COLUMNS,
+    ROWTIME,
+    SEQ,
+    TOMBSTONE,
+    previous_name,
+)
 from qtt.runtime.state_codec import StateCodec, decode, is_nested
 
-ORDER = "__qtt_order"  # position among the outputs of one input record
-HAD_PREVIOUS = "__qtt_had_previous"  # whether the group had a result before this one
-OP = "__qtt_op"  # +1 adds a row to its group, -1 retracts it (table aggregation)
-UNDO, ADD = -1, 1
-
-
-def previous_name(alias: str) -> str:
-    """The column holding the group's previous result of aggregate ``alias``."""
-    return f"__qtt_previous_{alias}"
+UNDO, ADD = -1, 1  # the values of the OP column
 
 
 def state_name(context: str) -> str:
@@ -87,10 +90,10 @@ class AggregateProcessor(StatefulProcessor):
         return self.current
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
-        ordered = sorted(rows, key=lambda r: (r["__qtt_seq"], r[ORDER]))
+        ordered = sorted(rows, key=lambda r: (r[SEQ], r[ORDER]))
         if not ordered:
             return
-        self.current = ordered[0]["__qtt_seq"]
+        self.current = ordered[0][SEQ]
         stored = self.codec.decode(self.state.get()) if self.state.exists() else None
         if stored is None:
             accumulators = [udaf.initial() for udaf in self.udafs]
@@ -103,28 +106,22 @@ class AggregateProcessor(StatefulProcessor):
         # the grouping key as the rows carry it (the operator may be keyed by a stand-in)
         key_values = {k: ordered[0][k] for k in self.spec.key_names}
         for position, row in enumerate(ordered):
-            self.current = row["__qtt_seq"]
+            self.current = row[SEQ]
             for i, (udaf, (_, _, columns)) in enumerate(zip(self.udafs, self.spec.calls, strict=True)):
                 values = [self._argument(row, c) for c in columns]
                 if row[OP] == UNDO:
                     accumulators[i] = udaf.undo(accumulators[i], *values)
                 else:
                     accumulators[i] = udaf.aggregate(accumulators[i], *values)
-            rowtime = row["ROWTIME"] if rowtime is None else max(rowtime, row["ROWTIME"])
+            rowtime = row[ROWTIME] if rowtime is None else max(rowtime, row[ROWTIME])
             if self.spec.emit_once_per_input and _replaced_by_next(ordered, position):
                 continue
             results = self._results(accumulators)
             out = dict(key_values)
             for (_, alias, _), result in zip(self.spec.calls, results, strict=True):
                 out[alias] = result
-            pseudo = {"ROWTIME": rowtime, "ROWPARTITION": row["ROWPARTITION"], "ROWOFFSET": row["ROWOFFSET"]}
-            out.update(_unless_keyed(pseudo, out))
-            out.update(
-                __qtt_seq=row["__qtt_seq"],
-                __qtt_tombstone=False,
-                __qtt_null_key=False,
-                __qtt_order=row[ORDER],
-            )
+            out.update(_unless_keyed({**_pseudo(row), ROWTIME: rowtime}, out))
+            out.update({SEQ: row[SEQ], TOMBSTONE: False, NULL_KEY: False, ORDER: row[ORDER]})
             if self.spec.emit_previous:
                 for (_, alias, _), earlier in zip(self.spec.calls, previous or [None] * len(results), strict=True):
                     out[previous_name(alias)] = earlier
@@ -160,14 +157,14 @@ class TableGroupByProcessor(StatefulProcessor):
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         old = self.codec.decode(self.state.get()) if self.state.exists() else None
-        for row in sorted(rows, key=lambda r: r["__qtt_seq"]):
-            pseudo = {"ROWTIME": row["ROWTIME"], "ROWPARTITION": row["ROWPARTITION"], "ROWOFFSET": row["ROWOFFSET"]}
+        for row in sorted(rows, key=lambda r: r[SEQ]):
+            pseudo = _pseudo(row)
             if old is not None:
-                yield self._output(old, pseudo, row["__qtt_seq"], UNDO, 0)
+                yield self._output(old, pseudo, row[SEQ], UNDO, 0)
             new = tuple(row[c] for c in self.spec.columns)
-            grouped = not row["__qtt_tombstone"] and all(row[c] is not None for c in self.spec.group_columns)
+            grouped = not row[TOMBSTONE] and all(row[c] is not None for c in self.spec.group_columns)
             if grouped:
-                yield self._output(new, pseudo, row["__qtt_seq"], ADD, 1)
+                yield self._output(new, pseudo, row[SEQ], ADD, 1)
             old = new if grouped else None
         if old is None:
             self.state.clear()
@@ -177,7 +174,8 @@ class TableGroupByProcessor(StatefulProcessor):
     def _output(self, values: tuple[Any, ...], pseudo: dict[str, Any], seq: int, op: int, order: int) -> Row:
         out = dict(zip(self.spec.columns, values, strict=True))
         out.update(_unless_keyed(pseudo, out))
-        return Row(**out, __qtt_seq=seq, __qtt_op=op, __qtt_order=order)
+        out.update({SEQ: seq, OP: op, ORDER: order})
+        return Row(**out)
 
     def close(self) -> None:
         pass
@@ -189,7 +187,12 @@ def _replaced_by_next(ordered: Sequence[Row], position: int) -> bool:
     if row[OP] != UNDO or position + 1 >= len(ordered):
         return False
     following = ordered[position + 1]
-    return bool(following["__qtt_seq"] == row["__qtt_seq"] and following[OP] == ADD)
+    return bool(following[SEQ] == row[SEQ] and following[OP] == ADD)
+
+
+def _pseudo(row: Row) -> dict[str, Any]:
+    """The row's pseudo column values, by name."""
+    return {name: row[name] for name in PSEUDO_COLUMNS}
 
 
 def _unless_keyed(pseudo: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:

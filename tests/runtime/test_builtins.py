@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from qtt.plan.scalar_signatures import FUNCTIONS
 from qtt.runtime import builtins
 
@@ -13,9 +15,11 @@ def test_signatures_and_implementations_list_the_same_functions() -> None:
     assert sorted(implemented - planned) == [], "implemented but never planned"
 
 
-def test_runtime_modules_import_without_a_spark_session() -> None:
-    # The pytest plugin collects without a JVM; module-level Columns would need one.
-    import qtt.runtime.compiler  # noqa: F401
+def test_runtime_modules_import_without_a_spark_session(modules_loaded_by: Callable[[str], set[str]]) -> None:
+    # The pytest plugin collects without a JVM; module-level Columns would need one, so a
+    # fresh interpreter (no session, nothing imported before) fails to import them.
+    loaded = modules_loaded_by("qtt.runtime.compiler")
+    assert {"qtt.runtime.builtins.casts", "qtt.runtime.builtins.strings"} <= loaded
 
 
 def test_no_function_is_both_renamed_and_implemented() -> None:

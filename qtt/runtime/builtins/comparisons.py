@@ -1,0 +1,73 @@
+"""Comparisons with Java's semantics: ``=``, ``<`` ... and IS DISTINCT FROM.
+
+ksqlDB compares with Java's ``equals``/``compareTo``: never null (a null operand makes the
+comparison false), NaN compares false with everything, and maps compare by content,
+whatever their entry order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from qtt import sqltypes as t
+
+
+def comparable(value: Column, type_: t.SqlType) -> Column:
+    """``value`` in a form Spark can compare for equality as Java's ``equals`` would.
+
+    Spark cannot compare maps; Java's ``Map.equals`` ignores entry order. A map becomes its
+    entries sorted by key, recursively through arrays, maps and structs.
+    """
+    if not t.contains_map(type_):
+        return value
+    if isinstance(type_, t.Map):
+        key_type, value_type = type_.key, type_.value
+        entries = F.transform(
+            F.map_entries(value),
+            lambda entry: F.struct(
+                comparable(entry["key"], key_type).alias("k"),
+                comparable(entry["value"], value_type).alias("v"),
+            ),
+        )
+        return F.array_sort(entries)
+    if isinstance(type_, t.Array):
+        element = type_.element
+        return F.transform(value, lambda x: comparable(x, element))
+    assert isinstance(type_, t.Struct)
+    fields = [comparable(value.getField(f.name), f.type).alias(f.name) for f in type_.fields]
+    return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*fields))
+
+
+_OPERATORS: dict[str, Callable[[Column, Column], Column]] = {
+    "=": Column.__eq__,
+    "<>": Column.__ne__,
+    "<": Column.__lt__,
+    "<=": Column.__le__,
+    ">": Column.__gt__,
+    ">=": Column.__ge__,
+}
+
+
+def _is_nan(value: Column, type_: t.SqlType) -> Column | None:
+    return F.isnan(value) if type_.base == "DOUBLE" else None
+
+
+def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
+    """``left op right`` as ksqlDB evaluates it: never null, false when an operand is null."""
+    left, right = comparable(left, left_type), comparable(right, right_type)
+    result = _OPERATORS[op](left, right)
+    # Java's primitive comparisons are false for NaN (Spark orders NaN above everything).
+    for nan in (_is_nan(left, left_type), _is_nan(right, right_type)):
+        if nan is not None:
+            result = result & ~nan
+    return F.coalesce(result, F.lit(False))
+
+
+def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
+    """``left IS DISTINCT FROM right``: nulls are equal to each other only."""
+    either_null = left.isNull() | right.isNull()
+    both_null = left.isNull() & right.isNull()
+    return F.when(either_null, ~both_null).otherwise(compare("<>", left, right, left_type, right_type))

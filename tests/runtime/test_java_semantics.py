@@ -1,0 +1,32 @@
+"""Java's arithmetic, ordering and equality on Python values."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+from qtt import sqltypes as t
+from qtt.runtime.java_semantics import canon, sort_key, wrap32, wrap64
+
+
+def test_integers_wrap_around_as_java_ints_and_longs() -> None:
+    assert wrap32(2**31) == -(2**31)
+    assert wrap64(2**63 + 1) == -(2**63) + 1
+
+
+def test_doubles_order_as_double_compare_to() -> None:
+    values = [math.nan, 0.0, -0.0, -math.inf, 1.5]
+    assert [str(v) for v in sorted(values, key=sort_key(t.DOUBLE))] == ["-inf", "-0.0", "0.0", "1.5", "nan"]
+
+
+def test_strings_order_by_utf16_code_units_and_bytes_as_signed() -> None:
+    # U+FF5E sorts above U+1F600 (a surrogate pair starting 0xD83D) in Java, below in Python.
+    assert sorted(["\U0001f600", "\uff5e"], key=sort_key(t.STRING)) == ["\U0001f600", "\uff5e"]
+    assert sorted([b"\x01", b"\xff"], key=sort_key(t.BYTES)) == [b"\xff", b"\x01"]
+
+
+def test_equality_is_javas_equals() -> None:
+    assert canon(math.nan) == canon(math.nan)
+    assert canon(0.0) != canon(-0.0)
+    assert canon(Decimal("1.0")) != canon(Decimal("1.00"))
+    assert canon({"a": [1.0]}) == canon({"a": (1.0,)})
