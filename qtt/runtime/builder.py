@@ -7,7 +7,7 @@ value columns followed by :data:`qtt.runtime.names.SYSTEM_COLUMNS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -24,17 +24,24 @@ from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import serde_udfs
 from qtt.runtime.compiler import Compiler
 from qtt.runtime.names import (
+    DECODED,
+    HAD_PREVIOUS,
     NULL_KEY,
+    OP,
+    ORDER,
+    PSEUDO_COLUMNS,
     ROWOFFSET,
     ROWPARTITION,
     ROWTIME,
     SEQ,
     SYSTEM_COLUMNS,
     TOMBSTONE,
+    argument_column,
     col,
+    group_column,
+    previous_name,
 )
 from qtt.runtime.spark_types import from_spark, to_spark
-from qtt.runtime.stateful import ORDER
 
 StepT = TypeVar("StepT", bound=s.ExecutionStep)
 
@@ -140,27 +147,28 @@ class PlanBuilder:
         records = self.raw.where(F.col("topic") == F.lit(step.topic))
         decoded = serde_udfs.decode(step.formats, schema.key, schema.value, F.col("key"), F.col("value"))
         df = records.select(
-            F.col("seq"), F.col("partition"), F.col("offset"), F.col("timestamp"), decoded.alias("__qtt_decoded")
+            F.col("seq"), F.col("partition"), F.col("offset"), F.col("timestamp"), decoded.alias(DECODED)
         )
+        fields = col(DECODED)
         observation = f"{self.label}{self.query_id}.{step.context}.processing_log".replace("/", "_")
-        failed = F.col("__qtt_decoded.error").isNotNull()
+        failed = fields.getField(serde_udfs.ERROR_FIELD).isNotNull()
         df = df.observe(
             observation,
-            F.collect_list(F.when(failed, F.struct(F.col("seq"), F.col("__qtt_decoded.error").alias("message")))).alias(
-                "errors"
-            ),
+            F.collect_list(
+                F.when(failed, F.struct(F.col("seq"), fields.getField(serde_udfs.ERROR_FIELD).alias("message")))
+            ).alias("errors"),
         )
         self.observations.append(Observation(observation, step.context))
         df = df.where(~failed)
-        key_cols = [F.col("__qtt_decoded.key").getField(c.name).alias(c.name) for c in schema.key]
-        value_cols = [F.col("__qtt_decoded.value").getField(c.name).alias(c.name) for c in schema.value]
+        key_cols = [fields.getField(serde_udfs.KEY_FIELD).getField(c.name).alias(c.name) for c in schema.key]
+        value_cols = [fields.getField(serde_udfs.VALUE_FIELD).getField(c.name).alias(c.name) for c in schema.value]
         rowtime = F.col("timestamp")
         if step.timestamp_column is not None:
             ts_column = schema.find(step.timestamp_column.column)
             assert ts_column is not None
-            part = "key" if ts_column.is_key else "value"
+            part = serde_udfs.KEY_FIELD if ts_column.is_key else serde_udfs.VALUE_FIELD
             rowtime = _timestamp_millis(
-                F.col(f"__qtt_decoded.{part}").getField(ts_column.name),
+                fields.getField(part).getField(ts_column.name),
                 ts_column.type,
                 step.timestamp_column.format,
             )
@@ -171,8 +179,8 @@ class PlanBuilder:
             F.col("partition").cast("int").alias(ROWPARTITION),
             F.col("offset").cast("long").alias(ROWOFFSET),
             F.col("seq").alias(SEQ),
-            F.col("__qtt_decoded.tombstone").alias(TOMBSTONE),
-            F.col("__qtt_decoded.null_key").alias(NULL_KEY),
+            fields.getField(serde_udfs.TOMBSTONE_FIELD).alias(TOMBSTONE),
+            fields.getField(serde_udfs.NULL_KEY_FIELD).alias(NULL_KEY),
         )
         if step.timestamp_column is not None:
             # ksqlDB drops records whose timestamp column is null, unparseable or negative
@@ -292,7 +300,6 @@ class PlanBuilder:
         # ksqlDB's HAVING: a group that stops passing is deleted; one that did not pass before
         # either emits nothing. The aggregate below sends each group's previous result along.
         from qtt.plan.expressions import substitute
-        from qtt.runtime.stateful import HAD_PREVIOUS, previous_name
 
         if HAD_PREVIOUS not in source.df.columns:
             msg = f"{step.type_tag} at {step.context} needs an aggregate as its source"
@@ -339,7 +346,7 @@ class PlanBuilder:
 
     @builds(s.TableGroupByV1)
     def table_group_by_v1(self, step: s.TableGroupByV1, source: Built) -> Built:
-        from qtt.runtime.stateful import OP, GroupBySpec, TableGroupByProcessor, state_name, struct
+        from qtt.runtime.stateful import GroupBySpec, TableGroupByProcessor, state_name, struct
 
         compile_ = Compiler()
         groups = [compile_(g.expression).alias(g.alias) for g in step.group_by_expressions]
@@ -385,7 +392,7 @@ class PlanBuilder:
 
     @builds(s.TableAggregateV1)
     def table_aggregate_v1(self, step: s.TableAggregateV1, source: Built) -> Built:
-        # the undo rows come from the table group-by's __qtt_op column
+        # the undo rows come from the table group-by's OP column
         return self._aggregate(step, source)
 
     @builds(s.TableAggregateV2)
@@ -395,11 +402,8 @@ class PlanBuilder:
     def _aggregate(self, step: s.AggregateStep, source: Built, *, emit_once_per_input: bool = False) -> Built:
         from qtt.plan.aggregate_signatures import Aggregate
         from qtt.runtime.stateful import (
-            HAD_PREVIOUS,
-            OP,
             AggregateProcessor,
             AggregateSpec,
-            previous_name,
             state_name,
             struct,
         )
@@ -410,7 +414,7 @@ class PlanBuilder:
         # key shares one state among all its values, an array key fails to start. Such a key is
         # grouped by its JSON text instead, which is equal exactly when the values are.
         grouping = {
-            c.name: F.to_json(col(c.name)).alias(f"__qtt_group_{c.name}")
+            c.name: F.to_json(col(c.name)).alias(group_column(c.name))
             for c in source.schema.key
             if isinstance(c.type, (t.Struct, t.Array, t.Map))
         }
@@ -418,7 +422,7 @@ class PlanBuilder:
         for i, call in enumerate(step.aggregations):
             names = []
             for j, arg in enumerate(call.args):
-                names.append(f"__qtt_arg_{i}_{j}")
+                names.append(argument_column(i, j))
                 arguments.append(compile_(arg).alias(names[-1]))
             resolved = Aggregate(
                 call.function, tuple(a.result_type for a in call.args), call.params, call.return_type, call.state_type
@@ -467,7 +471,7 @@ class PlanBuilder:
             ]
             + previous
         )
-        group_columns = [col(f"__qtt_group_{k}") if k in grouping else col(k) for k in keys]
+        group_columns = [col(group_column(k)) if k in grouping else col(k) for k in keys]
         out = df.groupBy(*group_columns).transformWithState(
             statefulProcessor=AggregateProcessor(spec),
             outputStructType=output,
@@ -508,13 +512,8 @@ def builder_for(step_class: type[s.ExecutionStep]) -> Callable[..., Any] | None:
     return BUILDERS.get(step_class)
 
 
-PSEUDO_COLUMNS = (ROWTIME, ROWPARTITION, ROWOFFSET)
-PSEUDO_TYPES: dict[str, st.DataType] = {
-    ROWTIME: st.LongType(),
-    ROWPARTITION: st.IntegerType(),
-    ROWOFFSET: st.LongType(),
-}
+PSEUDO_TYPES: dict[str, st.DataType] = {name: to_spark(type_) for name, type_ in PSEUDO_COLUMNS.items()}
 
 
-def _untaken(names: Sequence[str], taken: set[str]) -> list[str]:
+def _untaken(names: Iterable[str], taken: set[str]) -> list[str]:
     return [n for n in names if n not in taken]
