@@ -1,14 +1,20 @@
-"""Repository-level pytest configuration: the shared SparkSession fixture and markers.
+"""Repository-level pytest configuration: the shared SparkSession and fresh-interpreter fixtures.
 
 The qtt plugin itself is loaded through its ``pytest11`` entry point.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+import qtt
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -28,3 +34,30 @@ def no_active_streams(spark: SparkSession) -> Iterator[None]:
     yield
     for query in spark.streams.active:
         query.stop()
+
+
+@pytest.fixture
+def modules_loaded_by() -> Callable[..., set[str]]:
+    """Import a module in a new, isolated interpreter and return every module that loaded.
+
+    ``-I`` ignores PYTHONPATH and the user site, so nothing this process imported can leak
+    in; the tested tree (this checkout, not an installed copy) goes first on ``sys.path``.
+    ``then`` is more code to run after the import (it sees the module as ``loaded``). The
+    import must succeed.
+    """
+    root = str(Path(qtt.__file__).resolve().parents[1])
+
+    def run(module: str, then: str = "") -> set[str]:
+        code = (
+            "import importlib, json, sys\n"
+            f"sys.path.insert(0, {root!r})\n"
+            f"loaded = importlib.import_module({module!r})\n"
+            f"assert loaded.__file__.startswith({root!r}), loaded.__file__\n"
+            f"{then}\n"
+            "print(json.dumps(sorted(sys.modules)))\n"
+        )
+        done = subprocess.run([sys.executable, "-I", "-c", code], check=False, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return set(json.loads(done.stdout))
+
+    return run

@@ -403,7 +403,7 @@ def test_every_supported_aggregate_has_an_implementation() -> None:
     assert len(implemented) == 16
 
 
-def test_udafs_do_not_import_pyspark(modules_loaded_by: Callable[[str], set[str]]) -> None:
+def test_udafs_do_not_import_pyspark(modules_loaded_by: Callable[..., set[str]]) -> None:
     loaded = modules_loaded_by("qtt.runtime.aggregators")
     assert "qtt.runtime.aggregators" in loaded
     assert "pyspark" not in loaded

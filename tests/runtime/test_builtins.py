@@ -15,7 +15,7 @@ def test_signatures_and_implementations_list_the_same_functions() -> None:
     assert sorted(implemented - planned) == [], "implemented but never planned"
 
 
-def test_runtime_modules_import_without_a_spark_session(modules_loaded_by: Callable[[str], set[str]]) -> None:
+def test_runtime_modules_import_without_a_spark_session(modules_loaded_by: Callable[..., set[str]]) -> None:
     # The pytest plugin collects without a JVM; module-level Columns would need one, so a
     # fresh interpreter (no session, nothing imported before) fails to import them.
     loaded = modules_loaded_by("qtt.runtime.compiler")
