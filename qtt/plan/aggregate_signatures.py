@@ -254,6 +254,8 @@ _SPECS: dict[str, _Spec] = {
 AGGREGATE_NAMES = frozenset(_SPECS)
 #: Aggregates ksqlDB implements as ``TableUdaf`` (they can undo a value).
 TABLE_AGGREGATES = frozenset(name for name, spec in _SPECS.items() if spec.table)
+#: Aggregates qtt runs; the runtime has an implementation for exactly these.
+RUN_AGGREGATES = frozenset(name for name, spec in _SPECS.items() if spec.unsupported is None)
 
 
 def is_aggregate(name: str) -> bool:

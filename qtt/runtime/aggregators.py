@@ -5,10 +5,8 @@ Spark's stateful operator keeps each accumulator in a state variable of type
 :meth:`Udaf.undo` then :meth:`Udaf.aggregate` (table input) per record. Accumulators come back
 from state as Rows, tuples, lists and dicts, so every method accepts any sequence or mapping and
 returns a new plain value (STRUCT -> tuple in field order, ARRAY -> list, MAP -> dict); nothing
-relies on identity or mutates what it gets.
-
-The arithmetic, ordering and equality are Java's, as in ksqlDB (:mod:`qtt.runtime.java_semantics`).
-This module must not import pyspark: it is unit-tested without a JVM.
+relies on identity or mutates what it gets. The arithmetic, ordering and equality are Java's, as
+in ksqlDB (:mod:`qtt.runtime.java_semantics`). No pyspark here: it is unit-tested without a JVM.
 """
 
 from __future__ import annotations
@@ -575,6 +573,11 @@ _FACTORIES: dict[str, Callable[[Aggregate], Udaf]] = {
     "TOPKDISTINCT": _TopK,
     "HISTOGRAM": _Histogram,
 }
+
+
+def implemented() -> frozenset[str]:
+    """The names of the aggregates this module implements (by-offset ones in udaf_for)."""
+    return frozenset(_FACTORIES) | {"LATEST_BY_OFFSET", "EARLIEST_BY_OFFSET"}
 
 
 def udaf_for(aggregate: Aggregate, *, sequence: Callable[[], int] | None = None) -> Udaf:

@@ -407,3 +407,10 @@ def test_udafs_do_not_import_pyspark(modules_loaded_by: Callable[..., set[str]])
     loaded = modules_loaded_by("qtt.runtime.aggregators")
     assert "qtt.runtime.aggregators" in loaded
     assert "pyspark" not in loaded
+
+
+def test_the_runtime_implements_exactly_the_aggregates_the_planner_runs() -> None:
+    from qtt.plan.aggregate_signatures import RUN_AGGREGATES
+    from qtt.runtime.aggregators import implemented
+
+    assert implemented() == RUN_AGGREGATES
