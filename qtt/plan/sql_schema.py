@@ -13,6 +13,11 @@ from qtt.sql.parser import parse_schema
 _NAMESPACES = {"KEY": KEY, "PRIMARY KEY": KEY, "HEADERS": HEADERS, "HEADER": HEADER}
 
 
+def namespace_of(constraint: str | None) -> str:
+    """Where a column declared with ``constraint`` (``KEY``, ``PRIMARY KEY``, ...) lives."""
+    return _NAMESPACES.get(constraint or "", VALUE)
+
+
 def schema_from_sql(text: str) -> LogicalSchema:
     """The schema that a column list in the dialect's syntax declares.
 
@@ -20,7 +25,5 @@ def schema_from_sql(text: str) -> LogicalSchema:
         SqlSyntaxError: ``text`` is not a column list.
     """
     return LogicalSchema(
-        tuple(
-            Column(e.name, e.type, _NAMESPACES.get(e.constraint or "", VALUE), e.header_key) for e in parse_schema(text)
-        )
+        tuple(Column(e.name, e.type, namespace_of(e.constraint), e.header_key) for e in parse_schema(text))
     )

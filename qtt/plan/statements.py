@@ -18,7 +18,8 @@ from qtt.plan import messages
 from qtt.plan import steps as s
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.query_planner import check_no_map_keys, plan_query
-from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.schema import HEADER, HEADERS, RESERVED_NAMES, Column, LogicalSchema
+from qtt.plan.sql_schema import namespace_of
 from qtt.plan.with_properties import (
     check_properties,
     finish_formats,
@@ -152,8 +153,7 @@ class Planner:
                 raise StatementError(messages.wrong_key_constraint(element.name, stream=False))
             if constraint in (HEADERS, HEADER):
                 raise UnsupportedFeatureError("header columns (HEADERS / HEADER)")
-            namespace = KEY if constraint in ("KEY", "PRIMARY KEY") else VALUE
-            columns.append(Column(element.name, element.type, namespace))
+            columns.append(Column(element.name, element.type, namespace_of(constraint)))
         if not columns:
             msg = "The statement does not define any columns."
             raise StatementError(msg)
