@@ -114,6 +114,13 @@ class ReplayError(QttError):
     """A Spark query failed while a case was replayed."""
 
 
+class InfrastructureError(QttError):
+    """Spark or the machine could not run a replay (a Python worker did not connect back, the
+    JVM died, a timeout expired). Not a verdict on the plan or the case: the harness retries,
+    then reports it apart from failures, with Spark's reason.
+    """
+
+
 class SnapshotError(QttError):
     """``qtt snapshot`` cannot persist a plan."""
 
