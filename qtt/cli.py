@@ -38,6 +38,11 @@ environment:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``qtt`` console script; returns the exit status."""
+    for stream in (sys.stdout, sys.stderr):
+        # a case name may hold a lone surrogate (a "\udcff" escape in JSON): print it, never crash on it
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
