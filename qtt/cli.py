@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
         "and compare its outputs with the expected ones. Prints one line per file "
         "(. passed, F failed, s skipped, E error), then every failure with a labelled "
         "diff, then a summary. Exit status: 0 when nothing failed, 1 when a variant "
-        "failed or errored, 2 on a usage error.",
+        "failed or errored, 2 on a usage error or when there is nothing to run.",
     )
     run.add_argument(
         "paths",
@@ -89,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
         "-k",
         metavar="TEXT",
         dest="keyword",
-        help="only variants whose case name (or [variant]) contains TEXT, ignoring case",
+        help="only variants whose case name (or [variant]) contains TEXT, ignoring case, and the historical "
+        "plans recorded for such a case",
     )
     run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     run.add_argument(
@@ -261,7 +262,9 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "if no plan is persisted yet or the plan differs from the newest persisted one, replay it and, "
         "if the replay passes, write historical_plans/<case-slug>/<version>_<epoch-ms>/ with plan.json, "
         "spec.json and topology. Existing folders are never changed. Prints what was added and why "
-        "(a diff of the steps). Exit status 1 if a changed case could not be snapshotted.",
+        "(a diff of the steps), with progress on stderr. Exit status: 0 when every new or changed plan was "
+        "written, 1 when a case could not be snapshotted or does not load, 2 on a usage error or when there "
+        "is nothing to snapshot.",
     )
     _add_cases_and_root(snapshot)
     snapshot.add_argument("--dry-run", action="store_true", help="replay and report, but write nothing")
@@ -326,7 +329,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="fail if today's plan of any case differs from its newest persisted plan",
         description="The up-to-date check (no Spark needed): plans every case variant under PATH and "
         "compares the canonical plan with the newest one persisted under historical_plans/. Prints the "
-        "step diff of every case that changed, and exits 1 if any did; `qtt snapshot` fixes it.",
+        "step diff of every case that changed; `qtt snapshot` fixes it. Exit status: 0 when every plan is "
+        "up to date, 1 when one changed, is missing or corrupt, or a case does not load or plan, 2 on a "
+        "usage error or when there is no case to check.",
     )
     _add_cases_and_root(check)
     check.set_defaults(handler=_check)

@@ -206,7 +206,8 @@ def test_check_names_a_corrupt_newest_plan_and_does_not_advise_a_snapshot(capsys
     plan_file.write_text(plan_file.read_text()[:100])
     status, out, _ = run(capsys, "check", "cases/aggregation.json")
     assert status == 1
-    corrupt = "CORRUPT cases/aggregation.json: counts sums and averages per station: the newest persisted plan is corrupt"
+    corrupt = "CORRUPT cases/aggregation.json: counts sums and averages per station: the newest persisted plan is"
+    corrupt += " corrupt"
     assert f"{corrupt}: {plan_file.relative_to(tmp_path)}: line " in out and "not valid JSON" in out
     assert "no plan was persisted before" not in out
     assert "git checkout --" in out and "qtt snapshot" not in out

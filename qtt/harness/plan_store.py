@@ -110,7 +110,7 @@ def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: dict
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as e:  # a lone surrogate, e.g. from a "\ud800" escape in a case file
-            msg = f"{name} cannot be written as UTF-8: {e.reason} at character {e.start} ({text[e.start:e.end]!a})"
+            msg = f"{name} cannot be written as UTF-8: {e.reason} at character {e.start} ({text[e.start : e.end]!a})"
             raise SnapshotError(msg, file=str(target / name), hint="remove the lone surrogate from the case") from None
     new_slug = not target.parent.is_dir()
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
+from pathlib import Path
 
 from qtt.harness import plan_store
 from qtt.harness.selection import load_variants, select_folders, split_paths

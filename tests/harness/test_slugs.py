@@ -87,8 +87,7 @@ def test_a_lone_surrogate_or_a_long_name_still_makes_a_short_distinct_slug() -> 
     lone = case_slug("cases/f.json", "name \udcff", "")
     assert lone.startswith("f__name__") and lone != case_slug("cases/f.json", "name ", "")
     long_ones = {
-        case_slug(f"cases/{'s' * 300}.json", "n" * 400 + tail, "v" * 300)
-        for tail in ("a", "b", "\ud800", "é" * 200)
+        case_slug(f"cases/{'s' * 300}.json", "n" * 400 + tail, "v" * 300) for tail in ("a", "b", "\ud800", "é" * 200)
     }
     assert len(long_ones) == 4
     assert all(len(slug.encode()) <= 255 and slug.isascii() for slug in long_ones)
