@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +38,11 @@ environment:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``qtt`` console script; returns the exit status."""
+    for stream in (sys.stdout, sys.stderr):
+        # a case name may hold a lone surrogate (a "\udcff" escape in JSON): print it, never crash on it
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -68,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
         "and compare its outputs with the expected ones. Prints one line per file "
         "(. passed, F failed, s skipped, E error), then every failure with a labelled "
         "diff, then a summary. Exit status: 0 when nothing failed, 1 when a variant "
-        "failed or errored, 2 on a usage error.",
+        "failed or errored, 2 on a usage error or when there is nothing to run.",
     )
     run.add_argument(
         "paths",
@@ -82,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
         "-k",
         metavar="TEXT",
         dest="keyword",
-        help="only variants whose case name (or [variant]) contains TEXT, ignoring case",
+        help="only variants whose case name (or [variant]) contains TEXT, ignoring case, and the historical "
+        "plans recorded for such a case",
     )
     run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     run.add_argument(
@@ -104,16 +112,17 @@ def _run(args: argparse.Namespace) -> int:
     from qtt.harness.status import Status
 
     began = time.perf_counter()
+    _check_output(args.json)
     given = args.paths or selection.default_paths(historical=True)
     if not given:
         print("qtt: no PATH given and no ./cases directory here", file=sys.stderr)
         return 2
-    paths, folders = selection.split_paths(given)
+    paths, all_folders = selection.split_paths(given)
+    folders = selection.select_folders(all_folders, args.keyword)
     files = discover(paths)
     variants: list[CaseVariant] = []
     # (file position, case position, result): the report follows the files' own order
     placed: list[tuple[int, int, CaseResult]] = []
-    keyword = (args.keyword or "").lower()
     for file_index, path in enumerate(files):
         try:
             loaded = load_file(path, display=str(path))
@@ -121,38 +130,28 @@ def _run(args: argparse.Namespace) -> int:
             placed.append((file_index, -1, report.load_error_result(str(path), unreadable)))
             continue
         for error in loaded.errors:
-            if keyword in (error.case or "").lower():
+            if selection.matches(error.case or "", args.keyword):
                 placed.append((file_index, _case_index(error.path), report.load_error_result(str(path), error)))
-        variants.extend(v for v in loaded.variants if keyword in v.label.lower())
+        variants.extend(v for v in loaded.variants if selection.matches(v.label, args.keyword))
     broken = len(placed)
+    if not (variants or broken or folders):
+        return _nothing("run", given, args.keyword, found=bool(files or all_folders))
     print(
         f"qtt {__version__}: {len(variants)} case variant(s) in {len(files)} file(s)"
         + (f", {broken} case(s) that do not load" if broken else "")
         + (f", {len(folders)} historical plan(s)" if folders else ""),
         file=sys.stderr,
     )
-
-    live = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if args.quiet:
-            return
-        line = f"  replayed {done}/{total} queries ({time.perf_counter() - began:.0f}s)"
-        print(
-            "\r" + line if live else line,
-            end="" if live and done < total else "\n",
-            file=sys.stderr,
-            flush=True,
-        )
-
     file_order = {str(path): i for i, path in enumerate(files)}
-    for variant, result in zip(variants, run_variants(variants, spark_session, progress=progress), strict=True):
+    replayed = run_variants(variants, spark_session, progress=_progress("case variants", began, quiet=args.quiet))
+    for variant, result in zip(variants, replayed, strict=True):
         placed.append((file_order[variant.file], variant.index, result))
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]
     if folders:
         from qtt.harness.historical_replay import replay_folders
 
+        progress = _progress("historical plans", began, quiet=args.quiet)
         historical = replay_folders(folders, spark_session, progress=progress)
         results += historical
         for folder_result in historical:
@@ -177,13 +176,82 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if any(r.status.bad for r in results) else 0
 
 
-def _load_variants(paths: Sequence[str], keyword: str | None) -> list[CaseVariant]:
+def _progress(noun: str, began: float, *, quiet: bool = False) -> Callable[[int, int], None]:
+    """A progress callback printing ``replayed X/Y <noun>`` on stderr (one updated line on a terminal)."""
+    live = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if quiet:
+            return
+        line = f"  replayed {done}/{total} {noun} ({time.perf_counter() - began:.0f}s)"
+        print("\r" + line if live else line, end="" if live and done < total else "\n", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _check_output(path: str | None) -> None:
+    """Fail before any replay if ``--json PATH`` cannot be written.
+
+    Raises:
+        QttError: the parent directory is missing, or the file or directory is not writable.
+    """
+    if not path:
+        return
+    target = Path(path)
+    parent = target.parent
+    if not parent.is_dir():
+        msg = f"--json {path}: the directory {parent} does not exist; create it or choose another path"
+        raise QttError(msg)
+    if target.is_dir():
+        raise QttError(f"--json {path}: is a directory; give a file name")
+    if not os.access(target if target.exists() else parent, os.W_OK):
+        what = "the file" if target.exists() else f"the directory {parent}"
+        raise QttError(f"--json {path}: {what} is not writable; choose another path")
+
+
+def _nothing(command: str, given: Sequence[str], keyword: str | None, *, found: bool) -> int:
+    """Say why there is nothing to do and return the usage-error status: never a green run."""
+    where = " ".join(given) if given else "./cases (there is none here)"
+    if keyword and found:
+        print(f"qtt {command}: -k {keyword!r} matches nothing under {where}", file=sys.stderr)
+    else:
+        print(f"qtt {command}: nothing to {command}: no case variant under {where}", file=sys.stderr)
+    return 2
+
+
+def _any_case(paths: Sequence[str]) -> bool:
+    """Whether ``paths`` hold any case variant at all (to tell an empty -k selection apart)."""
+    from qtt.harness.selection import load_variants
+
+    return bool(load_variants(paths)[0])
+
+
+def _load_variants(paths: Sequence[str], keyword: str | None) -> tuple[list[CaseVariant], int]:
+    """The variants under ``paths`` and the number of cases (or files) that do not load,
+    each printed on stderr."""
     from qtt.harness.selection import load_variants
 
     variants, errors = load_variants(paths, keyword)
     for error in errors:
-        print(f"qtt: {error}", file=sys.stderr)
-    return variants
+        print(f"ERROR {error}", file=sys.stderr)
+    return variants, len(errors)
+
+
+def _outside_project(variants: Sequence[CaseVariant], historical: Path) -> int | None:
+    """Exit status 2 if a case file is outside the project root its slug is hashed against."""
+    from qtt.harness.slugs import is_outside, project_root, relative_file
+
+    root = project_root(historical)
+    outside = sorted({v.file for v in variants if is_outside(relative_file(v.file, root))})
+    if not outside:
+        return None
+    print(
+        f"qtt: {outside[0]}{f' and {len(outside) - 1} other file(s)' if len(outside) > 1 else ''} "
+        f"lie outside the project {root}, the directory that holds {historical}; case paths are "
+        "hashed relative to it.\nhint: run qtt from the project directory, or pass --historical DIR",
+        file=sys.stderr,
+    )
+    return 2
 
 
 def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -194,7 +262,9 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "if no plan is persisted yet or the plan differs from the newest persisted one, replay it and, "
         "if the replay passes, write historical_plans/<case-slug>/<version>_<epoch-ms>/ with plan.json, "
         "spec.json and topology. Existing folders are never changed. Prints what was added and why "
-        "(a diff of the steps). Exit status 1 if a changed case could not be snapshotted.",
+        "(a diff of the steps), with progress on stderr. Exit status: 0 when every new or changed plan was "
+        "written, 1 when a case could not be snapshotted or does not load, 2 on a usage error or when there "
+        "is nothing to snapshot.",
     )
     _add_cases_and_root(snapshot)
     snapshot.add_argument("--dry-run", action="store_true", help="replay and report, but write nothing")
@@ -217,20 +287,40 @@ def _snapshot(args: argparse.Namespace) -> int:
     from qtt.harness.selection import default_paths
     from qtt.harness.snapshot import Action, snapshot
 
-    variants = _load_variants(args.paths or default_paths(historical=False), args.keyword)
-    entries = snapshot(variants, spark_session, root=Path(args.historical), dry_run=args.dry_run)
+    began = time.perf_counter()
+    given = args.paths or default_paths(historical=False)
+    variants, broken = _load_variants(given, args.keyword)
+    if not (variants or broken):
+        return _nothing("snapshot", given, args.keyword, found=_any_case(given))
+    historical = Path(args.historical)
+    if (status := _outside_project(variants, historical)) is not None:
+        return status
+
+    def phase(line: str) -> None:
+        print(f"qtt snapshot{' --dry-run' if args.dry_run else ''}: {line}", file=sys.stderr, flush=True)
+
+    entries = snapshot(
+        variants,
+        spark_session,
+        root=historical,
+        dry_run=args.dry_run,
+        phase=phase,
+        progress=_progress("case variants", began),
+    )
     counts: dict[str, int] = {}
     for entry in entries:
         counts[entry.action] = counts.get(entry.action, 0) + 1
         if entry.action in (Action.ADDED, Action.WOULD_ADD):
-            where = entry.folder or Path(args.historical) / entry.slug
+            where = entry.folder or historical / entry.slug
             print(f"{entry.action.upper()} {where}: {entry.variant.label} ({entry.reason})")
             for line in entry.diff[:60]:
                 print(f"    {line}")
         elif entry.action == Action.NOT_SNAPSHOTTED:
             print(f"NOT SNAPSHOTTED {entry.variant.file}: {entry.variant.label}: {entry.reason}")
-    print(", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "no case variants")
-    return 1 if counts.get(Action.NOT_SNAPSHOTTED) else 0
+    if broken:
+        counts["that do not load"] = broken
+    print(", ".join(f"{n} {action}" for action, n in sorted(counts.items())))
+    return 1 if counts.get(Action.NOT_SNAPSHOTTED) or broken else 0
 
 
 def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -239,7 +329,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="fail if today's plan of any case differs from its newest persisted plan",
         description="The up-to-date check (no Spark needed): plans every case variant under PATH and "
         "compares the canonical plan with the newest one persisted under historical_plans/. Prints the "
-        "step diff of every case that changed, and exits 1 if any did; `qtt snapshot` fixes it.",
+        "step diff of every case that changed; `qtt snapshot` fixes it. Exit status: 0 when every plan is "
+        "up to date, 1 when one changed, is missing or corrupt, or a case does not load or plan, 2 on a "
+        "usage error or when there is no case to check.",
     )
     _add_cases_and_root(check)
     check.set_defaults(handler=_check)
@@ -249,18 +341,29 @@ def _check(args: argparse.Namespace) -> int:
     from qtt.harness import uptodate
     from qtt.harness.selection import default_paths
 
-    entries = uptodate.check(_load_variants(args.paths or default_paths(historical=False), None), Path(args.historical))
-    stale = [e for e in entries if not e.ok]
-    for entry in stale:
+    given = args.paths or default_paths(historical=False)
+    variants, broken = _load_variants(given, None)
+    if not (variants or broken):
+        return _nothing("check", given, None, found=False)
+    historical = Path(args.historical)
+    if (status := _outside_project(variants, historical)) is not None:
+        return status
+    entries = uptodate.check(variants, historical)
+    failing = [e for e in entries if not e.ok]
+    for entry in failing:
         print(f"{entry.status.upper()} {entry.variant.file}: {entry.variant.label}: {entry.reason}")
         for line in entry.diff[:40]:
             print(f"    {line}")
-    up = sum(1 for e in entries if e.status == uptodate.PlanStatus.UP_TO_DATE)
-    skipped = sum(1 for e in entries if e.status == uptodate.PlanStatus.SKIPPED)
-    print(f"{up} up to date, {len(stale)} out of date, {skipped} without a plan")
-    if stale:
-        print(f"hint: {uptodate.HINT}")
-    return 1 if stale else 0
+    statuses = Counter(e.status for e in entries)
+    stale = statuses[uptodate.PlanStatus.CHANGED] + statuses[uptodate.PlanStatus.MISSING]
+    errors = statuses[uptodate.PlanStatus.ERROR] + statuses[uptodate.PlanStatus.CORRUPT] + broken
+    print(
+        f"{statuses[uptodate.PlanStatus.UP_TO_DATE]} up to date, {stale} out of date, "
+        f"{statuses[uptodate.PlanStatus.SKIPPED]} without a plan" + (f", {errors} error(s)" if errors else "")
+    )
+    for hint in dict.fromkeys(e.hint for e in failing):
+        print(f"hint: {hint}")
+    return 1 if failing or broken else 0
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -287,6 +390,7 @@ def _bench(args: argparse.Namespace) -> int:
     from qtt import bench
     from qtt.harness.selection import default_paths, split_paths
 
+    _check_output(args.json)
     paths, folders = split_paths(args.paths or default_paths(historical=True))
     figures = bench.run(paths, folders, repetitions=args.repetitions)
     print(bench.render(figures))

@@ -240,7 +240,8 @@ class PlanCheckItem(pytest.Item):
     def runtest(self) -> None:
         from qtt.harness.uptodate import PlanStatus, check_variant
 
-        entry = check_variant(self.variant, self.config.stash[HISTORICAL_ROOT])
+        # the slug hashes the file's path relative to the project, never the node id's spelling
+        entry = check_variant(self.variant, self.config.stash[HISTORICAL_ROOT], file=self.path)
         if entry.status == PlanStatus.SKIPPED:
             pytest.skip(entry.reason)
         if not entry.ok:
@@ -248,12 +249,10 @@ class PlanCheckItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, PlanOutOfDate):
-            from qtt.harness.uptodate import HINT
-
             entry = excinfo.value.entry
             lines = [f"PLAN {entry.status.upper()} {self.variant.file}: {self.variant.label}: {entry.reason}"]
             lines += [f"  {line}" for line in entry.diff[:40]]
-            lines.append(f"hint: {HINT}")
+            lines.append(f"hint: {entry.hint}")
             return "\n".join(lines)
         return str(super().repr_failure(excinfo))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -133,7 +134,7 @@ def test_replays_report_pass_and_fail(capsys, tmp_path, spark):
         str(report),
     )
     assert status == 1
-    assert "replayed 2/2 queries" in err
+    assert "replayed 2/2 case variants" in err
     assert '  - expected: {"key": 1, "value": {"W": 9}}' in out
     assert '  + actual:   {"key": 1, "value": {"W": 8}}' in out
     rows = {json.loads(line)["case"]: json.loads(line)["status"] for line in report.read_text().splitlines()}
@@ -150,3 +151,150 @@ def test_an_unsupported_feature_skips_with_the_feature_named(capsys, tmp_path):
     assert row["status"] == "skipped"
     assert row["reason"].startswith("unsupported: ")
     assert f"SKIPPED {CASES / 'unsupported.json'}: adds a column: {row['reason']}" in out
+
+
+REPO = Path(__file__).parents[1]
+SYNTAX_ERROR = {
+    "name": "cut short",
+    "statements": ["CREATE STREAM s (k INT KEY, v INT) WITH (kafka_topic='t'"],
+    "inputs": [{"topic": "t", "key": 1, "value": {"V": 1}}],
+    "outputs": [],
+}
+
+
+def _cases(tmp_path: Path, *tests: dict[str, object], name: str = "c.json") -> Path:
+    (tmp_path / "cases").mkdir(exist_ok=True)
+    path = tmp_path / "cases" / name
+    path.write_text(json.dumps({"tests": list(tests)}))
+    return path
+
+
+def test_check_with_no_cases_here_fails_and_says_why(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = run(capsys, "check")
+    assert status == 2
+    assert "nothing to check" in err
+    (tmp_path / "empty").mkdir()
+    assert run(capsys, "check", "empty")[0] == 2
+
+
+def test_check_fails_on_a_case_that_does_not_load(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cases").mkdir()
+    shutil.copy(CASES / "broken.json", tmp_path / "cases")
+    status, out, err = run(capsys, "check")
+    assert status == 1
+    assert "unknown field(s) 'ouputs'" in err
+    assert "1 error(s)" in out
+
+
+def test_check_fails_on_sql_that_does_not_plan(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _cases(tmp_path, SYNTAX_ERROR)
+    status, out, _ = run(capsys, "check")
+    assert status == 1
+    assert "ERROR cases/c.json: cut short: does not plan: " in out
+    assert "0 without a plan, 1 error(s)" in out
+    assert "hint: fix the statements, or declare the error the case expects (expectedException)" in out
+
+
+def test_check_names_a_corrupt_newest_plan_and_does_not_advise_a_snapshot(capsys, tmp_path, monkeypatch):
+    shutil.copytree(REPO / "cases", tmp_path / "cases")
+    shutil.copytree(REPO / "historical_plans", tmp_path / "historical_plans")
+    monkeypatch.chdir(tmp_path)
+    plan_file = max((tmp_path / "historical_plans").glob("aggregation__counts_sums*/*/plan.json"))
+    plan_file.write_text(plan_file.read_text()[:100])
+    status, out, _ = run(capsys, "check", "cases/aggregation.json")
+    assert status == 1
+    corrupt = "CORRUPT cases/aggregation.json: counts sums and averages per station: the newest persisted plan is"
+    corrupt += " corrupt"
+    assert f"{corrupt}: {plan_file.relative_to(tmp_path)}: line " in out and "not valid JSON" in out
+    assert "no plan was persisted before" not in out
+    assert "git checkout --" in out and "qtt snapshot" not in out
+
+
+@pytest.mark.parametrize("spelling", ["cases", "./cases", "absolute", "elsewhere"])
+def test_check_finds_every_case_up_to_date_however_the_path_is_spelled(capsys, monkeypatch, tmp_path, spelling):
+    monkeypatch.chdir(REPO)
+    argv = ["check", str(REPO / "cases") if spelling in ("absolute", "elsewhere") else spelling]
+    if spelling == "elsewhere":
+        monkeypatch.chdir(tmp_path)
+        argv += ["--historical", str(REPO / "historical_plans")]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0, out
+    assert out.startswith("80 up to date, 0 out of date")
+
+
+def test_check_refuses_cases_outside_the_project_of_the_historical_plans(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = run(capsys, "check", str(REPO / "cases"))
+    assert status == 2
+    assert "lie outside the project" in err and "--historical DIR" in err
+
+
+def test_a_lone_surrogate_or_a_long_name_is_checked_without_a_crash(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    stream = "CREATE STREAM s (k INT KEY, v INT) WITH (kafka_topic='t', value_format='JSON');"
+    case = {"statements": [stream], "inputs": [{"topic": "t", "key": 1, "value": {"V": 1}}], "outputs": []}
+    _cases(tmp_path, {**case, "name": "lone \udcff surrogate"}, {**case, "name": "n" * 400}, name="s" * 200 + ".json")
+    status, out, _ = run(capsys, "check")
+    assert status == 1
+    assert out.count("MISSING ") == 2 and "0 up to date, 2 out of date" in out
+
+
+def test_snapshot_with_nothing_to_read_fails_and_says_why(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = run(capsys, "snapshot")
+    assert status == 2 and "nothing to snapshot" in err
+    _cases(tmp_path, SYNTAX_ERROR)
+    status, _, err = run(capsys, "snapshot", "-k", "no such case")
+    assert status == 2 and "-k 'no such case' matches nothing" in err
+    assert not (tmp_path / "historical_plans").exists()
+
+
+def test_snapshot_reports_what_does_not_load_or_plan_without_starting_spark(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _cases(tmp_path, SYNTAX_ERROR)
+    shutil.copy(CASES / "broken.json", tmp_path / "cases" / "broken.json")
+    status, out, err = run(capsys, "snapshot", "--dry-run")
+    assert status == 1
+    assert "NOT SNAPSHOTTED cases/c.json: cut short: does not plan: " in out
+    assert "unknown field(s) 'ouputs'" in err
+    assert "qtt snapshot --dry-run: planning 2 case variant(s)" in err
+    assert out.splitlines()[-1] == "1 not snapshotted, 1 skipped, 1 that do not load"
+
+
+def _historical(tmp_path: Path, case: str) -> Path:
+    """A historical root with one folder whose spec names ``case`` and whose plan is broken."""
+    folder = tmp_path / "historical_plans" / "c__0123abcd" / "0.1.0_1700000000000"
+    folder.mkdir(parents=True)
+    (folder / "plan.json").write_text("{")
+    (folder / "spec.json").write_text(json.dumps({"case": {"file": "cases/c.json", "name": case, "variant": ""}}))
+    (folder / "topology").write_text("")
+    return folder.parents[1]
+
+
+def test_k_filters_historical_plans_in_run(capsys, tmp_path):
+    root = _historical(tmp_path, "alpha")
+    status, out, err = run(capsys, "run", str(root), "-k", "beta")
+    assert status == 2
+    assert "-k 'beta' matches nothing" in err
+    status, out, err = run(capsys, "run", str(root), "-k", "ALPHA")
+    assert status == 1 and "1 historical plan(s)" in err
+    assert "1 variant(s): 0 passed, 0 failed, 0 skipped, 1 error" in out
+
+
+def test_run_with_nothing_to_run_or_a_selection_of_nothing_fails(capsys, tmp_path):
+    (tmp_path / "empty").mkdir()
+    status, _, err = run(capsys, "run", str(tmp_path / "empty"))
+    assert status == 2 and "nothing to run" in err
+    status, _, err = run(capsys, "run", str(CASES / "named.json"), "-k", "no such case")
+    assert status == 2 and "matches nothing" in err
+
+
+@pytest.mark.parametrize("where", ["missing/report.json", "."])
+def test_json_path_is_checked_before_anything_runs(capsys, tmp_path, where):
+    status, out, err = run(capsys, "run", str(CASES / "named.json"), "--json", str(tmp_path / where))
+    assert status == 2
+    assert err.startswith(f"qtt: --json {tmp_path / where}: ")
+    assert out == "" and "case variant(s)" not in err

@@ -188,3 +188,23 @@ def test_a_corrupt_historical_folder_fails_only_itself(project):
     assert "plan.json" in text and "unknown statement plan type 'ksqlPlanV9'" in text
     assert "plan.json is missing" in text
     result.assert_outcomes(failed=2)
+
+
+def test_plan_checks_hash_the_case_path_as_qtt_check_does(project):
+    """The project (the directory holding the historical plans) need not be the rootdir."""
+    from qtt.harness.loader import load_file
+    from qtt.harness.runner import plan_variant
+    from qtt.harness.slugs import case_slug
+    from qtt.plan import codec
+
+    project.makeini("[pytest]\nqtt_cases = sub/cases\nqtt_historical_plans = sub/historical_plans\n")
+    (project.path / "sub" / "cases").mkdir(parents=True)
+    shutil.copy(FIXTURES / "replays.json", project.path / "sub" / "cases" / "replays.json")
+    variants = load_file(project.path / "sub" / "cases" / "replays.json").variants
+    for variant in variants:
+        slug = case_slug("cases/replays.json", variant.case, variant.variant)
+        folder = project.path / "sub" / "historical_plans" / slug / "0.1.0_1700000000000"
+        folder.mkdir(parents=True)
+        (folder / "plan.json").write_text(codec.dumps(plan_variant(variant).plan))
+    result = project.runpytest("-q", "-k", "plan", "-m", "not spark")
+    result.assert_outcomes(passed=len(variants))

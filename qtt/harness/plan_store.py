@@ -2,16 +2,21 @@
 
 Each folder holds ``plan.json`` (the canonical plan), ``spec.json`` (what the plan was
 replayed with and what it produced) and ``topology`` (the normalized Spark query). Folders
-are append-only: qtt writes a new one into a temporary folder and renames it into place, and
+are append-only: qtt writes a new one into a staging folder and renames it into place, and
 never modifies or deletes one. The slug rule is in :mod:`qtt.harness.slugs`.
+
+Staging folders live in ``historical_plans/.qtt-staging/<pid>-<random>/``: on the same file
+system as their target (so the rename is atomic), and under a ``.gitignore`` of ``*`` (so a
+snapshot killed mid-write leaves nothing ``git add`` would commit). The next snapshot removes
+the staging folders of processes that are gone (:func:`clean_staging`).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +24,9 @@ from qtt.errors import PlanFileError, SnapshotError
 
 PLAN_FILE, SPEC_FILE, TOPOLOGY_FILE = "plan.json", "spec.json", "topology"
 _FOLDER = re.compile(r"^(?P<version>[0-9A-Za-z.+-]+)_(?P<epoch>[0-9]{13})$")
+#: where folders are written before they are renamed into place (a dot name: never a slug)
+STAGING = ".qtt-staging"
+_STAGED = re.compile(r"^(?P<pid>[0-9]+)-[0-9a-f]+$")
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,10 @@ def newest(root: Path, slug: str) -> HistoricalFolder | None:
 
 
 def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: dict[str, str]) -> Path:
-    """Write a new folder atomically: into a temporary folder, then rename into place.
+    """Write a new folder atomically: into a staging folder, then rename into place.
+
+    Files and directories get the user's umask; the files, the folder and its parent are
+    synced to disk, so a crash leaves either the whole folder or none of it.
 
     Raises:
         SnapshotError: if the folder already exists (folders are never overwritten).
@@ -95,16 +106,87 @@ def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: dict
     target = root / slug / f"{version}_{epoch_ms:013d}"
     if target.exists():
         raise SnapshotError(f"{target} already exists; historical plan folders are never overwritten")
+    for name, text in files.items():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:  # a lone surrogate, e.g. from a "\ud800" escape in a case file
+            msg = f"{name} cannot be written as UTF-8: {e.reason} at character {e.start} ({text[e.start : e.end]!a})"
+            raise SnapshotError(msg, file=str(target / name), hint="remove the lone surrogate from the case") from None
+    new_slug = not target.parent.is_dir()
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=target.parent))
+    staging = _staging_folder(root)
     try:
         for name, text in files.items():
             with (staging / name).open("w", encoding="utf-8", newline="\n") as out:
                 out.write(text)
                 out.flush()
                 os.fsync(out.fileno())
+        _fsync_directory(staging)
         os.rename(staging, target)  # atomic on one file system; fails if target appeared meanwhile
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    _fsync_directory(target.parent)
+    if new_slug:
+        _fsync_directory(root)
     return target
+
+
+def clean_staging(root: Path) -> list[Path]:
+    """Remove the staging folders that processes which are gone left under ``root``.
+
+    Also removes the ``<slug>/.staging-*`` folders that qtt 0.3 staged in. Returns what was
+    removed.
+    """
+    stale: list[Path] = []
+    staging = root / STAGING
+    if staging.is_dir():
+        for path in staging.iterdir():
+            match = _STAGED.match(path.name)
+            if path.is_dir() and (match is None or not _alive(int(match["pid"]))):
+                stale.append(path)
+    if root.is_dir():
+        stale += [p for slug in root.iterdir() if slug.is_dir() for p in slug.glob(".staging-*") if p.is_dir()]
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
+    return stale
+
+
+def _staging_folder(root: Path) -> Path:
+    """A new, empty staging folder under ``root``, hidden from git."""
+    parent = root / STAGING
+    parent.mkdir(parents=True, exist_ok=True)
+    ignore = parent / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# qtt snapshot's staging folders: never committed\n*\n", encoding="utf-8")
+    folder = parent / f"{os.getpid()}-{secrets.token_hex(6)}"
+    folder.mkdir()  # the user's umask, unlike tempfile.mkdtemp's 0700
+    return folder
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _fsync_directory(path: Path) -> None:
+    """Make a directory's entries durable (a rename is only durable once its parent is synced)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # e.g. Windows, where directories cannot be opened
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems refuse to sync a directory; the data is synced already
+        pass
+    finally:
+        os.close(fd)

@@ -8,6 +8,7 @@ directory whose folders hold ``plan.json``), one case's ``<slug>/`` folder, or o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -55,16 +56,47 @@ def holds_plans(path: Path) -> bool:
 
 def load_variants(paths: Sequence[str], keyword: str | None = None) -> tuple[list[CaseVariant], list[CaseFileError]]:
     """The case variants under ``paths`` whose label contains ``keyword`` (ignoring case), and
-    the errors of the cases that do not load.
+    the errors of the cases (or whole files) that do not load, each with its file.
 
     Raises:
-        CaseFileError: a path does not exist, or a file is not a case file at all.
+        CaseFileError: a path does not exist.
     """
-    wanted = (keyword or "").lower()
     found: list[CaseVariant] = []
     errors: list[CaseFileError] = []
     for path in discover(paths):
-        loaded = load_file(path, display=str(path))
-        errors += loaded.errors
-        found += [v for v in loaded.variants if wanted in v.label.lower()]
+        try:
+            loaded = load_file(path, display=str(path))
+        except CaseFileError as unreadable:  # the file is not a case file: one error, the others go on
+            errors.append(unreadable)
+            continue
+        errors += [e for e in loaded.errors if matches(e.case or "", keyword)]
+        found += [v for v in loaded.variants if matches(v.label, keyword)]
     return found, errors
+
+
+def matches(label: str, keyword: str | None) -> bool:
+    """The ``-k`` rule: ``keyword`` is in the label (``case`` or ``case [variant]``), ignoring case."""
+    return not keyword or keyword.lower() in label.lower()
+
+
+def select_folders(folders: Sequence[Path], keyword: str | None) -> list[Path]:
+    """The historical plan folders whose recorded case matches ``keyword`` (:func:`matches`).
+
+    The case is the name and variant in the folder's ``spec.json``. A folder whose spec cannot
+    be read stays selected, so that its replay reports the error.
+    """
+    if not keyword:
+        return list(folders)
+    return [folder for folder in folders if matches(_recorded_label(folder) or keyword, keyword)]
+
+
+def _recorded_label(folder: Path) -> str | None:
+    """``case`` or ``case [variant]`` as ``spec.json`` records it, or None if it cannot be read."""
+    try:
+        case = json.loads((folder / plan_store.SPEC_FILE).read_text(encoding="utf-8"))["case"]
+        name, variant = case["name"], case["variant"]
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        return None
+    if not isinstance(name, str) or not isinstance(variant, str):
+        return None
+    return f"{name} [{variant}]" if variant else name

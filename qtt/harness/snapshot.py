@@ -9,17 +9,18 @@ is reported and not snapshotted. Existing folders are never touched.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
-from qtt.errors import QttError, UnsupportedFeatureError
+from qtt.errors import QttError
 from qtt.harness import plan_store, spec
 from qtt.harness.model import CaseVariant
 from qtt.harness.runner import CaseResult, SessionProvider, run_variants
+from qtt.harness.slugs import project_root, relative_file
 from qtt.harness.status import Status
 from qtt.harness.uptodate import PlanStatus, check_variant
 from qtt.plan import codec
@@ -45,6 +46,8 @@ _ACTIONS = {
     PlanStatus.CHANGED: Action.ADDED,
     PlanStatus.MISSING: Action.ADDED,
     PlanStatus.SKIPPED: Action.SKIPPED,
+    PlanStatus.ERROR: Action.NOT_SNAPSHOTTED,
+    PlanStatus.CORRUPT: Action.NOT_SNAPSHOTTED,
 }
 
 
@@ -68,8 +71,25 @@ def snapshot(
     version: str = __version__,
     dry_run: bool = False,
     epoch_ms: int | None = None,
+    phase: Callable[[str], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Entry]:
-    """Persist a plan for every variant whose canonical plan is new or changed."""
+    """Persist a plan for every variant whose canonical plan is new or changed.
+
+    Args:
+        variants: the case variants to consider.
+        session: the Spark session, started only if a plan needs a replay.
+        root: the historical plans directory.
+        version: the qtt version the new folders are named after.
+        dry_run: replay and report, but write nothing.
+        epoch_ms: the folders' time stamp (default: now).
+        phase: called with one line as each phase starts (planning, replaying, writing).
+        progress: called with (replays done, replays in all) as replays finish.
+    """
+    say = phase or (lambda line: None)
+    if not dry_run:
+        plan_store.clean_staging(root)
+    say(f"planning {len(variants)} case variant(s) and comparing with {root}")
     entries: list[Entry] = []
     to_replay: list[tuple[Entry, Plan]] = []
     for variant in variants:
@@ -78,22 +98,25 @@ def snapshot(
         entries.append(entry)
         if check.status == PlanStatus.UP_TO_DATE:
             entry.reason = ""
-        elif check.error is not None and not isinstance(check.error, UnsupportedFeatureError):
-            entry.action, entry.reason = Action.NOT_SNAPSHOTTED, f"does not plan: {check.error}"
+        elif entry.action == Action.NOT_SNAPSHOTTED:
+            entry.diff = []
+            if check.hint:
+                entry.reason += f"; {check.hint}"
         elif check.plan is not None:
             if dry_run:
                 entry.action = Action.WOULD_ADD
-            if check.folder is None:
-                entry.reason = "no plan persisted yet"
-            elif check.previous is None:
-                entry.reason = f"the newest persisted plan ({check.folder.name}) cannot be read"
-            else:
-                entry.reason = f"the plan differs from {check.folder.name}"
+            entry.reason = (
+                "no plan persisted yet" if check.folder is None else f"the plan differs from {check.folder.name}"
+            )
             to_replay.append((entry, check.plan))
     if not to_replay:
         return entries
-    results = run_variants([entry.variant for entry, _ in to_replay], session, capture_state=True)
+    say(f"replaying {len(to_replay)} new or changed plan(s)")
+    variants_to_replay = [entry.variant for entry, _ in to_replay]
+    results = run_variants(variants_to_replay, session, capture_state=True, progress=progress)
     stamp = epoch_ms if epoch_ms is not None else int(time.time() * 1000)
+    if not dry_run:
+        say(f"writing under {root}")
     for (entry, plan), result in zip(to_replay, results, strict=True):
         if result.status != Status.PASSED or result.replay is None:
             entry.action = Action.NOT_SNAPSHOTTED
@@ -104,7 +127,7 @@ def snapshot(
             continue
         files = {
             plan_store.PLAN_FILE: codec.dumps(plan),
-            plan_store.SPEC_FILE: spec.dumps(build_spec(entry.variant, result, version)),
+            plan_store.SPEC_FILE: spec.dumps(build_spec(entry.variant, result, version, root=root)),
             plan_store.TOPOLOGY_FILE: _topology(session(), plan),
         }
         try:
@@ -120,8 +143,10 @@ def _topology(session: SparkSession, plan: Plan) -> str:
     return describe(session, plan)
 
 
-def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.Spec:
-    """The self-contained ``spec.json`` of a passed replay."""
+def build_spec(variant: CaseVariant, result: CaseResult, version: str, *, root: Path) -> spec.Spec:
+    """The self-contained ``spec.json`` of a passed replay; ``case.file`` is the case file's
+    path relative to the project root (the parent of the historical ``root``), as hashed in
+    its slug."""
     from qtt.runtime.session import spark_version
 
     assert result.replay is not None and result.planned is not None
@@ -158,7 +183,9 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str) -> spec.S
         spec_version=spec.SPEC_VERSION,
         qtt_version=version,
         spark_version=spark_version(),
-        case=spec.SpecCase(file=Path(variant.file).as_posix(), name=variant.case, variant=variant.variant),
+        case=spec.SpecCase(
+            file=relative_file(variant.file, project_root(root)), name=variant.case, variant=variant.variant
+        ),
         statements=variant.statements,
         properties=dict(variant.properties),
         topics=tuple(topics),

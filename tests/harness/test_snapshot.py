@@ -81,3 +81,27 @@ def test_a_failing_case_is_reported_not_snapshotted(spark, tmp_path: Path) -> No
     assert entries[0].action == Action.NOT_SNAPSHOTTED
     assert "did not pass" in entries[0].reason
     assert plan_store.folders(root) == []
+
+
+@pytest.mark.spark
+def test_the_snapshot_command_shows_its_progress_and_records_the_project_relative_path(
+    spark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qtt.cli import main
+
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "case.json").write_text(json.dumps(CASE))
+    monkeypatch.chdir(tmp_path)
+    assert main(["snapshot", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert "qtt snapshot --dry-run: planning 1 case variant(s)" in err
+    assert "qtt snapshot --dry-run: replaying 1 new or changed plan(s)" in err
+    assert "replayed 1/1 case variants" in err
+    assert out.startswith("WOULD ADD historical_plans/case__doubled__")
+    assert not (tmp_path / "historical_plans").exists()
+
+    assert main(["snapshot", str(tmp_path / "cases")]) == 0
+    (folder,) = plan_store.folders(tmp_path / "historical_plans")
+    assert json.loads((folder / "spec.json").read_text())["case"]["file"] == "cases/case.json"
+    assert list((tmp_path / "historical_plans").glob("**/.staging-*")) == []
+    assert main(["check", "./cases"]) == 0
