@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from qtt.errors import (
     CaseFileError,
+    InfrastructureError,
     QttError,
     ReplayError,
     RuntimeBuildError,
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 SessionProvider = Callable[[], "SparkSession"]
+#: the one hint of an infrastructure error
+INFRA_HINT = "rerun it when the machine is less busy; the Spark log (QTT_SPARK_LOG) has the JVM's side"
 
 
 def spark_session() -> SparkSession:
@@ -102,7 +105,8 @@ def run_variants(
     """Run many variants; replays of different variants share Spark queries where they can.
 
     Planning happens first and needs no Spark; only variants that get as far as a replay
-    start the session.
+    start the session. ``progress(done, len(variants))`` counts finished variants: one that
+    needs no replay is done at once, one that does when its last query ran.
     """
     results: list[CaseResult] = []
     pending: list[tuple[CaseResult, CaseVariant, ReplayItem]] = []
@@ -115,12 +119,27 @@ def run_variants(
             pending.append((result, variant, items[0]))
         result.seconds = time.perf_counter() - began
         results.append(result)
+    settled = len(variants) - len(pending)
+
+    def replayed(done: int, _total: int) -> None:
+        if progress is not None:
+            progress(settled + done, len(variants))
+
+    if settled:
+        replayed(0, 0)
     if pending:
         items = [item for _, _, item in pending]
         began = time.perf_counter()
-        outcomes = replay_many(
-            items, session=session(), workdir=workdir, progress=progress, capture_state=capture_state
-        )
+        outcomes: list[ReplayResult | QttError]
+        try:
+            spark = started(session)
+        except InfrastructureError as e:
+            outcomes = [e] * len(items)
+            replayed(len(items), len(items))
+        else:
+            outcomes = replay_many(
+                items, session=spark, workdir=workdir, progress=replayed, capture_state=capture_state
+            )
         for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
             _guarded(result, partial(_finish, variant, result, outcome))
@@ -131,12 +150,29 @@ def run_variants(
     return results
 
 
+def started(session: SessionProvider) -> SparkSession:
+    """``session()``; a Spark that cannot start is an :class:`InfrastructureError` with its reason."""
+    try:
+        return session()
+    except QttError:
+        raise
+    except Exception as e:
+        from qtt.runtime.infrastructure import reason
+
+        msg = f"Spark did not start: {reason(e)}"
+        raise InfrastructureError(msg, hint=INFRA_HINT) from e
+
+
 def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
     """Run ``action``, turning exceptions into the result's status; True to go on."""
     try:
         return bool(action())
     except UnsupportedFeatureError as e:
         result.status, result.reason = Status.SKIPPED, f"unsupported: {e.feature}"
+    except InfrastructureError as e:
+        # Spark or the machine could not run it, even after retries: no verdict either way
+        result.status, result.reason = Status.INFRA, e.message
+        result.hint = e.hint or INFRA_HINT
     except CaseFileError as e:
         e.at(file=result.file, case=result.case)
         result.status, result.reason = Status.ERROR, str(e)
