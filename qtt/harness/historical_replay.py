@@ -20,7 +20,7 @@ from qtt.errors import InfrastructureError, QttError
 from qtt.harness import plan_store, spec
 from qtt.harness.compare import Comparison, TopicDiff
 from qtt.harness.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult, replay_many
-from qtt.harness.runner import INFRA_HINT, CaseResult, started
+from qtt.harness.runner import CaseResult, started
 from qtt.harness.status import Status
 from qtt.plan import codec
 from qtt.plan.steps import Plan
@@ -120,7 +120,7 @@ def replay_folders(
 def _infrastructure(result: HistoricalResult, error: InfrastructureError) -> None:
     result.status = Status.INFRA
     result.reason = f"Spark could not replay the plan, so nothing was proven: {error.message}"
-    result.hint = error.hint or INFRA_HINT
+    result.hint = error.hint or infrastructure.HINT
 
 
 def _judge(result: HistoricalResult, item: Loaded, outcome: ReplayResult, session: Callable[[], SparkSession]) -> None:

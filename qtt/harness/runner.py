@@ -31,14 +31,13 @@ from qtt.harness.model import CaseVariant, ExpectedException
 from qtt.harness.status import Status
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.plan.steps import CreateSourceCommand, Formats
+from qtt.runtime import infrastructure
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 SessionProvider = Callable[[], "SparkSession"]
-#: the one hint of an infrastructure error
-INFRA_HINT = "rerun it when the machine is less busy; the Spark log (QTT_SPARK_LOG) has the JVM's side"
 
 
 def spark_session() -> SparkSession:
@@ -157,10 +156,8 @@ def started(session: SessionProvider) -> SparkSession:
     except QttError:
         raise
     except Exception as e:
-        from qtt.runtime.infrastructure import reason
-
-        msg = f"Spark did not start: {reason(e)}"
-        raise InfrastructureError(msg, hint=INFRA_HINT) from e
+        msg = f"Spark did not start: {infrastructure.reason(e)}"
+        raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
 def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
@@ -172,7 +169,7 @@ def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
     except InfrastructureError as e:
         # Spark or the machine could not run it, even after retries: no verdict either way
         result.status, result.reason = Status.INFRA, e.message
-        result.hint = e.hint or INFRA_HINT
+        result.hint = e.hint or infrastructure.HINT
     except CaseFileError as e:
         e.at(file=result.file, case=result.case)
         result.status, result.reason = Status.ERROR, str(e)

@@ -111,7 +111,7 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
         if not infrastructure.is_infrastructure(e):
             raise
         msg = f"Spark could not run the replay: {infrastructure.reason(e)}"
-        raise InfrastructureError(msg, hint="rerun when the machine is less busy; see the Spark log") from e
+        raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
 def _replay_source(session: SparkSession, jobs: Sequence[Job]) -> DataFrame:

@@ -42,6 +42,9 @@ PATTERNS: tuple[str, ...] = (
 
 _PATTERN = re.compile("|".join(re.escape(p) for p in PATTERNS))
 
+#: the one hint of an infrastructure error
+HINT = "rerun it when the machine is less busy; the Spark log (QTT_SPARK_LOG) has the JVM's side"
+
 #: how many times a replay that failed for an infrastructure reason is tried again
 RETRIES = 2
 
