@@ -19,8 +19,8 @@ import simplejson
 from qtt.errors import InfrastructureError, QttError
 from qtt.harness import plan_store, spec
 from qtt.harness.compare import Comparison, TopicDiff
-from qtt.harness.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult, replay_many
-from qtt.harness.runner import CaseResult, started
+from qtt.harness.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult
+from qtt.harness.runner import CaseResult, replay_counted
 from qtt.harness.status import Status
 from qtt.plan import codec
 from qtt.plan.steps import Plan
@@ -88,25 +88,8 @@ def replay_folders(
         except QttError as e:
             result.status, result.reason = Status.ERROR, str(e)
         results.append(result)
-    settled = len(paths) - len(loaded)
-
-    def replayed(done: int, _total: int) -> None:
-        if progress is not None:
-            progress(settled + done, len(paths))
-
-    if settled:
-        replayed(0, 0)
-    if not loaded:
-        return results
     items = [ReplayItem(item.plan, inputs_of(item.spec)) for _, item in loaded]
-    outcomes: list[ReplayResult | QttError]
-    try:
-        spark = started(session)
-    except InfrastructureError as e:
-        outcomes = [e] * len(items)
-        replayed(len(items), len(items))
-    else:
-        outcomes = replay_many(items, session=spark, progress=replayed, capture_state=True)
+    outcomes = replay_counted(items, session, total=len(paths), progress=progress, capture_state=True)
     for (result, item), outcome in zip(loaded, outcomes, strict=True):
         if isinstance(outcome, InfrastructureError):
             _infrastructure(result, outcome)

@@ -118,35 +118,52 @@ def run_variants(
             pending.append((result, variant, items[0]))
         result.seconds = time.perf_counter() - began
         results.append(result)
-    settled = len(variants) - len(pending)
-
-    def replayed(done: int, _total: int) -> None:
-        if progress is not None:
-            progress(settled + done, len(variants))
-
-    if settled:
-        replayed(0, 0)
-    if pending:
-        items = [item for _, _, item in pending]
+    if pending or progress is not None:
         began = time.perf_counter()
-        outcomes: list[ReplayResult | QttError]
-        try:
-            spark = started(session)
-        except InfrastructureError as e:
-            outcomes = [e] * len(items)
-            replayed(len(items), len(items))
-        else:
-            outcomes = replay_many(
-                items, session=spark, workdir=workdir, progress=replayed, capture_state=capture_state
-            )
+        items = [item for _, _, item in pending]
+        outcomes = replay_counted(
+            items, session, total=len(variants), progress=progress, workdir=workdir, capture_state=capture_state
+        )
         for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
             _guarded(result, partial(_finish, variant, result, outcome))
-        if not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
+        if pending and not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
             share = (time.perf_counter() - began) / len(pending)
             for result, _, _ in pending:
                 result.seconds += share
     return results
+
+
+def replay_counted(
+    items: Sequence[ReplayItem],
+    session: SessionProvider,
+    *,
+    total: int,
+    progress: Callable[[int, int], None] | None,
+    workdir: Path | None = None,
+    capture_state: bool = False,
+) -> list[ReplayResult | QttError]:
+    """Replay ``items``, the ones left of ``total`` that need Spark, counting progress over ``total``.
+
+    The others are done already, and reported so at once. A Spark that does not start makes
+    every item an :class:`InfrastructureError`.
+    """
+    settled = total - len(items)
+
+    def replayed(done: int, _total: int) -> None:
+        if progress is not None:
+            progress(settled + done, total)
+
+    if settled:
+        replayed(0, 0)
+    if not items:
+        return []
+    try:
+        spark = started(session)
+    except InfrastructureError as e:
+        replayed(len(items), len(items))
+        return [e] * len(items)
+    return replay_many(items, session=spark, workdir=workdir, progress=replayed, capture_state=capture_state)
 
 
 def started(session: SessionProvider) -> SparkSession:
