@@ -3,12 +3,17 @@
 It prints, in one run: the JVM start; the floor (one query start, one micro-batch); for case
 variants and for historical plans, the median seconds per replay (stateless and stateful
 apart), replays per minute, and each figure's ratio to the floor. Nothing here is asserted:
-it is measured and printed.
+it is measured and printed. Progress goes to stderr: a line per phase, and replayed X/Y.
+
+It never ends in a traceback: what Spark could not run (an infrastructure error, or a
+Spark that does not start) becomes a line of the report, and :attr:`Figures.exit_status`
+is non-zero (3, as for ``qtt run``).
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +67,16 @@ class Figures:
     query_start: float = 0.0
     micro_batch: float = 0.0
     sections: dict[str, Section] = field(default_factory=dict)
+    #: what could not be measured, and why (an infrastructure error)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def exit_status(self) -> int:
+        """0 when everything was measured; 3 when something could not run (see :mod:`qtt.harness.status`)."""
+        from qtt.harness.status import EXIT_INFRASTRUCTURE, Status
+
+        infra = any(section.statuses.get(Status.INFRA) for section in self.sections.values())
+        return EXIT_INFRASTRUCTURE if self.errors or infra else 0
 
     @property
     def floor(self) -> float:
@@ -74,6 +89,7 @@ class Figures:
             "floor_query_start_s": round(self.query_start, 3),
             "floor_micro_batch_s": round(self.micro_batch, 3),
             **{kind.replace(" ", "_") + "s": section.as_json() for kind, section in self.sections.items()},
+            "errors": self.errors,
         }
 
 
@@ -81,35 +97,82 @@ def _median(values: Sequence[float]) -> float:
     return statistics.median(values) if values else 0.0
 
 
-def run(paths: Sequence[str], folders: Sequence[Path] = (), *, repetitions: int = 3) -> Figures:
-    """Measure everything in one process; the JVM must not be running yet."""
+def _to_stderr(line: str) -> None:
+    print(f"qtt bench: {line}", file=sys.stderr, flush=True)
+
+
+def run(
+    paths: Sequence[str],
+    folders: Sequence[Path] = (),
+    *,
+    repetitions: int = 3,
+    log: Callable[[str], None] = _to_stderr,
+) -> Figures:
+    """Measure everything in one process; the JVM must not be running yet.
+
+    ``log`` gets the progress lines. An infrastructure error ends the measuring, and is
+    recorded in :attr:`Figures.errors`; what was measured before it is kept.
+    """
+    from qtt.errors import InfrastructureError
+    from qtt.harness.runner import spark_session, started
+
+    figures = Figures()
+    try:
+        log("starting Spark")
+        began = time.perf_counter()
+        spark = started(spark_session)
+        from qtt.runtime.floor import measure
+        from qtt.runtime.session import started_seconds
+
+        figures.jvm_start = started_seconds() or (time.perf_counter() - began)
+        log(f"measuring the floor ({repetitions} repetitions)")
+        try:
+            floor = measure(spark, repetitions=repetitions)
+        except Exception as e:
+            _raise_if_infrastructure(e, "the floor could not be measured")
+            raise
+        figures.query_start, figures.micro_batch = floor.query_start, floor.micro_batch
+        _replay_sections(figures, paths, folders, log)
+    except InfrastructureError as e:
+        figures.errors.append(f"infrastructure error: {e.message}")
+        log(f"infrastructure error: {e.message}")
+    return figures
+
+
+def _raise_if_infrastructure(error: Exception, what: str) -> None:
+    from qtt.errors import InfrastructureError
+    from qtt.runtime import infrastructure
+
+    if infrastructure.is_infrastructure(error):
+        msg = f"{what}: {infrastructure.reason(error)}"
+        raise InfrastructureError(msg, hint=infrastructure.HINT) from error
+
+
+def _replay_sections(
+    figures: Figures, paths: Sequence[str], folders: Sequence[Path], log: Callable[[str], None]
+) -> None:
     from qtt.harness.historical_replay import replay_folders
     from qtt.harness.runner import run_variants, spark_session
     from qtt.harness.selection import load_variants
-    from qtt.runtime.floor import measure
-    from qtt.runtime.session import started_seconds
-
-    figures = Figures()
-    began = time.perf_counter()
-    spark = spark_session()
-    figures.jvm_start = started_seconds() or (time.perf_counter() - began)
-    floor = measure(spark, repetitions=repetitions)
-    figures.query_start, figures.micro_batch = floor.query_start, floor.micro_batch
 
     variants, _ = load_variants(paths)
-    replays: list[tuple[str, int, Callable[[], Sequence[CaseResult]]]] = [
-        (CASES, len(variants), lambda: run_variants(variants, spark_session)),
-        (HISTORICAL, len(folders), lambda: replay_folders(folders, spark_session)),
+    replays: list[tuple[str, int, Callable[[Callable[[int, int], None]], Sequence[CaseResult]]]] = [
+        (CASES, len(variants), lambda progress: run_variants(variants, spark_session, progress=progress)),
+        (HISTORICAL, len(folders), lambda progress: replay_folders(folders, spark_session, progress=progress)),
     ]
     for kind, count, replay in replays:
         if not count:
             continue
+        log(f"replaying {count} {kind}s")
         section = figures.sections[kind] = Section(count=count)
         began = time.perf_counter()
-        for result in replay():
+
+        def progress(done: int, total: int, kind: str = kind, began: float = began) -> None:
+            log(f"  replayed {done}/{total} {kind}s ({time.perf_counter() - began:.0f}s)")
+
+        for result in replay(progress):
             section.add(result)
         section.wall = time.perf_counter() - began
-    return figures
 
 
 def render(figures: Figures) -> str:
@@ -134,6 +197,7 @@ def render(figures: Figures) -> str:
         lines.append(f"  {kind + 's per minute':<44} {section.per_minute:8.2f}")
         lines.append(row(f"wall time for all {kind}s", section.wall, ratio=False))
         lines.append("  statuses: " + ", ".join(f"{v} {k}" for k, v in sorted(section.statuses.items())))
+    lines += [f"  {error}" for error in figures.errors]
     return "\n".join(lines)
 
 

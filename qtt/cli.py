@@ -73,9 +73,11 @@ def _parser() -> argparse.ArgumentParser:
         help="replay cases and report passed, failed, skipped and errored variants",
         description="Replay every case variant found under PATH (files or directories of *.json) "
         "and compare its outputs with the expected ones. Prints one line per file "
-        "(. passed, F failed, s skipped, E error), then every failure with a labelled "
-        "diff, then a summary. Exit status: 0 when nothing failed, 1 when a variant "
-        "failed or errored, 2 on a usage error or when there is nothing to run.",
+        "(. passed, F failed, s skipped, E error, I infrastructure error), then every failure "
+        "with a labelled diff, then a summary. Exit status: 0 when nothing failed, 1 when a "
+        "variant failed or errored, 2 on a usage error or when there is nothing to run, 3 when "
+        "the only bad results are infrastructure errors (Spark could not run a replay: nothing "
+        "was proven either way).",
     )
     run.add_argument(
         "paths",
@@ -173,7 +175,7 @@ def _run(args: argparse.Namespace) -> int:
         report.write_json(results, args.json)
     elapsed = time.perf_counter() - began
     print(f"{len(results)} variant(s): {report.summary(results)} in {elapsed:.1f}s")
-    return 1 if any(r.status.bad for r in results) else 0
+    return report.exit_status(results)
 
 
 def _progress(noun: str, began: float, *, quiet: bool = False) -> Callable[[int, int], None]:
@@ -396,7 +398,7 @@ def _bench(args: argparse.Namespace) -> int:
     print(bench.render(figures))
     if args.json:
         bench.write_json(figures, args.json)
-    return 0
+    return figures.exit_status
 
 
 def _case_index(path: str | None) -> int:

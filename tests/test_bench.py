@@ -33,3 +33,17 @@ def test_render_reports_cases_and_historical_plans_apart(tmp_path) -> None:
     written = json.loads((tmp_path / "b.json").read_text())
     assert written["case_variants"]["groups"]["stateful"] == {"n": 1, "median_s": 4.0}
     assert written["historical_plans"]["per_minute"] == 30.0
+
+
+def test_a_spark_that_cannot_run_is_a_line_of_the_report_and_a_non_zero_exit(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def no_spark() -> None:
+        raise RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited before sending its port number.")
+
+    monkeypatch.setattr("qtt.harness.runner.spark_session", no_spark)
+    lines: list[str] = []
+    figures = bench.run(["cases"], log=lines.append)
+    assert lines == ["starting Spark", f"infrastructure error: {figures.errors[0].split(': ', 1)[1]}"]
+    assert "Java gateway process exited" in figures.errors[0]
+    assert figures.exit_status == 3
+    assert bench.render(figures).splitlines()[-1].startswith("  infrastructure error: Spark did not start")
+    assert bench.Figures().exit_status == 0

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from qtt.harness.model import Record
 from qtt.harness.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan import steps as s
 from qtt.plan.shape import QueryShape, query_order
+from qtt.runtime import scratch
 from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 #: how many stateless queries may share one streaming query
 GROUP_SIZE = 32
+#: the temp folders of replays (checkpoints); a killed run's are cleaned by the next replay
+REPLAY_PREFIX = "qtt-replay-"
 
 
 @dataclass(frozen=True)
@@ -250,6 +252,8 @@ def replay_many(
 
     ``capture_state`` also reads every state store back as internal topics, which snapshots
     record and historical replays compare; a plain case run does not need them.
+    ``progress(done, len(items))`` is called whenever items finish: an item is done when its
+    last query ran (or it failed), one that cannot start is done at once.
     """
     from qtt.runtime.executor import run_jobs
 
@@ -261,8 +265,18 @@ def replay_many(
             states.append(e)
     live = [st for st in states if isinstance(st, _State)]
     rounds = max((len(st.queries) for st in live), default=0)
-    root = Path(tempfile.mkdtemp(prefix="qtt-replay-", dir=workdir))
-    done, total = 0, sum(len(st.queries) for st in live)
+    scratch.clean_stale(workdir, f"{REPLAY_PREFIX}*")
+    root = scratch.make_owned(REPLAY_PREFIX, workdir)
+    finished = {id(st) for st in live if not st.queries}
+    total, reported = len(items), [0]
+
+    def report() -> None:
+        done = total - len(live) + len(finished)
+        if progress is not None and done > reported[0]:
+            reported[0] = done
+            progress(done, total)
+
+    report()
     try:
         for r in range(rounds):
             todo = [(st, st.queries[r]) for st in live if r < len(st.queries) and st.error is None]
@@ -278,9 +292,9 @@ def replay_many(
                         st.accept(query, shape, runs[job_id])
                     except QttError as e:
                         st.error = e
-                done += len(group)
-                if progress is not None:
-                    progress(done, total)
+                    if st.error is not None or r == len(st.queries) - 1:
+                        finished.add(id(st))
+                report()
     finally:
         shutil.rmtree(root, ignore_errors=True)
     out: list[ReplayResult | QttError] = []

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING
 
 import simplejson
 
-from qtt.errors import QttError
+from qtt.errors import InfrastructureError, QttError
 from qtt.harness import plan_store, spec
 from qtt.harness.compare import Comparison, TopicDiff
-from qtt.harness.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult, replay_many
-from qtt.harness.runner import CaseResult
+from qtt.harness.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult
+from qtt.harness.runner import CaseResult, replay_counted
 from qtt.harness.status import Status
 from qtt.plan import codec
 from qtt.plan.steps import Plan
+from qtt.runtime import infrastructure
 from qtt.runtime.topology_text import QueryTopology, parse
 
 if TYPE_CHECKING:
@@ -69,7 +70,12 @@ def inputs_of(recorded: spec.Spec) -> tuple[InputRecord, ...]:
 def replay_folders(
     paths: Sequence[Path], session: Callable[[], SparkSession], *, progress: Callable[[int, int], None] | None = None
 ) -> list[HistoricalResult]:
-    """Replay every folder; each gets its own result, whatever happens to the others."""
+    """Replay every folder; each gets its own result, whatever happens to the others.
+
+    ``progress(done, len(paths))`` counts finished folders: one that does not load is done at
+    once, one that replays when its last query ran. A folder that Spark could not replay for
+    an infrastructure reason (after retries) is an infrastructure error, never a failure.
+    """
     results: list[HistoricalResult] = []
     loaded: list[tuple[HistoricalResult, Loaded]] = []
     for path in paths:
@@ -82,41 +88,60 @@ def replay_folders(
         except QttError as e:
             result.status, result.reason = Status.ERROR, str(e)
         results.append(result)
-    if not loaded:
-        return results
     items = [ReplayItem(item.plan, inputs_of(item.spec)) for _, item in loaded]
-    outcomes = replay_many(items, session=session(), progress=progress, capture_state=True)
+    outcomes = replay_counted(items, session, total=len(paths), progress=progress, capture_state=True)
+    for (result, item), outcome in zip(loaded, outcomes, strict=True):
+        if isinstance(outcome, InfrastructureError):
+            _infrastructure(result, outcome)
+        elif isinstance(outcome, QttError):
+            result.status, result.reason = Status.FAILED, f"the plan no longer replays: {outcome}"
+        else:
+            _judge(result, item, outcome, session)
+    return results
+
+
+def _infrastructure(result: HistoricalResult, error: InfrastructureError) -> None:
+    result.status = Status.INFRA
+    result.reason = f"Spark could not replay the plan, so nothing was proven: {error.message}"
+    result.hint = error.hint or infrastructure.HINT
+
+
+def _judge(result: HistoricalResult, item: Loaded, outcome: ReplayResult, session: Callable[[], SparkSession]) -> None:
+    """Compare a replay with what the folder recorded."""
     from qtt.runtime.topology import describe
 
-    for (result, item), outcome in zip(loaded, outcomes, strict=True):
-        if isinstance(outcome, QttError):
-            result.status, result.reason = Status.FAILED, f"the plan no longer replays: {outcome}"
-            continue
-        result.replay = outcome
-        result.seconds = outcome.seconds
-        problems = check(item, outcome)
-        began = time.perf_counter()
-        try:
-            state_problems, drift = compare_topology(item.topology, parse(describe(session(), item.plan)))
-        except QttError as e:
-            state_problems, drift = [f"today's runtime cannot build the plan: {e}"], []
-        # building and explaining today's query is part of what a historical replay costs
-        result.seconds += time.perf_counter() - began
-        problems += state_problems
-        result.drift = drift
-        result.comparison = compare_outputs(item.spec.outputs, outcome)
-        result.problems = problems
-        if problems or not result.comparison.ok:
-            result.status = Status.FAILED
-            parts = []
-            if not result.comparison.ok:
-                parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
-            if problems:
-                parts.append(f"{len(problems)} recorded fact(s) differ")
-            result.reason = "; ".join(parts)
-        elif drift:
-            result.reason = f"passed with topology drift ({len(drift)} line(s)); state operators match"
-    return results
+    result.replay = outcome
+    result.seconds = outcome.seconds
+    problems = check(item, outcome)
+    began = time.perf_counter()
+    try:
+        state_problems, drift = compare_topology(item.topology, parse(describe(session(), item.plan)))
+    except InfrastructureError as e:
+        _infrastructure(result, e)
+        return
+    except QttError as e:
+        state_problems, drift = [f"today's runtime cannot build the plan: {e}"], []
+    except Exception as e:
+        if not infrastructure.is_infrastructure(e):
+            raise
+        _infrastructure(result, InfrastructureError(f"Spark could not explain the plan: {infrastructure.reason(e)}"))
+        return
+    # building and explaining today's query is part of what a historical replay costs
+    result.seconds += time.perf_counter() - began
+    problems += state_problems
+    result.drift = drift
+    result.comparison = compare_outputs(item.spec.outputs, outcome)
+    result.problems = problems
+    if problems or not result.comparison.ok:
+        result.status = Status.FAILED
+        parts = []
+        if not result.comparison.ok:
+            parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
+        if problems:
+            parts.append(f"{len(problems)} recorded fact(s) differ")
+        result.reason = "; ".join(parts)
+    elif drift:
+        result.reason = f"passed with topology drift ({len(drift)} line(s)); state operators match"
 
 
 def check(item: Loaded, outcome: ReplayResult) -> list[str]:

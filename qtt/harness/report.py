@@ -14,6 +14,7 @@ from qtt.errors import QttError
 from qtt.harness.compare import Comparison
 from qtt.harness.runner import CaseResult
 from qtt.harness.status import Status
+from qtt.harness.status import exit_status as status_exit
 
 
 def without_file_and_case(error: QttError) -> str:
@@ -40,8 +41,16 @@ def load_error_result(file: str, error: QttError) -> CaseResult:
 
 
 def counts_text(counts: Counter[str], *, all_statuses: bool = True) -> str:
-    """``2 passed, 0 failed, ...`` in :class:`Status` order (only the non-zero ones unless ``all_statuses``)."""
-    return ", ".join(f"{counts.get(s, 0)} {s}" for s in Status if all_statuses or counts.get(s))
+    """``2 passed, 0 failed, ...`` in :class:`Status` order (only the non-zero ones unless ``all_statuses``).
+
+    Infrastructure errors are rare and no verdict: they are named only when there are some.
+    """
+    return ", ".join(f"{counts.get(s, 0)} {s}" for s in Status if counts.get(s) or (all_statuses and s != Status.INFRA))
+
+
+def exit_status(results: Iterable[CaseResult]) -> int:
+    """0, 1 for a failure or error, 3 when only infrastructure errors: see :func:`status.exit_status`."""
+    return status_exit(r.status for r in results)
 
 
 def write_json(results: Iterable[CaseResult], path: str | Path) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from qtt.errors import (
     CaseFileError,
+    InfrastructureError,
     QttError,
     ReplayError,
     RuntimeBuildError,
@@ -30,6 +31,7 @@ from qtt.harness.model import CaseVariant, ExpectedException
 from qtt.harness.status import Status
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.plan.steps import CreateSourceCommand, Formats
+from qtt.runtime import infrastructure
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:
@@ -102,7 +104,8 @@ def run_variants(
     """Run many variants; replays of different variants share Spark queries where they can.
 
     Planning happens first and needs no Spark; only variants that get as far as a replay
-    start the session.
+    start the session. ``progress(done, len(variants))`` counts finished variants: one that
+    needs no replay is done at once, one that does when its last query ran.
     """
     results: list[CaseResult] = []
     pending: list[tuple[CaseResult, CaseVariant, ReplayItem]] = []
@@ -115,20 +118,63 @@ def run_variants(
             pending.append((result, variant, items[0]))
         result.seconds = time.perf_counter() - began
         results.append(result)
-    if pending:
-        items = [item for _, _, item in pending]
+    if pending or progress is not None:
         began = time.perf_counter()
-        outcomes = replay_many(
-            items, session=session(), workdir=workdir, progress=progress, capture_state=capture_state
+        items = [item for _, _, item in pending]
+        outcomes = replay_counted(
+            items, session, total=len(variants), progress=progress, workdir=workdir, capture_state=capture_state
         )
         for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
             _guarded(result, partial(_finish, variant, result, outcome))
-        if not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
+        if pending and not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
             share = (time.perf_counter() - began) / len(pending)
             for result, _, _ in pending:
                 result.seconds += share
     return results
+
+
+def replay_counted(
+    items: Sequence[ReplayItem],
+    session: SessionProvider,
+    *,
+    total: int,
+    progress: Callable[[int, int], None] | None,
+    workdir: Path | None = None,
+    capture_state: bool = False,
+) -> list[ReplayResult | QttError]:
+    """Replay ``items``, the ones left of ``total`` that need Spark, counting progress over ``total``.
+
+    The others are done already, and reported so at once. A Spark that does not start makes
+    every item an :class:`InfrastructureError`.
+    """
+    settled = total - len(items)
+
+    def replayed(done: int, _total: int) -> None:
+        if progress is not None:
+            progress(settled + done, total)
+
+    if settled:
+        replayed(0, 0)
+    if not items:
+        return []
+    try:
+        spark = started(session)
+    except InfrastructureError as e:
+        replayed(len(items), len(items))
+        return [e] * len(items)
+    return replay_many(items, session=spark, workdir=workdir, progress=replayed, capture_state=capture_state)
+
+
+def started(session: SessionProvider) -> SparkSession:
+    """``session()``; a Spark that cannot start is an :class:`InfrastructureError` with its reason."""
+    try:
+        return session()
+    except QttError:
+        raise
+    except Exception as e:
+        msg = f"Spark did not start: {infrastructure.reason(e)}"
+        raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
 def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
@@ -137,6 +183,10 @@ def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
         return bool(action())
     except UnsupportedFeatureError as e:
         result.status, result.reason = Status.SKIPPED, f"unsupported: {e.feature}"
+    except InfrastructureError as e:
+        # Spark or the machine could not run it, even after retries: no verdict either way
+        result.status, result.reason = Status.INFRA, e.message
+        result.hint = e.hint or infrastructure.HINT
     except CaseFileError as e:
         e.at(file=result.file, case=result.case)
         result.status, result.reason = Status.ERROR, str(e)

@@ -3,11 +3,18 @@ the CLI, the pytest plugin and the benchmark.
 
 ``passed``; ``failed`` (qtt ran it and it does not hold); ``skipped`` (it uses a feature
 qtt does not support yet, named in the reason, or is disabled); ``error`` (the case file is
-malformed, or qtt itself broke). The values are the JSON report's strings.
+malformed, or qtt itself broke); ``infrastructure error`` (Spark or the machine could not
+run it, even after retries: nothing was proven either way). The values are the JSON
+report's strings.
+
+Exit status of a run (:func:`exit_status`): 0 when every result passed or was skipped; 1
+when one failed or errored (a verdict, whatever else happened); 3 when the only bad results
+are infrastructure errors (rerun it: nothing was proven). 2 stays the usage error.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 
 
@@ -18,16 +25,28 @@ class Status(StrEnum):
     FAILED = "failed"
     SKIPPED = "skipped"
     ERROR = "error"
+    INFRA = "infrastructure error"
 
     @property
     def mark(self) -> str:
-        """The one-character progress mark: ``.``, ``F``, ``s`` or ``E``."""
+        """The one-character progress mark: ``.``, ``F``, ``s``, ``E`` or ``I``."""
         return _MARKS[self]
 
     @property
     def bad(self) -> bool:
-        """Whether this status fails a run (exit status 1, a failed pytest item)."""
-        return self in (Status.FAILED, Status.ERROR)
+        """Whether this status fails a run (a non-zero exit status, a failed pytest item)."""
+        return self in (Status.FAILED, Status.ERROR, Status.INFRA)
 
 
-_MARKS = {Status.PASSED: ".", Status.FAILED: "F", Status.SKIPPED: "s", Status.ERROR: "E"}
+_MARKS = {Status.PASSED: ".", Status.FAILED: "F", Status.SKIPPED: "s", Status.ERROR: "E", Status.INFRA: "I"}
+
+#: exit statuses of a run: nothing bad, a failure or error, only infrastructure errors
+EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 3
+
+
+def exit_status(statuses: Iterable[Status]) -> int:
+    """The exit status of a run whose results have ``statuses``; see the module's docstring."""
+    seen = set(statuses)
+    if seen & {Status.FAILED, Status.ERROR}:
+        return EXIT_FAILED
+    return EXIT_INFRASTRUCTURE if Status.INFRA in seen else EXIT_OK

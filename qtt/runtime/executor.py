@@ -6,43 +6,91 @@ per-query start-up cost of Spark once per group instead of once per case. Jobs n
 each other's records, so their results do not depend on the grouping. If a group fails,
 every job is run alone, so that one broken plan fails only its own case.
 
+A query that fails for an infrastructure reason (see :mod:`qtt.runtime.infrastructure`) is
+run again, up to :data:`~qtt.runtime.infrastructure.RETRIES` times, a group as a whole first;
+what still fails becomes :class:`~qtt.errors.InfrastructureError` with Spark's reason, never a
+verdict on the plan. Each retry is said on stderr and counted (:func:`retries`).
+
 Queries run with ``Trigger.AvailableNow``: they stop by themselves once every micro-batch
 asked for has run. Nothing here sleeps or polls.
 """
 
 from __future__ import annotations
 
+import sys
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from qtt.errors import QttError, ReplayError, RuntimeBuildError
-from qtt.runtime import internal_topics
+from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError
+from qtt.runtime import infrastructure, internal_topics
 from qtt.runtime.builder import PlanBuilder
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, encode_options
 
+_T = TypeVar("_T")
+_retries: list[str] = []
 
-def run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
+
+def retries() -> list[str]:
+    """Every retry this process made, as ``"<what>: <Spark's reason>"``, oldest first."""
+    return list(_retries)
+
+
+def run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str, *, attempt: int = 0) -> dict[int, QueryRun]:
     """Run ``jobs`` as one streaming query; on failure, run each alone to isolate it.
 
     A job whose plan cannot be built, or whose query fails on its own, gets a
-    :class:`QueryRun` with ``error`` set; the other jobs are unaffected.
+    :class:`QueryRun` with ``error`` set; the other jobs are unaffected. A failure for an
+    infrastructure reason is retried first; one that lasts is an :class:`InfrastructureError`.
     """
+    what = ", ".join(job.query.query_id for job in jobs[:3]) + (f" and {len(jobs) - 3} more" if len(jobs) > 3 else "")
+    try:
+        return _run_jobs(session, jobs, checkpoint)
+    except InfrastructureError as e:
+        if attempt < infrastructure.RETRIES:
+            _note_retry(what, attempt, e)
+            return run_jobs(session, jobs, f"{checkpoint}-retry{attempt + 1}", attempt=attempt + 1)
+        if len(jobs) > 1:
+            # a group that keeps failing: one job alone may still run, and each error is its own
+            return {
+                job_id: run
+                for index, job in enumerate(jobs)
+                for job_id, run in run_jobs(session, [job], f"{checkpoint}-alone-{index}").items()
+            }
+        e.message = f"{jobs[0].query.query_id}: {e.message} (tried {attempt + 1} times)"
+        return {jobs[0].job_id: QueryRun(query_id=jobs[0].query.query_id, topic="", error=e)}
+
+
+def _note_retry(what: str, attempt: int, error: InfrastructureError) -> None:
+    line = f"{what}: {infrastructure.reason(error)}"
+    _retries.append(line)
+    print(
+        f"qtt: retry {attempt + 1}/{infrastructure.RETRIES} after an infrastructure error in {line}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
     runs: dict[int, QueryRun] = {}
     builders: dict[int, PlanBuilder] = {}
-    raw = _replay_source(session, jobs)
+    raw = _infrastructure_guard(lambda: _replay_source(session, jobs))
     for job in jobs:
         try:
-            builders[job.job_id] = _build(raw, job)
+            builders[job.job_id] = _infrastructure_guard(lambda job=job: _build(raw, job))  # type: ignore[misc]
+        except InfrastructureError:
+            raise
         except QttError as e:
             runs[job.job_id] = QueryRun(query_id=job.query.query_id, topic="", error=e)
     runnable = [job for job in jobs if job.job_id in builders]
     try:
-        runs.update(_run_group(runnable, builders, checkpoint))
+        runs.update(_infrastructure_guard(lambda: _run_group(runnable, builders, checkpoint)))
+    except InfrastructureError:
+        raise
     except ReplayError as group_error:
         if len(runnable) == 1:
             job = runnable[0]
@@ -51,6 +99,19 @@ def run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dic
             for index, job in enumerate(runnable):
                 runs.update(run_jobs(session, [job], f"{checkpoint}-alone-{index}"))
     return runs
+
+
+def _infrastructure_guard(action: Callable[[], _T]) -> _T:
+    """Run ``action``; an error for an infrastructure reason becomes :class:`InfrastructureError`."""
+    try:
+        return action()
+    except InfrastructureError:
+        raise
+    except Exception as e:
+        if not infrastructure.is_infrastructure(e):
+            raise
+        msg = f"Spark could not run the replay: {infrastructure.reason(e)}"
+        raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
 def _replay_source(session: SparkSession, jobs: Sequence[Job]) -> DataFrame:
@@ -129,7 +190,7 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
         raise ReplayError(f"streaming query failed: {_first_line(e)}") from e
     failure = stream.exception()
     if failure is not None:
-        raise ReplayError(f"streaming query failed: {_first_line(failure)}")
+        raise ReplayError(f"streaming query failed: {_first_line(failure)}") from failure
     progress = stream.recentProgress
     seconds = (time.perf_counter() - began) / len(jobs)
     for job in with_records:

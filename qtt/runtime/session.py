@@ -2,16 +2,23 @@
 
 Local mode by default; a standalone master (``spark://...``) or a Spark Connect endpoint
 (``sc://...``) when ``QTT_SPARK_MASTER`` or the caller says so.
+
+Each run keeps its files in its own folder, ``$TMPDIR/qtt-<user>/run-<pid>-<time>/``: the
+JVM's log (``spark.log``, capped) and the SQL warehouse. A run's folder is removed by a later
+run once its process is gone and it has not changed for an hour.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
-import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from qtt.runtime import scratch, spark_log
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -21,6 +28,19 @@ ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateS
 _lock = threading.Lock()
 _session: SparkSession | None = None
 _started_seconds: float | None = None
+_run_folder: Path | None = None
+
+
+def run_folder() -> Path:
+    """This process's folder for its log and warehouse, created (and stale ones cleaned) on first use."""
+    global _run_folder
+    if _run_folder is None or not _run_folder.is_dir():
+        root = scratch.user_root()
+        scratch.clean_stale(root, "run-*", keep_finished=scratch.STALE_SECONDS)
+        folder = root / f"run-{os.getpid()}-{time.strftime('%Y%m%dT%H%M%S')}"
+        folder.mkdir(exist_ok=True)
+        _run_folder = scratch.claim(folder)
+    return _run_folder
 
 
 def _prepare_environment() -> None:
@@ -31,8 +51,44 @@ def _prepare_environment() -> None:
         time.tzset()
     # Python workers start with `python3` from PATH unless told otherwise, and then cannot
     # import qtt ("worker failed to connect back").
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_PYTHON", python_for_workers())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+def python_for_workers() -> str:
+    """The Python that Spark starts its workers with: ``PYSPARK_PYTHON``, or a fast launcher.
+
+    Spark puts ``$SPARK_HOME/python/lib/pyspark.zip`` first on every worker's path, and a zip
+    holds no compiled bytecode: each worker compiles pyspark from source before it connects
+    back (0.6 s of CPU instead of 0.2 s, measured). The connect-back waits are hard-coded in
+    Spark 4.3 (10 s in ``PythonWorkerFactory.createSimpleWorker``, which starts the streaming
+    source runner and the transformWithStateInPandas pre-init runner; 60 s for the daemon's
+    fork), and no setting changes them, so on a busy machine the worker's own start must be
+    short. The launcher puts the installed pyspark and py4j (compiled) ahead of the zips.
+    """
+    chosen = os.environ.get("PYSPARK_PYTHON")
+    if chosen:
+        return chosen
+    import py4j
+    import pyspark
+
+    packages = [Path(pyspark.__file__).parent, Path(py4j.__file__).parent]
+    if os.name != "posix" or not (packages[0] / "python" / "lib" / "pyspark.zip").exists():
+        return sys.executable
+    folder = run_folder()
+    lib = folder / "pylib"
+    lib.mkdir(exist_ok=True)
+    for package in packages:
+        link = lib / package.name
+        if not link.is_symlink():
+            link.symlink_to(package, target_is_directory=True)
+    launcher = folder / "python"
+    launcher.write_text(
+        f'#!/bin/sh\nPYTHONPATH="{lib}${{PYTHONPATH:+:$PYTHONPATH}}" exec "{sys.executable}" "$@"\n',
+        encoding="utf-8",
+    )
+    launcher.chmod(0o755)
+    return str(launcher)
 
 
 def _local_options() -> dict[str, str]:
@@ -41,15 +97,21 @@ def _local_options() -> dict[str, str]:
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.memory": os.environ.get("QTT_DRIVER_MEMORY", "2g"),
-        "spark.sql.warehouse.dir": os.path.join(tempfile.gettempdir(), "qtt-warehouse"),
+        "spark.sql.warehouse.dir": str(run_folder() / "warehouse"),
         "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UseSerialGC",
         "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.executorEnv.TZ": "UTC",
-        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.python": python_for_workers(),
         "spark.python.worker.reuse": "true",
-        # Python workers start slowly on small, busy machines; the default 15 s
-        # connect-back timeout then fails whole queries.
+        # The settings that decide a Python worker's timeouts in Spark 4.3 (read from its
+        # classes): SPARK_AUTH_SOCKET_TIMEOUT, the Python side's wait to connect and
+        # authenticate (default 15 s). The JVM's wait for the connect-back itself is
+        # hard-coded (see python_for_workers), hence the retry in the executor.
         "spark.python.authenticate.socketTimeout": "300s",
+        # RPC asks and the local executor's heartbeats (default 120 s and 10 s): a loaded
+        # machine must not lose its only executor.
+        "spark.network.timeout": "600s",
+        "spark.executor.heartbeatInterval": "60s",
     }
 
 
@@ -78,17 +140,18 @@ def _session_options() -> dict[str, str]:
 
 
 def spark_log_path() -> str:
-    """Where the JVM's own console output goes (``QTT_SPARK_LOG``, or a file in the temp folder)."""
-    return os.environ.get("QTT_SPARK_LOG") or os.path.join(tempfile.gettempdir(), "qtt-spark.log")
+    """Where the JVM's own console output goes: ``QTT_SPARK_LOG``, or ``spark.log`` in :func:`run_folder`."""
+    return os.environ.get("QTT_SPARK_LOG") or str(run_folder() / "spark.log")
 
 
 def _launch_jvm_logging_to_file(url: str, options: dict[str, str]) -> None:
-    """Start the JVM with its stdout and stderr in :func:`spark_log_path`.
+    """Start the JVM with its stdout and stderr copied into :func:`spark_log_path`.
 
     Spark's banner and log lines, and the "Streaming TransformWithStateInPandas Python worker"
     lines that PySpark's state worker prints for every stateful query, would otherwise
     interleave with qtt's progress and pytest's report. Errors still reach the caller as
-    exceptions; the log keeps the JVM's side of the story.
+    exceptions; the log keeps the JVM's side of the story. It goes through a pipe so that
+    it stays under its cap (``QTT_SPARK_LOG_MAX_BYTES``, see :mod:`qtt.runtime.spark_log`).
     """
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
@@ -96,9 +159,9 @@ def _launch_jvm_logging_to_file(url: str, options: dict[str, str]) -> None:
     if SparkContext._gateway is not None:
         return
     conf = SparkConf(loadDefaults=False).setMaster(url).setAll(list(options.items()))
-    with open(spark_log_path(), "ab") as log:
-        # Popen duplicates the descriptor, so the JVM keeps writing after this file closes.
-        gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
+    log = spark_log.CappedLog(spark_log_path(), spark_log.cap_from_environment())
+    gateway = launch_gateway(conf, popen_kwargs={"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT})
+    spark_log.pump(gateway.proc.stdout, log)
     SparkContext._ensure_initialized(gateway=gateway, conf=conf)
 
 

@@ -1,35 +1,83 @@
-"""The shared SparkSession: its settings and where the JVM's console output goes."""
+"""The shared SparkSession: its settings, its per-run folder, and where the JVM's output goes."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from qtt.runtime import session
+from qtt.runtime import scratch, session
 
 
-def test_the_log_path_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("QTT_SPARK_LOG", str(tmp_path / "spark.log"))
-    assert session.spark_log_path() == str(tmp_path / "spark.log")
-    monkeypatch.delenv("QTT_SPARK_LOG")
-    assert session.spark_log_path().endswith("qtt-spark.log")
+@pytest.fixture
+def fresh_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A temp dir of its own, and no run folder yet."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    monkeypatch.setattr(session, "_run_folder", None)
+    monkeypatch.delenv("QTT_SPARK_LOG", raising=False)
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    return tmp_path
 
 
-def test_local_options_point_python_workers_at_this_interpreter() -> None:
-    import sys
+def test_the_log_and_warehouse_are_per_user_and_per_run(fresh_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = Path(session.spark_log_path())
+    run = log.parent
+    assert log.name == "spark.log"
+    assert run.parent == scratch.user_root(fresh_run)
+    assert run.name.startswith(f"run-{os.getpid()}-")
+    assert scratch.owner_of(run) == os.getpid()
+    assert session._local_options()["spark.sql.warehouse.dir"] == str(run / "warehouse")
+    monkeypatch.setenv("QTT_SPARK_LOG", str(fresh_run / "mine.log"))
+    assert session.spark_log_path() == str(fresh_run / "mine.log")
 
-    assert session._local_options()["spark.pyspark.python"] == sys.executable
+
+def test_a_killed_runs_folder_is_cleaned_by_the_next_run(fresh_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    killed = scratch.user_root(fresh_run) / f"run-{child.pid}-20200101T000000"
+    killed.mkdir()
+    (killed / scratch.OWNER_FILE).write_text(f"{child.pid}\n")
+    (killed / "spark.log").write_text("old")
+    monkeypatch.setattr(scratch, "STALE_SECONDS", 0.0)
+    session.run_folder()
+    assert not killed.exists()
+
+
+def test_python_workers_start_from_compiled_pyspark(fresh_run: Path) -> None:
+    python = session._local_options()["spark.pyspark.python"]
+    assert python == str(session.run_folder() / "python")
+    # what Spark puts first on a worker's path
+    import pyspark
+
+    lib = Path(pyspark.__file__).parent / "python" / "lib"
+    zips = ":".join(str(p) for p in sorted(lib.glob("*.zip")))
+    out = subprocess.run(
+        [python, "-c", "import pyspark, py4j; print(pyspark.__file__); print(py4j.__file__)"],
+        env={**os.environ, "PYTHONPATH": zips},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert ".zip" not in out, out
+
+
+def test_pyspark_python_wins(fresh_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/python")
+    assert session._local_options()["spark.pyspark.python"] == "/opt/python"
 
 
 @pytest.mark.spark
-def test_the_jvm_writes_its_console_output_to_the_log_file(spark) -> None:  # type: ignore[no-untyped-def]
+def test_the_jvm_writes_its_console_output_into_the_log(spark) -> None:  # type: ignore[no-untyped-def]
     from pyspark import SparkContext
 
     proc = Path(f"/proc/{SparkContext._gateway.proc.pid}/fd")  # type: ignore[union-attr]
     if not proc.is_dir():
         pytest.skip("needs /proc to see the JVM's file descriptors")
-    log = Path(session.spark_log_path()).resolve()
-    assert Path(proc / "1").resolve() == log
-    assert Path(proc / "2").resolve() == log
+    assert os.readlink(proc / "1").startswith("pipe:")
+    assert os.readlink(proc / "2") == os.readlink(proc / "1")
+    assert Path(session.spark_log_path()).is_file()
     assert spark.conf.get("spark.sql.caseSensitive") == "true"

@@ -1,0 +1,74 @@
+"""Which failures are the machine's, not the plan's: one list, matched on Spark's messages.
+
+A replay that fails for one of these reasons proved nothing about its plan: the executor
+retries it, and if it still fails, reports it as :class:`~qtt.errors.InfrastructureError`
+with Spark's reason, apart from the verdicts. Pure: no pyspark import.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Spark's and Py4J's words for "the machine could not run this", lower case
+PATTERNS: tuple[str, ...] = (
+    # PythonWorkerFactory.createSimpleWorker (the Python streaming source runner, the
+    # transformWithStateInPandas pre-init runner): a hard-coded 10 s wait in Spark 4.3
+    "python worker failed to connect back",
+    "timed out while waiting for the python worker to connect back",
+    # the daemon's fork answer (a hard-coded 60 s wait) and a daemon that died
+    "python daemon failed to launch worker",
+    "failed to open socket to python daemon",
+    "lost connection to python daemon",
+    "python worker exited unexpectedly",
+    "worker exited unexpectedly (crashed)",
+    "cannot_open_socket",
+    "connection refused",
+    "connection reset",
+    "broken pipe",
+    "sockettimeoutexception",
+    "socket.timeout",
+    "timed out",
+    # the Python driver lost its JVM (Py4J network errors)
+    "answer from java side is empty",
+    "error while sending or receiving",
+    "error while receiving",
+    "py4jnetworkerror",
+    "java gateway process exited",
+    "sparkcontext was shut down",
+    "cannot call methods on a stopped sparkcontext",
+    "outofmemoryerror",
+    "no space left on device",
+)
+
+_PATTERN = re.compile("|".join(re.escape(p) for p in PATTERNS))
+
+#: the one hint of an infrastructure error
+HINT = "rerun it when the machine is less busy; the Spark log (QTT_SPARK_LOG) has the JVM's side"
+
+#: how many times a replay that failed for an infrastructure reason is tried again
+RETRIES = 2
+
+
+def matches(text: str) -> bool:
+    """Whether ``text`` (an exception's message, or Spark's error) names an infrastructure failure."""
+    return _PATTERN.search(text.lower()) is not None
+
+
+def is_infrastructure(error: BaseException) -> bool:
+    """Whether ``error``, or any exception it was raised from, is an infrastructure failure."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if type(current).__name__ == "Py4JNetworkError" or matches(f"{type(current).__name__}: {current}"):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def reason(error: BaseException, width: int = 400) -> str:
+    """Spark's reason in one bounded line: the first line that names the infrastructure failure."""
+    text = str(error)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    line = next((line for line in lines if matches(line)), lines[0] if lines else type(error).__name__)
+    return line if len(line) <= width else line[: width - 3] + "..."

@@ -1,0 +1,81 @@
+"""A real infrastructure failure, provoked: a Python worker that connects back too late.
+
+Spark 4.3 waits 10 s (hard-coded) for the Python streaming source runner to connect back.
+``PYSPARK_PYTHON`` here is a wrapper that sleeps past that wait before it starts Python,
+the first time only or every time. A ``qtt run`` must then retry and pass, or report an
+infrastructure error with Spark's reason, never a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "cases"
+WRAPPER = """#!/bin/sh
+case "$*" in
+  *python_streaming_source_runner*)
+    if [ "$QTT_TEST_SLOW_WORKER" = always ] || [ ! -e "$QTT_TEST_MARKER" ]; then
+      touch "$QTT_TEST_MARKER"
+      sleep 12
+    fi
+    ;;
+esac
+exec "{python}" "$@"
+"""
+
+
+def _run(tmp_path: Path, mode: str) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
+    wrapper = tmp_path / "slow-python"
+    wrapper.write_text(WRAPPER.replace("{python}", sys.executable))
+    wrapper.chmod(0o755)
+    env = {
+        **os.environ,
+        "PYSPARK_PYTHON": str(wrapper),
+        "QTT_TEST_SLOW_WORKER": mode,
+        "QTT_TEST_MARKER": str(tmp_path / "slept"),
+        "TMPDIR": str(tmp_path),
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")]),
+    }
+    env.pop("QTT_SPARK_LOG", None)
+    report = tmp_path / "report.json"
+    cases = FIXTURES / "replays.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "qtt.cli", "run", str(cases), "--json", str(report)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    rows = [json.loads(line) for line in report.read_text().splitlines()] if report.exists() else []
+    assert len(rows) == 1, done.stdout + done.stderr
+    return done, rows[0]
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_worker_that_connects_back_too_late_once_is_retried_and_passes(tmp_path: Path) -> None:
+    done, row = _run(tmp_path, "once")
+    assert row["status"] == "passed", done.stdout + done.stderr
+    assert "retry 1/2 after an infrastructure error" in done.stderr
+    assert "Python worker failed to connect back" in done.stderr
+    assert done.returncode == 0
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_worker_that_never_connects_back_is_an_infrastructure_error(tmp_path: Path) -> None:
+    done, row = _run(tmp_path, "always")
+    assert row["status"] == "infrastructure error", done.stdout + done.stderr
+    assert "Python worker failed to connect back" in str(row["reason"])
+    assert "tried 3 times" in str(row["reason"])
+    assert "retry 2/2" in done.stderr
+    assert not [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    assert "1 infrastructure error" in done.stdout
+    assert done.returncode != 0
