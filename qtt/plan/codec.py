@@ -182,7 +182,8 @@ def from_json(data: Any, cl: type[T], *, file: str | None = None) -> T:
     try:
         return converter().structure(data, cl)
     except Exception as e:  # cattrs raises exception groups with notes carrying the path
-        raise PlanFileError(describe_structure_error(e), file=file) from None
+        message, path = split_structure_error(describe_structure_error(e))
+        raise PlanFileError(message, file=file, path=path) from None
 
 
 def loads(text: str, *, file: str | None = None) -> Plan:
@@ -212,6 +213,19 @@ def describe_structure_error(exc: BaseException) -> str:
     else:
         lines = [fmt(exc, None)]
     return "; ".join(_camel_path(line) for line in lines)
+
+
+def split_structure_error(described: str) -> tuple[str, str]:
+    """Split :func:`describe_structure_error`'s text into (message, JSON path of the first problem).
+
+    A single problem loses its ``@ path`` suffix (the path is a field of the error then); several
+    keep theirs. The path is ``$`` when cattrs did not name one.
+    """
+    problems = described.split("; ")
+    head, sep, path = problems[0].rpartition(" @ ")
+    if not sep or not path.startswith("$"):
+        return described, "$"
+    return (head if len(problems) == 1 else described), path
 
 
 def _camel_path(line: str) -> str:
