@@ -28,6 +28,7 @@ from qtt.harness.model import (
     TopicSpec,
 )
 from qtt.plan.codec import camel, describe_structure_error, make_converter
+from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_too_deep, too_deep_message
 
 FILE_KEYS = frozenset(["tests"]) | ANNOTATION_KEYS
 
@@ -61,7 +62,24 @@ def load_file(path: str | Path, *, display: str | None = None) -> LoadedFile:
 
 
 def load_text(text: str, *, file: str) -> LoadedFile:
-    """Load a case file from its text (``file`` names it in errors)."""
+    """Load a case file from its text (``file`` names it in errors).
+
+    Runs on the large stack of :func:`~qtt.plan.depth.deep_call`, so that values nested up to
+    :data:`~qtt.plan.depth.MAX_JSON_DEPTH` levels load.
+
+    Raises:
+        CaseFileError: the file is not JSON, nests too deeply, or is not an object with a
+            ``tests`` array.
+    """
+    deep = json_too_deep(text)
+    if deep is not None:
+        path, line, column = deep
+        msg = too_deep_message("the case file", MAX_JSON_DEPTH)
+        raise CaseFileError(msg, file=file, path=path, line=line, column=column)
+    return deep_call(_load_text, text, file)
+
+
+def _load_text(text: str, file: str) -> LoadedFile:
     from qtt.serde.values import loads
 
     try:

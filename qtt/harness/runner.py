@@ -28,6 +28,7 @@ from qtt.harness.compare import Comparison, check_processing_log, compare
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.model import CaseVariant, ExpectedException
 from qtt.harness.status import Status
+from qtt.plan.depth import deep_call
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.plan.steps import CreateSourceCommand, Formats
 from qtt.sql import parse_statements
@@ -86,9 +87,13 @@ class CaseResult:
 
 
 def plan_variant(variant: CaseVariant) -> PlannedCase:
-    """Parse and plan a variant's statements (no Spark)."""
+    """Parse and plan a variant's statements (no Spark), on the large stack of a deep call.
+
+    Raises:
+        SqlError: a statement does not parse or plan, located in the case file.
+    """
     script = "\n".join(variant.statements)
-    return plan_statements(parse_statements(script), variant.properties)
+    return deep_call(lambda: plan_statements(parse_statements(script), variant.properties))
 
 
 def run_variants(

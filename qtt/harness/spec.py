@@ -21,6 +21,7 @@ import cattrs
 
 from qtt.errors import PlanFileError
 from qtt.plan.codec import describe_structure_error, make_converter, split_structure_error
+from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_too_deep, too_deep_message
 from qtt.plan.steps import Formats
 from qtt.runtime.jobs import InternalTopic
 
@@ -143,24 +144,32 @@ def dumps(spec: Spec) -> str:
     """Canonical text: indent 2, declaration order, exact decimals, trailing newline."""
     import simplejson
 
-    data = _converter().unstructure(spec)
-    return simplejson.dumps(data, use_decimal=True, indent=2, ensure_ascii=False) + "\n"
+    def dump() -> str:
+        data = _converter().unstructure(spec)
+        return simplejson.dumps(data, use_decimal=True, indent=2, ensure_ascii=False) + "\n"
+
+    return deep_call(dump)
 
 
 def loads(text: str, *, file: str | None = None) -> Spec:
     """Parse a ``spec.json``; every problem is a :class:`PlanFileError` with a JSON path."""
     from qtt.serde.values import loads as json_loads
 
+    deep = json_too_deep(text)
+    if deep is not None:
+        msg = too_deep_message("the spec", MAX_JSON_DEPTH)
+        raise PlanFileError(msg, file=file, path=deep[0], line=deep[1], column=deep[2])
     try:
-        data = json_loads(text)
+        data = deep_call(json_loads, text)
     except ValueError as e:
         msg = f"not valid JSON: {getattr(e, 'msg', e)}"
-        raise PlanFileError(msg, file=file, line=getattr(e, "lineno", None), column=getattr(e, "colno", None)) from None
+        line, column = getattr(e, "lineno", None), getattr(e, "colno", None)
+        raise PlanFileError(msg, file=file, line=line, column=column) from None
     if isinstance(data, dict) and data.get("specVersion") not in (None, SPEC_VERSION):
         msg = f"specVersion {data.get('specVersion')!r} is not supported; this qtt reads version {SPEC_VERSION}"
         raise PlanFileError(msg, file=file, path="$.specVersion")
     try:
-        loaded = _converter().structure(data, Spec)
+        loaded = deep_call(_converter().structure, data, Spec)
     except Exception as e:
         message, path = split_structure_error(describe_structure_error(e))
         raise PlanFileError(message, file=file, path=path) from None

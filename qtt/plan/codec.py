@@ -23,6 +23,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from qtt import sqltypes as t
 from qtt.errors import PlanFileError
+from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_too_deep, too_deep_message
 from qtt.plan.expressions import Expression
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
@@ -169,27 +170,37 @@ def _parse_schema(value: Any) -> LogicalSchema:
 
 def to_json(value: Any) -> Any:
     """Unstructure any plan object into JSON-ready Python values."""
-    return converter().unstructure(value)
+    return deep_call(converter().unstructure, value)
 
 
 def dumps(value: Any) -> str:
     """Canonical JSON text for a plan (or any plan object)."""
-    return json.dumps(to_json(value), indent=2, ensure_ascii=False) + "\n"
+    return deep_call(lambda: json.dumps(converter().unstructure(value), indent=2, ensure_ascii=False) + "\n")
 
 
 def from_json(data: Any, cl: type[T], *, file: str | None = None) -> T:
     """Structure JSON data into ``cl``, raising :class:`PlanFileError` with a JSON path."""
     try:
-        return converter().structure(data, cl)
+        return deep_call(converter().structure, data, cl)
     except Exception as e:  # cattrs raises exception groups with notes carrying the path
         message, path = split_structure_error(describe_structure_error(e))
         raise PlanFileError(message, file=file, path=path) from None
 
 
 def loads(text: str, *, file: str | None = None) -> Plan:
-    """Parse a ``plan.json``."""
+    """Parse a ``plan.json``.
+
+    Raises:
+        PlanFileError: the text is not JSON, nests deeper than
+            :data:`~qtt.plan.depth.MAX_JSON_DEPTH`, or is not a plan; with file, path and line.
+    """
+    deep = json_too_deep(text)
+    if deep is not None:
+        path, line, column = deep
+        msg = too_deep_message("the plan", MAX_JSON_DEPTH)
+        raise PlanFileError(msg, file=file, path=path, line=line, column=column)
     try:
-        data = json.loads(text)
+        data = deep_call(json.loads, text)
     except json.JSONDecodeError as e:
         msg = f"not valid JSON: {e.msg}"
         raise PlanFileError(msg, file=file, line=e.lineno, column=e.colno) from None

@@ -482,12 +482,15 @@ class PlanBuilder:
 
 
 def column_names(expr: Expression) -> set[str]:
-    """The input columns an expression reads."""
-    if isinstance(expr, ColumnRef):
-        return {expr.name}
+    """The input columns an expression reads (an iterative walk: any depth)."""
     found: set[str] = set()
-    for child in expr.children():
-        found |= column_names(child)
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ColumnRef):
+            found.add(node.name)
+        else:
+            stack.extend(node.children())
     return found
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from lark import Token, Transformer, v_args
+from lark import Token, v_args
+from lark.visitors import Transformer_NonRecursive
 
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
@@ -52,8 +53,12 @@ def _token_pos(token: Token) -> ast.Pos:
 
 
 @v_args(meta=True, inline=True)
-class AstBuilder(Transformer):
-    """Builds AST nodes bottom-up; one method per grammar rule or alias."""
+class AstBuilder(Transformer_NonRecursive):
+    """Builds AST nodes bottom-up; one method per grammar rule or alias.
+
+    lark's non-recursive transformer, so that deep expressions (hundreds of ``OR`` terms)
+    never meet Python's recursion limit here.
+    """
 
     def __init__(self, text: str) -> None:
         super().__init__()
