@@ -28,7 +28,7 @@ from qtt.harness.model import (
     TopicSpec,
 )
 from qtt.plan.codec import camel, describe_structure_error, make_converter
-from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_too_deep, too_deep_message
+from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
 
 FILE_KEYS = frozenset(["tests"]) | ANNOTATION_KEYS
 
@@ -85,7 +85,7 @@ def _load_text(text: str, file: str) -> LoadedFile:
     try:
         data = loads(text)
     except ValueError as e:
-        line, column = getattr(e, "lineno", None), getattr(e, "colno", None)
+        line, column = json_error_position(text, e)
         msg = f"not valid JSON: {getattr(e, 'msg', e)}"
         raise CaseFileError(msg, file=file, line=line, column=column) from None
     if not isinstance(data, dict):
@@ -258,6 +258,14 @@ def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
             "the case has no inputs, no outputs and no expectedException, so it tests nothing",
             where,
         )
+    blacklist = node.post.topics.blacklist if node.post and node.post.topics else None
+    if blacklist:
+        try:
+            re.compile(blacklist)
+        except (re.error, OverflowError, RecursionError) as e:
+            shown = blacklist if len(blacklist) <= 60 else blacklist[:60] + "..."
+            msg = f"'blacklist' must be a regular expression; {shown!r} is not: {e}"
+            raise fail(msg, f"{where}.post.topics.blacklist") from None
     for position, entry in enumerate(node.qtt_processing_log or ()):
         if not 0 <= entry.input < len(node.inputs):
             msg = (

@@ -21,7 +21,7 @@ import cattrs
 
 from qtt.errors import PlanFileError
 from qtt.plan.codec import describe_structure_error, make_converter, split_structure_error
-from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_too_deep, too_deep_message
+from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
 from qtt.plan.steps import Formats
 from qtt.runtime.jobs import InternalTopic
 
@@ -163,7 +163,7 @@ def loads(text: str, *, file: str | None = None) -> Spec:
         data = deep_call(json_loads, text)
     except ValueError as e:
         msg = f"not valid JSON: {getattr(e, 'msg', e)}"
-        line, column = getattr(e, "lineno", None), getattr(e, "colno", None)
+        line, column = json_error_position(text, e)
         raise PlanFileError(msg, file=file, line=line, column=column) from None
     if isinstance(data, dict) and data.get("specVersion") not in (None, SPEC_VERSION):
         msg = f"specVersion {data.get('specVersion')!r} is not supported; this qtt reads version {SPEC_VERSION}"

@@ -23,7 +23,14 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from qtt import sqltypes as t
 from qtt.errors import PlanFileError
-from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_too_deep, too_deep_message
+from qtt.plan.depth import (
+    MAX_JSON_DEPTH,
+    deep_call,
+    json_error_position,
+    json_int,
+    json_too_deep,
+    too_deep_message,
+)
 from qtt.plan.expressions import Expression
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
@@ -196,14 +203,14 @@ def loads(text: str, *, file: str | None = None) -> Plan:
     """
     deep = json_too_deep(text)
     if deep is not None:
-        path, line, column = deep
         msg = too_deep_message("the plan", MAX_JSON_DEPTH)
-        raise PlanFileError(msg, file=file, path=path, line=line, column=column)
+        raise PlanFileError(msg, file=file, path=deep[0], line=deep[1], column=deep[2])
     try:
-        data = deep_call(json.loads, text)
-    except json.JSONDecodeError as e:
-        msg = f"not valid JSON: {e.msg}"
-        raise PlanFileError(msg, file=file, line=e.lineno, column=e.colno) from None
+        data = deep_call(json.loads, text, parse_int=json_int)
+    except ValueError as e:
+        at = json_error_position(text, e)
+        msg = f"not valid JSON: {getattr(e, 'msg', e)}"
+        raise PlanFileError(msg, file=file, line=at[0], column=at[1]) from None
     return from_json(data, Plan, file=file)
 
 

@@ -156,6 +156,33 @@ def in_deep_call() -> bool:
     return bool(getattr(_local, "deep", False))
 
 
+_MAX_INT_DIGITS = 4_300
+_LONG_INTEGER = re.compile(rf"\d{{{_MAX_INT_DIGITS + 1},}}")
+
+
+def json_int(digits: str) -> int:
+    """``parse_int`` for JSON readers: Python converts at most 4,300 digits (CVE-2020-10735).
+
+    Raises:
+        ValueError: a longer integer, with a bounded excerpt of it.
+    """
+    if len(digits) > _MAX_INT_DIGITS:
+        msg = f"an integer of {len(digits):,} digits ({digits[:20]}...); qtt reads at most {_MAX_INT_DIGITS:,} digits"
+        raise ValueError(msg)
+    return int(digits)
+
+
+def json_error_position(text: str, error: ValueError) -> tuple[int | None, int | None]:
+    """The (line, column) of a JSON reader's error: its own, or that of an over-long integer."""
+    line, column = getattr(error, "lineno", None), getattr(error, "colno", None)
+    if line is None:
+        found = _LONG_INTEGER.search(text)
+        if found is not None:
+            line = text.count("\n", 0, found.start()) + 1
+            column = found.start() - text.rfind("\n", 0, found.start())
+    return line, column
+
+
 def too_deep_message(what: str, limit: int) -> str:
     """The message of an input that nests deeper than ``limit``."""
     return f"{what} nests deeper than {limit:,} levels, the limit; flatten it or split it"

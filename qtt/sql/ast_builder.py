@@ -42,6 +42,23 @@ def _string(token: Token) -> str:
     return str(token)[1:-1].replace("''", "'")
 
 
+# Python refuses to convert longer digit strings to int (CVE-2020-10735); no integer that
+# qtt accepts (BIGINT, a DECIMAL's precision, a duration) comes close.
+_MAX_INT_DIGITS = 4_300
+
+
+def _int(token: Token) -> int:
+    """The value of an integer token; an absurdly long one is a located syntax error."""
+    text = str(token)
+    if len(text) > _MAX_INT_DIGITS:
+        line, column = token.line or 0, token.column or 0
+        shown = f"{text[:20]}... ({len(text):,} digits)"
+        # the same form as the planner's range check of literals (qtt.sql.parser._raise_literal)
+        message = f"Failed to prepare statement: line {line}:{column + 1}: Invalid numeric literal: {shown}"
+        raise SqlSyntaxError(message, line=line, column=column)
+    return int(text)
+
+
 def _pos(meta: Any) -> ast.Pos | None:
     if getattr(meta, "empty", True):
         return None
@@ -291,7 +308,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ("grace_ms", ms)
 
     def duration(self, meta: Any, amount: Token, unit: str) -> int:
-        return int(amount) * _TIME_UNITS_MS[unit]
+        return _int(amount) * _TIME_UNITS_MS[unit]
 
     def time_unit(self, meta: Any, token: Token) -> str:
         return str(token).upper().rstrip("S")
@@ -319,7 +336,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ("emit", str(kind).upper())
 
     def limit(self, meta: Any, limit: Token, value: Token) -> tuple[str, Any]:
-        return ("limit", int(value))
+        return ("limit", _int(value))
 
     # ------------------------------------------------------------------ expressions
 
@@ -440,7 +457,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ast.BooleanLiteral(value=False, pos=_token_pos(token))
 
     def integer_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.IntegerLiteral(value=int(token), pos=_token_pos(token))
+        return ast.IntegerLiteral(value=_int(token), pos=_token_pos(token))
 
     def decimal_literal(self, meta: Any, token: Token) -> ast.Expr:
         return ast.DecimalLiteral(text=str(token), pos=_token_pos(token))
@@ -466,7 +483,7 @@ class AstBuilder(Transformer_NonRecursive):
         return t.Field(name, type_)
 
     def decimal_type(self, meta: Any, decimal, precision, scale):
-        return t.Decimal(int(precision), int(scale))
+        return t.Decimal(_int(precision), _int(scale))
 
     def named_type(self, meta: Any, name: str, *params: Any) -> t.SqlType:
         found = t.TYPE_ALIASES.get(name.upper())

@@ -59,14 +59,14 @@ def test_expressions_past_the_limit_are_a_located_syntax_error(kind: str) -> Non
 
 def test_a_case_file_nesting_a_thousand_brackets_loads() -> None:
     value = "[" * 1000 + "1" + "]" * 1000
-    text = '{"tests": [{"name": "n", "statements": ["%s"], "inputs": [{"topic": "s", "value": %s}]}]}' % (DDL, value)
+    text = f'{{"tests": [{{"name": "n", "statements": ["{DDL}"], "inputs": [{{"topic": "s", "value": {value}}}]}}]}}'
     loaded = load_text(text, file="deep.json")
     assert not loaded.errors and len(loaded.variants) == 1
 
 
 def test_a_case_file_past_the_json_limit_is_a_located_error() -> None:
     value = "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1)
-    text = '{"tests": [{"name": "n",\n "inputs": [{"topic": "s", "value": %s}]}]}' % value
+    text = f'{{"tests": [{{"name": "n",\n "inputs": [{{"topic": "s", "value": {value}}}]}}]}}'
     with pytest.raises(CaseFileError, match="nests deeper than 5,000 levels") as caught:
         load_text(text, file="deep.json")
     error = caught.value
