@@ -233,6 +233,23 @@ def describe_structure_error(exc: BaseException) -> str:
     return "; ".join(_camel_path(line) for line in lines)
 
 
+def step_paths(root: ExecutionStep, base: str) -> dict[int, str]:
+    """The JSON path of every step under ``root`` (by ``id``), ``root`` itself at ``base``."""
+    paths = {id(root): base}
+    stack = [(root, base)]
+    while stack:
+        step, path = stack.pop()
+        for f in dataclasses.fields(step):
+            value, key = getattr(step, f.name), f"{path}.{camel(f.name)}"
+            children = [(key, value)] if isinstance(value, ExecutionStep) else []
+            if isinstance(value, tuple):
+                children = [(f"{key}[{i}]", v) for i, v in enumerate(value) if isinstance(v, ExecutionStep)]
+            for child_path, child in children:
+                paths.setdefault(id(child), child_path)
+                stack.append((child, child_path))
+    return paths
+
+
 def split_structure_error(described: str) -> tuple[str, str]:
     """Split :func:`describe_structure_error`'s text into (message, JSON path of the first problem).
 
