@@ -105,10 +105,21 @@ def _load_text(text: str, file: str) -> LoadedFile:
     for index, raw in enumerate(tests):
         try:
             node = parse_case(raw, file=file, index=index, text=text)
-            variants.extend(expand(node, file=file, index=index))
+            lines = _statement_lines(text, index, len(node.statements))
+            variants.extend(replace(v, statement_lines=lines) for v in expand(node, file=file, index=index))
         except CaseFileError as e:
             errors.append(e)
     return LoadedFile(file, tuple(variants), tuple(errors))
+
+
+def _statement_lines(text: str, index: int, count: int) -> tuple[int, ...]:
+    """The line in ``text`` of each of case ``index``'s statements, so SQL errors can point there."""
+    try:
+        lines = json_lines(text)
+    except (IndexError, ValueError):
+        return ()
+    found = tuple(lines.get(f"$.tests[{index}].statements[{j}]", 0) for j in range(count))
+    return found if all(found) else ()
 
 
 def _case_name(raw: Any, index: int) -> str:
