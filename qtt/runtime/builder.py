@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -130,6 +131,12 @@ class PlanBuilder:
             raise RuntimeBuildError(msg, path=self._paths.get(id(step)))
         try:
             built = method(self, step, *inputs)
+        except Py4JJavaError as e:
+            # A StackOverflowError here is an expression too deep for the JVM thread's stack.
+            reason = str(e.java_exception).splitlines()[0][:300]
+            msg = f"Spark could not build step {step.type_tag!r} ({step.context}) of {self.query_id}: {reason}"
+            hint = "give the driver JVM a larger thread stack (-Xss), or split the expression"
+            raise RuntimeBuildError(msg, path=self._paths.get(id(step)), hint=hint) from None
         except (KeyError, IndexError, PySparkException) as e:
             if isinstance(e, PySparkException):
                 # Spark's analyzer names the column that an expression reads and the source lacks.
