@@ -113,3 +113,19 @@ def test_tree_depth_is_iterative_and_stops_early() -> None:
         chain = [chain]
     assert tree_depth(chain, lambda node: node) == 10_001
     assert tree_depth(chain, lambda node: node, stop=5) == 6
+
+
+def test_escape_s2_a_spec_nesting_100000_levels_is_a_located_error() -> None:
+    from qtt.harness import spec
+
+    with pytest.raises(PlanFileError, match="nests deeper") as caught:
+        spec.loads("[" * 100_000 + "]" * 100_000, file="spec.json")
+    assert (caught.value.file, caught.value.line, caught.value.column) == ("spec.json", 1, MAX_JSON_DEPTH + 1)
+
+
+def test_escape_s3_plan_statements_handles_400_or_terms_without_a_deep_caller() -> None:
+    from qtt.plan.statements import plan_statements
+
+    where = " OR ".join(["B = 1"] * 400)
+    planned = plan_statements(parse_statements(f"{DDL}\nCREATE STREAM O AS SELECT ID, A FROM S WHERE {where};"))
+    assert len(planned.plan.statements) == 2
