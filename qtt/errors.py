@@ -18,9 +18,13 @@ class QttError(Exception):
         file: the file the problem is in, if any.
         case: the case name, if the problem belongs to one case.
         path: a JSON path inside ``file`` (``$.tests[3].inputs[0].key``).
-        line: 1-based line, for SQL or JSON text.
+        line: 1-based line, for SQL or JSON text (for a SQL error located in a case file: the
+            line of the statement in that file).
         column: 1-based column, for SQL or JSON text.
         hint: one suggestion that fixes the problem.
+        statement_line: for a SQL error located in a case file, the 1-based line inside the
+            statement (``path`` names the statement).
+        statement_column: likewise, the 1-based column inside the statement.
     """
 
     def __init__(
@@ -33,6 +37,8 @@ class QttError(Exception):
         line: int | None = None,
         column: int | None = None,
         hint: str | None = None,
+        statement_line: int | None = None,
+        statement_column: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -42,9 +48,11 @@ class QttError(Exception):
         self.line = line
         self.column = column
         self.hint = hint
+        self.statement_line = statement_line
+        self.statement_column = statement_column
 
     def location(self) -> str:
-        """Where the error is, as ``file: case 'x': $.path: line L:C``, or ``""``."""
+        """Where the error is, as ``file: case 'x': $.path: line L:C: statement line L:C``, or ``""``."""
         parts = []
         if self.file:
             parts.append(self.file)
@@ -54,6 +62,11 @@ class QttError(Exception):
             parts.append(self.path)
         if self.line is not None:
             parts.append(f"line {self.line}:{self.column}" if self.column else f"line {self.line}")
+        if self.statement_line is not None:
+            inside = (
+                f"{self.statement_line}:{self.statement_column}" if self.statement_column else f"{self.statement_line}"
+            )
+            parts.append(f"statement line {inside}")
         return ": ".join(parts)
 
     def __str__(self) -> str:

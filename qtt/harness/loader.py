@@ -28,6 +28,7 @@ from qtt.harness.model import (
     TopicSpec,
 )
 from qtt.plan.codec import camel, describe_structure_error, make_converter
+from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
 
 FILE_KEYS = frozenset(["tests"]) | ANNOTATION_KEYS
 
@@ -61,13 +62,30 @@ def load_file(path: str | Path, *, display: str | None = None) -> LoadedFile:
 
 
 def load_text(text: str, *, file: str) -> LoadedFile:
-    """Load a case file from its text (``file`` names it in errors)."""
+    """Load a case file from its text (``file`` names it in errors).
+
+    Runs on the large stack of :func:`~qtt.plan.depth.deep_call`, so that values nested up to
+    :data:`~qtt.plan.depth.MAX_JSON_DEPTH` levels load.
+
+    Raises:
+        CaseFileError: the file is not JSON, nests too deeply, or is not an object with a
+            ``tests`` array.
+    """
+    deep = json_too_deep(text)
+    if deep is not None:
+        path, line, column = deep
+        msg = too_deep_message("the case file", MAX_JSON_DEPTH)
+        raise CaseFileError(msg, file=file, path=path, line=line, column=column)
+    return deep_call(_load_text, text, file)
+
+
+def _load_text(text: str, file: str) -> LoadedFile:
     from qtt.serde.values import loads
 
     try:
         data = loads(text)
     except ValueError as e:
-        line, column = getattr(e, "lineno", None), getattr(e, "colno", None)
+        line, column = json_error_position(text, e)
         msg = f"not valid JSON: {getattr(e, 'msg', e)}"
         raise CaseFileError(msg, file=file, line=line, column=column) from None
     if not isinstance(data, dict):
@@ -87,10 +105,21 @@ def load_text(text: str, *, file: str) -> LoadedFile:
     for index, raw in enumerate(tests):
         try:
             node = parse_case(raw, file=file, index=index, text=text)
-            variants.extend(expand(node, file=file, index=index))
+            lines = _statement_lines(text, index, len(node.statements))
+            variants.extend(replace(v, statement_lines=lines) for v in expand(node, file=file, index=index))
         except CaseFileError as e:
             errors.append(e)
     return LoadedFile(file, tuple(variants), tuple(errors))
+
+
+def _statement_lines(text: str, index: int, count: int) -> tuple[int, ...]:
+    """The line in ``text`` of each of case ``index``'s statements, so SQL errors can point there."""
+    try:
+        lines = json_lines(text)
+    except (IndexError, ValueError):
+        return ()
+    found = tuple(lines.get(f"$.tests[{index}].statements[{j}]", 0) for j in range(count))
+    return found if all(found) else ()
 
 
 def _case_name(raw: Any, index: int) -> str:
@@ -240,6 +269,14 @@ def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
             "the case has no inputs, no outputs and no expectedException, so it tests nothing",
             where,
         )
+    blacklist = node.post.topics.blacklist if node.post and node.post.topics else None
+    if blacklist:
+        try:
+            re.compile(blacklist)
+        except (re.error, OverflowError, RecursionError) as e:
+            shown = blacklist if len(blacklist) <= 60 else blacklist[:60] + "..."
+            msg = f"'blacklist' must be a regular expression; {shown!r} is not: {e}"
+            raise fail(msg, f"{where}.post.topics.blacklist") from None
     for position, entry in enumerate(node.qtt_processing_log or ()):
         if not 0 <= entry.input < len(node.inputs):
             msg = (

@@ -169,6 +169,8 @@ class CaseVariant:
     enabled: bool
     #: None: the processing log is not checked; empty: nothing may be logged.
     qtt_processing_log: tuple[ExpectedLogEntry, ...] | None = None
+    #: the 1-based line of each statement in the case file; empty when not known
+    statement_lines: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:

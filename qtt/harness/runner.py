@@ -29,6 +29,7 @@ from qtt.harness.compare import Comparison, check_processing_log, compare
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.model import CaseVariant, ExpectedException
 from qtt.harness.status import Status
+from qtt.plan.depth import deep_call
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.plan.steps import CreateSourceCommand, Formats
 from qtt.runtime import infrastructure
@@ -88,9 +89,34 @@ class CaseResult:
 
 
 def plan_variant(variant: CaseVariant) -> PlannedCase:
-    """Parse and plan a variant's statements (no Spark)."""
+    """Parse and plan a variant's statements (no Spark), on the large stack of a deep call.
+
+    Raises:
+        SqlError: a statement does not parse or plan, located in the case file.
+    """
     script = "\n".join(variant.statements)
-    return plan_statements(parse_statements(script), variant.properties)
+    try:
+        return deep_call(lambda: plan_statements(parse_statements(script), variant.properties))
+    except SqlError as error:
+        raise _locate(error, variant) from None
+
+
+def _locate(error: SqlError, variant: CaseVariant) -> SqlError:
+    """Point ``error`` (a line of the joined script) at its statement in the case file."""
+    error.at(file=variant.file, case=variant.case)
+    if error.path is not None or error.line is None:
+        return error
+    first = 1
+    for position, statement in enumerate(variant.statements):
+        size = statement.count("\n") + 1
+        if error.line < first + size or position == len(variant.statements) - 1:
+            error.statement_line, error.statement_column = error.line - first + 1, error.column
+            error.path = f"$.tests[{variant.index}].statements[{position}]"
+            error.line = variant.statement_lines[position] if variant.statement_lines else None
+            error.column = None
+            break
+        first += size
+    return error
 
 
 def run_variants(

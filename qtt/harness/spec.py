@@ -11,6 +11,7 @@ people and for readable diffs.
 from __future__ import annotations
 
 import base64
+import binascii
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -19,7 +20,8 @@ from typing import Any
 import cattrs
 
 from qtt.errors import PlanFileError
-from qtt.plan.codec import describe_structure_error, make_converter
+from qtt.plan.codec import describe_structure_error, make_converter, split_structure_error
+from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
 from qtt.plan.steps import Formats
 from qtt.runtime.jobs import InternalTopic
 
@@ -27,11 +29,24 @@ SPEC_VERSION = 1
 
 
 def b64(data: bytes | None) -> str | None:
+    """Standard base64 of ``data`` (``None`` stays ``None``)."""
     return None if data is None else base64.b64encode(data).decode("ascii")
 
 
-def unb64(text: str | None) -> bytes | None:
-    return None if text is None else base64.b64decode(text)
+def unb64(text: str | None, *, file: str | None = None, path: str | None = None) -> bytes | None:
+    """Decode strict base64: a character outside the alphabet or bad padding is an error.
+
+    Raises:
+        PlanFileError: ``text`` is not valid base64, with ``file`` and ``path`` as its location.
+    """
+    if text is None:
+        return None
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as e:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        msg = f"invalid base64 {shown!r} ({e}); expected the exact bytes as standard base64"
+        raise PlanFileError(msg, file=file, path=path, hint="restore the file from version control") from None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,26 +144,48 @@ def dumps(spec: Spec) -> str:
     """Canonical text: indent 2, declaration order, exact decimals, trailing newline."""
     import simplejson
 
-    data = _converter().unstructure(spec)
-    return simplejson.dumps(data, use_decimal=True, indent=2, ensure_ascii=False) + "\n"
+    def dump() -> str:
+        data = _converter().unstructure(spec)
+        return simplejson.dumps(data, use_decimal=True, indent=2, ensure_ascii=False) + "\n"
+
+    return deep_call(dump)
 
 
 def loads(text: str, *, file: str | None = None) -> Spec:
     """Parse a ``spec.json``; every problem is a :class:`PlanFileError` with a JSON path."""
     from qtt.serde.values import loads as json_loads
 
+    deep = json_too_deep(text)
+    if deep is not None:
+        msg = too_deep_message("the spec", MAX_JSON_DEPTH)
+        raise PlanFileError(msg, file=file, path=deep[0], line=deep[1], column=deep[2])
     try:
-        data = json_loads(text)
+        data = deep_call(json_loads, text)
     except ValueError as e:
         msg = f"not valid JSON: {getattr(e, 'msg', e)}"
-        raise PlanFileError(msg, file=file, line=getattr(e, "lineno", None), column=getattr(e, "colno", None)) from None
+        line, column = json_error_position(text, e)
+        raise PlanFileError(msg, file=file, line=line, column=column) from None
     if isinstance(data, dict) and data.get("specVersion") not in (None, SPEC_VERSION):
         msg = f"specVersion {data.get('specVersion')!r} is not supported; this qtt reads version {SPEC_VERSION}"
         raise PlanFileError(msg, file=file, path="$.specVersion")
     try:
-        return _converter().structure(data, Spec)
+        loaded = deep_call(_converter().structure, data, Spec)
     except Exception as e:
-        raise PlanFileError(describe_structure_error(e), file=file) from None
+        message, path = split_structure_error(describe_structure_error(e))
+        raise PlanFileError(message, file=file, path=path) from None
+    _check_bytes(loaded, file)
+    return loaded
+
+
+def _check_bytes(loaded: Spec, file: str | None) -> None:
+    """Decode every recorded byte string once, so that a bad one is named before any replay."""
+    for kind, records in (("inputs", loaded.inputs), ("outputs", loaded.outputs)):
+        for index, record in enumerate(records):
+            where = f"$.{kind}[{index}]"
+            unb64(record.key_bytes, file=file, path=f"{where}.keyBytes")
+            unb64(record.value_bytes, file=file, path=f"{where}.valueBytes")
+            for position, (_, header) in enumerate(record.headers):
+                unb64(header, file=file, path=f"{where}.headers[{position}][1]")
 
 
 def internal_topics_of(topics: Iterable[InternalTopic]) -> tuple[SpecInternalTopic, ...]:

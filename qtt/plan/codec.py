@@ -23,6 +23,14 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from qtt import sqltypes as t
 from qtt.errors import PlanFileError
+from qtt.plan.depth import (
+    MAX_JSON_DEPTH,
+    deep_call,
+    json_error_position,
+    json_int,
+    json_too_deep,
+    too_deep_message,
+)
 from qtt.plan.expressions import Expression
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
@@ -169,29 +177,40 @@ def _parse_schema(value: Any) -> LogicalSchema:
 
 def to_json(value: Any) -> Any:
     """Unstructure any plan object into JSON-ready Python values."""
-    return converter().unstructure(value)
+    return deep_call(converter().unstructure, value)
 
 
 def dumps(value: Any) -> str:
     """Canonical JSON text for a plan (or any plan object)."""
-    return json.dumps(to_json(value), indent=2, ensure_ascii=False) + "\n"
+    return deep_call(lambda: json.dumps(converter().unstructure(value), indent=2, ensure_ascii=False) + "\n")
 
 
 def from_json(data: Any, cl: type[T], *, file: str | None = None) -> T:
     """Structure JSON data into ``cl``, raising :class:`PlanFileError` with a JSON path."""
     try:
-        return converter().structure(data, cl)
+        return deep_call(converter().structure, data, cl)
     except Exception as e:  # cattrs raises exception groups with notes carrying the path
-        raise PlanFileError(describe_structure_error(e), file=file) from None
+        message, path = split_structure_error(describe_structure_error(e))
+        raise PlanFileError(message, file=file, path=path) from None
 
 
 def loads(text: str, *, file: str | None = None) -> Plan:
-    """Parse a ``plan.json``."""
+    """Parse a ``plan.json``.
+
+    Raises:
+        PlanFileError: the text is not JSON, nests deeper than
+            :data:`~qtt.plan.depth.MAX_JSON_DEPTH`, or is not a plan; with file, path and line.
+    """
+    deep = json_too_deep(text)
+    if deep is not None:
+        msg = too_deep_message("the plan", MAX_JSON_DEPTH)
+        raise PlanFileError(msg, file=file, path=deep[0], line=deep[1], column=deep[2])
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        msg = f"not valid JSON: {e.msg}"
-        raise PlanFileError(msg, file=file, line=e.lineno, column=e.colno) from None
+        data = deep_call(json.loads, text, parse_int=json_int)
+    except ValueError as e:
+        at = json_error_position(text, e)
+        msg = f"not valid JSON: {getattr(e, 'msg', e)}"
+        raise PlanFileError(msg, file=file, line=at[0], column=at[1]) from None
     return from_json(data, Plan, file=file)
 
 
@@ -212,6 +231,36 @@ def describe_structure_error(exc: BaseException) -> str:
     else:
         lines = [fmt(exc, None)]
     return "; ".join(_camel_path(line) for line in lines)
+
+
+def step_paths(root: ExecutionStep, base: str) -> dict[int, str]:
+    """The JSON path of every step under ``root`` (by ``id``), ``root`` itself at ``base``."""
+    paths = {id(root): base}
+    stack = [(root, base)]
+    while stack:
+        step, path = stack.pop()
+        for f in dataclasses.fields(step):
+            value, key = getattr(step, f.name), f"{path}.{camel(f.name)}"
+            children = [(key, value)] if isinstance(value, ExecutionStep) else []
+            if isinstance(value, tuple):
+                children = [(f"{key}[{i}]", v) for i, v in enumerate(value) if isinstance(v, ExecutionStep)]
+            for child_path, child in children:
+                paths.setdefault(id(child), child_path)
+                stack.append((child, child_path))
+    return paths
+
+
+def split_structure_error(described: str) -> tuple[str, str]:
+    """Split :func:`describe_structure_error`'s text into (message, JSON path of the first problem).
+
+    A single problem loses its ``@ path`` suffix (the path is a field of the error then); several
+    keep theirs. The path is ``$`` when cattrs did not name one.
+    """
+    problems = described.split("; ")
+    head, sep, path = problems[0].rpartition(" @ ")
+    if not sep or not path.startswith("$"):
+        return described, "$"
+    return (head if len(problems) == 1 else described), path
 
 
 def _camel_path(line: str) -> str:

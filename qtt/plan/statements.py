@@ -16,6 +16,7 @@ from qtt import sqltypes as t
 from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan import messages
 from qtt.plan import steps as s
+from qtt.plan.depth import deep_call
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.query_planner import check_no_map_keys, plan_query
 from qtt.plan.schema import HEADER, HEADERS, RESERVED_NAMES, Column, LogicalSchema
@@ -51,7 +52,8 @@ def plan_statements(statements: Sequence[ast.Statement], properties: Mapping[str
         UnsupportedFeatureError: a statement needs a feature qtt does not support yet.
     """
     planner = Planner(properties or {})
-    planned = [planner.plan(statement) for statement in statements]
+    # The analyzer recurses over expressions: deep ones (generated SQL) need a large stack.
+    planned = deep_call(lambda: [planner.plan(statement) for statement in statements])
     config = MappingProxyType({k: (properties or {})[k] for k in sorted(properties or {})})
     plan = s.Plan(config=config, statements=tuple(p for p in planned if p is not None))
     return PlannedCase(plan=plan, sources=dict(planner.sources), topic_partitions=planner.topic_partitions)

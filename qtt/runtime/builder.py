@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from py4j.protocol import Py4JJavaError
+from pyspark.errors import PySparkException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
@@ -18,6 +20,7 @@ from pyspark.sql import types as st
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import steps as s
+from qtt.plan.codec import step_paths
 from qtt.plan.expressions import ColumnRef, Expression, walk
 from qtt.plan.schema import KEY, VALUE, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
@@ -101,9 +104,20 @@ class PlanBuilder:
     sink: SinkOutput | None = None
     _built: dict[int, Built] = field(default_factory=dict)
     _previous_wanted: set[int] = field(default_factory=set)
+    _paths: dict[int, str] = field(default_factory=dict)
 
     def build(self, step: s.ExecutionStep) -> Built:
-        """Build ``step`` and everything upstream of it, each step once."""
+        """Build ``step`` and everything upstream of it, each step once.
+
+        Raises:
+            RuntimeBuildError: a step cannot be built; a plan that loads but does not fit
+                together (a step reads a column its source does not have) names the step's
+                JSON path inside the query plan and what was missing.
+        """
+        if not self._paths:
+            self._paths = step_paths(
+                step, f"$.statements[?(@.queryPlan.queryId == '{self.query_id}')].queryPlan.physicalPlan"
+            )
         cached = self._built.get(id(step))
         if cached is not None:
             return cached
@@ -114,8 +128,25 @@ class PlanBuilder:
         method = BUILDERS.get(type(step))
         if method is None:
             msg = f"no builder for step type {step.type_tag!r} ({type(step).__qualname__})"
-            raise RuntimeBuildError(msg)
-        built = method(self, step, *inputs)
+            raise RuntimeBuildError(msg, path=self._paths.get(id(step)))
+        try:
+            built = method(self, step, *inputs)
+        except Py4JJavaError as e:
+            # A StackOverflowError here is an expression too deep for the JVM thread's stack.
+            reason = str(e.java_exception).splitlines()[0][:300]
+            msg = f"Spark could not build step {step.type_tag!r} ({step.context}) of {self.query_id}: {reason}"
+            hint = "give the driver JVM a larger thread stack (-Xss), or split the expression"
+            raise RuntimeBuildError(msg, path=self._paths.get(id(step)), hint=hint) from None
+        except (KeyError, IndexError, PySparkException) as e:
+            if isinstance(e, PySparkException):
+                # Spark's analyzer names the column that an expression reads and the source lacks.
+                needs = str(e).splitlines()[0][:300]
+            else:
+                needs = f"it needs {e.args[0] if e.args else '?'!r}, which its source does not have"
+            msg = f"step {step.type_tag!r} ({step.context}) of {self.query_id} does not fit its sources: {needs}"
+            raise RuntimeBuildError(
+                msg, path=self._paths.get(id(step)), hint="the plan file is damaged; restore it from version control"
+            ) from None
         self._built[id(step)] = built
         self.schemas[step.context] = built.schema
         return built
@@ -165,7 +196,8 @@ class PlanBuilder:
         rowtime = F.col("timestamp")
         if step.timestamp_column is not None:
             ts_column = schema.find(step.timestamp_column.column)
-            assert ts_column is not None
+            if ts_column is None:
+                raise KeyError(step.timestamp_column.column)
             part = serde_udfs.KEY_FIELD if ts_column.is_key else serde_udfs.VALUE_FIELD
             rowtime = _timestamp_millis(
                 fields.getField(part).getField(ts_column.name),
@@ -260,7 +292,8 @@ class PlanBuilder:
         rows = source.df
         if step.timestamp_column is not None:
             column = schema.find(step.timestamp_column.column)
-            assert column is not None
+            if column is None:
+                raise KeyError(step.timestamp_column.column)
             extracted = _timestamp_millis(col(column.name), column.type, step.timestamp_column.format)
             timestamp = F.when(col(TOMBSTONE), col(ROWTIME)).otherwise(extracted.cast("long"))
             # a record whose new timestamp is missing or negative cannot be written; ksqlDB drops it
@@ -482,12 +515,15 @@ class PlanBuilder:
 
 
 def column_names(expr: Expression) -> set[str]:
-    """The input columns an expression reads."""
-    if isinstance(expr, ColumnRef):
-        return {expr.name}
+    """The input columns an expression reads (an iterative walk: any depth)."""
     found: set[str] = set()
-    for child in expr.children():
-        found |= column_names(child)
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ColumnRef):
+            found.add(node.name)
+        else:
+            stack.extend(node.children())
     return found
 
 

@@ -29,12 +29,20 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import expressions as e
+from qtt.plan.depth import deep_call, in_deep_call, tree_depth
 from qtt.runtime import builtins
 from qtt.runtime.builtins.casts import cast
 from qtt.runtime.builtins.comparisons import comparable, compare, distinct
 from qtt.runtime.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
 from qtt.runtime.names import col
 from qtt.runtime.spark_types import to_spark
+
+# Expressions up to this depth compile on the caller's stack; deeper ones in a deep call.
+_SHALLOW = 100
+
+
+def _children(expr: e.Expression) -> tuple[e.Expression, ...]:
+    return expr.children()
 
 
 def _null_boolean() -> Column:
@@ -62,9 +70,17 @@ class Compiler:
 
     def __init__(self, lambda_columns: dict[str, Column] | None = None) -> None:
         self.lambda_columns = lambda_columns or {}
+        self._nesting = 0
 
     def __call__(self, expr: e.Expression) -> Column:
-        return self.visit(expr)
+        if self._nesting == 0 and not in_deep_call() and tree_depth(expr, _children, stop=_SHALLOW) > _SHALLOW:
+            # Deep expressions (generated SQL: hundreds of OR terms) compile on a large stack.
+            return deep_call(self, expr)
+        self._nesting += 1
+        try:
+            return self.visit(expr)
+        finally:
+            self._nesting -= 1
 
     @singledispatchmethod
     def visit(self, expr: e.Expression) -> Column:

@@ -315,10 +315,21 @@ def _jackson(value: Any) -> Any:
 
 
 def loads(text: str | bytes) -> Any:
-    """Parse JSON text keeping fractional numbers exact (as Decimal)."""
+    """Parse JSON text keeping fractional numbers exact (as Decimal).
+
+    Raises:
+        ValueError: the text is not JSON, or holds an integer of more than 4,300 digits (more
+            than Python converts, and far more than any SQL type holds).
+    """
     import simplejson
 
-    return simplejson.loads(text, use_decimal=True)
+    def integer(digits: str) -> int:
+        if len(digits) > 4_300:
+            msg = f"an integer of {len(digits):,} digits ({digits[:20]}...); qtt reads at most 4,300 digits"
+            raise ValueError(msg)
+        return int(digits)
+
+    return simplejson.loads(text, use_decimal=True, parse_int=integer)
 
 
 def _reject_constant(name: str) -> Any:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from lark import Token, Transformer, v_args
+from lark import Token, v_args
+from lark.visitors import Transformer_NonRecursive
 
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
@@ -41,6 +42,23 @@ def _string(token: Token) -> str:
     return str(token)[1:-1].replace("''", "'")
 
 
+# Python refuses to convert longer digit strings to int (CVE-2020-10735); no integer that
+# qtt accepts (BIGINT, a DECIMAL's precision, a duration) comes close.
+_MAX_INT_DIGITS = 4_300
+
+
+def _int(token: Token) -> int:
+    """The value of an integer token; an absurdly long one is a located syntax error."""
+    text = str(token)
+    if len(text) > _MAX_INT_DIGITS:
+        line, column = token.line or 0, token.column or 0
+        shown = f"{text[:20]}... ({len(text):,} digits)"
+        # the same form as the planner's range check of literals (qtt.sql.parser._raise_literal)
+        message = f"Failed to prepare statement: line {line}:{column + 1}: Invalid numeric literal: {shown}"
+        raise SqlSyntaxError(message, line=line, column=column)
+    return int(text)
+
+
 def _pos(meta: Any) -> ast.Pos | None:
     if getattr(meta, "empty", True):
         return None
@@ -52,8 +70,12 @@ def _token_pos(token: Token) -> ast.Pos:
 
 
 @v_args(meta=True, inline=True)
-class AstBuilder(Transformer):
-    """Builds AST nodes bottom-up; one method per grammar rule or alias."""
+class AstBuilder(Transformer_NonRecursive):
+    """Builds AST nodes bottom-up; one method per grammar rule or alias.
+
+    lark's non-recursive transformer, so that deep expressions (hundreds of ``OR`` terms)
+    never meet Python's recursion limit here.
+    """
 
     def __init__(self, text: str) -> None:
         super().__init__()
@@ -286,7 +308,7 @@ class AstBuilder(Transformer):
         return ("grace_ms", ms)
 
     def duration(self, meta: Any, amount: Token, unit: str) -> int:
-        return int(amount) * _TIME_UNITS_MS[unit]
+        return _int(amount) * _TIME_UNITS_MS[unit]
 
     def time_unit(self, meta: Any, token: Token) -> str:
         return str(token).upper().rstrip("S")
@@ -314,7 +336,7 @@ class AstBuilder(Transformer):
         return ("emit", str(kind).upper())
 
     def limit(self, meta: Any, limit: Token, value: Token) -> tuple[str, Any]:
-        return ("limit", int(value))
+        return ("limit", _int(value))
 
     # ------------------------------------------------------------------ expressions
 
@@ -435,7 +457,7 @@ class AstBuilder(Transformer):
         return ast.BooleanLiteral(value=False, pos=_token_pos(token))
 
     def integer_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.IntegerLiteral(value=int(token), pos=_token_pos(token))
+        return ast.IntegerLiteral(value=_int(token), pos=_token_pos(token))
 
     def decimal_literal(self, meta: Any, token: Token) -> ast.Expr:
         return ast.DecimalLiteral(text=str(token), pos=_token_pos(token))
@@ -461,7 +483,7 @@ class AstBuilder(Transformer):
         return t.Field(name, type_)
 
     def decimal_type(self, meta: Any, decimal, precision, scale):
-        return t.Decimal(int(precision), int(scale))
+        return t.Decimal(_int(precision), _int(scale))
 
     def named_type(self, meta: Any, name: str, *params: Any) -> t.SqlType:
         found = t.TYPE_ALIASES.get(name.upper())

@@ -76,11 +76,41 @@ def parse_schema(text: str) -> tuple[ast.TableElement, ...]:
     return tuple(_transform(AstBuilder(text), _parse(text, "schema")))
 
 
+#: The deepest nesting of an expression (operators, calls, parentheses) that qtt plans. Each
+#: ``OR``/``AND``/``||``/``+`` term of a chain and each nested call or bracket is one level.
+MAX_EXPRESSION_DEPTH = 1_000
+
+
 def _parse(text: str, start: str) -> lark.Tree:
     try:
-        return _parser().parse(text, start=start)
+        tree = _parser().parse(text, start=start)
     except lark.UnexpectedInput as e:
         raise _syntax_error(e, text) from None
+    _check_depth(tree)
+    return tree
+
+
+def _check_depth(tree: lark.Tree) -> None:
+    """Reject a parse tree nested deeper than :data:`MAX_EXPRESSION_DEPTH` (an iterative walk).
+
+    The analyzer, formatter and compiler recurse over expressions; this bound keeps them inside
+    the stack that :func:`qtt.plan.depth.deep_call` gives them.
+    """
+    # A statement's own rules (query, select item, clause) add a few levels above its expressions.
+    limit = MAX_EXPRESSION_DEPTH + 16
+    stack: list[tuple[lark.Tree, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            meta = node.meta
+            line, column = (None, None) if meta.empty else (meta.line, meta.column)
+            message = (
+                f"the expression nests deeper than {MAX_EXPRESSION_DEPTH:,} levels, the limit "
+                f"(each OR, AND, || or arithmetic term of a chain and each nested call counts one level)"
+            )
+            hint = "split the expression, for example with IN (...) or a CASE, or plan it in steps"
+            raise SqlSyntaxError(message, line=line, column=column, hint=hint)
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, lark.Tree))
 
 
 def _transform(builder: Transformer, tree: lark.Tree) -> Any:
@@ -141,16 +171,16 @@ def _describe_terminal(name: str) -> str:
 
 
 def iter_nodes(node: object) -> Iterator[ast.Node]:
-    """Yield ``node`` and every AST node below it, parents first."""
-    if isinstance(node, ast.Node):
-        yield node
-    if is_dataclass(node) and not isinstance(node, type):
-        for f in fields(node):
-            if f.name != "pos":
-                yield from iter_nodes(getattr(node, f.name))
-    elif isinstance(node, tuple | list):
-        for item in node:
-            yield from iter_nodes(item)
+    """Yield ``node`` and every AST node below it, parents first (iteratively: any depth)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Node):
+            yield item
+        if is_dataclass(item) and not isinstance(item, type):
+            stack.extend(getattr(item, f.name) for f in reversed(fields(item)) if f.name != "pos")
+        elif isinstance(item, tuple | list):
+            stack.extend(reversed(item))
 
 
 _BIGINT_MIN, _BIGINT_MAX = -(2**63), 2**63 - 1

@@ -184,3 +184,26 @@ def test_discover_finds_json_files_recursively(tmp_path):
 def test_the_projects_own_cases_load_cleanly():
     for path in discover([Path(__file__).parents[2] / "cases"]):
         assert load_file(path).errors == ()
+
+
+def test_an_invalid_blacklist_regex_fails_its_case_when_it_loads():
+    case = {
+        "name": "bad regex",
+        "statements": ["CREATE STREAM s (k INT KEY) WITH (kafka_topic='t', value_format='JSON');"],
+        "inputs": [{"topic": "t", "key": 1, "value": {}}],
+        "post": {"topics": {"blacklist": "abc(["}},
+    }
+    text = json.dumps({"tests": [case]}, indent=2)
+    loaded = load_text(text, file="c.json")
+    [error] = loaded.errors
+    assert (error.file, error.case, error.path) == ("c.json", "bad regex", "$.tests[0].post.topics.blacklist")
+    assert error.line == next(i for i, line in enumerate(text.splitlines(), 1) if "blacklist" in line)
+    assert "must be a regular expression" in error.message
+
+
+def test_an_integer_of_more_than_4300_digits_is_a_located_error():
+    text = '{"tests": [\n  {"name": "n", "inputs": [{"topic": "t", "value": ' + "1" * 5000 + "}]}]}"
+    with pytest.raises(CaseFileError, match="an integer of 5,000 digits") as info:
+        load_text(text, file="c.json")
+    assert (info.value.file, info.value.line, info.value.column) == ("c.json", 2, 52)
+    assert len(info.value.message) < 200

@@ -47,7 +47,27 @@ def test_bytes_survive_base64() -> None:
 
 def test_unknown_field_and_version_are_rejected() -> None:
     text = spec.dumps(_spec())
-    with pytest.raises(PlanFileError, match=r"unknown field\(s\) 'extra' @ \$"):
+    with pytest.raises(PlanFileError, match=r"unknown field\(s\) 'extra'") as caught:
         spec.loads(text.replace('"specVersion": 1,', '"specVersion": 1, "extra": 1,'), file="spec.json")
+    assert (caught.value.file, caught.value.path) == ("spec.json", "$")
     with pytest.raises(PlanFileError, match="specVersion 9 is not supported"):
         spec.loads(text.replace('"specVersion": 1', '"specVersion": 9'))
+
+
+@pytest.mark.parametrize(
+    ("bad", "path"),
+    [
+        ('"valueBytes": "e30!"', "$.inputs[0].valueBytes"),  # '!' is outside the alphabet
+        ('"valueBytes": "e3"', "$.inputs[0].valueBytes"),  # bad padding
+    ],
+)
+def test_invalid_base64_is_a_located_plan_file_error(bad: str, path: str) -> None:
+    text = spec.dumps(_spec()).replace('"valueBytes": "e30="', bad, 1)
+    with pytest.raises(PlanFileError, match="invalid base64") as caught:
+        spec.loads(text, file="h/spec.json")
+    assert (caught.value.file, caught.value.path) == ("h/spec.json", path)
+
+
+def test_characters_outside_the_alphabet_are_not_dropped() -> None:
+    with pytest.raises(PlanFileError, match="invalid base64"):
+        spec.unb64("e3 0=")

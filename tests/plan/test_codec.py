@@ -110,3 +110,16 @@ def test_every_step_tag_has_a_builder() -> None:
 
     missing = [cls.type_tag for cls in ExecutionStep.registry.values() if cls not in BUILDERS]
     assert not missing, f"step tags without a builder: {missing}"
+
+
+def test_an_integer_of_more_than_4300_digits_is_a_located_plan_file_error() -> None:
+    with pytest.raises(PlanFileError, match="an integer of 5,000 digits") as caught:
+        codec.loads('{"version":\n ' + "1" * 5000 + "}", file="h/plan.json")
+    assert (caught.value.file, caught.value.line, caught.value.column) == ("h/plan.json", 2, 2)
+
+
+def test_a_structure_error_carries_its_json_path_as_a_field() -> None:
+    with pytest.raises(PlanFileError) as caught:
+        codec.loads('{"plans": []}', file="h/plan.json")
+    assert caught.value.file == "h/plan.json" and caught.value.path is not None
+    assert caught.value.path.startswith("$")

@@ -254,3 +254,18 @@ def test_out_of_range_literals(literal: str, message: str) -> None:
 
 def test_bigint_minimum_is_a_valid_literal() -> None:
     assert parse_expression("-9223372036854775808") == ast.IntegerLiteral(value=-(2**63))
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "CREATE STREAM O AS SELECT {n} AS X FROM S;",
+        "CREATE STREAM O AS SELECT CAST(1 AS DECIMAL({n}, 2)) AS X FROM S;",
+        "CREATE TABLE O AS SELECT K, COUNT(*) FROM S WINDOW TUMBLING (SIZE {n} SECONDS) GROUP BY K;",
+    ],
+)
+def test_an_integer_of_more_than_4300_digits_is_a_located_syntax_error(script: str) -> None:
+    text = script.format(n="9" * 5000)
+    with pytest.raises(SqlSyntaxError, match=r"Invalid numeric literal: 9{20}\.\.\. \(5,000 digits\)") as info:
+        parse_statements(text)
+    assert info.value.line == 1 and info.value.column == text.index("9") + 1

@@ -1,0 +1,41 @@
+"""plan_variant: SQL errors are located in the case file, as structured fields."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qtt.errors import SqlError, SqlSyntaxError, StatementError
+from qtt.harness.loader import load_file
+from qtt.harness.runner import plan_variant
+
+FIXTURE = Path(__file__).parent / "fixtures" / "runner" / "sql_errors.json"
+
+
+def _error(case: str) -> SqlError:
+    [variant] = [v for v in load_file(FIXTURE, display="sql_errors.json").variants if v.case == case]
+    with pytest.raises(SqlError) as caught:
+        plan_variant(variant)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("case", "kind", "path", "line", "inside"),
+    [
+        ("bad", SqlSyntaxError, "$.tests[1].statements[1]", 8, (2, 12)),
+        ("unknown column", StatementError, "$.tests[2].statements[1]", 16, (1, 30)),
+    ],
+)
+def test_a_sql_error_names_the_statement_in_the_case_file(
+    case: str, kind: type, path: str, line: int, inside: tuple[int, int]
+) -> None:
+    error = _error(case)
+    assert isinstance(error, kind)
+    assert (error.file, error.case, error.path, error.line) == ("sql_errors.json", case, path, line)
+    assert (error.statement_line, error.statement_column) == inside
+    assert str(error).startswith(f"sql_errors.json: case {case!r}: {path}: line {line}: statement line ")
+
+
+def test_a_syntax_error_keeps_ksqldbs_message() -> None:
+    assert "Syntax error at or near" in _error("bad").message
