@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import simplejson
 
-from qtt.errors import InfrastructureError, QttError
+from qtt.errors import InfrastructureError, QttError, RuntimeBuildError
 from qtt.harness import plan_store, spec
 from qtt.harness.compare import Comparison, TopicDiff
 from qtt.harness.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult
@@ -94,6 +94,8 @@ def replay_folders(
         if isinstance(outcome, InfrastructureError):
             _infrastructure(result, outcome)
         elif isinstance(outcome, QttError):
+            if isinstance(outcome, RuntimeBuildError):
+                outcome.at(file=str(Path(result.file) / "plan.json"))  # the builder knows the step, not the file
             result.status, result.reason = Status.FAILED, f"the plan no longer replays: {outcome}"
         else:
             _judge(result, item, outcome, session)

@@ -98,7 +98,7 @@ def _local_options() -> dict[str, str]:
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.memory": os.environ.get("QTT_DRIVER_MEMORY", "2g"),
         "spark.sql.warehouse.dir": str(run_folder() / "warehouse"),
-        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UseSerialGC",
+        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UseSerialGC -Xss64m",
         "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.executorEnv.TZ": "UTC",
         "spark.pyspark.python": python_for_workers(),

@@ -194,8 +194,4 @@ def test_long_generated_expressions_replay(spark: SparkSession, no_active_stream
     }
     variants = load_text(json.dumps({"tests": [case]}), file="long.json").variants
     [result] = run_variants(variants, lambda: spark)
-    java_options = spark.sparkContext.getConf().get("spark.driver.extraJavaOptions") or ""
-    if result.status != Status.PASSED and "StackOverflowError" in result.reason and "-Xss" not in java_options:
-        # Spark converts a Column tree to its own recursively, on the py4j thread's stack.
-        pytest.xfail("the driver JVM needs a larger thread stack (-Xss64m) for this depth")
     assert result.status == Status.PASSED, result.reason
