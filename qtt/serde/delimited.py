@@ -186,7 +186,10 @@ class DelimitedFormat(Format):
         def read(data: bytes) -> Row | None:
             fields = parse_record(text_of(data), delimiter)
             if len(fields) != len(columns):
-                msg = f"Unexpected field count, csvFields:{len(fields)} schemaFields:{len(columns)}"
+                msg = (
+                    f"Error deserializing delimited: Unexpected field count, csvFields:{len(fields)} "
+                    f"schemaFields:{len(columns)}"
+                )
                 raise SerdeError(msg)
             out: list[Any] = []
             for text, column, parse in zip(fields, columns, parsers, strict=True):
