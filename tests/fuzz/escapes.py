@@ -11,10 +11,15 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass
 
+from tests.fuzz.profiles import Stalled
+
 
 @dataclass(frozen=True)
 class Escape:
-    """A known escape: an exception type raised from a module of qtt (under a path prefix)."""
+    """A known escape: an exception type raised from a module of qtt (under a path prefix).
+
+    ``Stalled`` (from :func:`~tests.fuzz.profiles.stall_guard`) stands for code that never ends.
+    """
 
     ref: str
     kind: type[BaseException]
@@ -23,12 +28,9 @@ class Escape:
 
 
 KNOWN: tuple[Escape, ...] = (
-    Escape("S1", ValueError, "qtt/plan/codec.py"),
-    Escape("S2", RecursionError, "qtt/serde/values.py"),
-    Escape("S2", RecursionError, "qtt/plan/codec.py"),
-    Escape("S2", RecursionError, "qtt/harness/loader.py"),
-    Escape("S3", RecursionError, "qtt/sql/"),
-    Escape("S3", RecursionError, "qtt/plan/"),
+    # S1-S3 (an integer over 4,300 digits in plan.json, deep JSON nesting, long SQL expressions)
+    # were fixed on main in 09e8fab; the targets now guard those fixes.
+    Escape("S4", Stalled, "qtt/harness/loader.py"),
 )
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -57,6 +59,7 @@ def production_stack() -> Iterator[None]:
 
     Hypothesis raises the recursion limit while it runs a test, which would hide the
     RecursionErrors a user meets; this sets it back to what a default interpreter leaves.
+    It also stops the code below if it never ends (:func:`stall_guard`).
     """
     old = sys.getrecursionlimit()
     depth, frame = 0, sys._getframe()
@@ -64,6 +67,39 @@ def production_stack() -> Iterator[None]:
         depth, frame = depth + 1, frame.f_back  # type: ignore[assignment]
     sys.setrecursionlimit(depth + PRODUCTION_FRAMES)
     try:
-        yield
+        with stall_guard():
+            yield
     finally:
         sys.setrecursionlimit(old)
+
+
+#: seconds after which an example is stopped: well past the deadline, for examples that never end.
+STALL_SECONDS = 20
+
+
+class Stalled(Exception):
+    """An example ran for :data:`STALL_SECONDS`: qtt is stuck (a loop that never ends)."""
+
+
+@contextlib.contextmanager
+def stall_guard(seconds: float = STALL_SECONDS) -> Iterator[None]:
+    """Raise :class:`Stalled` inside the code below if it runs for ``seconds``.
+
+    Hypothesis's deadline judges an example only after it returns; an endless loop would
+    hang the run instead of failing it. SIGALRM interrupts Python code (main thread only;
+    elsewhere the guard does nothing).
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stalled(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
