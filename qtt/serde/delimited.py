@@ -13,12 +13,14 @@ import binascii
 import csv
 import decimal
 import io
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import java_numbers, values
+from qtt.serde.excerpt import excerpt
 from qtt.serde.interface import Format, Layout, Row, RowReader, RowWriter, SerdeColumn, text_of
 
 _NAMED_DELIMITERS = {"TAB": "\t", "SPACE": " "}
@@ -92,12 +94,18 @@ def format_record(fields: Sequence[str | None], delimiter: str) -> str:
     return delimiter.join(parts)
 
 
+_FIELD_SIZE_LIMIT = min(sys.maxsize, 2**31 - 1)
+
+
 def parse_record(text: str, delimiter: str) -> list[str]:
     """The fields of the first non-empty record in ``text``.
 
     Raises:
         SerdeError: the text holds no record or is not valid CSV.
     """
+    # Commons CSV has no field size limit; Python's csv module stops at 131,072 characters.
+    if csv.field_size_limit() < _FIELD_SIZE_LIMIT:
+        csv.field_size_limit(_FIELD_SIZE_LIMIT)
     try:
         records = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True) if r]
     except csv.Error as e:
@@ -123,7 +131,7 @@ def _bytes(text: str) -> bytes:
     try:
         return base64.b64decode(text, validate=True)
     except binascii.Error:
-        msg = f"Value is not a valid Base64 encoded string: {text}"
+        msg = f"Value is not a valid Base64 encoded string: {excerpt(text)}"
         raise ValueError(msg) from None
 
 
@@ -178,7 +186,10 @@ class DelimitedFormat(Format):
         def read(data: bytes) -> Row | None:
             fields = parse_record(text_of(data), delimiter)
             if len(fields) != len(columns):
-                msg = f"Unexpected field count, csvFields:{len(fields)} schemaFields:{len(columns)}"
+                msg = (
+                    f"Error deserializing delimited: Unexpected field count, csvFields:{len(fields)} "
+                    f"schemaFields:{len(columns)}"
+                )
                 raise SerdeError(msg)
             out: list[Any] = []
             for text, column, parse in zip(fields, columns, parsers, strict=True):

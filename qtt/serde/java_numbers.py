@@ -10,6 +10,8 @@ import decimal
 import math
 import re
 
+from qtt.serde.excerpt import excerpt, excerpt_runs
+
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
@@ -45,28 +47,79 @@ def java_parse_int(text: str) -> int:
 
 
 def _parse_whole(text: str, lo: int, hi: int) -> int:
-    if not _JAVA_LONG.fullmatch(text) or not lo <= int(text) <= hi:
-        msg = f'For input string: "{text}"'
-        raise ValueError(msg)
-    return int(text)
+    # Leading zeros are allowed ("007"); past 19 significant digits no long fits, and
+    # int() would refuse a text over Python's 4,300-digit conversion limit anyway.
+    if _JAVA_LONG.fullmatch(text):
+        digits = text.lstrip("+-").lstrip("0")
+        value = int(digits or "0") * (-1 if text.startswith("-") else 1) if len(digits) <= 19 else None
+        if value is not None and lo <= value <= hi:
+            return value
+    msg = f'For input string: "{excerpt(text)}"'
+    raise ValueError(msg)
 
 
 def java_parse_double(text: str) -> float:
     """``Double.parseDouble``: surrounding whitespace, ``NaN``, ``Infinity``, a d/f suffix."""
     core = text.strip(_JAVA_WHITESPACE)
     if not _JAVA_DOUBLE.fullmatch(core):
-        msg = f'For input string: "{text}"'
+        msg = f'For input string: "{excerpt(text)}"'
         raise ValueError(msg)
     core = core.rstrip("fFdD")
     return float(core.replace("Infinity", "inf"))
 
 
 def java_big_decimal(text: str) -> decimal.Decimal:
-    """``new BigDecimal(String)``: no whitespace, an optional exponent."""
+    """``new BigDecimal(String)``: no whitespace, an optional exponent, a scale that fits an int.
+
+    Raises:
+        ValueError: with Java's reason, quoting an excerpt of ``text``.
+    """
     if not _JAVA_BIG_DECIMAL.fullmatch(text):
-        msg = f'Character array is not a valid decimal number: "{text}"'
+        msg = f'Character array is not a valid decimal number: "{excerpt(text)}"'
+        raise ValueError(msg)
+    mantissa, _, exponent = text.lower().partition("e")
+    fraction_digits = len(mantissa.partition(".")[2])
+    # BigDecimal's scale is an int: fraction digits minus the exponent must fit in 32 bits.
+    # Checking the exponent's length first keeps int() within Python's conversion limit.
+    exponent_digits = exponent.lstrip("+-").lstrip("0")
+    if len(exponent_digits) > 10 or not INT_MIN <= fraction_digits - int(exponent or "0") <= INT_MAX:
+        msg = f'Scale out of range: "{excerpt(text)}"'
         raise ValueError(msg)
     return decimal.Decimal(text)
+
+
+_LONG_BITS = 64
+_LONG_MODULUS = 1 << _LONG_BITS
+# digits per int() call: well below Python's int/str conversion limit, and linear overall
+_CHUNK_DIGITS = 1000
+
+
+def java_long_value(value: decimal.Decimal) -> int:
+    """``BigDecimal.longValue()``: the integer part (fraction truncated), narrowed to a long.
+
+    That is the low 64 bits of ``unscaled * 10^-scale``. Any multiple of ``10^64`` is a
+    multiple of ``2^64``, so an exponent of 64 or more gives 0 (Java takes the same shortcut);
+    below that, the digits are reduced modulo ``2^64`` in chunks, so the time is linear in the
+    digits written, whatever the exponent says (``int(Decimal("1E+999999999"))`` never ends).
+
+    Raises:
+        ValueError: for NaN or an infinity, which no BigDecimal holds.
+    """
+    sign, digit_tuple, exponent = value.as_tuple()
+    if not isinstance(exponent, int):
+        msg = f"{value} has no integer value"
+        raise ValueError(msg)
+    if exponent >= _LONG_BITS:
+        return 0
+    digits = "".join(map(str, digit_tuple))
+    if exponent < 0:
+        digits, exponent = digits[:exponent], 0
+    magnitude = 0
+    for start in range(0, len(digits), _CHUNK_DIGITS):
+        chunk = digits[start : start + _CHUNK_DIGITS]
+        magnitude = (magnitude * pow(10, len(chunk), _LONG_MODULUS) + int(chunk)) % _LONG_MODULUS
+    magnitude = magnitude * pow(10, exponent, _LONG_MODULUS) % _LONG_MODULUS
+    return java_narrow(-magnitude if sign else magnitude, _LONG_BITS)
 
 
 def java_double(value: float) -> str:
@@ -129,3 +182,22 @@ def _java_long_digits(number: int) -> tuple[str, int]:
 def java_decimal(value: decimal.Decimal) -> str:
     """``BigDecimal.toPlainString``."""
     return format(value, "f")
+
+
+def java_decimal_excerpt(value: decimal.Decimal) -> str:
+    """``BigDecimal.toPlainString`` for a message: an :func:`excerpt` of it, never built whole.
+
+    ``-1E-999999999`` written out is a billion characters; its excerpt costs a few.
+    """
+    sign, digit_tuple, exponent = value.as_tuple()
+    if not isinstance(exponent, int):
+        return str(value)
+    digits = "".join(map(str, digit_tuple))
+    runs: list[tuple[str, int]] = [("-", 1)] if sign and any(digit_tuple) else []
+    if exponent >= 0:
+        runs += [(digits, 1), ("0", exponent if any(digit_tuple) else 0)]
+    elif len(digits) > -exponent:
+        runs += [(digits[:exponent], 1), (".", 1), (digits[exponent:], 1)]
+    else:
+        runs += [("0.", 1), ("0", -exponent - len(digits)), (digits, 1)]
+    return excerpt_runs(runs)

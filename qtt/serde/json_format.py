@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import values
+from qtt.serde.excerpt import excerpt
 from qtt.serde.interface import (
     UNWRAP_SINGLE_VALUE,
     Format,
@@ -65,25 +66,28 @@ class JsonFormat(Format):
         row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
 
         def read(data: bytes) -> Row | None:
-            try:
-                doc = values.loads_strict(data)
-            except ValueError as e:
-                msg = f"Failed to deserialize {target}: invalid JSON: {e}"
-                raise SerdeError(msg) from None
+            doc = _parse(data, target, strict=True)
             if doc is None:
                 return None
             try:
-                if not wrapped:
-                    return (values.from_json(doc, columns[0].type, "$"),)
-                if not isinstance(doc, dict):
-                    raise values.from_json_failure(doc, row_type, "$")
-                upper = values.upper_case_keys(doc)
-                return tuple(
-                    values.from_json(values.field_value(doc, upper, c.name), c.type, f"$.{c.name}") for c in columns
-                )
+                with values.deep_enough():
+                    return coerce(doc)
             except SerdeError as e:
-                msg = f"Failed to deserialize {target}: {e.message}"
+                msg = f"Failed to deserialize {target} as JSON: {e.message}"
                 raise SerdeError(msg) from None
+            except RecursionError:
+                # a STRING column takes the text of a nested value, written out recursively
+                raise SerdeError(_too_deep(target)) from None
+
+        def coerce(doc: Any) -> Row:
+            if not wrapped:
+                return (values.from_json(doc, columns[0].type, "$"),)
+            if not isinstance(doc, dict):
+                raise values.from_json_failure(doc, row_type, "$")
+            upper = values.upper_case_keys(doc)
+            return tuple(
+                values.from_json(values.field_value(doc, upper, c.name), c.type, f"$.{c.name}") for c in columns
+            )
 
         return read
 
@@ -91,7 +95,29 @@ class JsonFormat(Format):
         return values.dumps(document).encode("utf-8")
 
     def read_document(self, data: bytes, layout: Layout) -> Any:
-        return values.loads(data)
+        return _parse(data, "key" if layout.is_key else "value", strict=False)
+
+
+def _parse(data: bytes, target: str, *, strict: bool) -> Any:
+    """The JSON document in ``data``, or a :class:`SerdeError` that says why there is none."""
+    try:
+        with values.deep_enough():
+            return values.loads_strict(data) if strict else values.loads(data)
+    except RecursionError:
+        raise SerdeError(_too_deep(target)) from None
+    except UnicodeDecodeError as e:
+        msg = f"Failed to deserialize {target} as JSON: invalid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}"
+        raise SerdeError(msg) from None
+    except ValueError as e:
+        msg = f"Failed to deserialize {target} as JSON: invalid JSON: {excerpt(str(e))}"
+        raise SerdeError(msg) from None
+
+
+def _too_deep(target: str) -> str:
+    return (
+        f"Failed to deserialize {target} as JSON: the document nests more than {values.MAX_NESTING} levels deep, "
+        f"the most qtt reads"
+    )
 
 
 def _has_non_string_map_key(type_: t.SqlType) -> bool:

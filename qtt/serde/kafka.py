@@ -76,7 +76,7 @@ class KafkaFormat(Format):
         if not layout.columns:
             return lambda data: None
         type_ = layout.columns[0].type
-        return lambda data: (decode(data, type_),)
+        return lambda data: (_decode_as(data, type_, layout),)
 
     def write_document(self, document: Any, layout: Layout) -> bytes | None:
         if not layout.columns:
@@ -88,4 +88,13 @@ class KafkaFormat(Format):
         if not layout.columns:
             return None
         type_ = layout.columns[0].type
-        return values.to_json(decode(data, type_), type_)
+        return values.to_json(_decode_as(data, type_, layout), type_)
+
+
+def _decode_as(data: bytes, type_: t.SqlType, layout: Layout) -> Any:
+    """:func:`decode`, with errors that name the format and the side of the record."""
+    try:
+        return decode(data, type_)
+    except SerdeError as e:
+        msg = f"Failed to deserialize {'key' if layout.is_key else 'value'} as KAFKA {type_.base}: {e.message}"
+        raise SerdeError(msg) from None

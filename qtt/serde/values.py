@@ -9,18 +9,22 @@ a DECIMAL column is lost.
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as dt
 import decimal
 import math
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError
+from qtt.serde.excerpt import excerpt
 from qtt.serde.java_numbers import (
     java_big_decimal,
-    java_decimal,
+    java_decimal_excerpt,
     java_double,
+    java_long_value,
     java_narrow,
     java_parse_double,
     java_parse_int,
@@ -33,27 +37,38 @@ EPOCH = dt.datetime(1970, 1, 1)
 EPOCH_DATE = dt.date(1970, 1, 1)
 
 
+class BigInteger(decimal.Decimal):
+    """A JSON integer too long for ``int()`` (over 4,300 digits): Jackson's ``BigIntegerNode``.
+
+    A Decimal, so that every coercion handles it in time bounded by its digits.
+    """
+
+
 _JSON_KIND = {
     bool: "BooleanNode",
     int: "IntNode",
     float: "DoubleNode",
     decimal.Decimal: "DecimalNode",
+    BigInteger: "BigIntegerNode",
     str: "TextNode",
     list: "ArrayNode",
     dict: "ObjectNode",
 }
 
 
+def _where(path: str) -> str:
+    """ksqlDB's ``, path: $.A.B`` suffix; map keys come from the input, so it is an excerpt."""
+    return f", path: {excerpt(path)}" if path else ""
+
+
 def from_json_failure(value: Any, type_: t.SqlType, path: str = "") -> SerdeError:
     """The error for a JSON value that cannot become ``type_``."""
     kind = _JSON_KIND.get(type(value), type(value).__name__)
-    where = f", path: {path}" if path else ""
-    return SerdeError(f"Can't convert type. sourceType: {kind}, requiredType: {type_}{where}")
+    return SerdeError(f"Can't convert type. sourceType: {kind}, requiredType: {type_}{_where(path)}")
 
 
 def _fail_string(type_: t.SqlType, path: str) -> SerdeError:
-    where = f", path: {path}" if path else ""
-    return SerdeError(f"Can't coerce string to type. targetType: {type_.base}{where}")
+    return SerdeError(f"Can't coerce string to type. targetType: {type_.base}{_where(path)}")
 
 
 def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
@@ -84,7 +99,7 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
             try:
                 number = java_big_decimal(value)
             except ValueError as e:
-                raise SerdeError(f"{e}{', path: ' + path if path else ''}") from None
+                raise SerdeError(f"{e}{_where(path)}") from None
         else:
             raise from_json_failure(value, type_, path)
         return fit_decimal(number, type_, path)
@@ -95,18 +110,18 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
             try:
                 return base64.b64decode(value, validate=True)
             except ValueError:
-                msg = f"Value is not a valid Base64 encoded string: {value}"
-                raise SerdeError(msg + (f", path: {path}" if path else "")) from None
+                msg = f"Value is not a valid Base64 encoded string: {excerpt(value)}"
+                raise SerdeError(msg + _where(path)) from None
         raise from_json_failure(value, type_, path)
     if base in ("TIMESTAMP", "DATE", "TIME"):
-        millis = _json_whole(value, type_, path, 64, finite_only=False)
+        millis = _json_whole(value, type_, path, 64)
         if base == "TIMESTAMP":
-            return EPOCH + dt.timedelta(milliseconds=millis)
+            return _in_range(EPOCH, millis, "milliseconds", _TIMESTAMP_MILLIS, path)
         if base == "DATE":
-            return EPOCH_DATE + dt.timedelta(days=millis)
+            return _in_range(EPOCH_DATE, millis, "days", _DATE_DAYS, path)
         if not 0 <= millis < 86_400_000:
             msg = "Time values must use number of milliseconds greater than 0 and less than 86400000."
-            raise SerdeError(msg + (f", path: {path}" if path else ""))
+            raise SerdeError(msg + _where(path))
         return (dt.datetime.min + dt.timedelta(milliseconds=millis)).time()
     if isinstance(type_, t.Array):
         if not isinstance(value, list):
@@ -126,16 +141,42 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
     raise from_json_failure(value, type_, path)  # pragma: no cover - every base type is handled above
 
 
+# What Python's datetime can hold (years 1 to 9999); Java's Timestamp and Date hold any long.
+_TIMESTAMP_MILLIS = (
+    (dt.datetime.min - EPOCH) // dt.timedelta(milliseconds=1),
+    (dt.datetime.max - EPOCH) // dt.timedelta(milliseconds=1),
+)
+_DATE_DAYS = ((dt.date.min - EPOCH_DATE).days, (dt.date.max - EPOCH_DATE).days)
+
+
+def _in_range(epoch: Any, count: int, unit: str, bounds: tuple[int, int], path: str) -> Any:
+    """``epoch`` plus ``count`` units, or the error for a count past year 9999 (or before year 1)."""
+    low, high = bounds
+    if not low <= count <= high:
+        msg = (
+            f"{count} {unit} from 1970-01-01 is outside the years 1 to 9999 that qtt (and Spark) can hold; "
+            f"ksqlDB accepts it{_where(path)}"
+        )
+        raise SerdeError(msg)
+    return epoch + dt.timedelta(**{unit: count})
+
+
 def _finite(value: float | decimal.Decimal) -> bool:
     return value.is_finite() if isinstance(value, decimal.Decimal) else math.isfinite(value)
 
 
-def _json_whole(value: Any, type_: t.SqlType, path: str, bits: int, *, finite_only: bool = True) -> int:
-    """A JSON value as a Java integer of ``bits`` bits; a number narrows, a string must fit."""
+def _json_whole(value: Any, type_: t.SqlType, path: str, bits: int) -> int:
+    """A JSON value as a Java integer of ``bits`` bits; a number narrows, a string must fit.
+
+    A decimal narrows as ``BigDecimal.longValue()`` does, in time bounded by its digits
+    (:func:`~qtt.serde.java_numbers.java_long_value`), however large its exponent.
+    """
 
     def from_number(number: int | float | decimal.Decimal) -> int:
-        if finite_only and isinstance(number, float | decimal.Decimal) and not _finite(number):
+        if isinstance(number, float | decimal.Decimal) and not _finite(number):
             raise from_json_failure(value, type_, path)
+        if isinstance(number, decimal.Decimal):
+            return java_narrow(java_long_value(number), bits)
         return java_narrow(int(number), bits)
 
     from_text = java_parse_int if bits == 32 else java_parse_long
@@ -202,32 +243,37 @@ def field_value(value: Mapping[str, Any], upper: Mapping[str, Any], name: str) -
 
 
 def fit_decimal(number: decimal.Decimal, type_: t.Decimal, path: str = "") -> decimal.Decimal:
-    """ksqlDB's ``DecimalUtil.ensureFit``: pad to the declared scale, never round or overflow."""
-    where = f", path: {path}" if path else ""
+    """ksqlDB's ``DecimalUtil.ensureFit``: pad to the declared scale, never round or overflow.
+
+    Exact comparisons and digit checks only, no context arithmetic: ``abs()`` of
+    ``1E+999999999`` overflows Python's default context, and the messages quote
+    :func:`~qtt.serde.java_numbers.java_decimal_excerpt`, never the written-out number.
+    """
+    where = _where(path)
     if not number.is_finite():
         raise SerdeError(f"Cannot fit decimal '{number}' into DECIMAL({type_.precision}, {type_.scale}){where}")
     digits = type_.precision - type_.scale
-    if abs(number) >= decimal.Decimal(10) ** digits:
+    if number.copy_abs() >= decimal.Decimal(1).scaleb(digits):
         msg = (
             f"Numeric field overflow: A field with precision {type_.precision} and scale "
             f"{type_.scale} must "
-            f"round to an absolute value less than 10^{digits}. Got {java_decimal(number)}"
+            f"round to an absolute value less than 10^{digits}. Got {java_decimal_excerpt(number)}"
         )
         raise SerdeError(msg + where)
-    quantum = decimal.Decimal(1).scaleb(-type_.scale)
-    with decimal.localcontext() as ctx:
-        ctx.prec = max(type_.precision, len(number.as_tuple().digits)) + 10
-        scaled = number.quantize(quantum, rounding=decimal.ROUND_HALF_UP)
-    if scaled != number:
-        _, number_digits, exponent = number.as_tuple()
-        scale = -int(exponent)
+    _, number_digits, exponent = number.as_tuple()
+    assert isinstance(exponent, int)
+    dropped = -exponent - type_.scale
+    # setScale(scale, UNNECESSARY): only zeros may go
+    if dropped > 0 and any(number_digits[-dropped:]):
         msg = (
-            f"Cannot fit decimal '{java_decimal(number)}' into DECIMAL({type_.precision}, "
+            f"Cannot fit decimal '{java_decimal_excerpt(number)}' into DECIMAL({type_.precision}, "
             f"{type_.scale}) "
-            f"without rounding. (Requires {len(number_digits)},{scale})"
+            f"without rounding. (Requires {len(number_digits)},{-exponent})"
         )
         raise SerdeError(msg + where)
-    return scaled
+    # |number| < 10^digits and no digit past the scale: the result has at most `precision` digits
+    exact = decimal.Context(prec=type_.precision + 1, traps=[decimal.Inexact, decimal.InvalidOperation])
+    return number.quantize(decimal.Decimal(1).scaleb(-type_.scale), context=exact)
 
 
 def to_json(value: Any, type_: t.SqlType) -> Any:
@@ -332,13 +378,68 @@ def loads(text: str | bytes) -> Any:
     return simplejson.loads(text, use_decimal=True, parse_int=integer)
 
 
+#: JSON nesting that records may use: Jackson's default ``StreamReadConstraints.maxNestingDepth``.
+MAX_NESTING = 1000
+# Stack frames one level of nesting may take: the parser, json_text and dumps each recurse.
+_FRAMES_PER_LEVEL = 3
+
+
+@contextlib.contextmanager
+def deep_enough() -> Iterator[None]:
+    """Let the JSON code below recurse through :data:`MAX_NESTING` levels, then restore the limit.
+
+    Python's default limit (1000 frames, counted from the bottom of the stack) would stop
+    short of Jackson's nesting depth. The limit is set from the current depth, not raised
+    from the old limit: the C parser recurses on the C stack, so a limit raised elsewhere
+    for other reasons must not let a record of a million brackets overflow it.
+    """
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(_stack_depth() + MAX_NESTING * _FRAMES_PER_LEVEL + 100)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1  # type: ignore[assignment]
+    return depth
+
+
 def _reject_constant(name: str) -> Any:
     msg = f"Non-standard token '{name}': enable JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS to allow"
     raise ValueError(msg)
 
 
+# well below Python's int/str conversion limit (4,300 digits)
+_INT_DIGITS = 4000
+
+
+def _json_int(text: str) -> int | decimal.Decimal:
+    return int(text) if len(text) <= _INT_DIGITS else BigInteger(text)
+
+
+def _json_decimal(text: str) -> decimal.Decimal:
+    try:
+        return java_big_decimal(text)
+    except ValueError:
+        # Jackson's message for a number BigDecimal cannot hold
+        msg = f"Malformed numeric value ('{excerpt(text)}')"
+        raise ValueError(msg) from None
+
+
 def loads_strict(text: str | bytes) -> Any:
-    """Parse JSON as Jackson does by default: ``NaN`` and ``Infinity`` tokens are errors."""
+    """Parse JSON as Jackson does by default: ``NaN`` and ``Infinity`` tokens are errors.
+
+    Numbers are read as Jackson's nodes hold them, whatever their length or exponent.
+
+    Raises:
+        ValueError: the text is not JSON (a :class:`RecursionError` for nesting too deep
+            for Python's stack).
+    """
     import simplejson
 
-    return simplejson.loads(text, use_decimal=True, parse_constant=_reject_constant)
+    # parse_float does what use_decimal=True would, with Java's limits on the scale
+    return simplejson.loads(text, parse_constant=_reject_constant, parse_int=_json_int, parse_float=_json_decimal)

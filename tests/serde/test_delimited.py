@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from decimal import Decimal
 
 import pytest
@@ -111,3 +112,27 @@ def test_documents_are_the_record_text() -> None:
     assert DELIMITED.from_document("1,a", ROW, is_key=False, properties={}) == b"1,a"
     assert DELIMITED.from_document(10, ROW, is_key=False, properties={}) == b"10"
     assert DELIMITED.to_document(b'"x",1', ROW, is_key=False, properties={}) == '"x",1'
+
+
+def test_fields_past_pythons_csv_limit_read_as_commons_csv_reads_them() -> None:
+    text = "x" * 200_000
+    assert read([SerdeColumn("S", t.STRING)], text.encode()) == (text,)
+
+
+@pytest.mark.parametrize(
+    ("data", "type_", "message"),
+    [
+        (b"1" * 100_000, t.INTEGER, 'For input string: "1111'),
+        (b"-1E-999999999", t.Decimal(4, 2), "without rounding. (Requires 1,999999999)"),
+        (b"1E+999999999", t.Decimal(4, 2), "must round to an absolute value less than 10^2"),
+        (b"!" * 100_000, t.BYTES, "Value is not a valid Base64 encoded string: !!!"),
+        (b"9223372036854775807", t.TIMESTAMP, "outside the years 1 to 9999 that qtt (and Spark) can hold"),
+    ],
+)
+def test_rejected_fields_are_quoted_in_bounded_excerpts(data: bytes, type_: t.SqlType, message: str) -> None:
+    start = time.perf_counter()
+    with pytest.raises(SerdeError) as raised:
+        read([SerdeColumn("F", type_)], data)
+    assert time.perf_counter() - start < 1.0
+    assert message in raised.value.message
+    assert len(raised.value.message) < 500

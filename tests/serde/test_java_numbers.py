@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import decimal
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from qtt.serde import java_numbers
 
@@ -63,3 +67,66 @@ def test_java_parse_int_rejects(text: str) -> None:
 )
 def test_java_narrow_keeps_the_low_bits(value: int, bits: int, expected: int) -> None:
     assert java_numbers.java_narrow(value, bits) == expected
+
+
+@given(
+    digits=st.integers(min_value=0, max_value=10**60),
+    exponent=st.integers(min_value=-80, max_value=80),
+    negative=st.booleans(),
+)
+def test_java_long_value_is_the_narrowed_integer_part(digits: int, exponent: int, negative: bool) -> None:
+    value = decimal.Decimal((int(negative), tuple(map(int, str(digits))), exponent))
+    assert java_numbers.java_long_value(value) == java_numbers.java_narrow(int(value), 64)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1E+64", 0), ("1E+999999999", 0), ("-1E-999999999", 0), ("1E+63", -(2**63)), ("9.99E+2", 999)],
+)
+def test_java_long_value_is_bounded_in_time(text: str, expected: int) -> None:
+    assert java_numbers.java_long_value(decimal.Decimal(text)) == expected
+
+
+def test_java_long_value_of_a_million_digits_is_linear() -> None:
+    digits = "12345678" * 125_000
+    start = time.perf_counter()
+    value = java_numbers.java_long_value(decimal.Decimal(digits))
+    assert time.perf_counter() - start < 1.0
+    assert value == java_numbers.java_narrow(int(digits[-64:]), 64)  # 10^64 is a multiple of 2^64
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("1.50", "1.50"),
+        ("-1E+3", "-1000"),
+        ("1E-3", "0.001"),
+        ("0E+3", "0"),
+        ("-0E-2", "0.00"),
+        ("12.345E+1", "123.45"),
+    ],
+)
+def test_java_decimal_excerpt_is_to_plain_string_when_short(text: str, plain: str) -> None:
+    assert java_numbers.java_decimal_excerpt(decimal.Decimal(text)) == plain
+
+
+def test_java_decimal_excerpt_never_writes_the_number_out() -> None:
+    text = java_numbers.java_decimal_excerpt(decimal.Decimal("-1E-999999999"))
+    assert text.startswith("-0.000") and text.endswith("0001") and "[999999902 characters left out]" in text
+
+
+@pytest.mark.parametrize("text", ["1" * 5000, "0" * 10_000 + "1" * 20, "-" + "9" * 100_000])
+def test_java_parse_long_rejects_long_texts_with_javas_message(text: str) -> None:
+    with pytest.raises(ValueError, match='For input string: "') as raised:
+        java_numbers.java_parse_long(text)
+    assert len(str(raised.value)) < 200
+
+
+def test_java_parse_long_allows_leading_zeros() -> None:
+    assert java_numbers.java_parse_long("0" * 10_000 + "42") == 42
+
+
+@pytest.mark.parametrize("text", ["1E+2147483649", "1E-2147483648", "1E+" + "9" * 5000])
+def test_java_big_decimal_rejects_scales_past_an_int(text: str) -> None:
+    with pytest.raises(ValueError, match="Scale out of range"):
+        java_numbers.java_big_decimal(text)

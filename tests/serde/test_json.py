@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import time
 from decimal import Decimal
 
 import pytest
@@ -98,3 +100,62 @@ def test_documents_round_trip_exactly() -> None:
     data = JSON.from_document(document, ROW, is_key=False, properties={})
     assert data == b'{"A":1.10,"B":[1,null]}'
     assert JSON.to_document(data, ROW, is_key=False, properties={}) == document
+
+
+def _timed_read(columns: list[SerdeColumn], data: bytes) -> tuple | None:
+    """Read ``data`` unwrapped, asserting that it takes well under a second."""
+    start = time.perf_counter()
+    try:
+        return read(columns, data, features=frozenset([UNWRAP_SINGLE_VALUE]))
+    finally:
+        assert time.perf_counter() - start < 1.0, f"reading {data!r} took {time.perf_counter() - start:.1f} s"
+
+
+# BigDecimal.longValue() keeps the low 64 bits of the integer part: 10^64 is a multiple of 2^64.
+@pytest.mark.parametrize(
+    ("data", "type_", "expected"),
+    [
+        (b"1E+999999", t.BIGINT, 0),
+        (b"1E+999999999", t.BIGINT, 0),
+        (b"-3E+999999999", t.INTEGER, 0),
+        (b"1E+63", t.BIGINT, -(2**63)),
+        (b"12345678901234567890.5", t.BIGINT, -6101065172474983726),
+        (b"12345678901234567890.5", t.INTEGER, -350287150),
+        (b"-1E-999999999", t.BIGINT, 0),
+        (b"1E+999999999", t.TIMESTAMP, dt.datetime(1970, 1, 1)),
+        (b"1E+999999999", t.DATE, dt.date(1970, 1, 1)),
+        (b"1E+999999999", t.DOUBLE, float("inf")),
+        (b"-1E-999999999", t.DOUBLE, -0.0),
+        (b"1E+999999999", t.STRING, "1E+999999999"),
+        (b"1" * 5000, t.STRING, "1" * 5000),
+        (b"1" * 5000, t.BIGINT, 8198552921648689607),
+    ],
+)
+def test_numbers_of_any_size_narrow_at_once_as_java_does(data: bytes, type_: t.SqlType, expected: object) -> None:
+    assert _timed_read([SerdeColumn("V", type_)], data) == (expected,)
+
+
+@pytest.mark.parametrize(
+    ("data", "type_", "message"),
+    [
+        (b"-1E-999999999", t.Decimal(4, 2), "into DECIMAL(4, 2) without rounding. (Requires 1,999999999)"),
+        (b"1E+999999999", t.Decimal(4, 2), "must round to an absolute value less than 10^2. Got 1000"),
+        (b'"-1E-999999999"', t.Decimal(4, 2), "without rounding. (Requires 1,999999999)"),
+        (b"1E+9999999999", t.BIGINT, "Malformed numeric value ('1E+9999999999')"),
+        (b'"' + b"7" * 100_000 + b'"', t.BIGINT, "Can't coerce string to type. targetType: BIGINT"),
+        (b'"' + b"!" * 100_000 + b'"', t.BYTES, "Value is not a valid Base64 encoded string: !!!"),
+        (b"9223372036854775807", t.TIMESTAMP, "outside the years 1 to 9999 that qtt (and Spark) can hold"),
+        (b"-9223372036854775808", t.DATE, "outside the years 1 to 9999 that qtt (and Spark) can hold"),
+        (b"[" * 100_000 + b"]" * 100_000, t.STRING, "nests more than 1000 levels deep"),
+    ],
+)
+def test_rejected_values_are_quoted_in_bounded_excerpts(data: bytes, type_: t.SqlType, message: str) -> None:
+    with pytest.raises(SerdeError) as raised:
+        _timed_read([SerdeColumn("V", type_)], data)
+    assert message in raised.value.message
+    assert "JSON" in raised.value.message
+    assert len(raised.value.message) < 500
+
+
+def test_nesting_up_to_jacksons_limit_reads() -> None:
+    assert _timed_read([SerdeColumn("V", t.STRING)], b"[" * 1000 + b"]" * 1000) == ("[" * 1000 + "]" * 1000,)

@@ -37,8 +37,11 @@ def test_nulls_and_keyless_schemas() -> None:
 
 def test_wrong_sizes_are_errors() -> None:
     columns = [SerdeColumn("V", t.BIGINT)]
-    with pytest.raises(SerdeError, match="Size of data received by LongDeserializer is not 8"):
+    with pytest.raises(SerdeError) as raised:
         KAFKA.deserializer(columns, is_key=False, properties={}, features=frozenset())(b"\x00")
+    assert raised.value.message == (
+        "Failed to deserialize value as KAFKA BIGINT: Size of data received by LongDeserializer is not 8"
+    )
 
 
 def test_strings_decode_leniently() -> None:

@@ -1,0 +1,35 @@
+"""Reproducers of the escapes listed in :mod:`tests.fuzz.escapes` (``/work/briefs/escapes.md``).
+
+Each is expected to fail until its fix lands in code this suite does not own; then drop the
+``xfail`` mark and the ``KNOWN`` entry.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.fuzz.profiles import ROOT
+
+pytestmark = pytest.mark.fuzz
+
+# A key with an escaped control character and a "[": _line_of never finds its path and never
+# stops shortening it. Run apart, so that the loop cannot hang the test run.
+S4 = """
+from qtt.errors import QttError
+from qtt.harness.loader import load_text
+try:
+    load_text('{"tests": [{"name": "x", "statements": ["s"], "inputs": [], "\\\\u0001[": 1}]}', file="c.json")
+except QttError:
+    pass
+"""
+
+
+@pytest.mark.xfail(strict=False, reason="escapes.md S4: endless loop in qtt/harness/loader.py _line_of")
+def test_s4_a_key_that_no_line_matches() -> None:
+    try:
+        subprocess.run([sys.executable, "-c", S4], cwd=ROOT, check=True, timeout=5)
+    except subprocess.TimeoutExpired:
+        pytest.fail("load_text did not return within 5 s")
