@@ -193,7 +193,10 @@ def _line_of(text: str, path: str) -> int | None:
     while path:
         if path in lines:
             return lines[path]
-        path = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", path) if path != "$" else ""
+        shorter = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", path) if path != "$" else ""
+        if shorter == path:  # a key the path syntax cannot take apart (``"x["``): no line, rather than a loop
+            return None
+        path = shorter
     return None
 
 
