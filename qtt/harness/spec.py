@@ -24,6 +24,7 @@ from qtt.plan.codec import describe_structure_error, make_converter, split_struc
 from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
 from qtt.plan.steps import Formats
 from qtt.runtime.jobs import InternalTopic
+from qtt.serde.excerpt import json_value
 
 SPEC_VERSION = 1
 
@@ -166,7 +167,9 @@ def loads(text: str, *, file: str | None = None) -> Spec:
         line, column = json_error_position(text, e)
         raise PlanFileError(msg, file=file, line=line, column=column) from None
     if isinstance(data, dict) and data.get("specVersion") not in (None, SPEC_VERSION):
-        msg = f"specVersion {data.get('specVersion')!r} is not supported; this qtt reads version {SPEC_VERSION}"
+        msg = (
+            f"specVersion {json_value(data.get('specVersion'))} is not supported; this qtt reads version {SPEC_VERSION}"
+        )
         raise PlanFileError(msg, file=file, path="$.specVersion")
     try:
         loaded = deep_call(_converter().structure, data, Spec)

@@ -36,6 +36,7 @@ from qtt.plan.schema import LogicalSchema
 from qtt.plan.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
 from qtt.plan.tagged import Tagged
 from qtt.plan.type_text import read_type
+from qtt.serde.excerpt import json_value
 
 TAG = "@type"
 T = TypeVar("T")
@@ -60,7 +61,7 @@ def _strict(kind: type) -> Any:
             return value
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
-        msg = f"expected {kind.__name__}, got {type(value).__name__} {value!r}"
+        msg = f"expected {kind.__name__}, got {type(value).__name__} {json_value(value)}"
         raise TypeError(msg)
 
     return structure

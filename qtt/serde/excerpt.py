@@ -47,3 +47,16 @@ def _take(runs: Iterable[tuple[str, int]], count: int) -> str:
         parts.append(text)
         need -= len(text)
     return "".join(parts)
+
+
+def json_value(value: object, limit: int = LIMIT) -> str:
+    """A rejected JSON value for a message: a scalar's bounded ``repr``, or what kind of container it is.
+
+    A container is never printed: one nested a thousand deep would cost a recursion (and a
+    message as long as the file) to quote.
+    """
+    if isinstance(value, dict):
+        return f"an object of {len(value)} member(s)"
+    if isinstance(value, list):
+        return f"an array of {len(value)} element(s)"
+    return excerpt(repr(value), limit)

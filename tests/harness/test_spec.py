@@ -71,3 +71,11 @@ def test_invalid_base64_is_a_located_plan_file_error(bad: str, path: str) -> Non
 def test_characters_outside_the_alphabet_are_not_dropped() -> None:
     with pytest.raises(PlanFileError, match="invalid base64"):
         spec.unb64("e3 0=")
+
+
+def test_a_deeply_nested_spec_version_is_described_not_printed() -> None:
+    # found by the fuzz suite: quoting the value took a recursion per level, and a message as long as the file
+    text = spec.dumps(_spec()).replace('"specVersion": 1', '"specVersion": ' + "[" * 900 + "1" + "]" * 900)
+    with pytest.raises(PlanFileError, match=r"specVersion an array of 1 element\(s\) is not supported") as caught:
+        spec.loads(text, file="spec.json")
+    assert caught.value.path == "$.specVersion" and len(caught.value.message) < 200

@@ -123,3 +123,11 @@ def test_a_structure_error_carries_its_json_path_as_a_field() -> None:
         codec.loads('{"plans": []}', file="h/plan.json")
     assert caught.value.file == "h/plan.json" and caught.value.path is not None
     assert caught.value.path.startswith("$")
+
+
+def test_a_container_where_a_scalar_belongs_is_described_not_printed() -> None:
+    text = codec.dumps(codec.loads(Path("historical_plans").glob("*/*/plan.json").__next__().read_text()))
+    bad = text.replace('"sourceName": ', '"sourceName": ' + "[" * 900 + "1" + "]" * 900 + ', "was": ', 1)
+    with pytest.raises(PlanFileError) as caught:
+        codec.loads(bad, file="plan.json")
+    assert "an array of 1 element(s)" in caught.value.message and len(caught.value.message) < 2000
