@@ -55,11 +55,14 @@ def run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str, *, att
             _note_retry(what, attempt, e)
             return run_jobs(session, jobs, f"{checkpoint}-retry{attempt + 1}", attempt=attempt + 1)
         if len(jobs) > 1:
-            # a group that keeps failing: one job alone may still run, and each error is its own
+            # a group that keeps failing: one job alone may still run, and each error is its own.
+            # Each is tried once more, not RETRIES times: a lasting failure must not cost 3 x n starts.
             return {
                 job_id: run
                 for index, job in enumerate(jobs)
-                for job_id, run in run_jobs(session, [job], f"{checkpoint}-alone-{index}").items()
+                for job_id, run in run_jobs(
+                    session, [job], f"{checkpoint}-alone-{index}", attempt=infrastructure.RETRIES
+                ).items()
             }
         e.message = f"{jobs[0].query.query_id}: {e.message} (tried {attempt + 1} times)"
         return {jobs[0].job_id: QueryRun(query_id=jobs[0].query.query_id, topic="", error=e)}

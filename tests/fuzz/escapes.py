@@ -9,7 +9,12 @@ an entry once its fix has landed, and the target guards that fix too.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+from qtt.errors import QttError
+from tests.fuzz.profiles import production_stack
 
 
 @dataclass(frozen=True)
@@ -50,3 +55,19 @@ def skip_if_known(error: BaseException) -> str:
         if isinstance(error, escape.kind) and site is not None and site[0].startswith(escape.module):
             return f"known escape {escape.ref}"
     raise error
+
+
+def attempt(action: Callable[[], Any], located: Callable[[QttError], bool]) -> tuple[Any, str | None]:
+    """Run ``action`` on a production-sized stack: ``(its value, None)``, or ``(None, what it raised)``.
+
+    The contract every target checks: only a :class:`QttError` escapes, and ``located`` holds
+    for it (a file, a JSON path, a line); anything else must be a known escape.
+    """
+    try:
+        with production_stack():
+            return action(), None
+    except QttError as error:
+        assert located(error), f"no location in: {error!r}"
+        return None, type(error).__name__
+    except Exception as error:
+        return None, skip_if_known(error)

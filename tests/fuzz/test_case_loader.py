@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from qtt.errors import QttError
 from qtt.harness.loader import load_text
-from tests.fuzz.escapes import skip_if_known
+from tests.fuzz.escapes import attempt
 from tests.fuzz.inputs import case_files, dump, json_values, mutated_json, mutated_text, one_of
-from tests.fuzz.profiles import fuzz_settings, production_stack
+from tests.fuzz.profiles import fuzz_settings
 
 pytestmark = pytest.mark.fuzz
 
@@ -43,14 +43,9 @@ def case_file_texts() -> st.SearchStrategy[str]:
 
 def check(text: str) -> str:
     """What became of ``text``: ``loaded``, or the name of the qtt error it raised."""
-    try:
-        with production_stack():
-            loaded = load_text(text, file=FILE)
-    except QttError as error:
-        assert error.file == FILE, f"no file in: {error}"
-        return type(error).__name__
-    except Exception as error:
-        return skip_if_known(error)
+    loaded, raised = attempt(lambda: load_text(text, file=FILE), lambda error: error.file == FILE)
+    if raised:
+        return raised
     for error in loaded.errors:
         assert isinstance(error, QttError)
         assert error.file == FILE, f"no file in: {error}"

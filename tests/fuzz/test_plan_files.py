@@ -14,10 +14,9 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from qtt.errors import QttError
 from qtt.harness import spec
 from qtt.plan import codec
-from tests.fuzz.escapes import skip_if_known
+from tests.fuzz.escapes import attempt
 from tests.fuzz.inputs import (
     dump,
     historical_documents,
@@ -27,7 +26,7 @@ from tests.fuzz.inputs import (
     mutated_text,
     one_of,
 )
-from tests.fuzz.profiles import fuzz_settings, production_stack
+from tests.fuzz.profiles import fuzz_settings
 
 pytestmark = pytest.mark.fuzz
 
@@ -42,15 +41,8 @@ def texts(name: str) -> st.SearchStrategy[str]:
 
 def check(load: Callable[..., Any], text: str, file: str) -> str:
     """What became of ``text``: ``loaded``, or the name of the qtt error it raised."""
-    try:
-        with production_stack():
-            load(text, file=file)
-    except QttError as error:
-        assert error.file == file, f"no file in: {error!r}"
-        return type(error).__name__
-    except Exception as error:
-        return skip_if_known(error)
-    return "loaded"
+    _, raised = attempt(lambda: load(text, file=file), lambda error: error.file == file)
+    return raised or "loaded"
 
 
 @pytest.fixture(autouse=True, scope="module")
