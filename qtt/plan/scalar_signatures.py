@@ -3,8 +3,10 @@
 The planner resolves every call here once; the runtime implements each name in
 ``qtt.runtime.builtins``. A test asserts that the two tables list the same names.
 
-Signatures are data (see :mod:`qtt.plan.signature_matching` for the patterns and how a call
-is matched against them).
+The table has sections: this module holds the original functions, and each
+``*_signatures`` module beside it one group (text, time, invocation). They are written
+in the small language of :mod:`qtt.plan.signature_dsl`; see
+:mod:`qtt.plan.signature_matching` for the patterns and how a call is matched.
 
 Return types follow ksqlDB's UDFs (``io.confluent.ksql.function.udf``), including their quirks:
 ``ROUND(INT)`` is a BIGINT and ``ROUND(DECIMAL(p, s))`` is ``DECIMAL(p - s, 0)``.
@@ -12,27 +14,50 @@ Return types follow ksqlDB's UDFs (``io.confluent.ksql.function.udf``), includin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError, UnsupportedFeatureError, did_you_mean
+from qtt.errors import StatementError, did_you_mean
+from qtt.plan import invocation_signatures, text_signatures, time_signatures
+from qtt.plan.signature_dsl import (
+    BIGINT,
+    BOOLEAN,
+    BYTES,
+    DATE,
+    DOUBLE,
+    INT,
+    STRING,
+    datetime_pattern_problem,
+    entries_type,
+    first_arg,
+    fn,
+    integral_decimal,
+    no_maps,
+    orderable_elements,
+    primitive_elements,
+    sig,
+    simple_date_fields,
+)
 from qtt.plan.signature_matching import (
     ANY_DECIMAL,
     ArrayOf,
-    Check,
     Function,
     K,
     MapOf,
-    NullType,
-    Pattern,
     Resolved,
-    ReturnType,
-    Signature,
     T,
     V,
     match_signature,
 )
+
+__all__ = [
+    "DATETIME_PATTERN_ARGS",
+    "FUNCTIONS",
+    "datetime_pattern_problem",
+    "pattern_problem",
+    "resolve",
+    "simple_date_fields",
+]
 
 
 def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
@@ -49,143 +74,12 @@ def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
     return match_signature(function, arg_types)
 
 
-# ---------------------------------------------------------------------------- return types
+# ---------------------------------------------------------------------------- the original table
 
-
-def _integral_decimal(args: Sequence[t.SqlType]) -> t.SqlType:
-    # ksqlDB's ROUND(DECIMAL) and TRUNC(DECIMAL) keep only the integral digits.
-    arg = args[0]
-    assert isinstance(arg, t.Decimal)
-    return t.Decimal(max(arg.precision - arg.scale, 1), 0)
-
-
-def _first(args: Sequence[t.SqlType]) -> t.SqlType:
-    return args[0]
-
-
-def _entries_type(args: Sequence[t.SqlType]) -> t.SqlType:
-    map_type = args[0]
-    assert isinstance(map_type, t.Map)
-    return t.Array(t.Struct((t.Field("K", t.STRING), t.Field("V", map_type.value))))
-
-
-# ---------------------------------------------------------------------------- checks
-
-_ORDERABLE = frozenset(["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "STRING", "BYTES", "DATE", "TIME", "TIMESTAMP"])
-
-
-def _orderable_elements(name: str, *, booleans: bool = False) -> Check:
-    allowed = _ORDERABLE | {"BOOLEAN"} if booleans else _ORDERABLE
-
-    def check(args: Sequence[t.SqlType]) -> None:
-        for arg in args:
-            element = arg.element if isinstance(arg, t.Array) else arg
-            if not isinstance(element, NullType) and element.base not in allowed:
-                msg = f"Function '{name}' does not support values of type {element}"
-                raise StatementError(msg)
-
-    return check
-
-
-def _no_maps(name: str) -> Check:
-    # Spark's set operations on arrays compare elements, and Spark cannot compare maps.
-    def check(args: Sequence[t.SqlType]) -> None:
-        if any(t.contains_map(arg) for arg in args):
-            raise UnsupportedFeatureError(f"{name} of arrays holding maps")
-
-    return check
-
-
-_PRIMITIVE_ELEMENTS = frozenset(["BOOLEAN", "INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "STRING", "NULL"])
-
-
-def _primitive_elements(name: str) -> Check:
-    # ksqlDB fails at run time on any element that is not a primitive value.
-    def check(args: Sequence[t.SqlType]) -> None:
-        element = args[0].element if isinstance(args[0], t.Array) else args[0]
-        if element.base not in _PRIMITIVE_ELEMENTS:
-            raise UnsupportedFeatureError(f"{name} of {element} elements")
-
-    return check
-
-
-# java.time pattern letters whose meaning Spark's datetime patterns share.
-_DATETIME_LETTERS = frozenset("GyMdDEaHhKkmsSzVXxZ")
-_PATTERN_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
-
-
-def simple_date_fields(pattern: str) -> list[tuple[str, str]] | None:
-    """A ``java.text.SimpleDateFormat`` date pattern as (kind, text) tokens, or None.
-
-    Kinds are ``y``, ``M``, ``d`` (numeric fields, text is the letters) and ``lit``. Only
-    numeric year, month and day fields are understood; None for anything else.
-    """
-    tokens: list[tuple[str, str]] = []
-    for match in _PATTERN_TOKEN.finditer(pattern):
-        text, letter = match.group(0), match.group(1)
-        if letter is None:
-            literal = text[1:-1].replace("''", "'") if text.startswith("'") and len(text) > 1 else text
-            tokens.append(("lit", literal))
-        elif letter in "yMd" and not (letter == "M" and len(text) > 2) and not (letter == "y" and len(text) == 2):
-            tokens.append((letter, text))
-        else:
-            return None
-    return tokens
-
-
-def datetime_pattern_problem(pattern: str) -> str | None:
-    """Why Spark cannot run the java.time ``pattern`` as ksqlDB does, or None if it can."""
-    for match in _PATTERN_TOKEN.finditer(pattern):
-        letter = match.group(1)
-        if letter is not None and letter not in _DATETIME_LETTERS:
-            return f"datetime pattern letter '{letter}'"
-        if letter in ("E", "a") and len(match.group(0)) > 4:
-            return f"datetime pattern '{match.group(0)}'"
-    return None
-
-
-# ---------------------------------------------------------------------------- the table
-
-
-def fn(
-    name: str,
-    *signatures: Signature,
-    description: str = "",
-    checks: Sequence[Check] = (),
-    constant_args: Sequence[int] = (),
-) -> Function:
-    return Function(
-        name=name,
-        signatures=signatures,
-        description=description,
-        checks=tuple(checks),
-        constant_args=frozenset(constant_args),
-    )
-
-
-def sig(
-    params: Sequence[Pattern],
-    returns: ReturnType,
-    *,
-    variadic: bool = False,
-    unsupported: str | None = None,
-) -> Signature:
-    return Signature(tuple(params), returns, variadic, unsupported)
-
-
-INT, BIGINT, DOUBLE, STRING, BOOLEAN, BYTES = (
-    t.INTEGER,
-    t.BIGINT,
-    t.DOUBLE,
-    t.STRING,
-    t.BOOLEAN,
-    t.BYTES,
-)
-DATE = t.DATE
 _NUMERIC_SAME = (
     sig([INT], INT),
     sig([BIGINT], BIGINT),
-    sig([ANY_DECIMAL], _first),
+    sig([ANY_DECIMAL], first_arg),
     sig([DOUBLE], DOUBLE),
 )
 # ROUND and TRUNC share their overloads: integers become BIGINT, DOUBLE without places too.
@@ -194,8 +88,8 @@ _ROUNDING = (
     sig([BIGINT], BIGINT),
     sig([DOUBLE], BIGINT),
     sig([DOUBLE, INT], DOUBLE),
-    sig([ANY_DECIMAL], _integral_decimal),
-    sig([ANY_DECIMAL, INT], _first),
+    sig([ANY_DECIMAL], integral_decimal),
+    sig([ANY_DECIMAL, INT], first_arg),
 )
 
 
@@ -284,8 +178,8 @@ _FUNCTION_LIST: list[Function] = [
     _double_math("ATAN2", 2),
     fn("PI", sig([], DOUBLE)),
     fn("RANDOM", sig([], DOUBLE)),
-    fn("GREATEST", sig([T, T], T, variadic=True), checks=[_orderable_elements("GREATEST")]),
-    fn("LEAST", sig([T, T], T, variadic=True), checks=[_orderable_elements("LEAST")]),
+    fn("GREATEST", sig([T, T], T, variadic=True), checks=[orderable_elements("GREATEST")]),
+    fn("LEAST", sig([T, T], T, variadic=True), checks=[orderable_elements("LEAST")]),
     # --------------------------------------------------------------- collections
     fn("ARRAY_LENGTH", sig([ArrayOf(T)], INT)),
     fn("ARRAY_CONTAINS", sig([ArrayOf(T), T], BOOLEAN)),
@@ -293,30 +187,30 @@ _FUNCTION_LIST: list[Function] = [
         "ARRAY_SORT",
         sig([ArrayOf(T)], ArrayOf(T)),
         sig([ArrayOf(T), STRING], ArrayOf(T)),
-        checks=[_orderable_elements("ARRAY_SORT", booleans=True)],
+        checks=[orderable_elements("ARRAY_SORT", booleans=True)],
     ),
-    fn("ARRAY_MAX", sig([ArrayOf(T)], T), checks=[_orderable_elements("ARRAY_MAX", booleans=True)]),
-    fn("ARRAY_MIN", sig([ArrayOf(T)], T), checks=[_orderable_elements("ARRAY_MIN", booleans=True)]),
-    fn("ARRAY_DISTINCT", sig([ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_DISTINCT")]),
-    fn("ARRAY_UNION", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_UNION")]),
+    fn("ARRAY_MAX", sig([ArrayOf(T)], T), checks=[orderable_elements("ARRAY_MAX", booleans=True)]),
+    fn("ARRAY_MIN", sig([ArrayOf(T)], T), checks=[orderable_elements("ARRAY_MIN", booleans=True)]),
+    fn("ARRAY_DISTINCT", sig([ArrayOf(T)], ArrayOf(T)), checks=[no_maps("ARRAY_DISTINCT")]),
+    fn("ARRAY_UNION", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[no_maps("ARRAY_UNION")]),
     fn(
         "ARRAY_INTERSECT",
         sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)),
-        checks=[_no_maps("ARRAY_INTERSECT")],
+        checks=[no_maps("ARRAY_INTERSECT")],
     ),
-    fn("ARRAY_EXCEPT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[_no_maps("ARRAY_EXCEPT")]),
+    fn("ARRAY_EXCEPT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T)), checks=[no_maps("ARRAY_EXCEPT")]),
     fn("ARRAY_REMOVE", sig([ArrayOf(T), T], ArrayOf(T))),
     fn("ARRAY_CONCAT", sig([ArrayOf(T), ArrayOf(T)], ArrayOf(T))),
     fn(
         "ARRAY_JOIN",
         sig([ArrayOf(T)], STRING),
         sig([ArrayOf(T), STRING], STRING),
-        checks=[_primitive_elements("ARRAY_JOIN")],
+        checks=[primitive_elements("ARRAY_JOIN")],
     ),
     fn("MAP_KEYS", sig([MapOf(K, V)], ArrayOf(K))),
     fn("MAP_VALUES", sig([MapOf(K, V)], ArrayOf(V))),
     fn("MAP_UNION", sig([MapOf(K, V), MapOf(K, V)], MapOf(K, V))),
-    fn("ENTRIES", *(sig([MapOf(STRING, v), BOOLEAN], _entries_type) for v in _ENTRY_VALUES)),
+    fn("ENTRIES", *(sig([MapOf(STRING, v), BOOLEAN], entries_type) for v in _ENTRY_VALUES)),
     fn(
         "GENERATE_SERIES",
         sig([INT, INT], t.Array(INT)),
@@ -344,7 +238,17 @@ _FUNCTION_LIST: list[Function] = [
     ),
 ]
 
-FUNCTIONS: dict[str, Function] = {f.name: f for f in _FUNCTION_LIST}
+FUNCTIONS: dict[str, Function] = {}
+for _section in (
+    _FUNCTION_LIST,
+    text_signatures.FUNCTIONS,
+    time_signatures.FUNCTIONS,
+    invocation_signatures.FUNCTIONS,
+):
+    for _function in _section:
+        if _function.name in FUNCTIONS:  # pragma: no cover - caught by the table's tests at import
+            raise TypeError(f"function {_function.name} is in the signature table twice")
+        FUNCTIONS[_function.name] = _function
 
 
 def pattern_problem(function: str, pattern: str) -> str | None:

@@ -26,10 +26,15 @@ from qtt.plan import expressions as e
 from qtt.runtime.builtins import (  # noqa: F401
     collection_functions,
     dates,
+    invocation_functions,
+    json_functions,
     lazy_checks,
     null_handling,
     numeric,
     strings,
+    text_functions,
+    time_functions,
+    url_functions,
 )
 from qtt.runtime.builtins.registry import IMPLEMENTATIONS, RENAMES
 from qtt.runtime.spark_types import to_spark
