@@ -114,11 +114,12 @@ def json_keys(text: str | None) -> list[str] | None:
 
 
 def json_records(text: str | None) -> dict[str, str] | None:
-    """JSON_RECORDS: each key of a top-level object with its value as JSON text, else null."""
+    """JSON_RECORDS: each key of a top-level object with its value as text, else null."""
     value = _parse_or_none(text)
     if not isinstance(value, dict):
         return None
-    return {k: write(v) for k, v in value.items()}
+    # A text value is its text (TextNode.textValue()); anything else its JSON.
+    return {k: v if isinstance(v, str) else write(v) for k, v in value.items()}
 
 
 def json_concat(*texts: str | None) -> str | None:

@@ -75,7 +75,7 @@ def _json_array_contains(expr: e.Call, args: Sequence[Column]) -> Column:
 def _quoted(text: Column) -> Column:
     # Spark writes JSON with Jackson, so its escaping is Jackson's: \" \\ \n ... \u001F.
     doc = F.to_json(F.struct(text.alias("v")))
-    return F.substring(doc, F.lit(6), F.length(doc) - 6)
+    return F.when(text.isNotNull(), F.substring(doc, F.lit(6), F.length(doc) - 6))
 
 
 def _json_text(value: Column, type_: t.SqlType) -> Column:
