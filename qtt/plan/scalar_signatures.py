@@ -139,7 +139,7 @@ _FUNCTION_LIST: list[Function] = [
     fn(
         "SPLIT",
         sig([STRING, STRING], t.Array(STRING)),
-        sig([BYTES, BYTES], t.Array(BYTES), unsupported="SPLIT of BYTES"),
+        sig([BYTES, BYTES], t.Array(BYTES)),
     ),
     fn("REVERSE", sig([STRING], STRING)),
     fn("ELT", sig([INT, STRING], STRING, variadic=True)),

@@ -7,7 +7,8 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import scalar_signatures as fns
-from qtt.plan.signature_matching import NULL
+from qtt.plan.signature_dsl import fn, sig
+from qtt.plan.signature_matching import NULL, match_signature
 
 
 def returns(name: str, *args: t.SqlType) -> t.SqlType:
@@ -97,8 +98,14 @@ def test_no_implicit_conversion_between_strings_and_numbers() -> None:
 
 
 def test_an_unsupported_overload_is_an_unsupported_feature() -> None:
-    with pytest.raises(UnsupportedFeatureError, match=r"SPLIT\(BYTES, BYTES\): SPLIT of BYTES"):
-        fns.resolve("SPLIT", [t.BYTES, t.BYTES])
+    function = fn("HALF_DONE", sig([t.STRING], t.STRING), sig([t.BYTES], t.BYTES, unsupported="HALF_DONE of BYTES"))
+    assert match_signature(function, [t.STRING]).return_type == t.STRING
+    with pytest.raises(UnsupportedFeatureError, match=r"HALF_DONE\(BYTES\): HALF_DONE of BYTES"):
+        match_signature(function, [t.BYTES])
+
+
+def test_split_of_bytes_resolves() -> None:
+    assert fns.resolve("SPLIT", [t.BYTES, t.BYTES]).return_type == t.Array(t.BYTES)
 
 
 def test_set_operations_on_arrays_of_maps_are_unsupported() -> None:

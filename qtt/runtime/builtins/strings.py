@@ -7,9 +7,11 @@ from collections.abc import Sequence
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql import types as st
 
 from qtt import sqltypes as t
 from qtt.plan import expressions as e
+from qtt.runtime.builtins.java_bytes import split_bytes
 from qtt.runtime.builtins.registry import implements, null_of
 from qtt.runtime.spark_types import to_spark
 
@@ -188,6 +190,9 @@ def _rpad(expr: e.Call, args: Sequence[Column]) -> Column:
 
 @implements("SPLIT")
 def _split(expr: e.Call, args: Sequence[Column]) -> Column:
+    if expr.args[0].result_type == t.BYTES:
+        # BytesUtils.split has no Spark equivalent (and a quirk of its own): a Python UDF.
+        return F.udf(split_bytes, st.ArrayType(st.BinaryType()))(args[0], args[1])
     # ksqlDB splits on the literal delimiter; an empty delimiter splits into characters.
     return F.when(args[1] == "", F.split(args[0], "")).otherwise(F.split(args[0], quote_regex(args[1]), -1))
 

@@ -1,0 +1,185 @@
+"""ksqlDB's JSON string functions as plain Python, with Jackson's reading and writing.
+
+ksqlDB's JSON UDFs (``io.confluent.ksql.function.udf.json``) read with an ``ObjectMapper`` that
+keeps every number exact (floats as ``BigDecimal``), ignores what follows the first value, and
+answers ``MissingNode`` for empty input; they write compactly, numbers as plain text. Spark has
+no JSON reader with these rules, so the functions run as Python UDFs over these helpers. This
+module must not import pyspark: its tests run without a JVM.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from typing import Any
+
+#: The value of empty input: Jackson's ``MissingNode``.
+MISSING = object()
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _reject_constant(name: str) -> Any:
+    # Jackson refuses NaN and Infinity unless ALLOW_NON_NUMERIC_NUMBERS is on.
+    raise ValueError(f"non-standard token {name}")
+
+
+_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_reject_constant)
+
+
+def parse(text: str) -> Any:
+    """The first JSON value of ``text`` (``ObjectReader.readTree``), or ``MISSING`` for blank text.
+
+    Raises:
+        ValueError: for text that does not start with a valid JSON value.
+    """
+    start = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
+    if start == len(text):
+        return MISSING
+    value, end = _DECODER.raw_decode(text, start)
+    if isinstance(value, int) and end < len(text) and text[end].isdigit():
+        msg = "leading zeroes are not allowed"  # Python reads "01" as 0 followed by 1
+        raise ValueError(msg)
+    return value
+
+
+def quote(text: str) -> str:
+    """A JSON string literal as Jackson writes it: control characters as ``\\u00XX`` (upper case)."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif code < 0x20:
+            out.append(_SHORT_ESCAPES.get(ch, f"\\u{code:04X}"))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+_SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def write(value: Any) -> str:
+    """``value`` (as :func:`parse` returns it) as compact JSON, numbers as plain text."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, Decimal):
+        return format(value, "f")  # WRITE_BIGDECIMAL_AS_PLAIN
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ",".join(write(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(quote(k) + ":" + write(v) for k, v in value.items()) + "}"
+    msg = f"not a JSON value: {type(value).__name__}"
+    raise TypeError(msg)
+
+
+def _parse_or_none(text: str | None) -> Any:
+    # The UDFs' KsqlFunctionException for invalid JSON makes the result null.
+    if text is None:
+        return MISSING
+    try:
+        return parse(text)
+    except (ValueError, RecursionError):
+        return MISSING
+
+
+def is_json_string(text: str | None) -> bool:
+    """IS_JSON_STRING: whether ``text`` holds a JSON value."""
+    return _parse_or_none(text) is not MISSING
+
+
+def json_array_length(text: str | None) -> int | None:
+    """JSON_ARRAY_LENGTH: the length of a top-level array, else null."""
+    value = _parse_or_none(text)
+    return len(value) if isinstance(value, list) else None
+
+
+def json_keys(text: str | None) -> list[str] | None:
+    """JSON_KEYS: the keys of a top-level object, in order, else null."""
+    value = _parse_or_none(text)
+    return list(value) if isinstance(value, dict) else None
+
+
+def json_records(text: str | None) -> dict[str, str] | None:
+    """JSON_RECORDS: each key of a top-level object with its value as text, else null."""
+    value = _parse_or_none(text)
+    if not isinstance(value, dict):
+        return None
+    # A text value is its text (TextNode.textValue()); anything else its JSON.
+    return {k: v if isinstance(v, str) else write(v) for k, v in value.items()}
+
+
+def json_concat(*texts: str | None) -> str | None:
+    """JSON_CONCAT with PostgreSQL's ``||`` rules: objects merge (last wins), else arrays concatenate."""
+    values = []
+    for text in texts:
+        value = _parse_or_none(text)
+        if value is MISSING:
+            return None
+        values.append(value)
+    if values and all(isinstance(v, dict) for v in values):
+        merged: dict[str, Any] = {}
+        for v in values:
+            merged.update(v)
+        return write(merged)
+    items: list[Any] = []
+    for v in values:
+        items.extend(v if isinstance(v, list) else [v])
+    return write(items)
+
+
+def json_array_contains(text: str | None, wanted: Any, kind: str) -> bool:
+    """JSON_ARRAY_CONTAINS: whether the top-level array holds ``wanted``.
+
+    ``kind`` is the SQL type of ``wanted`` (``INTEGER``, ``BIGINT``, ``DOUBLE``, ``STRING``,
+    ``BOOLEAN``; anything else never matches). As ksqlDB's streaming reader, elements are
+    read one at a time: a match before a syntax error counts, an error before it gives false.
+    """
+    if text is None:
+        return False
+    pos = _WHITESPACE.match(text).end()  # type: ignore[union-attr]
+    if not text.startswith("[", pos):
+        return False
+    pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+    if text.startswith("]", pos):
+        return False
+    while True:
+        try:
+            element, pos = _DECODER.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            return False
+        if _same(element, wanted, kind):
+            return True
+        pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if not text.startswith(",", pos):
+            return False
+        pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+
+
+def _same(element: Any, wanted: Any, kind: str) -> bool:
+    if element is None:
+        return wanted is None
+    if wanted is None:
+        return False
+    if isinstance(element, bool):
+        return kind == "BOOLEAN" and element is wanted
+    if isinstance(element, int):
+        return kind in ("INTEGER", "BIGINT") and element == wanted
+    if isinstance(element, Decimal):
+        return kind == "DOUBLE" and float(element) == wanted
+    if isinstance(element, str):
+        return kind == "STRING" and element == wanted
+    return False
