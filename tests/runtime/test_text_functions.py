@@ -1,14 +1,19 @@
-"""The pure Python halves of the text, JSON and URL functions: Jackson, java.net.URI, BytesUtils."""
+"""The text, JSON and URL functions: Jackson and BytesUtils in Python, java.net.URI in Spark."""
 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
+from qtt.plan import expressions as e
 from qtt.plan.scalar_signatures import FUNCTIONS
 from qtt.plan.text_signatures import FUNCTIONS as TEXT_FUNCTIONS
-from qtt.runtime.builtins import implemented, java_bytes, java_json, java_uri
+from qtt.runtime.builtins import implemented, java_bytes, java_json
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def test_every_text_function_is_in_the_table_and_implemented() -> None:
@@ -94,45 +99,77 @@ def test_json_array_contains_compares_by_token_type() -> None:
 
 # ---------------------------------------------------------------------------- java.net.URI
 
+URL_PARTS = ("PROTOCOL", "HOST", "PORT", "PATH", "QUERY", "FRAGMENT")
 
-def test_uri_components() -> None:
-    uri = java_uri.parse("https://u:p@host.example.org:8443/a%20b/c?x=1&y=%26#frag%20x")
-    assert uri == java_uri.Uri(
-        scheme="https", host="host.example.org", port=8443, path="/a b/c", query="x=1&y=&", fragment="frag x"
+# ksqlDB reads java.net.URI's getters; the expected values are what the JVM's URI returns.
+URLS = {
+    "https://u:p@h.example.org:8443/a%20b/c?x=1&y=%26#frag%20x": (
+        "https",
+        "h.example.org",
+        8443,
+        "/a b/c",
+        "x=1&y=&",
+        "frag x",
+    ),
+    "http://www.test.com?query#fragment": ("http", "www.test.com", None, "", "query", "fragment"),
+    "http://h/p+q?a=b+c%2B": ("http", "h", None, "/p+q", "a=b+c+", None),  # '+' is no space
+    "http://h/?a=[%20]%20": ("http", "h", None, "/", "a=[ ] ", None),
+    "http://u@h:0080/x": ("http", "h", 80, "/x", None, None),
+    "http://%41/": ("http", None, None, "/", None, None),
+    "http://h/%C3%28": ("http", "h", None, "/\ufffd(", None, None),  # malformed UTF-8
+    "http://under_score.example:80/p": ("http", None, None, "/p", None, None),  # registry-based
+    "http://h:2147483648/x": ("http", None, None, "/x", None, None),  # port overflows: registry
+    "http://u:12@h/x": ("http", "h", None, "/x", None, None),
+    "http://h:/x": ("http", "h", None, "/x", None, None),
+    "http://[::1]:80/x": ("http", "[::1]", 80, "/x", None, None),
+    "http://[::1]/x": ("http", "[::1]", None, "/x", None, None),
+    "//h:9/x": (None, "h", 9, "/x", None, None),
+    "www.example.com": (None, None, None, "www.example.com", None, None),
+    "mailto:someone@example.com#a%20b": ("mailto", None, None, None, None, "a b"),
+    "http://a b/": (None, None, None, None, None, None),
+    "http://x/%zz": (None, None, None, None, None, None),
+    "1http://x/": (None, None, None, None, None, None),
+    "mailto:": (None, None, None, None, None, None),
+}
+
+PARAMS = [
+    ("http://h/?one=a&two=b%20c&three&one=z", "one", "a"),
+    ("http://h/?one=a&two=b%20c&three&one=z", "two", "b c"),
+    ("http://h/?one=a&two=b%20c&three&one=z", "three", ""),
+    ("http://h/?one=a&two=b%20c&three&one=z", "four", None),
+    ("http://h/?k=a=b", "k", "a=b"),
+    ("http://h/?k=a%26j=b", "j", "b"),  # the query is decoded before it is split
+    ("http://h/?k.=1", "k", None),  # the name is text, not a pattern
+    ("http://h/?k=1", None, None),
+    ("http://a b/?k=1", "k", None),
+]
+
+
+@pytest.mark.spark
+def test_url_extractors_follow_java_net_uri(spark: SparkSession) -> None:
+    from pyspark.sql import functions as F
+
+    from qtt.runtime.builtins.registry import IMPLEMENTATIONS
+
+    call = cast(e.Call, None)  # the extractors do not read their call
+    urls = spark.createDataFrame([(url,) for url in URLS], "url string")
+    columns = [IMPLEMENTATIONS[f"URL_EXTRACT_{part}"](call, [F.col("url")]).alias(part) for part in URL_PARTS]
+    got = {row["url"]: tuple(row[part] for part in URL_PARTS) for row in urls.select("url", *columns).collect()}
+    assert got == URLS
+
+
+@pytest.mark.spark
+def test_url_extract_parameter(spark: SparkSession) -> None:
+    from pyspark.sql import functions as F
+
+    from qtt.runtime.builtins.registry import IMPLEMENTATIONS
+
+    extract = IMPLEMENTATIONS["URL_EXTRACT_PARAMETER"]
+    rows = spark.createDataFrame(
+        [(i, url, key) for i, (url, key, _) in enumerate(PARAMS)], "i int, url string, key string"
     )
-
-
-@pytest.mark.parametrize(
-    ("text", "host", "path"),
-    [
-        ("http://www.test.com?query#fragment", "www.test.com", ""),
-        ("http://under_score.example/p", None, "/p"),  # registry-based authority: no host
-        ("http://10.0.0.1:80/", "10.0.0.1", "/"),
-        ("http://[::1]:80/", "[::1]", "/"),
-        ("www.example.com", None, "www.example.com"),
-        ("mailto:someone@example.com", None, None),
-    ],
-)
-def test_uri_host_and_path(text: str, host: str | None, path: str | None) -> None:
-    uri = java_uri.parse(text)
-    assert (uri.host, uri.path) == (host, path)
-
-
-@pytest.mark.parametrize("text", ["http://a b/", "http://x/%zz", "1http://x/", "http://", "mailto:"])
-def test_invalid_uris_are_null(text: str) -> None:
-    with pytest.raises(java_uri.URISyntaxError):
-        java_uri.parse(text)
-    assert java_uri.component(text, "host") is None
-
-
-def test_port_and_parameters() -> None:
-    assert java_uri.component("http://h:8080/", "port") == 8080
-    assert java_uri.component("http://h/", "port") is None
-    url = "http://h/?one=a&two=b%20c&three&one=z"
-    assert java_uri.query_parameter(url, "one") == "a"
-    assert java_uri.query_parameter(url, "two") == "b c"
-    assert java_uri.query_parameter(url, "three") == ""
-    assert java_uri.query_parameter(url, "four") is None
+    got = rows.select("i", extract(cast(e.Call, None), [F.col("url"), F.col("key")]).alias("v")).orderBy("i").collect()
+    assert [row["v"] for row in got] == [value for _, _, value in PARAMS]
 
 
 # ---------------------------------------------------------------------------- BytesUtils

@@ -3,8 +3,11 @@
 Registered with :func:`qtt.runtime.builtins.registry.implements`; the signatures are in
 :mod:`qtt.plan.text_signatures`. Encoding and decoding call Java's own ``URLEncoder`` and
 ``URLDecoder`` (x-www-form-urlencoded, UTF-8) through Spark's ``try_reflect``, as ksqlDB does.
-The extractors parse with ``java.net.URI``'s rules, which Spark lacks (its ``parse_url`` uses
-``java.net.URL``), so they run as Python UDFs over :mod:`qtt.runtime.builtins.java_uri`.
+
+The extractors follow ksqlDB's ``UrlParser``: ``new java.net.URI(text)`` and one getter, null
+where the text is not a URI. Spark's ``try_parse_url`` builds the same ``java.net.URI`` (null
+where it throws) and returns its raw components, so the getters that decode are rebuilt here:
+``URI.getPath``/``getQuery``/``getFragment`` decode %XX escapes as UTF-8 and keep '+'.
 """
 
 from __future__ import annotations
@@ -13,10 +16,8 @@ from collections.abc import Sequence
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
-from pyspark.sql import types as st
 
 from qtt.plan import expressions as e
-from qtt.runtime.builtins import java_uri
 from qtt.runtime.builtins.registry import implements
 from qtt.runtime.builtins.text_functions import java_call
 
@@ -32,43 +33,55 @@ def _url_decode_param(expr: e.Call, args: Sequence[Column]) -> Column:
     return java_call("java.net.URLDecoder", "decode", args[0], F.lit("UTF-8"))
 
 
-def _component(name: str, spark_type: st.DataType, text: Column) -> Column:
-    def extract(value: str | None) -> object:
-        return java_uri.component(value, name)
+def _raw(url: Column, part: str) -> Column:
+    return F.try_parse_url(url, F.lit(part))
 
-    return F.udf(extract, spark_type)(text)
+
+def _uri_decode(raw: Column) -> Column:
+    # The URI parser already rejected malformed escapes, so URLDecoder only differs from
+    # URI.decode in turning '+' into a space, which is protected here.
+    return F.try_url_decode(F.replace(raw, F.lit("+"), F.lit("%2B")))
 
 
 @implements("URL_EXTRACT_FRAGMENT")
 def _url_extract_fragment(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _component("fragment", st.StringType(), args[0])
+    return _uri_decode(_raw(args[0], "REF"))
 
 
 @implements("URL_EXTRACT_HOST")
 def _url_extract_host(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _component("host", st.StringType(), args[0])
+    return _raw(args[0], "HOST")
 
 
 @implements("URL_EXTRACT_PATH")
 def _url_extract_path(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _component("path", st.StringType(), args[0])
+    return _uri_decode(_raw(args[0], "PATH"))
 
 
 @implements("URL_EXTRACT_PORT")
 def _url_extract_port(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _component("port", st.IntegerType(), args[0])
+    # URI.getPort is -1 (null here) without a host (a registry-based authority), and for an
+    # empty port ("h:/"). With a host the authority is [userinfo@]host[:port], and a host
+    # holds no ':' outside the brackets of an IPv6 literal, so a trailing ":digits" is the port.
+    authority = _raw(args[0], "AUTHORITY")
+    port = F.regexp_extract(authority, r":([0-9]+)$", 1)
+    return F.when(_raw(args[0], "HOST").isNotNull() & (port != ""), port.try_cast("int"))
 
 
 @implements("URL_EXTRACT_PROTOCOL")
 def _url_extract_protocol(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _component("scheme", st.StringType(), args[0])
+    return _raw(args[0], "PROTOCOL")
 
 
 @implements("URL_EXTRACT_QUERY")
 def _url_extract_query(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _component("query", st.StringType(), args[0])
+    return _uri_decode(_raw(args[0], "QUERY"))
 
 
 @implements("URL_EXTRACT_PARAMETER")
 def _url_extract_parameter(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.udf(java_uri.query_parameter, st.StringType())(args[0], args[1])
+    # ksqlDB splits the decoded query on '&', then each piece once on '=': the first piece
+    # whose name matches gives its value, or "" when it has no '='.
+    params = F.split(_uri_decode(_raw(args[0], "QUERY")), "&", -1)
+    found = F.get(F.filter(params, lambda p: F.substring_index(p, "=", 1) == args[1]), 0)
+    return F.when(found.contains("="), F.substr(found, F.instr(found, "=") + 1)).when(found.isNotNull(), F.lit(""))
