@@ -3,8 +3,9 @@
 Integers compare exactly, DOUBLE values within 1e-6, DECIMAL values exactly; windowed keys
 by start, end and type. An expected object's fields are looked up as ksqlDB's test runner
 does (``ExpectedRecordComparator``): by name, then by the name in upper case, and a field
-the record lacks reads as null; the two must have as many fields. Types come from the sink's schema, so a DECIMAL column is never
-compared with a tolerance. An empty ``outputs`` list asserts that nothing was emitted.
+the record lacks reads as null; the two must have as many fields. Types come from the
+sink's schema, so a DECIMAL column is never compared with a tolerance.
+An empty ``outputs`` list asserts that nothing was emitted.
 """
 
 from __future__ import annotations
