@@ -55,7 +55,12 @@ FUNCTIONS: list[Function] = [
         sig([BIGINT, STRING, STRING], STRING),
         constant_args=[1, 2],
     ),
-    fn("CONVERT_TZ", sig([TIMESTAMP, STRING, STRING], TIMESTAMP), constant_args=[1, 2]),
+    fn(
+        "CONVERT_TZ",
+        sig([TIMESTAMP, STRING, STRING], TIMESTAMP),
+        sig([TIME, STRING, STRING], TIME, unsupported=_SPARK_TIME),
+        constant_args=[1, 2],
+    ),
     fn("FORMAT_TIME", sig([TIME, STRING], STRING), constant_args=[1]),
     fn("PARSE_TIME", sig([STRING, STRING], TIME, unsupported=_SPARK_TIME), constant_args=[1]),
     fn("TIMESTAMPADD", sig([STRING, INT, TIMESTAMP], TIMESTAMP)),

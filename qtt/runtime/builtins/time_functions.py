@@ -184,3 +184,9 @@ def _date_add(expr: e.Call, args: Sequence[Column]) -> Column:
     # the epoch is still 1970-01-01.
     days = F.call_function("div", millis, F.lit(_DAY_MILLIS))
     return F.date_from_unix_date(days.cast("int"))
+
+
+@implements("PARSE_TIME", "TIMEADD", "TIMESUB")
+def _time_values(expr: e.Call, args: Sequence[Column]) -> Column:  # pragma: no cover - the planner skips these
+    msg = f"{expr.name}: computing TIME values (Spark refuses TIME arithmetic and parsing)"
+    raise UnsupportedFeatureError(msg)
