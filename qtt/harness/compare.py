@@ -1,8 +1,11 @@
 """Compare expected and actual records per topic, with ksqlDB's rules.
 
 Integers compare exactly, DOUBLE values within 1e-6, DECIMAL values exactly; windowed keys
-by start, end and type. Types come from the sink's schema, so a DECIMAL column is never
-compared with a tolerance. An empty ``outputs`` list asserts that nothing was emitted.
+by start, end and type. An expected object's fields are looked up as ksqlDB's test runner
+does (``ExpectedRecordComparator``): by name, then by the name in upper case, and a field
+the record lacks reads as null; the two must have as many fields. Types come from the
+sink's schema, so a DECIMAL column is never compared with a tolerance.
+An empty ``outputs`` list asserts that nothing was emitted.
 """
 
 from __future__ import annotations
@@ -107,7 +110,7 @@ def normalize(document: Any, type_: t.SqlType | None) -> Any:
         return None
     if isinstance(type_, t.Struct) and isinstance(document, Mapping):
         fields = {f.name: f.type for f in type_.fields}
-        return {k: normalize(v, fields.get(k)) for k, v in document.items()}
+        return {k: normalize(v, fields.get(k, fields.get(str(k).upper()))) for k, v in document.items()}
     if isinstance(type_, t.Map) and isinstance(document, Mapping):
         return {k: normalize(v, type_.value) for k, v in document.items()}
     if isinstance(type_, t.Array) and isinstance(document, list):
@@ -133,6 +136,27 @@ def normalize(document: Any, type_: t.SqlType | None) -> Any:
     return document
 
 
+def ksql_field_view(actual: Any, expected: Any) -> Any:
+    """``actual`` seen through ``expected``'s field names, as ksqlDB's test runner reads it.
+
+    ksqlDB looks each expected field up by its name, then by its name in upper case (so
+    ``"val"`` matches the column ``VAL``), and a field the record lacks reads as null. It
+    only does so when both objects have as many fields; otherwise ``actual`` is returned
+    unchanged, and the comparison reports the difference.
+    """
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        if len(expected) != len(actual):
+            return actual
+        view: dict[str, Any] = {}
+        for name, wanted in expected.items():
+            key = name if name in actual else str(name).upper()
+            view[name] = ksql_field_view(actual.get(key), wanted)
+        return view
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        return [ksql_field_view(a, w) for a, w in zip(actual, expected, strict=True)]
+    return actual
+
+
 def _columns_type(serde: TopicSerde | None, *, key: bool, document: Any) -> t.SqlType | None:
     """The type a key or value document has: a struct of the columns, or the single column."""
     if serde is None:
@@ -147,9 +171,11 @@ def _columns_type(serde: TopicSerde | None, *, key: bool, document: Any) -> t.Sq
 
 def _record_view(record: Record | OutputRecord, serde: TopicSerde | None, *, like: Record) -> dict[str, Any]:
     """What is compared: key and value, plus the timestamp and window if ``like`` declares them."""
+    key = ksql_field_view(record.key, like.key) if record is not like else record.key
+    value = ksql_field_view(record.value, like.value) if record is not like else record.value
     view = {
-        "key": normalize(record.key, _columns_type(serde, key=True, document=record.key)),
-        "value": normalize(record.value, _columns_type(serde, key=False, document=record.value)),
+        "key": normalize(key, _columns_type(serde, key=True, document=key)),
+        "value": normalize(value, _columns_type(serde, key=False, document=value)),
     }
     if like.timestamp is not None:
         view["timestamp"] = record.timestamp

@@ -151,6 +151,13 @@ def _stddev(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str
     return t.DOUBLE, state, params
 
 
+def _correlation(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    # ksqlDB's CorrelationUdaf: running sums as DOUBLE fields and a BIGINT count.
+    sums = ("X_SUM", "Y_SUM", "X_SQUARED_SUM", "Y_SQUARED_SUM", "XY_SUM")
+    state = t.Struct((*(t.Field(n, t.DOUBLE) for n in sums), t.Field("COUNT", t.BIGINT)))
+    return t.DOUBLE, state, params
+
+
 def _limit(config: Mapping[str, Any], key: str) -> int | None:
     raw = config.get(key)
     if raw is None:
@@ -242,7 +249,7 @@ _SPECS: dict[str, _Spec] = {
     "STDDEV_SAMP": _Spec(_one(*_NUMERIC), _stddev, table=True),
     "STDDEV_SAMPLE": _Spec(_one(*_NUMERIC), _stddev, table=True),
     "HISTOGRAM": _Spec(_one("STRING"), _histogram, table=True),
-    "CORRELATION": _unsupported("CORRELATION"),
+    "CORRELATION": _Spec((_Overload(("DOUBLE", "DOUBLE")),), _correlation, table=True),
     "COLLECT_MAP": _unsupported("COLLECT_MAP"),
     "ATTR": _unsupported("ATTR"),
     "STDDEV_POP": _unsupported("STDDEV_POP"),

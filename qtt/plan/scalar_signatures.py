@@ -178,6 +178,7 @@ _FUNCTION_LIST: list[Function] = [
     _double_math("ATAN2", 2),
     fn("PI", sig([], DOUBLE)),
     fn("RANDOM", sig([], DOUBLE)),
+    fn("GEO_DISTANCE", sig([DOUBLE] * 4, DOUBLE), sig([DOUBLE] * 4 + [STRING], DOUBLE)),
     fn("GREATEST", sig([T, T], T, variadic=True), checks=[orderable_elements("GREATEST")]),
     fn("LEAST", sig([T, T], T, variadic=True), checks=[orderable_elements("LEAST")]),
     # --------------------------------------------------------------- collections
@@ -268,4 +269,5 @@ DATETIME_PATTERN_ARGS: dict[str, int] = {
     "PARSE_DATE": 1,
     "DATETOSTRING": 1,
     "FORMAT_DATE": 1,
+    **time_signatures.PATTERN_ARGS,
 }

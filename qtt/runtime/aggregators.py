@@ -11,46 +11,17 @@ in ksqlDB (:mod:`qtt.runtime.java_semantics`). No pyspark here: it is unit-teste
 
 from __future__ import annotations
 
-import math
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError, StatementError
 from qtt.plan.aggregate_signatures import HISTOGRAM_LIMIT, Aggregate
-from qtt.runtime.java_semantics import DECIMAL_CONTEXT, canon, coercer, quantizer, sort_key, wrap64, wrapper
-
-
-class Udaf(ABC):
-    """One aggregate's implementation. Subclasses are stateless; the accumulator is the state."""
-
-    def __init__(self, aggregate: Aggregate) -> None:
-        self.aggregate_info = aggregate
-
-    @abstractmethod
-    def initial(self) -> Any:
-        """The accumulator of an empty group."""
-
-    @abstractmethod
-    def aggregate(self, acc: Any, *values: Any) -> Any:
-        """The accumulator after adding one record's column values."""
-
-    def undo(self, acc: Any, *values: Any) -> Any:
-        """The accumulator after retracting values added before (table aggregations only)."""
-        msg = f"{self.aggregate_info.name} cannot undo a value; ksqlDB only applies it to streams"
-        raise NotImplementedError(msg)
-
-    @abstractmethod
-    def merge(self, first: Any, second: Any) -> Any:
-        """The accumulator of two merged session windows (``first`` is the earlier one)."""
-
-    @abstractmethod
-    def result(self, acc: Any) -> Any:
-        """The output value for an accumulator."""
-
+from qtt.runtime.java_semantics import DECIMAL_CONTEXT, canon, coercer, quantizer, sort_key, wrapper
+from qtt.runtime.statistics_udafs import Correlation, StdDev
+from qtt.runtime.udaf import Udaf
 
 # ---------------------------------------------------------------------------- sequence numbers
 
@@ -193,67 +164,6 @@ class _Average(Udaf):
         if acc[1] == 0:
             return 0.0
         return float(acc[0]) / float(acc[1])
-
-
-class _StdDev(Udaf):
-    """ksqlDB's Youngs-Cramer STRUCT<SUM, COUNT, M2>.
-
-    STDDEV_SAMP returns M2 / (n - 1), the sample *variance*: a ksqlDB bug its tests pin down.
-    STDDEV_SAMPLE returns the square root. Both return 0.0 for fewer than two values.
-    """
-
-    def __init__(self, aggregate: Aggregate) -> None:
-        super().__init__(aggregate)
-        self.type = aggregate.arg_types[0]
-        self.coerce = coercer(self.type)
-        self.wrap = wrapper(self.type)
-        self.root = aggregate.name == "STDDEV_SAMPLE"
-
-    def initial(self) -> Any:
-        return (0.0 if self.type.base == "DOUBLE" else 0, 0, 0.0)
-
-    def _delta(self, acc: Any, value: Any) -> float:
-        # newValue * (count + 1) - (sum + newValue), in the column type's Java arithmetic.
-        if self.type.base == "DOUBLE":
-            return float(value * (acc[1] + 1) - (acc[0] + value))
-        return float(wrap64(wrap64(value * (acc[1] + 1)) - self.wrap(acc[0] + value)))
-
-    def aggregate(self, acc: Any, *values: Any) -> Any:
-        value = self.coerce(values[0])
-        if value is None:
-            return tuple(acc)
-        count = acc[1] + 1
-        m2 = 0.0
-        if count - 1 > 0:
-            delta = self._delta(acc, value)
-            m2 = delta * delta / float(count * (count - 1))
-        return (self.wrap(acc[0] + value), count, m2 + acc[2])
-
-    def undo(self, acc: Any, *values: Any) -> Any:
-        value = self.coerce(values[0])
-        if value is None:
-            return tuple(acc)
-        count = acc[1] - 1
-        m2 = 0.0
-        if count > 0:
-            delta = self._delta(acc, value)
-            m2 = delta * delta / float(count * (count + 1))
-        return (self.wrap(acc[0] - value), count, acc[2] - m2)
-
-    def merge(self, first: Any, second: Any) -> Any:
-        count = first[1] + second[1]
-        if first[1] == 0 or second[1] == 0:
-            m2 = first[2] + second[2]
-        else:
-            inner = float(first[0]) / first[1] - float(second[0]) / second[1]
-            m2 = first[2] + second[2] + first[1] * second[1] * inner * inner / count
-        return (self.wrap(first[0] + second[0]), count, m2)
-
-    def result(self, acc: Any) -> Any:
-        if acc[1] < 2:
-            return 0.0
-        variance = acc[2] / (acc[1] - 1)
-        return math.sqrt(variance) if self.root else variance
 
 
 class _MinMax(Udaf):
@@ -562,8 +472,9 @@ _FACTORIES: dict[str, Callable[[Aggregate], Udaf]] = {
     "SUM": _Sum,
     "SUM_LIST": _SumList,
     "AVG": _Average,
-    "STDDEV_SAMP": _StdDev,
-    "STDDEV_SAMPLE": _StdDev,
+    "STDDEV_SAMP": StdDev,
+    "STDDEV_SAMPLE": StdDev,
+    "CORRELATION": Correlation,
     "MIN": _MinMax,
     "MAX": _MinMax,
     "COLLECT_LIST": _CollectList,

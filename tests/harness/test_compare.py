@@ -174,3 +174,19 @@ def test_a_decimal_written_as_a_string_compares_by_value(wanted, ok) -> None:
         [expected({"I": 1, "X": 1.0, "M": wanted, "A": []})], [actual({"I": 1, "X": 1.0, "M": D("1.50"), "A": []})]
     )
     assert comparison.ok is ok
+
+
+@pytest.mark.parametrize(
+    ("want", "got", "ok"),
+    [
+        ({"i": 10}, {"I": 10}, True),  # looked up again in upper case
+        ({"i": 10}, {"I": 11}, False),
+        ({"m": "1.30"}, {"M": D("1.3")}, True),  # the column's type still applies
+        ({"I": None, "Q": None}, {"I": None, "X": 2.0}, True),  # a missing field reads as null
+        ({"I": None, "Q": 2.0}, {"I": None, "X": 2.0}, False),
+        ({"I": None}, {"I": None, "X": None}, False),  # field counts must agree
+        ({"Q": None}, {}, False),
+    ],
+)
+def test_expected_fields_are_read_as_ksqldb_reads_them(want, got, ok):
+    assert run([expected(want)], [actual(got)]).ok is ok

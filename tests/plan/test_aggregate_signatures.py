@@ -159,7 +159,8 @@ def test_table_support_follows_ksqldbs_table_udafs() -> None:
 
     assert table("COUNT") and table("SUM", t.INTEGER) and table("AVG", t.DOUBLE)
     assert table("COLLECT_LIST", t.INTEGER) and table("HISTOGRAM", t.STRING)
-    assert table("STDDEV_SAMP", t.INTEGER)
+    assert table("STDDEV_SAMP", t.INTEGER) and table("STDDEV_SAMPLE", t.INTEGER)
+    assert table("CORRELATION", t.DOUBLE, t.DOUBLE)
     assert not table("MIN", t.INTEGER) and not table("MAX", t.INTEGER)
     assert not table("LATEST_BY_OFFSET", t.INTEGER) and not table("COLLECT_SET", t.INTEGER)
     assert not table("COUNT_DISTINCT", t.INTEGER)
@@ -178,6 +179,8 @@ def test_is_aggregate_is_case_insensitive() -> None:
         ("AVG", [t.BOOLEAN], [N], "Function 'AVG' does not accept parameters (BOOLEAN)."),
         ("MIN", [t.BOOLEAN], [N], "Function 'MIN' does not accept parameters (BOOLEAN)."),
         ("HISTOGRAM", [t.INTEGER], [N], "does not accept parameters (INTEGER)."),
+        ("CORRELATION", [t.DOUBLE], [N], "Function 'CORRELATION' does not accept parameters (DOUBLE)."),
+        ("CORRELATION", [t.STRING, t.DOUBLE], [N, N], "does not accept parameters (STRING, DOUBLE)."),
         ("SUM", [t.INTEGER, t.INTEGER], [N, N], "does not accept parameters (INTEGER, INTEGER)."),
         ("TOPK", [t.INTEGER], [N], "Function 'TOPK' does not accept parameters (INTEGER)."),
         ("TOPK", [t.INTEGER, t.BIGINT], [N, 3], "does not accept parameters (INTEGER, BIGINT)."),
@@ -209,7 +212,6 @@ def test_error_lists_the_alternatives() -> None:
 @pytest.mark.parametrize(
     ("name", "args", "literals", "feature"),
     [
-        ("CORRELATION", [t.DOUBLE, t.DOUBLE], [N, N], "CORRELATION"),
         ("TOPK", [t.INTEGER, t.STRING, t.INTEGER], [N, N, 3], "TOPK with additional columns"),
         ("TOPK", [t.INTEGER, t.INTEGER], [N, 0], "TOPK with k < 1"),
     ],

@@ -180,6 +180,63 @@ def test_stddev_undo_and_merge() -> None:
     assert udaf.result(merged) == pytest.approx(2.23606797749979)
 
 
+# ---------------------------------------------------------------------------- CORRELATION
+
+
+def pairs(udaf: Udaf, values: list[tuple[Any, Any]]) -> list[Any]:
+    acc = udaf.initial()
+    results = []
+    for x, y in values:
+        acc = udaf.aggregate(acc, x, y)
+        results.append(udaf.result(acc))
+    return results
+
+
+def test_correlation_skips_pairs_with_a_null_and_is_nan_below_two_pairs() -> None:
+    udaf = udaf_for(agg("CORRELATION", t.DOUBLE, t.DOUBLE))
+    assert math.isnan(udaf.result(udaf.initial()))
+    results = pairs(udaf, [(2.0, 1.0), (None, 5.0), (4.0, 3.0), (1.0, None), (3.0, 8.0)])
+    assert [math.isnan(r) for r in results[:3]] == [True, True, False]
+    assert results[2] == 1.0
+    assert results[3] == 1.0
+    assert results[4] == pytest.approx(0.2773500981126146)
+
+
+def test_correlation_of_a_constant_column_is_nan() -> None:
+    udaf = udaf_for(agg("CORRELATION", t.DOUBLE, t.DOUBLE))
+    assert math.isnan(pairs(udaf, [(1.0, 7.0), (2.0, 7.0), (3.0, 7.0)])[-1])
+
+
+def test_correlation_widens_integers_and_keeps_its_sums_as_a_struct() -> None:
+    aggregate = agg("CORRELATION", t.INTEGER, t.BIGINT)
+    assert aggregate.arg_types == (t.DOUBLE, t.DOUBLE)
+    assert [f.name for f in aggregate.state_type.fields] == [  # type: ignore[attr-defined]
+        "X_SUM",
+        "Y_SUM",
+        "X_SQUARED_SUM",
+        "Y_SQUARED_SUM",
+        "XY_SUM",
+        "COUNT",
+    ]
+    udaf = udaf_for(aggregate)
+    assert udaf.aggregate(udaf.initial(), 2, 3) == (2.0, 3.0, 4.0, 9.0, 6.0, 1)
+    assert pairs(udaf, [(1, -1), (2, -2), (5, -5)])[-1] == pytest.approx(-1.0)
+
+
+def test_correlation_undo_and_merge() -> None:
+    udaf = udaf_for(agg("CORRELATION", t.DOUBLE, t.DOUBLE))
+    acc = udaf.initial()
+    for x, y in [(1.0, 2.0), (2.0, 4.5), (3.0, 5.0)]:
+        acc = udaf.aggregate(acc, x, y)
+    undone = udaf.undo(acc, 3.0, 5.0)
+    assert udaf.result(undone) == pytest.approx(1.0)
+    assert undone[5] == 2
+    assert udaf.undo(acc, None, 5.0) == acc
+    left = udaf.aggregate(udaf.initial(), 1.0, 2.0)
+    right = udaf.aggregate(udaf.aggregate(udaf.initial(), 2.0, 4.5), 3.0, 5.0)
+    assert udaf.result(udaf.merge(left, right)) == pytest.approx(udaf.result(acc))
+
+
 # ---------------------------------------------------------------------------- MIN, MAX
 
 
@@ -389,7 +446,12 @@ def test_histogram_counts_undoes_and_limits() -> None:
 
 
 def test_every_supported_aggregate_has_an_implementation() -> None:
-    samples = {"SUM_LIST": [t.Array(t.INTEGER)], "HISTOGRAM": [t.STRING], "COUNT": []}
+    samples = {
+        "SUM_LIST": [t.Array(t.INTEGER)],
+        "HISTOGRAM": [t.STRING],
+        "COUNT": [],
+        "CORRELATION": [t.INTEGER, t.BIGINT],
+    }
     implemented = set()
     for name in sorted(AGGREGATE_NAMES):
         params = (2,) if name.startswith("TOPK") else ()
@@ -400,7 +462,7 @@ def test_every_supported_aggregate_has_an_implementation() -> None:
         udaf = udaf_for(aggregate)
         udaf.result(udaf.initial())
         implemented.add(name)
-    assert len(implemented) == 16
+    assert len(implemented) == 17
 
 
 def test_udafs_do_not_import_pyspark(modules_loaded_by: Callable[..., set[str]]) -> None:

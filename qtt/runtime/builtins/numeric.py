@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.plan import expressions as e
 from qtt.runtime.builtins.registry import constant, implements, null_of
+from qtt.runtime.builtins.strings import java_trim
 
 
 @implements("SIGN")
@@ -181,3 +182,38 @@ def _greatest(expr: e.Call, args: Sequence[Column]) -> Column:
 @implements("LEAST")
 def _least(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.least(*args) if len(args) > 1 else args[0]
+
+
+_EARTH_RADIUS = {"KM": 6371.0, "MILES": 3959.0}
+_MILES = ("mi", "mile", "miles")
+_KILOMETRES = ("km", "kilometer", "kilometers", "kilometre", "kilometres")
+
+
+def _outside(value: Column, bound: int) -> Column:
+    # Java's comparisons are false for NaN (which then computes NaN); Spark's NaN is largest.
+    return (value < -bound) | ((value > bound) & ~F.isnan(value))
+
+
+@implements("GEO_DISTANCE")
+def _geo_distance(expr: e.Call, args: Sequence[Column]) -> Column:
+    # ksqlDB's GeoDistance: the haversine formula; a latitude outside [-90, 90], a
+    # longitude outside [-180, 180], a null coordinate or an unknown unit fail the value (null).
+    lat1, lon1, lat2, lon2 = args[:4]
+    if len(args) > 4:
+        unit = F.lower(java_trim(args[4]))
+        radius = (
+            F.when(args[4].isNull() | (unit == ""), F.lit(_EARTH_RADIUS["KM"]))
+            .when(unit.isin(*_MILES), F.lit(_EARTH_RADIUS["MILES"]))
+            .when(unit.isin(*_KILOMETRES), F.lit(_EARTH_RADIUS["KM"]))
+        )
+    else:
+        radius = F.lit(_EARTH_RADIUS["KM"])
+    valid = ~(_outside(lat1, 90) | _outside(lat2, 90) | _outside(lon1, 180) | _outside(lon2, 180))
+
+    def haversin(value: Column) -> Column:
+        return F.pow(F.sin(value / 2), 2)
+
+    a = haversin(F.radians(lat2 - lat1)) + haversin(F.radians(lon2 - lon1)) * F.cos(F.radians(lat1)) * F.cos(
+        F.radians(lat2)
+    )
+    return F.when(valid, F.lit(2) * F.asin(F.sqrt(a)) * radius)
