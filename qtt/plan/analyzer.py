@@ -28,6 +28,7 @@ from qtt.plan.coercion import (
     is_null_literal,
     unsupported_cast,
 )
+from qtt.plan.lambda_calls import is_lambda_function, resolve_lambda_call
 from qtt.plan.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -433,8 +434,11 @@ class Analyzer:
                 msg = f"Aggregate functions are not allowed in {self.clause}: {format_expr(node)}"
                 raise StatementError(msg, line=_line(node), column=_col(node))
             return self.aggregates(node)
-        if any(isinstance(a, ast.Lambda) for a in node.args):
-            raise UnsupportedFeatureError(f"lambda functions ({node.name})", line=_line(node), column=_col(node))
+        if any(isinstance(a, ast.Lambda) for a in node.args) or is_lambda_function(node.name):
+            try:
+                return resolve_lambda_call(node, self.visit, self._lambda_body)
+            except SqlError as error:
+                raise error.at(line=_line(node), column=_col(node)) from None
         args = [self.visit(a) for a in node.args]
         try:
             resolved = fns.resolve(node.name, [a.result_type for a in args])
@@ -464,6 +468,12 @@ class Analyzer:
                 problem = fns.pattern_problem(node.name, pattern.value)
                 if problem is not None:
                     raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
+
+    def _lambda_body(self, node: ast.Lambda, param_types: Sequence[t.SqlType]) -> e.Expression:
+        # The body sees the enclosing lambdas' variables and the columns; its own parameters
+        # shadow both. Aggregates are not allowed inside a lambda.
+        bound = {**self.lambda_vars, **dict(zip(node.params, param_types, strict=True))}
+        return Analyzer(self.scope, self.clause, lambda_vars=bound).visit(node.body)
 
     @visit.register
     def visit_IntervalUnit(self, node: ast.IntervalUnit) -> e.Expression:

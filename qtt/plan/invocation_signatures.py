@@ -1,11 +1,65 @@
 """Scalar function signatures: the lambda invocation (TRANSFORM, REDUCE, FILTER) section of the table.
 
 Written in :mod:`qtt.plan.signature_dsl`; :mod:`qtt.plan.scalar_signatures` merges every
-section into one table. Return types, null rules and errors follow ksqlDB's UDFs.
+section into one table. A call with a lambda argument is resolved by
+:mod:`qtt.plan.lambda_calls` against :data:`LAMBDA_SIGNATURES`; the ``FUNCTIONS`` entries
+only let a call without a lambda fail with ksqlDB's list of valid alternatives.
+Return types, null rules and errors follow ksqlDB's ``udf.lambda`` UDFs.
 """
 
 from __future__ import annotations
 
-from qtt.plan.signature_matching import Function
+from dataclasses import dataclass
 
-FUNCTIONS: list[Function] = []
+from qtt import sqltypes as t
+from qtt.plan.signature_dsl import fn, sig
+from qtt.plan.signature_matching import ArrayOf, Function, K, MapOf, Pattern, T, Var
+
+
+@dataclass(frozen=True)
+class LambdaParam(t.SqlType):
+    """A lambda parameter of a signature: its parameter patterns and result. Never persisted."""
+
+    params: tuple[Pattern, ...]
+    result: Pattern
+
+    def __str__(self) -> str:
+        return f"LAMBDA<({', '.join(_show(p) for p in self.params)}) => {_show(self.result)}>"
+
+    @property
+    def base(self) -> str:
+        return "LAMBDA"
+
+
+def _show(p: Pattern) -> str:
+    if isinstance(p, Var):
+        return p.name
+    if isinstance(p, ArrayOf):
+        return f"ARRAY<{_show(p.element)}>"
+    if isinstance(p, MapOf):
+        return f"MAP<{_show(p.key)}, {_show(p.value)}>"
+    return str(p)
+
+
+R, S, V = Var("R"), Var("S"), Var("V")
+BOOL = t.BOOLEAN
+
+#: name -> (collection kind, parameter patterns, result pattern), in ksqlDB's order.
+LAMBDA_SIGNATURES: dict[str, tuple[tuple[str, tuple[Pattern, ...], Pattern], ...]] = {
+    "TRANSFORM": (
+        ("ARRAY", (ArrayOf(T), LambdaParam((T,), R)), ArrayOf(R)),
+        ("MAP", (MapOf(K, V), LambdaParam((K, V), R), LambdaParam((K, V), S)), MapOf(R, S)),
+    ),
+    "FILTER": (
+        ("ARRAY", (ArrayOf(T), LambdaParam((T,), BOOL)), ArrayOf(T)),
+        ("MAP", (MapOf(K, V), LambdaParam((K, V), BOOL)), MapOf(K, V)),
+    ),
+    "REDUCE": (
+        ("ARRAY", (ArrayOf(T), S, LambdaParam((S, T), S)), S),
+        ("MAP", (MapOf(K, V), S, LambdaParam((S, K, V), S)), S),
+    ),
+}
+
+FUNCTIONS: list[Function] = [
+    fn(name, *(sig(params, result) for _, params, result in overloads)) for name, overloads in LAMBDA_SIGNATURES.items()
+]

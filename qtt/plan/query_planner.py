@@ -21,6 +21,7 @@ from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.coercion import is_null_literal, reject_untyped_null
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.schema import KEY, PSEUDO_COLUMNS, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
@@ -178,7 +179,13 @@ class QueryPlanner:
             timestamp_column=source.timestamp_column,
         )
         scope = self.context.scope
+        with_table_functions = any(contains_table_function(item) for item in query.select)
+        if with_table_functions:
+            check_table_functions_allowed(query, table)
         if query.where is not None:
+            if contains_table_function(query.where):
+                msg = f"Table functions are not allowed in WHERE: {format_expr(query.where)}"
+                raise StatementError(msg)
             predicate = Analyzer(scope, "WHERE").boolean(query.where)
             filter_step = s.TableFilterV1 if table else s.StreamFilterV1
             step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
@@ -194,8 +201,11 @@ class QueryPlanner:
             partition, by_null = self._partition_columns(query.partition_by, scope)
             step, parent = self._repartition(step, parent, partition)
 
+        flat_map = plan_flat_map(step, named, scope) if with_table_functions else None
+        if flat_map is not None:
+            step, named, scope = flat_map.step, flat_map.items, flat_map.scope
         select = self._resolve_select(named, scope, parent, partition or [])
-        planned = self._project(step, parent, select, named, partition, by_null)
+        planned = self._project(step, parent, select, named, partition, by_null, scope)
         if table:
             select_step = planned.step
             assert isinstance(select_step, s.SelectStep)
@@ -275,6 +285,7 @@ class QueryPlanner:
         items: Sequence[ast.SelectItem],
         partition: Sequence[_PartitionColumn] | None,
         by_null: bool,
+        scope: Scope,
     ) -> PlannedQuery:
         key_names = [c.name for c in parent.key]
         aliases: dict[str, list[str]] = {}
@@ -303,7 +314,7 @@ class QueryPlanner:
                 # go; qtt plans only what both planners plan alike.
                 msg = f"a projection that drops or reorders key columns with {CONFIG_NEW_QUERY_PLANNER}=true"
                 raise UnsupportedFeatureError(msg)
-        self._validate_key_present(parent, items, select, partition, by_null)
+        self._validate_key_present(parent, items, select, partition, by_null, scope)
 
         key_columns = [Column(aliases[k.name][0], k.type, KEY) for k in parent.key if k.name in aliases]
         value_columns = [Column(v.alias, v.expression.result_type, VALUE) for v in values]
@@ -333,12 +344,12 @@ class QueryPlanner:
         select: Sequence[SelectItem],
         partition: Sequence[_PartitionColumn] | None,
         by_null: bool,
+        scope: Scope,
     ) -> None:
         # ksqlDB's Projection.containsExpression: an unqualified * contains everything, a
         # qualified * every column reference, otherwise an item must match exactly.
         all_columns = any(isinstance(i, ast.AllColumns) and i.source is None for i in items)
         qualified_all = any(isinstance(i, ast.AllColumns) and i.source is not None for i in items)
-        scope = self.context.scope
         singles = [Analyzer(scope, "SELECT")(i.expr) for i in items if isinstance(i, ast.SingleColumn)]
 
         def contains(expr: e.Expression) -> bool:

@@ -448,3 +448,21 @@ def walk_steps(step: ExecutionStep) -> list[ExecutionStep]:
         out.extend(walk_steps(source))
     out.append(step)
     return out
+
+
+# ---------------------------------------------------------------------------- table functions
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamFlatMapV1(ExecutionStep):
+    """Table functions (ksqlDB's ``StreamFlatMap``): each input row becomes one row per result.
+
+    Each of ``table_functions`` is a table function call (EXPLODE, CUBE_EXPLODE) whose results
+    become the column ``alias`` next to the source's columns. Several table functions zip:
+    the row count is the longest result's, the shorter ones padded with nulls. A row whose
+    table functions all return nothing (a null or empty array) emits no row.
+    """
+
+    type_tag: ClassVar[str] = "streamFlatMapV1"
+    source: ExecutionStep
+    table_functions: tuple[SelectExpression, ...]

@@ -21,10 +21,10 @@ from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import steps as s
 from qtt.plan.codec import step_paths
-from qtt.plan.expressions import ColumnRef, Expression, walk
+from qtt.plan.expressions import Call, ColumnRef, Expression, walk
 from qtt.plan.schema import KEY, VALUE, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
-from qtt.runtime import serde_udfs
+from qtt.runtime import flat_map, serde_udfs
 from qtt.runtime.compiler import Compiler
 from qtt.runtime.names import (
     DECODED,
@@ -259,6 +259,31 @@ class PlanBuilder:
         # PARTITION BY builds a new key from its expressions; only PARTITION BY NULL leaves none.
         null_key = F.lit(not keys).alias(NULL_KEY)
         df = source.df.select(*key_cols, *[col(v) for v in values], *system, null_key)
+        return Built(df, self.schema_of(df, keys, values))
+
+    @builds(s.StreamFlatMapV1)
+    def stream_flat_map_v1(self, step: s.StreamFlatMapV1, source: Built) -> Built:
+        # ksqlDB's KudtfFlatMapper: the table functions' lists zip to the longest, shorter ones
+        # padded with nulls; no list at all (null or empty everywhere) emits no row. Spark's
+        # explode keeps each row's elements in order, and the sink keeps Spark's order for the
+        # outputs of one input record.
+        compile_ = Compiler()
+        names = [tf.alias for tf in step.table_functions]
+        lists = []
+        for tf in step.table_functions:
+            call = tf.expression
+            assert isinstance(call, Call)
+            rows = flat_map.IMPLEMENTATIONS[call.name](call, [compile_(a) for a in call.args])
+            lists.append(F.coalesce(rows, F.array().cast(st.ArrayType(to_spark(call.sql_type)))))
+        longest = F.greatest(*[F.size(x) for x in lists]) if len(lists) > 1 else F.size(lists[0])
+        positions = F.when(longest <= 0, F.array().cast("array<int>")).otherwise(F.sequence(F.lit(0), longest - 1))
+        zipped = F.transform(
+            positions, lambda i: F.struct(*[F.get(x, i).alias(n) for x, n in zip(lists, names, strict=True)])
+        )
+        carried = [col(c.name) for c in source.schema.columns if c.name not in names]
+        df = source.df.select(*carried, *self.system_columns(source.df), F.inline(zipped))
+        keys = [c.name for c in source.schema.key]
+        values = [c.name for c in source.schema.value if c.name not in names] + names
         return Built(df, self.schema_of(df, keys, values))
 
     @builds(s.StreamSinkV1)

@@ -34,6 +34,7 @@ from qtt.runtime import builtins
 from qtt.runtime.builtins.casts import cast
 from qtt.runtime.builtins.comparisons import comparable, compare, distinct
 from qtt.runtime.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
+from qtt.runtime.lambda_failures import failure
 from qtt.runtime.names import col
 from qtt.runtime.spark_types import to_spark
 
@@ -117,9 +118,16 @@ class Compiler:
         def apply(*columns: Column) -> Column:
             return Compiler({**outer, **dict(zip(params, columns, strict=True))})(body)
 
-        apply.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        def failed(*columns: Column) -> Column | None:
+            return failure(body, Compiler({**outer, **dict(zip(params, columns, strict=True))}))
+
+        signature = inspect.Signature(
             [inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(len(params))]
         )
+        apply.__signature__ = signature  # type: ignore[attr-defined]
+        failed.__signature__ = signature  # type: ignore[attr-defined]
+        # Where the body fails as Java code would (see qtt.runtime.lambda_failures).
+        apply.failed = failed  # type: ignore[attr-defined]
         return apply
 
     @visit.register

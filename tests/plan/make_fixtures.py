@@ -44,6 +44,15 @@ def examples() -> dict[str, object]:
         "streamSelectKeyV1": s.StreamSelectKeyV1(
             context="PartitionBy", source=SOURCE, key_expressions=(s.SelectExpression(alias="ID", expression=ID),)
         ),
+        "streamFlatMapV1": s.StreamFlatMapV1(
+            context="FlatMap",
+            source=SOURCE,
+            table_functions=(
+                s.SelectExpression(
+                    alias="KSQL_SYNTH_0", expression=e.Call(name="EXPLODE", args=(arr,), sql_type=t.INTEGER)
+                ),
+            ),
+        ),
         "streamSinkV1": s.StreamSinkV1(context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS),
         "streamSinkV2": s.StreamSinkV2(
             context="KsqlTopic/Sink", source=SOURCE, topic="out", formats=FORMATS, partitions=4

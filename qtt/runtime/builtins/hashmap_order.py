@@ -1,0 +1,80 @@
+"""A map's entries in the order ksqlDB iterates them: ``java.util.HashMap``'s.
+
+ksqlDB's REDUCE over a map folds ``map.entrySet()`` in order, so a reduction that is not
+commutative depends on HashMap's iteration order: by bucket (the key's ``hashCode()``,
+spread as ``h ^ (h >>> 16)``, masked by the table size), then by insertion within a bucket
+(a resize keeps that order). The table size depends on how the map was built: the JSON
+deserializer builds ``new HashMap<>(size)``, ``Collectors.toMap`` (TRANSFORM, FILTER)
+``new HashMap<>()``; both grow at a 0.75 load factor. Java's hash codes are computed here
+in Spark: ``String`` over UTF-16 code units, ``Integer`` and ``Long`` from the value. Keys of
+other types keep Spark's (insertion) order.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from qtt import sqltypes as t
+
+_TWO_32 = 2**32
+
+
+def _string_hash(key: Column) -> Column:
+    # String.hashCode: h = 31 * h + c over UTF-16 code units, as an unsigned 32-bit value.
+    hex_ = F.hex(F.encode(key, "UTF-16BE"))
+    units = (F.length(hex_) / 4).cast("int")
+    folded = F.aggregate(
+        F.sequence(F.lit(0), units - 1),
+        F.lit(0).cast("bigint"),
+        lambda h, i: F.pmod(
+            h * 31 + F.conv(F.substr(hex_, i * 4 + 1, F.lit(4)), 16, 10).cast("bigint"),
+            F.lit(_TWO_32),
+        ),
+    )
+    return F.when(units == 0, F.lit(0).cast("bigint")).otherwise(folded)
+
+
+def _hash(key: Column, key_type: t.SqlType) -> Column | None:
+    if key_type == t.STRING:
+        return _string_hash(key)
+    if key_type == t.INTEGER:
+        return F.pmod(key.cast("bigint"), F.lit(_TWO_32))
+    if key_type == t.BIGINT:
+        folded = key.bitwiseXOR(F.shiftrightunsigned(key, 32))
+        return F.pmod(folded, F.lit(_TWO_32))
+    return None
+
+
+def _capacity(size: Column, *, default_table: bool) -> Column:
+    # The smallest power of two holding ``size`` entries at load factor 0.75.
+    needed = F.pow(F.lit(2), F.ceil(F.log2(F.greatest(F.ceil(size * 4 / 3), F.lit(1))))).cast("bigint")
+    return F.greatest(needed, F.lit(16 if default_table else 1).cast("bigint"))
+
+
+def hashmap_entries(map_: Column, map_type: t.SqlType, *, default_table: bool = False) -> Column:
+    """The entries (``key``, ``value`` structs) of ``map_`` in Java HashMap iteration order."""
+    assert isinstance(map_type, t.Map)
+    entries = F.map_entries(map_)
+    if _hash(F.lit(None), map_type.key) is None:
+        return entries
+    mask = _capacity(F.size(map_), default_table=default_table) - 1
+
+    def bucket(entry: Column) -> Column:
+        h = _hash(entry.getField("key"), map_type.key)
+        assert h is not None
+        return h.bitwiseXOR(F.shiftright(h, 16)).bitwiseAND(mask)
+
+    indexed = F.transform(
+        entries,
+        lambda entry, i: F.struct(bucket(entry).alias("b"), i.alias("i"), entry.alias("e")),
+    )
+    ordered = F.array_sort(
+        indexed,
+        lambda a, b: (
+            F.when(a.getField("b") < b.getField("b"), -1)
+            .when(a.getField("b") > b.getField("b"), 1)
+            .otherwise(a.getField("i") - b.getField("i"))
+        ),
+    )
+    return F.transform(ordered, lambda x: x.getField("e"))

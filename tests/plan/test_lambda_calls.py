@@ -1,0 +1,73 @@
+"""Lambda calls: TRANSFORM, FILTER and REDUCE typed as ksqlDB types them, and their errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError
+from qtt.plan import expressions as e
+from tests.plan.test_analyzer import analyze, type_of
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("TRANSFORM(A, x => x + 1)", "ARRAY<INTEGER>"),
+        ("TRANSFORM(A, x => CAST(x AS STRING))", "ARRAY<STRING>"),
+        ("TRANSFORM(A, x => x * 1.5)", "ARRAY<DECIMAL(13, 1)>"),
+        ("TRANSFORM(M, (k, v) => v, (k, v) => k)", "MAP<INTEGER, STRING>"),
+        ("FILTER(A, x => x > 1)", "ARRAY<INTEGER>"),
+        ("FILTER(M, (k, v) => v > 1)", "MAP<STRING, INTEGER>"),
+        ("REDUCE(A, L, (s, x) => s + x)", "BIGINT"),
+        ("REDUCE(A, 0, (s, x) => s + x)", "INTEGER"),
+        ("REDUCE(M, '', (s, k, v) => s + k)", "STRING"),
+        ("TRANSFORM(TRANSFORM(A, x => ARRAY[x]), y => REDUCE(y, 0, (s, z) => s + z))", "ARRAY<INTEGER>"),
+    ],
+)
+def test_the_lambda_result_decides_the_type(text: str, expected: str) -> None:
+    assert str(type_of(text)) == expected
+
+
+def test_a_lambda_variable_shadows_a_column_and_sees_enclosing_ones() -> None:
+    call = analyze("TRANSFORM(A, I => TRANSFORM(A, y => I + y + L))")
+    assert isinstance(call, e.Call)
+    outer = call.args[1]
+    assert isinstance(outer, e.Lambda) and outer.params == ("I",)
+    refs = [x for x in e.walk(outer.body) if isinstance(x, (e.LambdaVariable, e.ColumnRef))]
+    kinds = {(type(x).__name__, getattr(x, "name", None)) for x in refs}
+    assert ("LambdaVariable", "I") in kinds and ("ColumnRef", "L") in kinds and ("ColumnRef", "A") in kinds
+    assert ("ColumnRef", "I") not in kinds
+
+
+def test_reduce_widens_the_lambda_result_to_the_state_type() -> None:
+    call = analyze("REDUCE(A, L, (s, x) => x)")
+    assert isinstance(call, e.Call)
+    body = call.args[2]
+    assert isinstance(body, e.Lambda) and body.body.result_type == t.BIGINT
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("TRANSFORM(I, x => x)", r"Function 'TRANSFORM' does not accept parameters \(INTEGER, LAMBDA<1>\)"),
+        ("TRANSFORM(A, (x, y) => x)", r"does not accept parameters \(ARRAY<INTEGER>, LAMBDA<2>\)"),
+        ("TRANSFORM(M, (k, v) => v)", r"does not accept parameters \(MAP<STRING, INTEGER>, LAMBDA<2>\)"),
+        ("FILTER(A, x => x + 1)", r"the lambda returns INTEGER, where BOOLEAN is expected"),
+        ("REDUCE(A, 0, (s, x) => CAST(x AS STRING))", r"the lambda returns STRING, where INTEGER is expected"),
+        ("REDUCE(A, NULL, (s, x) => s)", r"Can't infer a type of null"),
+        ("TRANSFORM(A)", r"Function 'TRANSFORM' does not accept parameters \(ARRAY<INTEGER>\)"),
+        ("ABS(x => x)", r"Function 'ABS' does not accept parameters \(LAMBDA<1>\)"),
+        ("TRANSFORM(A, x => nope)", r"column 'NOPE' cannot be resolved"),
+        ("TRANSFORM(A, x => SUM(x))", r"Aggregate functions are not allowed"),
+    ],
+)
+def test_lambda_errors(text: str, message: str) -> None:
+    with pytest.raises(StatementError, match=message):
+        analyze(text)
+
+
+def test_lambda_errors_carry_the_call_position() -> None:
+    with pytest.raises(StatementError) as info:
+        analyze("1 + TRANSFORM(I, x => x)")
+    assert (info.value.line, info.value.column) == (1, 5)

@@ -1,0 +1,88 @@
+"""Table functions planned as ksqlDB plans them: a flat map before the projection."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
+from qtt.plan import expressions as e
+from qtt.plan import steps as s
+from tests.plan.test_statements import fails, plan, schema_of, steps_of
+
+SOURCE = (
+    "CREATE STREAM IN1 (K STRING KEY, A ARRAY<INT>, B ARRAY<STRING>, N INT) "
+    "WITH (kafka_topic='in', value_format='JSON');"
+)
+
+
+def test_the_flat_map_comes_before_the_projection_which_reads_its_synthetic_columns() -> None:
+    planned = plan(
+        SOURCE, "CREATE STREAM OUTPUT AS SELECT K, EXPLODE(A) + 1 AS X, N, CUBE_EXPLODE(B) FROM IN1 WHERE N > 0;"
+    )
+    kinds = [type(step).__name__ for step in steps_of(planned)]
+    assert kinds == ["StreamSourceV1", "StreamFilterV1", "StreamFlatMapV1", "StreamSelectV1", "StreamSinkV2"]
+    flat_map = next(step for step in steps_of(planned) if isinstance(step, s.StreamFlatMapV1))
+    assert [(tf.alias, tf.expression.result_type.__str__()) for tf in flat_map.table_functions] == [
+        ("KSQL_SYNTH_0", "INTEGER"),
+        ("KSQL_SYNTH_1", "ARRAY<STRING>"),
+    ]
+    project = next(step for step in steps_of(planned) if isinstance(step, s.StreamSelectV1))
+    reads = {x.name for sel in project.select_expressions for x in e.walk(sel.expression) if isinstance(x, e.ColumnRef)}
+    assert reads == {"K", "N", "KSQL_SYNTH_0", "KSQL_SYNTH_1"}
+    assert schema_of(planned) == "`K` STRING KEY, `X` INTEGER, `N` INTEGER, `KSQL_COL_0` ARRAY<STRING>"
+
+
+def test_select_star_does_not_show_the_synthetic_columns() -> None:
+    planned = plan(SOURCE, "CREATE STREAM OUTPUT AS SELECT *, EXPLODE(A) AS V FROM IN1;")
+    assert schema_of(planned) == "`K` STRING KEY, `A` ARRAY<INTEGER>, `B` ARRAY<STRING>, `N` INTEGER, `V` INTEGER"
+
+
+@pytest.mark.parametrize(
+    ("error", "statement", "message"),
+    [
+        (
+            StatementError,
+            "CREATE TABLE OUTPUT AS SELECT N, EXPLODE(A), COUNT(*) FROM IN1 GROUP BY N;",
+            "Table functions cannot be used with aggregations.",
+        ),
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K, EXPLODE(EXPLODE(A)) FROM IN1;",
+            "Table functions cannot be nested: EXPLODE(EXPLODE())",
+        ),
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K, CASE WHEN N > 1 THEN EXPLODE(A) END FROM IN1;",
+            "Table functions cannot be used in CASE: ",
+        ),
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K FROM IN1 WHERE EXPLODE(A) > 1;",
+            "Table functions are not allowed in WHERE",
+        ),
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K, EXPLODE(N) FROM IN1;",
+            "Function 'explode' does not accept parameters (INTEGER).",
+        ),
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K, CUBE_EXPLODE(A, B) FROM IN1;",
+            "cube_explode(ARRAY<T> columns)",
+        ),
+        (
+            UnsupportedFeatureError,
+            "CREATE STREAM OUTPUT AS SELECT K, EXPLODE(A) FROM IN1 PARTITION BY N;",
+            "table functions with PARTITION BY",
+        ),
+    ],
+)
+def test_table_function_errors(error: type[Exception], statement: str, message: str) -> None:
+    assert message in fails(error, SOURCE, statement)
+
+
+def test_table_functions_do_not_read_tables() -> None:
+    table = "CREATE TABLE T1 (K STRING PRIMARY KEY, A ARRAY<INT>) WITH (kafka_topic='t', value_format='JSON');"
+    assert "Table source is not supported with table functions" in fails(
+        SqlError, table, "CREATE TABLE OUTPUT AS SELECT K, EXPLODE(A) FROM T1;"
+    )
