@@ -54,7 +54,7 @@ def test_a_commented_case_file_loads_and_errors_keep_their_lines() -> None:
 
 
 def test_a_commented_case_loads() -> None:
-    text = f'{{"tests": [{{"name": "ok", /* x */ "statements": ["{STATEMENT}"], "outputs": []}}]}} // end'
+    text = f'{{"tests": [{{"name": "ok", /* x */ "statements": ["{STATEMENT}"], "inputs": [{{"topic": "t", "value": {{"X": 1}}}}], "outputs": []}}]}} // end'
     loaded = load_text(text, file="f.json")
     assert [v.name for v in loaded.variants] == ["ok"]
     assert loaded.errors == ()
