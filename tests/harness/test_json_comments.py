@@ -54,7 +54,8 @@ def test_a_commented_case_file_loads_and_errors_keep_their_lines() -> None:
 
 
 def test_a_commented_case_loads() -> None:
-    text = f'{{"tests": [{{"name": "ok", /* x */ "statements": ["{STATEMENT}"], "inputs": [{{"topic": "t", "value": {{"X": 1}}}}], "outputs": []}}]}} // end'
+    case = f'"name": "ok", /* x */ "statements": ["{STATEMENT}"], "inputs": [{{"topic": "t"}}], "outputs": []'
+    text = f'{{"tests": [{{{case}}}]}} // end'
     loaded = load_text(text, file="f.json")
-    assert [v.name for v in loaded.variants] == ["ok"]
+    assert [v.case for v in loaded.variants] == ["ok"]
     assert loaded.errors == ()
