@@ -54,7 +54,7 @@ def test_a_commented_case_file_loads_and_errors_keep_their_lines() -> None:
 
 
 def test_a_commented_case_loads() -> None:
-    case = f'"name": "ok", /* x */ "statements": ["{STATEMENT}"], "inputs": [{{"topic": "t"}}], "outputs": []'
+    case = f'"name": "ok", /* x */ "statements": ["{STATEMENT}"], "outputs": [{{"topic": "t", "value": 1}}]'
     text = f'{{"tests": [{{{case}}}]}} // end'
     loaded = load_text(text, file="f.json")
     assert [v.case for v in loaded.variants] == ["ok"]
