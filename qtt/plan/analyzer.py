@@ -266,7 +266,13 @@ class Analyzer:
         return e.Comparison(op=node.op, left=left, right=right)
 
     def _check_comparable(self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str) -> None:
-        if not comparable(left.result_type, right.result_type, op):
+        lt, rt = left.result_type, right.result_type
+        if op in ("=", "<>") and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT") and lt != rt:
+            # ksqlDB accepts any two arrays (maps, structs) here; what it computes for element
+            # types that do not widen to each other is not known to qtt.
+            feature = f"comparing {lt} with {rt}"
+            raise UnsupportedFeatureError(feature, line=_line(ln), column=_col(ln))
+        if not comparable(lt, rt, op):
             msg = (
                 f"Cannot compare {format_expr(ln)} ({left.result_type}) to {format_expr(rn)} "
                 f"({right.result_type}) with {_COMPARISON_NAMES.get(op, op)}."

@@ -182,7 +182,9 @@ class ListCoercer:
             value = nested._within(target.value, [entry.value for entry in expr.entries])
             return t.Map(key, value)
         if isinstance(expr, e.CreateStruct) and isinstance(target, t.Struct):
-            names = [f.name for f in expr.fields] + [f.name for f in target.fields if f.name not in {x.name for x in expr.fields}]
+            names = [f.name for f in expr.fields] + [
+                f.name for f in target.fields if f.name not in {x.name for x in expr.fields}
+            ]
             fields = []
             for name in names:
                 mine = next((f.value for f in expr.fields if f.name == name), None)
