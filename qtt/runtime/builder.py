@@ -26,7 +26,7 @@ from qtt.plan.schema import KEY, VALUE, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import serde_udfs
 from qtt.runtime.compiler import Compiler
-from qtt.runtime.header_columns import header_columns
+from qtt.runtime.header_reader import header_columns
 from qtt.runtime.names import (
     DECODED,
     HAD_PREVIOUS,
