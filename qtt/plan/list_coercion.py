@@ -44,7 +44,8 @@ def _is_literal(expr: e.Expression) -> bool:
 
 
 def _is_null(expr: e.Expression) -> bool:
-    return isinstance(expr, e.Literal) and isinstance(expr.sql_type, NullType)
+    # A NULL literal inside a constructor already has the constructor's type; it is still NULL.
+    return isinstance(expr, e.Literal) and (isinstance(expr.sql_type, NullType) or expr.value is None)
 
 
 def _parse_boolean(text: str) -> bool | None:

@@ -45,6 +45,7 @@ def error(where: str) -> str:
         ("F IN ('y', 'FAL')", t.BOOLEAN),
         ("A IN (ARRAY[1], ARRAY['2'])", t.Array(t.INTEGER)),
         ("A IN (AB)", t.Array(t.BIGINT)),
+        ("AB IN (ARRAY['3', NULL])", t.Array(t.BIGINT)),
     ],
 )
 def test_the_list_coerces_to_ksqldbs_common_type(where: str, common: t.SqlType) -> None:
