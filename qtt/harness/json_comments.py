@@ -26,7 +26,7 @@ def blank_comments(text: str) -> str:
     Raises:
         UnterminatedCommentError: a ``/*`` comment has no closing ``*/``.
     """
-    if "/" not in text:
+    if "//" not in text and "/*" not in text:
         return text
     out: list[str] = []
     size = len(text)
