@@ -10,6 +10,7 @@ An empty ``outputs`` list asserts that nothing was emitted.
 
 from __future__ import annotations
 
+import base64
 import decimal
 import math
 from collections.abc import Mapping, Sequence
@@ -181,7 +182,19 @@ def _record_view(record: Record | OutputRecord, serde: TopicSerde | None, *, lik
         view["timestamp"] = record.timestamp
     if like.window is not None:
         view["window"] = _window(getattr(record, "window", None))
+    if like.headers is not None:
+        view["headers"] = _headers(record)
     return view
+
+
+def _headers(record: Record | OutputRecord) -> list[dict[str, str | None]]:
+    """A record's headers as the case file writes them: ``KEY`` and base64 ``VALUE``."""
+    if isinstance(record, Record):
+        return [{"KEY": h.KEY, "VALUE": h.VALUE} for h in record.headers or ()]
+    return [
+        {"KEY": key, "VALUE": None if value is None else base64.b64encode(value).decode("ascii")}
+        for key, value in record.headers
+    ]
 
 
 def compare(

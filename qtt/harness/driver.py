@@ -61,6 +61,8 @@ class OutputRecord:
     key_bytes: bytes | None = None
     value_bytes: bytes | None = None
     partition: int = 0
+    #: the headers of the input record that caused this one (Kafka Streams forwards them)
+    headers: Headers = ()
 
     def as_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "key": self.key, "value": self.value, "timestamp": self.timestamp}
@@ -227,7 +229,11 @@ class _State:
         assert topic is not None, "the executor refuses a query without a sink"
         rank = self.rank[query.query_id]
         for out in run.records:
-            produced = _Pending(out.seq, (rank, out.order), topic, out.partition, out.timestamp, out.key, out.value, ())
+            # Every output carries the headers of the input record that caused it, as in ksqlDB.
+            headers = self.item.inputs[out.seq].headers
+            produced = _Pending(
+                out.seq, (rank, out.order), topic, out.partition, out.timestamp, out.key, out.value, headers
+            )
             self.add(produced)
             self.result.outputs.setdefault(topic, []).append(
                 _decode(self.result.sinks[topic], produced, query.query_id)
@@ -346,5 +352,14 @@ def _decode(serde: TopicSerde, record: _Pending, query_id: str) -> OutputRecord:
         msg = f"{query_id} wrote bytes to {serde.topic} that its own format cannot read back: {e}"
         raise SerdeError(msg) from None
     return OutputRecord(
-        serde.topic, key, value, record.timestamp, record.seq, query_id, record.key, record.value, record.partition
+        serde.topic,
+        key,
+        value,
+        record.timestamp,
+        record.seq,
+        query_id,
+        record.key,
+        record.value,
+        record.partition,
+        record.headers,
     )

@@ -19,6 +19,7 @@ from typing import Any, get_args, get_type_hints
 import cattrs
 
 from qtt.errors import CaseFileError, did_you_mean
+from qtt.harness.json_comments import UnterminatedCommentError, blank_comments
 from qtt.harness.model import (
     ANNOTATION_KEYS,
     QTT_PROCESSING_LOG_KEY,
@@ -69,8 +70,14 @@ def load_text(text: str, *, file: str) -> LoadedFile:
 
     Raises:
         CaseFileError: the file is not JSON, nests too deeply, or is not an object with a
-            ``tests`` array.
+            ``tests`` array, or a ``/*`` comment is not closed.
     """
+    try:
+        text = blank_comments(text)
+    except UnterminatedCommentError as e:
+        line = text.count("\n", 0, e.offset) + 1
+        column = e.offset - (text.rfind("\n", 0, e.offset) + 1) + 1
+        raise CaseFileError(f"not valid JSON: {e}", file=file, line=line, column=column) from None
     deep = json_too_deep(text)
     if deep is not None:
         path, line, column = deep

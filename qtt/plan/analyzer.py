@@ -29,6 +29,7 @@ from qtt.plan.coercion import (
     unsupported_cast,
 )
 from qtt.plan.lambda_calls import is_lambda_function, resolve_lambda_call
+from qtt.plan.list_coercion import CoercionError, ListCoercer, can_coerce, convert
 from qtt.plan.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -69,6 +70,21 @@ class Scope:
             )
             raise StatementError(msg, line=_line(ref), column=_col(ref))
         return matches[0]
+
+
+def _align_collections(left: e.Expression, right: e.Expression) -> tuple[e.Expression, e.Expression]:
+    """Arrays, maps or structs of different element types, cast to the one the other widens to.
+
+    ksqlDB compares ``ARRAY<INTEGER>`` with ``ARRAY<BIGINT>`` (element by element, as numbers);
+    qtt casts the narrower side so that Spark compares values of one type.
+    """
+    lt, rt = left.result_type, right.result_type
+    if lt == rt or not {lt.base, rt.base} <= {"ARRAY", "MAP", "STRUCT"}:
+        return left, right
+    common = can_coerce(lt, rt) or can_coerce(rt, lt)
+    if common is None:
+        return left, right
+    return implicit_cast(left, common), implicit_cast(right, common)
 
 
 def _line(node: ast.Node) -> int | None:
@@ -245,11 +261,19 @@ class Analyzer:
             shown = f"{format_expr(node.left).upper()} {node.op} {format_expr(node.right).upper()}"
             msg = f"Comparison with NULL not supported: {shown}"
             raise StatementError(msg, line=_line(node), column=_col(node))
+        if node.op in ("=", "<>"):
+            left, right = _align_collections(left, right)
         self._check_comparable(node.left, left, node.right, right, node.op)
         return e.Comparison(op=node.op, left=left, right=right)
 
     def _check_comparable(self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str) -> None:
-        if not comparable(left.result_type, right.result_type, op):
+        lt, rt = left.result_type, right.result_type
+        if op in ("=", "<>") and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT") and lt != rt:
+            # ksqlDB accepts any two arrays (maps, structs) here; what it computes for element
+            # types that do not widen to each other is not known to qtt.
+            feature = f"comparing {lt} with {rt}"
+            raise UnsupportedFeatureError(feature, line=_line(ln), column=_col(ln))
+        if not comparable(lt, rt, op):
             msg = (
                 f"Cannot compare {format_expr(ln)} ({left.result_type}) to {format_expr(rn)} "
                 f"({right.result_type}) with {_COMPARISON_NAMES.get(op, op)}."
@@ -260,6 +284,7 @@ class Analyzer:
     def visit_DistinctFrom(self, node: ast.DistinctFrom) -> e.Expression:
         left, right = self.visit(node.left), self.visit(node.right)
         left, right = coerce_null(left, right.result_type), coerce_null(right, left.result_type)
+        left, right = _align_collections(left, right)
         self._check_comparable(node.left, left, node.right, right, "=")
         return e.DistinctFrom(left=left, right=right, negated=node.negated)
 
@@ -297,13 +322,18 @@ class Analyzer:
     def visit_InList(self, node: ast.InList) -> e.Expression:
         value = self.visit(node.value)
         items = [self.visit(i) for i in node.items]
-        target = common_type([value.result_type, *(i.result_type for i in items)])
+        exprs = [value, *items]
+        coercer = ListCoercer([format_expr(n) for n in (node.value, *node.items)])
+        try:
+            target = coercer.common_type(exprs)
+        except CoercionError as error:
+            # ksqlDB reports a WHERE clause's coercion failure as an invalid predicate.
+            prefix = "Invalid Predicate: " if self.clause == "WHERE" else ""
+            raise StatementError(prefix + error.message, line=_line(node), column=_col(node)) from None
         if target is None:
-            for raw, item in zip(node.items, items, strict=True):
-                self._check_comparable(node.value, value, raw, item, "=")
-            target = value.result_type
-        value = coerce_null(value, target)
-        return e.InList(value=value, items=tuple(coerce_null(i, target) for i in items), negated=node.negated)
+            return e.InList(value=value, items=tuple(items), negated=node.negated)
+        value, *converted = (convert(x, target) for x in exprs)
+        return e.InList(value=value, items=tuple(converted), negated=node.negated)
 
     @visit.register
     def visit_Like(self, node: ast.Like) -> e.Expression:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from qtt import sqltypes as t
 from qtt.errors import StatementError, did_you_mean
 from qtt.plan import invocation_signatures, text_signatures, time_signatures
+from qtt.plan.ksql_test_functions import check_not_test_function
 from qtt.plan.signature_dsl import (
     BIGINT,
     BOOLEAN,
@@ -69,6 +70,7 @@ def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
     """
     function = FUNCTIONS.get(name)
     if function is None:
+        check_not_test_function(name)
         msg = f"Can't find any functions with the name '{name}'."
         raise StatementError(msg, hint=did_you_mean(name, FUNCTIONS).strip() or None)
     return match_signature(function, arg_types)

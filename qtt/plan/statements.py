@@ -17,6 +17,7 @@ from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureErr
 from qtt.plan import messages
 from qtt.plan import steps as s
 from qtt.plan.depth import deep_call
+from qtt.plan.header_columns import check_header_column, check_star_over_headers
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.query_planner import check_no_map_keys, plan_query
 from qtt.plan.schema import HEADER, HEADERS, RESERVED_NAMES, Column, LogicalSchema
@@ -154,8 +155,8 @@ class Planner:
             if constraint == "KEY" and statement.kind == TABLE:
                 raise StatementError(messages.wrong_key_constraint(element.name, stream=False))
             if constraint in (HEADERS, HEADER):
-                raise UnsupportedFeatureError("header columns (HEADERS / HEADER)")
-            columns.append(Column(element.name, element.type, namespace_of(constraint)))
+                check_header_column(element, columns)
+            columns.append(Column(element.name, element.type, namespace_of(constraint), element.header_key))
         if not columns:
             msg = "The statement does not define any columns."
             raise StatementError(msg)
@@ -205,6 +206,10 @@ class Planner:
         if target.is_source:
             msg = f"Cannot insert values into read-only {target.kind.lower()}: {target.name}"
             raise SqlError(msg)
+        written = set(statement.columns) if statement.columns else set(target.schema.names())
+        headers = [c.name for c in target.schema.headers if c.name in written]
+        if headers:
+            raise SqlError(f"Cannot insert into HEADER columns: {', '.join(headers)}")
         raise UnsupportedFeatureError("INSERT INTO ... VALUES")
 
     def _insert_target(self, statement: ast.InsertInto | ast.InsertValues) -> DataSource:
@@ -236,6 +241,7 @@ class Planner:
             )
             raise StatementError(msg)
         properties = check_properties(statement.properties)
+        check_star_over_headers(statement.query, self.sources)
         planned = plan_query(
             statement.query, self.sources, self.config, sink_name=statement.name, sink_kind=statement.kind
         )
@@ -303,6 +309,9 @@ class Planner:
         if target.is_source:
             msg = f"Cannot insert into read-only {target.kind.lower()}: {target.name}"
             raise SqlError(msg)
+        if target.schema.headers:
+            raise SqlError(f"Cannot insert into {target.name} because it has header columns")
+        check_star_over_headers(statement.query, self.sources)
         if statement.properties:
             check_properties(statement.properties)
         planned = plan_query(statement.query, self.sources, self.config, sink_name=target.name)

@@ -26,6 +26,7 @@ from qtt.plan.schema import KEY, VALUE, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import flat_map, serde_udfs
 from qtt.runtime.compiler import Compiler
+from qtt.runtime.header_reader import header_columns
 from qtt.runtime.names import (
     DECODED,
     HAD_PREVIOUS,
@@ -176,9 +177,15 @@ class PlanBuilder:
     def _source(self, step: s.SourceStep) -> Built:
         schema = step.source_schema
         records = self.raw.where(F.col("topic") == F.lit(step.topic))
+        headers = [F.col("headers")] if schema.headers else []  # plans without them keep their topology
         decoded = serde_udfs.decode(step.formats, schema.key, schema.value, F.col("key"), F.col("value"))
         df = records.select(
-            F.col("seq"), F.col("partition"), F.col("offset"), F.col("timestamp"), decoded.alias(DECODED)
+            F.col("seq"),
+            F.col("partition"),
+            F.col("offset"),
+            F.col("timestamp"),
+            *headers,
+            decoded.alias(DECODED),
         )
         fields = col(DECODED)
         observation = f"{self.label}{self.query_id}.{step.context}.processing_log".replace("/", "_")
@@ -207,6 +214,7 @@ class PlanBuilder:
         df = df.select(
             *key_cols,
             *value_cols,
+            *header_columns(schema, F.col("headers")),
             rowtime.cast("long").alias(ROWTIME),
             F.col("partition").cast("int").alias(ROWPARTITION),
             F.col("offset").cast("long").alias(ROWOFFSET),
@@ -218,7 +226,8 @@ class PlanBuilder:
             # ksqlDB drops records whose timestamp column is null, unparseable or negative
             # (Kafka Streams skips records with an invalid timestamp).
             df = df.where(col(ROWTIME).isNotNull() & (col(ROWTIME) >= 0))
-        return Built(df, self.schema_of(df, [c.name for c in schema.key], [c.name for c in schema.value]))
+        value_names = [c.name for c in schema.value] + [c.name for c in schema.headers]
+        return Built(df, self.schema_of(df, [c.name for c in schema.key], value_names))
 
     @builds(s.StreamFilterV1)
     def stream_filter_v1(self, step: s.StreamFilterV1, source: Built) -> Built:

@@ -21,6 +21,7 @@ from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
 from qtt.sql.ast_builder import AstBuilder
+from qtt.sql.syntax_errors import antlr_name, expecting, ksql_message, missing_message, statement_at
 
 _PUNCTUATION = {
     "LPAR": "(",
@@ -126,22 +127,57 @@ def _transform(builder: Transformer, tree: lark.Tree) -> Any:
 def _syntax_error(e: lark.UnexpectedInput, text: str) -> SqlSyntaxError:
     line, column = e.line, e.column
     if isinstance(e, lark.UnexpectedToken):
-        near = "<EOF>" if e.token.type == "$END" else str(e.token)
-        if e.token.type == "$END":
+        at_end = e.token.type == "$END"
+        near = "<EOF>" if at_end else str(e.token)
+        offset = len(text) if at_end or e.token.start_pos is None else e.token.start_pos
+        if at_end:
             line, column = _end_position(text)
-        expected = sorted({_describe_terminal(name) for name in e.expected})
+        terminals = _acceptable(e)
+        missing = None if at_end else _missing_token(e, terminals)
     elif isinstance(e, lark.UnexpectedCharacters):
-        position = e.pos_in_stream or 0
-        near = text[position] if position < len(text) else "<EOF>"
-        expected = sorted({_describe_terminal(name) for name in (e.allowed or ())})
+        offset = e.pos_in_stream or 0
+        near = text[offset] if offset < len(text) else "<EOF>"
+        terminals = set(e.allowed or ())
     else:  # pragma: no cover - lark has no other kinds of UnexpectedInput for LALR
-        near, expected = "?", []
-    # ksqlDB prints both of these forms; case files match on either.
-    message = f"Syntax Error\nSyntax error at or near '{near}' at line {line}:{column}"
-    if expected:
-        shown = ", ".join(expected[:12]) + (", ..." if len(expected) > 12 else "")
-        message += f"\nexpected one of: {shown}"
+        near, offset, terminals = "?", 0, set()
+    if isinstance(e, lark.UnexpectedToken) and missing is not None:
+        message = missing_message(line, column, _antlr_name(missing), statement_at(text, offset), near)
+        return SqlSyntaxError(message, line=line, column=column)
+    expected = expecting(_antlr_name(name) for name in terminals) if terminals else None
+    message = ksql_message(line, column, expected, statement_at(text, offset), near)
     return SqlSyntaxError(message, line=line, column=column)
+
+
+def _acceptable(e: lark.UnexpectedToken) -> set[str]:
+    """What the parser can really shift here: LALR's lookahead set, less merged-state noise."""
+    parser = e.interactive_parser
+    if parser is None:
+        return set(e.expected)
+    try:
+        return set(parser.accepts()) or set(e.expected)
+    except lark.LarkError:  # pragma: no cover - accepts() replays the parser on a copy
+        return set(e.expected)
+
+
+def _missing_token(e: lark.UnexpectedToken, terminals: set[str]) -> str | None:
+    """The one token whose insertion would let the parser take ``e.token`` (ANTLR's "missing X")."""
+    parser = e.interactive_parser
+    if parser is None:
+        return None
+    fits = []
+    for name in sorted(terminals - {"$END"}):
+        attempt = parser.copy()
+        try:
+            attempt.feed_token(lark.Token(name, _SAMPLES.get(name, name)))
+            attempt.feed_token(e.token)
+        except lark.exceptions.UnexpectedInput:
+            continue
+        fits.append(name)
+    return fits[0] if len(fits) == 1 else None
+
+
+#: A value for an inserted token of a class; only the parser's shape matters here.
+_SAMPLES = {"INTEGER_VALUE": "1", "DECIMAL_VALUE": "1.0", "FLOAT_VALUE": "1E0", "STRING": "''"}
 
 
 def _end_position(text: str) -> tuple[int, int]:
@@ -149,25 +185,13 @@ def _end_position(text: str) -> tuple[int, int]:
     return len(lines), len(lines[-1]) + 1
 
 
-def _describe_terminal(name: str) -> str:
+def _antlr_name(name: str) -> str:
     if name in _PUNCTUATION:
-        return f"'{_PUNCTUATION[name]}'"
+        return antlr_name(name, _PUNCTUATION[name])
     if name == "$END":
-        return "<EOF>"
-    terminal = _parser().get_terminal(name)
-    pattern = terminal.pattern
-    if pattern.type == "str":
-        return f"'{pattern.value}'"
-    return {
-        "IDENTIFIER": "an identifier",
-        "QUOTED_IDENTIFIER": "an identifier",
-        "BACKQUOTED_IDENTIFIER": "an identifier",
-        "STRING": "a string",
-        "INTEGER_VALUE": "a number",
-        "DECIMAL_VALUE": "a number",
-        "FLOAT_VALUE": "a number",
-        "NEQ": "'<>'",
-    }.get(name, name.lower())
+        return antlr_name(name, None)
+    pattern = _parser().get_terminal(name).pattern
+    return antlr_name(name, pattern.value if pattern.type == "str" else None)
 
 
 def iter_nodes(node: object) -> Iterator[ast.Node]:

@@ -38,4 +38,4 @@ def test_a_sql_error_names_the_statement_in_the_case_file(
 
 
 def test_a_syntax_error_keeps_ksqldbs_message() -> None:
-    assert "Syntax error at or near" in _error("bad").message
+    assert "Syntax Error\nExpecting {" in _error("bad").message

@@ -214,13 +214,30 @@ def test_syntax_error_names_the_token_line_and_column() -> None:
         parse_statements("CREATE STREAM o AS SELECT\n  a b c FROM s;")
     error = info.value
     assert (error.line, error.column) == (2, 7)
-    assert "Syntax error at or near 'c' at line 2:7" in error.message
+    assert error.message.startswith("line 2:7: Syntax Error\nExpecting {',', 'FROM'}\n")
+    assert "Statement: CREATE STREAM o AS SELECT\n  a b c FROM s;" in error.message
+    assert "line 2:7: mismatched input 'c'" in error.message
+
+
+def test_syntax_error_names_ksqldbs_expected_tokens_in_antlrs_words() -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements(
+            "CREATE STREAM s (x INT) WITH (kafka_topic='a;b', format='JSON');\nCREATE STREAM t (k STRING (KEY));"
+        )
+    assert info.value.message.startswith("line 2:28: Syntax Error\nExpecting {'STRING', INTEGER_VALUE}\n")
+    assert "Statement: CREATE STREAM t (k STRING (KEY));\n" in info.value.message
+
+
+def test_a_token_the_parser_misses_is_named_as_antlr_does() -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements("CREATE TABLE t AS SELECT a, COUNT(*) FROM s GROUP BY a, (b, c);")
+    assert info.value.message.startswith("line 1:59: Syntax Error\nmissing ')' at ','\nStatement: CREATE TABLE")
 
 
 def test_syntax_error_at_end_of_input() -> None:
     with pytest.raises(SqlSyntaxError) as info:
         parse_statements("CREATE STREAM o AS SELECT a FROM")
-    assert "at or near '<EOF>'" in info.value.message
+    assert "mismatched input '<EOF>'" in info.value.message
 
 
 def test_unknown_type() -> None:

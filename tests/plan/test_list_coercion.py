@@ -1,0 +1,104 @@
+"""ksqlDB's coercion of IN lists (CoercionUtil.coerceUserList) and collection comparisons."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan import expressions as e
+from qtt.plan import steps as s
+from qtt.plan.list_coercion import can_coerce
+from qtt.plan.statements import plan_statements
+from qtt.sql import parse_statements
+
+INPUT = (
+    "CREATE STREAM INPUT (ID INT KEY, I INT, B BIGINT, D DOUBLE, X DECIMAL(4, 2), S STRING, F BOOLEAN, "
+    "A ARRAY<INT>, AB ARRAY<BIGINT>, AS_ ARRAY<STRING>) WITH (kafka_topic='i', format='JSON');"
+)
+
+
+def predicate(where: str) -> e.Expression:
+    planned = plan_statements(parse_statements(f"{INPUT}\nCREATE STREAM O AS SELECT * FROM INPUT WHERE {where};"), {})
+    (step,) = [x for x in s.walk_steps(planned.plan.queries()[-1].physical_plan) if isinstance(x, s.StreamFilterV1)]
+    return step.filter_expression
+
+
+def error(where: str) -> str:
+    with pytest.raises(StatementError) as info:
+        predicate(where)
+    return info.value.message
+
+
+@pytest.mark.parametrize(
+    ("where", "common"),
+    [
+        ("I IN (1, 2)", t.INTEGER),
+        ("I IN (1, '3000000000')", t.BIGINT),
+        ("I IN ('2147483647')", t.BIGINT),  # ksqlDB's bounds are exclusive
+        ("I IN (1, 2.5)", t.Decimal(11, 1)),
+        ("I IN (1, '4.000')", t.Decimal(13, 3)),
+        ("X IN (1, '2.5')", t.Decimal(12, 2)),
+        ("I IN (1, D)", t.DOUBLE),
+        ("D IN ('7')", t.DOUBLE),
+        ("S IN ('a', 1, true)", t.STRING),
+        ("F IN ('y', 'FAL')", t.BOOLEAN),
+        ("A IN (ARRAY[1], ARRAY['2'])", t.Array(t.INTEGER)),
+        ("A IN (AB)", t.Array(t.BIGINT)),
+        ("AB IN (ARRAY['3', NULL])", t.Array(t.BIGINT)),
+    ],
+)
+def test_the_list_coerces_to_ksqldbs_common_type(where: str, common: t.SqlType) -> None:
+    expr = predicate(where)
+    assert isinstance(expr, e.InList)
+    assert {x.result_type for x in (expr.value, *expr.items)} == {common}
+
+
+def test_string_literals_become_literals_of_the_common_type() -> None:
+    expr = predicate("F IN ('Yes', 'n')")
+    assert isinstance(expr, e.InList)
+    assert expr.items == (e.Literal(value=True, sql_type=t.BOOLEAN), e.Literal(value=False, sql_type=t.BOOLEAN))
+    expr = predicate("X IN ('2.5')")
+    assert isinstance(expr, e.InList)
+    assert expr.items == (e.Literal(value="2.50", sql_type=t.Decimal(4, 2)),)
+
+
+@pytest.mark.parametrize(
+    ("where", "message"),
+    [
+        ("I IN (1, 'one')", 'Invalid Predicate: invalid input syntax for type INTEGER: "one".'),
+        ("D IN (1.0, 'x1')", 'Invalid Predicate: invalid input syntax for type DOUBLE: "x1".'),
+        ("F IN ('maybe')", 'Invalid Predicate: invalid input syntax for type BOOLEAN: "maybe".'),
+        (
+            "B IN (1, true)",
+            "Invalid Predicate: operator does not exist: BIGINT = BOOLEAN (true)\n"
+            "Hint: You might need to add explicit type casts.",
+        ),
+        ("I IN (S)", "Invalid Predicate: operator does not exist: INTEGER = STRING (S)"),
+        ("F IN (1)", "Invalid Predicate: operator does not exist: BOOLEAN = INTEGER (1)"),
+        ("A IN (ARRAY[true])", "Invalid Predicate: operator does not exist: ARRAY<INTEGER> = ARRAY<BOOLEAN>"),
+        ("A IN (AS_)", "Invalid Predicate: operator does not exist: ARRAY<INTEGER> = ARRAY<STRING> (AS_)"),
+    ],
+)
+def test_what_does_not_coerce_is_ksqldbs_error(where: str, message: str) -> None:
+    assert message in error(where)
+
+
+def test_collections_of_widening_element_types_compare() -> None:
+    sql = f"{INPUT}\nCREATE STREAM O AS SELECT ID, A = AB AS R FROM INPUT;"
+    planned = plan_statements(parse_statements(sql), {})
+    assert str(planned.sources["O"].schema) == "`ID` INTEGER KEY, `R` BOOLEAN"
+
+
+def test_collections_of_unrelated_element_types_are_a_skip() -> None:
+    sql = f"{INPUT}\nCREATE STREAM O AS SELECT ID, A = AS_ AS R FROM INPUT;"
+    with pytest.raises(UnsupportedFeatureError, match="comparing ARRAY<INTEGER> with ARRAY<STRING>"):
+        plan_statements(parse_statements(sql), {})
+
+
+def test_can_coerce_widens_numbers_and_collections_only() -> None:
+    assert can_coerce(t.INTEGER, t.Decimal(4, 2)) == t.Decimal(12, 2)
+    assert can_coerce(t.DOUBLE, t.INTEGER) is None
+    assert can_coerce(t.INTEGER, t.STRING) is None
+    assert can_coerce(t.INTEGER, t.STRING, literal=True) == t.STRING
+    assert can_coerce(t.Map(t.STRING, t.INTEGER), t.Map(t.STRING, t.DOUBLE)) == t.Map(t.STRING, t.DOUBLE)
