@@ -6,7 +6,6 @@ Run this module as a script to print how many cases of ``cases/`` call each func
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections import Counter
@@ -17,6 +16,9 @@ import pytest
 
 from qtt.plan import aggregate_signatures, scalar_signatures
 from qtt.plan.function_reference import REFERENCE, ReferenceFunction
+from qtt.plan.table_functions import TABLE_FUNCTIONS
+from qtt.runtime import aggregators, flat_map
+from qtt.runtime.builtins import IMPLEMENTATIONS, RENAMES
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 
@@ -24,25 +26,13 @@ CASES = Path(__file__).resolve().parents[2] / "cases"
 _SYNTAX = {"CAST": r"\bCAST\s*\(", "ARRAY": r"\bARRAY\s*\[", "MAP": r"\bMAP\s*\("}
 
 
-def _table_functions() -> frozenset[str]:
-    """The table-function table's names (``qtt.plan.table_functions.TABLE_FUNCTIONS``), if any."""
-    try:
-        module = importlib.import_module("qtt.plan.table_functions")
-    except ModuleNotFoundError:
-        return frozenset()
-    return frozenset(getattr(module, "TABLE_FUNCTIONS", ()))
-
-
 def _runtime_names() -> frozenset[str]:
-    from qtt.runtime import aggregators
-    from qtt.runtime.builtins import IMPLEMENTATIONS, RENAMES
-
-    names = set(IMPLEMENTATIONS) | set(RENAMES) | set(aggregators.implemented())
-    try:
-        module = importlib.import_module("qtt.runtime.table_functions")
-    except ModuleNotFoundError:
-        return frozenset(names)
-    return frozenset(names | set(getattr(module, "IMPLEMENTATIONS", ())))
+    return (
+        frozenset(IMPLEMENTATIONS)
+        | frozenset(RENAMES)
+        | aggregators.implemented()
+        | frozenset(flat_map.IMPLEMENTATIONS)
+    )
 
 
 def _pattern(function: ReferenceFunction) -> re.Pattern[str]:
@@ -70,7 +60,7 @@ def _has_signature(function: ReferenceFunction) -> bool:
         spec = aggregate_signatures._SPECS.get(function.name)
         return spec is not None and spec.unsupported is None
     if function.kind == "table":
-        return function.name in _table_functions()
+        return function.name in TABLE_FUNCTIONS
     return True  # syntax: its own expression node
 
 
