@@ -20,6 +20,7 @@ from qtt.plan import expressions as e
 from qtt.plan import steps as s
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.coercion import is_null_literal
+from qtt.plan.function_names import shown_name
 from qtt.plan.signature_matching import NULL_TYPE_MESSAGE
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -132,9 +133,8 @@ def resolve_call(node: ast.FunctionCall, analyzer: Analyzer) -> e.Call:
     if len(args) != 1 or not isinstance(args[0].result_type, t.Array):
         shown = ", ".join(str(a.result_type) for a in args)
         options = "\n".join(function.alternatives)
-        msg = (
-            f"Function '{node.name.lower()}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
-        )
+        label = shown_name(node.name)
+        msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg, line=_line(node), column=_col(node))
     array = args[0].result_type
     assert isinstance(array, t.Array)

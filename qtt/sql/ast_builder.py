@@ -6,6 +6,7 @@ The parse entry points (:mod:`qtt.sql.parser`) run lark and hand its tree to
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -36,6 +37,10 @@ def _identifier(token: Token) -> str:
     if token.type == "BACKQUOTED_IDENTIFIER":
         return text[1:-1].replace("``", "`")
     return text.upper()
+
+
+# The text of an identifier at the start of a function call, quoted or not.
+_NAME_TEXT = re.compile(r'`(?:[^`]|``)*`|"(?:[^"]|"")*"|[^\s(]+')
 
 
 def _string(token: Token) -> str:
@@ -425,11 +430,18 @@ class AstBuilder(Transformer_NonRecursive):
         return (name, value)
 
     def function_star(self, meta: Any, name: str, star: Token) -> ast.FunctionCall:
-        return ast.FunctionCall(name=name.upper(), star=True, pos=_pos(meta))
+        return ast.FunctionCall(name=name.upper(), star=True, spelling=self._written(meta, name), pos=_pos(meta))
 
     def function_call(self, meta: Any, name: str, *args: Any) -> ast.FunctionCall:
         values = tuple(_function_argument(a) for a in args if a is not None)
-        return ast.FunctionCall(name=name.upper(), args=values, pos=_pos(meta))
+        return ast.FunctionCall(name=name.upper(), args=values, spelling=self._written(meta, name), pos=_pos(meta))
+
+    def _written(self, meta: Any, name: str) -> str:
+        """A function's name exactly as the statement spells it, quotes included."""
+        if getattr(meta, "empty", True):
+            return ""
+        match = _NAME_TEXT.match(self._text, meta.start_pos)
+        return match.group(0) if match else ""
 
     def lambda_(self, meta: Any, *parts: Any) -> ast.Lambda:
         params = tuple(p for p in parts[:-1] if isinstance(p, str) and not isinstance(p, Token))
