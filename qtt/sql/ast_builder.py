@@ -16,6 +16,7 @@ from lark.visitors import Transformer_NonRecursive
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
+from qtt.sql.formatter import format_expr
 
 _TIME_UNITS_MS = {
     "MILLISECOND": 1,
@@ -446,6 +447,15 @@ class AstBuilder(Transformer_NonRecursive):
     def lambda_(self, meta: Any, *parts: Any) -> ast.Lambda:
         params = tuple(p for p in parts[:-1] if isinstance(p, str) and not isinstance(p, Token))
         return ast.Lambda(params=params, body=parts[-1], pos=_pos(meta))
+
+    def lambda_parenthesised(self, meta: Any, param: ast.Expr, body: ast.Expr) -> ast.Lambda:
+        # ``(x) => body``: the grammar reads ``(x)`` as an expression, to tell it from ``(x) + 1``.
+        if not isinstance(param, ast.ColumnRef) or param.source is not None:
+            pos = param.pos or _pos(meta)
+            line, column = (pos.line, pos.column) if pos else (0, 0)
+            msg = f"line {line}:{column}: Syntax Error\nA lambda parameter must be a name, not {format_expr(param)}"
+            raise SqlSyntaxError(msg, line=line, column=column)
+        return ast.Lambda(params=(param.name,), body=body, pos=_pos(meta))
 
     def subscript(self, meta: Any, base, index):
         return ast.Subscript(base=base, index=index, pos=_pos(meta))
