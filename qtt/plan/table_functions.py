@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from qtt import sqltypes as t
-from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
+from qtt.errors import SqlError, StatementError
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
@@ -186,7 +186,6 @@ def check_table_functions_allowed(query: ast.Query, table: bool) -> None:
 
     Raises:
         SqlError: over a table, or with GROUP BY, in ksqlDB's words.
-        UnsupportedFeatureError: with PARTITION BY, which qtt does not plan yet.
     """
     if query.group_by is not None:
         msg = "Table functions cannot be used with aggregations."
@@ -194,5 +193,3 @@ def check_table_functions_allowed(query: ast.Query, table: bool) -> None:
     if table:
         msg = "Table source is not supported with table functions"
         raise SqlError(msg)
-    if query.partition_by is not None:
-        raise UnsupportedFeatureError("table functions with PARTITION BY")
