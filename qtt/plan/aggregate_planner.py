@@ -83,6 +83,7 @@ class AggregationPlanner:
             literals,
             config=self.context.config,
             arg_sql=[format_expr(a) for a in arg_nodes],
+            written=node.written,
         )
         n = len(resolved.arg_types)
         call = s.AggregateCall(

@@ -22,6 +22,7 @@ from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan.function_names import shown_name
 from qtt.plan.signature_matching import NULL_TYPE_MESSAGE, NullType, widening_cost, widens_to
 
 
@@ -312,6 +313,7 @@ def resolve_aggregate(
     *,
     config: Mapping[str, Any] | None = None,
     arg_sql: Sequence[str] | None = None,
+    written: str | None = None,
 ) -> Aggregate:
     """Resolve an aggregate call.
 
@@ -322,6 +324,7 @@ def resolve_aggregate(
         config: the statement's properties; COLLECT_LIST and COLLECT_SET read their limits,
             which end up in :attr:`Aggregate.params`.
         arg_sql: each argument as SQL text, for ksqlDB's message about non-literal parameters.
+        written: the name as the statement spelled it, for ksqlDB's message about arguments.
 
     Raises:
         StatementError: for arguments no overload takes, or an init parameter that is not a
@@ -346,8 +349,9 @@ def resolve_aggregate(
     matches = [(m, o) for o in spec.overloads if (m := _match(o, arg_types)) is not None]
     if not matches:
         shown = ", ".join(str(a) for a in arg_types)
-        options = "\n".join(f"  {o.describe(upper)}" for o in spec.overloads)
-        msg = f"Function '{upper}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
+        label = shown_name(upper, written)
+        options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
+        msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg)
     (_, columns), overload = min(matches, key=lambda m: m[0][0])
     first_init = len(overload.columns)

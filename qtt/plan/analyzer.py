@@ -471,7 +471,7 @@ class Analyzer:
                 raise error.at(line=_line(node), column=_col(node)) from None
         args = [self.visit(a) for a in node.args]
         try:
-            resolved = fns.resolve(node.name, [a.result_type for a in args])
+            resolved = fns.resolve(node.name, [a.result_type for a in args], node.written, node.identifier)
         except SqlError as error:
             raise error.at(line=_line(node), column=_col(node)) from None
         self._check_constant_args(node, resolved.function, args)

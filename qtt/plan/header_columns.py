@@ -7,11 +7,10 @@ that key, BYTES). They are read-only: nothing writes them into a record.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from qtt import sqltypes as t
-from qtt.errors import SqlError, UnsupportedFeatureError
-from qtt.plan.metastore import DataSource
+from qtt.errors import SqlError
 from qtt.plan.schema import HEADER, HEADERS, Column
 from qtt.sql import ast
 
@@ -36,17 +35,3 @@ def check_header_column(element: ast.TableElement, earlier: Sequence[Column]) ->
         raise SqlError("Schema already contains a HEADERS column.")
     if element.constraint == HEADER and any(c.header_key == element.header_key for c in earlier):
         raise SqlError(f"Schema already contains a HEADER('{element.header_key}') column.")
-
-
-def check_star_over_headers(query: ast.Query, sources: Mapping[str, DataSource]) -> None:
-    """Skip ``SELECT *`` over a source with header columns until the planner expands them.
-
-    Raises:
-        UnsupportedFeatureError: the query selects ``*`` from a source with header columns.
-    """
-    if not any(isinstance(item, ast.AllColumns) for item in query.select):
-        return
-    relation = query.from_
-    source = sources.get(relation.name) if isinstance(relation, ast.Table) else None
-    if source is not None and source.schema.headers:
-        raise UnsupportedFeatureError("SELECT * over a source with header columns (HEADERS / HEADER)")

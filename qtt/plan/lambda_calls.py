@@ -14,6 +14,7 @@ from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.plan import expressions as e
 from qtt.plan.coercion import coerce_null, implicit_cast, is_null_literal
+from qtt.plan.function_names import shown_name
 from qtt.plan.invocation_signatures import LAMBDA_SIGNATURES, LambdaParam
 from qtt.plan.signature_matching import (
     NULL_TYPE_MESSAGE,
@@ -43,10 +44,10 @@ def _shown(arg: ast.Expr | e.Expression, lambda_arity: int | None = None) -> str
     return str(arg.result_type)
 
 
-def _no_match(name: str, shown: Sequence[str]) -> StatementError:
+def _no_match(name: str, shown: Sequence[str], label: str) -> StatementError:
     overloads = LAMBDA_SIGNATURES.get(name, ())
-    options = "\n".join(f"  {name}({', '.join(_pattern(p) for p in params)})" for _, params, _ in overloads)
-    msg = f"Function '{name}' does not accept parameters ({', '.join(shown)})."
+    options = "\n".join(f"  {label}({', '.join(_pattern(p) for p in params)})" for _, params, _ in overloads)
+    msg = f"Function '{label}' does not accept parameters ({', '.join(shown)})."
     if options:
         msg += f"\nValid alternatives are:\n{options}"
     return StatementError(msg)
@@ -74,13 +75,14 @@ def resolve_lambda_call(
             not a collection, a lambda of the wrong arity, a body of the wrong type).
     """
     name = node.name
+    label = shown_name(name, node.written)
     values: list[e.Expression | None] = [None if isinstance(a, ast.Lambda) else visit(a) for a in node.args]
     shown = [
         _shown(a, len(a.params)) if isinstance(a, ast.Lambda) else _shown(v)  # type: ignore[arg-type]
         for a, v in zip(node.args, values, strict=True)
     ]
     if not is_lambda_function(name):
-        raise _no_match(name, shown)
+        raise _no_match(name, shown, label)
     collection = values[0] if values else None
     if collection is not None and is_null_literal(collection):
         raise StatementError(NULL_TYPE_MESSAGE)
@@ -100,7 +102,7 @@ def resolve_lambda_call(
         None,
     )
     if overload is None:
-        raise _no_match(name, shown)
+        raise _no_match(name, shown, label)
     params, result = overload
     assert collection is not None
     bindings = _bind(collection.result_type)
@@ -118,7 +120,7 @@ def resolve_lambda_call(
         param_types = [substitute(p, bindings, []) for p in pattern.params]
         assert all(p is not None for p in param_types)
         body = type_lambda(raw, param_types)  # type: ignore[arg-type]
-        body = _fit_result(name, shown, pattern.result, body, bindings)
+        body = _fit_result(label, shown, pattern.result, body, bindings)
         args.append(e.Lambda(params=raw.params, body=body, sql_type=body.result_type))
     return_type = substitute(result, bindings, [])
     assert return_type is not None

@@ -95,8 +95,8 @@ class SelectItem:
 class _Parent:
     """What the projection reads: ksqlDB's processing schema of the node below it.
 
-    ``value`` lists the processing value columns in order: the value columns, the pseudo
-    columns, then copies of the key columns (and, after PARTITION BY, the new key columns
+    ``value`` lists the processing value columns in order: the value columns, the header
+    columns, the pseudo columns, then copies of the key columns (and, after PARTITION BY, the new key columns
     computed from expressions). ``select *`` expands over it the way ksqlDB does.
     """
 
@@ -163,7 +163,9 @@ class QueryPlanner:
     def _source_parent(self) -> _Parent:
         schema = self.source.schema
         pseudo = [Column(name, type_, VALUE) for name, type_ in PSEUDO_COLUMNS.items()]
-        value = list(schema.value) + pseudo + [Column(c.name, c.type, VALUE) for c in schema.key]
+        # LogicalSchema.withPseudoAndKeyColsInValue: values, header columns, pseudo columns, keys.
+        headers = [Column(c.name, c.type, VALUE) for c in schema.headers]
+        value = list(schema.value) + headers + pseudo + [Column(c.name, c.type, VALUE) for c in schema.key]
         return _Parent(key=schema.key, value=tuple(value))
 
     def plan(self, query: ast.Query) -> PlannedQuery:

@@ -61,8 +61,12 @@ __all__ = [
 ]
 
 
-def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
+def resolve(
+    name: str, arg_types: Sequence[t.SqlType], written: str | None = None, identifier: str | None = None
+) -> Resolved:
     """Pick the signature of the function ``name`` that fits ``arg_types``.
+
+    ``written`` (the name as spelled) and ``identifier`` (ksqlDB's parsed name) are for messages.
 
     Raises:
         StatementError: for an unknown function or arguments that fit no signature.
@@ -71,9 +75,9 @@ def resolve(name: str, arg_types: Sequence[t.SqlType]) -> Resolved:
     function = FUNCTIONS.get(name)
     if function is None:
         check_not_test_function(name)
-        msg = f"Can't find any functions with the name '{name}'."
+        msg = f"Can't find any functions with the name '{identifier or name}'."
         raise StatementError(msg, hint=did_you_mean(name, FUNCTIONS).strip() or None)
-    return match_signature(function, arg_types)
+    return match_signature(function, arg_types, written)
 
 
 # ---------------------------------------------------------------------------- the original table

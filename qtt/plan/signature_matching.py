@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan.function_names import shown_name
 
 
 class NullType(t.SqlType):
@@ -249,10 +250,11 @@ NULL_TYPE_MESSAGE = (
 )
 
 
-def match_signature(function: Function, arg_types: Sequence[t.SqlType]) -> Resolved:
+def match_signature(function: Function, arg_types: Sequence[t.SqlType], written: str | None = None) -> Resolved:
     """Pick the signature of ``function`` that fits ``arg_types``.
 
     Exact matches win; otherwise the signature that needs the least numeric widening.
+    ``written`` is the name as the statement spelled it, for the message.
 
     Raises:
         StatementError: for arguments that fit no signature.
@@ -285,6 +287,7 @@ def match_signature(function: Function, arg_types: Sequence[t.SqlType]) -> Resol
             check(effective)
         return Resolved(function, signature, tuple(concrete), returns)
     shown = ", ".join(str(a) for a in arg_types)
+    name = shown_name(name, written)
     options = "\n".join(f"  {name}{s.describe()}" for s in function.signatures)
     msg = f"Function '{name}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
     raise StatementError(msg)

@@ -17,7 +17,7 @@ from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureErr
 from qtt.plan import messages
 from qtt.plan import steps as s
 from qtt.plan.depth import deep_call
-from qtt.plan.header_columns import check_header_column, check_star_over_headers
+from qtt.plan.header_columns import check_header_column
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.query_planner import check_no_map_keys, plan_query
 from qtt.plan.schema import HEADER, HEADERS, RESERVED_NAMES, Column, LogicalSchema
@@ -241,7 +241,6 @@ class Planner:
             )
             raise StatementError(msg)
         properties = check_properties(statement.properties)
-        check_star_over_headers(statement.query, self.sources)
         planned = plan_query(
             statement.query, self.sources, self.config, sink_name=statement.name, sink_kind=statement.kind
         )
@@ -311,7 +310,6 @@ class Planner:
             raise SqlError(msg)
         if target.schema.headers:
             raise SqlError(f"Cannot insert into {target.name} because it has header columns")
-        check_star_over_headers(statement.query, self.sources)
         if statement.properties:
             check_properties(statement.properties)
         planned = plan_query(statement.query, self.sources, self.config, sink_name=target.name)

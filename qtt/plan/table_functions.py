@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from qtt import sqltypes as t
-from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
+from qtt.errors import SqlError, StatementError
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.coercion import is_null_literal
+from qtt.plan.function_names import shown_name
 from qtt.plan.signature_matching import NULL_TYPE_MESSAGE
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -132,9 +133,8 @@ def resolve_call(node: ast.FunctionCall, analyzer: Analyzer) -> e.Call:
     if len(args) != 1 or not isinstance(args[0].result_type, t.Array):
         shown = ", ".join(str(a.result_type) for a in args)
         options = "\n".join(function.alternatives)
-        msg = (
-            f"Function '{node.name.lower()}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
-        )
+        label = shown_name(node.name)
+        msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg, line=_line(node), column=_col(node))
     array = args[0].result_type
     assert isinstance(array, t.Array)
@@ -186,7 +186,6 @@ def check_table_functions_allowed(query: ast.Query, table: bool) -> None:
 
     Raises:
         SqlError: over a table, or with GROUP BY, in ksqlDB's words.
-        UnsupportedFeatureError: with PARTITION BY, which qtt does not plan yet.
     """
     if query.group_by is not None:
         msg = "Table functions cannot be used with aggregations."
@@ -194,5 +193,3 @@ def check_table_functions_allowed(query: ast.Query, table: bool) -> None:
     if table:
         msg = "Table source is not supported with table functions"
         raise SqlError(msg)
-    if query.partition_by is not None:
-        raise UnsupportedFeatureError("table functions with PARTITION BY")

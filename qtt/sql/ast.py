@@ -252,11 +252,30 @@ class IntervalUnit(Expr):
 
 @dataclass(frozen=True, kw_only=True)
 class FunctionCall(Expr):
-    """``name(args)``; ``star`` is set for ``name(*)``."""
+    """``name(args)``; ``star`` is set for ``name(*)``.
+
+    ``name`` is upper case, for resolution; ``spelling`` is the name's source text, quotes
+    included, for messages only (it never takes part in equality).
+    """
 
     name: str
     args: tuple[Expr, ...] = ()
     star: bool = False
+    spelling: str = field(default="", compare=False, repr=False)
+
+    @property
+    def written(self) -> str:
+        """The name as the statement wrote it, without quotes (``name`` for a made-up call)."""
+        text = self.spelling
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in '`"':
+            return text[1:-1].replace(text[0] * 2, text[0])
+        return text or self.name
+
+    @property
+    def identifier(self) -> str:
+        """ksqlDB's text of the name: upper case unless quoted."""
+        quoted = self.spelling[:1] in ("`", '"')
+        return self.written if quoted else self.name
 
 
 # ---------------------------------------------------------------------------- queries

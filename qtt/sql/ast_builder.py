@@ -6,6 +6,7 @@ The parse entry points (:mod:`qtt.sql.parser`) run lark and hand its tree to
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -15,6 +16,7 @@ from lark.visitors import Transformer_NonRecursive
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
+from qtt.sql.formatter import format_expr
 
 _TIME_UNITS_MS = {
     "MILLISECOND": 1,
@@ -36,6 +38,10 @@ def _identifier(token: Token) -> str:
     if token.type == "BACKQUOTED_IDENTIFIER":
         return text[1:-1].replace("``", "`")
     return text.upper()
+
+
+# The text of an identifier at the start of a function call, quoted or not.
+_NAME_TEXT = re.compile(r'`(?:[^`]|``)*`|"(?:[^"]|"")*"|[^\s(]+')
 
 
 def _string(token: Token) -> str:
@@ -425,15 +431,31 @@ class AstBuilder(Transformer_NonRecursive):
         return (name, value)
 
     def function_star(self, meta: Any, name: str, star: Token) -> ast.FunctionCall:
-        return ast.FunctionCall(name=name.upper(), star=True, pos=_pos(meta))
+        return ast.FunctionCall(name=name.upper(), star=True, spelling=self._written(meta, name), pos=_pos(meta))
 
     def function_call(self, meta: Any, name: str, *args: Any) -> ast.FunctionCall:
         values = tuple(_function_argument(a) for a in args if a is not None)
-        return ast.FunctionCall(name=name.upper(), args=values, pos=_pos(meta))
+        return ast.FunctionCall(name=name.upper(), args=values, spelling=self._written(meta, name), pos=_pos(meta))
+
+    def _written(self, meta: Any, name: str) -> str:
+        """A function's name exactly as the statement spells it, quotes included."""
+        if getattr(meta, "empty", True):
+            return ""
+        match = _NAME_TEXT.match(self._text, meta.start_pos)
+        return match.group(0) if match else ""
 
     def lambda_(self, meta: Any, *parts: Any) -> ast.Lambda:
         params = tuple(p for p in parts[:-1] if isinstance(p, str) and not isinstance(p, Token))
         return ast.Lambda(params=params, body=parts[-1], pos=_pos(meta))
+
+    def lambda_parenthesised(self, meta: Any, param: ast.Expr, body: ast.Expr) -> ast.Lambda:
+        # ``(x) => body``: the grammar reads ``(x)`` as an expression, to tell it from ``(x) + 1``.
+        if not isinstance(param, ast.ColumnRef) or param.source is not None:
+            pos = param.pos or _pos(meta)
+            line, column = (pos.line, pos.column) if pos else (0, 0)
+            msg = f"line {line}:{column}: Syntax Error\nA lambda parameter must be a name, not {format_expr(param)}"
+            raise SqlSyntaxError(msg, line=line, column=column)
+        return ast.Lambda(params=(param.name,), body=body, pos=_pos(meta))
 
     def subscript(self, meta: Any, base, index):
         return ast.Subscript(base=base, index=index, pos=_pos(meta))

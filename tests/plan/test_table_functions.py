@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
+from qtt.errors import SqlError, StatementError
 from qtt.plan import expressions as e
 from qtt.plan import steps as s
 from tests.plan.test_statements import fails, plan, schema_of, steps_of
@@ -70,11 +70,6 @@ def test_select_star_does_not_show_the_synthetic_columns() -> None:
             "CREATE STREAM OUTPUT AS SELECT K, CUBE_EXPLODE(A, B) FROM IN1;",
             "cube_explode(ARRAY<T> columns)",
         ),
-        (
-            UnsupportedFeatureError,
-            "CREATE STREAM OUTPUT AS SELECT K, EXPLODE(A) FROM IN1 PARTITION BY N;",
-            "table functions with PARTITION BY",
-        ),
     ],
 )
 def test_table_function_errors(error: type[Exception], statement: str, message: str) -> None:
@@ -86,3 +81,11 @@ def test_table_functions_do_not_read_tables() -> None:
     assert "Table source is not supported with table functions" in fails(
         SqlError, table, "CREATE TABLE OUTPUT AS SELECT K, EXPLODE(A) FROM T1;"
     )
+
+
+def test_partition_by_comes_before_the_flat_map() -> None:
+    # ksqlDB's LogicalPlanner: source, WHERE, PARTITION BY, then the flat map, then the projection.
+    planned = plan(SOURCE, "CREATE STREAM OUTPUT AS SELECT N, K, EXPLODE(A) AS E FROM IN1 PARTITION BY N;")
+    contexts = [getattr(step, "context", None) for step in steps_of(planned)]
+    assert [c for c in contexts if c in ("PartitionBy", "FlatMap", "Project")] == ["PartitionBy", "FlatMap", "Project"]
+    assert schema_of(planned) == "`N` INTEGER KEY, `K` STRING, `E` INTEGER"

@@ -155,6 +155,38 @@ def test_constructors_subscripts_and_calls() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "params"),
+    [
+        ("transform(a, x => x + 1)", ("X",)),
+        ("transform(a, (x) => x + 1)", ("X",)),
+        ("transform(a, ( `x` ) => x + 1)", ("x",)),
+        ("reduce(a, 0, (s, x) => s + x)", ("S", "X")),
+    ],
+)
+def test_a_lambda_takes_its_parameters_bare_or_in_parentheses(text: str, params: tuple[str, ...]) -> None:
+    lam = parse_expression(text).args[-1]  # type: ignore[attr-defined]
+    assert isinstance(lam, ast.Lambda) and lam.params == params
+
+
+def test_a_parenthesised_argument_is_still_an_expression() -> None:
+    call = parse_expression("transform(a, (x) + 1, (y))")
+    assert call == ast.FunctionCall(
+        name="TRANSFORM",
+        args=(
+            ast.ColumnRef(name="A"),
+            ast.Arithmetic(op="+", left=ast.ColumnRef(name="X"), right=ast.IntegerLiteral(value=1)),
+            ast.ColumnRef(name="Y"),
+        ),
+    )
+
+
+@pytest.mark.parametrize("param", ["x + 1", "t.x", "1"])
+def test_a_parenthesised_lambda_parameter_must_be_a_name(param: str) -> None:
+    with pytest.raises(SqlSyntaxError, match="A lambda parameter must be a name"):
+        parse_expression(f"transform(a, ({param}) => 1)")
+
+
 def test_case_and_cast() -> None:
     expr = parse_expression("CASE a WHEN 1 THEN 'x' ELSE 'y' END")
     assert isinstance(expr, ast.SimpleCase)
