@@ -17,7 +17,7 @@ HISTORICAL = Path(__file__).parents[2] / "historical_plans"
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     """A copy of one recorded folder (recorded folders are never changed)."""
-    recorded = sorted(HISTORICAL.glob("*/*"))[0]
+    recorded = sorted(p for p in HISTORICAL.glob("*/*") if p.is_dir() and not p.parent.name.startswith("."))[0]
     copy = tmp_path / recorded.parent.name / recorded.name
     shutil.copytree(recorded, copy)
     return copy
