@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import PlanFileError
-from qtt.harness.historical_replay import load, replay_folders
+from qtt.harness.historical_replay import compare_internal_topics, load, replay_folders
+from qtt.harness.spec import SpecInternalRecord, SpecInternalTopic
 from qtt.harness.status import Status
 
 HISTORICAL = Path(__file__).parents[2] / "historical_plans"
@@ -46,3 +47,17 @@ def test_a_folder_that_does_not_load_is_an_error_of_its_own(folder: Path) -> Non
     [result] = replay_folders([folder], no_spark)
     assert result.status == Status.ERROR
     assert str(folder / "topology") in result.reason
+
+
+def _topic(value: dict[str, object]) -> SpecInternalTopic:
+    record = SpecInternalRecord(key={"ID": 1}, value=value, change="update", batch=0)
+    return SpecInternalTopic(name="Q-GroupBy-changelog", key_schema="K", value_schema="V", records=(record,))
+
+
+def test_a_recorded_state_record_compares_whatever_its_field_order() -> None:
+    # spec.json writes mappings with sorted keys; today's state struct keeps its own order.
+    recorded = _topic({"KSQL_INTERNAL_COL_0": 1.5, "SHELF": "top"})
+    assert compare_internal_topics([recorded], [_topic({"SHELF": "top", "KSQL_INTERNAL_COL_0": 1.5})]) == []
+    changed = compare_internal_topics([recorded], [_topic({"SHELF": "low", "KSQL_INTERNAL_COL_0": 1.5})])
+    assert len(changed) == 1
+    assert "record 0 differs" in changed[0]
