@@ -57,6 +57,8 @@ _NOISE = [
     (re.compile(r"pythonUDF\d+"), "pythonUDF"),
     # PySpark names lambda variables from a process-wide counter (x_11, y_12 ...)
     (re.compile(r"\b(lambda [A-Za-z]+)_\d+\b"), r"\1"),
+    # Non-deterministic expressions print the random seed Spark drew for this build.
+    (re.compile(r"\b(rand|randn|uuid|shuffle)\((?:Some\(-?\d+\)|-?\d+)\)"), r"\1(<seed>)"),
     (re.compile(r"\s+$"), ""),
 ]
 
