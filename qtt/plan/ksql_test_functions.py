@@ -3,8 +3,9 @@
 ksqlDB's QTT files call UDFs, UDAFs and UDTFs that its test classpath adds
 (``ksqldb-engine/src/test/java/io/confluent/ksql/function/{udf,udaf}``). A case that calls
 one tests ksqlDB's function framework, not the dialect, so qtt skips it and says why instead
-of failing it as an unknown function. ``WHENCONDITION`` and ``WHENRESULT`` are test UDFs too,
-but qtt runs them (they prove CASE evaluates lazily), so they are in the signature table.
+of failing it as an unknown function. ``WHENCONDITION``, ``WHENRESULT`` and ``BAD_UDF`` are test
+UDFs too, but qtt runs them (they prove CASE evaluates lazily, and that an expression that throws
+is null), so they are in the signature table.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from qtt.errors import UnsupportedFeatureError
 
 #: Upper-case name -> the kind of function ksqlDB's test suite registers under it.
 KSQL_TEST_FUNCTIONS: dict[str, str] = {
-    "BAD_UDF": "UDF",
     "BAD_TEST_UDF": "UDF",
     "TEST_UDF": "UDF",
     "TEST_UDTF": "UDTF",

@@ -20,13 +20,11 @@ from qtt.plan.aliases import ColumnAliasGenerator
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.coercion import is_null_literal, reject_untyped_null
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
+from qtt.plan.new_planner import CONFIG_NEW_QUERY_PLANNER, plan_projection, reject_unsupported_clauses
 from qtt.plan.schema import KEY, PSEUDO_COLUMNS, RESERVED_NAMES, VALUE, Column, LogicalSchema
 from qtt.plan.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
-
-#: ksqlDB's experimental planner, which plans some queries differently.
-CONFIG_NEW_QUERY_PLANNER = "ksql.new.query.planner.enabled"
 
 
 def plan_query(
@@ -44,8 +42,8 @@ def plan_query(
         UnsupportedFeatureError: the query needs a feature qtt does not support yet.
     """
     new_planner = str(config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
-    if new_planner and query.partition_by is not None:
-        raise UnsupportedFeatureError(f"PARTITION BY with the new query planner ({CONFIG_NEW_QUERY_PLANNER})")
+    if new_planner:
+        reject_unsupported_clauses(query)
     if isinstance(query.from_, ast.Join):
         raise UnsupportedFeatureError("joins")
     if query.window is not None:
@@ -59,6 +57,9 @@ def plan_query(
     if source is None:
         msg = f"{relation.name} does not exist."
         raise SqlError(msg, hint=unknown_source_hint(relation.name, sources))
+    for column in source.schema.columns:
+        if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
+            raise UnsupportedFeatureError(f"reading a source with a column named like a pseudo column ({column.name})")
     if source.kind == TABLE and query.partition_by is not None:
         raise UnsupportedFeatureError("PARTITION BY on a table")
     if query.limit is not None:
@@ -180,6 +181,9 @@ class QueryPlanner:
             formats=source.formats,
             timestamp_column=source.timestamp_column,
         )
+        if self.new_planner:
+            step, schema = plan_projection(step, source, self.qualifiers, self._alias_select_items(query.select))
+            return PlannedQuery(step=step, schema=schema, source=source)
         scope = self.context.scope
         with_table_functions = any(contains_table_function(item) for item in query.select)
         if with_table_functions:
@@ -304,23 +308,13 @@ class QueryPlanner:
         if not values:
             msg = "The projection contains no value columns."
             raise StatementError(msg)
-        if self.new_planner:
-            selected = [k.name for k in parent.key if k.name in aliases]
-            in_projection = [
-                i.expression.name
-                for i in select
-                if isinstance(i.expression, e.ColumnRef) and i.expression.name in aliases
-            ]
-            if len(selected) != len(parent.key) or selected != in_projection:
-                # ksqlDB's experimental planner keeps the projection's key order and lets keys
-                # go; qtt plans only what both planners plan alike.
-                msg = f"a projection that drops or reorders key columns with {CONFIG_NEW_QUERY_PLANNER}=true"
-                raise UnsupportedFeatureError(msg)
         self._validate_key_present(parent, items, select, partition, by_null, scope)
 
         key_columns = [Column(aliases[k.name][0], k.type, KEY) for k in parent.key if k.name in aliases]
         value_columns = [Column(v.alias, v.expression.result_type, VALUE) for v in values]
-        for column in key_columns + value_columns:
+        # a key column named ROWTIME ... comes from PARTITION BY ROWTIME (PartitionByParamsFactory
+        # names the key after the column it reads, pseudo columns included)
+        for column in value_columns:
             if column.name in PSEUDO_COLUMNS:
                 raise UnsupportedFeatureError(f"output columns named like pseudo columns ({column.name})")
         out_schema = LogicalSchema(tuple(key_columns + value_columns))
@@ -413,9 +407,6 @@ class QueryPlanner:
             if not isinstance(c.expression, e.ColumnRef)
         ]
         new_parent = _Parent(key=tuple(keys), value=parent.value + tuple(appended))
-        for column in keys:
-            if column.name in PSEUDO_COLUMNS:
-                raise UnsupportedFeatureError(f"PARTITION BY a pseudo column ({column.name})")
         check_no_map_keys(keys)
         step = s.StreamSelectKeyV1(
             context="PartitionBy",

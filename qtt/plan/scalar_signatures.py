@@ -243,6 +243,15 @@ _FUNCTION_LIST: list[Function] = [
         sig([INT, BOOLEAN], INT),
         description="ksqlDB's QTT test UDF: as WHENCONDITION, for a CASE result.",
     ),
+    fn(
+        "BAD_UDF",
+        sig([INT], STRING),
+        sig([BOOLEAN], INT),
+        # the overload over STRING counts its calls; how often Spark calls it is not ksqlDB's
+        sig([STRING], STRING, unsupported="ksqlDB's test-only UDF that returns null on every other call"),
+        description="ksqlDB's QTT test UDF: throws over an INT; over a BOOLEAN, throws if it is true, "
+        "else 0 (proves a throwing PARTITION BY or GROUP BY expression is null).",
+    ),
 ]
 
 FUNCTIONS: dict[str, Function] = {}

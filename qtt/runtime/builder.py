@@ -42,8 +42,11 @@ from qtt.runtime.names import (
     TOMBSTONE,
     argument_column,
     col,
+    data_col,
     group_column,
+    is_stored,
     previous_name,
+    stored,
 )
 from qtt.runtime.spark_types import from_spark, to_spark
 
@@ -158,8 +161,8 @@ class PlanBuilder:
     def schema_of(df: DataFrame, key_names: list[str], value_names: list[str]) -> LogicalSchema:
         """The logical schema, with types read back from the Spark DataFrame itself."""
         types = {f.name: from_spark(f.dataType) for f in df.schema.fields}
-        columns = [SchemaColumn(n, types[n], KEY) for n in key_names]
-        columns += [SchemaColumn(n, types[n], VALUE) for n in value_names]
+        columns = [SchemaColumn(n, types.get(stored(n)) or types[n], KEY) for n in key_names]
+        columns += [SchemaColumn(n, types.get(stored(n)) or types[n], VALUE) for n in value_names]
         return LogicalSchema(tuple(columns))
 
     @staticmethod
@@ -242,7 +245,15 @@ class PlanBuilder:
 
     def _select(self, step: s.SelectStep, source: Built) -> Built:
         compile_ = Compiler()
-        columns = {sel.alias: compile_(sel.expression).alias(sel.alias) for sel in step.select_expressions}
+        source_keys = {c.name for c in source.schema.key}
+        columns = {}
+        for sel in step.select_expressions:
+            expr = sel.expression
+            if isinstance(expr, ColumnRef) and expr.name in source_keys and is_stored(source.df, expr.name):
+                # a key column named like a pseudo column passes through as the key (see names.stored)
+                columns[sel.alias] = col(stored(expr.name)).alias(stored(sel.alias))
+            else:
+                columns[sel.alias] = compile_(expr).alias(sel.alias)
         keys = list(step.key_column_names)
         values = [sel.alias for sel in step.select_expressions if sel.alias not in keys]
         selected = [columns[k] for k in keys] + [columns[v] for v in values]
@@ -261,7 +272,7 @@ class PlanBuilder:
             # otherwise on the value, which a tombstone does not have: its new key is null.
             if not column_names(sel.expression) <= old_keys:
                 column = F.when(col(TOMBSTONE), F.lit(None)).otherwise(column)
-            key_cols.append(column.alias(sel.alias))
+            key_cols.append(column.alias(stored(sel.alias)))
         value_names = [c.name for c in source.schema.value] + [c.name for c in source.schema.key]
         values = [n for i, n in enumerate(value_names) if n not in keys and n not in value_names[:i]]
         system = [col(n) for n in SYSTEM_COLUMNS if n != NULL_KEY]
@@ -289,7 +300,7 @@ class PlanBuilder:
         zipped = F.transform(
             positions, lambda i: F.struct(*[F.get(x, i).alias(n) for x, n in zip(lists, names, strict=True)])
         )
-        carried = [col(c.name) for c in source.schema.columns if c.name not in names]
+        carried = [data_col(source.df, c.name, named=False) for c in source.schema.columns if c.name not in names]
         df = source.df.select(*carried, *self.system_columns(source.df), F.inline(zipped))
         keys = [c.name for c in source.schema.key]
         values = [c.name for c in source.schema.value if c.name not in names] + names
@@ -308,8 +319,8 @@ class PlanBuilder:
         """Encode key and value; ``route`` maps the encoded key and input partition to the output one."""
         schema = source.schema
         formats = step.formats
-        key_struct = F.struct(*[col(c.name) for c in schema.key]) if schema.key else F.lit(None)
-        value_struct = F.struct(*[col(c.name) for c in schema.value])
+        key_struct = F.struct(*[data_col(source.df, c.name) for c in schema.key]) if schema.key else F.lit(None)
+        value_struct = F.struct(*[data_col(source.df, c.name) for c in schema.value])
         key_bytes = (
             F.when(col(NULL_KEY), F.lit(None).cast("binary")).otherwise(
                 serde_udfs.encode(formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct)
@@ -328,7 +339,7 @@ class PlanBuilder:
             column = schema.find(step.timestamp_column.column)
             if column is None:
                 raise KeyError(step.timestamp_column.column)
-            extracted = _timestamp_millis(col(column.name), column.type, step.timestamp_column.format)
+            extracted = _timestamp_millis(data_col(rows, column.name), column.type, step.timestamp_column.format)
             timestamp = F.when(col(TOMBSTONE), col(ROWTIME)).otherwise(extracted.cast("long"))
             # a record whose new timestamp is missing or negative cannot be written; ksqlDB drops it
             rows = rows.where(timestamp.isNotNull() & (timestamp >= 0))

@@ -7,7 +7,7 @@ constants. ksqlDB's pseudo columns (``ROWTIME`` ...) are the plan's
 
 from __future__ import annotations
 
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from qtt.plan.schema import PSEUDO_COLUMNS, ROWOFFSET, ROWPARTITION, ROWTIME
@@ -27,8 +27,11 @@ __all__ = [
     "TOMBSTONE",
     "argument_column",
     "col",
+    "data_col",
     "group_column",
+    "is_stored",
     "previous_name",
+    "stored",
 ]
 
 _PREFIX = "__qtt_"  # keeps the runtime's columns apart from the query's own
@@ -64,3 +67,24 @@ def argument_column(call: int, argument: int) -> str:
 def col(name: str) -> Column:
     """A column by exact name, whatever characters the name holds."""
     return F.col("`" + name.replace("`", "``") + "`")
+
+
+def stored(name: str) -> str:
+    """The DataFrame column holding data column ``name``.
+
+    A key column named like a pseudo column (``PARTITION BY ROWTIME``) is not the pseudo column:
+    a null row's new key is null while its ``ROWTIME`` is not, so it lives under its own name.
+    """
+    return f"{_PREFIX}data_{name}" if name in PSEUDO_COLUMNS else name
+
+
+def is_stored(df: DataFrame, name: str) -> bool:
+    """Whether ``df`` holds data column ``name`` under its :func:`stored` name."""
+    return stored(name) != name and stored(name) in df.columns
+
+
+def data_col(df: DataFrame, name: str, *, named: bool = True) -> Column:
+    """Data column ``name`` of ``df``, wherever it lives; ``named`` gives it its own name."""
+    if not is_stored(df, name):
+        return col(name)
+    return col(stored(name)).alias(name) if named else col(stored(name))

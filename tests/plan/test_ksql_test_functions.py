@@ -20,8 +20,7 @@ def plan(sql: str) -> None:
 @pytest.mark.parametrize(
     "sql",
     [
-        "CREATE STREAM OUTPUT AS SELECT ID, bad_udf(ID) AS X FROM INPUT;",
-        "CREATE TABLE OUTPUT AS SELECT BAD_UDF(ID), COUNT() FROM INPUT GROUP BY BAD_UDF(ID);",
+        "CREATE STREAM OUTPUT AS SELECT ID, BAD_TEST_UDF(ID) AS X FROM INPUT;",
         "CREATE TABLE OUTPUT AS SELECT ID, MULTI_ARG(ID, NAME, 1) FROM INPUT GROUP BY ID;",
         "CREATE STREAM OUTPUT AS SELECT ID, TEST_UDTF(NAME) AS X FROM INPUT;",
     ],
@@ -37,5 +36,15 @@ def test_an_unknown_function_is_still_an_error() -> None:
 
 
 def test_the_test_functions_qtt_runs_are_not_skipped() -> None:
-    assert {"WHENCONDITION", "WHENRESULT"} <= set(FUNCTIONS)
+    assert {"WHENCONDITION", "WHENRESULT", "BAD_UDF"} <= set(FUNCTIONS)
     assert not set(KSQL_TEST_FUNCTIONS) & set(FUNCTIONS)
+
+
+def test_bad_udf_over_a_string_counts_its_calls_and_is_a_skip() -> None:
+    with pytest.raises(UnsupportedFeatureError, match="every other call"):
+        plan("CREATE STREAM OUTPUT AS SELECT ID, BAD_UDF(NAME) AS X FROM INPUT;")
+
+
+def test_bad_udf_over_an_int_and_a_boolean_is_planned() -> None:
+    plan("CREATE TABLE OUTPUT AS SELECT BAD_UDF(ID), COUNT() FROM INPUT GROUP BY BAD_UDF(ID);")
+    plan("CREATE STREAM OUTPUT AS SELECT BAD_UDF(ID > 1), NAME FROM INPUT PARTITION BY BAD_UDF(ID > 1);")

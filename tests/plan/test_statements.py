@@ -405,9 +405,19 @@ def test_partition_by_takes_value_expressions_only() -> None:
         parse_statements("CREATE STREAM OUTPUT AS SELECT * FROM INPUT PARTITION BY NAME AND AGE;")
 
 
-def test_partition_by_a_pseudo_column_is_unsupported() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="PARTITION BY a pseudo column"):
-        plan(INPUT, "CREATE STREAM OUTPUT AS SELECT * FROM INPUT PARTITION BY ROWTIME;")
+@pytest.mark.parametrize(("pseudo", "type_"), [("ROWTIME", "BIGINT"), ("ROWPARTITION", "INT"), ("ROWOFFSET", "BIGINT")])
+def test_partition_by_a_pseudo_column_names_the_key_after_it(pseudo: str, type_: str) -> None:
+    planned = plan(INPUT, f"CREATE STREAM OUTPUT AS SELECT * FROM INPUT PARTITION BY {pseudo};")
+    assert schema_of(planned) == same_schema(f"{pseudo} {type_} KEY, NAME STRING, AGE INT, ID INT")
+    json_keys = INPUT.replace("value_format=", "format=")
+    planned = plan(json_keys, f"CREATE STREAM OUTPUT AS SELECT * FROM INPUT PARTITION BY NAME, {pseudo};")
+    assert schema_of(planned) == same_schema(f"NAME STRING KEY, {pseudo} {type_} KEY, AGE INT, ID INT")
+
+
+def test_a_source_with_a_column_named_like_a_pseudo_column_is_unsupported() -> None:
+    statements = [INPUT, "CREATE STREAM OUTPUT AS SELECT * FROM INPUT PARTITION BY ROWTIME;"]
+    with pytest.raises(UnsupportedFeatureError, match=r"named like a pseudo column \(ROWTIME\)"):
+        plan(*statements, "CREATE STREAM AGAIN AS SELECT * FROM OUTPUT;")
 
 
 # ---------------------------------------------------------------------------- INSERT INTO
@@ -504,12 +514,42 @@ def test_insert_values_is_an_unsupported_feature() -> None:
 # ---------------------------------------------------------------------------- experimental planner
 
 
-def test_new_planner_plans_what_both_planners_plan_alike() -> None:
-    config = {"ksql.new.query.planner.enabled": "true"}
-    planned = plan(INPUT, "CREATE STREAM OUTPUT AS SELECT * FROM INPUT;", **config)
+NEW_PLANNER = {"ksql.new.query.planner.enabled": "true"}
+
+
+def test_new_planner_plans_star_as_the_default_planner_does() -> None:
+    planned = plan(INPUT, "CREATE STREAM OUTPUT AS SELECT * FROM INPUT;", **NEW_PLANNER)
     assert schema_of(planned) == same_schema("ID INT KEY, NAME STRING, AGE INT")
-    with pytest.raises(UnsupportedFeatureError, match="drops or reorders key columns"):
-        plan(INPUT, "CREATE STREAM OUTPUT AS SELECT NAME FROM INPUT;", **config)
+
+
+def test_new_planner_keeps_the_projection_order_of_key_columns() -> None:
+    planned = plan(MULTI_KEY, "CREATE STREAM OUTPUT AS SELECT NAME, ID2, ID FROM INPUT;", **NEW_PLANNER)
+    assert schema_of(planned) == same_schema("ID2 INT KEY, ID INT KEY, NAME STRING")
+
+
+def test_new_planner_lets_key_columns_go() -> None:
+    planned = plan(MULTI_KEY, "CREATE STREAM OUTPUT AS SELECT ID2, NAME FROM INPUT;", **NEW_PLANNER)
+    assert schema_of(planned) == same_schema("ID2 INT KEY, NAME STRING")
+    planned = plan(INPUT, "CREATE STREAM OUTPUT AS SELECT NAME FROM INPUT;", **NEW_PLANNER)
+    assert schema_of(planned) == same_schema("NAME STRING")
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("SELECT * FROM INPUT WHERE AGE > 1", "New query planner does not support WHERE. Set ksql.new"),
+        ("SELECT * FROM INPUT PARTITION BY NAME", "New query planner does not support PARTITION BY. Set"),
+        ("SELECT ID, UCASE(NAME) AS N FROM INPUT", "New query planner only support column references, no"),
+        ("SELECT ID, BOB FROM INPUT", "SELECT column 'BOB' cannot be resolved."),
+    ],
+)
+def test_new_planner_rejects_what_it_does_not_plan(query: str, message: str) -> None:
+    assert message in fails(StatementError, INPUT, f"CREATE STREAM OUTPUT AS {query};", **NEW_PLANNER)
+
+
+def test_new_planner_aliases_are_a_skip() -> None:
+    with pytest.raises(UnsupportedFeatureError, match="column aliases"):
+        plan(INPUT, "CREATE STREAM OUTPUT AS SELECT ID, NAME AS N FROM INPUT;", **NEW_PLANNER)
 
 
 @pytest.mark.parametrize(
