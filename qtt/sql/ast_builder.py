@@ -434,7 +434,10 @@ class AstBuilder(Transformer_NonRecursive):
         return ast.FunctionCall(name=name.upper(), star=True, spelling=self._written(meta, name), pos=_pos(meta))
 
     def function_call(self, meta: Any, name: str, *args: Any) -> ast.FunctionCall:
-        values = tuple(_function_argument(a) for a in args if a is not None)
+        given = [a for a in args if a is not None]
+        values = tuple(
+            _function_argument(a) if i == 0 and name.upper() in _TIME_UNIT_FUNCTIONS else a for i, a in enumerate(given)
+        )
         return ast.FunctionCall(name=name.upper(), args=values, spelling=self._written(meta, name), pos=_pos(meta))
 
     def _written(self, meta: Any, name: str) -> str:
@@ -525,8 +528,12 @@ class AstBuilder(Transformer_NonRecursive):
         return found
 
 
+#: The functions whose first argument is a time unit keyword: ``DATEADD(DAYS, 1, d)``.
+_TIME_UNIT_FUNCTIONS = frozenset(["DATEADD", "DATESUB", "TIMEADD", "TIMESUB", "TIMESTAMPADD", "TIMESTAMPSUB"])
+
+
 def _function_argument(arg: Any) -> ast.Expr:
-    # A bare time unit (SECONDS, DAYS ...) is a valid argument to time functions.
+    # A bare time unit (SECONDS, DAYS ...) there; anywhere else DAY or HOURS names a column.
     if isinstance(arg, ast.ColumnRef) and arg.source is None and arg.name.rstrip("S") in _TIME_UNITS_MS:
         return ast.IntervalUnit(unit=arg.name.rstrip("S"), pos=arg.pos)
     return arg

@@ -318,3 +318,14 @@ def test_an_integer_of_more_than_4300_digits_is_a_located_syntax_error(script: s
     with pytest.raises(SqlSyntaxError, match=r"Invalid numeric literal: 9{20}\.\.\. \(5,000 digits\)") as info:
         parse_statements(text)
     assert info.value.line == 1 and info.value.column == text.index("9") + 1
+
+
+def test_a_time_unit_keyword_is_a_unit_only_where_a_time_function_takes_one() -> None:
+    sql = "CREATE STREAM X AS SELECT FORMAT_DATE(day, 'y') A, DATEADD(DAYS, 1, day) B FROM S;"
+    (statement,) = parse_statements(sql)
+    assert isinstance(statement, ast.CreateAsSelect)
+    formatted, shifted = (item.expr for item in statement.query.select)
+    assert isinstance(formatted, ast.FunctionCall) and isinstance(shifted, ast.FunctionCall)
+    assert formatted.args[0] == ast.ColumnRef(name="DAY", source=None)
+    assert shifted.args[0] == ast.IntervalUnit(unit="DAY")
+    assert shifted.args[2] == ast.ColumnRef(name="DAY", source=None)
