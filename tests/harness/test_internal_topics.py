@@ -81,7 +81,8 @@ def test_every_stateful_historical_plan_records_its_internal_topics() -> None:
         )
         if stateful_plan:
             assert loaded.spec.internal_topics, f"{folder}: a stateful plan without internal topics"
-            assert all(topic.records for topic in loaded.spec.internal_topics), folder
+            if loaded.spec.outputs:  # a query whose every row is dropped keeps empty state
+                assert all(topic.records for topic in loaded.spec.internal_topics), folder
 
 
 def test_comparison_names_the_topic_and_the_first_differing_record() -> None:
@@ -116,8 +117,9 @@ def test_a_state_layout_change_fails_naming_the_internal_topic(spark, monkeypatc
     [changed] = replay_folders([folder], lambda: spark)
     assert changed.status == "failed"
     assert changed.comparison is not None and changed.comparison.ok, "outputs are the same; only state differs"
+    # The reordered fields hold the same values: the value schema is what names the change
+    # (records compare field by field, as spec.json stores them with sorted fields).
     assert any(p.startswith(f"internal topic {TOPIC}: value schema recorded") for p in changed.problems)
-    assert any(p.startswith(f"internal topic {TOPIC}: record 0 differs") for p in changed.problems)
 
     monkeypatch.setattr(stateful, "AggregateProcessor", SameStateOtherCode)
     [same] = replay_folders([folder], lambda: spark)
