@@ -375,7 +375,14 @@ def loads(text: str | bytes) -> Any:
             raise ValueError(msg)
         return int(digits)
 
-    return simplejson.loads(text, use_decimal=True, parse_int=integer)
+    def number(text: str) -> decimal.Decimal:
+        try:
+            return decimal.Decimal(text)
+        except decimal.InvalidOperation:  # an exponent beyond what Decimal holds (1e9223372036854775808)
+            msg = f"the number {text[:40]} is out of range"
+            raise ValueError(msg) from None
+
+    return simplejson.loads(text, parse_float=number, parse_int=integer)
 
 
 #: JSON nesting that records may use: Jackson's default ``StreamReadConstraints.maxNestingDepth``.

@@ -7,6 +7,7 @@ AST nodes; this module holds the entry points and turns lark's errors into
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
@@ -165,8 +166,13 @@ def _missing_token(e: lark.UnexpectedToken, terminals: set[str]) -> str | None:
     if parser is None:
         return None
     fits = []
+    # As lark's accepts(): a shallow copy without tree-building callbacks. A deep copy of the
+    # value stack recurses through every tree parsed so far, too deep for a long statement.
+    quiet = copy.copy(parser.parser_state.parse_conf)
+    quiet.callbacks = {}
     for name in sorted(terminals - {"$END"}):
-        attempt = parser.copy()
+        attempt = parser.copy(deepcopy_values=False)
+        attempt.parser_state.parse_conf = quiet
         try:
             attempt.feed_token(lark.Token(name, _SAMPLES.get(name, name)))
             attempt.feed_token(e.token)
