@@ -51,8 +51,11 @@ class QttError(Exception):
         self.statement_line = statement_line
         self.statement_column = statement_column
 
-    def location(self) -> str:
-        """Where the error is, as ``file: case 'x': $.path: line L:C: statement line L:C``, or ``""``."""
+    def location(self, *, innermost: bool = True) -> str:
+        """Where the error is, as ``file: case 'x': $.path: line L:C: statement line L:C``, or ``""``.
+
+        ``innermost=False`` leaves out the last line:column, for a message that starts with it.
+        """
         parts = []
         if self.file:
             parts.append(self.file)
@@ -67,10 +70,22 @@ class QttError(Exception):
                 f"{self.statement_line}:{self.statement_column}" if self.statement_column else f"{self.statement_line}"
             )
             parts.append(f"statement line {inside}")
+        if not innermost and (self.line is not None or self.statement_line is not None):
+            parts.pop()
         return ": ".join(parts)
 
+    def _innermost_position(self) -> str | None:
+        line, column = (
+            (self.statement_line, self.statement_column)
+            if self.statement_line is not None
+            else (self.line, self.column)
+        )
+        return None if line is None or not column else f"line {line}:{column}:"
+
     def __str__(self) -> str:
-        where = self.location()
+        # ksqlDB's syntax errors start with their own "line L:C:"; say it once.
+        position = self._innermost_position()
+        where = self.location(innermost=not (position and self.message.startswith(position)))
         text = f"{where}: {self.message}" if where else self.message
         if self.hint:
             text += f"\nhint: {self.hint}"
