@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from qtt import sqltypes as t
 from qtt.plan.signature_dsl import fn, sig
-from qtt.plan.signature_matching import ArrayOf, Function, K, MapOf, Pattern, T, Var
+from qtt.plan.signature_matching import ArrayOf, Function, K, MapOf, Pattern, T, Var, describe_pattern
 
 
 @dataclass(frozen=True)
@@ -24,21 +24,11 @@ class LambdaParam(t.SqlType):
     result: Pattern
 
     def __str__(self) -> str:
-        return f"LAMBDA<({', '.join(_show(p) for p in self.params)}) => {_show(self.result)}>"
+        return f"LAMBDA<({', '.join(describe_pattern(p) for p in self.params)}) => {describe_pattern(self.result)}>"
 
     @property
     def base(self) -> str:
         return "LAMBDA"
-
-
-def _show(p: Pattern) -> str:
-    if isinstance(p, Var):
-        return p.name
-    if isinstance(p, ArrayOf):
-        return f"ARRAY<{_show(p.element)}>"
-    if isinstance(p, MapOf):
-        return f"MAP<{_show(p.key)}, {_show(p.value)}>"
-    return str(p)
 
 
 R, S, V = Var("R"), Var("S"), Var("V")

@@ -23,6 +23,7 @@ from qtt.plan.signature_matching import (
     NullType,
     Pattern,
     Var,
+    describe_pattern,
     substitute,
     widens_to,
 )
@@ -46,21 +47,11 @@ def _shown(arg: ast.Expr | e.Expression, lambda_arity: int | None = None) -> str
 
 def _no_match(name: str, shown: Sequence[str], label: str) -> StatementError:
     overloads = LAMBDA_SIGNATURES.get(name, ())
-    options = "\n".join(f"  {label}({', '.join(_pattern(p) for p in params)})" for _, params, _ in overloads)
+    options = "\n".join(f"  {label}({', '.join(describe_pattern(p) for p in params)})" for _, params, _ in overloads)
     msg = f"Function '{label}' does not accept parameters ({', '.join(shown)})."
     if options:
         msg += f"\nValid alternatives are:\n{options}"
     return StatementError(msg)
-
-
-def _pattern(p: Pattern) -> str:
-    if isinstance(p, Var):
-        return p.name
-    if isinstance(p, ArrayOf):
-        return f"ARRAY<{_pattern(p.element)}>"
-    if isinstance(p, MapOf):
-        return f"MAP<{_pattern(p.key)}, {_pattern(p.value)}>"
-    return str(p)
 
 
 def resolve_lambda_call(

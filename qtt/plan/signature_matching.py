@@ -77,7 +77,7 @@ class Signature:
     unsupported: str | None = None
 
     def describe(self) -> str:
-        parts = [_describe(p) for p in self.params]
+        parts = [describe_pattern(p) for p in self.params]
         if self.variadic and parts:
             parts[-1] += "..."
         return f"({', '.join(parts)})"
@@ -97,13 +97,14 @@ class Function:
     constant_args: frozenset[int] = frozenset()
 
 
-def _describe(p: Pattern) -> str:
+def describe_pattern(p: Pattern) -> str:
+    """A parameter pattern as ksqlDB's messages show it: ``ARRAY<T>``, ``MAP<K, V>``, ``DECIMAL``."""
     if isinstance(p, Var):
         return p.name
     if isinstance(p, ArrayOf):
-        return f"ARRAY<{_describe(p.element)}>"
+        return f"ARRAY<{describe_pattern(p.element)}>"
     if isinstance(p, MapOf):
-        return f"MAP<{_describe(p.key)}, {_describe(p.value)}>"
+        return f"MAP<{describe_pattern(p.key)}, {describe_pattern(p.value)}>"
     if isinstance(p, AnyDecimal):
         return "DECIMAL"
     return str(p)
