@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qtt.errors import CaseFileError, QttError, SerdeError
-from qtt.harness.model import Record
+from qtt.harness.model import Record, TopicSpec
+from qtt.harness.schemas import registry_for_case, registry_for_recorded
 from qtt.harness.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan import steps as s
 from qtt.plan.shape import QueryShape, query_order
 from qtt.runtime import scratch
 from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
+from qtt.serde.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -81,6 +83,8 @@ class ReplayResult:
     stateful: bool = False
     #: every state store's change feed, per query
     internal_topics: list[InternalTopic] = field(default_factory=list)
+    #: every subject version the replay registered or read, in order
+    schemas: list[RegisteredSchema] = field(default_factory=list)
 
     @property
     def batches(self) -> int:
@@ -93,19 +97,41 @@ class ReplayResult:
 
 @dataclass(frozen=True)
 class ReplayItem:
-    """A plan and the input bytes to replay through it."""
+    """A plan, the input bytes to replay through it, and its schema registry (if it uses one)."""
 
     plan: s.Plan
     inputs: tuple[InputRecord, ...]
+    registry: Registry | None = field(default=None, compare=False)
 
     @classmethod
-    def from_case(cls, plan: s.Plan, records: Sequence[Record], *, where: str = "$.inputs") -> ReplayItem:
-        """Encode a case file's input records with the plan's formats.
+    def from_case(
+        cls,
+        plan: s.Plan,
+        records: Sequence[Record],
+        *,
+        where: str = "$.inputs",
+        topics: Sequence[TopicSpec] = (),
+        topics_where: str = "$.topics",
+    ) -> ReplayItem:
+        """Register the case's schemas, then encode its input records with the plan's formats.
 
         Raises:
             CaseFileError: a record names an unknown topic or does not fit its format.
         """
-        return cls(plan, tuple(encode_inputs(plan, records, where=where)))
+        registry = registry_for_case(plan, topics, where=topics_where)
+        snapshot = registry.snapshot() if registry is not None else None
+        return cls(plan, tuple(encode_inputs(plan, records, where=where, registry=snapshot)), registry)
+
+    @classmethod
+    def from_recorded(
+        cls, plan: s.Plan, inputs: Sequence[InputRecord], schemas: Sequence[RegisteredSchema]
+    ) -> ReplayItem:
+        """A historical replay: recorded input bytes, and the recorded case schemas registered again."""
+        return cls(plan, tuple(inputs), registry_for_recorded(plan, schemas))
+
+    @property
+    def snapshot(self) -> RegistrySnapshot | None:
+        return self.registry.snapshot() if self.registry is not None else None
 
 
 @dataclass(frozen=True)
@@ -136,9 +162,15 @@ def batch_ends(markers: Sequence[bool], *, per_record: bool) -> list[int]:
     return sorted(set(ends) | {count}) if count else []
 
 
-def encode_inputs(plan: s.Plan, inputs: Sequence[Record], *, where: str = "$.inputs") -> list[InputRecord]:
+def encode_inputs(
+    plan: s.Plan,
+    inputs: Sequence[Record],
+    *,
+    where: str = "$.inputs",
+    registry: RegistrySnapshot | None = None,
+) -> list[InputRecord]:
     """Input records as bytes, with the formats of the first source declared over each topic."""
-    serdes = topic_serdes(plan.ddl_commands())
+    serdes = {topic: serde.with_registry(registry) for topic, serde in topic_serdes(plan.ddl_commands()).items()}
     pending = []
     for position, record in enumerate(inputs):
         serde = serdes.get(record.topic)
@@ -167,7 +199,12 @@ class _State:
 
     def __init__(self, item: ReplayItem) -> None:
         self.item = item
-        self.result = ReplayResult(sinks=sink_serdes(item.plan))
+        self.registry = item.snapshot
+        self.result = ReplayResult(
+            sinks={topic: serde.with_registry(self.registry) for topic, serde in sink_serdes(item.plan).items()}
+        )
+        if item.registry is not None:
+            self.result.schemas = list(item.registry.journal)
         self.queries = query_order(item.plan)
         self.rank = {q.query_id: i for i, q in enumerate(item.plan.queries())}
         self.offsets: dict[tuple[str, int], int] = {}
@@ -291,7 +328,16 @@ def replay_many(
                 for job_id, (st, (query, shape)) in enumerate(group):
                     records, markers = st.records_for(shape, job_id)
                     ends = batch_ends(markers, per_record=shape.stateful)
-                    jobs.append(Job(job_id, query, tuple(records), tuple(ends), capture_state and shape.stateful))
+                    jobs.append(
+                        Job(
+                            job_id,
+                            query,
+                            tuple(records),
+                            tuple(ends),
+                            capture_state and shape.stateful,
+                            registry=st.registry,
+                        )
+                    )
                 runs = run_jobs(session, jobs, str(root / f"round{r}-group{group_index}"))
                 for job_id, (st, (query, shape)) in enumerate(group):
                     try:

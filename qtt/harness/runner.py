@@ -28,6 +28,7 @@ from qtt.harness import post as post_
 from qtt.harness.compare import Comparison, check_processing_log, compare
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.model import CaseVariant, ExpectedException
+from qtt.harness.schemas import topic_schemas
 from qtt.harness.status import Status
 from qtt.plan.depth import deep_call
 from qtt.plan.statements import PlannedCase, plan_statements
@@ -96,7 +97,8 @@ def plan_variant(variant: CaseVariant) -> PlannedCase:
     """
     script = "\n".join(variant.statements)
     try:
-        return deep_call(lambda: plan_statements(parse_statements(script), variant.properties))
+        schemas = topic_schemas(variant.topics)
+        return deep_call(lambda: plan_statements(parse_statements(script), variant.properties, schemas))
     except SqlError as error:
         raise _locate(error, variant) from None
 
@@ -253,7 +255,15 @@ def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) 
         )
         return False
     _check_supported_post(variant)
-    items.append(ReplayItem.from_case(planned.plan, variant.inputs, where=f"$.tests[{variant.index}].inputs"))
+    items.append(
+        ReplayItem.from_case(
+            planned.plan,
+            variant.inputs,
+            where=f"$.tests[{variant.index}].inputs",
+            topics=variant.topics,
+            topics_where=f"$.tests[{variant.index}].topics",
+        )
+    )
     return True
 
 

@@ -7,12 +7,13 @@ topics exactly as it did when it was persisted, even after its case file changed
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from qtt.plan import steps as s
 from qtt.plan.schema import LogicalSchema
 from qtt.serde import Format, SerdeColumn, get_format
+from qtt.serde.schema_registry import RegistrySnapshot
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,11 @@ class TopicSerde:
     topic: str
     schema: LogicalSchema
     formats: s.Formats
+    #: the replay's registry, for the registry formats (set by :meth:`with_registry`)
+    registry: RegistrySnapshot | None = None
+
+    def with_registry(self, registry: RegistrySnapshot | None) -> TopicSerde:
+        return replace(self, registry=registry)
 
     @property
     def key_columns(self) -> list[SerdeColumn]:
@@ -37,28 +43,28 @@ class TopicSerde:
     def _value_format(self) -> Format:
         return get_format(self.formats.value_format.format)
 
+    def _side(self, is_key: bool) -> dict[str, Any]:
+        info = self.formats.key_format if is_key else self.formats.value_format
+        features = self.formats.key_features if is_key else self.formats.value_features
+        return {
+            "is_key": is_key,
+            "properties": info.properties,
+            "features": frozenset(features),
+            "topic": self.topic,
+            "registry": self.registry,
+        }
+
     def encode_key(self, document: Any) -> bytes | None:
-        return self._key_format().from_document(
-            document, self.key_columns, is_key=True, properties=self.formats.key_format.properties
-        )
+        return self._key_format().from_document(document, self.key_columns, **self._side(True))
 
     def encode_value(self, document: Any) -> bytes | None:
-        return self._value_format().from_document(
-            document,
-            self.value_columns,
-            is_key=False,
-            properties=self.formats.value_format.properties,
-        )
+        return self._value_format().from_document(document, self.value_columns, **self._side(False))
 
     def decode_key(self, data: bytes | None) -> Any:
-        return self._key_format().to_document(
-            data, self.key_columns, is_key=True, properties=self.formats.key_format.properties
-        )
+        return self._key_format().to_document(data, self.key_columns, **self._side(True))
 
     def decode_value(self, data: bytes | None) -> Any:
-        return self._value_format().to_document(
-            data, self.value_columns, is_key=False, properties=self.formats.value_format.properties
-        )
+        return self._value_format().to_document(data, self.value_columns, **self._side(False))
 
 
 def topic_serdes(commands: Iterable[s.DdlCommand]) -> dict[str, TopicSerde]:

@@ -20,7 +20,8 @@ from qtt.plan.depth import deep_call
 from qtt.plan.header_columns import check_header_column
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.query_planner import check_no_map_keys, plan_query
-from qtt.plan.schema import HEADER, HEADERS, RESERVED_NAMES, Column, LogicalSchema
+from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
 from qtt.plan.sql_schema import namespace_of
 from qtt.plan.with_properties import (
     check_properties,
@@ -45,14 +46,18 @@ class PlannedCase:
     topic_partitions: dict[str, int] = field(default_factory=dict)
 
 
-def plan_statements(statements: Sequence[ast.Statement], properties: Mapping[str, object] | None = None) -> PlannedCase:
+def plan_statements(
+    statements: Sequence[ast.Statement],
+    properties: Mapping[str, object] | None = None,
+    topic_schemas: TopicSchemas | None = None,
+) -> PlannedCase:
     """Plan every statement in order.
 
     Raises:
         SqlError: a statement is invalid (subclasses name the reason).
         UnsupportedFeatureError: a statement needs a feature qtt does not support yet.
     """
-    planner = Planner(properties or {})
+    planner = Planner(properties or {}, topic_schemas or {})
     # The analyzer recurses over expressions: deep ones (generated SQL) need a large stack.
     planned = deep_call(lambda: [planner.plan(statement) for statement in statements])
     config = MappingProxyType({k: (properties or {})[k] for k in sorted(properties or {})})
@@ -63,8 +68,10 @@ def plan_statements(statements: Sequence[ast.Statement], properties: Mapping[str
 class Planner:
     """Stateful planner over one case's statements: one method per statement type."""
 
-    def __init__(self, properties: Mapping[str, object]) -> None:
+    def __init__(self, properties: Mapping[str, object], topic_schemas: TopicSchemas | None = None) -> None:
         self.config: dict[str, object] = dict(properties)
+        #: schemas registered before the statements run, for ksqlDB's schema inference
+        self.topic_schemas: TopicSchemas = topic_schemas or {}
         self.sources: dict[str, DataSource] = {}
         self.topic_partitions: dict[str, int] = {}
         self.query_count = 0
@@ -108,8 +115,8 @@ class Planner:
             msg = 'Missing required property "KAFKA_TOPIC" which has no default value.'
             raise StatementError(msg)
         # ksqlDB checks the WITH clause while it parses, before it looks at the columns.
-        key_info, value_info = source_format_infos(self.config, properties)
-        schema = self._declared_schema(statement)
+        key_info, value_info = source_format_infos(self.config, properties, source_name=statement.name)
+        schema = self._declared_schema(statement, str(topic), key_info, value_info, properties)
         formats = finish_formats(self.config, key_info, value_info, properties, schema)
         timestamp = timestamp_column(properties, schema)
         partitions = int_property(properties, "PARTITIONS")
@@ -138,7 +145,14 @@ class Planner:
         )
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command)
 
-    def _declared_schema(self, statement: ast.CreateSource) -> LogicalSchema:
+    def _declared_schema(
+        self,
+        statement: ast.CreateSource,
+        topic: str,
+        key_info: s.FormatInfo,
+        value_info: s.FormatInfo,
+        properties: Mapping[str, object],
+    ) -> LogicalSchema:
         columns: list[Column] = []
         seen: set[str] = set()
         for element in statement.elements:
@@ -157,6 +171,7 @@ class Planner:
             if constraint in (HEADERS, HEADER):
                 check_header_column(element, columns)
             columns.append(Column(element.name, element.type, namespace_of(constraint), element.header_key))
+        columns = self._inferred(columns, topic, key_info, value_info, properties)
         if not columns:
             msg = "The statement does not define any columns."
             raise StatementError(msg)
@@ -166,6 +181,25 @@ class Planner:
             msg = "Tables require a PRIMARY KEY. Please define the PRIMARY KEY."
             raise StatementError(msg)
         return schema
+
+    def _inferred(
+        self,
+        columns: list[Column],
+        topic: str,
+        key_info: s.FormatInfo,
+        value_info: s.FormatInfo,
+        properties: Mapping[str, object],
+    ) -> list[Column]:
+        """Declared columns, plus the key and value columns inferred where none are declared."""
+        has_key = any(c.namespace == KEY for c in columns)
+        has_value = any(c.namespace == VALUE for c in columns)
+        key = [] if has_key else inferred_key(topic, key_info, self.topic_schemas)
+        value: list[Column] = []
+        if not has_value and infers(value_info):
+            wrap = properties.get("WRAP_SINGLE_VALUE")
+            unwrapped = wrap is not None and str(wrap).lower() == "false"
+            value = inferred_value(topic, value_info, self.topic_schemas, unwrapped=unwrapped)
+        return key + columns + value
 
     @_plan.register
     def visit_DropSource(self, statement: ast.DropSource) -> s.StatementPlan | None:
@@ -253,7 +287,12 @@ class Planner:
             raise StatementError(msg)
         schema = planned.schema
         key_info, value_info = sink_format_infos(
-            self.config, properties, planned.source.formats, schema, partitioned_by_null=planned.partitioned_by_null
+            self.config,
+            properties,
+            planned.source.formats,
+            schema,
+            partitioned_by_null=planned.partitioned_by_null,
+            sink_name=statement.name,
         )
         formats = finish_formats(self.config, key_info, value_info, properties, schema)
         timestamp = timestamp_column(properties, schema)

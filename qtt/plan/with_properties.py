@@ -15,6 +15,7 @@ from qtt.errors import StatementError, UnsupportedFeatureError, did_you_mean
 from qtt.plan import steps as s
 from qtt.plan.schema import Column, LogicalSchema
 from qtt.serde import SerdeColumn, get_format
+from qtt.serde.avro_schema import key_schema_name
 from qtt.serde.delimited import parse_delimiter
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 
@@ -37,23 +38,27 @@ SOURCE_PROPERTIES = frozenset(
         "KEY_DELIMITER",
         "WRAP_SINGLE_VALUE",
         "RETENTION_MS",
+        "KEY_SCHEMA_ID",
+        "VALUE_SCHEMA_ID",
+        "KEY_SCHEMA_FULL_NAME",
+        "VALUE_SCHEMA_FULL_NAME",
+        "VALUE_AVRO_SCHEMA_FULL_NAME",
     ]
 )
 # Properties ksqlDB accepts that need a feature qtt does not have yet.
 UNSUPPORTED_PROPERTIES = {
     "WINDOW_TYPE": "windowed sources (WINDOW_TYPE)",
     "WINDOW_SIZE": "windowed sources (WINDOW_SIZE)",
-    "KEY_SCHEMA_ID": "schema registry schema ids (KEY_SCHEMA_ID)",
-    "VALUE_SCHEMA_ID": "schema registry schema ids (VALUE_SCHEMA_ID)",
-    "KEY_SCHEMA_FULL_NAME": "schema full names (KEY_SCHEMA_FULL_NAME)",
-    "VALUE_SCHEMA_FULL_NAME": "schema full names (VALUE_SCHEMA_FULL_NAME)",
-    "VALUE_AVRO_SCHEMA_FULL_NAME": "schema full names (VALUE_AVRO_SCHEMA_FULL_NAME)",
     "KEY_PROTOBUF_NULLABLE_REPRESENTATION": "PROTOBUF nullable representation",
     "VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "PROTOBUF nullable representation",
     "SOURCE_CONNECTOR": "connectors",
 }
-SUPPORTED_FORMATS = frozenset(["KAFKA", "JSON", "DELIMITED", "NONE"])
-SCHEMA_REGISTRY_FORMATS = frozenset(["AVRO", "PROTOBUF", "PROTOBUF_NOSR", "JSON_SR", "AVRO_NOSR"])
+SUPPORTED_FORMATS = frozenset(["KAFKA", "JSON", "DELIMITED", "NONE", "AVRO"])
+# Schema registry formats qtt does not run yet.
+SCHEMA_REGISTRY_FORMATS = frozenset(["PROTOBUF", "PROTOBUF_NOSR", "JSON_SR", "AVRO_NOSR"])
+# ksqlDB's format properties (ConnectProperties) and the WITH-clause properties that set them.
+FULL_SCHEMA_NAME = "fullSchemaName"
+SCHEMA_ID = "schemaId"
 # Format properties a C*AS sink takes over from its source when both use the same format.
 INHERITABLE_FORMAT_PROPERTIES = frozenset(["delimiter"])
 
@@ -87,14 +92,30 @@ def format_info(
     which: str,
     format_name: str,
     inherited: s.FormatInfo | None = None,
+    *,
+    source_name: str = "",
 ) -> s.FormatInfo:
-    """The format and its properties: inheritable ones from ``inherited``, then explicit."""
+    """The format and its properties: inheritable ones from ``inherited``, then explicit.
+
+    An AVRO key's record is named after its source (``OUTPUT`` -> ``...OutputKey``), as
+    ksqlDB's ``CreateSourceProperties.getKeyFormatProperties`` does.
+    """
     props: dict[str, str] = {}
     if inherited is not None and inherited.format == format_name:
         props.update({k: v for k, v in inherited.properties.items() if k in INHERITABLE_FORMAT_PROPERTIES})
     delimiter = properties.get(f"{which}_DELIMITER")
     if delimiter is not None:
         props["delimiter"] = delimiter_property(f"{which}_DELIMITER", str(delimiter))
+    full_name = properties.get(f"{which}_SCHEMA_FULL_NAME")
+    if which == "VALUE" and full_name is None:
+        full_name = properties.get("VALUE_AVRO_SCHEMA_FULL_NAME")
+    if full_name is not None:
+        props[FULL_SCHEMA_NAME] = str(full_name)
+    elif which == "KEY" and format_name == "AVRO" and source_name:
+        props[FULL_SCHEMA_NAME] = key_schema_name(source_name)
+    schema_id = int_property(properties, f"{which}_SCHEMA_ID")
+    if schema_id is not None:
+        props[SCHEMA_ID] = str(schema_id)
     check_known_format(format_name)
     unsupported = (
         sorted(set(props) - get_format(format_name).supported_properties) if format_name in SUPPORTED_FORMATS else []
@@ -106,7 +127,7 @@ def format_info(
 
 
 def source_format_infos(
-    config: Mapping[str, object], properties: Mapping[str, object]
+    config: Mapping[str, object], properties: Mapping[str, object], *, source_name: str = ""
 ) -> tuple[s.FormatInfo, s.FormatInfo]:
     """CREATE STREAM: the declared formats, or ksqlDB's configured defaults."""
     value_name = format_name(properties, "VALUE")
@@ -123,7 +144,7 @@ def source_format_infos(
         value_name = str(configured).upper()
     if key_name is None:
         key_name = str(config.get(CONFIG_DEFAULT_KEY_FORMAT, "KAFKA")).upper()
-    key_info = format_info(properties, "KEY", key_name)
+    key_info = format_info(properties, "KEY", key_name, source_name=source_name)
     value_info = format_info(properties, "VALUE", value_name)
     return key_info, value_info
 
@@ -135,6 +156,7 @@ def sink_format_infos(
     schema: LogicalSchema,
     *,
     partitioned_by_null: bool,
+    sink_name: str = "",
 ) -> tuple[s.FormatInfo, s.FormatInfo]:
     """C*AS: the source's formats unless the WITH clause names others (ksqlDB's Analyzer)."""
     explicit_key = format_name(properties, "KEY")
@@ -150,7 +172,7 @@ def sink_format_infos(
         if explicit_key is None and key_name == "NONE" and schema.key:
             key_name = str(config.get(CONFIG_DEFAULT_KEY_FORMAT, "KAFKA")).upper()
     value_name = format_name(properties, "VALUE") or source_formats.value_format.format
-    key_info = format_info(properties, "KEY", key_name, source_formats.key_format)
+    key_info = format_info(properties, "KEY", key_name, source_formats.key_format, source_name=sink_name)
     value_info = format_info(properties, "VALUE", value_name, source_formats.value_format)
     return key_info, value_info
 

@@ -49,6 +49,8 @@ from qtt.runtime.names import (
     stored,
 )
 from qtt.runtime.spark_types import from_spark, to_spark
+from qtt.runtime.timeformat import timestamp_millis
+from qtt.serde.schema_registry import RegistrySnapshot
 
 StepT = TypeVar("StepT", bound=s.ExecutionStep)
 
@@ -103,6 +105,8 @@ class PlanBuilder:
     raw: DataFrame
     query_id: str
     label: str = ""
+    #: the schemas the replay's registry holds, for the registry formats
+    registry: RegistrySnapshot | None = None
     observations: list[Observation] = field(default_factory=list)
     schemas: dict[str, LogicalSchema] = field(default_factory=dict)
     sink: SinkOutput | None = None
@@ -181,7 +185,8 @@ class PlanBuilder:
         schema = step.source_schema
         records = self.raw.where(F.col("topic") == F.lit(step.topic))
         headers = [F.col("headers")] if schema.headers else []  # plans without them keep their topology
-        decoded = serde_udfs.decode(step.formats, schema.key, schema.value, F.col("key"), F.col("value"))
+        serde: dict[str, Any] = {"topic": step.topic, "registry": self.registry}
+        decoded = serde_udfs.decode(step.formats, schema.key, schema.value, F.col("key"), F.col("value"), **serde)
         df = records.select(
             F.col("seq"),
             F.col("partition"),
@@ -209,7 +214,7 @@ class PlanBuilder:
             if ts_column is None:
                 raise KeyError(step.timestamp_column.column)
             part = serde_udfs.KEY_FIELD if ts_column.is_key else serde_udfs.VALUE_FIELD
-            rowtime = _timestamp_millis(
+            rowtime = timestamp_millis(
                 fields.getField(part).getField(ts_column.name),
                 ts_column.type,
                 step.timestamp_column.format,
@@ -320,17 +325,20 @@ class PlanBuilder:
         schema = source.schema
         formats = step.formats
         key_struct = F.struct(*[data_col(source.df, c.name) for c in schema.key]) if schema.key else F.lit(None)
+        serde: dict[str, Any] = {"topic": step.topic, "registry": self.registry}
         value_struct = F.struct(*[data_col(source.df, c.name) for c in schema.value])
         key_bytes = (
             F.when(col(NULL_KEY), F.lit(None).cast("binary")).otherwise(
-                serde_udfs.encode(formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct)
+                serde_udfs.encode(
+                    formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct, **serde
+                )
             )
             if schema.key
             else F.lit(None).cast("binary")
         )
         value_bytes = F.when(col(TOMBSTONE), F.lit(None).cast("binary")).otherwise(
             serde_udfs.encode(
-                formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct
+                formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct, **serde
             )
         )
         timestamp = col(ROWTIME)
@@ -339,7 +347,7 @@ class PlanBuilder:
             column = schema.find(step.timestamp_column.column)
             if column is None:
                 raise KeyError(step.timestamp_column.column)
-            extracted = _timestamp_millis(data_col(rows, column.name), column.type, step.timestamp_column.format)
+            extracted = timestamp_millis(data_col(rows, column.name), column.type, step.timestamp_column.format)
             timestamp = F.when(col(TOMBSTONE), col(ROWTIME)).otherwise(extracted.cast("long"))
             # a record whose new timestamp is missing or negative cannot be written; ksqlDB drops it
             rows = rows.where(timestamp.isNotNull() & (timestamp >= 0))
@@ -570,17 +578,6 @@ def column_names(expr: Expression) -> set[str]:
         else:
             stack.extend(node.children())
     return found
-
-
-def _timestamp_millis(value: Column, type_: t.SqlType, fmt: str | None) -> Column:
-    """Epoch millis from a timestamp column: BIGINT as is, TIMESTAMP converted, STRING parsed."""
-    if type_.base == "TIMESTAMP":
-        return F.unix_millis(value)
-    if type_.base == "STRING" and fmt is not None:
-        from qtt.runtime.timeformat import parse_millis
-
-        return parse_millis(value, fmt)
-    return value
 
 
 def _by_key(partitions: int) -> Callable[[Column, Column], Column]:

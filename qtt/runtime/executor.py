@@ -140,7 +140,7 @@ def _merged_batch_ends(jobs: Sequence[Job]) -> list[int]:
 
 def _build(raw: DataFrame, job: Job) -> PlanBuilder:
     mine = raw.where(F.col("job") == F.lit(job.job_id))
-    builder = PlanBuilder(mine, job.query.query_id, label=f"j{job.job_id}.")
+    builder = PlanBuilder(mine, job.query.query_id, label=f"j{job.job_id}.", registry=job.registry)
     try:
         builder.build(job.query.physical_plan)
     except QttError:

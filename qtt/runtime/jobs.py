@@ -21,6 +21,7 @@ from typing import Any
 from qtt.errors import QttError
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.steps import QueryPlan
+from qtt.serde.schema_registry import RegistrySnapshot
 
 #: the name the replay source registers under: ``spark.readStream.format(FORMAT_NAME)``
 FORMAT_NAME = "qtt_replay"
@@ -109,6 +110,8 @@ class Job:
     batch_ends: tuple[int, ...]
     #: read the query's state stores back as internal topics (a few Spark jobs per query)
     capture_state: bool = False
+    #: the schemas of the replay's registry, for the registry formats
+    registry: RegistrySnapshot | None = None
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ error message, logged to the processing log and skipped, as ksqlDB does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -17,6 +18,7 @@ from qtt.plan.schema import Column as SchemaColumn
 from qtt.plan.steps import FormatInfo, Formats
 from qtt.runtime.spark_types import struct_of
 from qtt.serde import SerdeColumn, get_format
+from qtt.serde.schema_registry import RegistrySnapshot
 
 # The fields of the struct that decode() returns.
 ERROR_FIELD, TOMBSTONE_FIELD, NULL_KEY_FIELD, KEY_FIELD, VALUE_FIELD = "error", "tombstone", "null_key", "key", "value"
@@ -38,6 +40,9 @@ def decode(
     value_columns: Sequence[SchemaColumn],
     key: Column,
     value: Column,
+    *,
+    topic: str = "",
+    registry: RegistrySnapshot | None = None,
 ) -> Column:
     """A struct column ``{error, tombstone, key: {...}, value: {...}}`` decoded from raw bytes."""
     key_cols, value_cols = _serde_columns(key_columns), _serde_columns(value_columns)
@@ -49,12 +54,23 @@ def decode(
     key_props, value_props = dict(key_format.properties), dict(value_format.properties)
     key_name, value_name = key_format.format, value_format.format
 
+    built: dict[str, Any] = {}  # each Python worker builds its deserializers once, on first use
+
     # No annotations on UDF bodies: PySpark would try to read an eval type from them.
     def run(key_bytes, value_bytes):
-        key_des = get_format(key_name).deserializer(key_cols, is_key=True, properties=key_props, features=key_features)
-        value_des = get_format(value_name).deserializer(
-            value_cols, is_key=False, properties=value_props, features=value_features
-        )
+        if not built:
+            built["key"] = get_format(key_name).deserializer(
+                key_cols, is_key=True, properties=key_props, features=key_features, topic=topic, registry=registry
+            )
+            built["value"] = get_format(value_name).deserializer(
+                value_cols,
+                is_key=False,
+                properties=value_props,
+                features=value_features,
+                topic=topic,
+                registry=registry,
+            )
+        key_des, value_des = built["key"], built["value"]
         key_row = None
         # A stream without key columns ignores whatever its records' keys hold.
         if key_cols and key_bytes is not None:
@@ -97,16 +113,29 @@ def encode(
     *,
     is_key: bool,
     row: Column,
+    topic: str = "",
+    registry: RegistrySnapshot | None = None,
 ) -> Column:
     """A binary column: ``row`` (a struct of ``columns``) serialized with ``info``."""
     serde_cols = _serde_columns(columns)
     name, properties, feature_set = info.format, dict(info.properties), frozenset(features)
+    built: list[Any] = []  # each Python worker builds its serializer once, on first use
 
     def run(value):
-        serializer = get_format(name).serializer(serde_cols, is_key=is_key, properties=properties, features=feature_set)
+        if not built:
+            built.append(
+                get_format(name).serializer(
+                    serde_cols,
+                    is_key=is_key,
+                    properties=properties,
+                    features=feature_set,
+                    topic=topic,
+                    registry=registry,
+                )
+            )
         if value is None:
             return None
-        return serializer(tuple(value))
+        return built[0](tuple(value))
 
     return F.udf(run, st.BinaryType())(row)
 

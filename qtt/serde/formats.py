@@ -10,6 +10,7 @@ from types import MappingProxyType
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, did_you_mean
+from qtt.serde.avro_format import AvroFormat
 from qtt.serde.delimited import DelimitedFormat
 from qtt.serde.interface import (
     UNWRAP_SINGLE_VALUE,
@@ -43,7 +44,7 @@ def _registry(*formats: Format) -> MappingProxyType[str, Format]:
     return MappingProxyType(by_name)
 
 
-_REGISTRY = _registry(DelimitedFormat(), JsonFormat(), KafkaFormat(), NoneFormat())
+_REGISTRY = _registry(AvroFormat(), DelimitedFormat(), JsonFormat(), KafkaFormat(), NoneFormat())
 
 
 def get_format(name: str) -> Format:

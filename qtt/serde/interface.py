@@ -9,10 +9,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
+
+if TYPE_CHECKING:
+    from qtt.serde.schema_registry import RegistrySnapshot
 
 # ksqlDB's serde features.
 WRAP_SINGLE_VALUE = "WRAP_SINGLE_VALUE"
@@ -44,6 +47,10 @@ class Layout:
     properties: Mapping[str, str]
     #: ksqlDB's serde features, such as :data:`UNWRAP_SINGLE_VALUE`.
     features: frozenset[str] = frozenset()
+    #: the topic, which names the registry subject (``<topic>-key`` / ``<topic>-value``)
+    topic: str = ""
+    #: the schemas a registry format reads and writes with (:mod:`qtt.serde.schema_registry`)
+    registry: RegistrySnapshot | None = None
 
     def shown_columns(self) -> str:
         """The columns as ksqlDB's messages list them: ``A INTEGER KEY, B STRING KEY``."""
@@ -112,9 +119,20 @@ class Format(ABC):
         is_key: bool,
         properties: Mapping[str, str],
         features: frozenset[str],
+        topic: str = "",
+        registry: RegistrySnapshot | None = None,
     ) -> Serializer:
         """A function from a row of column values (or None) to bytes (or None)."""
-        write = self.row_writer(Layout(columns=tuple(columns), is_key=is_key, properties=properties, features=features))
+        write = self.row_writer(
+            Layout(
+                columns=tuple(columns),
+                is_key=is_key,
+                properties=properties,
+                features=features,
+                topic=topic,
+                registry=registry,
+            )
+        )
 
         def serialize(row: Row | None) -> bytes | None:
             return None if row is None else write(row)
@@ -128,12 +146,23 @@ class Format(ABC):
         is_key: bool,
         properties: Mapping[str, str],
         features: frozenset[str],
+        topic: str = "",
+        registry: RegistrySnapshot | None = None,
     ) -> Deserializer:
         """A function from bytes (or None) to a row of column values (or None).
 
         Raises :class:`~qtt.errors.SerdeError` when the bytes do not match.
         """
-        read = self.row_reader(Layout(columns=tuple(columns), is_key=is_key, properties=properties, features=features))
+        read = self.row_reader(
+            Layout(
+                columns=tuple(columns),
+                is_key=is_key,
+                properties=properties,
+                features=features,
+                topic=topic,
+                registry=registry,
+            )
+        )
         null_row = self.null_record_row
 
         def deserialize(data: bytes | None) -> Row | None:
@@ -148,11 +177,22 @@ class Format(ABC):
         *,
         is_key: bool,
         properties: Mapping[str, str],
+        features: frozenset[str] = frozenset(),
+        topic: str = "",
+        registry: RegistrySnapshot | None = None,
     ) -> bytes | None:
         """Bytes for a record key or value as a case file writes it."""
         if document is None:
             return None
-        return self.write_document(document, Layout(columns=tuple(columns), is_key=is_key, properties=properties))
+        layout = Layout(
+            columns=tuple(columns),
+            is_key=is_key,
+            properties=properties,
+            features=features,
+            topic=topic,
+            registry=registry,
+        )
+        return self.write_document(document, layout)
 
     def to_document(
         self,
@@ -161,11 +201,22 @@ class Format(ABC):
         *,
         is_key: bool,
         properties: Mapping[str, str],
+        features: frozenset[str] = frozenset(),
+        topic: str = "",
+        registry: RegistrySnapshot | None = None,
     ) -> Any:
         """The case-file JSON for record bytes, for comparison with expected outputs."""
         if data is None:
             return None
-        return self.read_document(data, Layout(columns=tuple(columns), is_key=is_key, properties=properties))
+        layout = Layout(
+            columns=tuple(columns),
+            is_key=is_key,
+            properties=properties,
+            features=features,
+            topic=topic,
+            registry=registry,
+        )
+        return self.read_document(data, layout)
 
     @abstractmethod
     def row_writer(self, layout: Layout) -> RowWriter:
@@ -201,6 +252,17 @@ def unsupported_base_in(type_: t.SqlType, supported: frozenset[str]) -> str | No
             if found:
                 return found
     return None
+
+
+def has_non_string_map_key(type_: t.SqlType) -> bool:
+    """Whether ``type_`` holds a MAP whose keys are not STRING (JSON and Avro cannot)."""
+    if isinstance(type_, t.Map):
+        return type_.key != t.STRING or has_non_string_map_key(type_.value)
+    if isinstance(type_, t.Array):
+        return has_non_string_map_key(type_.element)
+    if isinstance(type_, t.Struct):
+        return any(has_non_string_map_key(f.type) for f in type_.fields)
+    return False
 
 
 def text_of(data: bytes) -> str:

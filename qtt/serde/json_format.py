@@ -15,6 +15,7 @@ from qtt.serde.interface import (
     Row,
     RowReader,
     RowWriter,
+    has_non_string_map_key,
 )
 
 
@@ -39,7 +40,7 @@ class JsonFormat(Format):
 
     def check(self, layout: Layout) -> None:
         super().check(layout)
-        if any(_has_non_string_map_key(column.type) for column in layout.columns):
+        if any(has_non_string_map_key(column.type) for column in layout.columns):
             msg = f"{self.name} only supports MAP types with STRING keys"
             raise StatementError(msg)
 
@@ -118,13 +119,3 @@ def _too_deep(target: str) -> str:
         f"Failed to deserialize {target} as JSON: the document nests more than {values.MAX_NESTING} levels deep, "
         f"the most qtt reads"
     )
-
-
-def _has_non_string_map_key(type_: t.SqlType) -> bool:
-    if isinstance(type_, t.Map):
-        return type_.key != t.STRING or _has_non_string_map_key(type_.value)
-    if isinstance(type_, t.Array):
-        return _has_non_string_map_key(type_.element)
-    if isinstance(type_, t.Struct):
-        return any(_has_non_string_map_key(f.type) for f in type_.fields)
-    return False

@@ -1,0 +1,84 @@
+"""AVRO: Confluent's Avro serializers over a schema registry, with ksqlDB's schemas."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from typing import Any, ClassVar
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError
+from qtt.serde import avro_schema
+from qtt.serde.interface import Layout, Row, SerdeColumn, has_non_string_map_key
+from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped
+from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot
+
+
+class AvroFormat(RegistryFormat):
+    """AVRO: rows as Avro records named ``io.confluent.ksql.avro_schemas.KsqlDataSourceSchema``."""
+
+    name: ClassVar[str] = "AVRO"
+    schema_type: ClassVar[str] = "AVRO"
+    supported_types: ClassVar[frozenset[str]] = frozenset([*t.Primitive.NAMES, "DECIMAL", "ARRAY", "MAP", "STRUCT"])
+    supported_properties: ClassVar[frozenset[str]] = frozenset([avro_schema.FULL_SCHEMA_NAME, SCHEMA_ID])
+
+    def check(self, layout: Layout) -> None:
+        super().check(layout)
+        full_name = layout.properties.get(avro_schema.FULL_SCHEMA_NAME)
+        if full_name is not None and not full_name.strip():
+            msg = f"fullSchemaName cannot be empty. Format configuration: {{fullSchemaName={full_name.strip()}}}"
+            raise StatementError(msg)
+        if any(has_non_string_map_key(c.type) for c in layout.columns):
+            msg = "Avro only supports MAPs with STRING keys"
+            raise StatementError(msg)
+        avro_schema.check_avro_names(layout.columns)
+
+    def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
+        full_name = properties.get(avro_schema.FULL_SCHEMA_NAME) or avro_schema.DEFAULT_FULL_NAME
+        schema = avro_schema.avro_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
+        return json.dumps(schema, separators=(",", ":"))
+
+    def columns_from_schema(self, text: str, *, unwrapped: bool) -> list[tuple[str | None, t.SqlType]]:
+        schema = parsed(text)
+        if not unwrapped and isinstance(schema, dict) and schema.get("type") == "record":
+            return [(str(f["name"]).upper(), avro_schema.sql_type_of(f["type"])) for f in schema.get("fields", [])]
+        return [(None, avro_schema.sql_type_of(schema))]
+
+    def make_serializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema, *, by_id: bool) -> Any:
+        from confluent_kafka.schema_registry.avro import AvroSerializer
+
+        conf: dict[str, Any] = {"auto.register.schemas": False}
+        if by_id:
+            conf["use.schema.id"] = schema.schema_id
+        return AvroSerializer(snapshot.client(), schema.confluent(), conf=conf)
+
+    def make_deserializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema | None) -> Any:
+        from confluent_kafka.schema_registry.avro import AvroDeserializer
+
+        return AvroDeserializer(snapshot.client())
+
+    def datum_for(self, plain: Any, schema: RegisteredSchema) -> Any:
+        return avro_schema.datum_for_schema(plain, parsed(schema.schema))
+
+    def plain_of(self, datum: Any) -> Any:
+        return avro_schema.avro_to_plain(datum)
+
+    def row_of(self, datum: Any, layout: Layout) -> Row:
+        target = "key" if layout.is_key else "value"
+        if datum is None:
+            return None  # type: ignore[return-value]
+        return avro_schema.row_from_datum(datum, layout.columns, unwrapped=is_unwrapped(layout), target=target)
+
+    def plain_row(self, row: Row, layout: Layout) -> Any:
+        if is_unwrapped(layout):
+            from qtt.serde import values
+
+            return values.to_json(row[0], layout.columns[0].type)
+        return avro_schema.plain_row(row, layout.columns)
+
+
+@cache
+def parsed(text: str) -> Any:
+    """A registered schema's JSON (cached: the same few schemas are used for every record)."""
+    return json.loads(text)

@@ -1,0 +1,346 @@
+"""Avro schemas as ksqlDB writes and reads them, and values between Avro and SQL.
+
+Writing (:func:`avro_schema_for`) follows ksqlDB's ``AvroSchemas`` over Kafka Connect's
+``AvroData``: the root is never optional; every field, array element and map value is
+``["null", T]`` with a null default; a STRUCT is a record named after its path
+(``<root>_<FIELD>``); logical types carry Connect's names. Reading
+(:func:`columns_from_avro`) is ksqlDB's schema inference: Avro types to SQL types, field
+names upper-cased.
+
+Values pass through a JSON-like middle form (:func:`avro_to_plain`), so that the SQL side
+reuses :func:`qtt.serde.values.from_json`, ksqlDB's coercion rules, unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from qtt import sqltypes as t
+from qtt.errors import SerdeError, StatementError
+from qtt.serde import values
+from qtt.serde.excerpt import json_value
+from qtt.serde.interface import SerdeColumn
+
+NAMESPACE = "io.confluent.ksql.avro_schemas"
+DEFAULT_FULL_NAME = f"{NAMESPACE}.KsqlDataSourceSchema"
+#: ksqlDB's format properties (``ConnectProperties``)
+FULL_SCHEMA_NAME = "fullSchemaName"
+SCHEMA_ID = "schemaId"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+_PRIMITIVES = {
+    "BOOLEAN": "boolean",
+    "INTEGER": "int",
+    "BIGINT": "long",
+    "DOUBLE": "double",
+    "STRING": "string",
+    "BYTES": "bytes",
+}
+_LOGICAL = {
+    "DATE": ("int", "date", "org.apache.kafka.connect.data.Date"),
+    "TIME": ("int", "time-millis", "org.apache.kafka.connect.data.Time"),
+    "TIMESTAMP": ("long", "timestamp-millis", "org.apache.kafka.connect.data.Timestamp"),
+}
+
+
+def key_schema_name(source_name: str) -> str:
+    """ksqlDB's record name for an AVRO key: ``OUTPUT`` -> ``io.confluent.ksql.avro_schemas.OutputKey``."""
+    camel = "".join(part[:1].upper() + part[1:].lower() for part in source_name.split("_"))
+    return f"{NAMESPACE}.{camel}Key"
+
+
+def check_avro_names(columns: Sequence[SerdeColumn]) -> None:
+    """Reject column and field names that Avro cannot hold (ksqlDB's message)."""
+
+    def check(name: str) -> None:
+        avro_name = name.replace(".", "_")
+        if not _NAME.fullmatch(avro_name):
+            bad = "initial character" if not _NAME.fullmatch(avro_name[:1] or "?") else "character"
+            msg = f"Schema is not compatible with Avro: Illegal {bad}: {avro_name}"
+            raise StatementError(msg)
+
+    def walk(type_: t.SqlType) -> None:
+        if isinstance(type_, t.Struct):
+            for field in type_.fields:
+                check(field.name)
+                walk(field.type)
+        elif isinstance(type_, t.Array):
+            walk(type_.element)
+        elif isinstance(type_, t.Map):
+            walk(type_.value)
+
+    for column in columns:
+        check(column.name)
+        walk(column.type)
+
+
+def avro_schema_for(columns: Sequence[SerdeColumn], *, full_name: str, unwrapped: bool) -> Any:
+    """The Avro schema (JSON-ready) ksqlDB registers for these columns."""
+    if unwrapped:
+        return _type_schema(columns[0].type, full_name, optional=False)
+    return _record(full_name, [(c.name, c.type) for c in columns])
+
+
+def _record(full_name: str, fields: Sequence[tuple[str, t.SqlType]], enclosing: str = "") -> dict[str, Any]:
+    namespace, _, name = full_name.rpartition(".")
+    record: dict[str, Any] = {"type": "record", "name": name}
+    if namespace != enclosing:
+        # Avro writes a nested record's namespace only where it differs from its parent's
+        record["namespace"] = namespace
+    record["fields"] = [
+        {
+            "name": field_name.replace(".", "_"),
+            "type": _type_schema(type_, f"{full_name}_{field_name}", enclosing=namespace),
+            "default": None,
+        }
+        for field_name, type_ in fields
+    ]
+    record["connect.name"] = full_name
+    return record
+
+
+def _type_schema(type_: t.SqlType, path_name: str, *, optional: bool = True, enclosing: str = "") -> Any:
+    schema: Any
+    base = type_.base
+    if base in _PRIMITIVES:
+        schema = _PRIMITIVES[base]
+    elif base in _LOGICAL:
+        avro_type, logical, connect_name = _LOGICAL[base]
+        schema = {"type": avro_type, "connect.version": 1, "connect.name": connect_name, "logicalType": logical}
+    elif isinstance(type_, t.Decimal):
+        schema = {
+            "type": "bytes",
+            "scale": type_.scale,
+            "precision": type_.precision,
+            "connect.version": 1,
+            "connect.parameters": {"scale": str(type_.scale), "connect.decimal.precision": str(type_.precision)},
+            "connect.name": "org.apache.kafka.connect.data.Decimal",
+            "logicalType": "decimal",
+        }
+    elif isinstance(type_, t.Array):
+        schema = {"type": "array", "items": _type_schema(type_.element, path_name, enclosing=enclosing)}
+    elif isinstance(type_, t.Map):
+        schema = {"type": "map", "values": _type_schema(type_.value, f"{path_name}_MapValue", enclosing=enclosing)}
+    elif isinstance(type_, t.Struct):
+        schema = _record(path_name, [(f.name, f.type) for f in type_.fields], enclosing)
+    else:  # pragma: no cover - every SQL type is handled above
+        raise StatementError(f"The 'AVRO' format does not support type '{base}'")
+    return ["null", schema] if optional else schema
+
+
+# ---- inference: Avro types -> SQL types
+
+
+def sql_type_of(schema: Any) -> t.SqlType:
+    """The SQL type ksqlDB infers for an Avro type."""
+    if isinstance(schema, list):
+        members = [m for m in schema if m != "null"]
+        if len(members) == 1:
+            return sql_type_of(members[0])
+        return t.Struct(tuple(t.Field(_union_field_name(m), sql_type_of(m)) for m in members))
+    if isinstance(schema, str):
+        return _sql_primitive(schema)
+    kind = schema.get("type")
+    logical = schema.get("logicalType")
+    if logical == "decimal":
+        return t.Decimal(int(schema.get("precision", 64)), int(schema.get("scale", 0)))
+    if logical == "date":
+        return t.DATE
+    if logical in ("time-millis", "time-micros"):
+        return t.TIME
+    if logical in ("timestamp-millis", "timestamp-micros"):
+        return t.TIMESTAMP
+    if kind == "record":
+        return t.Struct(tuple(t.Field(str(f["name"]).upper(), sql_type_of(f["type"])) for f in schema["fields"]))
+    if kind == "array":
+        return t.Array(sql_type_of(schema["items"]))
+    if kind == "map":
+        return t.Map(t.STRING, sql_type_of(schema["values"]))
+    if kind == "enum":
+        return t.STRING
+    if kind == "fixed":
+        return t.BYTES
+    if isinstance(kind, (str, list, dict)):
+        return sql_type_of(kind)
+    msg = f"Avro type {schema!r} has no SQL type"
+    raise StatementError(msg)
+
+
+def _sql_primitive(name: str) -> t.SqlType:
+    found = {
+        "boolean": t.BOOLEAN,
+        "int": t.INTEGER,
+        "long": t.BIGINT,
+        "float": t.DOUBLE,
+        "double": t.DOUBLE,
+        "string": t.STRING,
+        "bytes": t.BYTES,
+    }.get(name)
+    if found is None:
+        msg = f"Avro type {name!r} has no SQL type"
+        raise StatementError(msg)
+    return found
+
+
+def _union_field_name(member: Any) -> str:
+    """Connect's name for a union member's field (``io.confluent.connect.avro.Union``)."""
+    if isinstance(member, str):
+        return member.upper()
+    name = member.get("name") or member.get("type")
+    return str(name).rpartition(".")[2].upper()
+
+
+# ---- values
+
+
+def avro_to_plain(datum: Any) -> Any:
+    """An Avro datum (as fastavro reads it) in the JSON-like form of case files.
+
+    Bytes become base64 text, dates days, times and timestamps milliseconds; records stay
+    mappings with their Avro field names.
+    """
+    if datum is None or isinstance(datum, bool | int | float | str | decimal.Decimal):
+        return datum
+    if isinstance(datum, bytes | bytearray):
+        return base64.b64encode(bytes(datum)).decode("ascii")
+    if isinstance(datum, dt.datetime):
+        return values.timestamp_millis(datum)
+    if isinstance(datum, dt.date):
+        return (datum - values.EPOCH_DATE).days
+    if isinstance(datum, dt.time):
+        return values.time_millis(datum)
+    if isinstance(datum, Mapping):
+        return {str(k): avro_to_plain(v) for k, v in datum.items()}
+    if isinstance(datum, list | tuple):
+        return [avro_to_plain(v) for v in datum]
+    return datum
+
+
+def row_from_datum(datum: Any, columns: Sequence[SerdeColumn], *, unwrapped: bool, target: str) -> tuple[Any, ...]:
+    """A row of SQL values from an Avro datum, with ksqlDB's coercion and case-insensitive fields."""
+    plain = avro_to_plain(datum)
+    try:
+        if unwrapped:
+            return (values.from_json(plain, columns[0].type, "$"),)
+        if not isinstance(plain, Mapping):
+            row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
+            raise values.from_json_failure(plain, row_type, "$")
+        upper = values.upper_case_keys(plain)
+        return tuple(values.from_json(values.field_value(plain, upper, c.name), c.type, f"$.{c.name}") for c in columns)
+    except SerdeError as e:
+        msg = f"Failed to deserialize {target} as AVRO: {e.message}"
+        raise SerdeError(msg) from None
+
+
+def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
+    """A JSON-like value (a case file's document, or SQL values made plain) shaped for an Avro schema.
+
+    Record fields are looked up by name, then case-insensitively; unions take their first
+    member that fits; numbers and text convert as Avro's JSON encoding allows.
+    """
+    if isinstance(schema, list):
+        if value is None:
+            if "null" in schema:
+                return None
+            raise SerdeError(f"null where {path} must be one of {schema}")
+        problems = []
+        for member in schema:
+            if member == "null":
+                continue
+            try:
+                return datum_for_schema(value, member, path)
+            except (SerdeError, ValueError, TypeError, KeyError) as e:
+                problems.append(str(e))
+        raise SerdeError(f"{json_value(value)} fits no member of the union at {path}: {'; '.join(problems)}")
+    if isinstance(schema, str):
+        return _primitive_datum(value, schema, path)
+    kind = schema.get("type")
+    logical = schema.get("logicalType")
+    if value is None:
+        if kind == "null":
+            return None
+        raise SerdeError(f"null where {path} must be {kind}")
+    if logical == "decimal":
+        number = decimal.Decimal(str(value)) if not isinstance(value, decimal.Decimal) else value
+        return number.quantize(decimal.Decimal(1).scaleb(-int(schema.get("scale", 0))))
+    if logical in ("date", "time-millis", "timestamp-millis", "time-micros", "timestamp-micros"):
+        return int(value)
+    if kind == "record":
+        if not isinstance(value, Mapping):
+            raise SerdeError(f"expected an object at {path}, got {json_value(value)}")
+        upper = {str(k).upper(): v for k, v in value.items()}
+        out = {}
+        for field in schema.get("fields", []):
+            name = field["name"]
+            if name in value:
+                item = value[name]
+            elif name.upper() in upper:
+                item = upper[name.upper()]
+            else:
+                item = None
+            if item is None and "default" in field and not _takes_null(field["type"]):
+                # a null where the schema cannot hold one takes the field's default, as ksqlDB writes it
+                item = field["default"]
+            out[name] = datum_for_schema(item, field["type"], f"{path}.{name}")
+        return out
+    if kind == "array":
+        if not isinstance(value, list):
+            raise SerdeError(f"expected an array at {path}, got {json_value(value)}")
+        return [datum_for_schema(v, schema["items"], f"{path}[{i}]") for i, v in enumerate(value)]
+    if kind == "map":
+        if not isinstance(value, Mapping):
+            raise SerdeError(f"expected an object at {path}, got {json_value(value)}")
+        return {str(k): datum_for_schema(v, schema["values"], f"{path}.{k}") for k, v in value.items()}
+    if kind == "enum":
+        return str(value)
+    if kind == "fixed":
+        return _primitive_datum(value, "bytes", path)
+    if isinstance(kind, (str, list, dict)):
+        return datum_for_schema(value, kind, path)
+    raise SerdeError(f"unsupported Avro type {kind!r} at {path}")
+
+
+def _takes_null(schema: Any) -> bool:
+    return schema == "null" or (isinstance(schema, list) and "null" in schema)
+
+
+def _primitive_datum(value: Any, name: str, path: str) -> Any:
+    if value is None:
+        if name == "null":
+            return None
+        raise SerdeError(f"null where {path} must be {name}")
+    if name == "boolean":
+        if isinstance(value, bool):
+            return value
+    elif name in ("int", "long"):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, decimal.Decimal | float) and value == int(value):
+            return int(value)
+        if isinstance(value, str):
+            return int(value)
+    elif name in ("float", "double"):
+        if isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            return float(value)
+    elif name == "string":
+        return value if isinstance(value, str) else values.json_text(value)
+    elif name == "bytes":
+        if isinstance(value, bytes | bytearray):
+            return bytes(value)
+        if isinstance(value, str):
+            return base64.b64decode(value)
+    elif name == "null":
+        raise SerdeError(f"{json_value(value)} where {path} must be null")
+    raise SerdeError(f"cannot write {json_value(value)} as Avro {name} at {path}")
+
+
+def plain_row(row: Sequence[Any], columns: Sequence[SerdeColumn]) -> dict[str, Any]:
+    """A row of SQL values as a JSON-like object keyed by column name."""
+    return {c.name.replace(".", "_"): values.to_json(v, c.type) for c, v in zip(columns, row, strict=True)}
