@@ -32,7 +32,8 @@ examples:
   qtt snapshot --dry-run           show which plans a release would persist, and why
 
 environment:
-  QTT_SPARK_MASTER   Spark master: local[N] (default local[2]), spark://host:7077, sc://host:15002
+  QTT_SPARK_MASTER          Spark master: local[N] (default local[2]), spark://host:7077, sc://host:15002
+  QTT_SCHEMA_REGISTRY_URL   a schema registry for the registry formats (default: embedded, one per replay)
 """
 
 
@@ -45,6 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     parser = _parser()
     args = parser.parse_args(argv)
+    if getattr(args, "schema_registry", None):
+        from qtt.serde.schema_registry import REGISTRY_URL_ENV
+
+        os.environ[REGISTRY_URL_ENV] = args.schema_registry
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
@@ -276,6 +281,14 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
 
 def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
     command.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+    command.add_argument(
+        "--schema-registry",
+        metavar="URL",
+        help=(
+            "a Confluent-compatible schema registry for the AVRO, PROTOBUF and JSON_SR formats "
+            "(default: an embedded one per replay; also QTT_SCHEMA_REGISTRY_URL)"
+        ),
+    )
     command.add_argument(
         "--historical",
         metavar="DIR",

@@ -63,6 +63,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="Spark master: local[N] (default local[2]), spark://host:7077 or sc://host:15002",
     )
+    group.addoption(
+        "--qtt-schema-registry",
+        metavar="URL",
+        default=None,
+        help="a Confluent-compatible schema registry for the registry formats (default: embedded, one per replay)",
+    )
     parser.addini(
         "qtt_cases",
         type="paths",
@@ -93,10 +99,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[HISTORICAL_ROOT] = Path(config.rootpath, config.getini("qtt_historical_plans")).resolve()
     config.stash[RESULTS] = {}
     master = config.getoption("qtt_spark_master")
-    if master:
-        import os
+    registry = config.getoption("qtt_schema_registry")
+    import os
 
+    if master:
         os.environ["QTT_SPARK_MASTER"] = master
+    if registry:
+        from qtt.serde.schema_registry import REGISTRY_URL_ENV
+
+        os.environ[REGISTRY_URL_ENV] = registry
     # --qtt-cases may point outside the paths pytest was asked to collect.
     for path in extra:
         if str(path) not in config.args:

@@ -26,6 +26,7 @@ from qtt.plan import codec
 from qtt.plan.steps import Plan
 from qtt.runtime import infrastructure
 from qtt.runtime.topology_text import QueryTopology, parse
+from qtt.serde.schema_registry import RegisteredSchema
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -88,10 +89,19 @@ def replay_folders(
         except QttError as e:
             result.status, result.reason = Status.ERROR, str(e)
         results.append(result)
-    items = [ReplayItem(item.plan, inputs_of(item.spec)) for _, item in loaded]
+    items: list[ReplayItem] = []
+    refused: dict[int, QttError] = {}
+    for index, (_, item) in enumerate(loaded):
+        try:
+            items.append(ReplayItem.from_recorded(item.plan, inputs_of(item.spec), item.spec.schemas))
+        except QttError as e:  # the registry refuses a schema a statement registers
+            refused[index] = e
+            items.append(ReplayItem(item.plan, ()))
     outcomes = replay_counted(items, session, total=len(paths), progress=progress, capture_state=True)
-    for (result, item), outcome in zip(loaded, outcomes, strict=True):
-        if isinstance(outcome, InfrastructureError):
+    for index, ((result, item), outcome) in enumerate(zip(loaded, outcomes, strict=True)):
+        if index in refused:
+            result.status, result.reason = Status.FAILED, f"the plan no longer registers its schemas: {refused[index]}"
+        elif isinstance(outcome, InfrastructureError):
             _infrastructure(result, outcome)
         elif isinstance(outcome, QttError):
             if isinstance(outcome, RuntimeBuildError):
@@ -155,10 +165,38 @@ def check(item: Loaded, outcome: ReplayResult) -> list[str]:
             if now.get(context) != schema:
                 problems.append(f"step schema of {query_id} {context}: recorded {schema}, now {now.get(context)}")
     problems += compare_internal_topics(item.spec.internal_topics, spec.internal_topics_of(outcome.internal_topics))
+    problems += compare_schemas(item.spec.schemas, outcome.schemas)
     recorded_log = [(e.input, e.query_id, e.context) for e in item.spec.processing_log]
     now_log = [(e.seq, e.query_id, e.context) for e in outcome.processing_log]
     if recorded_log != now_log:
         problems.append(f"processing log: recorded {recorded_log}, now {now_log}")
+    return problems
+
+
+def compare_schemas(recorded: Sequence[RegisteredSchema], now: Sequence[RegisteredSchema]) -> list[str]:
+    """Differences in what the replay registered or read, per subject version, naming the subject."""
+    problems = []
+    for index in range(max(len(recorded), len(now))):
+        was = recorded[index] if index < len(recorded) else None
+        got = now[index] if index < len(now) else None
+        if was == got:
+            continue
+        subject = (was or got).subject  # type: ignore[union-attr]
+        if was is None or got is None:
+            what = "not registered now" if got is None else "not recorded"
+            shown = was if got is None else got
+            problems.append(f"schema registry subject {subject}: {what} (id {shown.schema_id}, {shown.schema})")  # type: ignore[union-attr]
+            continue
+        for label, old, new in (
+            ("subject", was.subject, got.subject),
+            ("version", was.version, got.version),
+            ("schema id", was.schema_id, got.schema_id),
+            ("schema type", was.schema_type, got.schema_type),
+            ("schema", was.schema, got.schema),
+            ("references", was.references, got.references),
+        ):
+            if old != new:
+                problems.append(f"schema registry subject {was.subject}: recorded {label} {old}, now {new}")
     return problems
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from qtt.harness.model import PostConditions, PostSource, PostTopic
@@ -12,6 +13,7 @@ from qtt.plan.schema import LogicalSchema
 from qtt.plan.sql_schema import schema_from_sql
 from qtt.plan.steps import FormatInfo, Formats
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
+from qtt.serde.schema_registry import RegisteredSchema, subject_for
 
 
 def _format_name(value: Any) -> str | None:
@@ -99,6 +101,50 @@ def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> It
                 yield (f"source {expected.name}: expected {label} features {list(want_features)}, got {got_features}")
     if expected.is_source is not None and expected.is_source != actual.is_source:
         yield (f"source {expected.name}: expected isSource {expected.is_source}, got {actual.is_source}")
+
+
+def check_schemas(post: PostConditions, schemas: Sequence[RegisteredSchema]) -> list[str]:
+    """Post-conditions on the schemas registered for topics (``keySchema`` / ``valueSchema``).
+
+    An Avro or JSON schema compares as JSON with Kafka Connect's ``connect.*`` annotations left
+    out (which ksqlDB versions add differently); a Protobuf schema compares as text.
+    """
+    problems: list[str] = []
+    if post.topics is None:
+        return problems
+    for topic in post.topics.topics:
+        for is_key, expected in ((True, topic.key_schema), (False, topic.value_schema)):
+            if expected is None:
+                continue
+            subject = subject_for(topic.name, is_key=is_key)
+            found = [schema for schema in schemas if schema.subject == subject]
+            if not found:
+                problems.append(f"topic {topic.name}: expected a schema under subject {subject}, found none")
+                continue
+            actual = found[-1]
+            if _schema_form(expected, actual.schema_type) != _schema_form(actual.schema, actual.schema_type):
+                problems.append(
+                    f"topic {topic.name}: subject {subject} holds {actual.schema}, expected {json.dumps(expected)}"
+                )
+    return problems
+
+
+def _schema_form(schema: Any, schema_type: str) -> Any:
+    if schema_type == "PROTOBUF":
+        text = schema if isinstance(schema, str) else json.dumps(schema)
+        return " ".join(text.split())
+    parsed = json.loads(schema) if isinstance(schema, str) and schema_type != "PROTOBUF" else schema
+    if isinstance(parsed, str):
+        parsed = {"type": parsed}  # a bare Avro primitive, in its object form
+    return _without_connect(parsed)
+
+
+def _without_connect(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_connect(v) for k, v in value.items() if not str(k).startswith("connect.")}
+    if isinstance(value, list):
+        return [_without_connect(v) for v in value]
+    return value
 
 
 def _check_topic(expected: PostTopic, topics: Mapping[str, tuple[Formats, int]]) -> Iterable[str]:

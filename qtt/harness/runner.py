@@ -254,7 +254,6 @@ def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) 
             "but every statement planned"
         )
         return False
-    _check_supported_post(variant)
     items.append(
         ReplayItem.from_case(
             planned.plan,
@@ -275,6 +274,7 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
     result.comparison = compare(variant.outputs, outcome.outputs, outcome.sinks)
     if variant.post is not None:
         result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned))
+        result.problems += post_.check_schemas(variant.post, outcome.schemas)
     if variant.qtt_processing_log is not None:
         result.log_problems = check_processing_log(variant.qtt_processing_log, outcome.processing_log)
     if not result.comparison.ok or result.problems or result.log_problems:
@@ -297,15 +297,6 @@ def _match_expected(expected: ExpectedException, error: SqlError, result: CaseRe
         result.status, result.reason = Status.PASSED, f"raised as expected: {type(error).__name__}"
     else:
         result.status, result.reason = Status.FAILED, why
-
-
-def _check_supported_post(variant: CaseVariant) -> None:
-    post = variant.post
-    if post is None or post.topics is None:
-        return
-    for topic in post.topics.topics:
-        if topic.key_schema is not None or topic.value_schema is not None:
-            raise UnsupportedFeatureError("post-conditions on registered topic schemas (keySchema/valueSchema)")
 
 
 def topic_table(planned: PlannedCase) -> dict[str, tuple[Formats, int]]:

@@ -194,6 +194,7 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str, *, root: 
         step_schemas=replay.step_schemas,
         processing_log=log,
         internal_topics=spec.internal_topics_of(replay.internal_topics),
+        schemas=tuple(replay.schemas),
     )
 
 

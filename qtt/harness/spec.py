@@ -2,7 +2,8 @@
 
 It holds the statements and properties, every topic with its formats and column schemas,
 the inputs and the outputs, the schema of every step, the processing log, the internal
-topics, and the qtt and Spark versions. Inputs and outputs keep their exact bytes (base64):
+topics, the schema registry's subjects, versions, ids and schema texts, and the qtt and
+Spark versions. Inputs and outputs keep their exact bytes (base64):
 a historical replay feeds the same bytes and must write the same bytes, whatever today's
 serde would do with the case file's JSON. The decoded ``key``/``value`` next to them are for
 people and for readable diffs.
@@ -25,6 +26,7 @@ from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_
 from qtt.plan.steps import Formats
 from qtt.runtime.jobs import InternalTopic
 from qtt.serde.excerpt import json_value
+from qtt.serde.schema_registry import RegisteredSchema
 
 SPEC_VERSION = 1
 
@@ -128,6 +130,8 @@ class Spec:
     step_schemas: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     processing_log: tuple[SpecLogEntry, ...] = ()
     internal_topics: tuple[SpecInternalTopic, ...] = ()
+    #: every subject version the replay registered or read in the schema registry, in order
+    schemas: tuple[RegisteredSchema, ...] = ()
 
 
 @cache

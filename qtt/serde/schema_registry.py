@@ -81,10 +81,13 @@ class Registry:
         from confluent_kafka.schema_registry import SchemaRegistryClient
 
         self.url = url or os.environ.get(REGISTRY_URL_ENV) or None
-        self.embedded = self.url is None
+        self.embedded = self.url is None or self.url.startswith("mock://")
         self._scope = scope or uuid.uuid4().hex[:12]
-        client_url = f"mock://qtt-{self._scope}" if self.embedded else self.url
+        client_url = f"mock://qtt-{self._scope}" if self.url is None else self.url
         self.client: SchemaRegistryClient = SchemaRegistryClient.new_client({"url": client_url})
+        # On a shared registry each replay registers in a context of its own (":.qtt-<scope>:"),
+        # so cases that use the same topic names never see each other's subjects.
+        self._context = "" if self.embedded else f":.qtt-{self._scope}:"
         self.journal: list[RegisteredSchema] = []
 
     def register(
@@ -127,8 +130,8 @@ class Registry:
             self._note(registered)
             return registered
         try:
-            found = self.client.register_schema_full_response(subject, schema)
-            version = self.client.lookup_schema(subject, schema).version
+            found = self.client.register_schema_full_response(self._context + subject, schema)
+            version = self.client.lookup_schema(self._context + subject, schema).version
         except SchemaRegistryError as e:
             msg = f"Could not register schema for topic: {e.error_message} ({subject})"
             raise StatementError(msg) from None
@@ -154,7 +157,7 @@ class Registry:
         from confluent_kafka.schema_registry.error import SchemaRegistryError
 
         try:
-            found = self.client.get_latest_version(subject)
+            found = self.client.get_latest_version(self._context + subject)
         except SchemaRegistryError:
             return None
         return self._read(found, subject)
