@@ -104,7 +104,7 @@ def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> It
 
 
 def check_schemas(post: PostConditions, schemas: Sequence[RegisteredSchema]) -> list[str]:
-    """Post-conditions on the schemas registered for topics (``keySchema`` / ``valueSchema``).
+    """Post-conditions on the schemas registered for topics (``keySchema`` / ``valueSchema``, as JSON).
 
     An Avro or JSON schema compares as JSON with Kafka Connect's ``connect.*`` annotations left
     out (which ksqlDB versions add differently); a Protobuf schema compares as text.
@@ -122,7 +122,8 @@ def check_schemas(post: PostConditions, schemas: Sequence[RegisteredSchema]) -> 
                 problems.append(f"topic {topic.name}: expected a schema under subject {subject}, found none")
                 continue
             actual = found[-1]
-            if _schema_form(expected, actual.schema_type) != _schema_form(actual.schema, actual.schema_type):
+            registered = actual.schema if actual.schema_type == "PROTOBUF" else json.loads(actual.schema)
+            if _schema_form(expected, actual.schema_type) != _schema_form(registered, actual.schema_type):
                 problems.append(
                     f"topic {topic.name}: subject {subject} holds {actual.schema}, expected {json.dumps(expected)}"
                 )
@@ -133,10 +134,9 @@ def _schema_form(schema: Any, schema_type: str) -> Any:
     if schema_type == "PROTOBUF":
         text = schema if isinstance(schema, str) else json.dumps(schema)
         return " ".join(text.split())
-    parsed = json.loads(schema) if isinstance(schema, str) and schema_type != "PROTOBUF" else schema
-    if isinstance(parsed, str):
-        parsed = {"type": parsed}  # a bare Avro primitive, in its object form
-    return _without_connect(parsed)
+    if isinstance(schema, str):
+        schema = {"type": schema}  # a bare Avro primitive, in its object form
+    return _without_connect(schema)
 
 
 def _without_connect(value: Any) -> Any:
