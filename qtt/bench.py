@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from qtt.harness.runner import CaseResult
 
 CASES, HISTORICAL = "case variant", "historical plan"
+#: the baseline that the registry formats' replays are compared with
+BASELINE_FORMAT = "JSON"
 
 
 @dataclass
@@ -160,6 +162,12 @@ def _replay_sections(
         (CASES, len(variants), lambda progress: run_variants(variants, spark_session, progress=progress)),
         (HISTORICAL, len(folders), lambda progress: replay_folders(folders, spark_session, progress=progress)),
     ]
+    for fmt, same_cases in format_batches(variants).items():
+
+        def batch_replay(progress: Callable[[int, int], None], batch: list[Any] = same_cases) -> Sequence[CaseResult]:
+            return run_variants(batch, spark_session, progress=progress)
+
+        replays.append((format_kind(fmt), len(same_cases), batch_replay))
     for kind, count, replay in replays:
         if not count:
             continue
@@ -173,6 +181,27 @@ def _replay_sections(
         for result in replay(progress):
             section.add(result)
         section.wall = time.perf_counter() - began
+
+
+def format_kind(fmt: str) -> str:
+    return f"{fmt} matrix variant"
+
+
+def format_batches(variants: Sequence[Any]) -> dict[str, list[Any]]:
+    """Format -> the variants of every case that runs both as JSON and in a registry format.
+
+    Each format's variants replay as a batch of their own, so that their costs compare on the
+    same queries and the same data (the cases of ``cases/formats_matrix.json``).
+    """
+    by_case: dict[tuple[str, str], dict[str, Any]] = {}
+    for variant in variants:
+        by_case.setdefault((variant.file, variant.case), {})[variant.variant] = variant
+    batches: dict[str, list[Any]] = {}
+    for formats in by_case.values():
+        if BASELINE_FORMAT in formats and len(formats) > 1 and "" not in formats:
+            for fmt, variant in formats.items():
+                batches.setdefault(fmt, []).append(variant)
+    return dict(sorted(batches.items(), key=lambda item: (item[0] != BASELINE_FORMAT, item[0])))
 
 
 def render(figures: Figures) -> str:
@@ -197,6 +226,15 @@ def render(figures: Figures) -> str:
         lines.append(f"  {kind + 's per minute':<44} {section.per_minute:8.2f}")
         lines.append(row(f"wall time for all {kind}s", section.wall, ratio=False))
         lines.append("  statuses: " + ", ".join(f"{v} {k}" for k, v in sorted(section.statuses.items())))
+    baseline = figures.sections.get(format_kind(BASELINE_FORMAT))
+    for kind, section in figures.sections.items():
+        if baseline is not None and section is not baseline and kind.endswith(format_kind("")[1:]):
+            fmt = kind.split(" ", 1)[0]
+            median = _median(section.seconds) / (_median(baseline.seconds) or float("nan"))
+            wall = section.wall / (baseline.wall or float("nan"))
+            lines.append(
+                f"  {fmt + ' / ' + BASELINE_FORMAT + ' (same cases)':<44} median {median:5.2f} x, wall {wall:5.2f} x"
+            )
     lines += [f"  {error}" for error in figures.errors]
     return "\n".join(lines)
 

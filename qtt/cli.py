@@ -388,7 +388,9 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Start Spark, measure the floor (one query start, one micro-batch of a "
         "trivial query), replay every case variant and historical plan under PATH, and print the "
         "JVM start, the floor, the median seconds per case variant and per historical plan "
-        "(stateless and stateful apart), replays per minute, and each figure's ratio to the floor.",
+        "(stateless and stateful apart), replays per minute, and each figure's ratio to the floor. "
+        "Cases that run in several formats ({FORMAT} variants, including JSON) also replay once per "
+        "format, as batches of their own, and each format is compared with JSON on the same cases.",
     )
     bench.add_argument(
         "paths",

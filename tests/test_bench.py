@@ -47,3 +47,23 @@ def test_a_spark_that_cannot_run_is_a_line_of_the_report_and_a_non_zero_exit(mon
     assert figures.exit_status == 3
     assert bench.render(figures).splitlines()[-1].startswith("  infrastructure error: Spark did not start")
     assert bench.Figures().exit_status == 0
+
+
+def test_format_batches_pair_each_case_with_its_json_variant() -> None:
+    from types import SimpleNamespace
+
+    from qtt.bench import format_batches
+
+    def variant(case: str, fmt: str) -> SimpleNamespace:
+        return SimpleNamespace(file="f.json", case=case, variant=fmt)
+
+    variants = [
+        variant("a", "JSON"),
+        variant("a", "AVRO"),
+        variant("b", "AVRO"),
+        variant("c", ""),
+        variant("d", "JSON"),
+    ]
+    batches = format_batches(variants)
+    assert list(batches) == ["JSON", "AVRO"], "JSON first: the baseline"
+    assert [v.case for v in batches["AVRO"]] == ["a"], "only cases that also run as JSON"
