@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 REGISTRY_URL_ENV = "QTT_SCHEMA_REGISTRY_URL"
 #: ksqlDB's schema types as the registry names them
 SCHEMA_TYPES = frozenset(["AVRO", "PROTOBUF", "JSON"])
+#: a subject's compatibility level unless set otherwise: Confluent Schema Registry's default
+DEFAULT_COMPATIBILITY = "BACKWARD"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,6 +63,24 @@ class RegisteredSchema:
         return _confluent_schema(self.schema_type, self.schema, self.references)
 
 
+def avro_compatible(new: str, old: str, level: str) -> bool:
+    """Whether Avro schema ``new`` may follow ``old`` under a compatibility ``level``."""
+    import avro.schema
+    from avro.compatibility import ReaderWriterCompatibilityChecker, SchemaCompatibilityType
+
+    checker = ReaderWriterCompatibilityChecker()
+    new_schema, old_schema = avro.schema.parse(new), avro.schema.parse(old)
+    pairs = []
+    if level.startswith(("BACKWARD", "FULL")):
+        pairs.append((new_schema, old_schema))  # new readers read old data
+    if level.startswith(("FORWARD", "FULL")):
+        pairs.append((old_schema, new_schema))  # old readers read new data
+    return all(
+        checker.get_compatibility(reader=reader, writer=writer).compatibility == SchemaCompatibilityType.compatible
+        for reader, writer in pairs
+    )
+
+
 def subject_for(topic: str, *, is_key: bool) -> str:
     """ksqlDB's subject for a topic's keys or values (``<topic>-key``, ``<topic>-value``)."""
     return f"{topic}-{'key' if is_key else 'value'}"
@@ -89,6 +109,8 @@ class Registry:
         # so cases that use the same topic names never see each other's subjects.
         self._context = "" if self.embedded else f":.qtt-{self._scope}:"
         self.journal: list[RegisteredSchema] = []
+        #: subject -> compatibility level, for the embedded registry (a real one keeps its own)
+        self.compatibility: dict[str, str] = {}
 
     def register(
         self,
@@ -115,6 +137,8 @@ class Registry:
             # a bare primitive ("int"), in the object form Confluent's Avro serde reads it as
             text = '{"type":' + text.strip() + "}"
         schema = _confluent_schema(schema_type, text, references)
+        if self.embedded:
+            self._check_compatible(subject, schema_type, text)
         if schema_id is not None and self.embedded:
             latest = self.latest(subject)
             registered = RegisteredSchema(
@@ -146,6 +170,27 @@ class Registry:
         )
         self._note(registered)
         return registered
+
+    def _check_compatible(self, subject: str, schema_type: str, text: str) -> None:
+        """Refuse what the subject's compatibility level refuses, as a registry does (HTTP 409).
+
+        The embedded registry of Confluent's client checks nothing, so qtt checks Avro schemas
+        with Apache Avro's own checker; Protobuf and JSON schemas are not checked there.
+        """
+        level = self.compatibility.get(subject, DEFAULT_COMPATIBILITY)
+        earlier = [known for known in self.journal if known.subject == subject]
+        if schema_type != "AVRO" or level == "NONE" or not earlier:
+            return
+        if any(known.schema == text for known in earlier):
+            return
+        checked = earlier if level.endswith("_TRANSITIVE") else earlier[-1:]
+        for known in checked:
+            if known.schema_type == "AVRO" and not avro_compatible(text, known.schema, level):
+                msg = (
+                    "Could not register schema for topic: Schema being registered is incompatible with an "
+                    f'earlier schema for subject "{subject}" ({level} compatibility); error code: 409'
+                )
+                raise StatementError(msg)
 
     def latest(self, subject: str) -> RegisteredSchema | None:
         """The subject's latest version, or None when the subject does not exist."""

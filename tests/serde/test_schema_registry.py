@@ -7,7 +7,7 @@ import json
 import pytest
 
 from qtt import sqltypes as t
-from qtt.errors import SerdeError
+from qtt.errors import SerdeError, StatementError
 from qtt.serde import SerdeColumn, get_format
 from qtt.serde.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 
@@ -93,3 +93,18 @@ def test_ksqldb_schema_for_columns() -> None:
     assert schema["fields"][0] == {"name": "ID", "type": ["null", "int"], "default": None}
     nested = schema["fields"][1]["type"][1]
     assert nested["name"] == "Z_ADDR" and "namespace" not in nested
+
+
+def test_an_incompatible_avro_schema_is_refused_as_ksqldb_says() -> None:
+    registry = Registry()
+    registry.register("t-value", "AVRO", '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}')
+    added_optional = (
+        '{"type":"record","name":"R","fields":[{"name":"a","type":"int"},'
+        '{"name":"b","type":["null","int"],"default":null}]}'
+    )
+    assert registry.register("t-value", "AVRO", added_optional).version == 2
+    added_required = '{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"c","type":"string"}]}'
+    with pytest.raises(StatementError, match='incompatible with an earlier schema for subject "t-value"'):
+        registry.register("t-value", "AVRO", added_required)
+    registry.compatibility["t-value"] = "NONE"
+    assert registry.register("t-value", "AVRO", added_required).version == 3
