@@ -47,9 +47,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if getattr(args, "schema_registry", None):
+        from qtt.serde.registry_container import RegistryUnavailable, resolve
         from qtt.serde.schema_registry import REGISTRY_URL_ENV
 
-        os.environ[REGISTRY_URL_ENV] = args.schema_registry
+        try:
+            os.environ[REGISTRY_URL_ENV] = resolve(args.schema_registry)
+        except RegistryUnavailable as e:
+            print(f"qtt: {e}", file=sys.stderr)
+            return 2
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
@@ -100,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
         "plans recorded for such a case",
     )
     run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    _add_registry_option(run)
     run.add_argument(
         "--per-file",
         action="store_true",
@@ -274,21 +280,27 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "is nothing to snapshot.",
     )
     _add_cases_and_root(snapshot)
+    _add_registry_option(snapshot)
     snapshot.add_argument("--dry-run", action="store_true", help="replay and report, but write nothing")
     snapshot.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
     snapshot.set_defaults(handler=_snapshot)
 
 
-def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
-    command.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+def _add_registry_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--schema-registry",
         metavar="URL",
         help=(
-            "a Confluent-compatible schema registry for the AVRO, PROTOBUF and JSON_SR formats "
-            "(default: an embedded one per replay; also QTT_SCHEMA_REGISTRY_URL)"
+            "a Confluent-compatible schema registry for the AVRO, PROTOBUF and JSON_SR formats, or "
+            "'docker' to start Confluent's registry image (default: an embedded one per replay; "
+            "also QTT_SCHEMA_REGISTRY_URL)"
         ),
     )
+
+
+def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
+    command.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
+
     command.add_argument(
         "--historical",
         metavar="DIR",
@@ -399,6 +411,7 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="case files or directories, and historical plan folders (default: ./cases and ./historical_plans)",
     )
     bench.add_argument("--repetitions", type=int, default=3, help="repetitions of each floor measurement")
+    _add_registry_option(bench)
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
     bench.set_defaults(handler=_bench)
 

@@ -67,7 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--qtt-schema-registry",
         metavar="URL",
         default=None,
-        help="a Confluent-compatible schema registry for the registry formats (default: embedded, one per replay)",
+        help="a Confluent-compatible schema registry for the registry formats, or 'docker' to start one "
+        "(default: embedded, one per replay)",
     )
     parser.addini(
         "qtt_cases",
@@ -105,9 +106,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if master:
         os.environ["QTT_SPARK_MASTER"] = master
     if registry:
+        from qtt.serde.registry_container import RegistryUnavailable, resolve
         from qtt.serde.schema_registry import REGISTRY_URL_ENV
 
-        os.environ[REGISTRY_URL_ENV] = registry
+        try:
+            os.environ[REGISTRY_URL_ENV] = resolve(registry)
+        except RegistryUnavailable as e:
+            raise pytest.UsageError(f"--qtt-schema-registry {registry}: {e}") from None
     # --qtt-cases may point outside the paths pytest was asked to collect.
     for path in extra:
         if str(path) not in config.args:

@@ -100,7 +100,10 @@ class Registry:
     def __init__(self, url: str | None = None, *, scope: str | None = None) -> None:
         from confluent_kafka.schema_registry import SchemaRegistryClient
 
-        self.url = url or os.environ.get(REGISTRY_URL_ENV) or None
+        from qtt.serde.registry_container import resolve
+
+        given = url or os.environ.get(REGISTRY_URL_ENV) or None
+        self.url = resolve(given) if given else None
         self.embedded = self.url is None or self.url.startswith("mock://")
         self._scope = scope or uuid.uuid4().hex[:12]
         client_url = f"mock://qtt-{self._scope}" if self.url is None else self.url
