@@ -34,9 +34,12 @@ def topic_schemas(topics: Sequence[TopicSpec]) -> dict[tuple[str, bool], TopicSc
     """The schemas a case's ``topics`` register, for the planner's schema inference."""
     found: dict[tuple[str, bool], TopicSchema] = {}
     for topic in topics:
-        for is_key, schema in ((True, topic.key_schema), (False, topic.value_schema)):
+        for is_key, schema, schema_id in (
+            (True, topic.key_schema, topic.key_schema_id),
+            (False, topic.value_schema, topic.value_schema_id),
+        ):
             if schema is not None:
-                found[(topic.name, is_key)] = TopicSchema(document=schema)
+                found[(topic.name, is_key)] = TopicSchema(document=schema, schema_id=schema_id)
     return found
 
 

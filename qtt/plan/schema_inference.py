@@ -16,7 +16,7 @@ from qtt.errors import StatementError
 from qtt.plan import steps as s
 from qtt.plan.schema import KEY, VALUE, Column
 from qtt.serde import get_format
-from qtt.serde.registry_format import RegistryFormat
+from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat
 
 #: the column a schema gets when it is not a record of fields, as ksqlDB names it
 KEY_COLUMN, VALUE_COLUMN = "ROWKEY", "ROWVAL"
@@ -28,6 +28,8 @@ class TopicSchema:
     (Avro and JSON schemas as JSON, Protobuf schemas as text)."""
 
     document: Any
+    #: the id the case asks the registry to give it (``keySchemaId`` / ``valueSchemaId``)
+    schema_id: int | None = None
 
 
 #: (topic, is_key) -> the schema registered for it before the statements run
@@ -40,9 +42,17 @@ def infers(info: s.FormatInfo) -> bool:
     return isinstance(format_, RegistryFormat) and format_.uses_registry
 
 
+def _registered(topic: str, info: s.FormatInfo, schemas: TopicSchemas, *, is_key: bool) -> TopicSchema | None:
+    """The schema a side reads: the one its ``schemaId`` property names, else its subject's."""
+    wanted = info.properties.get(SCHEMA_ID)
+    if wanted is not None:
+        return next((found for found in schemas.values() if found.schema_id == int(wanted)), None)
+    return schemas.get((topic, is_key))
+
+
 def inferred_key(topic: str, info: s.FormatInfo, schemas: TopicSchemas) -> list[Column]:
     """Key columns from the key subject's schema: one ``ROWKEY`` column, or none if nothing is registered."""
-    found = schemas.get((topic, True))
+    found = _registered(topic, info, schemas, is_key=True)
     if found is None or not infers(info):
         return []
     format_ = get_format(info.format)
@@ -57,7 +67,10 @@ def inferred_value(topic: str, info: s.FormatInfo, schemas: TopicSchemas, *, unw
     Raises:
         StatementError: nothing is registered under the subject (ksqlDB's message).
     """
-    found = schemas.get((topic, False))
+    found = _registered(topic, info, schemas, is_key=False)
+    if found is None and SCHEMA_ID in info.properties:
+        msg = f"Schema with id {info.properties[SCHEMA_ID]} does not exist in the Schema Registry."
+        raise StatementError(msg)
     if found is None:
         subject = f"{topic}-value"
         msg = f"Schema for message values on topic '{topic}' does not exist in the Schema Registry.\nSubject: {subject}"

@@ -1,0 +1,61 @@
+"""ksqlDB's schema inference: columns read from the schemas a case registers, never from SQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt.errors import StatementError
+from qtt.plan.schema_inference import TopicSchema
+from qtt.plan.statements import plan_statements
+from qtt.sql import parse_statements
+
+READING = {
+    "type": "record",
+    "name": "Reading",
+    "fields": [
+        {"name": "sensor", "type": "string"},
+        {"name": "level", "type": ["null", "int"]},
+        {"name": "when", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        {"name": "tags", "type": {"type": "map", "values": "string"}},
+    ],
+}
+
+
+def _schema_of(sql: str, schemas: dict) -> str:
+    planned = plan_statements(parse_statements(sql), {}, schemas)
+    [source] = planned.sources.values()
+    return str(source.schema)
+
+
+def test_value_columns_come_from_the_value_subject_upper_cased() -> None:
+    sql = "CREATE STREAM R WITH (kafka_topic='r', value_format='AVRO');"
+    shown = _schema_of(sql, {("r", False): TopicSchema(document=READING)})
+    assert shown == "`SENSOR` STRING, `LEVEL` INTEGER, `WHEN` TIMESTAMP, `TAGS` MAP<STRING, STRING>"
+
+
+def test_a_key_schema_becomes_rowkey_and_an_unwrapped_value_rowval() -> None:
+    sql = "CREATE STREAM R WITH (kafka_topic='r', format='AVRO', wrap_single_value=false);"
+    schemas = {("r", True): TopicSchema(document={"type": "long"}), ("r", False): TopicSchema(document="string")}
+    assert _schema_of(sql, schemas) == "`ROWKEY` BIGINT KEY, `ROWVAL` STRING"
+
+
+def test_declared_columns_are_kept_and_only_the_missing_side_is_inferred() -> None:
+    sql = "CREATE STREAM R (ID INT KEY) WITH (kafka_topic='r', value_format='AVRO');"
+    schemas = {("r", True): TopicSchema(document={"type": "long"}), ("r", False): TopicSchema(document=READING)}
+    assert _schema_of(sql, schemas).startswith("`ID` INTEGER KEY, `SENSOR` STRING")
+
+
+def test_a_schema_id_property_reads_the_schema_with_that_id() -> None:
+    sql = "CREATE STREAM R WITH (kafka_topic='r', value_format='AVRO', value_schema_id=7);"
+    schemas = {("elsewhere", False): TopicSchema(document=READING, schema_id=7)}
+    assert _schema_of(sql, schemas).startswith("`SENSOR` STRING")
+
+
+def test_nothing_registered_is_ksqldbs_error() -> None:
+    with pytest.raises(StatementError, match="Schema for message values on topic 'r' does not exist"):
+        _schema_of("CREATE STREAM R WITH (kafka_topic='r', value_format='AVRO');", {})
+
+
+def test_formats_without_a_registry_do_not_infer() -> None:
+    with pytest.raises(StatementError, match="does not define any columns"):
+        _schema_of("CREATE STREAM R WITH (kafka_topic='r', value_format='JSON');", {})
