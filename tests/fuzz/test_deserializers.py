@@ -18,7 +18,9 @@ from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import Format, SerdeColumn, get_format, known_formats
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
-from qtt.serde.interface import unsupported_base_in
+from qtt.serde.interface import Layout, unsupported_base_in
+from qtt.serde.registry_format import RegistryFormat, is_unwrapped
+from qtt.serde.schema_registry import Registry, RegistrySnapshot, subject_for
 from tests.fuzz.inputs import edge_numbers, json_scalars
 from tests.fuzz.profiles import fuzz_settings
 
@@ -108,18 +110,38 @@ record_bytes = st.one_of(
 )
 
 
+TOPIC = "fuzz"
+
+
 def _check_message(format_: Format, error: SerdeError) -> None:
     assert format_.name.lower() in error.message.lower(), f"the format is not named in: {error.message[:300]}"
     assert len(error.message) <= MAX_MESSAGE, f"a {len(error.message)}-character message: {error.message[:300]}"
 
 
+def _registered(
+    format_: Format, columns: list[SerdeColumn], is_key: bool, properties: dict[str, str], features: frozenset[str]
+) -> RegistrySnapshot | None:
+    """For a registry format, a registry holding the schema of ``columns`` under id 1."""
+    if not isinstance(format_, RegistryFormat) or not format_.uses_registry or not columns:
+        return None
+    layout = Layout(columns=tuple(columns), is_key=is_key, properties=properties, features=features)
+    text = format_.schema_text(columns, is_key=is_key, properties=properties, unwrapped=is_unwrapped(layout))
+    registry = Registry()
+    registry.register(subject_for(TOPIC, is_key=is_key), format_.schema_type, text)
+    return registry.snapshot()
+
+
 @fuzz_settings
-@given(layouts(), record_bytes)
+@given(layouts(), record_bytes, st.booleans())
 def test_every_deserializer_raises_only_serde_errors_that_name_the_format(
-    layout: tuple[Format, list[SerdeColumn], bool, dict[str, str], frozenset[str]], data: bytes
+    layout: tuple[Format, list[SerdeColumn], bool, dict[str, str], frozenset[str]], data: bytes, framed: bool
 ) -> None:
     format_, columns, is_key, properties, features = layout
-    deserialize = format_.deserializer(columns, is_key=is_key, properties=properties, features=features)
+    registry = _registered(format_, columns, is_key, properties, features)
+    if registry is not None and framed:
+        data = b"\x00\x00\x00\x00\x01" + data  # past the registry's framing, into the payload
+    on_topic = {"topic": TOPIC, "registry": registry}
+    deserialize = format_.deserializer(columns, is_key=is_key, properties=properties, features=features, **on_topic)
     try:
         row = deserialize(data)
     except SerdeError as error:
@@ -129,6 +151,6 @@ def test_every_deserializer_raises_only_serde_errors_that_name_the_format(
         assert row is None or len(row) == len(columns)
         event(f"{format_.name}: read")
     try:
-        format_.to_document(data, columns, is_key=is_key, properties=properties)
+        format_.to_document(data, columns, is_key=is_key, properties=properties, **on_topic)
     except SerdeError as error:
         _check_message(format_, error)
