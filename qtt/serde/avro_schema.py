@@ -267,7 +267,9 @@ def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
         raise SerdeError(f"null where {path} must be {kind}")
     if logical == "decimal":
         number = decimal.Decimal(str(value)) if not isinstance(value, decimal.Decimal) else value
-        return number.quantize(decimal.Decimal(1).scaleb(-int(schema.get("scale", 0))))
+        # quantize within the schema's precision, not Python's default 28 digits
+        context = decimal.Context(prec=max(int(schema.get("precision", 0)), number.adjusted() + 1, 1) + 1)
+        return number.quantize(decimal.Decimal(1).scaleb(-int(schema.get("scale", 0))), context=context)
     if logical in ("date", "time-millis", "timestamp-millis", "time-micros", "timestamp-micros"):
         return int(value)
     if kind == "record":
