@@ -123,16 +123,7 @@ class Format(ABC):
         registry: RegistrySnapshot | None = None,
     ) -> Serializer:
         """A function from a row of column values (or None) to bytes (or None)."""
-        write = self.row_writer(
-            Layout(
-                columns=tuple(columns),
-                is_key=is_key,
-                properties=properties,
-                features=features,
-                topic=topic,
-                registry=registry,
-            )
-        )
+        write = self.row_writer(_layout(columns, is_key, properties, features, topic, registry))
 
         def serialize(row: Row | None) -> bytes | None:
             return None if row is None else write(row)
@@ -153,16 +144,7 @@ class Format(ABC):
 
         Raises :class:`~qtt.errors.SerdeError` when the bytes do not match.
         """
-        read = self.row_reader(
-            Layout(
-                columns=tuple(columns),
-                is_key=is_key,
-                properties=properties,
-                features=features,
-                topic=topic,
-                registry=registry,
-            )
-        )
+        read = self.row_reader(_layout(columns, is_key, properties, features, topic, registry))
         null_row = self.null_record_row
 
         def deserialize(data: bytes | None) -> Row | None:
@@ -184,15 +166,7 @@ class Format(ABC):
         """Bytes for a record key or value as a case file writes it."""
         if document is None:
             return None
-        layout = Layout(
-            columns=tuple(columns),
-            is_key=is_key,
-            properties=properties,
-            features=features,
-            topic=topic,
-            registry=registry,
-        )
-        return self.write_document(document, layout)
+        return self.write_document(document, _layout(columns, is_key, properties, features, topic, registry))
 
     def to_document(
         self,
@@ -208,15 +182,7 @@ class Format(ABC):
         """The case-file JSON for record bytes, for comparison with expected outputs."""
         if data is None:
             return None
-        layout = Layout(
-            columns=tuple(columns),
-            is_key=is_key,
-            properties=properties,
-            features=features,
-            topic=topic,
-            registry=registry,
-        )
-        return self.read_document(data, layout)
+        return self.read_document(data, _layout(columns, is_key, properties, features, topic, registry))
 
     @abstractmethod
     def row_writer(self, layout: Layout) -> RowWriter:
@@ -236,6 +202,19 @@ class Format(ABC):
     @abstractmethod
     def read_document(self, data: bytes, layout: Layout) -> Any:
         """The case-file JSON for a non-null record key or value."""
+
+
+def _layout(
+    columns: Sequence[SerdeColumn],
+    is_key: bool,
+    properties: Mapping[str, str],
+    features: frozenset[str],
+    topic: str,
+    registry: RegistrySnapshot | None,
+) -> Layout:
+    return Layout(
+        columns=tuple(columns), is_key=is_key, properties=properties, features=features, topic=topic, registry=registry
+    )
 
 
 def unsupported_base_in(type_: t.SqlType, supported: frozenset[str]) -> str | None:
