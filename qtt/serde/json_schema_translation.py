@@ -226,16 +226,15 @@ def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
             item = schema.get("additionalProperties")
             return {str(k): datum_for_schema(v, item, f"{path}.{k}") for k, v in value.items()}
         upper = values.upper_case_keys(value)
-        shaped = {
-            name: datum_for_schema(values.field_value(value, upper, name), sub, f"{path}.{name}")
-            for name, sub in fields_of(schema)
-        }
-        if not isinstance(value, RowDocument):
-            # ksqlDB's test runner writes a document's other fields too: a reader declared
-            # with other columns than the registered schema still finds them
-            known = {name.upper() for name in shaped}
-            shaped.update({k: v for k, v in value.items() if str(k).upper() not in known})
-        return shaped
+        if isinstance(value, RowDocument):
+            return {
+                name: datum_for_schema(values.field_value(value, upper, name), sub, f"{path}.{name}")
+                for name, sub in fields_of(schema)
+            }
+        # a case file's document keeps the fields it has, those the schema lacks too: ksqlDB's
+        # test runner writes them, and a reader declared with other columns finds them
+        properties = {name.upper(): sub for name, sub in fields_of(schema)}
+        return {k: datum_for_schema(v, properties.get(str(k).upper()), f"{path}.{k}") for k, v in value.items()}
     if kind == "array":
         items = schema.get("items")
         if connect_type == "map" and isinstance(value, Mapping) and isinstance(items, Mapping):
