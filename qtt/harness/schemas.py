@@ -27,14 +27,14 @@ from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped
 from qtt.serde.schema_registry import RegisteredSchema, Registry, subject_for
 
 #: a case file's topic format -> the registry's schema type
-_SCHEMA_TYPES = {"AVRO": "AVRO", "PROTOBUF": "PROTOBUF", "JSON_SR": "JSON"}
+_SCHEMA_TYPES = {"AVRO": "AVRO", "PROTOBUF": "PROTOBUF", "JSON_SR": "JSON", "JSON": "JSON"}
 
 
 def topic_schemas(topics: Sequence[TopicSpec]) -> dict[tuple[str, bool], TopicSchema]:
     """The schemas a case's ``topics`` register, for the planner's schema inference."""
     found: dict[tuple[str, bool], TopicSchema] = {}
     for topic in topics:
-        for is_key, schema in ((True, topic.key_schema), (False, topic.value_schema)):
+        for is_key, schema in ((True, topic.key_schema), (False, _value_schema(topic))):
             if schema is not None:
                 found[(topic.name, is_key)] = TopicSchema(document=schema)
     return found
@@ -52,13 +52,13 @@ def uses_registry(plan: s.Plan) -> bool:
 
 def registry_for_case(plan: s.Plan, topics: Sequence[TopicSpec], *, where: str = "$.topics") -> Registry | None:
     """A fresh registry holding the case's topic schemas, then the statements' own."""
-    declared = [topic for topic in topics if topic.key_schema is not None or topic.value_schema is not None]
+    declared = [topic for topic in topics if topic.key_schema is not None or _value_schema(topic) is not None]
     if not declared and not uses_registry(plan):
         return None
     registry = Registry()
     formats = _topic_formats(plan)
     for index, topic in enumerate(topics):
-        for is_key, schema in ((True, topic.key_schema), (False, topic.value_schema)):
+        for is_key, schema in ((True, topic.key_schema), (False, _value_schema(topic))):
             if schema is None:
                 continue
             schema_type = _schema_type(topic, is_key=is_key, plan_format=formats.get((topic.name, is_key)))
@@ -148,3 +148,8 @@ def _schema_type(topic: TopicSpec, *, is_key: bool, plan_format: str | None) -> 
         return _SCHEMA_TYPES.get(str(named).upper())
     # ksqlDB's runner reads a schema without a format as its reader's format, else as Avro
     return _SCHEMA_TYPES.get(plan_format or "", "AVRO")
+
+
+def _value_schema(topic: TopicSpec) -> Any:
+    """The topic's value schema: ``valueSchema``, else ksqlDB's older name for it, ``schema``."""
+    return topic.value_schema if topic.value_schema is not None else topic.schema
