@@ -3,9 +3,9 @@
 The bytes are Confluent's wire format (a zero magic byte, the 4-byte schema id) then JSON
 text. ksqlDB writes with Connect's ``JsonSchemaConverter`` against the registered schema, and
 reads with its JSON deserializer after the 5-byte prefix: the same lenient coercion as JSON,
-no validation against the schema. So the serializer here keeps Confluent's validation (a
-row that does not fit the schema fails, as Connect's conversion does), and the deserializer
-turns it off.
+no validation against the schema. So the serializer here keeps Confluent's validation where
+a value may not fit its schema (Connect's conversion rejects it in ksqlDB), and the
+deserializer turns it off.
 """
 
 from __future__ import annotations
@@ -66,7 +66,11 @@ class JsonSrFormat(RegistryFormat):
     def make_serializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema, *, by_id: bool) -> Any:
         from confluent_kafka.schema_registry.json_schema import JSONSerializer
 
-        conf: dict[str, Any] = {"auto.register.schemas": False}
+        # A schema a statement registered was made from the columns, so their rows always fit it:
+        # validating them would only cost time. One from elsewhere (the case file, a schema id)
+        # may not fit, and ksqlDB's Connect conversion rejects what does not.
+        validate = by_id or schema.origin != "statement"
+        conf: dict[str, Any] = {"auto.register.schemas": False, "validate": validate}
         if by_id:
             conf["use.schema.id"] = schema.schema_id
         return JSONSerializer(schema.confluent(), snapshot.client(), conf=conf, json_encode=values.dumps)
