@@ -151,6 +151,43 @@ def _kind(schema: Mapping[str, Any]) -> str | None:
     return None
 
 
+#: how many ``$ref`` hops one path may take: more means the schema refers to itself
+_MAX_REF_HOPS = 32
+
+
+def inline_refs(schema: Any, root: Any = None, hops: int = 0) -> Any:
+    """The schema with its local ``$ref`` (``#/definitions/...``) replaced by what they point at.
+
+    Raises:
+        StatementError: a reference points nowhere, or the schema refers to itself (a recursive
+            type has no SQL type).
+    """
+    root = schema if root is None else root
+    if isinstance(schema, list):
+        return [inline_refs(item, root, hops) for item in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#"):
+        if hops >= _MAX_REF_HOPS:
+            msg = f"JSON schema refers to itself through {ref}: a recursive type has no SQL type"
+            raise StatementError(msg)
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        return inline_refs({**_pointer(root, ref), **rest}, root, hops + 1)
+    return {k: inline_refs(v, root, hops) for k, v in schema.items()}
+
+
+def _pointer(root: Any, ref: str) -> Mapping[str, Any]:
+    found = root
+    for part in ref[1:].split("/")[1:] if ref != "#" else []:
+        key = part.replace("~1", "/").replace("~0", "~")
+        found = found.get(key) if isinstance(found, Mapping) else None
+    if not isinstance(found, Mapping):
+        msg = f"JSON schema reference {ref} points at no schema"
+        raise StatementError(msg)
+    return found
+
+
 def sql_type_of(schema: Any) -> t.SqlType:
     """The SQL type ksqlDB infers for a JSON schema.
 

@@ -58,7 +58,7 @@ class JsonSrFormat(RegistryFormat):
         return json.dumps(schema, separators=(",", ":"))
 
     def columns_from_schema(self, text: str, *, unwrapped: bool) -> list[tuple[str | None, t.SqlType]]:
-        schema = parsed(text)
+        schema = jst.inline_refs(parsed(text))
         if not unwrapped and jst.is_record(schema):
             return [(name.upper(), jst.sql_type_of(sub)) for name, sub in jst.fields_of(schema)]
         return [(None, jst.sql_type_of(schema))]

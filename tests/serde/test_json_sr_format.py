@@ -134,6 +134,27 @@ def test_an_unwrapped_or_non_object_schema_is_one_nameless_column() -> None:
     assert JSON_SR.columns_from_schema(row, unwrapped=True) == [(None, t.Struct((t.Field("S", t.STRING),)))]
 
 
+def test_inference_follows_local_references() -> None:
+    schema = {
+        "type": "object",
+        "definitions": {"Maker": {"type": "object", "properties": {"name": {"type": "string"}}}},
+        "properties": {"maker": {"$ref": "#/definitions/Maker"}, "years": {"type": "integer"}},
+    }
+    assert JSON_SR.columns_from_schema(json.dumps(schema), unwrapped=False) == [
+        ("MAKER", t.Struct((t.Field("NAME", t.STRING),))),
+        ("YEARS", t.BIGINT),
+    ]
+
+
+def test_a_recursive_or_dangling_reference_is_a_statement_error() -> None:
+    node = {"type": "object", "properties": {"next": {"$ref": "#"}}}
+    with pytest.raises(StatementError, match="refers to itself"):
+        JSON_SR.columns_from_schema(json.dumps(node), unwrapped=False)
+    dangling = {"type": "object", "properties": {"x": {"$ref": "#/definitions/Nope"}}}
+    with pytest.raises(StatementError, match="points at no schema"):
+        JSON_SR.columns_from_schema(json.dumps(dangling), unwrapped=False)
+
+
 def test_a_schema_without_a_sql_type_is_a_statement_error() -> None:
     with pytest.raises(StatementError, match="has no SQL type"):
         JSON_SR.columns_from_schema('{"type": "object", "properties": {"N": {"type": "null"}}}', unwrapped=False)
