@@ -124,18 +124,25 @@ def row_from_document(
 ) -> tuple[Any, ...]:
     """A row of SQL values from a JSON document, with the JSON format's coercion rules."""
     try:
-        if unwrapped:
-            return (values.from_json(document, columns[0].type, "$"),)
-        if not isinstance(document, Mapping):
-            row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
-            raise values.from_json_failure(document, row_type, "$")
-        upper = values.upper_case_keys(document)
-        return tuple(
-            values.from_json(values.field_value(document, upper, c.name), c.type, f"$.{c.name}") for c in columns
-        )
+        with values.deep_enough():
+            return _coerce(document, columns, unwrapped=unwrapped)
     except SerdeError as e:
         msg = f"Failed to deserialize {target} as JSON_SR: {e.message}"
         raise SerdeError(msg) from None
+    except RecursionError:
+        # a STRING column takes the text of a nested value, written out recursively
+        msg = f"Failed to deserialize {target} as JSON_SR: the document nests deeper than qtt reads"
+        raise SerdeError(msg) from None
+
+
+def _coerce(document: Any, columns: tuple[SerdeColumn, ...], *, unwrapped: bool) -> tuple[Any, ...]:
+    if unwrapped:
+        return (values.from_json(document, columns[0].type, "$"),)
+    if not isinstance(document, Mapping):
+        row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
+        raise values.from_json_failure(document, row_type, "$")
+    upper = values.upper_case_keys(document)
+    return tuple(values.from_json(values.field_value(document, upper, c.name), c.type, f"$.{c.name}") for c in columns)
 
 
 def _target(layout: Layout) -> str:

@@ -245,6 +245,15 @@ def test_invalid_json_is_a_serde_error() -> None:
         JSON_SR.row_reader(layout_for(KILN))(framed(1, "{nope"))
 
 
+def test_deeply_nested_documents_read_into_a_string_column_or_fail_cleanly() -> None:
+    layout = layout_for((SerdeColumn("NOTE", t.STRING),))
+    nested = "[" * 900 + "]" * 900
+    assert JSON_SR.row_reader(layout)(framed(1, '{"NOTE": ' + nested + "}"))[0].startswith("[[[")
+    too_deep = "[" * 5000 + "]" * 5000
+    with pytest.raises(SerdeError, match="Failed to deserialize value as JSON_SR"):
+        JSON_SR.row_reader(layout)(framed(1, '{"NOTE": ' + too_deep + "}"))
+
+
 # ---- statements
 
 
