@@ -11,7 +11,7 @@ deserializer turns it off.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
@@ -52,7 +52,7 @@ class JsonSrFormat(RegistryFormat):
             msg = "JSON only supports MAP types with STRING keys"
             raise StatementError(msg)
 
-    def schema_text(self, columns: Any, *, is_key: bool, properties: Any, unwrapped: bool) -> str:
+    def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
         full_name = properties.get(FULL_SCHEMA_NAME) or None
         schema = jst.json_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
         return json.dumps(schema, separators=(",", ":"))
