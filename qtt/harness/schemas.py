@@ -27,7 +27,7 @@ from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped
 from qtt.serde.schema_registry import RegisteredSchema, Registry, subject_for
 
 #: a case file's topic format -> the registry's schema type
-_SCHEMA_TYPES = {"AVRO": "AVRO", "PROTOBUF": "PROTOBUF", "JSON_SR": "JSON"}
+_SCHEMA_TYPES = {"AVRO": "AVRO", "PROTOBUF": "PROTOBUF", "JSON_SR": "JSON", "JSON": "JSON"}
 
 
 def topic_schemas(topics: Sequence[TopicSpec]) -> dict[tuple[str, bool], TopicSchema]:
@@ -36,7 +36,7 @@ def topic_schemas(topics: Sequence[TopicSpec]) -> dict[tuple[str, bool], TopicSc
     for topic in topics:
         for is_key, schema, schema_id in (
             (True, topic.key_schema, topic.key_schema_id),
-            (False, topic.value_schema, topic.value_schema_id),
+            (False, _value_schema(topic), topic.value_schema_id),
         ):
             if schema is not None:
                 found[(topic.name, is_key)] = TopicSchema(document=schema, schema_id=schema_id)
@@ -55,13 +55,13 @@ def uses_registry(plan: s.Plan) -> bool:
 
 def registry_for_case(plan: s.Plan, topics: Sequence[TopicSpec], *, where: str = "$.topics") -> Registry | None:
     """A fresh registry holding the case's topic schemas, then the statements' own."""
-    declared = [topic for topic in topics if topic.key_schema is not None or topic.value_schema is not None]
+    declared = [topic for topic in topics if topic.key_schema is not None or _value_schema(topic) is not None]
     if not declared and not uses_registry(plan):
         return None
     registry = Registry()
     formats = _topic_formats(plan)
     for index, topic in enumerate(topics):
-        for is_key, schema in ((True, topic.key_schema), (False, topic.value_schema)):
+        for is_key, schema in ((True, topic.key_schema), (False, _value_schema(topic))):
             if schema is None:
                 continue
             schema_type = _schema_type(topic, is_key=is_key, plan_format=formats.get((topic.name, is_key)))
@@ -151,3 +151,8 @@ def _schema_type(topic: TopicSpec, *, is_key: bool, plan_format: str | None) -> 
         return _SCHEMA_TYPES.get(str(named).upper())
     # ksqlDB's runner reads a schema without a format as its reader's format, else as Avro
     return _SCHEMA_TYPES.get(plan_format or "", "AVRO")
+
+
+def _value_schema(topic: TopicSpec) -> Any:
+    """The topic's value schema: ``valueSchema``, else ksqlDB's older name for it, ``schema``."""
+    return topic.value_schema if topic.value_schema is not None else topic.schema

@@ -53,9 +53,9 @@ UNSUPPORTED_PROPERTIES = {
     "VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "PROTOBUF nullable representation",
     "SOURCE_CONNECTOR": "connectors",
 }
-SUPPORTED_FORMATS = frozenset(["KAFKA", "JSON", "DELIMITED", "NONE", "AVRO"])
+SUPPORTED_FORMATS = frozenset(["KAFKA", "JSON", "DELIMITED", "NONE", "AVRO", "JSON_SR"])
 # Schema registry formats qtt does not run yet.
-SCHEMA_REGISTRY_FORMATS = frozenset(["PROTOBUF", "PROTOBUF_NOSR", "JSON_SR", "AVRO_NOSR"])
+SCHEMA_REGISTRY_FORMATS = frozenset(["PROTOBUF", "PROTOBUF_NOSR", "AVRO_NOSR"])
 # ksqlDB's format properties (ConnectProperties) and the WITH-clause properties that set them.
 FULL_SCHEMA_NAME = "fullSchemaName"
 SCHEMA_ID = "schemaId"

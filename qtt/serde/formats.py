@@ -20,6 +20,7 @@ from qtt.serde.interface import (
     unsupported_base_in,
 )
 from qtt.serde.json_format import JsonFormat
+from qtt.serde.json_sr_format import JsonSrFormat
 from qtt.serde.kafka import KafkaFormat
 from qtt.serde.none import NoneFormat
 
@@ -44,7 +45,7 @@ def _registry(*formats: Format) -> MappingProxyType[str, Format]:
     return MappingProxyType(by_name)
 
 
-_REGISTRY = _registry(AvroFormat(), DelimitedFormat(), JsonFormat(), KafkaFormat(), NoneFormat())
+_REGISTRY = _registry(AvroFormat(), DelimitedFormat(), JsonFormat(), JsonSrFormat(), KafkaFormat(), NoneFormat())
 
 
 def get_format(name: str) -> Format:

@@ -1,0 +1,23 @@
+"""Which schemas a case's ``topics`` register: ksqlDB's older ``schema`` field and JSON topics."""
+
+from __future__ import annotations
+
+from qtt.harness.model import TopicSpec
+from qtt.harness.schemas import registry_for_case, topic_schemas
+from qtt.plan import steps as s
+
+SCHEMA = {"type": "object", "properties": {"c1": {"type": "integer"}}}
+
+
+def test_the_older_schema_field_is_the_value_schema() -> None:
+    topic = TopicSpec(name="input", format="JSON", schema=SCHEMA)
+    assert topic_schemas([topic])[("input", False)].document == SCHEMA
+
+
+def test_a_json_topics_schema_is_registered_as_a_json_schema() -> None:
+    topic = TopicSpec(name="input", format="JSON", schema=SCHEMA)
+    registry = registry_for_case(s.Plan(), [topic])
+    assert registry is not None
+    found = registry.latest("input-value")
+    assert found is not None
+    assert (found.schema_type, found.origin) == ("JSON", "case")
