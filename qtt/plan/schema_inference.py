@@ -47,8 +47,10 @@ def inferred_key(topic: str, info: s.FormatInfo, schemas: TopicSchemas) -> list[
         return []
     format_ = get_format(info.format)
     assert isinstance(format_, RegistryFormat)
-    ((_, type_),) = format_.columns_from_schema(format_.schema_text_of(found.document), unwrapped=True)
-    return [Column(KEY_COLUMN, type_, namespace=KEY)]
+    columns = format_.infer_columns(
+        format_.schema_text_of(found.document), is_key=True, unwrapped=True, properties=info.properties
+    )
+    return [Column(name or KEY_COLUMN, type_, namespace=KEY) for name, type_ in columns]
 
 
 def inferred_value(topic: str, info: s.FormatInfo, schemas: TopicSchemas, *, unwrapped: bool) -> list[Column]:
@@ -66,5 +68,7 @@ def inferred_value(topic: str, info: s.FormatInfo, schemas: TopicSchemas, *, unw
     assert isinstance(format_, RegistryFormat)
     return [
         Column(name or VALUE_COLUMN, type_, namespace=VALUE)
-        for name, type_ in format_.columns_from_schema(format_.schema_text_of(found.document), unwrapped=unwrapped)
+        for name, type_ in format_.infer_columns(
+            format_.schema_text_of(found.document), is_key=False, unwrapped=unwrapped, properties=info.properties
+        )
     ]

@@ -22,6 +22,7 @@ from qtt.serde.interface import (
 from qtt.serde.json_format import JsonFormat
 from qtt.serde.kafka import KafkaFormat
 from qtt.serde.none import NoneFormat
+from qtt.serde.protobuf_format import ProtobufFormat, ProtobufNoSrFormat
 
 __all__ = [
     "UNWRAP_SINGLE_VALUE",
@@ -44,7 +45,9 @@ def _registry(*formats: Format) -> MappingProxyType[str, Format]:
     return MappingProxyType(by_name)
 
 
-_REGISTRY = _registry(AvroFormat(), DelimitedFormat(), JsonFormat(), KafkaFormat(), NoneFormat())
+_REGISTRY = _registry(
+    AvroFormat(), DelimitedFormat(), JsonFormat(), KafkaFormat(), NoneFormat(), ProtobufFormat(), ProtobufNoSrFormat()
+)
 
 
 def get_format(name: str) -> Format:
