@@ -88,7 +88,9 @@ def _set_message(target: Any, field: Any, value: Any, path: str) -> None:
 
         number = value if isinstance(value, decimal.Decimal) else decimal.Decimal(str(value))
         scale = decimal_params(field)[1]
-        target.MergeFromString(decimal_to_protobuf(number.quantize(decimal.Decimal(1).scaleb(-scale)), scale).SerializeToString())
+        exact = number.quantize(decimal.Decimal(1).scaleb(-scale))
+        # Confluent's helper builds its own Decimal class; this message comes from another pool
+        target.MergeFromString(decimal_to_protobuf(exact, scale).SerializeToString())
     elif name in WRAPPER_TYPES:
         target.value = _scalar(value, target.DESCRIPTOR.fields_by_name["value"], path)
     else:

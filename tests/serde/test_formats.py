@@ -23,7 +23,8 @@ def test_unknown_formats_suggest_a_known_one() -> None:
     with pytest.raises(StatementError) as raised:
         get_format("jsn")
     assert raised.value.message == (
-        "Unknown format: jsn. Did you mean 'JSON'? Known formats: AVRO, DELIMITED, JSON, KAFKA, NONE, PROTOBUF, PROTOBUF_NOSR"
+        "Unknown format: jsn. Did you mean 'JSON'? Known formats: "
+        "AVRO, DELIMITED, JSON, KAFKA, NONE, PROTOBUF, PROTOBUF_NOSR"
     )
 
 
