@@ -24,7 +24,7 @@ from qtt.plan.schema_inference import TopicSchema
 from qtt.serde import get_format
 from qtt.serde.interface import Layout, SerdeColumn
 from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped
-from qtt.serde.schema_registry import RegisteredSchema, Registry, subject_for
+from qtt.serde.schema_registry import RegisteredSchema, Registry, SchemaReference, subject_for
 
 #: a case file's topic format -> the registry's schema type
 _SCHEMA_TYPES = {"AVRO": "AVRO", "PROTOBUF": "PROTOBUF", "JSON_SR": "JSON"}
@@ -36,7 +36,23 @@ def topic_schemas(topics: Sequence[TopicSpec]) -> dict[tuple[str, bool], TopicSc
     for topic in topics:
         for is_key, schema in ((True, topic.key_schema), (False, topic.value_schema)):
             if schema is not None:
-                found[(topic.name, is_key)] = TopicSchema(document=schema)
+                references = _references(topic.key_schema_references if is_key else topic.value_schema_references)
+                found[(topic.name, is_key)] = TopicSchema(
+                    document=schema, references=tuple((name, text) for name, text, _ in references)
+                )
+    return found
+
+
+def _references(declared: Any) -> list[tuple[str, str, str]]:
+    """A case topic's ``keySchemaReferences`` / ``valueSchemaReferences`` as (name, schema text, schema type)."""
+    found = []
+    for reference in declared or ():
+        if not isinstance(reference, dict) or "name" not in reference or "schema" not in reference:
+            continue
+        schema_type = _SCHEMA_TYPES.get(str(reference.get("format") or "PROTOBUF").upper(), "PROTOBUF")
+        schema = reference["schema"]
+        text = schema if isinstance(schema, str) and schema_type == "PROTOBUF" else json.dumps(schema)
+        found.append((str(reference["name"]), text, schema_type))
     return found
 
 
@@ -66,10 +82,14 @@ def registry_for_case(plan: s.Plan, topics: Sequence[TopicSpec], *, where: str =
                 continue
             text = schema if schema_type == "PROTOBUF" and isinstance(schema, str) else json.dumps(schema)
             try:
+                references = _register_references(
+                    registry, topic.key_schema_references if is_key else topic.value_schema_references
+                )
                 registry.register(
                     subject_for(topic.name, is_key=is_key),
                     schema_type,
                     text,
+                    references,
                     origin="case",
                     schema_id=topic.key_schema_id if is_key else topic.value_schema_id,
                 )
@@ -79,6 +99,15 @@ def registry_for_case(plan: s.Plan, topics: Sequence[TopicSpec], *, where: str =
                 raise CaseFileError(msg, path=f"{where}[{index}].{field}") from None
     register_statement_schemas(registry, plan)
     return registry
+
+
+def _register_references(registry: Registry, declared: Any) -> tuple[SchemaReference, ...]:
+    """Register a case schema's references, each under a subject named after it (as ksqlDB's runner does)."""
+    references = []
+    for name, text, schema_type in _references(declared):
+        registered = registry.register(name, schema_type, text, origin="case")
+        references.append(SchemaReference(name=name, subject=registered.subject, version=registered.version))
+    return tuple(references)
 
 
 def registry_for_recorded(plan: s.Plan, recorded: Iterable[RegisteredSchema]) -> Registry | None:

@@ -28,6 +28,8 @@ class TopicSchema:
     (Avro and JSON schemas as JSON, Protobuf schemas as text)."""
 
     document: Any
+    #: the schemas it imports, as (import name, schema text)
+    references: tuple[tuple[str, str], ...] = ()
 
 
 #: (topic, is_key) -> the schema registered for it before the statements run
@@ -48,7 +50,11 @@ def inferred_key(topic: str, info: s.FormatInfo, schemas: TopicSchemas) -> list[
     format_ = get_format(info.format)
     assert isinstance(format_, RegistryFormat)
     columns = format_.infer_columns(
-        format_.schema_text_of(found.document), is_key=True, unwrapped=True, properties=info.properties
+        format_.schema_text_of(found.document),
+        is_key=True,
+        unwrapped=True,
+        properties=info.properties,
+        references=found.references,
     )
     return [Column(name or KEY_COLUMN, type_, namespace=KEY) for name, type_ in columns]
 
@@ -69,6 +75,10 @@ def inferred_value(topic: str, info: s.FormatInfo, schemas: TopicSchemas, *, unw
     return [
         Column(name or VALUE_COLUMN, type_, namespace=VALUE)
         for name, type_ in format_.infer_columns(
-            format_.schema_text_of(found.document), is_key=False, unwrapped=unwrapped, properties=info.properties
+            format_.schema_text_of(found.document),
+            is_key=False,
+            unwrapped=unwrapped,
+            properties=info.properties,
+            references=found.references,
         )
     ]

@@ -64,10 +64,16 @@ class ProtobufFormat(RegistryFormat):
         return list(ps.columns_of(parse(text).descriptor()))
 
     def infer_columns(
-        self, text: str, *, is_key: bool, unwrapped: bool, properties: Mapping[str, str]
+        self,
+        text: str,
+        *,
+        is_key: bool,
+        unwrapped: bool,
+        properties: Mapping[str, str],
+        references: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[str | None, t.SqlType]]:
         # a Protobuf key is a message too: its fields are the key columns
-        return list(ps.columns_of(parse(text).descriptor(properties.get(FULL_SCHEMA_NAME))))
+        return list(ps.columns_of(parse(text, references).descriptor(properties.get(FULL_SCHEMA_NAME))))
 
     def serializer_for(self, layout: Layout, schema: RegisteredSchema) -> Any:
         snapshot = layout.registry or RegistrySnapshot()

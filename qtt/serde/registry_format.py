@@ -87,9 +87,16 @@ class RegistryFormat(Format):
     # ---- what a subclass may refine
 
     def infer_columns(
-        self, text: str, *, is_key: bool, unwrapped: bool, properties: Mapping[str, str]
+        self,
+        text: str,
+        *,
+        is_key: bool,
+        unwrapped: bool,
+        properties: Mapping[str, str],
+        references: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[str | None, t.SqlType]]:
-        """ksqlDB's schema inference for a key or value with these format properties."""
+        """ksqlDB's schema inference for a key or value with these format properties (and the
+        schemas it imports, as (import name, schema text))."""
         return self.columns_from_schema(text, unwrapped=unwrapped)
 
     def serializer_for(self, layout: Layout, schema: RegisteredSchema) -> Any:
