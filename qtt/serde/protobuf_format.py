@@ -52,6 +52,10 @@ class ProtobufFormat(RegistryFormat):
             reason = ps.unsupported_reason(column.type)
             if reason is not None:
                 raise StatementError(reason)
+        name = ps.bad_name(layout.columns)
+        if name is not None:
+            msg = f"Schema is not compatible with Protobuf: '{name}' is not a valid Protobuf field name"
+            raise StatementError(msg)
 
     def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
         return ps.proto_schema_for(

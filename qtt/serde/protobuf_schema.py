@@ -13,6 +13,7 @@ Reading (:func:`columns_of`) is ksqlDB's schema inference from a message descrip
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ from qtt.errors import StatementError
 from qtt.serde.interface import SerdeColumn
 
 DEFAULT_MESSAGE = "ConnectDefault"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: ksqlDB's format properties for Protobuf
 UNWRAP_PRIMITIVES = "unwrapPrimitives"
 NULLABLE_REPRESENTATION = "nullableRepresentation"
@@ -50,6 +52,28 @@ _MESSAGES = {
 }
 DECIMAL_TYPE = "confluent.type.Decimal"
 WRAPPERS_FILE = "google/protobuf/wrappers.proto"
+
+
+def bad_name(columns: Sequence[SerdeColumn]) -> str | None:
+    """The first column or field name that is not a Protobuf identifier, if any."""
+
+    def walk(type_: t.SqlType) -> str | None:
+        if isinstance(type_, t.Struct):
+            for field in type_.fields:
+                found = field.name if not _IDENTIFIER.fullmatch(field.name) else walk(field.type)
+                if found:
+                    return found
+        elif isinstance(type_, t.Array):
+            return walk(type_.element)
+        elif isinstance(type_, t.Map):
+            return walk(type_.value)
+        return None
+
+    for column in columns:
+        found = column.name if not _IDENTIFIER.fullmatch(column.name) else walk(column.type)
+        if found:
+            return found
+    return None
 
 
 def unsupported_reason(type_: t.SqlType, *, top: bool = True) -> str | None:
