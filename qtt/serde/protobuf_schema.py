@@ -8,7 +8,8 @@ in ``confluent.field_meta``, DATE as ``google.type.Date``, TIME as ``google.type
 TIMESTAMP as ``google.protobuf.Timestamp``. A nullable representation property makes fields
 ``optional`` (``OPTIONAL``) or wrapper messages (``WRAPPER``), so that null survives.
 
-Reading (:func:`columns_of`) is ksqlDB's schema inference from a message descriptor.
+Reading (:func:`columns_of`) is ksqlDB's schema inference from a message descriptor (field
+names upper-cased, as for Avro).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: ksqlDB's format properties for Protobuf
 UNWRAP_PRIMITIVES = "unwrapPrimitives"
 NULLABLE_REPRESENTATION = "nullableRepresentation"
-NULLABLE_AS_OPTIONAL = "OPTIONAL"
-NULLABLE_AS_WRAPPER = "WRAPPER"
+NULLABLE_AS_OPTIONAL = "optional"
+NULLABLE_AS_WRAPPER = "wrapper"
 
 _SCALARS = {
     "BOOLEAN": "bool",
@@ -175,7 +176,7 @@ def proto_schema_for(
 
 def columns_of(descriptor: Any) -> list[tuple[str, t.SqlType]]:
     """A message's fields as (name, SQL type), as ksqlDB infers columns from it."""
-    return [(field.name, sql_type_of(field)) for field in descriptor.fields]
+    return [(field.name.upper(), sql_type_of(field)) for field in descriptor.fields]
 
 
 def sql_type_of(field: Any) -> t.SqlType:
@@ -223,7 +224,7 @@ def _message_type(message: Any, field: Any) -> t.SqlType:
         return t.TIMESTAMP
     if name in WRAPPER_TYPES:
         return WRAPPER_TYPES[name]
-    return t.Struct(tuple(t.Field(f.name, sql_type_of(f)) for f in message.fields))
+    return t.Struct(tuple(t.Field(f.name.upper(), sql_type_of(f)) for f in message.fields))
 
 
 def decimal_params(field: Any) -> tuple[int, int]:

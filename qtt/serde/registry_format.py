@@ -132,7 +132,7 @@ class RegistryFormat(Format):
         schema = self.writer_schema(layout)
         serializer = self.serializer_for(layout, schema)
         context = self._context(layout)
-        unwrapped = is_unwrapped(layout)
+        unwrapped = is_unwrapped(layout) and self.supports_unwrapping
 
         def write(row: Row) -> bytes | None:
             if unwrapped and row[0] is None:

@@ -118,7 +118,7 @@ def test_proto3_reads_null_scalars_as_defaults_and_null_messages_as_null() -> No
 
 def test_optional_representation_keeps_nulls() -> None:
     columns = (SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.STRING))
-    for representation in ("OPTIONAL", "WRAPPER"):
+    for representation in ("optional", "wrapper"):
         snapshot = _registered(columns, nullableRepresentation=representation)
         write, read = _serde(PROTOBUF, columns, snapshot, nullableRepresentation=representation)
         assert read(write((None, "b"))) == (None, "b")
@@ -150,17 +150,17 @@ def test_inference_reads_ksqldb_types_from_a_message() -> None:
     )
     columns = PROTOBUF.infer_columns(text, is_key=False, unwrapped=False, properties={"fullSchemaName": "Value"})
     assert columns == [
-        ("u", t.BIGINT),
-        ("s", t.INTEGER),
-        ("f", t.DOUBLE),
-        ("c", t.STRING),
-        ("r", t.Array(t.BYTES)),
-        ("m", t.Map(t.STRING, t.DOUBLE)),
-        ("w", t.BIGINT),
-        ("ts", t.TIMESTAMP),
-        ("n", t.Struct((t.Field("big", t.BIGINT),))),
+        ("U", t.BIGINT),
+        ("S", t.INTEGER),
+        ("F", t.DOUBLE),
+        ("C", t.STRING),
+        ("R", t.Array(t.BYTES)),
+        ("M", t.Map(t.STRING, t.DOUBLE)),
+        ("W", t.BIGINT),
+        ("TS", t.TIMESTAMP),
+        ("N", t.Struct((t.Field("BIG", t.BIGINT),))),
     ]
-    assert PROTOBUF.infer_columns(text, is_key=True, unwrapped=True, properties={}) == [("id", t.STRING)]
+    assert PROTOBUF.infer_columns(text, is_key=True, unwrapped=True, properties={}) == [("ID", t.STRING)]
 
 
 def test_unknown_message_name_is_a_statement_error() -> None:
@@ -203,9 +203,20 @@ def test_protobuf_rejects_maps_without_string_keys() -> None:
 def test_format_properties_unwrap_primitives_and_take_a_nullable_representation() -> None:
     assert protobuf_properties({}, "KEY", "PROTOBUF") == {"unwrapPrimitives": "true"}
     assert protobuf_properties({"VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "OPTIONAL"}, "VALUE", "PROTOBUF_NOSR") == {
-        "nullableRepresentation": "OPTIONAL"
+        "nullableRepresentation": "optional"
     }
     with pytest.raises(StatementError, match="can only be enabled with protobuf format"):
         protobuf_properties({"KEY_PROTOBUF_NULLABLE_REPRESENTATION": "WRAPPER"}, "KEY", "JSON")
     with pytest.raises(StatementError, match="String must be one of"):
         protobuf_properties({"KEY_PROTOBUF_NULLABLE_REPRESENTATION": "maybe"}, "KEY", "PROTOBUF")
+
+
+def test_a_single_key_column_is_still_a_message_so_null_reads_as_its_default() -> None:
+    registry = Registry()
+    columns = (SerdeColumn("F1", t.BOOLEAN),)
+    registry.register("t-key", "PROTOBUF", PROTOBUF.schema_text(columns, is_key=True, properties={}, unwrapped=True))
+    snapshot = registry.snapshot()
+    kwargs: dict[str, Any] = {"is_key": True, "properties": {}, "features": frozenset(), "topic": "t"}
+    data = PROTOBUF.serializer(columns, registry=snapshot, **kwargs)((None,))
+    assert data is not None
+    assert PROTOBUF.deserializer(columns, registry=snapshot, **kwargs)(data) == (False,)
