@@ -77,7 +77,8 @@ class ProtobufFormat(RegistryFormat):
         references: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[str | None, t.SqlType]]:
         # a Protobuf key is a message too: its fields are the key columns
-        return list(ps.columns_of(parse(text, references).descriptor(properties.get(FULL_SCHEMA_NAME))))
+        descriptor = parse(text, references).descriptor(properties.get(FULL_SCHEMA_NAME))
+        return list(ps.columns_of(descriptor, upper=SCHEMA_ID not in properties))
 
     def serializer_for(self, layout: Layout, schema: RegisteredSchema) -> Any:
         snapshot = layout.registry or RegistrySnapshot()

@@ -8,8 +8,7 @@ in ``confluent.field_meta``, DATE as ``google.type.Date``, TIME as ``google.type
 TIMESTAMP as ``google.protobuf.Timestamp``. A nullable representation property makes fields
 ``optional`` (``OPTIONAL``) or wrapper messages (``WRAPPER``), so that null survives.
 
-Reading (:func:`columns_of`) is ksqlDB's schema inference from a message descriptor (field
-names upper-cased, as for Avro).
+Reading (:func:`columns_of`) is ksqlDB's schema inference from a message descriptor.
 """
 
 from __future__ import annotations
@@ -174,18 +173,23 @@ def proto_schema_for(
 # ---- inference: descriptors -> SQL types
 
 
-def columns_of(descriptor: Any) -> list[tuple[str, t.SqlType]]:
-    """A message's fields as (name, SQL type), as ksqlDB infers columns from it."""
-    return [(field.name.upper(), sql_type_of(field)) for field in descriptor.fields]
+def columns_of(descriptor: Any, *, upper: bool = True) -> list[tuple[str, t.SqlType]]:
+    """A message's fields as (name, SQL type), as ksqlDB infers columns from it: names
+    upper-cased, except where a schema id names the schema (ksqlDB keeps its names then)."""
+    return [(_named(field.name, upper), sql_type_of(field, upper=upper)) for field in descriptor.fields]
 
 
-def sql_type_of(field: Any) -> t.SqlType:
+def _named(name: str, upper: bool) -> str:
+    return name.upper() if upper else name
+
+
+def sql_type_of(field: Any, *, upper: bool = True) -> t.SqlType:
     """The SQL type ksqlDB infers for a field (repeated and map fields included)."""
     if _is_map(field):
         entry = field.message_type
         key, value = entry.fields_by_name["key"], entry.fields_by_name["value"]
-        return t.Map(_single_type(key), _single_type(value))
-    single = _single_type(field)
+        return t.Map(_single_type(key, upper), _single_type(value, upper))
+    single = _single_type(field, upper)
     return t.Array(single) if _is_repeated(field) else single
 
 
@@ -198,10 +202,10 @@ def _is_map(field: Any) -> bool:
     return _is_repeated(field) and message is not None and message.GetOptions().map_entry
 
 
-def _single_type(field: Any) -> t.SqlType:
+def _single_type(field: Any, upper: bool) -> t.SqlType:
     kind = field.type
     if kind == field.TYPE_MESSAGE:
-        return _message_type(field.message_type, field)
+        return _message_type(field.message_type, field, upper)
     if kind == field.TYPE_ENUM:
         return t.STRING
     found = _PROTO_SCALARS.get(kind)
@@ -211,7 +215,7 @@ def _single_type(field: Any) -> t.SqlType:
     return found
 
 
-def _message_type(message: Any, field: Any) -> t.SqlType:
+def _message_type(message: Any, field: Any, upper: bool) -> t.SqlType:
     name = message.full_name
     if name == DECIMAL_TYPE:
         params = decimal_params(field)
@@ -224,7 +228,7 @@ def _message_type(message: Any, field: Any) -> t.SqlType:
         return t.TIMESTAMP
     if name in WRAPPER_TYPES:
         return WRAPPER_TYPES[name]
-    return t.Struct(tuple(t.Field(f.name.upper(), sql_type_of(f)) for f in message.fields))
+    return t.Struct(tuple(t.Field(_named(f.name, upper), sql_type_of(f, upper=upper)) for f in message.fields))
 
 
 def decimal_params(field: Any) -> tuple[int, int]:

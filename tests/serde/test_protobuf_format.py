@@ -161,6 +161,9 @@ def test_inference_reads_ksqldb_types_from_a_message() -> None:
         ("N", t.Struct((t.Field("BIG", t.BIGINT),))),
     ]
     assert PROTOBUF.infer_columns(text, is_key=True, unwrapped=True, properties={}) == [("ID", t.STRING)]
+    # a schema named by its id keeps its own field names
+    named = PROTOBUF.infer_columns(text, is_key=True, unwrapped=True, properties={"schemaId": "1"})
+    assert named == [("id", t.STRING)]
 
 
 def test_unknown_message_name_is_a_statement_error() -> None:
