@@ -223,3 +223,23 @@ def test_a_single_key_column_is_still_a_message_so_null_reads_as_its_default() -
     data = PROTOBUF.serializer(columns, registry=snapshot, **kwargs)((None,))
     assert data is not None
     assert PROTOBUF.deserializer(columns, registry=snapshot, **kwargs)(data) == (False,)
+
+
+def test_a_case_topics_references_are_registered_before_the_schema_that_imports_them() -> None:
+    from qtt.harness.model import TopicSpec
+    from qtt.harness.schemas import topic_schemas
+
+    crate = 'syntax = "proto3"; message Crate {int32 kilos = 1;}'
+    shipment = 'syntax = "proto3"; import "crate.proto"; message Shipment {Crate crate = 1;}'
+    topic = TopicSpec(
+        name="ships",
+        value_format="PROTOBUF",
+        value_schema=shipment,
+        value_schema_references=[{"name": "crate.proto", "format": "PROTOBUF", "schema": crate}],
+    )
+    ((_, found),) = topic_schemas([topic]).items()
+    assert found.references == (("crate.proto", crate),)
+    inferred = PROTOBUF.infer_columns(
+        shipment, is_key=False, unwrapped=False, properties={}, references=found.references
+    )
+    assert inferred == [("CRATE", t.Struct((t.Field("KILOS", t.INTEGER),)))]
