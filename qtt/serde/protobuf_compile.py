@@ -11,6 +11,7 @@ cached per schema text, so a Spark worker parses each schema once.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -85,7 +86,7 @@ def _parse(text: str, references: tuple[tuple[str, str], ...]) -> ParsedSchema:
     from google.protobuf.descriptor_pool import DescriptorPool
 
     with _LOCK, tempfile.TemporaryDirectory(prefix="qtt-proto-") as folder:
-        for name, body in (*references, (MAIN_FILE, text)):
+        for name, body in (*references, (MAIN_FILE, with_meta_import(text))):
             path = os.path.join(folder, name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as out:
@@ -110,6 +111,25 @@ def _parse(text: str, references: tuple[tuple[str, str], ...]) -> ParsedSchema:
     for file in files:
         pool.Add(file)
     return ParsedSchema(files=files, pool=pool)
+
+
+_SYNTAX = re.compile(r"""\bsyntax\s*=\s*["']proto[23]["']\s*;""")
+
+
+def with_meta_import(text: str) -> str:
+    """``text``, importing ``confluent/meta.proto`` where it uses Confluent's field options without it.
+
+    Schemas registered by Confluent's tools write ``(confluent.field_meta)`` on decimals and
+    often import only ``confluent/type/decimal.proto``; the registry's own parser accepts them,
+    protoc wants the option's file imported.
+    """
+    if "(confluent." not in text or "confluent/meta.proto" in text:
+        return text
+    statement = 'import "confluent/meta.proto";'
+    found = _SYNTAX.search(text)
+    if found is None:
+        return f"{statement}\n{text}"
+    return f"{text[: found.end()]} {statement}{text[found.end() :]}"
 
 
 def _protoc(args: list[str]) -> int:

@@ -243,3 +243,12 @@ def test_a_case_topics_references_are_registered_before_the_schema_that_imports_
         shipment, is_key=False, unwrapped=False, properties={}, references=found.references
     )
     assert inferred == [("CRATE", t.Struct((t.Field("KILOS", t.INTEGER),)))]
+
+
+def test_a_decimal_option_without_its_import_still_parses() -> None:
+    text = (
+        'syntax = "proto3"; import "confluent/type/decimal.proto";'
+        " message Price {confluent.type.Decimal amount = 1 [(confluent.field_meta) ="
+        ' { params: [{ value: "6", key: "precision" }, { value: "3", key: "scale" }]}];}'
+    )
+    assert PROTOBUF.columns_from_schema(text, unwrapped=False) == [("AMOUNT", t.Decimal(6, 3))]
