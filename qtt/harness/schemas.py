@@ -82,15 +82,12 @@ def registry_for_case(plan: s.Plan, topics: Sequence[TopicSpec], *, where: str =
                 continue
             text = schema if schema_type == "PROTOBUF" and isinstance(schema, str) else json.dumps(schema)
             try:
-                references = _register_references(
-                    registry, topic.key_schema_references if is_key else topic.value_schema_references
-                )
-                registry.register(
+                _register_with_references(
+                    registry,
                     subject_for(topic.name, is_key=is_key),
                     schema_type,
                     text,
-                    references,
-                    origin="case",
+                    _references(topic.key_schema_references if is_key else topic.value_schema_references),
                     schema_id=topic.key_schema_id if is_key else topic.value_schema_id,
                 )
             except Exception as e:
@@ -101,13 +98,49 @@ def registry_for_case(plan: s.Plan, topics: Sequence[TopicSpec], *, where: str =
     return registry
 
 
-def _register_references(registry: Registry, declared: Any) -> tuple[SchemaReference, ...]:
-    """Register a case schema's references, each under a subject named after it (as ksqlDB's runner does)."""
-    references = []
-    for name, text, schema_type in _references(declared):
-        registered = registry.register(name, schema_type, text, origin="case")
-        references.append(SchemaReference(name=name, subject=registered.subject, version=registered.version))
-    return tuple(references)
+def _register_with_references(
+    registry: Registry,
+    subject: str,
+    schema_type: str,
+    text: str,
+    references: list[tuple[str, str, str]],
+    *,
+    schema_id: int | None,
+) -> None:
+    """Register a case schema and its references, each reference under a subject named after it.
+
+    ksqlDB's runner registers the schema before its references, so with the embedded registry
+    a schema without an id of its own takes the first free id (cases name it). A real registry
+    needs the references first, and so does a schema with its own id, whose references must not
+    take an id that a later case schema names.
+    """
+    if not references:
+        registry.register(subject, schema_type, text, origin="case", schema_id=schema_id)
+        return
+    if not registry.embedded or schema_id is not None:
+        found = tuple(_register_reference(registry, name, body, kind) for name, body, kind in references)
+        registry.register(subject, schema_type, text, found, origin="case", schema_id=schema_id)
+        return
+    planned = tuple(
+        SchemaReference(name=name, subject=name, version=_version_for(registry, name, body))
+        for name, body, _ in references
+    )
+    registry.register(subject, schema_type, text, planned, origin="case", schema_id=schema_id)
+    for name, body, kind in references:
+        _register_reference(registry, name, body, kind)
+
+
+def _register_reference(registry: Registry, name: str, text: str, schema_type: str) -> SchemaReference:
+    registered = registry.register(name, schema_type, text, origin="case")
+    return SchemaReference(name=name, subject=registered.subject, version=registered.version)
+
+
+def _version_for(registry: Registry, subject: str, text: str) -> int:
+    """The version ``text`` has, or will get when registered, under ``subject``."""
+    latest = registry.latest(subject)
+    if latest is None:
+        return 1
+    return latest.version if latest.schema == text else latest.version + 1
 
 
 def registry_for_recorded(plan: s.Plan, recorded: Iterable[RegisteredSchema]) -> Registry | None:
