@@ -252,3 +252,26 @@ def test_a_decimal_option_without_its_import_still_parses() -> None:
         ' { params: [{ value: "6", key: "precision" }, { value: "3", key: "scale" }]}];}'
     )
     assert PROTOBUF.columns_from_schema(text, unwrapped=False) == [("AMOUNT", t.Decimal(6, 3))]
+
+
+def test_a_case_schema_without_its_own_id_takes_the_first_id_before_its_references() -> None:
+    from qtt.harness.schemas import _register_with_references
+
+    crate = 'syntax = "proto3"; message Crate {int32 kilos = 1;}'
+    shipment = 'syntax = "proto3"; import "crate.proto"; message Shipment {Crate crate = 1;}'
+    registry = Registry()
+    refs = [("crate.proto", crate, "PROTOBUF")]
+    _register_with_references(registry, "ships-value", "PROTOBUF", shipment, refs, schema_id=None)
+    _register_with_references(registry, "boats-value", "PROTOBUF", shipment, refs, schema_id=40)
+    ships, boats = registry.latest("ships-value"), registry.latest("boats-value")
+    assert ships is not None and boats is not None
+    assert ships.schema_id == 1
+    assert boats.schema_id == 40
+    assert ships.references == boats.references
+    reference = registry.latest("crate.proto")
+    assert reference is not None and reference.version == ships.references[0].version
+    columns = (SerdeColumn("CRATE", t.Struct((t.Field("KILOS", t.INTEGER),))),)
+    kwargs: dict[str, Any] = {"is_key": False, "properties": {}, "features": frozenset(), "topic": "ships"}
+    snapshot = registry.snapshot()
+    data = PROTOBUF.serializer(columns, registry=snapshot, **kwargs)(((3,),))
+    assert PROTOBUF.deserializer(columns, registry=snapshot, **kwargs)(data) == ((3,),)
