@@ -24,7 +24,7 @@ from qtt.plan.schema_inference import TopicSchema
 from qtt.serde import get_format
 from qtt.serde.interface import Layout, SerdeColumn
 from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped
-from qtt.serde.schema_registry import RegisteredSchema, Registry, subject_for
+from qtt.serde.schema_registry import RegisteredSchema, Registry, SchemaReference, subject_for
 
 #: a case file's topic format -> the registry's schema type
 _SCHEMA_TYPES = {"AVRO": "AVRO", "PROTOBUF": "PROTOBUF", "JSON_SR": "JSON", "JSON": "JSON"}
@@ -39,7 +39,25 @@ def topic_schemas(topics: Sequence[TopicSpec]) -> dict[tuple[str, bool], TopicSc
             (False, _value_schema(topic), topic.value_schema_id),
         ):
             if schema is not None:
-                found[(topic.name, is_key)] = TopicSchema(document=schema, schema_id=schema_id)
+                references = _references(topic.key_schema_references if is_key else topic.value_schema_references)
+                found[(topic.name, is_key)] = TopicSchema(
+                    document=schema,
+                    schema_id=schema_id,
+                    references=tuple((name, text) for name, text, _ in references),
+                )
+    return found
+
+
+def _references(declared: Any) -> list[tuple[str, str, str]]:
+    """A case topic's ``keySchemaReferences`` / ``valueSchemaReferences`` as (name, schema text, schema type)."""
+    found = []
+    for reference in declared or ():
+        if not isinstance(reference, dict) or "name" not in reference or "schema" not in reference:
+            continue
+        schema_type = _SCHEMA_TYPES.get(str(reference.get("format") or "PROTOBUF").upper(), "PROTOBUF")
+        schema = reference["schema"]
+        text = schema if isinstance(schema, str) and schema_type == "PROTOBUF" else json.dumps(schema)
+        found.append((str(reference["name"]), text, schema_type))
     return found
 
 
@@ -69,11 +87,12 @@ def registry_for_case(plan: s.Plan, topics: Sequence[TopicSpec], *, where: str =
                 continue
             text = schema if schema_type == "PROTOBUF" and isinstance(schema, str) else json.dumps(schema)
             try:
-                registry.register(
+                _register_with_references(
+                    registry,
                     subject_for(topic.name, is_key=is_key),
                     schema_type,
                     text,
-                    origin="case",
+                    _references(topic.key_schema_references if is_key else topic.value_schema_references),
                     schema_id=topic.key_schema_id if is_key else topic.value_schema_id,
                 )
             except Exception as e:
@@ -82,6 +101,51 @@ def registry_for_case(plan: s.Plan, topics: Sequence[TopicSpec], *, where: str =
                 raise CaseFileError(msg, path=f"{where}[{index}].{field}") from None
     register_statement_schemas(registry, plan)
     return registry
+
+
+def _register_with_references(
+    registry: Registry,
+    subject: str,
+    schema_type: str,
+    text: str,
+    references: list[tuple[str, str, str]],
+    *,
+    schema_id: int | None,
+) -> None:
+    """Register a case schema and its references, each reference under a subject named after it.
+
+    ksqlDB's runner registers the schema before its references, so with the embedded registry
+    a schema without an id of its own takes the first free id (cases name it). A real registry
+    needs the references first, and so does a schema with its own id, whose references must not
+    take an id that a later case schema names.
+    """
+    if not references:
+        registry.register(subject, schema_type, text, origin="case", schema_id=schema_id)
+        return
+    if not registry.embedded or schema_id is not None:
+        found = tuple(_register_reference(registry, name, body, kind) for name, body, kind in references)
+        registry.register(subject, schema_type, text, found, origin="case", schema_id=schema_id)
+        return
+    planned = tuple(
+        SchemaReference(name=name, subject=name, version=_version_for(registry, name, body))
+        for name, body, _ in references
+    )
+    registry.register(subject, schema_type, text, planned, origin="case", schema_id=schema_id)
+    for name, body, kind in references:
+        _register_reference(registry, name, body, kind)
+
+
+def _register_reference(registry: Registry, name: str, text: str, schema_type: str) -> SchemaReference:
+    registered = registry.register(name, schema_type, text, origin="case")
+    return SchemaReference(name=name, subject=registered.subject, version=registered.version)
+
+
+def _version_for(registry: Registry, subject: str, text: str) -> int:
+    """The version ``text`` has, or will get when registered, under ``subject``."""
+    latest = registry.latest(subject)
+    if latest is None:
+        return 1
+    return latest.version if latest.schema == text else latest.version + 1
 
 
 def registry_for_recorded(plan: s.Plan, recorded: Iterable[RegisteredSchema]) -> Registry | None:

@@ -43,22 +43,26 @@ SOURCE_PROPERTIES = frozenset(
         "KEY_SCHEMA_FULL_NAME",
         "VALUE_SCHEMA_FULL_NAME",
         "VALUE_AVRO_SCHEMA_FULL_NAME",
+        "KEY_PROTOBUF_NULLABLE_REPRESENTATION",
+        "VALUE_PROTOBUF_NULLABLE_REPRESENTATION",
     ]
 )
 # Properties ksqlDB accepts that need a feature qtt does not have yet.
 UNSUPPORTED_PROPERTIES = {
     "WINDOW_TYPE": "windowed sources (WINDOW_TYPE)",
     "WINDOW_SIZE": "windowed sources (WINDOW_SIZE)",
-    "KEY_PROTOBUF_NULLABLE_REPRESENTATION": "PROTOBUF nullable representation",
-    "VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "PROTOBUF nullable representation",
     "SOURCE_CONNECTOR": "connectors",
 }
-SUPPORTED_FORMATS = frozenset(["KAFKA", "JSON", "DELIMITED", "NONE", "AVRO", "JSON_SR"])
+SUPPORTED_FORMATS = frozenset(["KAFKA", "JSON", "DELIMITED", "NONE", "AVRO", "JSON_SR", "PROTOBUF", "PROTOBUF_NOSR"])
 # Schema registry formats qtt does not run yet.
-SCHEMA_REGISTRY_FORMATS = frozenset(["PROTOBUF", "PROTOBUF_NOSR", "AVRO_NOSR"])
+SCHEMA_REGISTRY_FORMATS = frozenset(["AVRO_NOSR"])
 # ksqlDB's format properties (ConnectProperties) and the WITH-clause properties that set them.
 FULL_SCHEMA_NAME = "fullSchemaName"
 SCHEMA_ID = "schemaId"
+# ksqlDB's Protobuf format properties and the values of its nullable representation properties.
+UNWRAP_PRIMITIVES = "unwrapPrimitives"
+NULLABLE_REPRESENTATION = "nullableRepresentation"
+NULLABLE_REPRESENTATIONS = ("WRAPPER", "OPTIONAL")
 # Format properties a C*AS sink takes over from its source when both use the same format.
 INHERITABLE_FORMAT_PROPERTIES = frozenset(["delimiter"])
 
@@ -116,6 +120,7 @@ def format_info(
     schema_id = int_property(properties, f"{which}_SCHEMA_ID")
     if schema_id is not None:
         props[SCHEMA_ID] = str(schema_id)
+    props.update(protobuf_properties(properties, which, format_name))
     check_known_format(format_name)
     unsupported = (
         sorted(set(props) - get_format(format_name).supported_properties) if format_name in SUPPORTED_FORMATS else []
@@ -124,6 +129,26 @@ def format_info(
         msg = f"{format_name} does not support the following configs: [{', '.join(unsupported)}]"
         raise StatementError(msg)
     return s.FormatInfo(format=format_name, properties=MappingProxyType(dict(sorted(props.items()))))
+
+
+def protobuf_properties(properties: Mapping[str, object], which: str, format_name: str) -> dict[str, str]:
+    """ksqlDB's Protobuf format properties: primitives unwrapped (as its ``SourcePropertyInjector``
+    sets for every new PROTOBUF source), and the nullable representation."""
+    props: dict[str, str] = {}
+    if format_name == "PROTOBUF":
+        props[UNWRAP_PRIMITIVES] = "true"
+    name = f"{which}_PROTOBUF_NULLABLE_REPRESENTATION"
+    nullable = properties.get(name)
+    if nullable is None:
+        return props
+    if format_name not in ("PROTOBUF", "PROTOBUF_NOSR"):
+        raise StatementError(f"Property {name} can only be enabled with protobuf format")
+    shown = str(nullable)
+    if shown not in NULLABLE_REPRESENTATIONS:  # ksqlDB's enum: upper case only
+        msg = f"Invalid value {shown} for property {name}: String must be one of: {', '.join(NULLABLE_REPRESENTATIONS)}"
+        raise StatementError(msg)
+    props[NULLABLE_REPRESENTATION] = shown.lower()
+    return props
 
 
 def source_format_infos(

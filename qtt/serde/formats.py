@@ -23,6 +23,7 @@ from qtt.serde.json_format import JsonFormat
 from qtt.serde.json_sr_format import JsonSrFormat
 from qtt.serde.kafka import KafkaFormat
 from qtt.serde.none import NoneFormat
+from qtt.serde.protobuf_format import ProtobufFormat, ProtobufNoSrFormat
 
 __all__ = [
     "UNWRAP_SINGLE_VALUE",
@@ -45,7 +46,16 @@ def _registry(*formats: Format) -> MappingProxyType[str, Format]:
     return MappingProxyType(by_name)
 
 
-_REGISTRY = _registry(AvroFormat(), DelimitedFormat(), JsonFormat(), JsonSrFormat(), KafkaFormat(), NoneFormat())
+_REGISTRY = _registry(
+    AvroFormat(),
+    DelimitedFormat(),
+    JsonFormat(),
+    JsonSrFormat(),
+    KafkaFormat(),
+    NoneFormat(),
+    ProtobufFormat(),
+    ProtobufNoSrFormat(),
+)
 
 
 def get_format(name: str) -> Format:

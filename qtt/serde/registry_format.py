@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
@@ -84,6 +84,25 @@ class RegistryFormat(Format):
     def plain_row(self, row: Row, layout: Layout) -> Any:
         """A row of SQL values as the JSON-like value :meth:`datum_for` takes."""
 
+    # ---- what a subclass may refine
+
+    def infer_columns(
+        self,
+        text: str,
+        *,
+        is_key: bool,
+        unwrapped: bool,
+        properties: Mapping[str, str],
+        references: Sequence[tuple[str, str]] = (),
+    ) -> list[tuple[str | None, t.SqlType]]:
+        """ksqlDB's schema inference for a key or value with these format properties (and the
+        schemas it imports, as (import name, schema text))."""
+        return self.columns_from_schema(text, unwrapped=unwrapped)
+
+    def serializer_for(self, layout: Layout, schema: RegisteredSchema) -> Any:
+        """The serializer records of ``layout`` are written with (``serializer(datum, context)``)."""
+        return self.make_serializer(layout.registry or RegistrySnapshot(), schema, by_id=SCHEMA_ID in layout.properties)
+
     # ---- shared
 
     def schema_text_of(self, document: Any) -> str:
@@ -111,11 +130,9 @@ class RegistryFormat(Format):
         if not layout.columns:
             return lambda row: None
         schema = self.writer_schema(layout)
-        serializer = self.make_serializer(
-            layout.registry or RegistrySnapshot(), schema, by_id=SCHEMA_ID in layout.properties
-        )
+        serializer = self.serializer_for(layout, schema)
         context = self._context(layout)
-        unwrapped = is_unwrapped(layout)
+        unwrapped = is_unwrapped(layout) and self.supports_unwrapping
 
         def write(row: Row) -> bytes | None:
             if unwrapped and row[0] is None:
@@ -141,9 +158,7 @@ class RegistryFormat(Format):
         if not layout.columns:
             return None
         schema = self.writer_schema(layout)
-        serializer = self.make_serializer(
-            layout.registry or RegistrySnapshot(), schema, by_id=SCHEMA_ID in layout.properties
-        )
+        serializer = self.serializer_for(layout, schema)
         try:
             datum = self.datum_for(document, schema)
             return serializer(datum, self._context(layout))

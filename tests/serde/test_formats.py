@@ -16,14 +16,15 @@ def test_lookup_ignores_case() -> None:
 
 
 def test_known_formats() -> None:
-    assert known_formats() == ["AVRO", "DELIMITED", "JSON", "JSON_SR", "KAFKA", "NONE"]
+    assert known_formats() == ["AVRO", "DELIMITED", "JSON", "JSON_SR", "KAFKA", "NONE", "PROTOBUF", "PROTOBUF_NOSR"]
 
 
 def test_unknown_formats_suggest_a_known_one() -> None:
     with pytest.raises(StatementError) as raised:
         get_format("jsn")
     assert raised.value.message == (
-        "Unknown format: jsn. Did you mean 'JSON'? Known formats: AVRO, DELIMITED, JSON, JSON_SR, KAFKA, NONE"
+        "Unknown format: jsn. Did you mean 'JSON'? Known formats: "
+        "AVRO, DELIMITED, JSON, JSON_SR, KAFKA, NONE, PROTOBUF, PROTOBUF_NOSR"
     )
 
 

@@ -1,0 +1,277 @@
+"""PROTOBUF and PROTOBUF_NOSR: ksqlDB's schemas, Confluent's wire format, proto3 reading rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from typing import Any
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import SerdeError, StatementError
+from qtt.plan.with_properties import protobuf_properties
+from qtt.serde import get_format
+from qtt.serde.interface import SerdeColumn
+from qtt.serde.protobuf_compile import parse
+from qtt.serde.protobuf_schema import proto_schema_for
+from qtt.serde.schema_registry import Registry, RegistrySnapshot
+
+PROTOBUF = get_format("PROTOBUF")
+NOSR = get_format("PROTOBUF_NOSR")
+
+ALL_TYPES = (
+    SerdeColumn("NAME", t.STRING),
+    SerdeColumn("COUNT", t.INTEGER),
+    SerdeColumn("TOTAL", t.BIGINT),
+    SerdeColumn("OK", t.BOOLEAN),
+    SerdeColumn("RATIO", t.DOUBLE),
+    SerdeColumn("RAW", t.BYTES),
+    SerdeColumn("PRICE", t.Decimal(5, 2)),
+    SerdeColumn("DAY", t.DATE),
+    SerdeColumn("AT", t.TIME),
+    SerdeColumn("WHEN", t.TIMESTAMP),
+    SerdeColumn("LIST", t.Array(t.INTEGER)),
+    SerdeColumn("TAGS", t.Map(t.STRING, t.BIGINT)),
+    SerdeColumn("INNER", t.Struct((t.Field("A", t.STRING), t.Field("DEEP", t.Struct((t.Field("B", t.INTEGER),)))))),
+)
+ROW = (
+    "x",
+    -3,
+    2**40,
+    True,
+    0.5,
+    b"\x00\x01",
+    decimal.Decimal("123.45"),
+    dt.date(2024, 2, 29),
+    dt.time(23, 59, 58, 125000),
+    dt.datetime(2023, 5, 6, 7, 8, 9, 10000),
+    [1, 2],
+    {"k": 9},
+    ("a", (4,)),
+)
+
+
+def _registered(columns: tuple[SerdeColumn, ...], topic: str = "t", **properties: str) -> RegistrySnapshot:
+    registry = Registry()
+    text = PROTOBUF.schema_text(columns, is_key=False, properties=properties, unwrapped=False)
+    registry.register(f"{topic}-value", "PROTOBUF", text)
+    return registry.snapshot()
+
+
+def _serde(fmt: Any, columns: tuple[SerdeColumn, ...], snapshot: RegistrySnapshot | None, **properties: str) -> Any:
+    kwargs: dict[str, Any] = {"is_key": False, "properties": properties, "features": frozenset(), "topic": "t"}
+    return fmt.serializer(columns, registry=snapshot, **kwargs), fmt.deserializer(columns, registry=snapshot, **kwargs)
+
+
+def test_schema_text_follows_connect_naming_and_numbering() -> None:
+    columns = (
+        SerdeColumn("ID", t.BIGINT),
+        SerdeColumn("S", t.Struct((t.Field("X", t.STRING), t.Field("Y", t.Struct((t.Field("Z", t.DOUBLE),)))))),
+        SerdeColumn("T", t.Struct((t.Field("W", t.BOOLEAN),))),
+    )
+    assert proto_schema_for(columns) == (
+        'syntax = "proto3";\n\n'
+        "message ConnectDefault1 {\n"
+        "  int64 ID = 1;\n"
+        "  ConnectDefault2 S = 2;\n"
+        "  ConnectDefault4 T = 3;\n\n"
+        "  message ConnectDefault2 {\n"
+        "    string X = 1;\n"
+        "    ConnectDefault3 Y = 2;\n\n"
+        "    message ConnectDefault3 {\n"
+        "      double Z = 1;\n"
+        "    }\n"
+        "  }\n\n"
+        "  message ConnectDefault4 {\n"
+        "    bool W = 1;\n"
+        "  }\n"
+        "}\n"
+    )
+
+
+def test_schema_text_with_a_full_name_and_logical_types_imports_what_it_uses() -> None:
+    text = proto_schema_for((SerdeColumn("D", t.DATE), SerdeColumn("P", t.Decimal(4, 1))), full_name="shop.Order")
+    assert "package shop;" in text
+    assert "message Order {" in text
+    assert 'import "google/type/date.proto";' in text
+    assert 'import "confluent/type/decimal.proto";' in text
+    assert 'value: "4"' in text
+
+
+def test_every_type_round_trips_in_confluent_wire_format() -> None:
+    snapshot = _registered(ALL_TYPES)
+    write, read = _serde(PROTOBUF, ALL_TYPES, snapshot)
+    data = write(ROW)
+    schema_id = snapshot.latest("t-value").schema_id  # type: ignore[union-attr]
+    assert data[0] == 0
+    assert int.from_bytes(data[1:5], "big") == schema_id
+    assert data[5] == 0  # message index [0], Confluent's one-byte form
+    assert read(data) == ROW
+
+
+def test_proto3_reads_null_scalars_as_defaults_and_null_messages_as_null() -> None:
+    snapshot = _registered(ALL_TYPES)
+    write, read = _serde(PROTOBUF, ALL_TYPES, snapshot)
+    assert read(write((None,) * len(ALL_TYPES))) == ("", 0, 0, False, 0.0, b"", None, None, None, None, [], {}, None)
+
+
+def test_optional_representation_keeps_nulls() -> None:
+    columns = (SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.STRING))
+    for representation in ("optional", "wrapper"):
+        snapshot = _registered(columns, nullableRepresentation=representation)
+        write, read = _serde(PROTOBUF, columns, snapshot, nullableRepresentation=representation)
+        assert read(write((None, "b"))) == (None, "b")
+        assert read(write((0, None))) == (0, None)
+
+
+def test_a_full_schema_name_writes_that_message_and_readers_follow_the_indexes() -> None:
+    registry = Registry()
+    text = 'syntax = "proto3"; message First {int32 a = 1;} message Second {string K = 1; uint32 N = 2;}'
+    registry.register("t-value", "PROTOBUF", text)
+    snapshot = registry.snapshot()
+    columns = (SerdeColumn("K", t.STRING), SerdeColumn("N", t.BIGINT))
+    write, read = _serde(PROTOBUF, columns, snapshot, fullSchemaName="Second")
+    data = write(("k", 7))
+    assert data[5:7] == b"\x02\x02"  # message indexes: one index, 1 (zigzag varints)
+    assert read(data) == ("k", 7)
+    document = PROTOBUF.to_document(data, columns, is_key=False, properties={}, topic="t", registry=snapshot)
+    assert document == {"K": "k", "N": 7}
+
+
+def test_inference_reads_ksqldb_types_from_a_message() -> None:
+    text = (
+        'syntax = "proto3"; import "google/protobuf/wrappers.proto"; import "google/protobuf/timestamp.proto";'
+        " enum Colour {RED = 0; BLUE = 1;}"
+        " message Key {string id = 1;}"
+        " message Value {uint32 u = 1; sint32 s = 2; float f = 3; Colour c = 4; repeated bytes r = 5;"
+        " map<string, double> m = 6; google.protobuf.Int64Value w = 7; google.protobuf.Timestamp ts = 8;"
+        " Inner n = 9; message Inner {fixed64 big = 1;}}"
+    )
+    columns = PROTOBUF.infer_columns(text, is_key=False, unwrapped=False, properties={"fullSchemaName": "Value"})
+    assert columns == [
+        ("U", t.BIGINT),
+        ("S", t.INTEGER),
+        ("F", t.DOUBLE),
+        ("C", t.STRING),
+        ("R", t.Array(t.BYTES)),
+        ("M", t.Map(t.STRING, t.DOUBLE)),
+        ("W", t.BIGINT),
+        ("TS", t.TIMESTAMP),
+        ("N", t.Struct((t.Field("BIG", t.BIGINT),))),
+    ]
+    assert PROTOBUF.infer_columns(text, is_key=True, unwrapped=True, properties={}) == [("ID", t.STRING)]
+    # a schema named by its id keeps its own field names
+    named = PROTOBUF.infer_columns(text, is_key=True, unwrapped=True, properties={"schemaId": "1"})
+    assert named == [("id", t.STRING)]
+
+
+def test_unknown_message_name_is_a_statement_error() -> None:
+    with pytest.raises(StatementError, match="Schema full name Missing not found"):
+        parse('syntax = "proto3"; message A {int32 x = 1;}').descriptor("Missing")
+
+
+def test_protoc_rejects_bad_text_with_its_own_message() -> None:
+    with pytest.raises(StatementError, match='"Nope" is not defined'):
+        parse('syntax = "proto3"; message A {Nope x = 1;}')
+
+
+def test_bad_bytes_are_serde_errors() -> None:
+    columns = (SerdeColumn("A", t.INTEGER),)
+    snapshot = _registered(columns)
+    _, read = _serde(PROTOBUF, columns, snapshot)
+    with pytest.raises(SerdeError, match="Unknown magic byte"):
+        read(b"\x01\x00\x00\x00\x01\x00")
+    with pytest.raises(SerdeError, match="Error retrieving PROTOBUF schema for id 4242"):
+        read(b"\x00" + (4242).to_bytes(4, "big") + b"\x00\x08\x01")
+    with pytest.raises(SerdeError, match="Failed to deserialize value as PROTOBUF"):
+        read(b"\x00" + snapshot.schemas[0].schema_id.to_bytes(4, "big") + b"\x00\xff\xff")
+
+
+def test_schemaless_protobuf_is_the_bare_message() -> None:
+    columns = (SerdeColumn("A", t.INTEGER), SerdeColumn("B", t.STRING))
+    write, read = _serde(NOSR, columns, None)
+    assert write((1, "b")) == b"\x08\x01\x12\x01b"
+    assert read(b"\x08\x01\x12\x01b") == (1, "b")
+    assert read(b"") == (0, "")
+    with pytest.raises(SerdeError, match="Failed to deserialize value as PROTOBUF_NOSR"):
+        read(b"\xff\xff")
+
+
+def test_protobuf_rejects_maps_without_string_keys() -> None:
+    with pytest.raises(StatementError, match="PROTOBUF format only supports MAP types with STRING keys"):
+        PROTOBUF.validate([SerdeColumn("M", t.Map(t.INTEGER, t.STRING))], is_key=False, properties={})
+
+
+def test_format_properties_unwrap_primitives_and_take_a_nullable_representation() -> None:
+    assert protobuf_properties({}, "KEY", "PROTOBUF") == {"unwrapPrimitives": "true"}
+    assert protobuf_properties({"VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "OPTIONAL"}, "VALUE", "PROTOBUF_NOSR") == {
+        "nullableRepresentation": "optional"
+    }
+    with pytest.raises(StatementError, match="can only be enabled with protobuf format"):
+        protobuf_properties({"KEY_PROTOBUF_NULLABLE_REPRESENTATION": "WRAPPER"}, "KEY", "JSON")
+    with pytest.raises(StatementError, match="String must be one of"):
+        protobuf_properties({"KEY_PROTOBUF_NULLABLE_REPRESENTATION": "maybe"}, "KEY", "PROTOBUF")
+
+
+def test_a_single_key_column_is_still_a_message_so_null_reads_as_its_default() -> None:
+    registry = Registry()
+    columns = (SerdeColumn("F1", t.BOOLEAN),)
+    registry.register("t-key", "PROTOBUF", PROTOBUF.schema_text(columns, is_key=True, properties={}, unwrapped=True))
+    snapshot = registry.snapshot()
+    kwargs: dict[str, Any] = {"is_key": True, "properties": {}, "features": frozenset(), "topic": "t"}
+    data = PROTOBUF.serializer(columns, registry=snapshot, **kwargs)((None,))
+    assert data is not None
+    assert PROTOBUF.deserializer(columns, registry=snapshot, **kwargs)(data) == (False,)
+
+
+def test_a_case_topics_references_are_registered_before_the_schema_that_imports_them() -> None:
+    from qtt.harness.model import TopicSpec
+    from qtt.harness.schemas import topic_schemas
+
+    crate = 'syntax = "proto3"; message Crate {int32 kilos = 1;}'
+    shipment = 'syntax = "proto3"; import "crate.proto"; message Shipment {Crate crate = 1;}'
+    topic = TopicSpec(
+        name="ships",
+        value_format="PROTOBUF",
+        value_schema=shipment,
+        value_schema_references=[{"name": "crate.proto", "format": "PROTOBUF", "schema": crate}],
+    )
+    ((_, found),) = topic_schemas([topic]).items()
+    assert found.references == (("crate.proto", crate),)
+    inferred = PROTOBUF.infer_columns(
+        shipment, is_key=False, unwrapped=False, properties={}, references=found.references
+    )
+    assert inferred == [("CRATE", t.Struct((t.Field("KILOS", t.INTEGER),)))]
+
+
+def test_a_decimal_option_without_its_import_still_parses() -> None:
+    text = (
+        'syntax = "proto3"; import "confluent/type/decimal.proto";'
+        " message Price {confluent.type.Decimal amount = 1 [(confluent.field_meta) ="
+        ' { params: [{ value: "6", key: "precision" }, { value: "3", key: "scale" }]}];}'
+    )
+    assert PROTOBUF.columns_from_schema(text, unwrapped=False) == [("AMOUNT", t.Decimal(6, 3))]
+
+
+def test_a_case_schema_without_its_own_id_takes_the_first_id_before_its_references() -> None:
+    from qtt.harness.schemas import _register_with_references
+
+    crate = 'syntax = "proto3"; message Crate {int32 kilos = 1;}'
+    shipment = 'syntax = "proto3"; import "crate.proto"; message Shipment {Crate crate = 1;}'
+    registry = Registry()
+    refs = [("crate.proto", crate, "PROTOBUF")]
+    _register_with_references(registry, "ships-value", "PROTOBUF", shipment, refs, schema_id=None)
+    _register_with_references(registry, "boats-value", "PROTOBUF", shipment, refs, schema_id=40)
+    ships, boats = registry.latest("ships-value"), registry.latest("boats-value")
+    assert ships is not None and boats is not None
+    assert ships.schema_id == 1
+    assert boats.schema_id == 40
+    assert ships.references == boats.references
+    reference = registry.latest("crate.proto")
+    assert reference is not None and reference.version == ships.references[0].version
+    columns = (SerdeColumn("CRATE", t.Struct((t.Field("KILOS", t.INTEGER),))),)
+    kwargs: dict[str, Any] = {"is_key": False, "properties": {}, "features": frozenset(), "topic": "ships"}
+    snapshot = registry.snapshot()
+    data = PROTOBUF.serializer(columns, registry=snapshot, **kwargs)(((3,),))
+    assert PROTOBUF.deserializer(columns, registry=snapshot, **kwargs)(data) == ((3,),)
