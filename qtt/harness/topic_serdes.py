@@ -13,7 +13,7 @@ from typing import Any
 from qtt.plan import steps as s
 from qtt.plan.schema import LogicalSchema
 from qtt.serde import Format, SerdeColumn, get_format
-from qtt.serde.schema_registry import RegistrySnapshot
+from qtt.serde.schema_registry import RegistrySnapshot, subject_for
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class TopicSerde:
             "features": frozenset(features),
             "topic": self.topic,
             "registry": self.registry,
+            "subject": subject_for(self.topic, is_key=is_key),
         }
 
     def encode_key(self, document: Any) -> bytes | None:

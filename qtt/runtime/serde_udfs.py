@@ -18,7 +18,7 @@ from qtt.plan.schema import Column as SchemaColumn
 from qtt.plan.steps import FormatInfo, Formats
 from qtt.runtime.spark_types import struct_of
 from qtt.serde import SerdeColumn, get_format
-from qtt.serde.schema_registry import RegistrySnapshot
+from qtt.serde.schema_registry import RegistrySnapshot, subject_for
 
 # The fields of the struct that decode() returns.
 ERROR_FIELD, TOMBSTONE_FIELD, NULL_KEY_FIELD, KEY_FIELD, VALUE_FIELD = "error", "tombstone", "null_key", "key", "value"
@@ -53,6 +53,7 @@ def decode(
     )
     key_props, value_props = dict(key_format.properties), dict(value_format.properties)
     key_name, value_name = key_format.format, value_format.format
+    key_subject, value_subject = subject_for(topic, is_key=True), subject_for(topic, is_key=False)
 
     built: dict[str, Any] = {}  # each Python worker builds its deserializers once, on first use
 
@@ -60,7 +61,13 @@ def decode(
     def run(key_bytes, value_bytes):
         if not built:
             built["key"] = get_format(key_name).deserializer(
-                key_cols, is_key=True, properties=key_props, features=key_features, topic=topic, registry=registry
+                key_cols,
+                is_key=True,
+                properties=key_props,
+                features=key_features,
+                topic=topic,
+                registry=registry,
+                subject=key_subject,
             )
             built["value"] = get_format(value_name).deserializer(
                 value_cols,
@@ -69,6 +76,7 @@ def decode(
                 features=value_features,
                 topic=topic,
                 registry=registry,
+                subject=value_subject,
             )
         key_des, value_des = built["key"], built["value"]
         key_row = None
@@ -120,6 +128,7 @@ def encode(
     serde_cols = _serde_columns(columns)
     name, properties, feature_set = info.format, dict(info.properties), frozenset(features)
     built: list[Any] = []  # each Python worker builds its serializer once, on first use
+    subject = subject_for(topic, is_key=is_key)  # named here, on the driver, where schemas are registered
 
     def run(value):
         if not built:
@@ -131,6 +140,7 @@ def encode(
                     features=feature_set,
                     topic=topic,
                     registry=registry,
+                    subject=subject,
                 )
             )
         if value is None:

@@ -11,7 +11,7 @@ from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.serde import avro_schema
 from qtt.serde.interface import Layout, Row, SerdeColumn, has_non_string_map_key
-from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped
+from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
 from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot
 
 
@@ -48,7 +48,7 @@ class AvroFormat(RegistryFormat):
     def make_serializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema, *, by_id: bool) -> Any:
         from confluent_kafka.schema_registry.avro import AvroSerializer
 
-        conf: dict[str, Any] = {"auto.register.schemas": False}
+        conf: dict[str, Any] = {"auto.register.schemas": False, **subject_conf(schema)}
         if by_id:
             conf["use.schema.id"] = schema.schema_id
         return AvroSerializer(snapshot.client(), schema.confluent(), conf=conf)

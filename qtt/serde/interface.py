@@ -51,6 +51,9 @@ class Layout:
     topic: str = ""
     #: the schemas a registry format reads and writes with (:mod:`qtt.serde.schema_registry`)
     registry: RegistrySnapshot | None = None
+    #: the registry subject records are written under; decided where schemas are registered
+    #: (the driver), so that Spark's workers never name subjects themselves
+    subject: str = ""
 
     def shown_columns(self) -> str:
         """The columns as ksqlDB's messages list them: ``A INTEGER KEY, B STRING KEY``."""
@@ -121,9 +124,10 @@ class Format(ABC):
         features: frozenset[str],
         topic: str = "",
         registry: RegistrySnapshot | None = None,
+        subject: str = "",
     ) -> Serializer:
         """A function from a row of column values (or None) to bytes (or None)."""
-        write = self.row_writer(_layout(columns, is_key, properties, features, topic, registry))
+        write = self.row_writer(_layout(columns, is_key, properties, features, topic, registry, subject))
 
         def serialize(row: Row | None) -> bytes | None:
             return None if row is None else write(row)
@@ -139,12 +143,13 @@ class Format(ABC):
         features: frozenset[str],
         topic: str = "",
         registry: RegistrySnapshot | None = None,
+        subject: str = "",
     ) -> Deserializer:
         """A function from bytes (or None) to a row of column values (or None).
 
         Raises :class:`~qtt.errors.SerdeError` when the bytes do not match.
         """
-        read = self.row_reader(_layout(columns, is_key, properties, features, topic, registry))
+        read = self.row_reader(_layout(columns, is_key, properties, features, topic, registry, subject))
         null_row = self.null_record_row
 
         def deserialize(data: bytes | None) -> Row | None:
@@ -162,11 +167,12 @@ class Format(ABC):
         features: frozenset[str] = frozenset(),
         topic: str = "",
         registry: RegistrySnapshot | None = None,
+        subject: str = "",
     ) -> bytes | None:
         """Bytes for a record key or value as a case file writes it."""
         if document is None:
             return None
-        return self.write_document(document, _layout(columns, is_key, properties, features, topic, registry))
+        return self.write_document(document, _layout(columns, is_key, properties, features, topic, registry, subject))
 
     def to_document(
         self,
@@ -178,11 +184,12 @@ class Format(ABC):
         features: frozenset[str] = frozenset(),
         topic: str = "",
         registry: RegistrySnapshot | None = None,
+        subject: str = "",
     ) -> Any:
         """The case-file JSON for record bytes, for comparison with expected outputs."""
         if data is None:
             return None
-        return self.read_document(data, _layout(columns, is_key, properties, features, topic, registry))
+        return self.read_document(data, _layout(columns, is_key, properties, features, topic, registry, subject))
 
     @abstractmethod
     def row_writer(self, layout: Layout) -> RowWriter:
@@ -211,9 +218,16 @@ def _layout(
     features: frozenset[str],
     topic: str,
     registry: RegistrySnapshot | None,
+    subject: str,
 ) -> Layout:
     return Layout(
-        columns=tuple(columns), is_key=is_key, properties=properties, features=features, topic=topic, registry=registry
+        columns=tuple(columns),
+        is_key=is_key,
+        properties=properties,
+        features=features,
+        topic=topic,
+        registry=registry,
+        subject=subject,
     )
 
 

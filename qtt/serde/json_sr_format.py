@@ -20,7 +20,7 @@ from qtt.errors import SerdeError, StatementError
 from qtt.serde import json_schema_translation as jst
 from qtt.serde import values
 from qtt.serde.interface import Layout, Row, SerdeColumn, has_non_string_map_key
-from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped
+from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
 from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot
 
 #: ksqlDB's format property naming the schema (``KEY_SCHEMA_FULL_NAME``, ``VALUE_SCHEMA_FULL_NAME``)
@@ -70,7 +70,7 @@ class JsonSrFormat(RegistryFormat):
         # validating them would only cost time. One from elsewhere (the case file, a schema id)
         # may not fit, and ksqlDB's Connect conversion rejects what does not.
         validate = by_id or schema.origin != "statement"
-        conf: dict[str, Any] = {"auto.register.schemas": False, "validate": validate}
+        conf: dict[str, Any] = {"auto.register.schemas": False, "validate": validate, **subject_conf(schema)}
         if by_id:
             conf["use.schema.id"] = schema.schema_id
         return JSONSerializer(schema.confluent(), snapshot.client(), conf=conf, json_encode=values.dumps)

@@ -29,7 +29,7 @@ from qtt.serde import values
 from qtt.serde.interface import Layout, Row, RowReader, RowWriter, SerdeColumn
 from qtt.serde.protobuf_compile import ParsedSchema, parse
 from qtt.serde.protobuf_values import message_from_plain, plain_of
-from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat
+from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, subject_conf
 from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot
 
 FULL_SCHEMA_NAME = "fullSchemaName"
@@ -93,7 +93,7 @@ class ProtobufFormat(RegistryFormat):
 
         if message_class is None:
             message_class = parsed_registered(snapshot, schema).message_class()
-        conf = {"auto.register.schemas": False, "use.schema.id": schema.schema_id}
+        conf = {"auto.register.schemas": False, "use.schema.id": schema.schema_id, **subject_conf(schema)}
         return ProtobufSerializer(message_class, serialized_client(snapshot), conf=conf)
 
     def make_deserializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema | None) -> Any:

@@ -28,6 +28,14 @@ from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot, subjec
 SCHEMA_ID = "schemaId"
 
 
+def subject_conf(schema: RegisteredSchema) -> dict[str, Any]:
+    """Serializer configuration that names ``schema``'s own subject, whatever Confluent's
+    default strategy (``<topic>-key``/``-value``) would derive: qtt decides subjects where it
+    registers schemas, and the serializer must look the schema up under the same one."""
+    subject = schema.subject
+    return {"subject.name.strategy": lambda context, record_name: subject}
+
+
 def is_unwrapped(layout: Layout) -> bool:
     """Whether a single column is written bare: keys unless wrapped, values only when unwrapped."""
     if len(layout.columns) != 1:
@@ -111,7 +119,7 @@ class RegistryFormat(Format):
 
     def writer_schema(self, layout: Layout) -> RegisteredSchema:
         """The subject version records of this layout are written with."""
-        subject = subject_for(layout.topic, is_key=layout.is_key)
+        subject = layout.subject or subject_for(layout.topic, is_key=layout.is_key)
         snapshot = layout.registry or RegistrySnapshot()
         schema_id = layout.properties.get(SCHEMA_ID)
         found = snapshot.by_id(int(schema_id)) if schema_id is not None else snapshot.latest(subject)

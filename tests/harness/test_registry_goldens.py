@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import plan_store, schemas
+from qtt.harness import plan_store, schemas, topic_serdes
 from qtt.harness.historical_replay import compare_schemas, replay_folders
+from qtt.runtime import serde_udfs
 from qtt.serde import avro_schema
 from qtt.serde.schema_registry import RegisteredSchema
 
@@ -31,7 +32,7 @@ def test_a_different_subject_id_or_schema_is_named() -> None:
 
 
 def _named_record_folder() -> Path:
-    return next(f for f in plan_store.folders(ROOT) if "value_avro_schema_full_name_names" in f.parent.name)
+    return next(f for f in plan_store.folders(ROOT) if "value_avro_schema_full_name_names" in f.parent.name.lower())
 
 
 def _avro_value_folder() -> Path:
@@ -50,7 +51,13 @@ def test_registering_under_another_subject_or_record_name_fails_an_old_plan(spar
     assert any(p.startswith("schema registry subject ORDER_CITIES-value: recorded schema") for p in renamed.problems)
     monkeypatch.undo()
 
-    monkeypatch.setattr(schemas, "subject_for", lambda topic, *, is_key: f"{topic}-{'k' if is_key else 'v'}")
+    def other_subject(topic: str, *, is_key: bool) -> str:
+        return f"{topic}-{'k' if is_key else 'v'}"
+
+    # the runtime registers, and writes, under other subjects (both decided on the driver)
+    monkeypatch.setattr(schemas, "subject_for", other_subject)
+    monkeypatch.setattr(serde_udfs, "subject_for", other_subject)
+    monkeypatch.setattr(topic_serdes, "subject_for", other_subject)
     [moved] = replay_folders([_named_record_folder()], lambda: spark)
-    assert moved.status == "failed"
-    assert any("schema registry subject" in p and "LONG_TRIPS" in p for p in moved.problems), moved.problems
+    assert moved.status == "failed", moved.reason
+    assert any("schema registry subject" in p and "LONG_TRIPS" in p for p in moved.problems), moved.reason
