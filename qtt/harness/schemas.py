@@ -31,20 +31,30 @@ _SCHEMA_TYPES = {"AVRO": "AVRO", "PROTOBUF": "PROTOBUF", "JSON_SR": "JSON", "JSO
 
 
 def topic_schemas(topics: Sequence[TopicSpec]) -> dict[tuple[str, bool], TopicSchema]:
-    """The schemas a case's ``topics`` register, for the planner's schema inference."""
+    """The schemas a case's ``topics`` register, for the planner's schema inference.
+
+    Each gets the id the embedded registry gives it (:func:`registry_for_case` registers them
+    in this order, before any statement), or the one the case asks for, so that a
+    ``VALUE_SCHEMA_ID`` in a statement finds the schema it names.
+    """
     found: dict[tuple[str, bool], TopicSchema] = {}
+    last_id = 0
     for topic in topics:
-        for is_key, schema, schema_id in (
+        for is_key, schema, asked in (
             (True, topic.key_schema, topic.key_schema_id),
             (False, _value_schema(topic), topic.value_schema_id),
         ):
-            if schema is not None:
-                references = _references(topic.key_schema_references if is_key else topic.value_schema_references)
-                found[(topic.name, is_key)] = TopicSchema(
-                    document=schema,
-                    schema_id=schema_id,
-                    references=tuple((name, text) for name, text, _ in references),
-                )
+            if schema is None:
+                continue
+            references = _references(topic.key_schema_references if is_key else topic.value_schema_references)
+            schema_id = asked if asked is not None else last_id + 1
+            # the registry numbers on from the highest id it holds; each reference takes one too
+            last_id = max(last_id, schema_id) + len(references)
+            found[(topic.name, is_key)] = TopicSchema(
+                document=schema,
+                schema_id=schema_id,
+                references=tuple((name, text) for name, text, _ in references),
+            )
     return found
 
 

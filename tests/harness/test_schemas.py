@@ -21,3 +21,16 @@ def test_a_json_topics_schema_is_registered_as_a_json_schema() -> None:
     found = registry.latest("input-value")
     assert found is not None
     assert (found.schema_type, found.origin) == ("JSON", "case")
+
+
+def test_inference_sees_the_ids_the_embedded_registry_gives_case_schemas() -> None:
+    from qtt.harness.model import TopicSpec
+    from qtt.harness.schemas import topic_schemas
+
+    topics = [
+        TopicSpec(name="a", key_schema={"type": "string"}, value_schema={"type": "int"}),
+        TopicSpec(name="b", value_schema={"type": "long"}, value_schema_id=40),
+        TopicSpec(name="c", value_schema={"type": "double"}),
+    ]
+    ids = {key: schema.schema_id for key, schema in topic_schemas(topics).items()}
+    assert ids == {("a", True): 1, ("a", False): 2, ("b", False): 40, ("c", False): 41}
