@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 CASES, HISTORICAL = "case variant", "historical plan"
 #: the baseline that the registry formats' replays are compared with
 BASELINE_FORMAT = "JSON"
+#: how many times each format's batch replays (its figures pool every run)
+FORMAT_REPEATS = 3
 
 
 @dataclass
@@ -165,9 +167,9 @@ def _replay_sections(
     for fmt, same_cases in format_batches(variants).items():
 
         def batch_replay(progress: Callable[[int, int], None], batch: list[Any] = same_cases) -> Sequence[CaseResult]:
-            return run_variants(batch, spark_session, progress=progress)
+            return [result for _ in range(FORMAT_REPEATS) for result in run_variants(batch, spark_session)]
 
-        replays.append((format_kind(fmt), len(same_cases), batch_replay))
+        replays.append((format_kind(fmt), len(same_cases) * FORMAT_REPEATS, batch_replay))
     for kind, count, replay in replays:
         if not count:
             continue
@@ -190,18 +192,37 @@ def format_kind(fmt: str) -> str:
 def format_batches(variants: Sequence[Any]) -> dict[str, list[Any]]:
     """Format -> the variants of every case that runs both as JSON and in a registry format.
 
-    Each format's variants replay as a batch of their own, so that their costs compare on the
-    same queries and the same data (the cases of ``cases/formats_matrix.json``).
+    Only JSON and the registry formats take part, each format's variants replay as a batch of
+    their own (:data:`FORMAT_REPEATS` times), so that their costs compare on the same queries,
+    the same data and the same grouping (the cases of ``cases/formats_matrix.json``).
     """
+    from qtt.serde import get_format
+    from qtt.serde.registry_format import RegistryFormat
+
+    def compared(fmt: str) -> bool:
+        return fmt == BASELINE_FORMAT or (
+            fmt.isupper() and isinstance(_format_or_none(get_format, fmt), RegistryFormat)
+        )
+
     by_case: dict[tuple[str, str], dict[str, Any]] = {}
     for variant in variants:
         by_case.setdefault((variant.file, variant.case), {})[variant.variant] = variant
     batches: dict[str, list[Any]] = {}
     for formats in by_case.values():
-        if BASELINE_FORMAT in formats and len(formats) > 1 and "" not in formats:
-            for fmt, variant in formats.items():
+        taking_part = {fmt: variant for fmt, variant in formats.items() if compared(fmt)}
+        if BASELINE_FORMAT in taking_part and len(taking_part) > 1:
+            for fmt, variant in taking_part.items():
                 batches.setdefault(fmt, []).append(variant)
     return dict(sorted(batches.items(), key=lambda item: (item[0] != BASELINE_FORMAT, item[0])))
+
+
+def _format_or_none(get_format: Callable[[str], Any], name: str) -> Any:
+    from qtt.errors import StatementError
+
+    try:
+        return get_format(name)
+    except StatementError:
+        return None
 
 
 def render(figures: Figures) -> str:

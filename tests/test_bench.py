@@ -67,3 +67,4 @@ def test_format_batches_pair_each_case_with_its_json_variant() -> None:
     batches = format_batches(variants)
     assert list(batches) == ["JSON", "AVRO"], "JSON first: the baseline"
     assert [v.case for v in batches["AVRO"]] == ["a"], "only cases that also run as JSON"
+    assert [v.case for v in batches["JSON"]] == ["a"], "only cases that also run in a registry format"
