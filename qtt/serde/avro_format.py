@@ -11,7 +11,7 @@ from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.serde import avro_schema
 from qtt.serde.interface import Layout, Row, SerdeColumn, has_non_string_map_key
-from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
+from qtt.serde.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
 from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot
 
 
@@ -21,21 +21,17 @@ class AvroFormat(RegistryFormat):
     name: ClassVar[str] = "AVRO"
     schema_type: ClassVar[str] = "AVRO"
     supported_types: ClassVar[frozenset[str]] = frozenset([*t.Primitive.NAMES, "DECIMAL", "ARRAY", "MAP", "STRUCT"])
-    supported_properties: ClassVar[frozenset[str]] = frozenset([avro_schema.FULL_SCHEMA_NAME, SCHEMA_ID])
+    supported_properties: ClassVar[frozenset[str]] = frozenset([FULL_SCHEMA_NAME, SCHEMA_ID])
 
     def check(self, layout: Layout) -> None:
         super().check(layout)
-        full_name = layout.properties.get(avro_schema.FULL_SCHEMA_NAME)
-        if full_name is not None and not full_name.strip():
-            msg = f"fullSchemaName cannot be empty. Format configuration: {{fullSchemaName={full_name.strip()}}}"
-            raise StatementError(msg)
         if any(has_non_string_map_key(c.type) for c in layout.columns):
             msg = "Avro only supports MAPs with STRING keys"
             raise StatementError(msg)
         avro_schema.check_avro_names(layout.columns)
 
     def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
-        full_name = properties.get(avro_schema.FULL_SCHEMA_NAME) or avro_schema.DEFAULT_FULL_NAME
+        full_name = properties.get(FULL_SCHEMA_NAME) or avro_schema.DEFAULT_FULL_NAME
         schema = avro_schema.avro_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
         return json.dumps(schema, separators=(",", ":"))
 

@@ -28,9 +28,6 @@ from qtt.serde.interface import SerdeColumn
 
 NAMESPACE = "io.confluent.ksql.avro_schemas"
 DEFAULT_FULL_NAME = f"{NAMESPACE}.KsqlDataSourceSchema"
-#: ksqlDB's format properties (``ConnectProperties``)
-FULL_SCHEMA_NAME = "fullSchemaName"
-SCHEMA_ID = "schemaId"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _PRIMITIVES = {

@@ -20,11 +20,8 @@ from qtt.errors import SerdeError, StatementError
 from qtt.serde import json_schema_translation as jst
 from qtt.serde import values
 from qtt.serde.interface import Layout, Row, SerdeColumn, has_non_string_map_key
-from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
+from qtt.serde.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
 from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot
-
-#: ksqlDB's format property naming the schema (``KEY_SCHEMA_FULL_NAME``, ``VALUE_SCHEMA_FULL_NAME``)
-FULL_SCHEMA_NAME = "fullSchemaName"
 
 # ksqlDB's JsonSerdeUtils.readJsonSR message for bytes without the magic byte
 _NO_MAGIC_BYTE = (
@@ -43,10 +40,6 @@ class JsonSrFormat(RegistryFormat):
 
     def check(self, layout: Layout) -> None:
         super().check(layout)
-        full_name = layout.properties.get(FULL_SCHEMA_NAME)
-        if full_name is not None and not full_name.strip():
-            msg = f"fullSchemaName cannot be empty. Format configuration: {{fullSchemaName={full_name.strip()}}}"
-            raise StatementError(msg)
         if any(has_non_string_map_key(c.type) for c in layout.columns):
             # ksqlDB's JSON_SR shares the JSON format's rule and its message
             msg = "JSON only supports MAP types with STRING keys"

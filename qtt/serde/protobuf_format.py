@@ -29,10 +29,8 @@ from qtt.serde import values
 from qtt.serde.interface import Layout, Row, RowReader, RowWriter, SerdeColumn
 from qtt.serde.protobuf_compile import ParsedSchema, parse
 from qtt.serde.protobuf_values import message_from_plain, plain_of
-from qtt.serde.registry_format import SCHEMA_ID, RegistryFormat, subject_conf
+from qtt.serde.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, subject_conf
 from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot
-
-FULL_SCHEMA_NAME = "fullSchemaName"
 
 
 class ProtobufFormat(RegistryFormat):

@@ -20,12 +20,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
-from qtt.errors import SerdeError
+from qtt.errors import SerdeError, StatementError
 from qtt.serde.interface import UNWRAP_SINGLE_VALUE, Format, Layout, Row, RowReader, RowWriter, SerdeColumn
 from qtt.serde.schema_registry import RegisteredSchema, RegistrySnapshot, subject_for
 
-#: ksqlDB's format property naming the schema id to write with
+#: ksqlDB's format properties (``ConnectProperties``): the schema id to write with, and the
+#: full name of the record or message (``*_SCHEMA_FULL_NAME``, ``VALUE_AVRO_SCHEMA_FULL_NAME``)
 SCHEMA_ID = "schemaId"
+FULL_SCHEMA_NAME = "fullSchemaName"
 
 
 def subject_conf(schema: RegisteredSchema) -> dict[str, Any]:
@@ -112,6 +114,13 @@ class RegistryFormat(Format):
         return self.make_serializer(layout.registry or RegistrySnapshot(), schema, by_id=SCHEMA_ID in layout.properties)
 
     # ---- shared
+
+    def check(self, layout: Layout) -> None:
+        super().check(layout)
+        full_name = layout.properties.get(FULL_SCHEMA_NAME)
+        if full_name is not None and not full_name.strip():
+            msg = f"fullSchemaName cannot be empty. Format configuration: {{fullSchemaName={full_name.strip()}}}"
+            raise StatementError(msg)
 
     def schema_text_of(self, document: Any) -> str:
         """A schema as a case file writes it (JSON), as the registry holds it (text)."""
