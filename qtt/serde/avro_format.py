@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, ClassVar
 
@@ -35,7 +35,15 @@ class AvroFormat(RegistryFormat):
         schema = avro_schema.avro_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
         return json.dumps(schema, separators=(",", ":"))
 
-    def columns_from_schema(self, text: str, *, unwrapped: bool) -> list[tuple[str | None, t.SqlType]]:
+    def infer_columns(
+        self,
+        text: str,
+        *,
+        is_key: bool,
+        unwrapped: bool,
+        properties: Mapping[str, str],
+        references: Sequence[tuple[str, str]] = (),
+    ) -> list[tuple[str | None, t.SqlType]]:
         schema = parsed(text)
         if not unwrapped and isinstance(schema, dict) and schema.get("type") == "record":
             return [(str(f["name"]).upper(), avro_schema.sql_type_of(f["type"])) for f in schema.get("fields", [])]

@@ -222,13 +222,7 @@ def row_from_datum(datum: Any, columns: Sequence[SerdeColumn], *, unwrapped: boo
     """A row of SQL values from an Avro datum, with ksqlDB's coercion and case-insensitive fields."""
     plain = avro_to_plain(datum)
     try:
-        if unwrapped:
-            return (values.from_json(plain, columns[0].type, "$"),)
-        if not isinstance(plain, Mapping):
-            row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
-            raise values.from_json_failure(plain, row_type, "$")
-        upper = values.upper_case_keys(plain)
-        return tuple(values.from_json(values.field_value(plain, upper, c.name), c.type, f"$.{c.name}") for c in columns)
+        return values.row_from_json(plain, columns, wrapped=not unwrapped)
     except SerdeError as e:
         msg = f"Failed to deserialize {target} as AVRO: {e.message}"
         raise SerdeError(msg) from None

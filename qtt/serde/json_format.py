@@ -64,7 +64,6 @@ class JsonFormat(Format):
         columns = layout.columns
         wrapped = is_wrapped(layout)
         target = "key" if layout.is_key else "value"
-        row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
 
         def read(data: bytes) -> Row | None:
             doc = _parse(data, target, strict=True)
@@ -72,23 +71,13 @@ class JsonFormat(Format):
                 return None
             try:
                 with values.deep_enough():
-                    return coerce(doc)
+                    return values.row_from_json(doc, columns, wrapped=wrapped)
             except SerdeError as e:
                 msg = f"Failed to deserialize {target} as JSON: {e.message}"
                 raise SerdeError(msg) from None
             except RecursionError:
                 # a STRING column takes the text of a nested value, written out recursively
                 raise SerdeError(_too_deep(target)) from None
-
-        def coerce(doc: Any) -> Row:
-            if not wrapped:
-                return (values.from_json(doc, columns[0].type, "$"),)
-            if not isinstance(doc, dict):
-                raise values.from_json_failure(doc, row_type, "$")
-            upper = values.upper_case_keys(doc)
-            return tuple(
-                values.from_json(values.field_value(doc, upper, c.name), c.type, f"$.{c.name}") for c in columns
-            )
 
         return read
 

@@ -50,7 +50,15 @@ class JsonSrFormat(RegistryFormat):
         schema = jst.json_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
         return json.dumps(schema, separators=(",", ":"))
 
-    def columns_from_schema(self, text: str, *, unwrapped: bool) -> list[tuple[str | None, t.SqlType]]:
+    def infer_columns(
+        self,
+        text: str,
+        *,
+        is_key: bool,
+        unwrapped: bool,
+        properties: Mapping[str, str],
+        references: Sequence[tuple[str, str]] = (),
+    ) -> list[tuple[str | None, t.SqlType]]:
         schema = jst.inline_refs(parsed(text))
         if not unwrapped and jst.is_record(schema):
             return [(name.upper(), jst.sql_type_of(sub)) for name, sub in jst.fields_of(schema)]
@@ -118,7 +126,7 @@ def row_from_document(
     """A row of SQL values from a JSON document, with the JSON format's coercion rules."""
     try:
         with values.deep_enough():
-            return _coerce(document, columns, unwrapped=unwrapped)
+            return values.row_from_json(document, columns, wrapped=not unwrapped)
     except SerdeError as e:
         msg = f"Failed to deserialize {target} as JSON_SR: {e.message}"
         raise SerdeError(msg) from None
@@ -126,16 +134,6 @@ def row_from_document(
         # a STRING column takes the text of a nested value, written out recursively
         msg = f"Failed to deserialize {target} as JSON_SR: the document nests deeper than qtt reads"
         raise SerdeError(msg) from None
-
-
-def _coerce(document: Any, columns: tuple[SerdeColumn, ...], *, unwrapped: bool) -> tuple[Any, ...]:
-    if unwrapped:
-        return (values.from_json(document, columns[0].type, "$"),)
-    if not isinstance(document, Mapping):
-        row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
-        raise values.from_json_failure(document, row_type, "$")
-    upper = values.upper_case_keys(document)
-    return tuple(values.from_json(values.field_value(document, upper, c.name), c.type, f"$.{c.name}") for c in columns)
 
 
 def _target(layout: Layout) -> str:

@@ -26,7 +26,7 @@ from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import protobuf_schema as ps
 from qtt.serde import values
-from qtt.serde.interface import Layout, Row, RowReader, RowWriter, SerdeColumn
+from qtt.serde.interface import Layout, Row, RowWriter, SerdeColumn
 from qtt.serde.protobuf_compile import ParsedSchema, parse
 from qtt.serde.protobuf_values import message_from_plain, plain_of
 from qtt.serde.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, subject_conf
@@ -61,9 +61,6 @@ class ProtobufFormat(RegistryFormat):
             full_name=properties.get(FULL_SCHEMA_NAME),
             nullable=properties.get(ps.NULLABLE_REPRESENTATION),
         )
-
-    def columns_from_schema(self, text: str, *, unwrapped: bool) -> list[tuple[str | None, t.SqlType]]:
-        return list(ps.columns_of(parse(text).descriptor()))
 
     def infer_columns(
         self,
@@ -138,24 +135,14 @@ class ProtobufNoSrFormat(ProtobufFormat):
 
         return write
 
-    def row_reader(self, layout: Layout) -> RowReader:
-        if not layout.columns:
-            return lambda data: None
-        read = self._bytes_reader(layout)
-        return lambda data: self.row_of(read(data), layout)
-
     def write_document(self, document: Any, layout: Layout) -> bytes | None:
         if not layout.columns:
             return None
         message = message_from_plain(document, self._message_class(layout))
         return bytes(message.SerializeToString())
 
-    def read_document(self, data: bytes, layout: Layout) -> Any:
-        if not layout.columns:
-            return None
-        return plain_of(self._bytes_reader(layout)(data))
-
-    def _bytes_reader(self, layout: Layout) -> Any:
+    def _reader(self, layout: Layout) -> Any:
+        # the bare message: no magic byte, no schema id (the base's reading otherwise)
         message_class = self._message_class(layout)
         side = "key" if layout.is_key else "value"
 
@@ -172,8 +159,7 @@ class ProtobufNoSrFormat(ProtobufFormat):
 def row_from_plain(plain: Any, columns: Sequence[SerdeColumn], *, target: str, fmt: str) -> tuple[Any, ...]:
     """A row of SQL values from a message's JSON-like form, fields matched case-insensitively."""
     try:
-        upper = values.upper_case_keys(plain)
-        return tuple(values.from_json(values.field_value(plain, upper, c.name), c.type, f"$.{c.name}") for c in columns)
+        return values.row_from_json(plain, columns)
     except SerdeError as e:
         msg = f"Failed to deserialize {target} as {fmt}: {e.message}"
         raise SerdeError(msg) from None

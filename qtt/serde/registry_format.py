@@ -62,9 +62,19 @@ class RegistryFormat(Format):
         """The schema ksqlDB registers for these columns."""
 
     @abstractmethod
-    def columns_from_schema(self, text: str, *, unwrapped: bool) -> list[tuple[str | None, t.SqlType]]:
+    def infer_columns(
+        self,
+        text: str,
+        *,
+        is_key: bool,
+        unwrapped: bool,
+        properties: Mapping[str, str],
+        references: Sequence[tuple[str, str]] = (),
+    ) -> list[tuple[str | None, t.SqlType]]:
         """ksqlDB's schema inference: a registered schema's fields as (name, type), or one
-        nameless column holding the whole schema when ``unwrapped`` or it is not a record.
+        nameless column holding the whole schema when ``unwrapped`` or it is not a record; the
+        format properties and imported schemas (import name, schema text) are there for the
+        formats that need them.
 
         Raises:
             StatementError: the schema holds a type that has no SQL type.
@@ -95,19 +105,6 @@ class RegistryFormat(Format):
         """A row of SQL values as the JSON-like value :meth:`datum_for` takes."""
 
     # ---- what a subclass may refine
-
-    def infer_columns(
-        self,
-        text: str,
-        *,
-        is_key: bool,
-        unwrapped: bool,
-        properties: Mapping[str, str],
-        references: Sequence[tuple[str, str]] = (),
-    ) -> list[tuple[str | None, t.SqlType]]:
-        """ksqlDB's schema inference for a key or value with these format properties (and the
-        schemas it imports, as (import name, schema text))."""
-        return self.columns_from_schema(text, unwrapped=unwrapped)
 
     def serializer_for(self, layout: Layout, schema: RegisteredSchema) -> Any:
         """The serializer records of ``layout`` are written with (``serializer(datum, context)``)."""

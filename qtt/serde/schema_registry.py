@@ -19,15 +19,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from qtt.errors import SerdeError, StatementError
+from qtt.errors import StatementError
 
 if TYPE_CHECKING:
     from confluent_kafka.schema_registry import SchemaRegistryClient
 
 #: environment variable naming a real registry (the CLI's --schema-registry, pytest's --qtt-schema-registry)
 REGISTRY_URL_ENV = "QTT_SCHEMA_REGISTRY_URL"
-#: ksqlDB's schema types as the registry names them
-SCHEMA_TYPES = frozenset(["AVRO", "PROTOBUF", "JSON"])
 #: a subject's compatibility level unless set otherwise: Confluent Schema Registry's default
 DEFAULT_COMPATIBILITY = "BACKWARD"
 
@@ -210,30 +208,6 @@ class Registry:
             return None
         return self._read(found, subject)
 
-    def by_id(self, schema_id: int, subject: str) -> RegisteredSchema | None:
-        """The schema registered with ``schema_id`` (as ``KEY_SCHEMA_ID`` names it), or None."""
-        for known in self.journal:
-            if known.schema_id == schema_id:
-                return known
-        if self.embedded:
-            return None
-        from confluent_kafka.schema_registry.error import SchemaRegistryError
-
-        try:
-            schema = self.client.get_schema(schema_id)
-        except SchemaRegistryError:
-            return None
-        found = RegisteredSchema(
-            subject=subject,
-            version=0,
-            schema_id=schema_id,
-            schema_type=schema.schema_type or "AVRO",
-            schema=schema.schema_str or "",
-            origin="read",
-        )
-        self._note(found)
-        return found
-
     def _read(self, found: Any, subject: str) -> RegisteredSchema:
         schema = found.schema
         read = RegisteredSchema(
@@ -324,8 +298,3 @@ def _store(client: SchemaRegistryClient, schemas: Iterable[RegisteredSchema]) ->
         )
         top = max(top, known.schema_id)
     store.max_id = top
-
-
-def unknown_schema_id(schema_id: int) -> SerdeError:
-    """The error for bytes that name a schema id the registry does not have."""
-    return SerdeError(f"Schema not found: no schema with id {schema_id} in the schema registry")

@@ -14,7 +14,7 @@ import datetime as dt
 import decimal
 import math
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from qtt import sqltypes as t
@@ -225,6 +225,20 @@ def struct_from_mapping(value: Mapping[str, Any], type_: t.Struct, path: str = "
     """Match JSON object fields to struct fields as ksqlDB does (see :func:`field_value`)."""
     upper = upper_case_keys(value)
     return tuple(from_json(field_value(value, upper, f.name), f.type, f"{path}.{f.name}") for f in type_.fields)
+
+
+def row_from_json(document: Any, columns: Sequence[Any], *, wrapped: bool = True) -> tuple[Any, ...]:
+    """A row of typed values from a JSON-like document, as ksqlDB's JSON-family readers coerce it:
+    a bare value for one unwrapped column, else an object whose fields match the columns by
+    name, then case-insensitively (a missing field is null). ``columns`` have ``name`` and
+    ``type``. Raises :class:`SerdeError` naming the JSON path of what does not fit."""
+    if not wrapped:
+        return (from_json(document, columns[0].type, "$"),)
+    if not isinstance(document, Mapping):
+        row_type = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
+        raise from_json_failure(document, row_type, "$")
+    upper = upper_case_keys(document)
+    return tuple(from_json(field_value(document, upper, c.name), c.type, f"$.{c.name}") for c in columns)
 
 
 def upper_case_keys(value: Mapping[str, Any]) -> dict[str, Any]:

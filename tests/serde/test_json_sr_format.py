@@ -96,7 +96,9 @@ def test_the_full_schema_name_is_the_title() -> None:
 
 def test_inference_reads_back_the_registered_columns() -> None:
     text = json.dumps(SCHEMAS["every_type_row"])
-    assert JSON_SR.columns_from_schema(text, unwrapped=False) == [(c.name, c.type) for c in EVERY_TYPE]
+    assert JSON_SR.infer_columns(text, is_key=False, unwrapped=False, properties={}) == [
+        (c.name, c.type) for c in EVERY_TYPE
+    ]
 
 
 def test_inference_of_plain_json_schema_types() -> None:
@@ -110,7 +112,7 @@ def test_inference_of_plain_json_schema_types() -> None:
             "parts": {"type": ["array", "null"], "items": {"type": "integer", "connect.type": "int8"}},
         },
     }
-    assert JSON_SR.columns_from_schema(json.dumps(schema), unwrapped=False) == [
+    assert JSON_SR.infer_columns(json.dumps(schema), is_key=False, unwrapped=False, properties={}) == [
         ("COUNT", t.BIGINT),
         ("RATIO", t.DOUBLE),
         ("SHADE", t.STRING),
@@ -124,14 +126,19 @@ def test_inference_orders_fields_by_connect_index() -> None:
         "type": "object",
         "properties": {"B": {"connect.index": 1, "type": "string"}, "A": {"connect.index": 0, "type": "boolean"}},
     }
-    assert JSON_SR.columns_from_schema(json.dumps(schema), unwrapped=False) == [("A", t.BOOLEAN), ("B", t.STRING)]
+    assert JSON_SR.infer_columns(json.dumps(schema), is_key=False, unwrapped=False, properties={}) == [
+        ("A", t.BOOLEAN),
+        ("B", t.STRING),
+    ]
 
 
 def test_an_unwrapped_or_non_object_schema_is_one_nameless_column() -> None:
     text = json.dumps(SCHEMAS["unwrapped_integer"])
-    assert JSON_SR.columns_from_schema(text, unwrapped=False) == [(None, t.INTEGER)]
+    assert JSON_SR.infer_columns(text, is_key=False, unwrapped=False, properties={}) == [(None, t.INTEGER)]
     row = json.dumps(SCHEMAS["row_titled"])
-    assert JSON_SR.columns_from_schema(row, unwrapped=True) == [(None, t.Struct((t.Field("S", t.STRING),)))]
+    assert JSON_SR.infer_columns(row, is_key=False, unwrapped=True, properties={}) == [
+        (None, t.Struct((t.Field("S", t.STRING),)))
+    ]
 
 
 def test_inference_follows_local_references() -> None:
@@ -140,7 +147,7 @@ def test_inference_follows_local_references() -> None:
         "definitions": {"Maker": {"type": "object", "properties": {"name": {"type": "string"}}}},
         "properties": {"maker": {"$ref": "#/definitions/Maker"}, "years": {"type": "integer"}},
     }
-    assert JSON_SR.columns_from_schema(json.dumps(schema), unwrapped=False) == [
+    assert JSON_SR.infer_columns(json.dumps(schema), is_key=False, unwrapped=False, properties={}) == [
         ("MAKER", t.Struct((t.Field("NAME", t.STRING),))),
         ("YEARS", t.BIGINT),
     ]
@@ -149,15 +156,17 @@ def test_inference_follows_local_references() -> None:
 def test_a_recursive_or_dangling_reference_is_a_statement_error() -> None:
     node = {"type": "object", "properties": {"next": {"$ref": "#"}}}
     with pytest.raises(StatementError, match="refers to itself"):
-        JSON_SR.columns_from_schema(json.dumps(node), unwrapped=False)
+        JSON_SR.infer_columns(json.dumps(node), is_key=False, unwrapped=False, properties={})
     dangling = {"type": "object", "properties": {"x": {"$ref": "#/definitions/Nope"}}}
     with pytest.raises(StatementError, match="points at no schema"):
-        JSON_SR.columns_from_schema(json.dumps(dangling), unwrapped=False)
+        JSON_SR.infer_columns(json.dumps(dangling), is_key=False, unwrapped=False, properties={})
 
 
 def test_a_schema_without_a_sql_type_is_a_statement_error() -> None:
     with pytest.raises(StatementError, match="has no SQL type"):
-        JSON_SR.columns_from_schema('{"type": "object", "properties": {"N": {"type": "null"}}}', unwrapped=False)
+        JSON_SR.infer_columns(
+            '{"type": "object", "properties": {"N": {"type": "null"}}}', is_key=False, unwrapped=False, properties={}
+        )
 
 
 # ---- bytes

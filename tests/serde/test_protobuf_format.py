@@ -251,7 +251,7 @@ def test_a_decimal_option_without_its_import_still_parses() -> None:
         " message Price {confluent.type.Decimal amount = 1 [(confluent.field_meta) ="
         ' { params: [{ value: "6", key: "precision" }, { value: "3", key: "scale" }]}];}'
     )
-    assert PROTOBUF.columns_from_schema(text, unwrapped=False) == [("AMOUNT", t.Decimal(6, 3))]
+    assert PROTOBUF.infer_columns(text, is_key=False, unwrapped=False, properties={}) == [("AMOUNT", t.Decimal(6, 3))]
 
 
 def test_a_case_schema_without_its_own_id_takes_the_first_id_before_its_references() -> None:
