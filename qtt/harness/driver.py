@@ -6,7 +6,7 @@ the query that wrote them, then by the order in which that query emitted them fo
 input. This is ksqlDB's order when each input record is processed on its own.
 
 Many plans are replayed together (:func:`replay_many`): round *r* runs the *r*-th query of
-every plan, and stateless queries of different plans share one Spark streaming query.
+every plan, and the queries of different plans share Spark streaming queries.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from qtt.serde.schema_registry import RegisteredSchema, Registry, RegistrySnapsh
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-#: how many stateless queries may share one streaming query
+#: how many queries may share one streaming query
 GROUP_SIZE = 32
 #: the temp folders of replays (checkpoints); a killed run's are cleaned by the next replay
 REPLAY_PREFIX = "qtt-replay-"
@@ -322,26 +322,29 @@ def replay_many(
     report()
     try:
         for r in range(rounds):
-            todo = [(st, st.queries[r]) for st in live if r < len(st.queries) and st.error is None]
+            todo = []
+            for st in live:
+                if r < len(st.queries) and st.error is None:
+                    query, shape = st.queries[r]
+                    records, markers = st.records_for(shape, 0)
+                    todo.append(_Todo(st, query, shape, records, batch_ends(markers, per_record=shape.stateful)))
             for group_index, group in enumerate(_groups(todo)):
-                jobs = []
-                for job_id, (st, (query, shape)) in enumerate(group):
-                    records, markers = st.records_for(shape, job_id)
-                    ends = batch_ends(markers, per_record=shape.stateful)
-                    jobs.append(
-                        Job(
-                            job_id,
-                            query,
-                            tuple(records),
-                            tuple(ends),
-                            capture_state and shape.stateful,
-                            registry=st.registry,
-                        )
+                jobs = [
+                    Job(
+                        job_id,
+                        entry.query,
+                        tuple(replace(record, job=job_id) for record in entry.records),
+                        tuple(entry.ends),
+                        capture_state and entry.shape.stateful,
+                        registry=entry.state.registry,
                     )
+                    for job_id, entry in enumerate(group)
+                ]
                 runs = run_jobs(session, jobs, str(root / f"round{r}-group{group_index}"))
-                for job_id, (st, (query, shape)) in enumerate(group):
+                for job_id, entry in enumerate(group):
+                    st = entry.state
                     try:
-                        st.accept(query, shape, runs[job_id])
+                        st.accept(entry.query, entry.shape, runs[job_id])
                     except QttError as e:
                         st.error = e
                     if st.error is not None or r == len(st.queries) - 1:
@@ -360,18 +363,25 @@ def replay_many(
     return out
 
 
-_Todo = tuple[_State, tuple[s.QueryPlan, QueryShape]]
+@dataclass(frozen=True)
+class _Todo:
+    """One plan's query to run in this round, with its records and micro-batch boundaries."""
+
+    state: _State
+    query: s.QueryPlan
+    shape: QueryShape
+    records: list[ReplayRecord]
+    ends: list[int]
 
 
 def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
-    """Stateless queries in groups of up to :data:`GROUP_SIZE`; every other query alone."""
-    shared = [job for job in todo if not job[1][1].stateful and not _has_markers(job[0])]
-    alone = [[job] for job in todo if job not in shared]
-    return [shared[i : i + GROUP_SIZE] for i in range(0, len(shared), GROUP_SIZE)] + alone
+    """Queries in groups of up to :data:`GROUP_SIZE`, queries with as many micro-batches together.
 
-
-def _has_markers(state: _State) -> bool:
-    return any(record.new_batch for record in state.item.inputs[1:])
+    Every query can share a streaming query (see :mod:`qtt.runtime.executor`); a group runs as
+    many micro-batches as its deepest query, so queries of equal depth go side by side.
+    """
+    ordered = sorted(todo, key=lambda entry: len(entry.ends))
+    return [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
 
 
 def replay(

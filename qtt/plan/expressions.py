@@ -296,3 +296,16 @@ def _rebuild(value: Any, replacements: Mapping[Expression, Expression]) -> Any:
                 changes[f.name] = new
         return dataclasses.replace(value, **changes) if changes else value
     return value
+
+
+def column_names(expr: Expression) -> set[str]:
+    """The input columns an expression reads (an iterative walk: any depth)."""
+    found: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ColumnRef):
+            found.add(node.name)
+        else:
+            stack.extend(node.children())
+    return found

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, GroupedData
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
@@ -21,7 +21,7 @@ from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import steps as s
 from qtt.plan.codec import step_paths
-from qtt.plan.expressions import Call, ColumnRef, Expression, walk
+from qtt.plan.expressions import Call, ColumnRef, Expression, column_names, walk
 from qtt.plan.schema import KEY, VALUE, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import flat_map, serde_udfs
@@ -51,6 +51,9 @@ from qtt.runtime.names import (
 from qtt.runtime.spark_types import from_spark, to_spark
 from qtt.runtime.timeformat import timestamp_millis
 from qtt.serde.schema_registry import RegistrySnapshot
+
+if TYPE_CHECKING:
+    from qtt.runtime.stateful import StatefulOperator
 
 StepT = TypeVar("StepT", bound=s.ExecutionStep)
 
@@ -110,6 +113,8 @@ class PlanBuilder:
     observations: list[Observation] = field(default_factory=list)
     schemas: dict[str, LogicalSchema] = field(default_factory=dict)
     sink: SinkOutput | None = None
+    #: the state variables of each stateful operator, in the order they were built
+    state_operators: list[tuple[str, ...]] = field(default_factory=list)
     _built: dict[int, Built] = field(default_factory=dict)
     _previous_wanted: set[int] = field(default_factory=set)
     _paths: dict[int, str] = field(default_factory=dict)
@@ -174,6 +179,19 @@ class PlanBuilder:
         """The system columns, and the output order column of stateful steps when ``df`` has it."""
         ordered = df is not None and ORDER in df.columns
         return [col(name) for name in SYSTEM_COLUMNS] + ([col(ORDER)] if ordered else [])
+
+    def _stateful(self, grouped: GroupedData, processor: StatefulOperator, output: st.StructType) -> DataFrame:
+        """The one way a step keeps state: ``processor`` over ``grouped``, its variables recorded.
+
+        See "Stateful operators" in the README's architecture section for the contract.
+        """
+        self.state_operators.append(tuple(processor.state_names()))
+        return grouped.transformWithState(
+            statefulProcessor=processor,
+            outputStructType=output,
+            outputMode="Update",
+            timeMode="None",
+        )
 
     # ------------------------------------------------------------------ steps
 
@@ -463,12 +481,7 @@ class PlanBuilder:
             + [(c, PSEUDO_TYPES[c]) for c in pseudo]
             + [(SEQ, st.LongType()), (OP, st.IntegerType()), (ORDER, st.IntegerType())]
         )
-        out = df.groupBy(*[col(k) for k in table_keys]).transformWithState(
-            statefulProcessor=TableGroupByProcessor(spec),
-            outputStructType=output,
-            outputMode="Update",
-            timeMode="None",
-        )
+        out = self._stateful(df.groupBy(*[col(k) for k in table_keys]), TableGroupByProcessor(spec), output)
         keys = [g.alias for g in step.group_by_expressions]
         return Built(out, self.schema_of(out, keys, [a.alias for a in step.argument_expressions]))
 
@@ -558,26 +571,8 @@ class PlanBuilder:
             + previous
         )
         group_columns = [col(group_column(k)) if k in grouping else col(k) for k in keys]
-        out = df.groupBy(*group_columns).transformWithState(
-            statefulProcessor=AggregateProcessor(spec),
-            outputStructType=output,
-            outputMode="Update",
-            timeMode="None",
-        )
+        out = self._stateful(df.groupBy(*group_columns), AggregateProcessor(spec), output)
         return Built(out, self.schema_of(out, keys, [c.alias for c in step.aggregations]))
-
-
-def column_names(expr: Expression) -> set[str]:
-    """The input columns an expression reads (an iterative walk: any depth)."""
-    found: set[str] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ColumnRef):
-            found.add(node.name)
-        else:
-            stack.extend(node.children())
-    return found
 
 
 def _by_key(partitions: int) -> Callable[[Column, Column], Column]:

@@ -29,7 +29,7 @@ from pyspark.sql import functions as F
 from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError
 from qtt.runtime import infrastructure, internal_topics
 from qtt.runtime.builder import PlanBuilder
-from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, encode_options
+from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, ReplayRecord, SinkRecord, encode_options
 
 _T = TypeVar("_T")
 _retries: list[str] = []
@@ -118,24 +118,29 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
 
 
 def _replay_source(session: SparkSession, jobs: Sequence[Job]) -> DataFrame:
-    records = [r for job in jobs for r in job.records]
-    ends = _merged_batch_ends(jobs)
+    records, ends = batch_major(jobs)
     return session.readStream.format(FORMAT_NAME).options(**encode_options(records, ends)).load()
 
 
-def _merged_batch_ends(jobs: Sequence[Job]) -> list[int]:
-    """Batch boundaries over the concatenated records of all jobs.
+def batch_major(jobs: Sequence[Job]) -> tuple[list[ReplayRecord], list[int]]:
+    """All jobs' records, and the micro-batch boundaries over them: batch k holds every job's k-th batch.
 
-    Jobs are laid out one after another; a job's k-th batch shares a micro-batch with every
-    other job's k-th batch, so each job keeps its own batch boundaries.
+    Each job keeps its own batch boundaries and its records' order, and its k-th batch runs
+    as micro-batch k whatever the other jobs hold, so batch ids (which the internal topics
+    record) are the ones the job has when it runs alone.
     """
-    if len(jobs) == 1:
-        return list(jobs[0].batch_ends)
-    depth = max((len(job.batch_ends) for job in jobs), default=0)
-    if depth <= 1:
-        return [sum(len(job.records) for job in jobs)]
-    msg = "several jobs with several micro-batches each cannot share one query"
-    raise RuntimeBuildError(msg)
+    slices = [
+        [job.records[begin:end] for begin, end in zip([0, *job.batch_ends], job.batch_ends, strict=False)]
+        for job in jobs
+    ]
+    records: list[ReplayRecord] = []
+    ends: list[int] = []
+    for k in range(max((len(batches) for batches in slices), default=0)):
+        for batches in slices:
+            if k < len(batches):
+                records.extend(batches[k])
+        ends.append(len(records))
+    return records, ends
 
 
 def _build(raw: DataFrame, job: Job) -> PlanBuilder:
@@ -175,7 +180,7 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
     ]
     union = sinks[0]
     for df in sinks[1:]:
-        union = union.unionAll(df)
+        union = union.unionByName(df, allowMissingColumns=True)  # only stateful sinks carry "order"
     collected: list[tuple[int, Any]] = []
 
     def on_batch(df: DataFrame, batch_id: int) -> None:
@@ -202,10 +207,17 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
         run.batches = len(progress)
         run.records = _sink_records([(b, row) for b, row in collected if row["job"] == job.job_id])
         run.processing_log = _processing_log(progress, builders[job.job_id], job.query.query_id)
-        if job.capture_state:
-            # only a stateful job captures state, and it always runs alone, so the
-            # checkpoint's state is this job's
-            run.internal_topics = internal_topics.read(union.sparkSession, checkpoint, job.query.query_id)
+    if any(job.capture_state for job in with_records):
+        owners = [
+            internal_topics.Owner(job.query.query_id, tuple(builders[job.job_id].state_operators), job.capture_state)
+            for job in with_records
+        ]
+        try:
+            feeds = internal_topics.read(union.sparkSession, checkpoint, owners)
+        except internal_topics.StateLayoutError as e:
+            raise ReplayError(str(e)) from e
+        for job, topics in zip(with_records, feeds, strict=True):
+            runs[job.job_id].internal_topics = topics
     for run in runs.values():
         run.seconds = seconds
     return runs

@@ -18,6 +18,8 @@ import base64
 import datetime
 import decimal
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,43 +46,86 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def read(session: SparkSession, checkpoint: str, query_id: str) -> list[InternalTopic]:
-    """Every state variable of every stateful operator in ``checkpoint``, by operator id."""
+class StateLayoutError(Exception):
+    """The checkpoint's stateful operators are not the ones the group's queries built."""
+
+
+@dataclass(frozen=True)
+class Owner:
+    """One query of a streaming query, as the checkpoint's state sees it.
+
+    ``operators`` holds each of its stateful operators' state variable names, as built;
+    ``wanted`` says whether its change feeds are to be read back.
+    """
+
+    query_id: str
+    operators: tuple[tuple[str, ...], ...]
+    wanted: bool = True
+
+
+def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> list[list[InternalTopic]]:
+    """Every state variable of every stateful operator in ``checkpoint``, per owner.
+
+    ``owners`` are the queries that shared the streaming query, in the order their sinks were
+    unioned. Spark numbers stateful operators depth-first over the plan, so each query's
+    operators hold consecutive ids, in that order (a query's own operators numbered from the
+    sink up, the reverse of the order they were built in); the state variables found must be
+    the ones each query built, or :class:`StateLayoutError` is raised.
+    """
+    topics: list[list[InternalTopic]] = [[] for _ in owners]
     if not (Path(checkpoint) / "state").is_dir():  # no stateful operator ever committed a batch
-        return []
-    operators = session.read.format("state-metadata").load(checkpoint).collect()
-    topics: list[InternalTopic] = []
-    for operator in sorted(operators, key=lambda row: row["operatorId"]):
-        properties = json.loads(operator["operatorProperties"] or "{}")
-        for variable in properties.get("stateVariables", []):
-            name = variable["stateName"]
-            feed = (
-                session.read.format("statestore")
-                .option("readChangeFeed", "true")
-                .option("changeStartBatchId", 0)
-                .option("operatorId", operator["operatorId"])
-                .option("stateVarName", name)
-                .load(checkpoint)
-            )
-            key_type = feed.schema["key"].dataType
-            value_type = feed.schema["value"].dataType
-            records = [
-                InternalRecord(
-                    key=jsonable(row["key"]),
-                    value=jsonable(row["value"]),
-                    change=row["change_type"],
-                    batch=row["batch_id"],
-                    partition=row["partition_id"],
-                )
-                for row in feed.collect()
-            ]
-            records.sort(key=InternalRecord.sort_key)
-            topics.append(
-                InternalTopic(
-                    name=f"{query_id}-{name}-changelog",
-                    key_schema=str(from_spark(key_type)),
-                    value_schema=str(from_spark(value_type)),
-                    records=records,
-                )
-            )
+        return topics
+    operators = sorted(session.read.format("state-metadata").load(checkpoint).collect(), key=lambda r: r["operatorId"])
+    variables = [
+        [v["stateName"] for v in json.loads(op["operatorProperties"] or "{}").get("stateVariables", [])]
+        for op in operators
+    ]
+    expected = sum(len(owner.operators) for owner in owners)
+    if expected != len(operators):
+        msg = f"the checkpoint holds {len(operators)} stateful operator(s), the queries built {expected}"
+        raise StateLayoutError(msg)
+    first = 0
+    for index, owner in enumerate(owners):
+        mine = range(first, first + len(owner.operators))
+        first += len(owner.operators)
+        found = sorted(sorted(variables[i]) for i in mine)
+        if found != sorted(sorted(names) for names in owner.operators):
+            msg = f"the state variables of {owner.query_id}'s operators are {found}, it built {list(owner.operators)}"
+            raise StateLayoutError(msg)
+        if owner.wanted:
+            for i in mine:
+                topics[index] += [
+                    _feed(session, checkpoint, operators[i]["operatorId"], name, owner.query_id)
+                    for name in variables[i]
+                ]
     return topics
+
+
+def _feed(session: SparkSession, checkpoint: str, operator_id: int, name: str, query_id: str) -> InternalTopic:
+    feed = (
+        session.read.format("statestore")
+        .option("readChangeFeed", "true")
+        .option("changeStartBatchId", 0)
+        .option("operatorId", operator_id)
+        .option("stateVarName", name)
+        .load(checkpoint)
+    )
+    key_type = feed.schema["key"].dataType
+    value_type = feed.schema["value"].dataType
+    records = [
+        InternalRecord(
+            key=jsonable(row["key"]),
+            value=jsonable(row["value"]),
+            change=row["change_type"],
+            batch=row["batch_id"],
+            partition=row["partition_id"],
+        )
+        for row in feed.collect()
+    ]
+    records.sort(key=InternalRecord.sort_key)
+    return InternalTopic(
+        name=f"{query_id}-{name}-changelog",
+        key_schema=str(from_spark(key_type)),
+        value_schema=str(from_spark(value_type)),
+        records=records,
+    )

@@ -98,7 +98,9 @@ def _local_options() -> dict[str, str]:
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.memory": os.environ.get("QTT_DRIVER_MEMORY", "2g"),
         "spark.sql.warehouse.dir": str(run_folder() / "warehouse"),
-        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UseSerialGC -Xss64m",
+        # C1 only: replays are many small, short-lived plans, and C2 spent more CPU compiling
+        # their generated classes than it saved (measured: 12% off a group of stateful replays)
+        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UseSerialGC -Xss64m -XX:TieredStopAtLevel=1",
         "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.executorEnv.TZ": "UTC",
         "spark.pyspark.python": python_for_workers(),

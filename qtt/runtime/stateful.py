@@ -5,6 +5,10 @@ Each operator keeps its state in one value state variable named after the step's
 reads it back as the step's internal topic. Rows carry an ``ORDER`` column so that the several
 outputs one input causes (a table update retracting from one group and adding to another)
 keep ksqlDB's order, whatever order Spark visits the groups in.
+
+Every operator derives from :class:`StatefulOperator` and is started by the builder's one
+``_stateful`` method; the README's "Stateful operators" section is the contract that lets a
+query carry many replays at once.
 """
 
 from __future__ import annotations
@@ -39,6 +43,17 @@ def state_name(context: str) -> str:
     return context.replace("/", "-")
 
 
+class StatefulOperator(StatefulProcessor):
+    """A processor qtt can run on the shared stateful path: it names its state variables.
+
+    The executor matches the state variables it finds in a checkpoint with these names to
+    tell apart the operators of the replays that shared a query.
+    """
+
+    def state_names(self) -> tuple[str, ...]:
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
 class AggregateSpec:
     """What an aggregate operator needs, picklable for the Python workers."""
@@ -58,11 +73,14 @@ class AggregateSpec:
     emit_previous: bool = False
 
 
-class AggregateProcessor(StatefulProcessor):
+class AggregateProcessor(StatefulOperator):
     """Per group: one accumulator per call and the newest ROWTIME; one output row per input."""
 
     def __init__(self, spec: AggregateSpec) -> None:
         self.spec = spec
+
+    def state_names(self) -> tuple[str, ...]:
+        return (self.spec.state_name,)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         from qtt.runtime.aggregators import udaf_for
@@ -145,11 +163,14 @@ class GroupBySpec:
     group_columns: tuple[str, ...]
 
 
-class TableGroupByProcessor(StatefulProcessor):
+class TableGroupByProcessor(StatefulOperator):
     """Per source key: what the row last contributed, retracted before the new row is added."""
 
     def __init__(self, spec: GroupBySpec) -> None:
         self.spec = spec
+
+    def state_names(self) -> tuple[str, ...]:
+        return (self.spec.state_name,)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.codec = StateCodec(self.spec.state_schema)

@@ -1,0 +1,115 @@
+"""Stateful replays share streaming queries, and a replay's result never depends on its company.
+
+The same historical plans are replayed alone, together, and together in another order; every
+fact a replay records (output bytes, processing log, internal topics, step schemas, registry
+subjects) must be the same each time. A group whose query fails is retried job by job, so
+that only the broken replay fails.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark import cloudpickle
+
+from qtt.errors import QttError
+from qtt.harness import driver, plan_store
+from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.historical_replay import inputs_of, load
+from qtt.runtime import stateful
+
+ROOT = Path(__file__).parents[2] / "historical_plans"
+#: two operators (a table group-by feeding an aggregate), one operator, and no state at all
+FOLDERS = (
+    "tables__a_table_aggregation_retracts_a_row_from_its_old_group__7a2d000b/0.4.0_1795233834361",
+    "aggregation__counts_sums_and_averages_per_station__880598fa/0.3.0_1795228811139",
+    "smoke__",
+)
+
+
+def _folder(prefix: str) -> Path:
+    slug, _, version = prefix.partition("/")
+    matches = [f for f in plan_store.folders(ROOT) if f.parent.name.startswith(slug) and f.name.startswith(version)]
+    assert matches, f"no historical folder {prefix}"
+    return matches[0]
+
+
+def _items(paths: list[Path]) -> list[ReplayItem]:
+    items = []
+    for path in paths:
+        loaded = load(path)
+        items.append(ReplayItem.from_recorded(loaded.plan, inputs_of(loaded.spec), loaded.spec.schemas))
+    return items
+
+
+def _facts(result: ReplayResult | QttError) -> dict[str, Any]:
+    """Everything a replay records, minus timings and group sizes."""
+    assert isinstance(result, ReplayResult), result
+    return {
+        "outputs": {
+            topic: [(r.key_bytes, r.value_bytes, r.timestamp, r.seq, r.partition, r.query_id) for r in records]
+            for topic, records in result.outputs.items()
+        },
+        "log": result.processing_log,
+        "internal": [(t.name, t.key_schema, t.value_schema, t.records) for t in result.internal_topics],
+        "steps": result.step_schemas,
+        "schemas": result.schemas,
+    }
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_a_replay_records_the_same_facts_alone_and_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    paths = [_folder(prefix) for prefix in FOLDERS]
+    monkeypatch.setattr(driver, "GROUP_SIZE", 1)
+    alone = replay_many(_items(paths), session=spark, capture_state=True)
+    monkeypatch.undo()
+    together = replay_many(_items(paths), session=spark, capture_state=True)
+    reversed_ = replay_many(_items(paths[::-1]), session=spark, capture_state=True)[::-1]
+
+    assert all(isinstance(r, ReplayResult) and r.runs for r in together)
+    # they did share one streaming query
+    assert [r.runs[-1].group_size for r in together] == [3, 3, 3]  # type: ignore[union-attr]
+    assert [r.runs[-1].group_size for r in alone] == [1, 1, 1]  # type: ignore[union-attr]
+    for one, grouped, other in zip(alone, together, reversed_, strict=True):
+        assert _facts(grouped) == _facts(one)
+        assert _facts(other) == _facts(one)
+    assert all(_facts(r)["internal"] for r in alone[:2])
+
+
+class PoisonedAggregate(stateful.AggregateProcessor):
+    """An aggregate that fails on the group key ``poison``: a query that breaks while running."""
+
+    poison = "B"
+
+    def handleInputRows(self, key, rows, timerValues):  # type: ignore[no-untyped-def]
+        if self.poison in [str(part) for part in key]:
+            raise RuntimeError("poisoned group")
+        yield from super().handleInputRows(key, rows, timerValues)
+
+
+@pytest.fixture
+def poisoned(monkeypatch):  # type: ignore[no-untyped-def]
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    monkeypatch.setattr(stateful, "AggregateProcessor", PoisonedAggregate)
+    yield
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams", "poisoned")
+def test_a_group_whose_query_fails_is_retried_job_by_job(spark) -> None:  # type: ignore[no-untyped-def]
+    paths = [_folder(prefix) for prefix in FOLDERS[:2]]
+    items = _items(paths)
+    keys = [{r.key for r in load(p).spec.outputs} for p in paths]
+    PoisonedAggregate.poison = next(iter(sorted(map(str, keys[1] - keys[0]))))
+    good, bad = replay_many(items, session=spark, capture_state=True)
+    assert isinstance(bad, QttError) and "CTAS_PER_STATION_0: streaming query failed" in str(bad)
+    assert isinstance(good, ReplayResult)
+    assert good.runs[0].group_size == 1  # run again on its own, after the group failed
+    assert _facts(good)["internal"]
