@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from qtt import __version__
 from qtt.errors import QttError
 from qtt.harness.selection import HISTORICAL_ROOT
+from qtt.harness.shard import Shard, case_identity
+from qtt.harness.shard import parse as parse_shard
 
 if TYPE_CHECKING:
     from qtt.harness.model import CaseVariant
@@ -104,6 +106,13 @@ def _parser() -> argparse.ArgumentParser:
         help="only variants whose case name (or [variant]) contains TEXT, ignoring case, and the historical "
         "plans recorded for such a case",
     )
+    run.add_argument(
+        "--shard",
+        metavar="K/N",
+        type=_shard,
+        help="run only shard K of N: a deterministic 1/N of the case variants and historical plans, by a "
+        "stable hash of each one's name (N machines with 1/N .. N/N together run everything once)",
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     _add_registry_option(run)
     run.add_argument(
@@ -132,25 +141,40 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     paths, all_folders = selection.split_paths(given)
     folders = selection.select_folders(all_folders, args.keyword)
+    shard = args.shard
     files = discover(paths)
     variants: list[CaseVariant] = []
     # (file position, case position, result): the report follows the files' own order
     placed: list[tuple[int, int, CaseResult]] = []
+    unloadable = 0  # cases (or files) that do not load, in any shard
     for file_index, path in enumerate(files):
         try:
             loaded = load_file(path, display=str(path))
         except QttError as unreadable:  # one error for the file; the other files go on
-            placed.append((file_index, -1, report.load_error_result(str(path), unreadable)))
+            unloadable += 1
+            if _in_shard(shard, path, ""):
+                placed.append((file_index, -1, report.load_error_result(str(path), unreadable)))
             continue
         for error in loaded.errors:
-            if selection.matches(error.case or "", args.keyword):
+            if not selection.matches(error.case or "", args.keyword):
+                continue
+            unloadable += 1
+            if _in_shard(shard, path, error.case or ""):
                 placed.append((file_index, _case_index(error.path), report.load_error_result(str(path), error)))
         variants.extend(v for v in loaded.variants if selection.matches(v.label, args.keyword))
-    broken = len(placed)
-    if not (variants or broken or folders):
+    if not (variants or unloadable or folders):
         return _nothing("run", given, args.keyword, found=bool(files or all_folders))
+    selected = len(variants) + unloadable + len(folders)
+    variants = selection.shard_variants(variants, shard)
+    folders = selection.shard_folders(folders, shard)
+    if shard and not (variants or placed or folders):
+        # a legitimate outcome when N machines share a small selection: not a usage error
+        print(f"qtt run: shard {shard} holds none of the {selected} selected item(s); nothing to run", file=sys.stderr)
+        return 0
+    broken = len(placed)
     print(
-        f"qtt {__version__}: {len(variants)} case variant(s) in {len(files)} file(s)"
+        f"qtt {__version__}{f' shard {shard}' if shard else ''}: "
+        f"{len(variants)} case variant(s) in {len(files)} file(s)"
         + (f", {broken} case(s) that do not load" if broken else "")
         + (f", {len(folders)} historical plan(s)" if folders else ""),
         file=sys.stderr,
@@ -427,6 +451,19 @@ def _bench(args: argparse.Namespace) -> int:
     if args.json:
         bench.write_json(figures, args.json)
     return figures.exit_status
+
+
+def _shard(text: str) -> Shard:
+    """``--shard K/N``, read for argparse (which reports the error as a usage error)."""
+    try:
+        return parse_shard(text)
+    except QttError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+
+
+def _in_shard(shard: Shard | None, file: Path, case: str) -> bool:
+    """Whether a case of ``file`` that does not load belongs to ``shard`` (it is an item too)."""
+    return shard is None or shard.holds(case_identity(file, case))
 
 
 def _case_index(path: str | None) -> int:

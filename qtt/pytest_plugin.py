@@ -28,8 +28,10 @@ from qtt.harness.status import Status
 if TYPE_CHECKING:
     from qtt.harness.model import CaseVariant
     from qtt.harness.runner import CaseResult
+    from qtt.harness.shard import Shard
     from qtt.harness.uptodate import CheckEntry
 
+SHARD = pytest.StashKey["Shard | None"]()
 RESULTS = pytest.StashKey[dict[str, "CaseResult"]]()
 CASE_ROOTS = pytest.StashKey[list[Path]]()
 OWN_ROOTS = pytest.StashKey[list[Path]]()
@@ -62,6 +64,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="URL",
         default=None,
         help="Spark master: local[N] (default local[2]), spark://host:7077 or sc://host:15002",
+    )
+    group.addoption(
+        "--qtt-shard",
+        metavar="K/N",
+        default=None,
+        help="run only shard K of N: a deterministic 1/N of all collected items (unit tests included), by a "
+        "stable hash of each node id, so N machines with 1/N .. N/N together run the suite once",
     )
     group.addoption(
         "--qtt-schema-registry",
@@ -99,6 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OWN_ROOTS] = roots
     config.stash[HISTORICAL_ROOT] = Path(config.rootpath, config.getini("qtt_historical_plans")).resolve()
     config.stash[RESULTS] = {}
+    config.stash[SHARD] = _shard_option(config.getoption("qtt_shard"))
     master = config.getoption("qtt_spark_master")
     registry = config.getoption("qtt_schema_registry")
     import os
@@ -117,6 +127,34 @@ def pytest_configure(config: pytest.Config) -> None:
     for path in extra:
         if str(path) not in config.args:
             config.args.append(str(path))
+
+
+def _shard_option(text: str | None) -> Shard | None:
+    from qtt.harness.shard import parse
+
+    if text is None:
+        return None
+    try:
+        return parse(text, option="--qtt-shard")
+    except QttError as e:
+        raise pytest.UsageError(e.message) from None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--qtt-shard K/N``: keep this shard's items. Deselected items leave ``session.items``
+    before anything runs, so no batch replay (:meth:`ReplayedItem._batch`) includes them."""
+    shard = config.stash[SHARD]
+    if shard is None:
+        return
+    kept = [item for item in items if shard.holds(item.nodeid)]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if not shard.holds(item.nodeid)])
+        items[:] = kept
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    shard = config.stash[SHARD]
+    return f"qtt: shard {shard} (--qtt-shard)" if shard else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from qtt import __version__
 from qtt.cli import main
+from qtt.harness.shard import Shard
 
 CASES = Path(__file__).parent / "fixtures" / "cases"
 
@@ -298,3 +300,52 @@ def test_json_path_is_checked_before_anything_runs(capsys, tmp_path, where):
     assert status == 2
     assert err.startswith(f"qtt: --json {tmp_path / where}: ")
     assert out == "" and "case variant(s)" not in err
+
+
+@pytest.mark.parametrize("value", ["0/3", "4/3", "x"])
+def test_a_bad_shard_is_a_usage_error_naming_the_option_value_and_form(capsys, value):
+    with pytest.raises(SystemExit) as info:
+        main(["run", str(CASES / "named.json"), "--shard", value])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --shard: {value!r}: " in err
+    assert "expected K/N with 1 <= K <= N" in err
+
+
+def _doubling_cases(folder: Path, files: int, cases: int) -> None:
+    """``files`` case files of ``cases`` stateless cases each, every one replayed on Spark."""
+    folder.mkdir()
+    template = json.loads((CASES / "replays.json").read_text())["tests"][0]
+    for f in range(files):
+        tests = [{**template, "name": f"doubles {f}.{c}"} for c in range(cases)]
+        (folder / f"doubles_{f}.json").write_text(json.dumps({"tests": tests}))
+
+
+def test_the_shard_is_in_the_first_line_and_an_empty_shard_runs_nothing(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cases").mkdir()
+    shutil.copy(CASES / "named.json", tmp_path / "cases" / "named.json")  # expected errors: no Spark
+    labels = ["Café filter — on délai & co [JSON]", "Café filter — on délai & co [KAFKA]", "twice", "twice"]
+    holding = {k for k in range(1, 51) for label in labels if Shard(k, 50).holds(f"cases/named.json::{label}")}
+    k = min(holding)
+    status, _, err = run(capsys, "run", "cases", "--shard", f"{k}/50")
+    assert status == 0
+    assert err.startswith(f"qtt {__version__} shard {k}/50: ")
+    empty = min(set(range(1, 51)) - holding)
+    status, _, err = run(capsys, "run", "cases", "--shard", f"{empty}/50")
+    assert status == 0
+    assert f"qtt run: shard {empty}/50 holds none of the 4 selected item(s); nothing to run" in err
+
+
+@pytest.mark.spark
+def test_three_shards_through_the_cli_run_every_variant_exactly_once(capsys, tmp_path, monkeypatch, spark):
+    monkeypatch.chdir(tmp_path)
+    _doubling_cases(tmp_path / "cases", files=2, cases=4)
+    ran: list[tuple[str, str]] = []
+    for k in (1, 2, 3):
+        report = tmp_path / f"shard{k}.json"
+        status, _, err = run(capsys, "run", "cases", "--shard", f"{k}/3", "--json", str(report))
+        assert status == 0, err
+        assert err.startswith(f"qtt {__version__} shard {k}/3: ")
+        ran += [(row["file"], row["case"]) for row in map(json.loads, report.read_text().splitlines())]
+    assert sorted(ran) == sorted((f"cases/doubles_{f}.json", f"doubles {f}.{c}") for f in range(2) for c in range(4))

@@ -208,3 +208,26 @@ def test_plan_checks_hash_the_case_path_as_qtt_check_does(project):
         (folder / "plan.json").write_text(codec.dumps(plan_variant(variant).plan))
     result = project.runpytest("-q", "-k", "plan", "-m", "not spark")
     result.assert_outcomes(passed=len(variants))
+
+
+def test_qtt_shard_deselects_and_the_three_shards_partition_the_items(project):
+    add_cases(project, "named.json")  # expected errors: no Spark
+    project.makepyfile(test_units="\n".join(f"def test_{i}(): pass" for i in range(12)))
+    everything = collected(project.runpytest("--collect-only", "-q"))
+    assert len(everything) == 16
+    ran: list[str] = []
+    for k in (1, 2, 3):
+        result = project.runpytest("--collect-only", "-q", "--qtt-shard", f"{k}/3")
+        mine = collected(result)
+        assert 0 < len(mine) < 16
+        assert f"{len(mine)}/16 tests collected ({16 - len(mine)} deselected)" in result.stdout.str()
+        ran += mine
+    assert sorted(ran) == sorted(everything)
+
+
+@pytest.mark.parametrize("value", ["0/3", "4/3", "x"])
+def test_a_bad_qtt_shard_is_a_usage_error(project, value):
+    result = project.runpytest("--collect-only", "-q", "--qtt-shard", value)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"--qtt-shard {value!r}: " in result.stderr.str()
+    assert "expected K/N with 1 <= K <= N" in result.stderr.str()

@@ -16,6 +16,7 @@ from qtt.errors import CaseFileError
 from qtt.harness import plan_store
 from qtt.harness.loader import discover, load_file
 from qtt.harness.model import CaseVariant
+from qtt.harness.shard import Shard, case_identity, folder_identity
 
 DEFAULT_CASES = "cases"
 HISTORICAL_ROOT = "historical_plans"
@@ -100,3 +101,13 @@ def _recorded_label(folder: Path) -> str | None:
     if not isinstance(name, str) or not isinstance(variant, str):
         return None
     return f"{name} [{variant}]" if variant else name
+
+
+def shard_variants(variants: Sequence[CaseVariant], shard: Shard | None) -> list[CaseVariant]:
+    """The variants that belong to ``shard`` (all of them without one)."""
+    return [v for v in variants if shard is None or shard.holds(case_identity(v.file, v.label))]
+
+
+def shard_folders(folders: Sequence[Path], shard: Shard | None) -> list[Path]:
+    """The historical plan folders that belong to ``shard`` (all of them without one)."""
+    return [folder for folder in folders if shard is None or shard.holds(folder_identity(folder))]
