@@ -30,6 +30,7 @@ from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildE
 from qtt.runtime import infrastructure, internal_topics
 from qtt.runtime.builder import PlanBuilder
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, ReplayRecord, SinkRecord, encode_options
+from qtt.runtime.sink_rows import run_and_collect
 
 _T = TypeVar("_T")
 _retries: list[str] = []
@@ -181,19 +182,8 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
     union = sinks[0]
     for df in sinks[1:]:
         union = union.unionByName(df, allowMissingColumns=True)  # only stateful sinks carry "order"
-    collected: list[tuple[int, Any]] = []
-
-    def on_batch(df: DataFrame, batch_id: int) -> None:
-        collected.extend((batch_id, row) for row in df.collect())
-
     try:
-        stream = (
-            union.writeStream.foreachBatch(on_batch)
-            .trigger(availableNow=True)
-            .option("checkpointLocation", checkpoint)
-            .start()
-        )
-        stream.awaitTermination()
+        collected, stream = run_and_collect(union, checkpoint)
     except PySparkException as e:
         raise ReplayError(f"streaming query failed: {_first_line(e)}") from e
     failure = stream.exception()

@@ -196,7 +196,10 @@ def get_session(master: str | None = None) -> SparkSession:
         for key, value in options.items():
             builder = builder.config(key, value)
         session = builder.getOrCreate()
-        if not url.startswith("sc://"):
+        if url.startswith("sc://"):
+            # before register(): the replay source is built from qtt's classes on the server
+            session.addArtifacts(str(_qtt_zip()), pyfile=True)
+        else:
             session.sparkContext.setLogLevel(os.environ.get("QTT_SPARK_LOG_LEVEL", "ERROR"))
         from qtt.runtime.replay_source import register
 
@@ -204,6 +207,31 @@ def get_session(master: str | None = None) -> SparkSession:
         _session = session
         _started_seconds = time.perf_counter() - began
         return session
+
+
+def _qtt_zip() -> Path:
+    """This qtt's own code (``*.py``, the ``.lark`` grammars), zipped for a Spark Connect server.
+
+    The server's Python workers run the replay source, the UDFs and the state functions, all
+    qtt code; shipped as a Python artifact, they need only qtt's third-party dependencies
+    installed, never qtt itself, and always run the same qtt as this driver.
+    """
+    import zipfile
+
+    import qtt
+
+    package = Path(qtt.__file__).parent
+    target = run_folder() / "qtt.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(package.rglob("*")):
+            if file.suffix in {".py", ".lark", ".typed"} and "__pycache__" not in file.parts:
+                archive.write(file, Path("qtt") / file.relative_to(package))
+    return target
+
+
+def is_connect(spark_object: object) -> bool:
+    """Whether a session, DataFrame or query belongs to Spark Connect (no JVM in this process)."""
+    return type(spark_object).__module__.startswith("pyspark.sql.connect.")
 
 
 def started_seconds() -> float | None:

@@ -19,10 +19,13 @@ from pyspark.sql import DataFrame, SparkSession
 from qtt.plan.steps import Plan, QueryPlan
 from qtt.runtime.builder import PlanBuilder
 from qtt.runtime.jobs import FORMAT_NAME, encode_options
+from qtt.runtime.session import is_connect
 from qtt.runtime.topology_text import QueryTopology, normalize, render, state_lines
 
 
 def _explain(df: DataFrame) -> str:
+    if is_connect(df):
+        return str(df._explain_string(mode="simple"))  # type: ignore[operator]  # a connect DataFrame method
     jvm = df.sparkSession._jvm
     assert jvm is not None, "explain needs a classic (JVM) session"
     return str(jvm.PythonSQLUtils.explainString(df._jdf.queryExecution(), "simple"))

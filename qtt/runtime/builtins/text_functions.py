@@ -20,6 +20,7 @@ from qtt import sqltypes as t
 from qtt.plan import expressions as e
 from qtt.runtime.builtins.registry import implements, null_of
 from qtt.runtime.builtins.strings import quote_regex
+from qtt.runtime.session import is_connect
 
 
 def java_call(cls: str, method: str, *args: Column) -> Column:
@@ -134,7 +135,7 @@ def _constant_groups(expr: e.Expression) -> int | None:
     if expr.value is None:
         return -1
     spark = SparkSession.getActiveSession()
-    if spark is None:  # pragma: no cover - implementations are built inside a session
+    if spark is None or is_connect(spark):  # Spark Connect: no JVM here; the per-row check decides
         return None
     try:
         return int(spark._jvm.java.util.regex.Pattern.compile(str(expr.value)).matcher("").groupCount())  # type: ignore[union-attr]
