@@ -204,6 +204,8 @@ def get_session(master: str | None = None) -> SparkSession:
         from qtt.runtime.replay_source import register
 
         register(session)
+        if url.startswith("sc://"):
+            _check_server_imports_qtt(session, url)
         _session = session
         _started_seconds = time.perf_counter() - began
         return session
@@ -227,6 +229,47 @@ def _qtt_zip() -> Path:
             if file.suffix in {".py", ".lark", ".typed"} and "__pycache__" not in file.parts:
                 archive.write(file, Path("qtt") / file.relative_to(package))
     return target
+
+
+def _check_server_imports_qtt(session: SparkSession, url: str) -> None:
+    """Fail at once, and say how to fix it, when the server cannot run the replay source.
+
+    Spark 4.3 starts a Python streaming source's driver-side runner without the session's
+    artifacts, so the server's own Python must import qtt for it (every other worker gets the
+    shipped zip). Without this check every replay would end in a traceback from the server.
+
+    Raises:
+        QttError: the server's Python cannot import qtt.
+    """
+    from pyspark.errors import PySparkException
+
+    from qtt.errors import QttError
+    from qtt.runtime.jobs import FORMAT_NAME, encode_options
+
+    probe = session.readStream.format(FORMAT_NAME).options(**encode_options([], [])).load()
+    checkpoint = run_folder() / f"connect-probe-{time.time_ns()}"
+    try:
+        query = (
+            probe.writeStream.format("noop")
+            .trigger(availableNow=True)
+            .option("checkpointLocation", str(checkpoint))
+            .start()
+        )
+        query.awaitTermination()
+    except PySparkException as e:
+        if "No module named 'qtt'" not in str(e):
+            raise
+        import qtt
+
+        msg = (
+            f"the Spark Connect server at {url} cannot import qtt in its Python: Spark 4.3 runs a Python "
+            "streaming source (qtt's replay source) without the session's artifacts"
+        )
+        hint = (
+            f"install qtt {qtt.__version__} in the server's Python (the one spark.pyspark.python names), "
+            "or start the server with qtt's folder on its PYTHONPATH"
+        )
+        raise QttError(msg, hint=hint) from None
 
 
 def is_connect(spark_object: object) -> bool:
