@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from qtt.harness.runner import CaseResult
 
 CASES, HISTORICAL = "case variant", "historical plan"
+#: the stateful case variants and historical plans, as their own figure (replayed in the sections above)
+STATEFUL = "stateful plan"
 #: the baseline that the registry formats' replays are compared with
 BASELINE_FORMAT = "JSON"
 #: how many times each format's batch replays (its figures pool every run)
@@ -160,29 +162,79 @@ def _replay_sections(
     from qtt.harness.selection import load_variants
 
     variants, _ = load_variants(paths)
-    replays: list[tuple[str, int, Callable[[Callable[[int, int], None]], Sequence[CaseResult]]]] = [
-        (CASES, len(variants), lambda progress: run_variants(variants, spark_session, progress=progress)),
-        (HISTORICAL, len(folders), lambda progress: replay_folders(folders, spark_session, progress=progress)),
-    ]
-    for fmt, same_cases in format_batches(variants).items():
+    stateful_variants = {id(v) for v in variants if _variant_is_stateful(v)}
+    stateful_folders = {f for f in folders if _folder_is_stateful(f)}
 
-        def batch_replay(progress: Callable[[int, int], None], batch: list[Any] = same_cases) -> Sequence[CaseResult]:
-            return [result for _ in range(FORMAT_REPEATS) for result in run_variants(batch, spark_session)]
+    # Each section replays its stateless and its stateful items as two batches, so that the
+    # stateful ones also make a figure of their own: replays per minute over stateful plans.
+    def cases(chosen: list[Any]) -> Callable[[Callable[[int, int], None]], Sequence[CaseResult]]:
+        return lambda progress: run_variants(chosen, spark_session, progress=progress)
 
-        replays.append((format_kind(fmt), len(same_cases) * FORMAT_REPEATS, batch_replay))
-    for kind, count, replay in replays:
+    def plans(chosen: list[Path]) -> Callable[[Callable[[int, int], None]], Sequence[CaseResult]]:
+        return lambda progress: replay_folders(chosen, spark_session, progress=progress)
+
+    halves = []
+    for stateful in (False, True):
+        mine = [v for v in variants if (id(v) in stateful_variants) == stateful]
+        halves.append((CASES, stateful, len(mine), cases(mine)))
+    for stateful in (False, True):
+        theirs = [f for f in folders if (f in stateful_folders) == stateful]
+        halves.append((HISTORICAL, stateful, len(theirs), plans(theirs)))
+    for kind, stateful, count, replay in halves:
         if not count:
             continue
+        label = f"{'stateful' if stateful else 'stateless'} {kind}s"
+        log(f"replaying {count} {label}")
+        section = figures.sections.setdefault(kind, Section())
+        both = [section, figures.sections.setdefault(STATEFUL, Section())] if stateful else [section]
+        began = time.perf_counter()
+
+        def progress(done: int, total: int, label: str = label, began: float = began) -> None:
+            log(f"  replayed {done}/{total} {label} ({time.perf_counter() - began:.0f}s)")
+
+        results = replay(progress)
+        wall = time.perf_counter() - began
+        for target in both:
+            target.count += count
+            target.wall += wall
+            for result in results:
+                target.add(result)
+    for fmt, same_cases in format_batches(variants).items():
+        kind = format_kind(fmt)
+        count = len(same_cases) * FORMAT_REPEATS
         log(f"replaying {count} {kind}s")
         section = figures.sections[kind] = Section(count=count)
         began = time.perf_counter()
-
-        def progress(done: int, total: int, kind: str = kind, began: float = began) -> None:
-            log(f"  replayed {done}/{total} {kind}s ({time.perf_counter() - began:.0f}s)")
-
-        for result in replay(progress):
-            section.add(result)
+        for _ in range(FORMAT_REPEATS):
+            for result in run_variants(same_cases, spark_session):
+                section.add(result)
         section.wall = time.perf_counter() - began
+    if STATEFUL in figures.sections:  # printed after the sections whose replays it pools
+        figures.sections[STATEFUL] = figures.sections.pop(STATEFUL)
+
+
+def _variant_is_stateful(variant: Any) -> bool:
+    from qtt.errors import QttError
+    from qtt.harness.runner import plan_variant
+    from qtt.plan.shape import query_order
+
+    try:
+        planned = plan_variant(variant)
+    except QttError:
+        return False
+    plan = getattr(planned, "plan", None)
+    return plan is not None and any(shape.stateful for _, shape in query_order(plan))
+
+
+def _folder_is_stateful(folder: Path) -> bool:
+    from qtt.errors import QttError
+    from qtt.harness.historical_replay import load
+    from qtt.plan.shape import query_order
+
+    try:
+        return any(shape.stateful for _, shape in query_order(load(folder).plan))
+    except QttError:
+        return False
 
 
 def format_kind(fmt: str) -> str:
