@@ -194,7 +194,7 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
     for job in with_records:
         run = runs[job.job_id]
         run.started = True
-        run.batches = len(progress)
+        run.batches = len(job.batch_ends)  # its own: the group ran as many as its deepest job
         run.records = _sink_records([(b, row) for b, row in collected if row["job"] == job.job_id])
         run.processing_log = _processing_log(progress, builders[job.job_id], job.query.query_id)
     if any(job.capture_state for job in with_records):

@@ -8,7 +8,7 @@ position) to a parquet folder next to the checkpoint, and read back once the que
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -40,14 +40,7 @@ def run_and_collect(union: DataFrame, checkpoint: str) -> tuple[list[tuple[int, 
     def on_batch(df: DataFrame, batch_id: int) -> None:
         collected.extend((batch_id, row) for row in df.collect())
 
-    stream = (
-        union.writeStream.foreachBatch(on_batch)
-        .trigger(availableNow=True)
-        .option("checkpointLocation", checkpoint)
-        .start()
-    )
-    stream.awaitTermination()
-    return collected, stream
+    return collected, _run_to_end(union, on_batch, checkpoint)
 
 
 def _run_on_connect(union: DataFrame, checkpoint: str) -> tuple[list[tuple[int, Row]], FinishedQuery]:
@@ -64,14 +57,7 @@ def _run_on_connect(union: DataFrame, checkpoint: str) -> tuple[list[tuple[int, 
             .parquet(rows_folder)
         )
 
-    stream = (
-        union.writeStream.foreachBatch(on_batch)
-        .trigger(availableNow=True)
-        .option("checkpointLocation", checkpoint)
-        .start()
-    )
-    stream.awaitTermination()
-    finished = _ConnectQuery(stream)
+    finished = _ConnectQuery(_run_to_end(union, on_batch, checkpoint))
     if finished.exception() is not None or not finished.recentProgress:
         return [], finished
     written = union.sparkSession.read.parquet(rows_folder).orderBy(_BATCH, _POSITION).collect()
@@ -132,3 +118,15 @@ def _typed(value: Any, spark_type: Any) -> Any:
     if kind == "map":
         return {k: _typed(v, spark_type["valueType"]) for k, v in value.items()}
     return value
+
+
+def _run_to_end(union: DataFrame, on_batch: Callable[[DataFrame, int], None], checkpoint: str) -> Any:
+    """Start ``union`` with ``on_batch`` as its sink, every micro-batch asked for, and wait for its end."""
+    stream = (
+        union.writeStream.foreachBatch(on_batch)
+        .trigger(availableNow=True)
+        .option("checkpointLocation", checkpoint)
+        .start()
+    )
+    stream.awaitTermination()
+    return stream
