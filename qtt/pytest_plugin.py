@@ -146,9 +146,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     shard = config.stash[SHARD]
     if shard is None:
         return
-    kept = [item for item in items if shard.holds(item.nodeid)]
-    if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[item for item in items if not shard.holds(item.nodeid)])
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        (kept if shard.holds(item.nodeid) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
         items[:] = kept
 
 

@@ -232,14 +232,16 @@ class _State:
         self.offsets[key] = offset + 1
         self.topic_records.setdefault(record.topic, []).append((record, offset))
 
-    def records_for(self, shape: QueryShape, job_id: int) -> tuple[list[ReplayRecord], list[bool]]:
+    def records_for(self, shape: QueryShape) -> tuple[list[ReplayRecord], list[bool]]:
+        """The query's input records (job 0: its job id is set once its group is known), and
+        which of them start a micro-batch of the case's own (``qttBatch``)."""
         selected = sorted(
             (item for topic in shape.source_topics for item in self.topic_records.get(topic, [])),
             key=lambda item: (item[0].seq, item[0].rank),
         )
         records = [
             ReplayRecord(
-                job=job_id,
+                job=0,
                 seq=r.seq,
                 topic=r.topic,
                 partition=r.partition,
@@ -326,7 +328,7 @@ def replay_many(
             for st in live:
                 if r < len(st.queries) and st.error is None:
                     query, shape = st.queries[r]
-                    records, markers = st.records_for(shape, 0)
+                    records, markers = st.records_for(shape)
                     todo.append(_Todo(st, query, shape, records, batch_ends(markers, per_record=shape.stateful)))
             for group_index, group in enumerate(_groups(todo)):
                 jobs = [

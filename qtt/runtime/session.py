@@ -214,9 +214,10 @@ def get_session(master: str | None = None) -> SparkSession:
 def _qtt_zip() -> Path:
     """This qtt's own code (``*.py``, the ``.lark`` grammars), zipped for a Spark Connect server.
 
-    The server's Python workers run the replay source, the UDFs and the state functions, all
-    qtt code; shipped as a Python artifact, they need only qtt's third-party dependencies
-    installed, never qtt itself, and always run the same qtt as this driver.
+    The server's Python workers run the UDFs and the state functions, all qtt code; shipped
+    as a Python artifact, they run the same qtt as this driver. The replay source's driver-side
+    runner does not get the artifact in Spark 4.3, so the server's Python must still import qtt
+    (see :func:`_check_server_imports_qtt`).
     """
     import zipfile
 
