@@ -187,10 +187,15 @@ def _run(args: argparse.Namespace) -> int:
     results = [result for _, _, result in placed]
     if folders:
         from qtt.harness.historical_replay import replay_folders
+        from qtt.harness.restored_replay import has_checkpoint, restore_folders
 
         progress = _progress("historical plans", began, quiet=args.quiet)
         historical = replay_folders(folders, spark_session, progress=progress)
         results += historical
+        stored = [folder for folder in folders if has_checkpoint(folder)]
+        if stored:
+            progress = _progress("restored checkpoints", time.perf_counter(), quiet=args.quiet)
+            results += restore_folders(stored, spark_session, progress=progress)
         for folder_result in historical:
             for line in folder_result.drift:
                 print(f"DRIFT {folder_result.file}: {line}", file=sys.stderr)

@@ -330,9 +330,13 @@ class HistoricalPlans(pytest.Directory):
 
     def collect(self) -> Iterator[pytest.Item]:
         from qtt.harness.plan_store import folders
+        from qtt.harness.restored_replay import has_checkpoint
 
         for folder in folders(self.path):
-            yield HistoricalItem.from_parent(self, name=f"{folder.parent.name}/{folder.name}", folder=folder)
+            name = f"{folder.parent.name}/{folder.name}"
+            yield HistoricalItem.from_parent(self, name=name, folder=folder)
+            if has_checkpoint(folder):
+                yield RestoredItem.from_parent(self, name=f"{name}[restored]", folder=folder)
 
 
 class HistoricalItem(ReplayedItem):
@@ -362,3 +366,16 @@ class HistoricalItem(ReplayedItem):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.folder, None, f"historical plan: {self.name}"
+
+
+class RestoredItem(HistoricalItem):
+    """A persisted plan's stored checkpoint, resumed by today's runtime over the inputs after it."""
+
+    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
+        from qtt.harness.restored_replay import restore_folders
+        from qtt.harness.runner import spark_session
+
+        return list(restore_folders([item.folder for item in batch if isinstance(item, RestoredItem)], spark_session))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.folder, None, f"restored checkpoint: {self.name}"

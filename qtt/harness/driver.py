@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import base64
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from qtt.harness.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan import steps as s
 from qtt.plan.shape import QueryShape, query_order
 from qtt.runtime import scratch
+from qtt.runtime.checkpoint_files import copy_checkpoint, unreadable_state
 from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
 from qtt.serde.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 
@@ -85,6 +87,10 @@ class ReplayResult:
     internal_topics: list[InternalTopic] = field(default_factory=list)
     #: every subject version the replay registered or read, in order
     schemas: list[RegisteredSchema] = field(default_factory=list)
+    #: with :class:`Restore` capture: how many records each stateful query consumed before the point
+    consumed: dict[str, int] = field(default_factory=dict)
+    #: with :class:`Restore` capture: where each stateful query's checkpoint was written
+    written_at: dict[str, str] = field(default_factory=dict)
 
     @property
     def batches(self) -> int:
@@ -96,12 +102,32 @@ class ReplayResult:
 
 
 @dataclass(frozen=True)
+class Restore:
+    """Checkpoints at a restore point: input record ``point`` is the first one after it.
+
+    With ``capture``, each stateful query also runs alone over its records before the point,
+    and its checkpoint stays in ``folder/<queryId>``. Without, each stateful query starts from
+    ``folder/<queryId>`` (it consumed ``consumed[queryId]`` records there) and runs over the
+    rest: the result holds only what the inputs from the point on caused.
+    """
+
+    point: int
+    folder: Path
+    capture: bool
+    consumed: Mapping[str, int] = field(default_factory=dict)
+    #: per query: the directory its stored checkpoint was written in (Spark's metadata names it)
+    written_at: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ReplayItem:
     """A plan, the input bytes to replay through it, and its schema registry (if it uses one)."""
 
     plan: s.Plan
     inputs: tuple[InputRecord, ...]
     registry: Registry | None = field(default=None, compare=False)
+    #: capture checkpoints at a restore point, or start from stored ones (see :class:`Restore`)
+    restore: Restore | None = field(default=None, compare=False)
 
     @classmethod
     def from_case(
@@ -279,6 +305,12 @@ class _State:
             )
 
     def finish(self) -> ReplayResult:
+        restore = self.item.restore
+        if restore is not None and not restore.capture:  # only what the inputs after the point caused
+            self.result.outputs = {
+                topic: [r for r in records if r.seq >= restore.point] for topic, records in self.result.outputs.items()
+            }
+            self.result.processing_log = [e for e in self.result.processing_log if e.seq >= restore.point]
         for topic, records in self.result.outputs.items():
             # stable: the records one query wrote for one input keep their emission order
             self.result.outputs[topic] = sorted(records, key=lambda r: (r.seq, self.rank[r.query_id]))
@@ -330,6 +362,12 @@ def replay_many(
                     query, shape = st.queries[r]
                     records, markers = st.records_for(shape)
                     todo.append(_Todo(st, query, shape, records, batch_ends(markers, per_record=shape.stateful)))
+            restored = [entry for entry in todo if _restores(entry)]
+            todo = [entry for entry in todo if not _restores(entry)]
+            for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
+                _run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
+                if entry.state.error is not None or r == len(entry.state.queries) - 1:
+                    finished.add(id(entry.state))
             for group_index, group in enumerate(_groups(todo)):
                 jobs = [
                     Job(
@@ -352,6 +390,9 @@ def replay_many(
                     if st.error is not None or r == len(st.queries) - 1:
                         finished.add(id(st))
                 report()
+            for entry in todo:
+                if _captures(entry):
+                    _capture(session, entry)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     out: list[ReplayResult | QttError] = []
@@ -384,6 +425,77 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     """
     ordered = sorted(todo, key=lambda entry: len(entry.ends))
     return [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
+
+
+def _restores(entry: _Todo) -> bool:
+    restore = entry.state.item.restore
+    return restore is not None and not restore.capture and entry.shape.stateful
+
+
+def _captures(entry: _Todo) -> bool:
+    restore = entry.state.item.restore
+    return restore is not None and restore.capture and entry.shape.stateful and entry.state.error is None
+
+
+def _per_record(records: Sequence[ReplayRecord]) -> tuple[int, ...]:
+    return tuple(range(1, len(records) + 1))
+
+
+def _capture(session: SparkSession, entry: _Todo) -> None:
+    """Run the query alone over its records before the restore point; keep its checkpoint."""
+    from qtt.runtime.executor import run_jobs
+
+    restore = entry.state.item.restore
+    assert restore is not None
+    before = tuple(record for record in entry.records if record.seq < restore.point)
+    entry.state.result.consumed[entry.query.query_id] = len(before)
+    if not before:
+        return
+    job = Job(0, entry.query, before, _per_record(before), registry=entry.state.registry)
+    checkpoint = restore.folder / entry.query.query_id
+    entry.state.result.written_at[entry.query.query_id] = str(checkpoint.absolute())
+    run = run_jobs(session, [job], str(checkpoint))[0]
+    if run.error is not None:
+        entry.state.error = run.error
+
+
+#: stands in for a record a restored query consumed before the restore point (never read again)
+_CONSUMED = ReplayRecord(job=0, seq=-1, topic="", partition=0, offset=0, timestamp=0, key=None, value=None)
+
+
+def _run_restored(session: SparkSession, entry: _Todo, checkpoint: Path, capture_state: bool) -> None:
+    """Start the query from its stored checkpoint and feed it the records after the restore point.
+
+    Spark resumes from the checkpoint's offsets, so the records it consumed are never read
+    again; only their count matters. Its internal topics keep the changes made after the point.
+    """
+    from qtt.runtime.executor import run_jobs
+
+    restore = entry.state.item.restore
+    assert restore is not None
+    query_id = entry.query.query_id
+    consumed = restore.consumed.get(query_id, 0)
+    stored = restore.folder / query_id
+    seed = None
+    if consumed and stored.is_dir():
+        written_at = restore.written_at.get(query_id, "")
+        seed = partial(copy_checkpoint, stored, written_at=written_at)
+    else:
+        consumed = 0
+    after = [record for record in entry.records if record.seq >= restore.point]
+    records = (_CONSUMED,) * consumed + tuple(after)
+    job = Job(0, entry.query, records, _per_record(records), capture_state, registry=entry.state.registry)
+    run = run_jobs(session, [job], str(checkpoint), seed=seed)[0]
+    if run.error is not None and seed is not None:
+        unreadable = unreadable_state(session, checkpoint, run.error)
+        if unreadable is not None:
+            run.error.message = f"{query_id}: {unreadable}"
+    for topic in run.internal_topics:
+        topic.records = [record for record in topic.records if record.batch >= consumed]
+    try:
+        entry.state.accept(entry.query, entry.shape, run)
+    except QttError as e:
+        entry.state.error = e
 
 
 def replay(

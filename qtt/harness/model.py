@@ -15,6 +15,7 @@ ANNOTATION_KEYS = frozenset(["comment", "comments", "description", "note", "note
 
 #: qtt's own extension keys (names ksqlDB does not use); documented in the README.
 QTT_BATCH_KEY = "qttBatch"
+QTT_RESTORE_POINT_KEY = "qttRestorePoint"
 QTT_PROCESSING_LOG_KEY = "qttProcessingLog"
 
 
@@ -39,7 +40,8 @@ class Record:
 
     ``key`` and ``value`` hold the JSON exactly as written (fractions as Decimal). A key
     that the file leaves out is null. ``qtt_batch`` (JSON ``qttBatch``), a qtt extension,
-    starts a new micro-batch at this input record.
+    starts a new micro-batch at this input record; ``qtt_restore_point`` (JSON
+    ``qttRestorePoint``) makes it the first input after a stored checkpoint's restore point.
     """
 
     topic: str
@@ -49,6 +51,7 @@ class Record:
     window: Window | None = None
     headers: tuple[Header, ...] | None = None
     qtt_batch: bool = False
+    qtt_restore_point: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def newest(root: Path, slug: str) -> HistoricalFolder | None:
     return max(found, key=lambda f: (f.epoch_ms, f.version), default=None)
 
 
-def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: dict[str, str]) -> Path:
+def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: Mapping[str, str | bytes]) -> Path:
     """Write a new folder atomically: into a staging folder, then rename into place.
 
     Files and directories get the user's umask; the files, the folder and its parent are
@@ -107,6 +108,8 @@ def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: dict
     if target.exists():
         raise SnapshotError(f"{target} already exists; historical plan folders are never overwritten")
     for name, text in files.items():
+        if isinstance(text, bytes):
+            continue
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as e:  # a lone surrogate, e.g. from a "\ud800" escape in a case file
@@ -116,9 +119,10 @@ def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: dict
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = _staging_folder(root)
     try:
-        for name, text in files.items():
-            with (staging / name).open("w", encoding="utf-8", newline="\n") as out:
-                out.write(text)
+        for name, content in files.items():
+            data = content if isinstance(content, bytes) else content.encode("utf-8")
+            with (staging / name).open("wb") as out:
+                out.write(data)
                 out.flush()
                 os.fsync(out.fileno())
         _fsync_directory(staging)

@@ -8,6 +8,7 @@ is reported and not snapshotted. Existing folders are never touched.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,14 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
-from qtt.errors import QttError
-from qtt.harness import plan_store, spec
+from qtt.errors import CaseFileError, QttError
+from qtt.harness import checkpoints, plan_store, spec
+from qtt.harness.driver import ReplayItem
 from qtt.harness.model import CaseVariant
 from qtt.harness.runner import CaseResult, SessionProvider, run_variants
 from qtt.harness.slugs import project_root, relative_file
 from qtt.harness.status import Status
 from qtt.harness.uptodate import PlanStatus, check_variant
 from qtt.plan import codec
+from qtt.plan.shape import query_order
 from qtt.plan.steps import CreateSourceCommand, Plan
 from qtt.runtime.jobs import Headers
 
@@ -98,6 +101,11 @@ def snapshot(
         entries.append(entry)
         if check.status == PlanStatus.UP_TO_DATE:
             entry.reason = ""
+            wanted = _checkpoint_wanted(check.plan, check.folder.path if check.folder else None)
+            if wanted:
+                entry.action = Action.WOULD_ADD if dry_run else Action.ADDED
+                entry.reason = wanted
+                to_replay.append((entry, check.plan))  # type: ignore[arg-type]
         elif entry.action == Action.NOT_SNAPSHOTTED:
             entry.diff = []
             if check.hint:
@@ -125,16 +133,54 @@ def snapshot(
             continue
         if dry_run:
             continue
-        files = {
+        recorded = build_spec(entry.variant, result, version, root=root)
+        files: dict[str, str | bytes] = {
             plan_store.PLAN_FILE: codec.dumps(plan),
-            plan_store.SPEC_FILE: spec.dumps(build_spec(entry.variant, result, version, root=root)),
+            plan_store.SPEC_FILE: spec.dumps(recorded),
             plan_store.TOPOLOGY_FILE: _topology(session(), plan),
         }
         try:
+            if result.replay.stateful:
+                files.update(_checkpoint_files(entry.variant, plan, result, session(), version))
             entry.folder = plan_store.write_folder(root, entry.slug, version, stamp, files)
         except QttError as e:
             entry.action, entry.reason = Action.NOT_SNAPSHOTTED, str(e)
     return entries
+
+
+def _checkpoint_wanted(plan: Plan | None, newest: Path | None) -> str:
+    """Why a stateful plan whose newest folder is up to date still needs a new folder, or ""."""
+    from qtt.runtime.session import spark_version
+
+    if plan is None or newest is None or not any(shape.stateful for _, shape in query_order(plan)):
+        return ""
+    try:
+        manifest = checkpoints.stored(newest)
+    except QttError as e:
+        return f"the stored checkpoint of {newest.name} cannot be read ({e}): a new folder stores a new one"
+    if manifest is None:
+        return f"{newest.name} stores no checkpoint to restore from"
+    if manifest.spark_version != spark_version():
+        return (
+            f"{newest.name}'s checkpoint was written by Spark {manifest.spark_version}, today's is "
+            f"{spark_version()}: each Spark version leaves a checkpoint for the next one to read"
+        )
+    return ""
+
+
+def _checkpoint_files(
+    variant: CaseVariant, plan: Plan, result: CaseResult, session: SparkSession, version: str
+) -> dict[str, str | bytes]:
+    """The stored checkpoint of a stateful plan: the manifest and the archive."""
+    assert result.replay is not None
+    try:
+        point = checkpoints.restore_point([record.qtt_restore_point for record in variant.inputs])
+    except ValueError as e:
+        raise CaseFileError(str(e), file=variant.file, case=variant.case) from None
+    item = ReplayItem.from_recorded(plan, result.replay.inputs, result.replay.schemas)
+    with tempfile.TemporaryDirectory(prefix="qtt-capture-") as work:
+        manifest, archive = checkpoints.capture(item, point, session, Path(work), qtt_version=version)
+    return {checkpoints.MANIFEST_FILE: checkpoints.dumps(manifest), checkpoints.ARCHIVE_FILE: archive}
 
 
 def _topology(session: SparkSession, plan: Plan) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pyspark.errors import PySparkException
@@ -41,8 +42,18 @@ def retries() -> list[str]:
     return list(_retries)
 
 
-def run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str, *, attempt: int = 0) -> dict[int, QueryRun]:
+def run_jobs(
+    session: SparkSession,
+    jobs: Sequence[Job],
+    checkpoint: str,
+    *,
+    attempt: int = 0,
+    seed: Callable[[Path], None] | None = None,
+) -> dict[int, QueryRun]:
     """Run ``jobs`` as one streaming query; on failure, run each alone to isolate it.
+
+    ``seed`` fills each attempt's checkpoint directory before its query starts (a stored
+    checkpoint to resume from).
 
     A job whose plan cannot be built, or whose query fails on its own, gets a
     :class:`QueryRun` with ``error`` set; the other jobs are unaffected. A failure for an
@@ -50,11 +61,13 @@ def run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str, *, att
     """
     what = ", ".join(job.query.query_id for job in jobs[:3]) + (f" and {len(jobs) - 3} more" if len(jobs) > 3 else "")
     try:
+        if seed is not None:
+            seed(Path(checkpoint))
         return _run_jobs(session, jobs, checkpoint)
     except InfrastructureError as e:
         if attempt < infrastructure.RETRIES:
             _note_retry(what, attempt, e)
-            return run_jobs(session, jobs, f"{checkpoint}-retry{attempt + 1}", attempt=attempt + 1)
+            return run_jobs(session, jobs, f"{checkpoint}-retry{attempt + 1}", attempt=attempt + 1, seed=seed)
         if len(jobs) > 1:
             # a group that keeps failing: one job alone may still run, and each error is its own.
             # Each is tried once more, not RETRIES times: a lasting failure must not cost 3 x n starts.

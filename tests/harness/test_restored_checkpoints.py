@@ -1,0 +1,140 @@
+"""Stored checkpoints: ``qtt snapshot`` keeps a stateful plan's checkpoint, and today's runtime resumes it.
+
+One table aggregation (two stateful operators: a table group-by and an aggregate) is snapshotted
+into a temporary historical root; the restored replay must give the recorded outputs and state
+changes from the restore point on. A runtime whose aggregate keeps its state in another layout
+cannot resume the checkpoint, and the restored replay says which state variable it could not read.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from pyspark import cloudpickle
+from pyspark.sql import types as st
+
+from qtt.harness import checkpoints
+from qtt.harness.historical_replay import replay_folders
+from qtt.harness.loader import load_file
+from qtt.harness.restored_replay import has_checkpoint, restore_folders
+from qtt.harness.snapshot import Action, snapshot
+from qtt.harness.status import Status
+from qtt.runtime import stateful
+
+STATEMENTS = [
+    "CREATE TABLE shelves (sku VARCHAR PRIMARY KEY, aisle VARCHAR, units INT) "
+    "WITH (kafka_topic='shelves', value_format='JSON');",
+    "CREATE TABLE per_aisle AS SELECT aisle, COUNT(*) AS skus, SUM(units) AS units FROM shelves GROUP BY aisle;",
+]
+INPUTS = [
+    {"topic": "shelves", "key": "tea", "value": {"aisle": "a1", "units": 4}},
+    {"topic": "shelves", "key": "rice", "value": {"aisle": "a1", "units": 9}},
+    {"topic": "shelves", "key": "oats", "value": {"aisle": "a2", "units": 2}},
+    {"topic": "shelves", "key": "tea", "value": {"aisle": "a2", "units": 5}},
+    {"topic": "shelves", "key": "rice", "value": {"aisle": "a1", "units": 6}},
+    {"topic": "shelves", "key": "figs", "value": {"aisle": "a1", "units": 1}},
+]
+OUTPUTS = [
+    {"topic": "PER_AISLE", "key": aisle, "value": {"SKUS": skus, "UNITS": units}}
+    for aisle, skus, units in [
+        ("a1", 1, 4),
+        ("a1", 2, 13),
+        ("a2", 1, 2),
+        ("a1", 1, 9),  # tea moves to a2: retracted from a1, then added to a2
+        ("a2", 2, 7),
+        ("a1", 1, 6),
+        ("a1", 2, 7),
+    ]
+]
+
+
+def _case(tmp_path: Path) -> Path:
+    marked = [dict(record) for record in INPUTS]
+    marked[1]["qttRestorePoint"] = True
+    tests = [
+        {"name": "shelves per aisle", "statements": STATEMENTS, "inputs": INPUTS, "outputs": OUTPUTS},
+        {"name": "shelves per aisle, early point", "statements": STATEMENTS, "inputs": marked, "outputs": OUTPUTS},
+    ]
+    path = tmp_path / "cases" / "shelves.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"tests": tests}), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def snapshotted(spark, tmp_path_factory) -> list[Path]:  # type: ignore[no-untyped-def]
+    tmp_path = tmp_path_factory.mktemp("restore")
+    root = tmp_path / "historical_plans"
+    entries = snapshot(list(load_file(_case(tmp_path)).variants), lambda: spark, root=root, version="9.9.9")
+    assert [e.action for e in entries] == [Action.ADDED, Action.ADDED], [e.reason for e in entries]
+    return [entry.folder for entry in entries]  # type: ignore[misc]
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_a_stateful_folder_stores_a_small_checkpoint_at_its_restore_point(snapshotted: list[Path]) -> None:
+    middle, early = (checkpoints.stored(folder) for folder in snapshotted)
+    assert middle is not None and early is not None
+    assert middle.restore_point == 3  # the middle of six inputs
+    assert early.restore_point == 1  # the record marked qttRestorePoint
+    assert list(middle.consumed.values()) == [3] and list(early.consumed.values()) == [1]
+    assert middle.outputs_before == {"PER_AISLE": 3}
+    archive = snapshotted[0] / checkpoints.ARCHIVE_FILE
+    assert archive.stat().st_size < 64 * 1024
+    with tarfile.open(archive) as stored:
+        names = stored.getnames()
+    query = next(iter(middle.consumed))
+    assert f"{query}/commits/2" in names and f"{query}/offsets/2" in names
+    assert any(name.startswith(f"{query}/state/") and name.endswith(".changelog") for name in names)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_the_restored_replay_gives_the_recorded_outputs_and_state_changes_after_the_point(
+    spark, snapshotted: list[Path]
+) -> None:  # type: ignore[no-untyped-def]
+    assert all(has_checkpoint(folder) for folder in snapshotted)
+    restored = restore_folders(snapshotted, lambda: spark)
+    assert [r.status for r in restored] == [Status.PASSED, Status.PASSED], [r.reason for r in restored]
+    middle = restored[0].replay
+    assert middle is not None
+    # only what the inputs from the point on caused: not a vacuous comparison
+    assert [r.seq for r in middle.outputs["PER_AISLE"]] == [3, 3, 4, 5]
+    batches = sorted({record.batch for topic in middle.internal_topics for record in topic.records})
+    assert batches == [3, 4, 5]
+    # the fresh replay of the same folders still passes next to it
+    assert [r.status for r in replay_folders(snapshotted, lambda: spark)] == [Status.PASSED, Status.PASSED]
+
+
+class RelaidAggregate(stateful.AggregateProcessor):
+    """An aggregate that keeps one more field in its state: a changed state layout."""
+
+    def stored_schema(self) -> st.StructType:
+        return st.StructType([*super().stored_schema().fields, st.StructField("EXTRA", st.LongType())])
+
+
+@pytest.fixture
+def relaid(monkeypatch):  # type: ignore[no-untyped-def]
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    monkeypatch.setattr(stateful, "AggregateProcessor", RelaidAggregate)
+    yield
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams", "relaid")
+def test_a_changed_state_layout_fails_the_restored_replay_and_names_the_state_variable(
+    spark, snapshotted: list[Path]
+) -> None:  # type: ignore[no-untyped-def]
+    restored = restore_folders(snapshotted[:1], lambda: spark)[0]
+    assert restored.status == Status.FAILED
+    assert "cannot resume the stored checkpoint" in restored.reason
+    assert "operator 0, state variable Aggregate-Aggregate" in restored.reason, restored.reason
+    assert "EXTRA" in restored.reason  # what today's operator expects
