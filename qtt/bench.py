@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 CASES, HISTORICAL = "case variant", "historical plan"
 #: the stateful case variants and historical plans, as their own figure (replayed in the sections above)
 STATEFUL = "stateful plan"
+#: historical folders resumed from their stored checkpoints (compared with the stateful median)
+RESTORED = "restored checkpoint"
 #: the baseline that the registry formats' replays are compared with
 BASELINE_FORMAT = "JSON"
 #: how many times each format's batch replays (its figures pool every run)
@@ -158,6 +160,7 @@ def _replay_sections(
     figures: Figures, paths: Sequence[str], folders: Sequence[Path], log: Callable[[str], None]
 ) -> None:
     from qtt.harness.historical_replay import replay_folders
+    from qtt.harness.restored_replay import has_checkpoint, restore_folders
     from qtt.harness.runner import run_variants, spark_session
     from qtt.harness.selection import load_variants
 
@@ -173,17 +176,22 @@ def _replay_sections(
     def plans(chosen: list[Path]) -> Callable[[Callable[[int, int], None]], Sequence[CaseResult]]:
         return lambda progress: replay_folders(chosen, spark_session, progress=progress)
 
+    def restored(chosen: list[Path]) -> Callable[[Callable[[int, int], None]], Sequence[CaseResult]]:
+        return lambda progress: restore_folders(chosen, spark_session, progress=progress)
+
     halves = []
     for stateful in (False, True):
         mine = [v for v in variants if (id(v) in stateful_variants) == stateful]
-        halves.append((CASES, stateful, len(mine), cases(mine)))
+        halves.append((CASES, stateful, len(mine), cases(mine), ""))
     for stateful in (False, True):
         theirs = [f for f in folders if (f in stateful_folders) == stateful]
-        halves.append((HISTORICAL, stateful, len(theirs), plans(theirs)))
-    for kind, stateful, count, replay in halves:
+        halves.append((HISTORICAL, stateful, len(theirs), plans(theirs), ""))
+    stored = [f for f in folders if has_checkpoint(f)]
+    halves.append((RESTORED, False, len(stored), restored(stored), f"{RESTORED}s"))
+    for kind, stateful, count, replay, label in halves:
         if not count:
             continue
-        label = f"{'stateful' if stateful else 'stateless'} {kind}s"
+        label = label or f"{'stateful' if stateful else 'stateless'} {kind}s"
         log(f"replaying {count} {label}")
         section = figures.sections.setdefault(kind, Section())
         both = [section, figures.sections.setdefault(STATEFUL, Section())] if stateful else [section]
@@ -308,6 +316,10 @@ def render(figures: Figures) -> str:
             lines.append(
                 f"  {fmt + ' / ' + BASELINE_FORMAT + ' (same cases)':<44} median {median:5.2f} x, wall {wall:5.2f} x"
             )
+    restored, stateful = figures.sections.get(RESTORED), figures.sections.get(STATEFUL)
+    if restored is not None and stateful is not None and restored.seconds and stateful.seconds:
+        ratio = _median(restored.seconds) / (_median(stateful.seconds) or float("nan"))
+        lines.append(f"  {RESTORED + ' / ' + STATEFUL + ' median':<44} {ratio:5.2f} x")
     lines += [f"  {error}" for error in figures.errors]
     return "\n".join(lines)
 

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING
 
 from qtt import __version__
 from qtt.errors import QttError
+from qtt.harness import scenarios
 from qtt.harness.selection import HISTORICAL_ROOT
 from qtt.harness.shard import Shard, case_identity
 from qtt.harness.shard import parse as parse_shard
 
 if TYPE_CHECKING:
     from qtt.harness.model import CaseVariant
+    from qtt.harness.runner import CaseResult
 
 DESCRIPTION = """\
 qtt replays streaming-SQL cases (ksqlDB's QTT format) through execution plans built on
@@ -113,6 +115,17 @@ def _parser() -> argparse.ArgumentParser:
         help="run only shard K of N: a deterministic 1/N of the case variants and historical plans, by a "
         "stable hash of each one's name (N machines with 1/N .. N/N together run everything once)",
     )
+    run.add_argument(
+        "--scenario",
+        metavar="NAME[,NAME]",
+        type=_scenarios,
+        help="run under these scenarios (default: fresh, and restored for historical folders with a stored "
+        "checkpoint): fresh (from empty state), restored (from a folder's stored checkpoint), restart (stop "
+        "after every micro-batch and start again from the checkpoint), rebatch (other micro-batch splits, "
+        "seeded by --seed), batch (a bounded batch query; not built yet: skipped). A scenario is compared "
+        "with the fresh replay of the same case; one a plan cannot run under is skipped with the reason",
+    )
+    run.add_argument("--seed", type=int, default=0, help="the seed of the rebatch scenario's splits (default 0)")
     run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
     _add_registry_option(run)
     run.add_argument(
@@ -130,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
 def _run(args: argparse.Namespace) -> int:
     from qtt.harness import report, selection
     from qtt.harness.loader import discover, load_file
-    from qtt.harness.runner import CaseResult, run_variants, spark_session
+    from qtt.harness.runner import run_variants, spark_session
     from qtt.harness.status import Status
 
     began = time.perf_counter()
@@ -180,8 +193,14 @@ def _run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     file_order = {str(path): i for i, path in enumerate(files)}
-    replayed = run_variants(variants, spark_session, progress=_progress("case variants", began, quiet=args.quiet))
-    for variant, result in zip(variants, replayed, strict=True):
+    chosen = args.scenario or (scenarios.FRESH, scenarios.RESTORED)
+    case_progress = _progress("case variants", began, quiet=args.quiet)
+    if args.scenario is None or args.scenario == (scenarios.FRESH,):
+        replayed = run_variants(variants, spark_session, progress=case_progress)
+    else:
+        replayed = scenarios.run_scenarios(variants, chosen, spark_session, seed=args.seed, progress=case_progress)
+    for index, result in enumerate(replayed):
+        variant = variants[index % len(variants)]
         placed.append((file_order[variant.file], variant.index, result))
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]
@@ -189,10 +208,15 @@ def _run(args: argparse.Namespace) -> int:
         from qtt.harness.historical_replay import replay_folders
         from qtt.harness.restored_replay import has_checkpoint, restore_folders
 
-        progress = _progress("historical plans", began, quiet=args.quiet)
-        historical = replay_folders(folders, spark_session, progress=progress)
+        historical = []
+        if scenarios.FRESH in chosen:
+            progress = _progress("historical plans", began, quiet=args.quiet)
+            historical = replay_folders(folders, spark_session, progress=progress)
         results += historical
-        stored = [folder for folder in folders if has_checkpoint(folder)]
+        results += [
+            _not_for_folders(folder, name) for name in chosen if name in scenarios.CASES_ONLY for folder in folders
+        ]
+        stored = [folder for folder in folders if has_checkpoint(folder)] if scenarios.RESTORED in chosen else []
         if stored:
             progress = _progress("restored checkpoints", time.perf_counter(), quiet=args.quiet)
             results += restore_folders(stored, spark_session, progress=progress)
@@ -303,7 +327,10 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         description="The release tool. For every case variant under PATH, plan it with today's engine; "
         "if no plan is persisted yet or the plan differs from the newest persisted one, replay it and, "
         "if the replay passes, write historical_plans/<case-slug>/<version>_<epoch-ms>/ with plan.json, "
-        "spec.json and topology. Existing folders are never changed. Prints what was added and why "
+        "spec.json and topology. A plan with state also stores its Spark checkpoint at the restore point "
+        "(the input marked qttRestorePoint, else the middle one) as checkpoint.tar.gz with checkpoint.json, "
+        "and gets a new folder when its newest one has no checkpoint or one written by another Spark "
+        "version. Existing folders are never changed. Prints what was added and why "
         "(a diff of the steps), with progress on stderr. Exit status: 0 when every new or changed plan was "
         "written, 1 when a case could not be snapshotted or does not load, 2 on a usage error or when there "
         "is nothing to snapshot.",
@@ -456,6 +483,24 @@ def _bench(args: argparse.Namespace) -> int:
     if args.json:
         bench.write_json(figures, args.json)
     return figures.exit_status
+
+
+def _scenarios(text: str) -> tuple[str, ...]:
+    """``--scenario NAME[,NAME]``, read for argparse."""
+    try:
+        return scenarios.parse(text)
+    except QttError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+
+
+def _not_for_folders(folder: Path, scenario: str) -> CaseResult:
+    from qtt.harness.runner import CaseResult
+    from qtt.harness.status import Status
+
+    reason = f"the {scenario} scenario runs on case variants; a historical folder replays fresh and restored"
+    return CaseResult(
+        str(folder), folder.parent.name, f"{folder.name}, {scenario}", Status.SKIPPED, reason, kind=scenario
+    )
 
 
 def _shard(text: str) -> Shard:

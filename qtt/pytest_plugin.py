@@ -36,6 +36,7 @@ RESULTS = pytest.StashKey[dict[str, "CaseResult"]]()
 CASE_ROOTS = pytest.StashKey[list[Path]]()
 OWN_ROOTS = pytest.StashKey[list[Path]]()
 HISTORICAL_ROOT = pytest.StashKey[Path]()
+SCENARIOS = pytest.StashKey["tuple[str, ...] | None"]()
 
 
 class QttDriftWarning(UserWarning):
@@ -71,6 +72,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="run only shard K of N: a deterministic 1/N of all collected items (unit tests included), by a "
         "stable hash of each node id, so N machines with 1/N .. N/N together run the suite once",
+    )
+    group.addoption(
+        "--qtt-scenario",
+        metavar="NAME[,NAME]",
+        default=None,
+        help="run every case under these scenarios: fresh, restored, restart, rebatch, batch (default: fresh, "
+        'and restored for historical folders with a stored checkpoint); see the README\'s "Scenarios"',
     )
     group.addoption(
         "--qtt-schema-registry",
@@ -109,6 +117,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[HISTORICAL_ROOT] = Path(config.rootpath, config.getini("qtt_historical_plans")).resolve()
     config.stash[RESULTS] = {}
     config.stash[SHARD] = _shard_option(config.getoption("qtt_shard"))
+    config.stash[SCENARIOS] = _scenario_option(config.getoption("qtt_scenario"))
     master = config.getoption("qtt_spark_master")
     registry = config.getoption("qtt_schema_registry")
     import os
@@ -127,6 +136,22 @@ def pytest_configure(config: pytest.Config) -> None:
     for path in extra:
         if str(path) not in config.args:
             config.args.append(str(path))
+
+
+def _scenario_option(text: str | None) -> tuple[str, ...] | None:
+    from qtt.harness.scenarios import parse
+
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except QttError as e:
+        raise pytest.UsageError(f"--qtt-scenario: {e.message}") from None
+
+
+def _scenarios(config: pytest.Config) -> tuple[str, ...]:
+    """The scenarios asked for; without the option, fresh (and restored for historical folders)."""
+    return config.stash[SCENARIOS] or ("fresh", "restored")
 
 
 def _shard_option(text: str | None) -> Shard | None:
@@ -187,8 +212,14 @@ class CaseFile(pytest.File):
         except CaseFileError as unreadable:
             yield BrokenCaseItem.from_parent(self, name="load", error=unreadable)
             return
+        chosen = _scenarios(self.config)
         for name, variant in node_names(loaded.variants):
-            yield CaseItem.from_parent(self, name=name, variant=variant)
+            if "fresh" in chosen:
+                yield CaseItem.from_parent(self, name=name, variant=variant)
+            # without --qtt-scenario, a case runs fresh only (restored is for historical folders)
+            for scenario in chosen if self.config.stash[SCENARIOS] else ():
+                if scenario != "fresh":
+                    yield ScenarioItem.from_parent(self, name=f"{name}[{scenario}]", variant=variant, scenario=scenario)
             if self._own():
                 yield PlanCheckItem.from_parent(self, name=f"{name}@plan", variant=variant)
         for error in loaded.errors:
@@ -268,6 +299,30 @@ class CaseItem(ReplayedItem):
         return self.path, None, f"case: {self.variant.label}"
 
 
+class ScenarioItem(CaseItem):
+    """One case variant under a scenario other than fresh, compared with its fresh replay."""
+
+    def __init__(self, *, scenario: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+
+    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
+        from qtt.harness.runner import spark_session
+        from qtt.harness.scenarios import run_scenarios
+
+        mine = [item for item in batch if isinstance(item, ScenarioItem)]
+        results: dict[str, CaseResult] = {}
+        for scenario in dict.fromkeys(item.scenario for item in mine):
+            same = [item for item in mine if item.scenario == scenario]
+            outcomes = run_scenarios([i.variant for i in same], [scenario], spark_session)
+            for item, result in zip(same, outcomes, strict=True):
+                results[item.nodeid] = result
+        return [results[item.nodeid] for item in mine]
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"case: {self.variant.label} ({self.scenario})"
+
+
 class BrokenCaseItem(pytest.Item):
     """A case (or file) that could not be loaded: fails with the loader's message."""
 
@@ -332,10 +387,12 @@ class HistoricalPlans(pytest.Directory):
         from qtt.harness.plan_store import folders
         from qtt.harness.restored_replay import has_checkpoint
 
+        chosen = _scenarios(self.config)
         for folder in folders(self.path):
             name = f"{folder.parent.name}/{folder.name}"
-            yield HistoricalItem.from_parent(self, name=name, folder=folder)
-            if has_checkpoint(folder):
+            if "fresh" in chosen:
+                yield HistoricalItem.from_parent(self, name=name, folder=folder)
+            if "restored" in chosen and has_checkpoint(folder):
                 yield RestoredItem.from_parent(self, name=f"{name}[restored]", folder=folder)
 
 

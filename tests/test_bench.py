@@ -68,3 +68,15 @@ def test_format_batches_pair_each_case_with_its_json_variant() -> None:
     assert list(batches) == ["JSON", "AVRO"], "JSON first: the baseline"
     assert [v.case for v in batches["AVRO"]] == ["a"], "only cases that also run as JSON"
     assert [v.case for v in batches["JSON"]] == ["a"], "only cases that also run in a registry format"
+
+
+def test_render_compares_the_restored_median_with_the_stateful_one() -> None:
+    figures = bench.Figures(jvm_start=8.0, query_start=1.5, micro_batch=0.5)
+    stateful = figures.sections[bench.STATEFUL] = bench.Section(count=2, wall=8.0)
+    for seconds in (3.0, 5.0):
+        stateful.add(_result("passed", seconds, True))
+    restored = figures.sections[bench.RESTORED] = bench.Section(count=1, wall=6.0)
+    restored.add(_result("passed", 6.0, True))
+    text = bench.render(figures)
+    assert "median per restored checkpoint (n=1)" in text
+    assert "restored checkpoint / stateful plan median" in text and " 1.50 x" in text

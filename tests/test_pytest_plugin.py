@@ -231,3 +231,20 @@ def test_a_bad_qtt_shard_is_a_usage_error(project, value):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert f"--qtt-shard {value!r}: " in result.stderr.str()
     assert "expected K/N with 1 <= K <= N" in result.stderr.str()
+
+
+def test_qtt_scenario_adds_an_item_per_variant_and_scenario(project):
+    add_cases(project, "named.json")
+    plain = collected(project.runpytest("--collect-only", "-q"))
+    result = project.runpytest("--collect-only", "-q", "--qtt-scenario", "fresh,restart,rebatch")
+    ids = collected(result)
+    assert len(ids) == 3 * len(plain)
+    assert [i for i in ids if i.endswith("[restart]")] == [f"{i}[restart]" for i in plain]
+    only = collected(project.runpytest("--collect-only", "-q", "--qtt-scenario", "rebatch"))
+    assert only == [f"{i}[rebatch]" for i in plain]
+
+
+def test_an_unknown_qtt_scenario_is_a_usage_error(project):
+    result = project.runpytest("--collect-only", "-q", "--qtt-scenario", "sideways")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--qtt-scenario: unknown scenario sideways; the scenarios are fresh*"])

@@ -128,6 +128,11 @@ class ReplayItem:
     registry: Registry | None = field(default=None, compare=False)
     #: capture checkpoints at a restore point, or start from stored ones (see :class:`Restore`)
     restore: Restore | None = field(default=None, compare=False)
+    #: the restart scenario: stop every query after each micro-batch, start it from its checkpoint
+    restart: bool = field(default=False, compare=False)
+    #: stateful queries take one record per micro-batch (ksqlDB with record caching off); the
+    #: rebatch scenario turns it off, and every query follows the inputs' ``new_batch`` marks
+    per_record: bool = field(default=True, compare=False)
 
     @classmethod
     def from_case(
@@ -361,7 +366,8 @@ def replay_many(
                 if r < len(st.queries) and st.error is None:
                     query, shape = st.queries[r]
                     records, markers = st.records_for(shape)
-                    todo.append(_Todo(st, query, shape, records, batch_ends(markers, per_record=shape.stateful)))
+                    ends = batch_ends(markers, per_record=shape.stateful and st.item.per_record)
+                    todo.append(_Todo(st, query, shape, records, ends))
             restored = [entry for entry in todo if _restores(entry)]
             todo = [entry for entry in todo if not _restores(entry)]
             for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
@@ -377,6 +383,7 @@ def replay_many(
                         tuple(entry.ends),
                         capture_state and entry.shape.stateful,
                         registry=entry.state.registry,
+                        restart=entry.state.item.restart,
                     )
                     for job_id, entry in enumerate(group)
                 ]
@@ -423,7 +430,7 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     Every query can share a streaming query (see :mod:`qtt.runtime.executor`); a group runs as
     many micro-batches as its deepest query, so queries of equal depth go side by side.
     """
-    ordered = sorted(todo, key=lambda entry: len(entry.ends))
+    ordered = sorted(todo, key=lambda entry: (entry.state.item.restart, len(entry.ends)))
     return [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
 
 

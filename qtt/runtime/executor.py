@@ -95,7 +95,7 @@ def _note_retry(what: str, attempt: int, error: InfrastructureError) -> None:
 def _run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
     runs: dict[int, QueryRun] = {}
     builders: dict[int, PlanBuilder] = {}
-    raw = _infrastructure_guard(lambda: _replay_source(session, jobs))
+    raw = _infrastructure_guard(lambda: _replay_source(session, jobs, _stop_file(jobs, checkpoint)))
     for job in jobs:
         try:
             builders[job.job_id] = _infrastructure_guard(lambda job=job: _build(raw, job))  # type: ignore[misc]
@@ -131,9 +131,14 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
         raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
-def _replay_source(session: SparkSession, jobs: Sequence[Job]) -> DataFrame:
+def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None) -> DataFrame:
     records, ends = batch_major(jobs)
-    return session.readStream.format(FORMAT_NAME).options(**encode_options(records, ends)).load()
+    options = encode_options(records, ends, stop_file=stop_file)
+    return session.readStream.format(FORMAT_NAME).options(**options).load()
+
+
+def _stop_file(jobs: Sequence[Job], checkpoint: str) -> str | None:
+    return f"{checkpoint}.stop" if any(job.restart for job in jobs) else None
 
 
 def batch_major(jobs: Sequence[Job]) -> tuple[list[ReplayRecord], list[int]]:
@@ -195,19 +200,31 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
     union = sinks[0]
     for df in sinks[1:]:
         union = union.unionByName(df, allowMissingColumns=True)  # only stateful sinks carry "order"
-    try:
-        collected, stream = run_and_collect(union, checkpoint)
-    except PySparkException as e:
-        raise ReplayError(f"streaming query failed: {_first_line(e)}") from e
-    failure = stream.exception()
-    if failure is not None:
-        raise ReplayError(f"streaming query failed: {_first_line(failure)}") from failure
-    progress = stream.recentProgress
+    stop_file = _stop_file(jobs, checkpoint)
+    # The restart scenario stops the query after each micro-batch and starts it again from its
+    # checkpoint; the same query, so every job keeps its batch boundaries and batch ids.
+    stops = batch_major(jobs)[1] if stop_file is not None else [None]
+    collected: list[tuple[int, Any]] = []
+    progress: list[Any] = []
+    for stop in stops:
+        if stop_file is not None:
+            Path(stop_file).write_text(str(stop), encoding="utf-8")
+        try:
+            segment, stream = run_and_collect(union, checkpoint)
+        except PySparkException as e:
+            raise ReplayError(f"streaming query failed{_after(len(progress), stop_file)}: {_first_line(e)}") from e
+        failure = stream.exception()
+        if failure is not None:
+            msg = f"streaming query failed{_after(len(progress), stop_file)}: {_first_line(failure)}"
+            raise ReplayError(msg) from failure
+        collected += segment
+        progress += list(stream.recentProgress)
     seconds = (time.perf_counter() - began) / len(jobs)
     for job in with_records:
         run = runs[job.job_id]
         run.started = True
         run.batches = len(job.batch_ends)  # its own: the group ran as many as its deepest job
+        run.starts = len(stops)
         run.records = _sink_records([(b, row) for b, row in collected if row["job"] == job.job_id])
         run.processing_log = _processing_log(progress, builders[job.job_id], job.query.query_id)
     if any(job.capture_state for job in with_records):
@@ -224,6 +241,10 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
     for run in runs.values():
         run.seconds = seconds
     return runs
+
+
+def _after(batches: int, stop_file: str | None) -> str:
+    return f" (restarted from its checkpoint after micro-batch {batches - 1})" if stop_file and batches else ""
 
 
 def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:

@@ -60,8 +60,13 @@ def _unb64(text: str | None) -> bytes | None:
     return None if text is None else base64.b64decode(text)
 
 
-def encode_options(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -> dict[str, str]:
-    """The reader options that carry ``records`` and the micro-batch boundaries."""
+def encode_options(
+    records: Sequence[ReplayRecord], batch_ends: Sequence[int], *, stop_file: str | None = None
+) -> dict[str, str]:
+    """The reader options that carry ``records`` and the micro-batch boundaries.
+
+    ``stop_file``, when it exists as a query starts, holds the offset that start stops at.
+    """
     rows = [
         [
             r.job,
@@ -76,7 +81,10 @@ def encode_options(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -
         ]
         for r in records
     ]
-    return {"records": json.dumps(rows), "batch_ends": json.dumps(list(batch_ends))}
+    options = {"records": json.dumps(rows), "batch_ends": json.dumps(list(batch_ends))}
+    if stop_file is not None:
+        options["stop_file"] = stop_file
+    return options
 
 
 def decode_options(options: Mapping[str, str]) -> tuple[list[list[Any]], list[int]]:
@@ -112,6 +120,9 @@ class Job:
     capture_state: bool = False
     #: the schemas of the replay's registry, for the registry formats
     registry: RegistrySnapshot | None = None
+    #: stop the streaming query after every micro-batch and start it again from its checkpoint
+    #: (the restart scenario; a group restarts if any of its jobs asks)
+    restart: bool = False
 
 
 @dataclass(frozen=True)
@@ -175,5 +186,7 @@ class QueryRun:
     started: bool = False
     seconds: float = 0.0
     group_size: int = 1
+    #: how many times its streaming query was started (more than once in the restart scenario)
+    starts: int = 1
     error: QttError | None = None
     internal_topics: list[InternalTopic] = field(default_factory=list)

@@ -9,6 +9,7 @@ shared disk; their encoding is plain data, in :mod:`qtt.runtime.jobs`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -32,8 +33,9 @@ class _Slice(InputPartition):
 class ReplayStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Offsets are ``{"next": i}``: the index of the next record to serve."""
 
-    def __init__(self, rows: list[list[Any]], batch_ends: list[int]) -> None:
+    def __init__(self, rows: list[list[Any]], batch_ends: list[int], stop_file: str | None = None) -> None:
         self.rows = rows
+        self.stop_file = stop_file
         self.batch_ends = sorted(set(batch_ends) | {len(rows)}) if rows else []
         self.largest_batch = max(
             (b - a for a, b in zip([0, *self.batch_ends], self.batch_ends, strict=False)), default=1
@@ -44,7 +46,10 @@ class ReplayStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {"next": 0}
 
     def prepareForTriggerAvailableNow(self) -> None:
+        # A query that is to stop early (the restart scenario) is told where before each start.
         self.target = len(self.rows)
+        if self.stop_file and Path(self.stop_file).is_file():
+            self.target = min(self.target, int(Path(self.stop_file).read_text(encoding="utf-8")))
 
     def getDefaultReadLimit(self) -> ReadLimit:
         return ReadMaxRows(self.largest_batch)
@@ -86,7 +91,8 @@ class ReplaySource(DataSource):
         return SCHEMA
 
     def streamReader(self, schema: Any) -> DataSourceStreamReader:
-        return ReplayStreamReader(*decode_options(self.options))
+        rows, ends = decode_options(self.options)
+        return ReplayStreamReader(rows, ends, self.options.get("stop_file"))
 
 
 def register(session: SparkSession) -> None:
