@@ -140,9 +140,10 @@ def _judge(
         result.comparison = _compare(
             {t: _final(fresh.outputs.get(t, [])) for t in tables},
             {t: _final(outcome.outputs.get(t, [])) for t in tables},
+            scenario,
         )
     else:
-        result.comparison = _compare(fresh.outputs, outcome.outputs)
+        result.comparison = _compare(fresh.outputs, outcome.outputs, scenario)
     if scenario == RESTART:
         if [(e.seq, e.query_id, e.context) for e in fresh.processing_log] != [
             (e.seq, e.query_id, e.context) for e in outcome.processing_log
@@ -175,7 +176,7 @@ def _internal(replay: ReplayResult) -> list[Any]:
     return [(t.name, t.key_schema, t.value_schema, t.records) for t in replay.internal_topics]
 
 
-def _compare(before: dict[str, list[OutputRecord]], after: dict[str, list[OutputRecord]]) -> Comparison:
+def _compare(before: dict[str, list[OutputRecord]], after: dict[str, list[OutputRecord]], scenario: str) -> Comparison:
     comparison = Comparison()
     for topic in sorted(set(before) | set(after)):
         exp, got = before.get(topic, []), after.get(topic, [])
@@ -184,6 +185,9 @@ def _compare(before: dict[str, list[OutputRecord]], after: dict[str, list[Output
         if first is None:
             continue
         details = [f"fresh {len(exp)} record(s), now {len(got)}"] if len(exp) != len(got) else []
+        cause = (exp[first:] or got[first:])[0].seq
+        details.append(f"first difference: an output of input {cause} (inputs are numbered from 0)")
+        details.append(f"expected: the fresh replay; actual: the {scenario} replay")
         comparison.diffs.append(
             TopicDiff(
                 topic,

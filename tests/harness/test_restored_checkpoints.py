@@ -9,12 +9,10 @@ cannot resume the checkpoint, and the restored replay says which state variable 
 from __future__ import annotations
 
 import json
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
-from pyspark import cloudpickle
 from pyspark.sql import types as st
 
 from qtt.harness import checkpoints
@@ -24,6 +22,7 @@ from qtt.harness.restored_replay import has_checkpoint, restore_folders
 from qtt.harness.snapshot import Action, snapshot
 from qtt.harness.status import Status
 from qtt.runtime import stateful
+from tests.harness.replaced_aggregate import replaced_aggregate
 
 STATEMENTS = [
     "CREATE TABLE shelves (sku VARCHAR PRIMARY KEY, aisle VARCHAR, units INT) "
@@ -121,10 +120,8 @@ class RelaidAggregate(stateful.AggregateProcessor):
 
 @pytest.fixture
 def relaid(monkeypatch):  # type: ignore[no-untyped-def]
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    monkeypatch.setattr(stateful, "AggregateProcessor", RelaidAggregate)
-    yield
-    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    with replaced_aggregate(monkeypatch, RelaidAggregate):
+        yield
 
 
 @pytest.mark.spark

@@ -53,7 +53,12 @@ def test_a_restart_that_loses_an_output_or_a_state_change_fails() -> None:
     assert result.status == Status.FAILED
     assert "restarted after every micro-batch" in result.reason and "outputs differ on T from record 1" in result.reason
     assert "internal topics differ from the uninterrupted run" in result.reason
-    assert result.comparison is not None and result.comparison.diffs[0].details == ["fresh 2 record(s), now 1"]
+    assert result.comparison is not None
+    assert result.comparison.diffs[0].details == [
+        "fresh 2 record(s), now 1",
+        "first difference: an output of input 1 (inputs are numbered from 0)",
+        "expected: the fresh replay; actual: the restart replay",
+    ]
 
 
 def test_a_stateful_rebatch_compares_final_tables_only() -> None:

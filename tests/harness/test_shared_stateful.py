@@ -8,18 +8,17 @@ that only the broken replay fails.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pyspark import cloudpickle
 
 from qtt.errors import QttError
 from qtt.harness import driver, plan_store
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.historical_replay import inputs_of, load
 from qtt.runtime import stateful
+from tests.harness.replaced_aggregate import replaced_aggregate
 
 ROOT = Path(__file__).parents[2] / "historical_plans"
 #: two operators (a table group-by feeding an aggregate), one operator, and no state at all
@@ -94,10 +93,8 @@ class PoisonedAggregate(stateful.AggregateProcessor):
 
 @pytest.fixture
 def poisoned(monkeypatch):  # type: ignore[no-untyped-def]
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    monkeypatch.setattr(stateful, "AggregateProcessor", PoisonedAggregate)
-    yield
-    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    with replaced_aggregate(monkeypatch, PoisonedAggregate):
+        yield
 
 
 @pytest.mark.spark
