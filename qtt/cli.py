@@ -122,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         help="run under these scenarios (default: fresh, and restored for historical folders with a stored "
         "checkpoint): fresh (from empty state), restored (from a folder's stored checkpoint), restart (stop "
         "after every micro-batch and start again from the checkpoint), rebatch (other micro-batch splits, "
-        "seeded by --seed), batch (a bounded batch query; not built yet: skipped). A scenario is compared "
+        "seeded by --seed), batch (all inputs as one bounded batch query). A scenario is compared "
         "with the fresh replay of the same case; one a plan cannot run under is skipped with the reason",
     )
     run.add_argument("--seed", type=int, default=0, help="the seed of the rebatch scenario's splits (default 0)")

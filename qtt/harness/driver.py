@@ -133,6 +133,8 @@ class ReplayItem:
     #: stateful queries take one record per micro-batch (ksqlDB with record caching off); the
     #: rebatch scenario turns it off, and every query follows the inputs' ``new_batch`` marks
     per_record: bool = field(default=True, compare=False)
+    #: the batch scenario: every query as a bounded batch query over all its records at once
+    bounded: bool = field(default=False, compare=False)
 
     @classmethod
     def from_case(
@@ -384,6 +386,7 @@ def replay_many(
                         capture_state and entry.shape.stateful,
                         registry=entry.state.registry,
                         restart=entry.state.item.restart,
+                        bounded=entry.state.item.bounded,
                     )
                     for job_id, entry in enumerate(group)
                 ]
@@ -430,8 +433,14 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     Every query can share a streaming query (see :mod:`qtt.runtime.executor`); a group runs as
     many micro-batches as its deepest query, so queries of equal depth go side by side.
     """
-    ordered = sorted(todo, key=lambda entry: (entry.state.item.restart, len(entry.ends)))
-    return [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
+    groups = []
+    modes = sorted({(entry.state.item.restart, entry.state.item.bounded) for entry in todo})
+    for mode in modes:  # a restarted or bounded group runs all its queries that way
+        ordered = sorted(
+            (e for e in todo if (e.state.item.restart, e.state.item.bounded) == mode), key=lambda e: len(e.ends)
+        )
+        groups += [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
+    return groups
 
 
 def _restores(entry: _Todo) -> bool:

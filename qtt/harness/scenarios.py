@@ -9,7 +9,9 @@
 - ``rebatch``: the same inputs in other micro-batch splits (seeded, reproducible). A stateless
   plan's outputs must not change; a stateful plan's final tables (the last value per key of
   each table it writes) must not change.
-- ``batch``: the plan as a bounded batch query; not built yet, so skipped with that reason.
+- ``batch``: the plan as a bounded batch query over all inputs at once (the replay source
+  has a batch reader; ``transformWithState`` runs in batch queries too): a stateless plan's
+  outputs, and a stateful plan's final tables, must equal the streaming run's.
 
 A scenario is compared with the fresh replay of the same variant in the same run, so a case
 whose expected outputs are wrong still proves its scenarios.
@@ -37,7 +39,6 @@ CASES_ONLY = (RESTART, REBATCH, BATCH)
 #: why a scenario cannot run for a case variant at all
 NOT_FOR_CASES = {
     RESTORED: "a case variant has no stored checkpoint: restored replays run on historical folders",
-    BATCH: "not built yet: a bounded batch query needs a batch reader of the replay source",
 }
 
 
@@ -104,6 +105,8 @@ def _item(scenario: str, variant: CaseVariant, fresh: CaseResult, seed: int) -> 
     item = ReplayItem.from_recorded(fresh.planned.plan, replay.inputs, replay.schemas)
     if scenario == RESTART:
         return replace(item, restart=True)
+    if scenario == BATCH:
+        return replace(item, bounded=True, per_record=False)
     marks = rebatched(len(replay.inputs), stateful=replay.stateful, key=f"{variant.file}|{variant.label}|{seed}")
     if marks is None:
         return None
@@ -136,7 +139,7 @@ def _judge(
         return
     result.replay = outcome
     result.seconds = outcome.seconds
-    if scenario == REBATCH and fresh.stateful:
+    if scenario in (REBATCH, BATCH) and fresh.stateful:
         result.comparison = _compare(
             {t: _final(fresh.outputs.get(t, [])) for t in tables},
             {t: _final(outcome.outputs.get(t, [])) for t in tables},
@@ -153,7 +156,11 @@ def _judge(
             result.problems.append("internal topics differ from the uninterrupted run")
     if result.problems or not result.comparison.ok:
         result.status = Status.FAILED
-        what = {RESTART: "restarted after every micro-batch", REBATCH: "fed in other micro-batches"}[scenario]
+        what = {
+            RESTART: "restarted after every micro-batch",
+            REBATCH: "fed in other micro-batches",
+            BATCH: "run as a bounded batch query",
+        }[scenario]
         parts = [f"{what}, the replay differs from the fresh one"]
         parts += [f"outputs differ on {d.topic} from record {d.first_index}" for d in result.comparison.diffs]
         result.reason = "; ".join(parts + result.problems)

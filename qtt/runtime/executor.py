@@ -134,6 +134,8 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
 def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None) -> DataFrame:
     records, ends = batch_major(jobs)
     options = encode_options(records, ends, stop_file=stop_file)
+    if any(job.bounded for job in jobs):
+        return session.read.format(FORMAT_NAME).options(**options).load()
     return session.readStream.format(FORMAT_NAME).options(**options).load()
 
 
@@ -206,6 +208,12 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
     stops = batch_major(jobs)[1] if stop_file is not None else [None]
     collected: list[tuple[int, Any]] = []
     progress: list[Any] = []
+    if any(job.bounded for job in jobs):
+        stops = []
+        try:
+            collected = [(0, row) for row in union.collect()]
+        except PySparkException as e:
+            raise ReplayError(f"batch query failed: {_first_line(e)}") from e
     for stop in stops:
         if stop_file is not None:
             Path(stop_file).write_text(str(stop), encoding="utf-8")
@@ -224,7 +232,7 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
         run = runs[job.job_id]
         run.started = True
         run.batches = len(job.batch_ends)  # its own: the group ran as many as its deepest job
-        run.starts = len(stops)
+        run.starts = max(len(stops), 1)
         run.records = _sink_records([(b, row) for b, row in collected if row["job"] == job.job_id])
         run.processing_log = _processing_log(progress, builders[job.job_id], job.query.query_id)
     if any(job.capture_state for job in with_records):

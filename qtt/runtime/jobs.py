@@ -123,6 +123,9 @@ class Job:
     #: stop the streaming query after every micro-batch and start it again from its checkpoint
     #: (the restart scenario; a group restarts if any of its jobs asks)
     restart: bool = False
+    #: run as a bounded batch query over all records at once (the batch scenario; a group is
+    #: bounded if any of its jobs is); nothing is checkpointed, so no internal topics
+    bounded: bool = False
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
-from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
     ReadAllAvailable,
     ReadLimit,
@@ -80,8 +80,24 @@ class ReplayStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         pass
 
 
+class ReplayBatchReader(DataSourceReader):
+    """All records at once, for a bounded batch query (the batch scenario)."""
+
+    def __init__(self, rows: list[list[Any]]) -> None:
+        self.rows = rows
+
+    def partitions(self) -> Sequence[InputPartition]:
+        return [_Slice(self.rows)]
+
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+        assert isinstance(partition, _Slice)
+        for row in partition.rows:
+            yield decode_row(row)
+
+
 class ReplaySource(DataSource):
-    """``spark.readStream.format("qtt_replay")``; see :func:`qtt.runtime.jobs.encode_options`."""
+    """``spark.readStream.format("qtt_replay")``, or ``spark.read`` for a bounded batch query;
+    see :func:`qtt.runtime.jobs.encode_options`."""
 
     @classmethod
     def name(cls) -> str:
@@ -89,6 +105,9 @@ class ReplaySource(DataSource):
 
     def schema(self) -> str:
         return SCHEMA
+
+    def reader(self, schema: Any) -> DataSourceReader:
+        return ReplayBatchReader(decode_options(self.options)[0])
 
     def streamReader(self, schema: Any) -> DataSourceStreamReader:
         rows, ends = decode_options(self.options)
