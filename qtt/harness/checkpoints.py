@@ -16,15 +16,12 @@ import io
 import json
 import tarfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from qtt.errors import PlanFileError
-from qtt.harness.driver import ReplayItem, ReplayResult, Restore, replay_many
-
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+from qtt.harness.driver import ReplayResult
 
 MANIFEST_FILE = "checkpoint.json"
 ARCHIVE_FILE = "checkpoint.tar.gz"
@@ -68,27 +65,13 @@ def restore_point(markers: Sequence[bool]) -> int:
     return marked[0] if marked else len(markers) // 2
 
 
-def capture(
-    item: ReplayItem, point: int, session: SparkSession, workdir: Path, *, qtt_version: str
-) -> tuple[Manifest, bytes]:
-    """Replay ``item`` with its stateful queries' checkpoints captured at ``point``.
-
-    Returns the manifest and the archive of ``<queryId>/`` checkpoint folders.
-
-    Raises:
-        QttError: the replay failed.
-    """
-    from qtt.runtime.session import ROCKSDB_PROVIDER
-
-    folder = workdir / "checkpoints"
-    folder.mkdir(parents=True, exist_ok=True)
-    outcome = replay_many([replace(item, restore=Restore(point, folder, capture=True))], session=session)[0]
-    if not isinstance(outcome, ReplayResult):
-        raise outcome
-    provider = session.conf.get("spark.sql.streaming.stateStore.providerClass") or ROCKSDB_PROVIDER
-    manifest = Manifest(
-        spark_version=session.version,
-        state_store_provider=provider,
+def manifest_of(
+    outcome: ReplayResult, point: int, *, spark_version: str, state_store_provider: str, qtt_version: str
+) -> Manifest:
+    """The manifest of the checkpoints a replay with ``Restore(point, ..., capture=True)`` kept."""
+    return Manifest(
+        spark_version=spark_version,
+        state_store_provider=state_store_provider,
         qtt_version=qtt_version,
         restore_point=point,
         consumed=dict(outcome.consumed),
@@ -97,7 +80,6 @@ def capture(
         },
         written_at=dict(outcome.written_at),
     )
-    return manifest, pack(folder)
 
 
 def pack(folder: Path) -> bytes:

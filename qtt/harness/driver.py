@@ -67,6 +67,8 @@ class OutputRecord:
     partition: int = 0
     #: the headers of the input record that caused this one (Kafka Streams forwards them)
     headers: Headers = ()
+    #: the micro-batch that wrote it (-1 when not known); scenario failures name it
+    batch: int = -1
 
     def as_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "key": self.key, "value": self.value, "timestamp": self.timestamp}
@@ -308,7 +310,7 @@ class _State:
             )
             self.add(produced)
             self.result.outputs.setdefault(topic, []).append(
-                _decode(self.result.sinks[topic], produced, query.query_id)
+                replace(_decode(self.result.sinks[topic], produced, query.query_id), batch=out.batch)
             )
 
     def finish(self) -> ReplayResult:
@@ -454,7 +456,7 @@ def _captures(entry: _Todo) -> bool:
 
 
 def _per_record(records: Sequence[ReplayRecord]) -> tuple[int, ...]:
-    return tuple(range(1, len(records) + 1))
+    return tuple(batch_ends([False] * len(records), per_record=True))
 
 
 def _capture(session: SparkSession, entry: _Todo) -> None:

@@ -9,7 +9,7 @@ import shlex
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +26,7 @@ from qtt.errors import (
 from qtt.harness import expected as expected_
 from qtt.harness import post as post_
 from qtt.harness.compare import Comparison, check_processing_log, compare
-from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.driver import ReplayItem, ReplayResult, Restore, replay_many
 from qtt.harness.model import CaseVariant, ExpectedException
 from qtt.harness.schemas import topic_schemas
 from qtt.harness.status import Status
@@ -128,22 +128,25 @@ def run_variants(
     workdir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     capture_state: bool = False,
+    restores: Sequence[Restore | None] | None = None,
 ) -> list[CaseResult]:
     """Run many variants; replays of different variants share Spark queries where they can.
 
     Planning happens first and needs no Spark; only variants that get as far as a replay
     start the session. ``progress(done, len(variants))`` counts finished variants: one that
-    needs no replay is done at once, one that does when its last query ran.
+    needs no replay is done at once, one that does when its last query ran. ``restores[i]``,
+    when given, is the restore point at which variant ``i``'s replay keeps its checkpoints.
     """
     results: list[CaseResult] = []
     pending: list[tuple[CaseResult, CaseVariant, ReplayItem]] = []
-    for variant in variants:
+    for index, variant in enumerate(variants):
         hint = f"rerun it alone: qtt run {variant.file} -k {shlex.quote(variant.case)}"
         result = CaseResult(variant.file, variant.case, variant.variant, Status.PASSED, hint=hint)
         began = time.perf_counter()
         items: list[ReplayItem] = []
         if _guarded(result, partial(_prepare, variant, result, items)):
-            pending.append((result, variant, items[0]))
+            restore = restores[index] if restores is not None else None
+            pending.append((result, variant, replace(items[0], restore=restore) if restore else items[0]))
         result.seconds = time.perf_counter() - began
         results.append(result)
     if pending or progress is not None:

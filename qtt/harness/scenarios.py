@@ -192,8 +192,7 @@ def _compare(before: dict[str, list[OutputRecord]], after: dict[str, list[Output
         if first is None:
             continue
         details = [f"fresh {len(exp)} record(s), now {len(got)}"] if len(exp) != len(got) else []
-        cause = (exp[first:] or got[first:])[0].seq
-        details.append(f"first difference: an output of input {cause} (inputs are numbered from 0)")
+        details.append(_first_difference(exp[first : first + 1], got[first : first + 1], scenario))
         details.append(f"expected: the fresh replay; actual: the {scenario} replay")
         comparison.diffs.append(
             TopicDiff(
@@ -205,6 +204,18 @@ def _compare(before: dict[str, list[OutputRecord]], after: dict[str, list[Output
             )
         )
     return comparison
+
+
+def _first_difference(exp: Sequence[OutputRecord], got: Sequence[OutputRecord], scenario: str) -> str:
+    """Which input's output differs first, and the micro-batch each side wrote it in."""
+    cause = (exp or got)[0].seq
+    where = [
+        f"{side} micro-batch {records[0].batch}"
+        for side, records in (("fresh", exp), (scenario, got))
+        if records and records[0].batch >= 0
+    ]
+    batches = f", written in {' and '.join(where)}" if where else ""
+    return f"first difference: an output of input {cause} (inputs are numbered from 0){batches}"
 
 
 def _bytes(record: OutputRecord) -> tuple[Any, ...]:

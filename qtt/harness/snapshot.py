@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from qtt import __version__
 from qtt.errors import CaseFileError, QttError
 from qtt.harness import checkpoints, plan_store, spec
-from qtt.harness.driver import ReplayItem
+from qtt.harness.driver import Restore
 from qtt.harness.model import CaseVariant
 from qtt.harness.runner import CaseResult, SessionProvider, run_variants
 from qtt.harness.slugs import project_root, relative_file
@@ -120,31 +120,37 @@ def snapshot(
     if not to_replay:
         return entries
     say(f"replaying {len(to_replay)} new or changed plan(s)")
-    variants_to_replay = [entry.variant for entry, _ in to_replay]
-    results = run_variants(variants_to_replay, session, capture_state=True, progress=progress)
-    stamp = epoch_ms if epoch_ms is not None else int(time.time() * 1000)
-    if not dry_run:
-        say(f"writing under {root}")
-    for (entry, plan), result in zip(to_replay, results, strict=True):
-        if result.status != Status.PASSED or result.replay is None:
-            entry.action = Action.NOT_SNAPSHOTTED
-            first_line = result.reason.splitlines()[0] if result.reason else ""
-            entry.reason = f"its replay did not pass ({result.status}): {first_line}"
-            continue
-        if dry_run:
-            continue
-        recorded = build_spec(entry.variant, result, version, root=root)
-        files: dict[str, str | bytes] = {
-            plan_store.PLAN_FILE: codec.dumps(plan),
-            plan_store.SPEC_FILE: spec.dumps(recorded),
-            plan_store.TOPOLOGY_FILE: _topology(session(), plan),
-        }
-        try:
-            if result.replay.stateful:
-                files.update(_checkpoint_files(entry.variant, plan, result, session(), version))
-            entry.folder = plan_store.write_folder(root, entry.slug, version, stamp, files)
-        except QttError as e:
-            entry.action, entry.reason = Action.NOT_SNAPSHOTTED, str(e)
+    with tempfile.TemporaryDirectory(prefix="qtt-capture-") as work:
+        restores = [_restore(entry, Path(work) / str(index)) for index, (entry, _) in enumerate(to_replay)]
+        kept = [(entry, plan, restore) for (entry, plan), restore in zip(to_replay, restores, strict=True) if restore]
+        variants_to_replay = [entry.variant for entry, _, _ in kept]
+        restore_points = [restore for _, _, restore in kept]
+        results = run_variants(
+            variants_to_replay, session, capture_state=True, progress=progress, restores=restore_points
+        )
+        stamp = epoch_ms if epoch_ms is not None else int(time.time() * 1000)
+        if not dry_run:
+            say(f"writing under {root}")
+        for (entry, plan, restore), result in zip(kept, results, strict=True):
+            if result.status != Status.PASSED or result.replay is None:
+                entry.action = Action.NOT_SNAPSHOTTED
+                first_line = result.reason.splitlines()[0] if result.reason else ""
+                entry.reason = f"its replay did not pass ({result.status}): {first_line}"
+                continue
+            if dry_run:
+                continue
+            recorded = build_spec(entry.variant, result, version, root=root)
+            files: dict[str, str | bytes] = {
+                plan_store.PLAN_FILE: codec.dumps(plan),
+                plan_store.SPEC_FILE: spec.dumps(recorded),
+                plan_store.TOPOLOGY_FILE: _topology(session(), plan),
+            }
+            try:
+                if result.replay.stateful:
+                    files.update(_checkpoint_files(restore, result, session(), version))
+                entry.folder = plan_store.write_folder(root, entry.slug, version, stamp, files)
+            except QttError as e:
+                entry.action, entry.reason = Action.NOT_SNAPSHOTTED, str(e)
     return entries
 
 
@@ -168,18 +174,34 @@ def _checkpoint_wanted(plan: Plan | None, newest: Path | None) -> str:
     return ""
 
 
-def _checkpoint_files(
-    variant: CaseVariant, plan: Plan, result: CaseResult, session: SparkSession, version: str
-) -> dict[str, str | bytes]:
-    """The stored checkpoint of a stateful plan: the manifest and the archive."""
-    assert result.replay is not None
+def _restore(entry: Entry, folder: Path) -> Restore | None:
+    """Where the variant's replay keeps its stateful queries' checkpoints, and at which input;
+    None (the entry says why) if the case marks more than one restore point."""
     try:
-        point = checkpoints.restore_point([record.qtt_restore_point for record in variant.inputs])
+        point = checkpoints.restore_point([record.qtt_restore_point for record in entry.variant.inputs])
     except ValueError as e:
-        raise CaseFileError(str(e), file=variant.file, case=variant.case) from None
-    item = ReplayItem.from_recorded(plan, result.replay.inputs, result.replay.schemas)
-    with tempfile.TemporaryDirectory(prefix="qtt-capture-") as work:
-        manifest, archive = checkpoints.capture(item, point, session, Path(work), qtt_version=version)
+        entry.action = Action.NOT_SNAPSHOTTED
+        entry.reason = str(CaseFileError(str(e), file=entry.variant.file, case=entry.variant.case))
+        return None
+    folder.mkdir(parents=True)
+    return Restore(point, folder, capture=True)
+
+
+def _checkpoint_files(
+    restore: Restore, result: CaseResult, session: SparkSession, version: str
+) -> dict[str, str | bytes]:
+    """The stored checkpoint of a stateful plan, kept by its replay: the manifest and the archive."""
+    from qtt.runtime.session import ROCKSDB_PROVIDER
+
+    assert result.replay is not None
+    manifest = checkpoints.manifest_of(
+        result.replay,
+        restore.point,
+        spark_version=session.version,
+        state_store_provider=session.conf.get("spark.sql.streaming.stateStore.providerClass") or ROCKSDB_PROVIDER,
+        qtt_version=version,
+    )
+    archive = checkpoints.pack(restore.folder)
     return {checkpoints.MANIFEST_FILE: checkpoints.dumps(manifest), checkpoints.ARCHIVE_FILE: archive}
 
 

@@ -53,6 +53,18 @@ class StatefulOperator(StatefulProcessor):
     def state_names(self) -> tuple[str, ...]:
         raise NotImplementedError
 
+    @staticmethod
+    def through_store(state: Any, codec: StateCodec, value: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Store ``value`` in ``state`` and read it back: what the key's next record sees.
+
+        ksqlDB (record caching off) stores a key's state after each record and reads it back
+        for the next; the store can change a value's form (a map's key order, say), which later
+        outputs show. Between two records of one key in one micro-batch, state makes the same
+        trip, so outputs do not depend on how records are batched.
+        """
+        state.update(codec.encode(value))
+        return tuple(codec.decode(state.get()))
+
 
 @dataclass(frozen=True)
 class AggregateSpec:
@@ -125,7 +137,7 @@ class AggregateProcessor(StatefulOperator):
         key_values = {k: ordered[0][k] for k in self.spec.key_names}
         for position, row in enumerate(ordered):
             if position and row[SEQ] != ordered[position - 1][SEQ]:
-                accumulators, rowtime = self._through_store(accumulators, rowtime)
+                *accumulators, rowtime = self.through_store(self.state, self.codec, (*accumulators, rowtime))
             self.current = row[SEQ]
             for i, (udaf, (_, _, columns)) in enumerate(zip(self.udafs, self.spec.calls, strict=True)):
                 values = [self._argument(row, c) for c in columns]
@@ -149,18 +161,6 @@ class AggregateProcessor(StatefulOperator):
             previous = results
             yield Row(**out)
         self.state.update(self.codec.encode(tuple([*accumulators, rowtime])))
-
-    def _through_store(self, accumulators: list[Any], rowtime: Any) -> tuple[list[Any], Any]:
-        """What the state store hands back for these accumulators.
-
-        ksqlDB (record caching off) stores a group's aggregate after each record and reads it
-        back for the next; the store can change a value's form (a map's key order, say), which
-        later outputs show. So between two records of one micro-batch the accumulators make the
-        same trip, and outputs do not depend on how records are batched.
-        """
-        self.state.update(self.codec.encode(tuple([*accumulators, rowtime])))
-        stored = self.codec.decode(self.state.get())
-        return list(stored[:-1]), stored[-1]
 
     def close(self) -> None:
         pass
@@ -193,9 +193,8 @@ class TableGroupByProcessor(StatefulOperator):
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         old = self.codec.decode(self.state.get()) if self.state.exists() else None
         for position, row in enumerate(sorted(rows, key=lambda r: r[SEQ])):
-            if position and old is not None:  # as AggregateProcessor._through_store: the store's form
-                self.state.update(self.codec.encode(old))
-                old = self.codec.decode(self.state.get())
+            if position and old is not None:
+                old = self.through_store(self.state, self.codec, old)
             pseudo = _pseudo(row)
             if old is not None:
                 yield self._output(old, pseudo, row[SEQ], UNDO, 0)

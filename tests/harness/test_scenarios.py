@@ -36,8 +36,8 @@ def test_rebatched_splits_are_seeded_and_differ_from_the_fresh_batching() -> Non
     assert scenarios.rebatched(1, stateful=True, key="a") is None
 
 
-def _out(key: bytes, value: bytes | None, seq: int) -> OutputRecord:
-    return OutputRecord("T", key.decode(), value, 0, seq, "Q", key_bytes=key, value_bytes=value)
+def _out(key: bytes, value: bytes | None, seq: int, batch: int = -1) -> OutputRecord:
+    return OutputRecord("T", key.decode(), value, 0, seq, "Q", key_bytes=key, value_bytes=value, batch=batch)
 
 
 def _result() -> CaseResult:
@@ -45,7 +45,7 @@ def _result() -> CaseResult:
 
 
 def test_a_restart_that_loses_an_output_or_a_state_change_fails() -> None:
-    fresh = ReplayResult(outputs={"T": [_out(b"a", b"1", 0), _out(b"a", b"2", 1)]}, stateful=True)
+    fresh = ReplayResult(outputs={"T": [_out(b"a", b"1", 0, 0), _out(b"a", b"2", 1, 1)]}, stateful=True)
     fresh.internal_topics = [InternalTopic("Q-S-changelog", "k", "v", [InternalRecord("a", 1, "update", 0, 0)])]
     lost = ReplayResult(outputs={"T": [_out(b"a", b"1", 0)]}, stateful=True)
     result = _result()
@@ -56,7 +56,7 @@ def test_a_restart_that_loses_an_output_or_a_state_change_fails() -> None:
     assert result.comparison is not None
     assert result.comparison.diffs[0].details == [
         "fresh 2 record(s), now 1",
-        "first difference: an output of input 1 (inputs are numbered from 0)",
+        "first difference: an output of input 1 (inputs are numbered from 0), written in fresh micro-batch 1",
         "expected: the fresh replay; actual: the restart replay",
     ]
 
@@ -67,10 +67,14 @@ def test_a_stateful_rebatch_compares_final_tables_only() -> None:
     result = _result()
     scenarios._judge(scenarios.REBATCH, result, fresh, fewer, ["T"])
     assert result.status == Status.PASSED, result.reason
-    wrong = ReplayResult(outputs={"T": [_out(b"a", b"2", 0), _out(b"b", b"6", 1)]}, stateful=True)
+    wrong = ReplayResult(outputs={"T": [_out(b"a", b"2", 0), _out(b"b", b"6", 1, 0)]}, stateful=True)
     result = _result()
     scenarios._judge(scenarios.REBATCH, result, fresh, wrong, ["T"])
     assert result.status == Status.FAILED and "fed in other micro-batches" in result.reason
+    assert result.comparison is not None
+    assert result.comparison.diffs[0].details[0] == (
+        "first difference: an output of input 1 (inputs are numbered from 0), written in rebatch micro-batch 0"
+    )
 
 
 CASES = {
