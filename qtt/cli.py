@@ -198,7 +198,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.scenario is None or args.scenario == (scenarios.FRESH,):
         replayed = run_variants(variants, spark_session, progress=case_progress)
     else:
-        replayed = scenarios.run_scenarios(variants, chosen, spark_session, seed=args.seed, progress=case_progress)
+        replayed = scenarios.run_scenarios(
+            variants,
+            chosen,
+            spark_session,
+            seed=args.seed,
+            progress=case_progress,
+            scenario_progress=lambda name: _progress(f"case variants ({name})", time.perf_counter(), quiet=args.quiet),
+        )
     for index, result in enumerate(replayed):
         variant = variants[index % len(variants)]
         placed.append((file_order[variant.file], variant.index, result))

@@ -29,6 +29,7 @@ from qtt.runtime import scratch
 from qtt.runtime.checkpoint_files import copy_checkpoint, unreadable_state
 from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
 from qtt.serde.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
+from qtt.serde.windowed import WindowBounds
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -69,6 +70,8 @@ class OutputRecord:
     headers: Headers = ()
     #: the micro-batch that wrote it (-1 when not known); scenario failures name it
     batch: int = -1
+    #: the window of a windowed key (start, end, ``time`` or ``session``)
+    window: WindowBounds | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {"topic": self.topic, "key": self.key, "value": self.value, "timestamp": self.timestamp}
@@ -536,6 +539,7 @@ def _decode(serde: TopicSerde, record: _Pending, query_id: str) -> OutputRecord:
     try:
         key = serde.decode_key(record.key)
         value = serde.decode_value(record.value)
+        window = serde.decode_window(record.key)
     except QttError as e:
         msg = f"{query_id} wrote bytes to {serde.topic} that its own format cannot read back: {e}"
         raise SerdeError(msg) from None
@@ -550,4 +554,5 @@ def _decode(serde: TopicSerde, record: _Pending, query_id: str) -> OutputRecord:
         record.value,
         record.partition,
         record.headers,
+        window=window,
     )

@@ -11,7 +11,7 @@ from qtt.harness.model import PostConditions, PostSource, PostTopic
 from qtt.plan.metastore import DataSource
 from qtt.plan.schema import LogicalSchema
 from qtt.plan.sql_schema import schema_from_sql
-from qtt.plan.steps import FormatInfo, Formats
+from qtt.plan.steps import FormatInfo, Formats, WindowInfo
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 from qtt.serde.schema_registry import RegisteredSchema, subject_for
 
@@ -25,17 +25,24 @@ def _format_name(value: Any) -> str | None:
     return str(value).upper()
 
 
-def _format_problems(label: str, expected: Any, actual: FormatInfo) -> Iterable[str]:
+def _format_problems(label: str, expected: Any, actual: FormatInfo, window: WindowInfo | None = None) -> Iterable[str]:
     """A key or value format as ksqlDB's post-conditions give it: a name, or an object with
-    ``format``, ``properties`` and (for keys) ``windowType`` / ``windowSize``."""
+    ``format``, ``properties`` and (for keys) ``windowType`` / ``windowSize`` (``window`` is
+    the key's actual window)."""
     want = _format_name(expected)
     if want is not None and want != actual.format:
         yield f"expected {label} {want}, got {actual.format}"
     if not isinstance(expected, Mapping):
         return
-    if expected.get("windowType") is not None:
-        # qtt plans no windowed sources yet, so a windowed expectation never holds
-        yield f"expected a {expected['windowType']}-windowed {label}, got a non-windowed one"
+    want_window = expected.get("windowType")
+    if want_window is not None:
+        if window is None:
+            yield f"expected a {want_window}-windowed {label}, got a non-windowed one"
+        elif str(want_window).upper() != window.type:
+            yield f"expected a {want_window}-windowed {label}, got a {window.type}-windowed one"
+    want_size = expected.get("windowSize")
+    if want_size is not None and window is not None and want_size != window.size_ms:
+        yield f"expected {label} windows of {want_size} ms, got {window.size_ms}"
     properties = expected.get("properties")
     if properties is not None and dict(properties) != dict(actual.properties):
         yield f"expected {label} properties {dict(properties)}, got {dict(actual.properties)}"
@@ -85,11 +92,11 @@ def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> It
         wanted = schema_from_sql(expected.schema)
         if wanted != actual.schema:
             yield f"source {expected.name}: expected schema {wanted}, got {actual.schema}"
-    for label, want, got in (
-        ("key format", expected.key_format, actual.formats.key_format),
-        ("value format", expected.value_format, actual.formats.value_format),
+    for label, want, got, window in (
+        ("key format", expected.key_format, actual.formats.key_format, actual.formats.window),
+        ("value format", expected.value_format, actual.formats.value_format, None),
     ):
-        for problem in _format_problems(label, want, got):
+        for problem in _format_problems(label, want, got, window):
             yield f"source {expected.name}: {problem}"
     for label, want_features, key in (
         ("key", expected.key_features, True),
@@ -153,11 +160,11 @@ def _check_topic(expected: PostTopic, topics: Mapping[str, tuple[Formats, int]])
         yield (f"topic {expected.name!r} does not exist; topics: {', '.join(sorted(topics)) or 'none'}")
         return
     formats, partitions = actual
-    for label, want, got in (
-        ("key format", expected.key_format, formats.key_format),
-        ("value format", expected.value_format, formats.value_format),
+    for label, want, got, window in (
+        ("key format", expected.key_format, formats.key_format, formats.window),
+        ("value format", expected.value_format, formats.value_format, None),
     ):
-        for problem in _format_problems(label, want, got):
+        for problem in _format_problems(label, want, got, window):
             yield f"topic {expected.name}: {problem}"
     if expected.partitions is not None and expected.partitions != partitions:
         yield f"topic {expected.name}: expected {expected.partitions} partitions, got {partitions}"

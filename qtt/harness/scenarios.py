@@ -59,9 +59,11 @@ def run_scenarios(
     *,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    scenario_progress: Callable[[str], Callable[[int, int], None]] | None = None,
 ) -> list[CaseResult]:
     """Every variant under every scenario: the fresh results (when asked for), then one result
-    per variant and other scenario, labelled with the scenario."""
+    per variant and other scenario, labelled with the scenario. ``progress`` counts the fresh
+    replays; ``scenario_progress(name)`` gives the callback that counts a scenario's."""
     fresh = run_variants(variants, session, capture_state=RESTART in scenarios, progress=progress)
     results = list(fresh) if FRESH in scenarios else []
     for scenario in scenarios:
@@ -78,7 +80,11 @@ def run_scenarios(
                 assert before.replay is not None
                 todo.append((result, before.replay, item))
         outcomes = replay_counted(
-            [item for _, _, item in todo], session, total=len(todo), progress=None, capture_state=scenario == RESTART
+            [item for _, _, item in todo],
+            session,
+            total=len(todo),
+            progress=scenario_progress(scenario) if scenario_progress and todo else None,
+            capture_state=scenario == RESTART,
         )
         for (result, before_replay, item), outcome in zip(todo, outcomes, strict=True):
             _judge(scenario, result, before_replay, outcome, table_topics(item.plan))

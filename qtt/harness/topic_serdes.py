@@ -12,7 +12,7 @@ from typing import Any
 
 from qtt.plan import steps as s
 from qtt.plan.schema import LogicalSchema
-from qtt.serde import Format, SerdeColumn, get_format
+from qtt.serde import Format, SerdeColumn, get_format, windowed
 from qtt.serde.schema_registry import RegistrySnapshot, subject_for
 
 
@@ -62,7 +62,17 @@ class TopicSerde:
         return self._value_format().from_document(document, self.value_columns, **self._side(False))
 
     def decode_key(self, data: bytes | None) -> Any:
+        window = self.formats.window
+        if window is not None and data is not None:
+            data = windowed.unwrap(data, window.type, window.size_ms)[0]
         return self._key_format().to_document(data, self.key_columns, **self._side(True))
+
+    def decode_window(self, data: bytes | None) -> windowed.WindowBounds | None:
+        """The window of a windowed key; None for a topic without windowed keys."""
+        window = self.formats.window
+        if window is None or data is None:
+            return None
+        return windowed.unwrap(data, window.type, window.size_ms)[1]
 
     def decode_value(self, data: bytes | None) -> Any:
         return self._value_format().to_document(data, self.value_columns, **self._side(False))

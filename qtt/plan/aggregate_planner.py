@@ -19,10 +19,11 @@ from qtt.plan import messages
 from qtt.plan import steps as s
 from qtt.plan.aggregate_signatures import NOT_LITERAL, TABLE_AGGREGATES, is_aggregate, resolve_aggregate
 from qtt.plan.aliases import ColumnAliasGenerator
-from qtt.plan.analyzer import Analyzer, Scope
+from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.coercion import implicit_cast, reject_untyped_null
 from qtt.plan.metastore import TABLE, DataSource
-from qtt.plan.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, Column, LogicalSchema
+from qtt.plan.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
+from qtt.plan.window_planner import reject_window_bounds_outside_select, window_expression, window_info
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -66,6 +67,8 @@ class AggregationPlanner:
         self.scope = context.scope
         self.table = context.source.kind == TABLE
         self.calls: list[s.AggregateCall] = []
+        #: set by :meth:`plan` for a windowed aggregation: what its keys' windows are
+        self.window_info: s.WindowInfo | None = None
 
     # ------------------------------------------------------------------ aggregate calls
 
@@ -118,6 +121,17 @@ class AggregationPlanner:
             raise StatementError(msg)
         if any(isinstance(i, (ast.AllColumns, ast.StructAll)) for i in items):
             raise UnsupportedFeatureError("SELECT * in an aggregating query")
+        final = query.emit == "FINAL"
+        window = window_expression(query.window, emit_final=final) if query.window is not None else None
+        select_scope = self.scope
+        if window is not None:
+            reject_window_bounds_outside_select(query)
+            if window.type == "SESSION" and query.having is not None:
+                raise UnsupportedFeatureError("HAVING over session windows")
+            if window.type == "SESSION" and final:
+                raise UnsupportedFeatureError("EMIT FINAL over session windows")
+            bounds = [ScopeColumn(name, type_, self.scope.sources) for name, type_ in WINDOW_BOUNDS.items()]
+            select_scope = Scope(self.scope.columns + bounds, self.scope.sources)
         group_analyzer = Analyzer(self.scope, "GROUP BY")
         groups: list[e.Expression] = []
         for node in query.group_by:
@@ -136,7 +150,7 @@ class AggregationPlanner:
             key_names.append(expr.name if isinstance(expr, e.ColumnRef) else generator.unique_alias_for(node))
         key_refs = {g: e.ColumnRef(name=n, sql_type=g.result_type) for g, n in zip(groups, key_names, strict=True)}
 
-        select_analyzer = Analyzer(self.scope, "SELECT", aggregates=self._aggregate)
+        select_analyzer = Analyzer(select_scope, "SELECT", aggregates=self._aggregate)
         selected: list[tuple[str, e.Expression, ast.Expr]] = []
         for item in items:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
@@ -156,7 +170,7 @@ class AggregationPlanner:
                 "can not handle. Please remove the function or change the format."
             )
             raise StatementError(msg)
-        allowed = set(key_names) | {c.alias for c in self.calls}
+        allowed = set(key_names) | {c.alias for c in self.calls} | (set(WINDOW_BOUNDS) if window else set())
         strays = [node for alias, expr, node in selected if any(ref.name not in allowed for ref in column_refs(expr))]
         if strays:
             raise StatementError(messages.non_aggregate_select([format_expr(n) for n in strays]))
@@ -188,7 +202,17 @@ class AggregationPlanner:
             step = s.TableAggregateV2(context="Aggregate/Aggregate", source=step, aggregations=calls)
         else:
             step = s.StreamGroupByV1(context="Aggregate/GroupBy", source=step, group_by_expressions=group_selects)
-            step = s.StreamAggregateV1(context="Aggregate/Aggregate", source=step, aggregations=tuple(self.calls))
+            if window is not None:
+                step = s.StreamWindowedAggregateV1(
+                    context="Aggregate/Aggregate",
+                    source=step,
+                    aggregations=tuple(self.calls),
+                    window=window,
+                    internal_formats=dataclasses.replace(self.context.source.formats, window=None),
+                )
+                self.window_info = window_info(window)
+            else:
+                step = s.StreamAggregateV1(context="Aggregate/Aggregate", source=step, aggregations=tuple(self.calls))
         if having is not None:
             step = s.TableFilterV2(context="Aggregate/HavingFilter", source=step, filter_expression=having)
         return self._project(step, key_names, groups, selected, query)

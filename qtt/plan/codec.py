@@ -33,7 +33,7 @@ from qtt.plan.depth import (
 )
 from qtt.plan.expressions import Expression
 from qtt.plan.schema import LogicalSchema
-from qtt.plan.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
+from qtt.plan.steps import DdlCommand, ExecutionStep, Formats, Plan, StatementPlan
 from qtt.plan.tagged import Tagged
 from qtt.plan.type_text import read_type
 from qtt.serde.excerpt import json_value
@@ -149,6 +149,11 @@ def converter() -> cattrs.Converter:
     conv.register_unstructure_hook_func(lambda tp: isinstance(tp, type) and issubclass(tp, t.SqlType), str)
     conv.register_structure_hook(LogicalSchema, lambda v, _: _parse_schema(v))
     conv.register_unstructure_hook(LogicalSchema, str)
+    # as ksqlDB's KeyFormat: a topic without windowed keys has no "window" key at all
+    formats = _unstructure_fn(conv, Formats)
+    conv.register_unstructure_hook(
+        Formats, lambda value: {k: v for k, v in formats(value).items() if k != "window" or v is not None}
+    )
     for root in _TAGGED_ROOTS:
         register_tagged(conv, root)
     return conv

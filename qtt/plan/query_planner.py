@@ -46,8 +46,6 @@ def plan_query(
         reject_unsupported_clauses(query)
     if isinstance(query.from_, ast.Join):
         raise UnsupportedFeatureError("joins")
-    if query.window is not None:
-        raise UnsupportedFeatureError(f"windowed aggregation (WINDOW {query.window.kind})")
     if query.having is not None and query.group_by is None:
         msg = "HAVING requires GROUP BY."
         raise StatementError(msg)
@@ -65,9 +63,16 @@ def plan_query(
     if query.limit is not None:
         msg = "CREATE STREAM AS SELECT statements don't support LIMIT clause."
         raise StatementError(msg)
-    if query.emit == "FINAL":
+    if query.emit == "FINAL" and query.window is None:
         msg = "EMIT FINAL is only supported for windowed aggregations."
         raise StatementError(msg)
+    if source.formats.window is not None:
+        raise UnsupportedFeatureError(f"queries over windowed sources ({source.name} is {source.formats.window.type})")
+    if query.window is not None:
+        if source.kind == TABLE:
+            raise StatementError("Windowing not supported for table aggregations.")
+        if query.group_by is None:
+            raise StatementError("Windowed aggregations require a GROUP BY clause.")
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
     return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
@@ -82,6 +87,8 @@ class PlannedQuery:
     source: DataSource
     partitioned_by_null: bool = False
     is_table: bool = False
+    #: the windows of a windowed aggregation's keys
+    window: s.WindowInfo | None = None
 
 
 @dataclass(frozen=True)
@@ -198,8 +205,9 @@ class QueryPlanner:
 
         named = self._alias_select_items(query.select)
         if query.group_by is not None:
-            step, schema = AggregationPlanner(self.context).plan(query, step, named)
-            return PlannedQuery(step=step, schema=schema, source=source, is_table=True)
+            aggregation = AggregationPlanner(self.context)
+            step, schema = aggregation.plan(query, step, named)
+            return PlannedQuery(step=step, schema=schema, source=source, is_table=True, window=aggregation.window_info)
         parent = self._source_parent()
         partition: list[_PartitionColumn] | None = None
         by_null = False

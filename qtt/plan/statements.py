@@ -8,7 +8,7 @@ ksqlDB's messages. It never imports Spark.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import singledispatchmethod
 from types import MappingProxyType
 
@@ -295,6 +295,8 @@ class Planner:
             sink_name=statement.name,
         )
         formats = finish_formats(self.config, key_info, value_info, properties, schema)
+        if planned.window is not None:
+            formats = replace(formats, window=planned.window)
         timestamp = timestamp_column(properties, schema)
         prefix = str(self.config.get(CONFIG_TOPIC_PREFIX, ""))
         topic = str(properties.get("KAFKA_TOPIC", prefix + statement.name))

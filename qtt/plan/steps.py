@@ -29,13 +29,52 @@ class FormatInfo:
 
 
 @dataclass(frozen=True, kw_only=True)
+class WindowInfo:
+    """What a windowed key carries besides the key: ksqlDB's ``WindowInfo``.
+
+    ``type`` is ``TUMBLING``, ``HOPPING`` or ``SESSION``; ``size_ms`` is the window size of a
+    time window (a time-windowed key stores only the window start, so its end needs the size),
+    None for a session window (its key stores both bounds).
+    """
+
+    type: str
+    size_ms: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Formats:
-    """The key and value formats of a topic, with ksqlDB's serde features."""
+    """The key and value formats of a topic, with ksqlDB's serde features.
+
+    ``window`` is set for a topic with windowed keys. As in ksqlDB's plans, the JSON form
+    leaves it out when there is none (:mod:`qtt.plan.codec`), so plans of unwindowed topics
+    keep the shape they always had.
+    """
 
     key_format: FormatInfo
     value_format: FormatInfo
     key_features: tuple[str, ...] = ()
     value_features: tuple[str, ...] = ()
+    window: WindowInfo | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class WindowExpression:
+    """A windowed aggregation's windows, every duration resolved to milliseconds.
+
+    ``advance_ms`` equals ``size_ms`` for tumbling windows; for session windows ``size_ms`` is
+    the inactivity gap and ``advance_ms`` is unused (0). ``grace_ms`` is the one in force,
+    ksqlDB's default (24 hours less the size or gap, never negative) when the query names none.
+    ``retention_ms`` is how long a window's state is kept (at least size plus grace).
+    """
+
+    type: str
+    size_ms: int
+    advance_ms: int
+    grace_ms: int
+    retention_ms: int
+    #: ``EMIT FINAL``: each window is emitted once, when stream time closes it (Kafka Streams'
+    #: emit-on-window-close), instead of on every change
+    emit_final: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -301,6 +340,30 @@ class StreamAggregateV1(AggregateStep):
     type_tag: ClassVar[str] = "streamAggregateV1"
     source: ExecutionStep
     aggregations: tuple[AggregateCall, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StreamWindowedAggregateV1(AggregateStep):
+    """Aggregate each group's rows per window (``WINDOW TUMBLING | HOPPING | SESSION``).
+
+    Time windows: each row joins every window that holds its timestamp, unless stream time
+    (the newest timestamp its source partition has shown this step) has closed the window: its
+    end plus the grace period is at or before stream time (Kafka Streams' rule). Emits the
+    window's new aggregate row for every row it takes, windows in start order; the row's
+    timestamp is the newest in the window. Session windows merge the sessions a row reaches
+    and emit tombstones for those they replace (README, "Windows"). With ``emit_final``, a
+    window is emitted once, when it closes. State: per partition, its stream time (and, for
+    ``EMIT FINAL``, the windows not yet emitted); per group and window, one accumulator per
+    call plus the newest ROWTIME (per group, its sessions).
+    """
+
+    type_tag: ClassVar[str] = "streamWindowedAggregateV1"
+    source: ExecutionStep
+    aggregations: tuple[AggregateCall, ...]
+    window: WindowExpression
+    #: the formats of its state store's keys (the source's): ``EMIT FINAL`` emits the windows
+    #: that close together in the order of their start, then of their key's bytes in this format
+    internal_formats: Formats
 
 
 @dataclass(frozen=True, kw_only=True)

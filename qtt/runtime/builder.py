@@ -17,7 +17,6 @@ from pyspark.sql import Column, DataFrame, GroupedData
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
-from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.plan import steps as s
 from qtt.plan.codec import step_paths
@@ -40,10 +39,10 @@ from qtt.runtime.names import (
     SEQ,
     SYSTEM_COLUMNS,
     TOMBSTONE,
-    argument_column,
+    WINDOW_END,
+    WINDOW_START,
     col,
     data_col,
-    group_column,
     is_stored,
     previous_name,
     stored,
@@ -178,7 +177,12 @@ class PlanBuilder:
     def system_columns(df: DataFrame | None = None) -> list[Column]:
         """The system columns, and the output order column of stateful steps when ``df`` has it."""
         ordered = df is not None and ORDER in df.columns
-        return [col(name) for name in SYSTEM_COLUMNS] + ([col(ORDER)] if ordered else [])
+        windowed = df is not None and WINDOW_START in df.columns
+        return (
+            [col(name) for name in SYSTEM_COLUMNS]
+            + ([col(ORDER)] if ordered else [])
+            + ([col(WINDOW_START), col(WINDOW_END)] if windowed else [])
+        )
 
     def _stateful(self, grouped: GroupedData, processor: StatefulOperator, output: st.StructType) -> DataFrame:
         """The one way a step keeps state: ``processor`` over ``grouped``, its variables recorded.
@@ -377,7 +381,13 @@ class PlanBuilder:
             value_bytes.alias("value"),
             *([col(ORDER).alias("order")] if ORDER in rows.columns else []),
         )
-        out = encoded.withColumn("partition", route(col("key"), col("partition")))
+        if formats.window is not None:  # Kafka Streams' windowed key, partitioned by the key alone
+            encoded = encoded.withColumn(_INNER_KEY, col("key")).withColumn(
+                "key", windowed_key(col("key"), rows, formats.window)
+            )
+            out = encoded.withColumn("partition", route(col(_INNER_KEY), col("partition"))).drop(_INNER_KEY)
+        else:
+            out = encoded.withColumn("partition", route(col("key"), col("partition")))
         self.sink = SinkOutput(out, step.topic)
         return Built(source.df, schema)
 
@@ -459,9 +469,9 @@ class PlanBuilder:
         # A grouping column named like a table key or a pseudo column is that very column
         # (GROUP BY ID, GROUP BY ROWTIME), so the one column serves as both.
         taken = {g.alias for g in step.group_by_expressions}
-        pseudo = _untaken(PSEUDO_COLUMNS, taken)
+        pseudo = untaken(PSEUDO_COLUMNS, taken)
         df = source.df.select(
-            *[col(k) for k in _untaken(table_keys, taken)],
+            *[col(k) for k in untaken(table_keys, taken)],
             *groups,
             *arguments,
             *[col(c) for c in pseudo],
@@ -489,6 +499,10 @@ class PlanBuilder:
     def stream_aggregate_v1(self, step: s.StreamAggregateV1, source: Built) -> Built:
         return self._aggregate(step, source)
 
+    @builds(s.StreamWindowedAggregateV1)
+    def stream_windowed_aggregate_v1(self, step: s.StreamWindowedAggregateV1, source: Built) -> Built:
+        return self._aggregate(step, source, window=step.window)
+
     @builds(s.TableAggregateV1)
     def table_aggregate_v1(self, step: s.TableAggregateV1, source: Built) -> Built:
         # the undo rows come from the table group-by's OP column
@@ -498,81 +512,33 @@ class PlanBuilder:
     def table_aggregate_v2(self, step: s.TableAggregateV2, source: Built) -> Built:
         return self._aggregate(step, source, emit_once_per_input=True)
 
-    def _aggregate(self, step: s.AggregateStep, source: Built, *, emit_once_per_input: bool = False) -> Built:
-        from qtt.plan.aggregate_signatures import Aggregate
-        from qtt.runtime.stateful import (
-            AggregateProcessor,
-            AggregateSpec,
-            state_name,
-            struct,
-        )
+    def _aggregate(
+        self,
+        step: s.AggregateStep,
+        source: Built,
+        *,
+        emit_once_per_input: bool = False,
+        window: s.WindowExpression | None = None,
+    ) -> Built:
+        from qtt.runtime.aggregate_builder import build_aggregate
 
-        compile_ = Compiler()
-        keys = [c.name for c in source.schema.key]
-        # PySpark's transformWithState mishandles grouping keys that are not primitive: a struct
-        # key shares one state among all its values, an array key fails to start. Such a key is
-        # grouped by its JSON text instead, which is equal exactly when the values are.
-        grouping = {
-            c.name: F.to_json(col(c.name)).alias(group_column(c.name))
-            for c in source.schema.key
-            if isinstance(c.type, (t.Struct, t.Array, t.Map))
-        }
-        arguments, calls = [], []
-        for i, call in enumerate(step.aggregations):
-            names = []
-            for j, arg in enumerate(call.args):
-                names.append(argument_column(i, j))
-                arguments.append(compile_(arg).alias(names[-1]))
-            resolved = Aggregate(
-                call.function, tuple(a.result_type for a in call.args), call.params, call.return_type, call.state_type
-            )
-            calls.append((resolved, call.alias, tuple(names)))
-        op = col(OP) if OP in source.df.columns else F.lit(1)
-        order = col(ORDER) if ORDER in source.df.columns else F.lit(0)
-        # a key named like a pseudo column (GROUP BY ROWTIME) is that column
-        pseudo = _untaken(PSEUDO_COLUMNS, set(keys))
-        df = source.df.select(
-            *[col(k) for k in keys],
-            *grouping.values(),
-            *arguments,
-            *[col(c) for c in pseudo],
-            col(SEQ),
-            op.cast("int").alias(OP),
-            order.cast("int").alias(ORDER),
-        )
-        types = {f.name: f.dataType for f in df.schema.fields}
-        spec = AggregateSpec(
-            state_name=state_name(step.context),
-            state_schema=struct(
-                [(c.alias, to_spark(c.state_type)) for c in step.aggregations] + [(ROWTIME, st.LongType())]
-            ),
-            key_names=tuple(keys),
-            calls=tuple(calls),
-            emit_once_per_input=emit_once_per_input,
-            emit_previous=id(step) in self._previous_wanted,
-            arguments=struct([(name, types[name]) for _, _, names in calls for name in names]),
-        )
-        previous = (
-            [(previous_name(c.alias), to_spark(c.return_type)) for c in step.aggregations]
-            + [(HAD_PREVIOUS, st.BooleanType())]
-            if spec.emit_previous
-            else []
-        )
-        output = struct(
-            [(k, types[k]) for k in keys]
-            + [(c.alias, to_spark(c.return_type)) for c in step.aggregations]
-            + [(c, PSEUDO_TYPES[c]) for c in pseudo]
-            + [
-                (SEQ, st.LongType()),
-                (TOMBSTONE, st.BooleanType()),
-                (NULL_KEY, st.BooleanType()),
-                (ORDER, st.IntegerType()),
-            ]
-            + previous
-        )
-        group_columns = [col(group_column(k)) if k in grouping else col(k) for k in keys]
-        out = self._stateful(df.groupBy(*group_columns), AggregateProcessor(spec), output)
-        return Built(out, self.schema_of(out, keys, [c.alias for c in step.aggregations]))
+        return build_aggregate(self, step, source, emit_once_per_input=emit_once_per_input, window=window)
+
+
+_INNER_KEY = "__qtt_inner_key"
+
+
+def windowed_key(inner: Column, rows: DataFrame, window: s.WindowInfo) -> Column:
+    """The key bytes followed by the window: its start (time windows), or end and start
+    (session windows), each an 8-byte big-endian long (:mod:`qtt.serde.windowed`)."""
+    if WINDOW_START not in rows.columns:
+        raise KeyError(WINDOW_START)
+
+    def long_bytes(column: Column) -> Column:
+        return F.unhex(F.lpad(F.hex(column.cast("long")), 16, "0"))
+
+    bounds = [col(WINDOW_END), col(WINDOW_START)] if window.type == "SESSION" else [col(WINDOW_START)]
+    return F.concat(F.coalesce(inner, F.lit(b"").cast("binary")), *[long_bytes(b) for b in bounds])
 
 
 def _by_key(partitions: int) -> Callable[[Column, Column], Column]:
@@ -588,5 +554,5 @@ def builder_for(step_class: type[s.ExecutionStep]) -> Callable[..., Any] | None:
 PSEUDO_TYPES: dict[str, st.DataType] = {name: to_spark(type_) for name, type_ in PSEUDO_COLUMNS.items()}
 
 
-def _untaken(names: Iterable[str], taken: set[str]) -> list[str]:
+def untaken(names: Iterable[str], taken: set[str]) -> list[str]:
     return [n for n in names if n not in taken]

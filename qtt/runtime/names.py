@@ -23,8 +23,11 @@ __all__ = [
     "ROWPARTITION",
     "ROWTIME",
     "SEQ",
+    "STREAM_TIME",
     "SYSTEM_COLUMNS",
     "TOMBSTONE",
+    "WINDOW_END",
+    "WINDOW_START",
     "argument_column",
     "col",
     "data_col",
@@ -47,6 +50,11 @@ DECODED = _PREFIX + "decoded"  # a source record's decoded key, value and error,
 ORDER = _PREFIX + "order"  # position among the outputs of one input record
 HAD_PREVIOUS = _PREFIX + "had_previous"  # whether the group had a result before this one
 OP = _PREFIX + "op"  # +1 adds a row to its group, -1 retracts it (table aggregation)
+STREAM_TIME = _PREFIX + "stream_time"  # the newest timestamp the row's source partition has shown
+# A windowed row's window, kept next to the system columns through every later step (the sink
+# writes it into the key); WINDOWSTART and WINDOWEND are the same values as the query sees them.
+WINDOW_START = _PREFIX + "window_start"
+WINDOW_END = _PREFIX + "window_end"
 
 
 def previous_name(alias: str) -> str:

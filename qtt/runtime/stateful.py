@@ -152,7 +152,7 @@ class AggregateProcessor(StatefulOperator):
             out = dict(key_values)
             for (_, alias, _), result in zip(self.spec.calls, results, strict=True):
                 out[alias] = result
-            out.update(_unless_keyed({**_pseudo(row), ROWTIME: rowtime}, out))
+            out.update(unless_keyed({**pseudo_values(row), ROWTIME: rowtime}, out))
             out.update({SEQ: row[SEQ], TOMBSTONE: False, NULL_KEY: False, ORDER: row[ORDER]})
             if self.spec.emit_previous:
                 for (_, alias, _), earlier in zip(self.spec.calls, previous or [None] * len(results), strict=True):
@@ -195,7 +195,7 @@ class TableGroupByProcessor(StatefulOperator):
         for position, row in enumerate(sorted(rows, key=lambda r: r[SEQ])):
             if position and old is not None:
                 old = self.through_store(self.state, self.codec, old)
-            pseudo = _pseudo(row)
+            pseudo = pseudo_values(row)
             if old is not None:
                 yield self._output(old, pseudo, row[SEQ], UNDO, 0)
             new = tuple(row[c] for c in self.spec.columns)
@@ -210,7 +210,7 @@ class TableGroupByProcessor(StatefulOperator):
 
     def _output(self, values: tuple[Any, ...], pseudo: dict[str, Any], seq: int, op: int, order: int) -> Row:
         out = dict(zip(self.spec.columns, values, strict=True))
-        out.update(_unless_keyed(pseudo, out))
+        out.update(unless_keyed(pseudo, out))
         out.update({SEQ: seq, OP: op, ORDER: order})
         return Row(**out)
 
@@ -227,12 +227,12 @@ def _replaced_by_next(ordered: Sequence[Row], position: int) -> bool:
     return bool(following[SEQ] == row[SEQ] and following[OP] == ADD)
 
 
-def _pseudo(row: Row) -> dict[str, Any]:
+def pseudo_values(row: Row) -> dict[str, Any]:
     """The row's pseudo column values, by name."""
     return {name: row[name] for name in PSEUDO_COLUMNS}
 
 
-def _unless_keyed(pseudo: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+def unless_keyed(pseudo: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
     """Pseudo column values, minus those a grouping column already holds (GROUP BY ROWTIME)."""
     return {name: value for name, value in pseudo.items() if name not in row}
 

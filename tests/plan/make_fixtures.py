@@ -129,6 +129,24 @@ def examples() -> dict[str, object]:
                 ),
             ),
         ),
+        "streamWindowedAggregateV1": s.StreamWindowedAggregateV1(
+            context="Aggregate/Aggregate",
+            source=SOURCE,
+            aggregations=(
+                s.AggregateCall(
+                    alias="KSQL_AGG_VARIABLE_0",
+                    function="MAX",
+                    args=(ID,),
+                    params=(),
+                    return_type=t.BIGINT,
+                    state_type=t.BIGINT,
+                ),
+            ),
+            window=s.WindowExpression(
+                type="HOPPING", size_ms=30_000, advance_ms=10_000, grace_ms=60_000, retention_ms=90_000
+            ),
+            internal_formats=FORMATS,
+        ),
         # commands
         "createTableV1": s.CreateTableV1(source_name="T", schema=SCHEMA, topic="t", formats=FORMATS),
         "createStreamV1": s.CreateStreamV1(source_name="IN", schema=SCHEMA, topic="in", formats=FORMATS),
