@@ -218,7 +218,7 @@ def encode_inputs(
             msg = f"input record for topic {record.topic!r}, which no stream or table reads; known topics: {known}"
             raise CaseFileError(msg, path=path)
         try:
-            key = serde.encode_key(record.key)
+            key = serde.encode_key(record.key, record.window)
         except (SerdeError, ValueError, TypeError) as e:
             msg = f"cannot write key {record.key!r} as {serde.formats.key_format.format}: {e}"
             raise CaseFileError(msg, path=f"{path}.key") from None

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from qtt.errors import SerdeError
 from qtt.plan import steps as s
 from qtt.plan.schema import LogicalSchema
 from qtt.serde import Format, SerdeColumn, get_format, windowed
@@ -55,8 +56,21 @@ class TopicSerde:
             "subject": subject_for(self.topic, is_key=is_key),
         }
 
-    def encode_key(self, document: Any) -> bytes | None:
-        return self._key_format().from_document(document, self.key_columns, **self._side(True))
+    def encode_key(self, document: Any, window: Any = None) -> bytes | None:
+        """The key's bytes; a windowed topic's key also carries ``window`` (start, end, type).
+
+        Raises:
+            SerdeError: the document does not fit the key format, or a windowed topic's record
+                has no window.
+        """
+        inner = self._key_format().from_document(document, self.key_columns, **self._side(True))
+        info = self.formats.window
+        if info is None:
+            return inner
+        if window is None:
+            msg = f"a record of {self.topic} needs a window (start, end, type): its keys are {info.type}-windowed"
+            raise SerdeError(msg)
+        return windowed.wrap(inner, window.start, window.end, info.type)
 
     def encode_value(self, document: Any) -> bytes | None:
         return self._value_format().from_document(document, self.value_columns, **self._side(False))

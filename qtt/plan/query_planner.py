@@ -21,7 +21,7 @@ from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.coercion import is_null_literal, reject_untyped_null
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.new_planner import CONFIG_NEW_QUERY_PLANNER, plan_projection, reject_unsupported_clauses
-from qtt.plan.schema import KEY, PSEUDO_COLUMNS, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.schema import KEY, PSEUDO_COLUMNS, RESERVED_NAMES, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -67,7 +67,13 @@ def plan_query(
         msg = "EMIT FINAL is only supported for windowed aggregations."
         raise StatementError(msg)
     if source.formats.window is not None:
-        raise UnsupportedFeatureError(f"queries over windowed sources ({source.name} is {source.formats.window.type})")
+        if query.group_by is not None or query.window is not None:
+            raise UnsupportedFeatureError(
+                f"aggregating a windowed source ({source.name} is {source.formats.window.type})"
+            )
+        if query.partition_by is not None:
+            msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
+            raise StatementError(msg)
     if query.window is not None:
         if source.kind == TABLE:
             raise StatementError("Windowing not supported for table aggregations.")
@@ -166,6 +172,8 @@ class QueryPlanner:
     def _source_scope(self) -> Scope:
         columns = [ScopeColumn(c.name, c.type, self.qualifiers) for c in self.source.schema.columns]
         columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in PSEUDO_COLUMNS.items()]
+        if self.source.formats.window is not None:  # a windowed source's keys bring their window
+            columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in WINDOW_BOUNDS.items()]
         return Scope(columns, self.qualifiers)
 
     def _source_parent(self) -> _Parent:
@@ -225,6 +233,7 @@ class QueryPlanner:
             assert isinstance(select_step, s.SelectStep)
             planned.step = s.TableSelectV1(**{f.name: getattr(select_step, f.name) for f in fields(select_step)})
             planned.is_table = True
+        planned.window = source.formats.window
         return planned
 
     # ------------------------------------------------------------------ select items

@@ -23,6 +23,7 @@ from qtt.plan.query_planner import check_no_map_keys, plan_query
 from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
 from qtt.plan.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
 from qtt.plan.sql_schema import namespace_of
+from qtt.plan.window_planner import source_window
 from qtt.plan.with_properties import (
     check_properties,
     finish_formats,
@@ -118,6 +119,7 @@ class Planner:
         key_info, value_info = source_format_infos(self.config, properties, source_name=statement.name)
         schema = self._declared_schema(statement, str(topic), key_info, value_info, properties)
         formats = finish_formats(self.config, key_info, value_info, properties, schema)
+        formats = replace(formats, window=source_window(properties))
         timestamp = timestamp_column(properties, schema)
         partitions = int_property(properties, "PARTITIONS")
         self.topic_partitions.setdefault(str(topic), partitions or 1)
@@ -275,6 +277,9 @@ class Planner:
             )
             raise StatementError(msg)
         properties = check_properties(statement.properties)
+        for name in ("WINDOW_TYPE", "WINDOW_SIZE"):
+            if name in properties:  # a query's result is windowed by its query, never by its WITH clause
+                raise StatementError(f"Invalid config variable(s) in the WITH clause: {name}.")
         planned = plan_query(
             statement.query, self.sources, self.config, sink_name=statement.name, sink_kind=statement.kind
         )

@@ -11,6 +11,8 @@ only, outside aggregate calls.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from qtt.errors import StatementError
 from qtt.plan import steps as s
 from qtt.plan.aggregate_signatures import is_aggregate
@@ -82,3 +84,54 @@ def reject_window_bounds_outside_select(query: ast.Query) -> None:
             if isinstance(node, ast.ColumnRef) and node.name in WINDOW_BOUNDS:
                 msg = f"Window bounds column {node.name} can only be used in the SELECT clause of windowed aggregations"
                 raise StatementError(msg)
+
+
+_UNIT_MS = {
+    "MILLISECOND": 1,
+    "SECOND": 1000,
+    "MINUTE": 60 * 1000,
+    "HOUR": 60 * 60 * 1000,
+    "DAY": 24 * 60 * 60 * 1000,
+}
+WINDOW_TYPES = ("SESSION", "HOPPING", "TUMBLING")
+
+
+def source_window(properties: Mapping[str, object]) -> s.WindowInfo | None:
+    """The windows a source's keys carry: ``WINDOW_TYPE`` and ``WINDOW_SIZE`` (``'30 SECONDS'``).
+
+    Raises:
+        StatementError: an unknown type, a size that is no duration, a size on a session
+            window, or none on a time window (ksqlDB's messages).
+    """
+    kind, size = properties.get("WINDOW_TYPE"), properties.get("WINDOW_SIZE")
+    if kind is None:
+        if size is not None:
+            raise StatementError("WINDOW_SIZE is only valid with WINDOW_TYPE.")
+        return None
+    window_type = str(kind).upper()
+    if window_type not in WINDOW_TYPES:
+        msg = f"Invalid value {kind} for property WINDOW_TYPE: String must be one of: {', '.join(WINDOW_TYPES)}"
+        raise StatementError(msg)
+    if window_type == "SESSION":
+        if size is not None:
+            raise StatementError("'WINDOW_SIZE' should not be set for SESSION windows.")
+        return s.WindowInfo(type=window_type)
+    if size is None:
+        raise StatementError("Tumbling and Hopping window types should set WINDOW_SIZE in the WITH clause.")
+    return s.WindowInfo(type=window_type, size_ms=duration_ms(str(size)))
+
+
+def duration_ms(text: str) -> int:
+    """``'30 SECONDS'`` in milliseconds."""
+    parts = text.split()
+    problem = None
+    if len(parts) != 2 or not parts[0].isdigit():
+        problem = "Expected 2 tokens, got: " + str(len(parts)) if len(parts) != 2 else "Not a number: " + parts[0]
+    else:
+        unit = parts[1].upper()
+        factor = _UNIT_MS.get(unit[:-1] if unit.endswith("S") and unit[:-1] in _UNIT_MS else unit)
+        if factor is None:
+            problem = f"Unknown time unit: '{unit}'"
+        else:
+            return int(parts[0]) * factor
+    raise StatementError(f"Configuration WINDOW_SIZE is invalid: Invalid duration: '{text}'. {problem}")

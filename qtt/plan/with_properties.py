@@ -45,12 +45,12 @@ SOURCE_PROPERTIES = frozenset(
         "VALUE_AVRO_SCHEMA_FULL_NAME",
         "KEY_PROTOBUF_NULLABLE_REPRESENTATION",
         "VALUE_PROTOBUF_NULLABLE_REPRESENTATION",
+        "WINDOW_TYPE",
+        "WINDOW_SIZE",
     ]
 )
 # Properties ksqlDB accepts that need a feature qtt does not have yet.
 UNSUPPORTED_PROPERTIES = {
-    "WINDOW_TYPE": "windowed sources (WINDOW_TYPE)",
-    "WINDOW_SIZE": "windowed sources (WINDOW_SIZE)",
     "SOURCE_CONNECTOR": "connectors",
 }
 SUPPORTED_FORMATS = frozenset(["KAFKA", "JSON", "DELIMITED", "NONE", "AVRO", "JSON_SR", "PROTOBUF", "PROTOBUF_NOSR"])

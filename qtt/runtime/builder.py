@@ -21,7 +21,7 @@ from qtt.errors import RuntimeBuildError
 from qtt.plan import steps as s
 from qtt.plan.codec import step_paths
 from qtt.plan.expressions import Call, ColumnRef, Expression, column_names, walk
-from qtt.plan.schema import KEY, VALUE, LogicalSchema
+from qtt.plan.schema import KEY, VALUE, WINDOWEND, WINDOWSTART, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import flat_map, serde_udfs
 from qtt.runtime.compiler import Compiler
@@ -49,6 +49,7 @@ from qtt.runtime.names import (
 )
 from qtt.runtime.spark_types import from_spark, to_spark
 from qtt.runtime.timeformat import timestamp_millis
+from qtt.runtime.windowed_keys import INNER_KEY, source_window, windowed_key
 from qtt.serde.schema_registry import RegistrySnapshot
 
 if TYPE_CHECKING:
@@ -208,13 +209,17 @@ class PlanBuilder:
         records = self.raw.where(F.col("topic") == F.lit(step.topic))
         headers = [F.col("headers")] if schema.headers else []  # plans without them keep their topology
         serde: dict[str, Any] = {"topic": step.topic, "registry": self.registry}
-        decoded = serde_udfs.decode(step.formats, schema.key, schema.value, F.col("key"), F.col("value"), **serde)
+        key, bounds = F.col("key"), list[Column]()
+        if step.formats.window is not None:  # the key's own bytes, then its window
+            key, bounds = source_window(F.col("key"), step.formats.window)
+        decoded = serde_udfs.decode(step.formats, schema.key, schema.value, key, F.col("value"), **serde)
         df = records.select(
             F.col("seq"),
             F.col("partition"),
             F.col("offset"),
             F.col("timestamp"),
             *headers,
+            *bounds,
             decoded.alias(DECODED),
         )
         fields = col(DECODED)
@@ -251,6 +256,7 @@ class PlanBuilder:
             F.col("seq").alias(SEQ),
             fields.getField(serde_udfs.TOMBSTONE_FIELD).alias(TOMBSTONE),
             fields.getField(serde_udfs.NULL_KEY_FIELD).alias(NULL_KEY),
+            *[col(b) for b in ((WINDOWSTART, WINDOWEND, WINDOW_START, WINDOW_END) if bounds else ())],
         )
         if step.timestamp_column is not None:
             # ksqlDB drops records whose timestamp column is null, unparseable or negative
@@ -382,10 +388,10 @@ class PlanBuilder:
             *([col(ORDER).alias("order")] if ORDER in rows.columns else []),
         )
         if formats.window is not None:  # Kafka Streams' windowed key, partitioned by the key alone
-            encoded = encoded.withColumn(_INNER_KEY, col("key")).withColumn(
+            encoded = encoded.withColumn(INNER_KEY, col("key")).withColumn(
                 "key", windowed_key(col("key"), rows, formats.window)
             )
-            out = encoded.withColumn("partition", route(col(_INNER_KEY), col("partition"))).drop(_INNER_KEY)
+            out = encoded.withColumn("partition", route(col(INNER_KEY), col("partition"))).drop(INNER_KEY)
         else:
             out = encoded.withColumn("partition", route(col("key"), col("partition")))
         self.sink = SinkOutput(out, step.topic)
@@ -523,22 +529,6 @@ class PlanBuilder:
         from qtt.runtime.aggregate_builder import build_aggregate
 
         return build_aggregate(self, step, source, emit_once_per_input=emit_once_per_input, window=window)
-
-
-_INNER_KEY = "__qtt_inner_key"
-
-
-def windowed_key(inner: Column, rows: DataFrame, window: s.WindowInfo) -> Column:
-    """The key bytes followed by the window: its start (time windows), or end and start
-    (session windows), each an 8-byte big-endian long (:mod:`qtt.serde.windowed`)."""
-    if WINDOW_START not in rows.columns:
-        raise KeyError(WINDOW_START)
-
-    def long_bytes(column: Column) -> Column:
-        return F.unhex(F.lpad(F.hex(column.cast("long")), 16, "0"))
-
-    bounds = [col(WINDOW_END), col(WINDOW_START)] if window.type == "SESSION" else [col(WINDOW_START)]
-    return F.concat(F.coalesce(inner, F.lit(b"").cast("binary")), *[long_bytes(b) for b in bounds])
 
 
 def _by_key(partitions: int) -> Callable[[Column, Column], Column]:
