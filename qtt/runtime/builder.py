@@ -386,12 +386,18 @@ class PlanBuilder:
             key_bytes.alias("key"),
             value_bytes.alias("value"),
             *([col(ORDER).alias("order")] if ORDER in rows.columns else []),
+            *(
+                [col(WINDOW_START), col(WINDOW_END)]
+                if formats.window is not None and WINDOW_START in rows.columns
+                else []
+            ),
         )
         if formats.window is not None:  # Kafka Streams' windowed key, partitioned by the key alone
             encoded = encoded.withColumn(INNER_KEY, col("key")).withColumn(
-                "key", windowed_key(col("key"), rows, formats.window)
+                "key", windowed_key(col("key"), encoded, formats.window)
             )
-            out = encoded.withColumn("partition", route(col(INNER_KEY), col("partition"))).drop(INNER_KEY)
+            routed = encoded.withColumn("partition", route(col(INNER_KEY), col("partition")))
+            out = routed.drop(INNER_KEY, WINDOW_START, WINDOW_END)
         else:
             out = encoded.withColumn("partition", route(col("key"), col("partition")))
         self.sink = SinkOutput(out, step.topic)

@@ -97,7 +97,7 @@ class AggregateProcessor(StatefulOperator):
     def init(self, handle: StatefulProcessorHandle) -> None:
         from qtt.runtime.aggregators import udaf_for
 
-        self.codec = StateCodec(self.spec.state_schema)
+        self.codec = self.state_codec()
         self.state = handle.getValueState(self.spec.state_name, self.stored_schema())
         self.current = 0
         # LATEST/EARLIEST_BY_OFFSET number the records they see: the replay position is
@@ -111,6 +111,10 @@ class AggregateProcessor(StatefulOperator):
 
     def _results(self, accumulators: Sequence[Any]) -> list[Any]:
         return [udaf.result(acc) for udaf, acc in zip(self.udafs, accumulators, strict=True)]
+
+    def state_codec(self) -> StateCodec:
+        """The codec of the state variable's rows (a session aggregate keeps other rows)."""
+        return StateCodec(self.spec.state_schema)
 
     def stored_schema(self) -> st.StructType:
         """The state variable's schema in the store (a test overrides it to change the layout)."""

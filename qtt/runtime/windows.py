@@ -142,10 +142,8 @@ class SessionAggregateProcessor(AggregateProcessor):
         super().__init__(spec.aggregate)
         self.session_spec = spec
 
-    def init(self, handle: StatefulProcessorHandle) -> None:
-        super().init(handle)
-        self.codec = StateCodec(self.session_spec.sessions)
-        self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
+    def state_codec(self) -> StateCodec:
+        return StateCodec(self.session_spec.sessions)
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         ordered = sorted(rows, key=lambda r: (r[SEQ], r[ORDER]))
