@@ -74,13 +74,12 @@ def plan_query(
         if query.partition_by is not None:
             msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
             raise StatementError(msg)
-    if query.window is not None:
-        if source.kind == TABLE:
-            raise StatementError("Windowing not supported for table aggregations.")
-        if query.group_by is None:
-            raise StatementError("Windowed aggregations require a GROUP BY clause.")
+    if query.window is not None and source.kind == TABLE:
+        raise StatementError("Windowing not supported for table aggregations.")
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
+        if query.window is not None:
+            raise StatementError("A WINDOW clause needs an aggregation: add GROUP BY and aggregate functions.")
     return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
 
 

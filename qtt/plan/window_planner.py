@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from qtt.errors import StatementError
+from qtt.errors import SqlSyntaxError, StatementError
 from qtt.plan import steps as s
 from qtt.plan.aggregate_signatures import is_aggregate
 from qtt.plan.schema import WINDOW_BOUNDS
@@ -100,24 +100,24 @@ def source_window(properties: Mapping[str, object]) -> s.WindowInfo | None:
     """The windows a source's keys carry: ``WINDOW_TYPE`` and ``WINDOW_SIZE`` (``'30 SECONDS'``).
 
     Raises:
-        StatementError: an unknown type, a size that is no duration, a size on a session
-            window, or none on a time window (ksqlDB's messages).
+        SqlSyntaxError: an unknown type, a size that is no duration, a size on a session
+            window, or none on a time window (ksqlDB's messages; it checks them as it parses).
     """
     kind, size = properties.get("WINDOW_TYPE"), properties.get("WINDOW_SIZE")
     if kind is None:
         if size is not None:
-            raise StatementError("WINDOW_SIZE is only valid with WINDOW_TYPE.")
+            raise SqlSyntaxError("WINDOW_SIZE is only valid with WINDOW_TYPE.")
         return None
     window_type = str(kind).upper()
     if window_type not in WINDOW_TYPES:
         msg = f"Invalid value {kind} for property WINDOW_TYPE: String must be one of: {', '.join(WINDOW_TYPES)}"
-        raise StatementError(msg)
+        raise SqlSyntaxError(msg)
     if window_type == "SESSION":
         if size is not None:
-            raise StatementError("'WINDOW_SIZE' should not be set for SESSION windows.")
+            raise SqlSyntaxError("'WINDOW_SIZE' should not be set for SESSION windows.")
         return s.WindowInfo(type=window_type)
     if size is None:
-        raise StatementError("Tumbling and Hopping window types should set WINDOW_SIZE in the WITH clause.")
+        raise SqlSyntaxError("Tumbling and Hopping window types should set WINDOW_SIZE in the WITH clause.")
     return s.WindowInfo(type=window_type, size_ms=duration_ms(str(size)))
 
 
@@ -134,4 +134,4 @@ def duration_ms(text: str) -> int:
             problem = f"Unknown time unit: '{unit}'"
         else:
             return int(parts[0]) * factor
-    raise StatementError(f"Configuration WINDOW_SIZE is invalid: Invalid duration: '{text}'. {problem}")
+    raise SqlSyntaxError(f"Configuration WINDOW_SIZE is invalid: Invalid duration: '{text}'. {problem}")

@@ -154,7 +154,7 @@ def _sessions(spec: AggregateSpec, step: s.AggregateStep, window: s.WindowExpres
         + [(c.alias, to_spark(c.state_type)) for c in step.aggregations]
     )
     sessions = struct([("sessions", st.ArrayType(session))])
-    return SessionAggregateProcessor(SessionSpec(spec, window.size_ms, window.grace_ms, sessions))
+    return SessionAggregateProcessor(SessionSpec(spec, window.size_ms, window.grace_ms, window.retention_ms, sessions))
 
 
 #: key formats whose bytes need the schema registry; their final windows are ordered by the key's JSON instead

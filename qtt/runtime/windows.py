@@ -123,6 +123,7 @@ class SessionSpec:
     aggregate: AggregateSpec
     gap_ms: int
     grace_ms: int
+    retention_ms: int
     sessions: st.StructType
 
 
@@ -133,9 +134,11 @@ _PER_ROW = 1000
 class SessionAggregateProcessor(AggregateProcessor):
     """Per key: its sessions. A row at ``t`` merges every session ending at or after ``t - gap``
     and starting at or before ``t + gap`` into one (accumulators merged oldest first), unless
-    the merged session ends before stream time less grace: then the row is dropped. Each
-    session it replaces gets a tombstone (stamped with that session's end) before the merged
-    session is emitted, stamped with its end (Kafka Streams' KStreamSessionWindowAggregate).
+    the merged session ends before the close time, stream time less grace less gap: then the
+    row is dropped. Each session it replaces gets a tombstone (stamped with that session's end)
+    before the merged session is emitted, stamped with its end (Kafka Streams'
+    KStreamSessionWindowAggregate). A session that ended ``retention`` or longer before stream
+    time is gone from the store: no row finds it, and it leaves the state.
     """
 
     def __init__(self, spec: SessionSpec) -> None:
@@ -157,14 +160,16 @@ class SessionAggregateProcessor(AggregateProcessor):
                 (stored,) = self.through_store(self.state, self.codec, (sessions,))
                 sessions = [tuple(s) for s in stored]
             self.current = row[SEQ]
-            timestamp = row[ROWTIME]
+            timestamp, stream_time = row[ROWTIME], row[STREAM_TIME]
+            # the store keeps sessions ending within the retention of stream time (its newest end)
+            sessions = [s for s in sessions if s[1] >= stream_time - self.session_spec.retention_ms + 1]
             found = sorted(
                 (s for s in sessions if s[1] >= timestamp - gap and s[0] <= timestamp + gap),
                 key=lambda s: (s[1], s[0]),
             )
             start = min([timestamp, *(s[0] for s in found)])
             end = max([timestamp, *(s[1] for s in found)])
-            if end < row[STREAM_TIME] - grace:
+            if end < stream_time - grace - gap:
                 continue  # the merged session closed already
             accumulators = [udaf.initial() for udaf in self.udafs]
             for session in found:
