@@ -28,6 +28,8 @@ CASES, HISTORICAL = "case variant", "historical plan"
 STATEFUL = "stateful plan"
 #: historical folders resumed from their stored checkpoints (compared with the stateful median)
 RESTORED = "restored checkpoint"
+#: the stateful replays that write windowed keys (windowed aggregations), a group of their own
+WINDOWED = "windowed"
 #: the baseline that the registry formats' replays are compared with
 BASELINE_FORMAT = "JSON"
 #: how many times each format's batch replays (its figures pool every run)
@@ -51,6 +53,8 @@ class Section:
         if result.replay is not None:
             group = "stateful" if result.replay.stateful else "stateless"
             self.groups.setdefault(group, []).append(result.seconds)
+            if result.replay.stateful and _windowed(result.replay):
+                self.groups.setdefault(WINDOWED, []).append(result.seconds)
 
     @property
     def per_minute(self) -> float:
@@ -219,6 +223,10 @@ def _replay_sections(
         section.wall = time.perf_counter() - began
     if STATEFUL in figures.sections:  # printed after the sections whose replays it pools
         figures.sections[STATEFUL] = figures.sections.pop(STATEFUL)
+
+
+def _windowed(replay: Any) -> bool:
+    return any(record.window is not None for records in replay.outputs.values() for record in records)
 
 
 def _variant_is_stateful(variant: Any) -> bool:

@@ -8,8 +8,9 @@ from types import SimpleNamespace
 from qtt import bench
 
 
-def _result(status: str, seconds: float, stateful: bool | None) -> SimpleNamespace:
-    replay = None if stateful is None else SimpleNamespace(stateful=stateful)
+def _result(status: str, seconds: float, stateful: bool | None, *, windowed: bool = False) -> SimpleNamespace:
+    outputs = {"T": [SimpleNamespace(window=SimpleNamespace(start=0, end=10, type="time") if windowed else None)]}
+    replay = None if stateful is None else SimpleNamespace(stateful=stateful, outputs=outputs)
     return SimpleNamespace(status=status, seconds=seconds, replay=replay)
 
 
@@ -18,8 +19,9 @@ def test_render_reports_cases_and_historical_plans_apart(tmp_path) -> None:
     cases = figures.sections[bench.CASES] = bench.Section(count=3, wall=30.0)
     for result in [_result("passed", 1.0, False), _result("passed", 4.0, True), _result("skipped", 0.0, None)]:
         cases.add(result)
-    plans = figures.sections[bench.HISTORICAL] = bench.Section(count=1, wall=2.0)
+    plans = figures.sections[bench.HISTORICAL] = bench.Section(count=2, wall=4.0)
     plans.add(_result("passed", 2.0, False))
+    plans.add(_result("passed", 6.0, True, windowed=True))
 
     text = bench.render(figures)
     assert "JVM and SparkSession start" in text and "4.00 x floor" in text
@@ -33,6 +35,9 @@ def test_render_reports_cases_and_historical_plans_apart(tmp_path) -> None:
     written = json.loads((tmp_path / "b.json").read_text())
     assert written["case_variants"]["groups"]["stateful"] == {"n": 1, "median_s": 4.0}
     assert written["historical_plans"]["per_minute"] == 30.0
+    # windowed aggregations (stateful, windowed keys) get a median of their own
+    assert written["historical_plans"]["groups"]["windowed"] == {"n": 1, "median_s": 6.0}
+    assert "median per windowed historical plan (n=1)" in text
 
 
 def test_a_spark_that_cannot_run_is_a_line_of_the_report_and_a_non_zero_exit(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -225,6 +225,11 @@ class WindowFinalProcessor(StatefulOperator):
     last emission's ``close - size`` after that, in start order and then by key bytes. A
     window older than the store's retention (its start before the newest window start less
     ``retention``) is no longer in the store, so it is never emitted.
+
+    Sessions (Kafka Streams' session aggregate, emit-on-window-close): the close time is stream
+    time less grace less gap, the sessions emitted are those ending in ``[lower, close - 1]``,
+    ``lower`` being the last close time (0 the first time), in end order, then by key bytes and
+    start; a session the aggregate replaced (its tombstone) is no longer waiting.
     """
 
     def __init__(self, spec: FinalSpec) -> None:
@@ -254,8 +259,10 @@ class WindowFinalProcessor(StatefulOperator):
                 state = self._stored(state)
             stream_time, last, newest, windows = state
             values = tuple(row[name] for name in self.names)
-            identity = (row[KEY_BYTES], row[WINDOWSTART])
-            windows = [w for w in windows if self._identity(w) != identity] + [values]
+            identity = self._identity(values)
+            windows = [w for w in windows if self._identity(w) != identity]
+            if not row[TOMBSTONE]:
+                windows.append(values)
             stream_time = row[ROWTIME] if stream_time is None else max(stream_time, row[ROWTIME])
             newest = row[WINDOWSTART] if newest is None else max(newest, row[WINDOWSTART])
             state = (stream_time, last, newest, windows)
@@ -277,14 +284,17 @@ class WindowFinalProcessor(StatefulOperator):
         stream_time, last, newest, windows = self.through_store(self.state, self.codec, state)
         return stream_time, last, newest, [tuple(w) for w in windows]
 
-    def _identity(self, values: tuple[Any, ...]) -> tuple[Any, Any]:
-        return values[self.names.index(KEY_BYTES)], values[self.names.index(WINDOWSTART)]
+    def _identity(self, values: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+        named = dict(zip(self.names, values, strict=True))
+        return named[KEY_BYTES], named[WINDOWSTART], named[WINDOWEND]
 
     def _emit(
         self, state: tuple[Any, Any, Any, list[tuple[Any, ...]]]
     ) -> tuple[list[tuple[Any, ...]], tuple[Any, Any, Any, list[tuple[Any, ...]]]]:
         stream_time, last, newest, windows = state
         window = self.spec.window
+        if window.type == "SESSION":
+            return self._emit_sessions(state)
         close = stream_time - window.grace_ms
         if last is not None and last >= close:
             return [], state
@@ -300,6 +310,22 @@ class WindowFinalProcessor(StatefulOperator):
         due.sort(key=lambda w: (w[start_at], bytes(self._identity(w)[0] or b"")))
         # what is emitted, or closed, or past retention can never be emitted again
         kept = [w for w in windows if w[start_at] > upper and w[start_at] >= oldest]
+        return due, (stream_time, close, newest, kept)
+
+    def _emit_sessions(
+        self, state: tuple[Any, Any, Any, list[tuple[Any, ...]]]
+    ) -> tuple[list[tuple[Any, ...]], tuple[Any, Any, Any, list[tuple[Any, ...]]]]:
+        stream_time, last, newest, sessions = state
+        close = stream_time - self.spec.window.grace_ms - self.spec.window.size_ms
+        if last is not None and last >= close:
+            return [], state
+        upper, lower = close - 1, max(0, last if last is not None else -1)
+        if upper < 0 or upper < lower:
+            return [], state
+        start_at, end_at = self.names.index(WINDOWSTART), self.names.index(WINDOWEND)
+        due = [w for w in sessions if lower <= w[end_at] <= upper]
+        due.sort(key=lambda w: (w[end_at], bytes(self._identity(w)[0] or b""), w[start_at]))
+        kept = [w for w in sessions if w[end_at] > upper]
         return due, (stream_time, close, newest, kept)
 
     def _output(self, values: tuple[Any, ...], current: Row, order: int) -> Row:
