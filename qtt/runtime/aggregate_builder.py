@@ -6,6 +6,7 @@ into their open windows (:mod:`qtt.runtime.windows`), then groups by key and win
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
@@ -14,10 +15,11 @@ from pyspark.sql import types as st
 
 from qtt import sqltypes as t
 from qtt.plan import steps as s
-from qtt.plan.schema import WINDOWEND, WINDOWSTART
+from qtt.plan.schema import WINDOWEND, WINDOWSTART, LogicalSchema
 from qtt.runtime.compiler import Compiler
 from qtt.runtime.names import (
     HAD_PREVIOUS,
+    KEY_BYTES,
     NULL_KEY,
     OP,
     ORDER,
@@ -35,6 +37,9 @@ from qtt.runtime.names import (
 )
 from qtt.runtime.spark_types import to_spark
 
+#: the Spark types of ksqlDB's pseudo columns
+PSEUDO_TYPES: dict[str, st.DataType] = {name: to_spark(type_) for name, type_ in PSEUDO_COLUMNS.items()}
+
 if TYPE_CHECKING:
     from qtt.runtime.builder import Built, PlanBuilder
     from qtt.runtime.stateful import AggregateProcessor, AggregateSpec
@@ -47,9 +52,8 @@ def build_aggregate(
     *,
     emit_once_per_input: bool = False,
     window: s.WindowExpression | None = None,
-) -> Built:
+) -> tuple[DataFrame, LogicalSchema]:
     from qtt.plan.aggregate_signatures import Aggregate
-    from qtt.runtime.builder import PSEUDO_TYPES, Built, untaken
     from qtt.runtime.stateful import AggregateProcessor, AggregateSpec, state_name, struct
 
     compile_ = Compiler()
@@ -130,7 +134,7 @@ def build_aggregate(
     if window is not None and window.emit_final:
         assert isinstance(step, s.StreamWindowedAggregateV1)
         out = _final(builder, out, step, source, f"{state_name(step.context)}-Final")
-    return Built(out, builder.schema_of(out, keys, [c.alias for c in step.aggregations]))
+    return out, builder.schema_of(out, keys, [c.alias for c in step.aggregations])
 
 
 def _windowed(builder: PlanBuilder, df: DataFrame, window: s.WindowExpression, state: str) -> DataFrame:
@@ -166,7 +170,7 @@ def _final(
 ) -> DataFrame:
     """``EMIT FINAL``: the aggregate's rows held per partition until their window closes."""
     from qtt.runtime import serde_udfs
-    from qtt.runtime.windows import KEY_BYTES, FinalSpec, WindowFinalProcessor
+    from qtt.runtime.windows import FinalSpec, WindowFinalProcessor
 
     formats = step.internal_formats
     key = F.struct(*[col(c.name) for c in source.schema.key])
@@ -186,3 +190,8 @@ def _final(
     processor = WindowFinalProcessor(FinalSpec(state, keyed.schema, step.window))
     final = builder._stateful(keyed.groupBy(col(ROWPARTITION)), processor, keyed.schema)
     return final.drop(KEY_BYTES)
+
+
+def untaken(names: Iterable[str], taken: set[str]) -> list[str]:
+    """``names`` without those in ``taken``, in order."""
+    return [n for n in names if n not in taken]

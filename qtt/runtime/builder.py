@@ -7,7 +7,7 @@ value columns followed by :data:`qtt.runtime.names.SYSTEM_COLUMNS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,6 +24,7 @@ from qtt.plan.expressions import Call, ColumnRef, Expression, column_names, walk
 from qtt.plan.schema import KEY, VALUE, WINDOWEND, WINDOWSTART, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import flat_map, serde_udfs
+from qtt.runtime.aggregate_builder import PSEUDO_TYPES, build_aggregate, untaken
 from qtt.runtime.compiler import Compiler
 from qtt.runtime.header_reader import header_columns
 from qtt.runtime.names import (
@@ -532,9 +533,8 @@ class PlanBuilder:
         emit_once_per_input: bool = False,
         window: s.WindowExpression | None = None,
     ) -> Built:
-        from qtt.runtime.aggregate_builder import build_aggregate
-
-        return build_aggregate(self, step, source, emit_once_per_input=emit_once_per_input, window=window)
+        df, schema = build_aggregate(self, step, source, emit_once_per_input=emit_once_per_input, window=window)
+        return Built(df, schema)
 
 
 def _by_key(partitions: int) -> Callable[[Column, Column], Column]:
@@ -545,10 +545,3 @@ def _by_key(partitions: int) -> Callable[[Column, Column], Column]:
 def builder_for(step_class: type[s.ExecutionStep]) -> Callable[..., Any] | None:
     """The builder method registered for ``step_class`` (used by tests)."""
     return BUILDERS.get(step_class)
-
-
-PSEUDO_TYPES: dict[str, st.DataType] = {name: to_spark(type_) for name, type_ in PSEUDO_COLUMNS.items()}
-
-
-def untaken(names: Iterable[str], taken: set[str]) -> list[str]:
-    return [n for n in names if n not in taken]

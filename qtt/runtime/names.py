@@ -55,6 +55,9 @@ STREAM_TIME = _PREFIX + "stream_time"  # the newest timestamp the row's source p
 # writes it into the key); WINDOWSTART and WINDOWEND are the same values as the query sees them.
 WINDOW_START = _PREFIX + "window_start"
 WINDOW_END = _PREFIX + "window_end"
+WINDOW_POSITION = _PREFIX + "window_position"  # a row's window among those it joins, by start
+INNER_KEY = _PREFIX + "inner_key"  # a windowed key's own bytes, which route it to a partition
+KEY_BYTES = _PREFIX + "key_bytes"  # a final window's key in its store's key format (emit order)
 
 
 def previous_name(alias: str) -> str:

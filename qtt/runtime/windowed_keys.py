@@ -8,9 +8,9 @@ from pyspark.sql import functions as F
 
 from qtt.plan import steps as s
 from qtt.plan.schema import WINDOWEND, WINDOWSTART
-from qtt.runtime.names import WINDOW_END, WINDOW_START, col
+from qtt.runtime.names import INNER_KEY, WINDOW_END, WINDOW_START, col
 
-INNER_KEY = "__qtt_inner_key"
+__all__ = ["INNER_KEY", "source_window", "windowed_key"]
 
 
 def source_window(key: Column, window: s.WindowInfo) -> tuple[Column, list[Column]]:

@@ -27,19 +27,20 @@ from qtt.plan import steps as s
 from qtt.plan.schema import WINDOWEND, WINDOWSTART
 from qtt.runtime.names import (
     HAD_PREVIOUS,
+    KEY_BYTES,
     NULL_KEY,
     ORDER,
     ROWTIME,
     SEQ,
     STREAM_TIME,
     TOMBSTONE,
+    WINDOW_POSITION,
     col,
     previous_name,
 )
 from qtt.runtime.state_codec import StateCodec, decode, is_nested
 from qtt.runtime.stateful import AggregateProcessor, AggregateSpec, StatefulOperator, pseudo_values, unless_keyed
 
-_POSITION = "__qtt_window_position"
 _STATE = st.StructType([st.StructField("streamTime", st.LongType())])
 
 
@@ -109,10 +110,12 @@ def windowed_rows(df: DataFrame, window: s.WindowExpression) -> DataFrame:
     first = lowest - F.pmod(lowest, advance)
     starts = F.when(timestamp >= 0, F.sequence(first, timestamp, advance))
     per_row = -(-window.size_ms // window.advance_ms)
-    exploded = df.select("*", F.posexplode(starts).alias(_POSITION, WINDOWSTART))
+    exploded = df.select("*", F.posexplode(starts).alias(WINDOW_POSITION, WINDOWSTART))
     exploded = exploded.withColumn(WINDOWEND, col(WINDOWSTART) + size)
     open_ = exploded.where(col(WINDOWEND) > col(STREAM_TIME) - F.lit(window.grace_ms).cast("long"))
-    return open_.withColumn(ORDER, (col(ORDER) * per_row + col(_POSITION)).cast("int")).drop(_POSITION, STREAM_TIME)
+    return open_.withColumn(ORDER, (col(ORDER) * per_row + col(WINDOW_POSITION)).cast("int")).drop(
+        WINDOW_POSITION, STREAM_TIME
+    )
 
 
 @dataclass(frozen=True)
@@ -201,9 +204,6 @@ class SessionAggregateProcessor(AggregateProcessor):
         out.update(unless_keyed({**pseudo_values(row), ROWTIME: end}, out))
         out.update({SEQ: row[SEQ], TOMBSTONE: results is None, NULL_KEY: False, ORDER: order})
         return Row(**out)
-
-
-KEY_BYTES = "__qtt_key_bytes"  # a final window's key in its state store's key format, for the emit order
 
 
 @dataclass(frozen=True)
