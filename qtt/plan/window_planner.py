@@ -18,6 +18,7 @@ from qtt.plan import steps as s
 from qtt.plan.aggregate_signatures import is_aggregate
 from qtt.plan.schema import WINDOW_BOUNDS
 from qtt.sql import ast
+from qtt.sql.ast_builder import TIME_UNITS_MS
 from qtt.sql.parser import iter_nodes
 
 #: Kafka Streams' legacy default grace period, less the window size
@@ -86,13 +87,6 @@ def reject_window_bounds_outside_select(query: ast.Query) -> None:
                 raise StatementError(msg)
 
 
-_UNIT_MS = {
-    "MILLISECOND": 1,
-    "SECOND": 1000,
-    "MINUTE": 60 * 1000,
-    "HOUR": 60 * 60 * 1000,
-    "DAY": 24 * 60 * 60 * 1000,
-}
 WINDOW_TYPES = ("SESSION", "HOPPING", "TUMBLING")
 
 
@@ -129,7 +123,7 @@ def duration_ms(text: str) -> int:
         problem = "Expected 2 tokens, got: " + str(len(parts)) if len(parts) != 2 else "Not a number: " + parts[0]
     else:
         unit = parts[1].upper()
-        factor = _UNIT_MS.get(unit[:-1] if unit.endswith("S") and unit[:-1] in _UNIT_MS else unit)
+        factor = TIME_UNITS_MS.get(unit[:-1] if unit.endswith("S") and unit[:-1] in TIME_UNITS_MS else unit)
         if factor is None:
             problem = f"Unknown time unit: '{unit}'"
         else:

@@ -18,7 +18,7 @@ from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
-_TIME_UNITS_MS = {
+TIME_UNITS_MS = {
     "MILLISECOND": 1,
     "SECOND": 1000,
     "MINUTE": 60_000,
@@ -314,7 +314,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ("grace_ms", ms)
 
     def duration(self, meta: Any, amount: Token, unit: str) -> int:
-        return _int(amount) * _TIME_UNITS_MS[unit]
+        return _int(amount) * TIME_UNITS_MS[unit]
 
     def time_unit(self, meta: Any, token: Token) -> str:
         return str(token).upper().rstrip("S")
@@ -534,7 +534,7 @@ _TIME_UNIT_FUNCTIONS = frozenset(["DATEADD", "DATESUB", "TIMEADD", "TIMESUB", "T
 
 def _function_argument(arg: Any) -> ast.Expr:
     # A bare time unit (SECONDS, DAYS ...) there; anywhere else DAY or HOURS names a column.
-    if isinstance(arg, ast.ColumnRef) and arg.source is None and arg.name.rstrip("S") in _TIME_UNITS_MS:
+    if isinstance(arg, ast.ColumnRef) and arg.source is None and arg.name.rstrip("S") in TIME_UNITS_MS:
         return ast.IntervalUnit(unit=arg.name.rstrip("S"), pos=arg.pos)
     return arg
 
