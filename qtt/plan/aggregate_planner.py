@@ -126,8 +126,6 @@ class AggregationPlanner:
         select_scope = self.scope
         if window is not None:
             reject_window_bounds_outside_select(query)
-            if window.type == "SESSION" and query.having is not None:
-                raise UnsupportedFeatureError("HAVING over session windows")
             bounds = [ScopeColumn(name, type_, self.scope.sources) for name, type_ in WINDOW_BOUNDS.items()]
             select_scope = Scope(self.scope.columns + bounds, self.scope.sources)
         group_analyzer = Analyzer(self.scope, "GROUP BY")

@@ -66,14 +66,9 @@ def plan_query(
     if query.emit == "FINAL" and query.window is None:
         msg = "EMIT FINAL is only supported for windowed aggregations."
         raise StatementError(msg)
-    if source.formats.window is not None:
-        if query.group_by is not None or query.window is not None:
-            raise UnsupportedFeatureError(
-                f"aggregating a windowed source ({source.name} is {source.formats.window.type})"
-            )
-        if query.partition_by is not None:
-            msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
-            raise StatementError(msg)
+    if source.formats.window is not None and query.partition_by is not None:
+        msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
+        raise StatementError(msg)
     if query.window is not None and source.kind == TABLE:
         raise StatementError("Windowing not supported for table aggregations.")
     if query.group_by is None:

@@ -439,6 +439,9 @@ class PlanBuilder:
             if previous_name(ref.name) in source.df.columns
         }
         passes = F.coalesce(compile_(step.filter_expression), F.lit(False))
+        aggregate = step.source
+        if isinstance(aggregate, s.StreamWindowedAggregateV1) and aggregate.window.type == "SESSION":
+            passes = ~col(TOMBSTONE) & passes  # a replaced session's deletion has no new row to test
         passed = col(HAD_PREVIOUS) & F.coalesce(compile_(substitute(step.filter_expression, earlier)), F.lit(False))
         df = source.df.where(passes | passed).withColumn(TOMBSTONE, col(TOMBSTONE) | ~passes)
         return Built(df, source.schema)

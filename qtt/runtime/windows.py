@@ -183,7 +183,8 @@ class SessionAggregateProcessor(AggregateProcessor):
             order = row[ORDER] * _PER_ROW
             if (start, end) != (timestamp, timestamp):
                 for session in found:
-                    yield self._output(key_values, row, session[0], session[1], None, order)
+                    earlier = self._results(list(session[2:]))
+                    yield self._output(key_values, row, session[0], session[1], None, order, earlier)
                     order += 1
             sessions = [s for s in sessions if s not in found]
             for i, (udaf, (_, _, columns)) in enumerate(zip(self.udafs, self.spec.calls, strict=True)):
@@ -196,13 +197,26 @@ class SessionAggregateProcessor(AggregateProcessor):
             self.state.clear()
 
     def _output(
-        self, key_values: dict[str, Any], row: Row, start: int, end: int, results: list[Any] | None, order: int
+        self,
+        key_values: dict[str, Any],
+        row: Row,
+        start: int,
+        end: int,
+        results: list[Any] | None,
+        order: int,
+        earlier: list[Any] | None = None,
     ) -> Row:
+        """One session's row; a replaced session's tombstone carries its last results as the
+        previous ones (a HAVING filter deletes it downstream only if it passed)."""
         out = {**key_values, WINDOWSTART: start, WINDOWEND: end}
         for index, (_, alias, _) in enumerate(self.spec.calls):
             out[alias] = None if results is None else results[index]
         out.update(unless_keyed({**pseudo_values(row), ROWTIME: end}, out))
         out.update({SEQ: row[SEQ], TOMBSTONE: results is None, NULL_KEY: False, ORDER: order})
+        if self.spec.emit_previous:
+            for index, (_, alias, _) in enumerate(self.spec.calls):
+                out[previous_name(alias)] = None if earlier is None else earlier[index]
+            out[HAD_PREVIOUS] = earlier is not None
         return Row(**out)
 
 

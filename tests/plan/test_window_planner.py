@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.errors import StatementError
 from qtt.plan import codec
 from qtt.plan import steps as s
 from qtt.plan.statements import plan_statements
@@ -114,8 +114,25 @@ def test_emit_final_closes_windows_at_their_end_unless_a_grace_period_is_named()
     assert final.internal_formats.key_format.format == "KAFKA" and final.internal_formats.window is None
 
 
-def test_what_is_not_built_yet_is_named() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="HAVING over session windows"):
-        _plan(
-            "CREATE TABLE o AS SELECT k, COUNT(*) AS n FROM r WINDOW SESSION (1 SECOND) GROUP BY k HAVING COUNT(*) > 1;"
-        )
+def test_having_over_sessions_filters_the_session_aggregate() -> None:
+    plan = _plan(
+        "CREATE TABLE o AS SELECT k, COUNT(*) AS n FROM r WINDOW SESSION (1 SECOND) GROUP BY k HAVING COUNT(*) > 1;"
+    )
+    having = plan.queries()[-1].physical_plan
+    while not isinstance(having, s.TableFilterV2):
+        having = having.source  # type: ignore[attr-defined]
+    assert isinstance(having.source, s.StreamWindowedAggregateV1) and having.source.window.type == "SESSION"
+
+
+def test_aggregating_a_windowed_source_groups_its_rows_again_without_their_windows() -> None:
+    hourly = (
+        "CREATE STREAM h (k VARCHAR KEY, v INT) "
+        "WITH (kafka_topic='h', value_format='JSON', WINDOW_TYPE='TUMBLING', WINDOW_SIZE='1 HOUR');"
+    )
+    plan = _plan(hourly + "CREATE TABLE o AS SELECT k, SUM(v) AS total FROM h GROUP BY k;")
+    sink = plan.queries()[-1].physical_plan
+    assert isinstance(sink, s.TableSinkV1) and sink.formats.window is None
+    daily = _aggregate(
+        _plan(hourly + "CREATE TABLE o AS SELECT k, SUM(v) AS total FROM h WINDOW TUMBLING (SIZE 1 DAY) GROUP BY k;")
+    )
+    assert daily.window.size_ms == 86_400_000 and daily.internal_formats.window is None
