@@ -65,9 +65,9 @@ class Scope:
             hint = did_you_mean(ref.name, sorted({c.name for c in self.columns})).strip() or None
             raise StatementError(msg, line=_line(ref), column=_col(ref), hint=hint)
         if len(matches) > 1:
-            msg = f"Column '{ref.name}' is ambiguous. Could be any of: " + ", ".join(
-                sorted(f"{sorted(c.qualifiers)[0]}.{c.name}" for c in matches if c.qualifiers)
-            )
+            candidates = sorted(f"{sorted(c.qualifiers)[0]}.{c.name}" for c in matches if c.qualifiers)
+            listed = " or ".join(filter(None, [", ".join(candidates[:-1]), candidates[-1] if candidates else ""]))
+            msg = f"Column '{ref.name}' is ambiguous. Could be {listed}."
             raise StatementError(msg, line=_line(ref), column=_col(ref))
         return matches[0]
 

@@ -7,7 +7,7 @@ aggregating query hands its GROUP BY part to :mod:`qtt.plan.aggregate_planner`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
 from qtt import sqltypes as t
@@ -19,9 +19,11 @@ from qtt.plan.aggregate_planner import AggregationContext, AggregationPlanner, r
 from qtt.plan.aliases import ColumnAliasGenerator
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.coercion import is_null_literal, reject_untyped_null
+from qtt.plan.join_query import plan_join_query
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.new_planner import CONFIG_NEW_QUERY_PLANNER, plan_projection, reject_unsupported_clauses
-from qtt.plan.schema import KEY, PSEUDO_COLUMNS, RESERVED_NAMES, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
+from qtt.plan.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
+from qtt.plan.schema import KEY, PSEUDO_COLUMNS, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -44,11 +46,11 @@ def plan_query(
     new_planner = str(config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
     if new_planner:
         reject_unsupported_clauses(query)
-    if isinstance(query.from_, ast.Join):
-        raise UnsupportedFeatureError("joins")
     if query.having is not None and query.group_by is None:
         msg = "HAVING requires GROUP BY."
         raise StatementError(msg)
+    if isinstance(query.from_, ast.Join):
+        return plan_join_query(query, sources, sink_name=sink_name, sink_kind=sink_kind)
     relation = query.from_
     assert isinstance(relation, ast.Table)
     source = sources.get(relation.name)
@@ -76,27 +78,6 @@ def plan_query(
         if query.window is not None:
             raise StatementError("A WINDOW clause needs an aggregation: add GROUP BY and aggregate functions.")
     return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
-
-
-@dataclass
-class PlannedQuery:
-    """A planned query: its last step, the schema it produces and the source it reads."""
-
-    step: s.ExecutionStep
-    schema: LogicalSchema
-    source: DataSource
-    partitioned_by_null: bool = False
-    is_table: bool = False
-    #: the windows of a windowed aggregation's keys
-    window: s.WindowInfo | None = None
-
-
-@dataclass(frozen=True)
-class SelectItem:
-    """One output column of a projection: its alias and its typed expression."""
-
-    alias: str
-    expression: e.Expression
 
 
 @dataclass(frozen=True)
@@ -425,23 +406,3 @@ class QueryPlanner:
             key_expressions=tuple(s.SelectExpression(alias=c.name, expression=c.expression) for c in partition),
         )
         return step, new_parent
-
-
-def check_reserved_alias(item: ast.SingleColumn) -> None:
-    """ksqlDB's Analyzer.checkForReservedToken, for persistent queries."""
-    assert item.alias is not None
-    reserved = next((name for name in RESERVED_NAMES if name == item.alias.upper()), None)
-    if reserved is None:
-        return
-    if isinstance(item.expr, ast.ColumnRef) and item.expr.name.upper() == reserved:
-        msg = f"Reserved column name in select: `{reserved}`. Please remove or alias the column."
-    else:
-        msg = f"`{reserved}` is a reserved column name. You cannot use it as an alias for a column."
-    raise StatementError(msg)
-
-
-def check_no_map_keys(columns: Iterable[Column]) -> None:
-    """Reject key columns whose type is or contains a MAP, as ksqlDB does."""
-    for column in columns:
-        if t.contains_map(column.type):
-            raise StatementError(messages.map_in_key(column))

@@ -3,7 +3,8 @@
 Which topics a query reads, which topic it writes, whether any of its steps keeps state, and
 in which order a plan's queries must run. The replay driver and the runtime's executor ask
 these questions; the answers come from the steps' role bases (:class:`~qtt.plan.steps.SourceStep`,
-:class:`~qtt.plan.steps.SinkStep`, :class:`~qtt.plan.steps.StatefulStep`), so a new step type
+:class:`~qtt.plan.steps.SinkStep`, :class:`~qtt.plan.steps.StatefulStep`,
+:class:`~qtt.plan.steps.JoinStep`), so a new step type
 gets them right by taking the right base.
 """
 
@@ -30,7 +31,7 @@ class QueryShape:
     query_id: str
     source_topics: frozenset[str]
     sink_topic: str | None
-    stateful_steps: tuple[s.StatefulStep, ...]
+    stateful_steps: tuple[s.ExecutionStep, ...]
 
     @property
     def stateful(self) -> bool:
@@ -46,7 +47,7 @@ class QueryShape:
             query_id=query.query_id,
             source_topics=frozenset(step.topic for step in steps if isinstance(step, s.SourceStep)),
             sink_topic=root.topic if isinstance(root, s.SinkStep) else None,
-            stateful_steps=tuple(step for step in steps if isinstance(step, s.StatefulStep)),
+            stateful_steps=tuple(step for step in steps if step.stateful),
         )
 
 

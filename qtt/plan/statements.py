@@ -19,7 +19,8 @@ from qtt.plan import steps as s
 from qtt.plan.depth import deep_call
 from qtt.plan.header_columns import check_header_column
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
-from qtt.plan.query_planner import check_no_map_keys, plan_query
+from qtt.plan.planned import check_no_map_keys
+from qtt.plan.query_planner import plan_query
 from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
 from qtt.plan.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
 from qtt.plan.sql_schema import namespace_of
@@ -339,7 +340,7 @@ class Planner:
         )
         query = s.QueryPlan(
             query_id=query_id,
-            sources=(planned.source.name,),
+            sources=planned.sources,
             sink=statement.name,
             physical_plan=sink,
         )
@@ -375,5 +376,5 @@ class Planner:
             timestamp_column=target.timestamp_column,
             partitions=self.topic_partitions.get(target.topic, 1),
         )
-        query = s.QueryPlan(query_id=query_id, sources=(planned.source.name,), sink=target.name, physical_plan=sink)
+        query = s.QueryPlan(query_id=query_id, sources=planned.sources, sink=target.name, physical_plan=sink)
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)

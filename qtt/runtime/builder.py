@@ -429,7 +429,7 @@ class PlanBuilder:
         from qtt.plan.expressions import substitute
 
         if HAD_PREVIOUS not in source.df.columns:
-            msg = f"{step.type_tag} at {step.context} needs an aggregate as its source"
+            msg = f"{step.type_tag} at {step.context} needs an aggregate or a table join as its source"
             raise RuntimeBuildError(msg)
         compile_ = Compiler()
         refs = {ref for ref in walk(step.filter_expression) if isinstance(ref, ColumnRef)}
@@ -439,9 +439,10 @@ class PlanBuilder:
             if previous_name(ref.name) in source.df.columns
         }
         passes = F.coalesce(compile_(step.filter_expression), F.lit(False))
-        aggregate = step.source
-        if isinstance(aggregate, s.StreamWindowedAggregateV1) and aggregate.window.type == "SESSION":
-            passes = ~col(TOMBSTONE) & passes  # a replaced session's deletion has no new row to test
+        source_step = step.source
+        session = isinstance(source_step, s.StreamWindowedAggregateV1) and source_step.window.type == "SESSION"
+        if session or isinstance(source_step, s.JoinStep):
+            passes = ~col(TOMBSTONE) & passes  # a deletion (a replaced session, a join's) has no new row to test
         passed = col(HAD_PREVIOUS) & F.coalesce(compile_(substitute(step.filter_expression, earlier)), F.lit(False))
         df = source.df.where(passes | passed).withColumn(TOMBSTONE, col(TOMBSTONE) | ~passes)
         return Built(df, source.schema)
@@ -538,6 +539,26 @@ class PlanBuilder:
     ) -> Built:
         df, schema = build_aggregate(self, step, source, emit_once_per_input=emit_once_per_input, window=window)
         return Built(df, schema)
+
+    # ------------------------------------------------------------------ joins
+
+    @builds(s.StreamTableJoinV1)
+    def stream_table_join_v1(self, step: s.StreamTableJoinV1, left: Built, right: Built) -> Built:
+        return self._join(step, left, right)
+
+    @builds(s.StreamStreamJoinV1)
+    def stream_stream_join_v1(self, step: s.StreamStreamJoinV1, left: Built, right: Built) -> Built:
+        return self._join(step, left, right)
+
+    @builds(s.TableTableJoinV1)
+    def table_table_join_v1(self, step: s.TableTableJoinV1, left: Built, right: Built) -> Built:
+        return self._join(step, left, right)
+
+    def _join(self, step: s.JoinStep, left: Built, right: Built) -> Built:
+        from qtt.runtime.join_builder import build_join
+
+        df, values = build_join(self, step, left, right)
+        return Built(df, self.schema_of(df, [step.key_col_name], values))
 
 
 def _by_key(partitions: int) -> Callable[[Column, Column], Column]:

@@ -15,6 +15,7 @@ from qtt.plan.schema import PSEUDO_COLUMNS, ROWOFFSET, ROWPARTITION, ROWTIME
 __all__ = [
     "DECODED",
     "HAD_PREVIOUS",
+    "JOIN_SIDE",
     "NULL_KEY",
     "OP",
     "ORDER",
@@ -57,6 +58,7 @@ WINDOW_START = _PREFIX + "window_start"
 WINDOW_END = _PREFIX + "window_end"
 WINDOW_POSITION = _PREFIX + "window_position"  # a row's window among those it joins, by start
 INNER_KEY = _PREFIX + "inner_key"  # a windowed key's own bytes, which route it to a partition
+JOIN_SIDE = _PREFIX + "join_side"  # which input of a join a row comes from: 0 left, 1 right
 KEY_BYTES = _PREFIX + "key_bytes"  # a final window's key in its store's key format (emit order)
 
 

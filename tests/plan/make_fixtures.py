@@ -147,6 +147,39 @@ def examples() -> dict[str, object]:
             ),
             internal_formats=FORMATS,
         ),
+        "streamTableJoinV1": s.StreamTableJoinV1(
+            context="Join",
+            left_source=SOURCE,
+            right_source=s.TableSourceV1(
+                context="KafkaTopic_Right/Source", topic="t", source_name="T", source_schema=SCHEMA, formats=FORMATS
+            ),
+            join_type="LEFT",
+            key_col_name="K",
+            internal_formats=FORMATS,
+        ),
+        "streamStreamJoinV1": s.StreamStreamJoinV1(
+            context="Join",
+            left_source=SOURCE,
+            right_source=s.StreamSourceV1(
+                context="KafkaTopic_Right/Source", topic="u", source_name="U", source_schema=SCHEMA, formats=FORMATS
+            ),
+            join_type="INNER",
+            key_col_name="K",
+            before_ms=1000,
+            after_ms=2000,
+            internal_formats=FORMATS,
+        ),
+        "tableTableJoinV1": s.TableTableJoinV1(
+            context="Join",
+            left_source=s.TableSourceV1(
+                context="KafkaTopic_Left/Source", topic="t", source_name="T", source_schema=SCHEMA, formats=FORMATS
+            ),
+            right_source=s.TableSourceV1(
+                context="KafkaTopic_Right/Source", topic="u", source_name="U", source_schema=SCHEMA, formats=FORMATS
+            ),
+            join_type="OUTER",
+            key_col_name="ROWKEY",
+        ),
         # commands
         "createTableV1": s.CreateTableV1(source_name="T", schema=SCHEMA, topic="t", formats=FORMATS),
         "createStreamV1": s.CreateStreamV1(source_name="IN", schema=SCHEMA, topic="in", formats=FORMATS),

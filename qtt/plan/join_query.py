@@ -1,0 +1,174 @@
+"""Planning a query that reads a join: the join (:mod:`qtt.plan.join_planner`), WHERE, and the
+projection over the joined rows.
+
+ksqlDB's rules for the projection of a join: a column selected as ``T.ID`` is named ``T_ID``
+when another source has a column ``ID`` (pseudo columns included), else ``ID``; ``*`` lists
+the key, then each side's key and value columns (``T.*`` one side's); and the projection
+must hold the join's key, as the key column itself or as any join expression equal to it
+(``T.ID`` or ``TT.ID`` of ``ON T.ID = TT.ID``), which then names the result's key column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan import expressions as e
+from qtt.plan import messages
+from qtt.plan import steps as s
+from qtt.plan.aggregate_planner import reject_aggregates_without_group_by
+from qtt.plan.aliases import ColumnAliasGenerator
+from qtt.plan.analyzer import Analyzer
+from qtt.plan.coercion import reject_untyped_null
+from qtt.plan.join_planner import Joined, JoinPlanner, or_join
+from qtt.plan.metastore import TABLE, DataSource
+from qtt.plan.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
+from qtt.plan.schema import KEY, PSEUDO_COLUMNS, VALUE, Column, LogicalSchema
+from qtt.plan.table_functions import contains_table_function
+from qtt.sql import ast
+from qtt.sql.formatter import format_expr
+
+
+def plan_join_query(
+    query: ast.Query, sources: Mapping[str, DataSource], *, sink_name: str, sink_kind: str
+) -> PlannedQuery:
+    """Plan a C*AS or INSERT INTO query whose FROM clause is a join.
+
+    Raises:
+        SqlError: the query is invalid (subclasses name the reason).
+        UnsupportedFeatureError: the query needs a feature qtt does not support yet.
+    """
+    if query.group_by is not None:
+        raise UnsupportedFeatureError("aggregating a join")
+    if query.partition_by is not None:
+        raise UnsupportedFeatureError("PARTITION BY over a join")
+    if query.window is not None:
+        raise UnsupportedFeatureError("WINDOW over a join")
+    if any(contains_table_function(item) for item in query.select):
+        raise UnsupportedFeatureError("table functions over a join")
+    reject_aggregates_without_group_by(query, sink_kind)
+    joined = JoinPlanner(sources).plan(query.from_)
+    assert joined.key is not None
+    scope = joined.scope()
+    step = joined.step
+    table = joined.kind == TABLE
+    if query.where is not None:
+        if contains_table_function(query.where):
+            raise StatementError(f"Table functions are not allowed in WHERE: {format_expr(query.where)}")
+        predicate = Analyzer(scope, "WHERE").boolean(query.where)
+        # a table join sends each key's previous row along, so its filter deletes only rows that
+        # passed before (Kafka Streams' table filter with old values), as ksqlDB's HAVING does
+        filter_step = s.TableFilterV2 if table else s.StreamFilterV1
+        step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
+    items = _aliased(query.select, joined)
+    select = _resolve(items, joined)
+    key_item = _key_item(select, joined, sink_name, items)
+    return _project(step, joined, select, key_item)
+
+
+def _aliased(items: Sequence[ast.SelectItem], joined: Joined) -> list[ast.SelectItem]:
+    """Every single-column item with its alias: ``T_ID`` for ``T.ID`` when another source has an
+    ``ID`` too, else ``ID``."""
+    generator = ColumnAliasGenerator([[c.prefixed for c in joined.columns]])
+    owners: dict[str, set[str]] = {}
+    for column in joined.columns:
+        owners.setdefault(column.name, set()).add(column.qualifier)
+    out: list[ast.SelectItem] = []
+    for item in items:
+        if isinstance(item, ast.SingleColumn) and item.alias is None:
+            node = item.expr
+            if isinstance(node, ast.ColumnRef):
+                # ksqlDB's AstSanitizer: only a name that several sources have gets its source's prefix
+                common = len(owners.get(node.name, ())) > 1
+                alias = f"{node.source}_{node.name}" if node.source and common else node.name
+            else:
+                alias = generator.unique_alias_for(node)
+            item = replace(item, alias=alias)
+        if isinstance(item, ast.SingleColumn):
+            check_reserved_alias(item)
+        out.append(item)
+    return out
+
+
+def _resolve(items: Sequence[ast.SelectItem], joined: Joined) -> list[SelectItem]:
+    analyzer = Analyzer(joined.scope(), "SELECT")
+    owner = {c.prefixed: c.qualifier for c in joined.columns}
+    out: list[SelectItem] = []
+    for item in items:
+        if isinstance(item, ast.AllColumns):
+            if item.source is not None and item.source not in joined.qualifiers:
+                raise StatementError(f"Invalid table reference: {item.source}")
+            for name, type_ in joined.star:
+                if item.source is None or owner.get(name) == item.source:
+                    out.append(SelectItem(name, e.ColumnRef(name=name, sql_type=type_)))
+        elif isinstance(item, ast.StructAll):
+            base = analyzer.typed(item.base)
+            if not isinstance(base.result_type, t.Struct):
+                msg = f"Expected STRUCT type for '{format_expr(item.base)}->*' but got {base.result_type}"
+                raise StatementError(msg)
+            for f in base.result_type.fields:
+                out.append(SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type)))
+        else:
+            assert isinstance(item, ast.SingleColumn) and item.alias is not None
+            out.append(SelectItem(item.alias, reject_untyped_null(analyzer(item.expr))))
+    seen: set[str] = set()
+    for selected in out:
+        if selected.alias in seen:
+            raise StatementError(f"Duplicate value columns found in schema: `{selected.alias}`")
+        seen.add(selected.alias)
+    return out
+
+
+def _key_item(select: list[SelectItem], joined: Joined, sink_name: str, items: Sequence[ast.SelectItem]) -> SelectItem:
+    """The item that becomes the key column: the first that selects the key or a join
+    expression equal to it (rewritten to read the key)."""
+    assert joined.key is not None
+    key_name, key_type = joined.key
+    stands_for_key = {key_name} | {c.prefixed for c in joined.equivalents}
+    for index, item in enumerate(select):
+        if isinstance(item.expression, e.ColumnRef) and item.expression.name in stands_for_key:
+            select[index] = SelectItem(item.alias, e.ColumnRef(name=key_name, sql_type=key_type))
+            return select[index]
+    shown = [c.shown for c in joined.equivalents] or [key_name]
+    noun = "join expressions" if len(shown) > 1 else "join expression"
+    msg = (
+        "Key missing from projection (ie, SELECT). \n"
+        f"The query used to build {t.quote(sink_name)} must include the {noun} {or_join(shown)} "
+        f"in its projection (eg, SELECT {shown[0]}...)."
+    )
+    raise StatementError(msg)
+
+
+def _project(step: s.ExecutionStep, joined: Joined, select: list[SelectItem], key_item: SelectItem) -> PlannedQuery:
+    assert joined.key is not None
+    key_name, key_type = joined.key
+    values = [item for item in select if item is not key_item]
+    if not values:
+        raise StatementError("The projection contains no value columns.")
+    for item in values:
+        if isinstance(item.expression, e.ColumnRef) and item.expression.name == key_name:
+            raise StatementError(messages.key_selected_twice(key_name, [key_item.alias, item.alias]))
+        if item.alias in PSEUDO_COLUMNS:
+            raise UnsupportedFeatureError(f"output columns named like pseudo columns ({item.alias})")
+    key_columns = [Column(key_item.alias, key_type, KEY)]
+    check_no_map_keys(key_columns)
+    value_columns = [Column(v.alias, v.expression.result_type, VALUE) for v in values]
+    table = joined.kind == TABLE
+    project = (s.TableSelectV1 if table else s.StreamSelectV1)(
+        context="Project",
+        source=step,
+        key_column_names=(key_item.alias,),
+        select_expressions=tuple(
+            s.SelectExpression(alias=item.alias, expression=item.expression) for item in (key_item, *values)
+        ),
+    )
+    leftmost = joined.sources[0][1]
+    return PlannedQuery(
+        step=project,
+        schema=LogicalSchema(tuple(key_columns + value_columns)),
+        source=leftmost,
+        is_table=table,
+        source_names=tuple(source.name for _, source in joined.sources),
+    )

@@ -1,0 +1,135 @@
+"""The join steps' one builder: both inputs, keyed by the join key, unioned into one operator.
+
+Each input's rows carry their side (:data:`~qtt.runtime.names.JOIN_SIDE`) and the join key,
+under the join's key column name; the union is grouped by the key and runs through
+:class:`qtt.runtime.joins.JoinProcessor`, which keeps each table side's rows (state
+``<context>-Reduce`` after the source's context, as ksqlDB's ``KafkaTopic_Right-Reduce``
+store; a side that is itself a join keeps ``<join context>-Materialize``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as st
+
+from qtt.errors import RuntimeBuildError
+from qtt.plan import steps as s
+from qtt.runtime.names import (
+    HAD_PREVIOUS,
+    JOIN_SIDE,
+    NULL_KEY,
+    ORDER,
+    ROWOFFSET,
+    ROWPARTITION,
+    ROWTIME,
+    SEQ,
+    TOMBSTONE,
+    col,
+    data_col,
+    group_column,
+    previous_name,
+)
+
+if TYPE_CHECKING:
+    from qtt.runtime.builder import Built, PlanBuilder
+
+#: the system columns a join carries from the row that caused each output
+_CARRIED = (ROWTIME, ROWPARTITION, ROWOFFSET, SEQ, TOMBSTONE)
+
+
+def build_join(builder: PlanBuilder, step: s.JoinStep, left: Built, right: Built) -> tuple[DataFrame, list[str]]:
+    """The joined rows (key ``step.key_col_name``, then each side's columns) and their value
+    column names."""
+    from qtt.runtime.joins import LEFT, RIGHT, JoinProcessor, JoinSpec
+    from qtt.runtime.stateful import state_name, struct
+
+    key_name = step.key_col_name
+    sides = []
+    for which, built in ((LEFT, left), (RIGHT, right)):
+        keys = [c.name for c in built.schema.key]
+        if len(keys) != 1:
+            raise KeyError(f"one key column on each side of {step.context}, not {keys}")
+        (key,) = keys
+        # a side's key column named like the join's key is the join key itself, not a column of the side
+        columns = ([key] if key != key_name else []) + [c.name for c in built.schema.value]
+        order = col(ORDER) if ORDER in built.df.columns else F.lit(0)
+        rows = built.df.where(data_col(built.df, key).isNotNull()).select(
+            data_col(built.df, key).alias(key_name),
+            F.lit(which).alias(JOIN_SIDE),
+            *[data_col(built.df, c).alias(c) for c in columns],
+            *[col(c) for c in _CARRIED],
+            order.cast("int").alias(ORDER),
+        )
+        sides.append((columns, rows))
+    (left_columns, left_rows), (right_columns, right_rows) = sides
+    clash = set(left_columns) & set(right_columns) | {key_name} & set(left_columns + right_columns)
+    if clash:
+        msg = f"{step.type_tag} at {step.context}: both sides have columns {sorted(clash)}"
+        raise RuntimeBuildError(msg)
+    union = left_rows.unionByName(right_rows, allowMissingColumns=True)
+    types = {f.name: f.dataType for f in union.schema.fields}
+    key_type = types[key_name]
+    table_table = isinstance(step, s.TableTableJoinV1)
+    window = (step.before_ms, step.after_ms) if isinstance(step, s.StreamStreamJoinV1) else None
+    if window is not None:  # Kafka Streams' store names for a join named after its context
+        states: tuple[str | None, str | None] = (
+            f"{state_name(step.context)}-this-join-store",
+            f"{state_name(step.context)}-other-join-store",
+        )
+    else:
+        states = (_side_state(step.left_source) if table_table else None, _side_state(step.right_source))
+    spec = JoinSpec(
+        table_table=table_table,
+        join_type=step.join_type,
+        key_name=key_name,
+        key_type=key_type,
+        columns=(tuple(left_columns), tuple(right_columns)),
+        states=states,
+        stored=(
+            struct([(c, types[c]) for c in left_columns] + [(ROWTIME, st.LongType())]),
+            struct([(c, types[c]) for c in right_columns] + [(ROWTIME, st.LongType())]),
+        ),
+        emit_previous=id(step) in builder._previous_wanted,
+        window=window,
+    )
+    previous = (
+        [(previous_name(c), types[c]) for c in (*left_columns, *right_columns)] + [(HAD_PREVIOUS, st.BooleanType())]
+        if spec.emit_previous
+        else []
+    )
+    output = struct(
+        [(key_name, key_type)]
+        + [(c, types[c]) for c in (*left_columns, *right_columns)]
+        + [
+            (ROWTIME, st.LongType()),
+            (ROWPARTITION, st.IntegerType()),
+            (ROWOFFSET, st.LongType()),
+            (SEQ, st.LongType()),
+            (TOMBSTONE, st.BooleanType()),
+            (NULL_KEY, st.BooleanType()),
+            (ORDER, st.IntegerType()),
+        ]
+        + previous
+    )
+    # as the aggregate does, a key Spark cannot group state by is grouped by its JSON text
+    if isinstance(key_type, (st.StructType, st.ArrayType, st.MapType)):
+        keyed = union.withColumn(group_column(key_name), F.to_json(col(key_name)))
+        grouped = keyed.groupBy(col(group_column(key_name)))
+    else:
+        grouped = union.groupBy(col(key_name))  # the state's key: the internal topics' key column
+    joined = builder._stateful(grouped, JoinProcessor(spec), output)
+    return joined, [*left_columns, *right_columns]
+
+
+def _side_state(step: s.ExecutionStep) -> str:
+    """The state variable holding a join side's rows, named after where they come from."""
+    from qtt.runtime.stateful import state_name
+
+    while not isinstance(step, (s.SourceStep, s.JoinStep)):
+        (step,) = step.sources()
+    if isinstance(step, s.SourceStep):
+        return state_name(step.context).removesuffix("-Source") + "-Reduce"
+    return f"{state_name(step.context)}-Materialize"

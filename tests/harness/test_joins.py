@@ -1,0 +1,81 @@
+"""Joins on the shared stateful path: the same facts on every run and in any grouping.
+
+The stream-table, table-table, multi-way and stream-stream cases of ``cases/joins.json`` are replayed alone,
+together, and together in the other order: outputs, processing logs, internal topics and step
+schemas must be the same each time, and each table side's rows show up as an internal topic
+named as ksqlDB names the table's store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qtt.errors import QttError
+from qtt.harness import driver
+from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.loader import load_file
+from qtt.harness.runner import plan_variant
+
+CASES = Path(__file__).parents[2] / "cases" / "joins.json"
+NAMES = ("stream-table joins:", "table-table joins,", "a stream joined with two tables", "stream-stream joins:")
+
+
+def _items() -> list[ReplayItem]:
+    variants = [v for v in load_file(CASES).variants if v.case.startswith(NAMES)]
+    assert len(variants) == len(NAMES)
+    return [ReplayItem.from_case(plan_variant(v).plan, v.inputs) for v in variants]
+
+
+def _facts(result: ReplayResult | QttError) -> dict[str, Any]:
+    assert isinstance(result, ReplayResult), result
+    return {
+        "outputs": {
+            topic: [(r.key_bytes, r.value_bytes, r.timestamp, r.seq) for r in records]
+            for topic, records in result.outputs.items()
+        },
+        "log": result.processing_log,
+        "internal": [(t.name, t.key_schema, t.value_schema, t.records) for t in result.internal_topics],
+        "steps": result.step_schemas,
+    }
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(driver, "GROUP_SIZE", 1)
+    alone = replay_many(_items(), session=spark, capture_state=True)
+    monkeypatch.undo()
+    together = replay_many(_items(), session=spark, capture_state=True)
+    reversed_ = replay_many(_items()[::-1], session=spark, capture_state=True)[::-1]
+
+    # the cases' queries share streaming queries (how many depends on each query's depth)
+    assert max(r.runs[-1].group_size for r in together) > 1  # type: ignore[union-attr]
+    for one, grouped, other in zip(alone, together, reversed_, strict=True):
+        assert _facts(grouped) == _facts(one)
+        assert _facts(other) == _facts(one)
+
+    stream_table, table_table, multi, stream_stream = (_facts(r) for r in alone)
+    names = {name for name, *_ in stream_table["internal"]}
+    assert names == {
+        "CSAS_ENRICHED_0-KafkaTopic_Right-Reduce-changelog",
+        "CSAS_ALL_COLUMNS_1-KafkaTopic_Right-Reduce-changelog",
+    }
+    by_name = {name: records for name, _, _, records in stream_table["internal"]}
+    customers = by_name["CSAS_ENRICHED_0-KafkaTopic_Right-Reduce-changelog"]
+    assert [r.key for r in customers] == [{"O_CUSTOMER": 1}, {"O_CUSTOMER": 1}, {"O_CUSTOMER": 1}]
+    assert customers[-1].value is None  # the customer's delete reached the table side's state
+    table_names = {name for name, *_ in table_table["internal"]}
+    assert "CTAS_EVERYTHING_3-KafkaTopic_Left-Reduce-changelog" in table_names
+    assert "CTAS_EVERYTHING_3-KafkaTopic_Right-Reduce-changelog" in table_names
+    assert {name for name, *_ in multi["internal"]} == {
+        "CSAS_VISIT_DETAILS_0-L_KafkaTopic_Right-Reduce-changelog",
+        "CSAS_VISIT_DETAILS_0-KafkaTopic_Right-Reduce-changelog",
+    }
+    buffers = {name: records for name, _, _, records in stream_stream["internal"]}
+    clicks = buffers["CSAS_CONVERTED_0-Join-this-join-store-changelog"]
+    assert len(clicks[-1].value["records"]) == 3  # every click stays in the left buffer
+    assert "CSAS_CONVERTED_0-Join-other-join-store-changelog" in buffers

@@ -1,0 +1,140 @@
+"""Planning joins: ksqlDB's column names, key column, contexts and errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan import steps as s
+from qtt.plan.statements import plan_statements
+from qtt.sql import parse_statements
+
+SOURCES = (
+    "CREATE STREAM s (k INT KEY, v INT, w VARCHAR) WITH (kafka_topic='s', value_format='JSON');"
+    "CREATE TABLE t (id INT PRIMARY KEY, v INT, x BIGINT) WITH (kafka_topic='t', value_format='JSON');"
+    "CREATE TABLE u (id INT PRIMARY KEY, y VARCHAR) WITH (kafka_topic='u', value_format='JSON');"
+)
+
+
+def _query(sql: str) -> s.QueryPlan:
+    return plan_statements(parse_statements(SOURCES + sql)).plan.queries()[-1]
+
+
+def _schema(sql: str) -> str:
+    plan = plan_statements(parse_statements(SOURCES + sql))
+    return str(plan.sources[plan.plan.queries()[-1].sink].schema)
+
+
+def _steps(query: s.QueryPlan) -> list[tuple[str, str]]:
+    return [(step.type_tag, step.context) for step in s.walk_steps(query.physical_plan)]
+
+
+def test_a_stream_table_join_on_the_stream_key_reads_both_sides_renamed_and_joins_them() -> None:
+    query = _query("CREATE STREAM o AS SELECT s.k, s.v, t.v, w, x FROM s JOIN t ON s.k = t.id;")
+    assert _steps(query) == [
+        ("streamSourceV1", "KafkaTopic_Left/Source"),
+        ("streamSelectV1", "PrependAliasLeft"),
+        ("tableSourceV1", "KafkaTopic_Right/Source"),
+        ("tableSelectV1", "PrependAliasRight"),
+        ("streamTableJoinV1", "Join"),
+        ("streamSelectV1", "Project"),
+        ("streamSinkV2", "KsqlTopic/Sink"),
+    ]
+    assert query.sources == ("S", "T")
+    join = query.physical_plan.source.source  # type: ignore[attr-defined]
+    assert isinstance(join, s.StreamTableJoinV1) and (join.join_type, join.key_col_name) == ("INNER", "S_K")
+
+
+def test_only_names_that_several_sources_have_take_their_source_as_prefix() -> None:
+    schema = _schema("CREATE STREAM o AS SELECT s.k, s.v, t.v, w, x FROM s JOIN t ON s.k = t.id;")
+    assert schema == "`K` INTEGER KEY, `S_V` INTEGER, `T_V` INTEGER, `W` STRING, `X` BIGINT"
+
+
+def test_star_lists_the_key_then_each_side_prefixed() -> None:
+    schema = _schema("CREATE STREAM o AS SELECT * FROM s LEFT JOIN t ON s.k = t.id;")
+    assert schema == "`S_K` INTEGER KEY, `S_V` INTEGER, `S_W` STRING, `T_ID` INTEGER, `T_V` INTEGER, `T_X` BIGINT"
+
+
+def test_a_join_on_a_stream_value_rekeys_the_stream_and_names_the_key_after_it() -> None:
+    query = _query("CREATE STREAM o AS SELECT s.v, w, x FROM s JOIN t ON s.v = t.id;")
+    assert ("streamSelectKeyV1", "LeftSourceKeyed") in _steps(query)
+    assert _schema("CREATE STREAM o AS SELECT s.v, w, x FROM s JOIN t ON s.v = t.id;").startswith("`S_V` INTEGER KEY")
+
+
+def test_any_join_expression_in_the_projection_stands_for_the_key() -> None:
+    schema = _schema("CREATE TABLE o AS SELECT u.id, x, y FROM t JOIN u ON t.id = u.id;")
+    assert schema == "`U_ID` INTEGER KEY, `X` BIGINT, `Y` STRING"
+
+
+def test_a_full_outer_join_has_a_synthetic_key() -> None:
+    schema = _schema("CREATE TABLE o AS SELECT ROWKEY AS id, x, y FROM t FULL OUTER JOIN u ON t.id = u.id;")
+    assert schema == "`ID` INTEGER KEY, `X` BIGINT, `Y` STRING"
+
+
+def test_a_stream_stream_join_keeps_its_window_and_rekeys_either_side() -> None:
+    query = _query(
+        "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+        "CREATE STREAM o AS SELECT s.v, w, z FROM s LEFT JOIN s2 WITHIN (1 SECOND, 2 SECONDS) ON s.v = s2.z;"
+    )
+    steps = _steps(query)
+    assert ("streamSelectKeyV1", "LeftSourceKeyed") in steps and ("streamSelectKeyV1", "RightSourceKeyed") in steps
+    join = next(x for x in s.walk_steps(query.physical_plan) if isinstance(x, s.StreamStreamJoinV1))
+    assert (join.join_type, join.key_col_name, join.before_ms, join.after_ms) == ("LEFT", "S_V", 1000, 2000)
+
+
+def test_a_join_of_a_join_prefixes_the_inner_contexts() -> None:
+    query = _query("CREATE STREAM o AS SELECT s.k, w, x, y FROM s JOIN t ON s.k = t.id LEFT JOIN u ON s.k = u.id;")
+    contexts = [context for _, context in _steps(query)]
+    inner = ["L_KafkaTopic_Left/Source", "L_PrependAliasLeft", "L_KafkaTopic_Right/Source", "L_PrependAliasRight"]
+    assert contexts[:5] == [*inner, "L_Join"]
+    assert "Join" in contexts
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        (
+            "CREATE TABLE o AS SELECT t.id, w FROM t JOIN s ON t.id = s.k;",
+            "Invalid join order: table-stream joins are not supported; only stream-table joins. Got T [INNER] JOIN S.",
+        ),
+        (
+            "CREATE STREAM o AS SELECT s.k, x FROM s RIGHT JOIN t ON s.k = t.id;",
+            "Invalid join type: right join not supported for stream-table join. Got S RIGHT [OUTER] JOIN T.",
+        ),
+        (
+            "CREATE STREAM o AS SELECT s.k, x FROM s JOIN t ON s.v = t.v;",
+            "stream-table joins require to join on the table's primary key. Got S.V = T.V.",
+        ),
+        (
+            "CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.id = u.y;",
+            "Invalid join condition: types don't match. Got T.ID{INTEGER} = U.Y{STRING}.",
+        ),
+        (
+            "CREATE STREAM o AS SELECT w, x FROM s JOIN t ON s.k = t.id;",
+            "must include the join expressions S.K or T.ID in its projection (eg, SELECT S.K...).",
+        ),
+        (
+            "CREATE STREAM o AS SELECT s.k, x FROM s JOIN t ON v = t.id;",
+            "Column 'V' is ambiguous. Could be S.V or T.V.",
+        ),
+        ("CREATE STREAM o AS SELECT s.k FROM s JOIN s ON s.k = s.k;", "self joins are not yet supported"),
+        (
+            "CREATE STREAM o AS SELECT s.k, x FROM s JOIN t ON s.k = 1;",
+            "Invalid comparison expression '1' in join '(S.K = 1)'.",
+        ),
+    ],
+)
+def test_join_errors_are_ksqldbs(sql: str, message: str) -> None:
+    with pytest.raises(StatementError) as raised:
+        _query(sql)
+    assert message in str(raised.value)
+
+
+def test_what_joins_do_not_do_yet_is_named() -> None:
+    with pytest.raises(UnsupportedFeatureError, match="stream-stream joins with a GRACE PERIOD"):
+        _query(
+            "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+            "CREATE STREAM o AS SELECT s.k, z FROM s JOIN s2 WITHIN 1 SECOND GRACE PERIOD 1 SECOND ON s.k = s2.k;"
+        )
+    with pytest.raises(UnsupportedFeatureError, match="foreign-key"):
+        _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id;")
