@@ -236,17 +236,9 @@ class JoinPlanner:
         equivalents = _equivalents(left, right, left_expr, right_expr, left_keyed)
         left_step, right_step = left.step, right.step
         if not left_keyed:
-            left_step = s.StreamSelectKeyV1(
-                context=f"{prefix}LeftSourceKeyed",
-                source=left_step,
-                key_expressions=(s.SelectExpression(alias=key_name, expression=left_expr),),
-            )
+            left_step = _rekeyed(left_step, f"{prefix}LeftSourceKeyed", key_name, left_expr)
         if not right_keyed:
-            right_step = s.StreamSelectKeyV1(
-                context=f"{prefix}RightSourceKeyed",
-                source=right_step,
-                key_expressions=(s.SelectExpression(alias=key_name, expression=right_expr),),
-            )
+            right_step = _rekeyed(right_step, f"{prefix}RightSourceKeyed", key_name, right_expr)
         if left.kind == STREAM and left_keyed and right_keyed and not left.repartitioned:
             _check_partitions(left, right)
         join_type = PLAN_JOIN_TYPES[relation.kind]
@@ -340,6 +332,13 @@ class JoinPlanner:
         if first == right_name:
             typed.reverse()
         return typed[0], typed[1], got
+
+
+def _rekeyed(step: s.ExecutionStep, context: str, key_name: str, expr: e.Expression) -> s.ExecutionStep:
+    """A stream side re-keyed by its join expression (ksqlDB's ``PreJoinRepartitionNode``)."""
+    return s.StreamSelectKeyV1(
+        context=context, source=step, key_expressions=(s.SelectExpression(alias=key_name, expression=expr),)
+    )
 
 
 def _combined(left: Joined, right: Joined) -> Joined:

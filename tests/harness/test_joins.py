@@ -9,15 +9,13 @@ named as ksqlDB names the table's store.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from qtt.errors import QttError
-from qtt.harness import driver
-from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.driver import ReplayItem
 from qtt.harness.loader import load_file
 from qtt.harness.runner import plan_variant
+from tests.harness.groupings import assert_same_facts, facts, replay_in_three_groupings
 
 CASES = Path(__file__).parents[2] / "cases" / "joins.json"
 NAMES = ("stream-table joins:", "table-table joins,", "a stream joined with two tables", "stream-stream joins:")
@@ -29,36 +27,17 @@ def _items() -> list[ReplayItem]:
     return [ReplayItem.from_case(plan_variant(v).plan, v.inputs) for v in variants]
 
 
-def _facts(result: ReplayResult | QttError) -> dict[str, Any]:
-    assert isinstance(result, ReplayResult), result
-    return {
-        "outputs": {
-            topic: [(r.key_bytes, r.value_bytes, r.timestamp, r.seq) for r in records]
-            for topic, records in result.outputs.items()
-        },
-        "log": result.processing_log,
-        "internal": [(t.name, t.key_schema, t.value_schema, t.records) for t in result.internal_topics],
-        "steps": result.step_schemas,
-    }
-
-
 @pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.usefixtures("no_active_streams")
 def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(driver, "GROUP_SIZE", 1)
-    alone = replay_many(_items(), session=spark, capture_state=True)
-    monkeypatch.undo()
-    together = replay_many(_items(), session=spark, capture_state=True)
-    reversed_ = replay_many(_items()[::-1], session=spark, capture_state=True)[::-1]
+    alone, together, reversed_ = replay_in_three_groupings(_items, spark, monkeypatch)
 
     # the cases' queries share streaming queries (how many depends on each query's depth)
     assert max(r.runs[-1].group_size for r in together) > 1  # type: ignore[union-attr]
-    for one, grouped, other in zip(alone, together, reversed_, strict=True):
-        assert _facts(grouped) == _facts(one)
-        assert _facts(other) == _facts(one)
+    assert_same_facts(alone, together, reversed_)
 
-    stream_table, table_table, multi, stream_stream = (_facts(r) for r in alone)
+    stream_table, table_table, multi, stream_stream = (facts(r) for r in alone)
     names = {name for name, *_ in stream_table["internal"]}
     assert names == {
         "CSAS_ENRICHED_0-KafkaTopic_Right-Reduce-changelog",

@@ -9,15 +9,15 @@ that only the broken replay fails.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from qtt.errors import QttError
-from qtt.harness import driver, plan_store
+from qtt.harness import plan_store
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.historical_replay import inputs_of, load
 from qtt.runtime import stateful
+from tests.harness.groupings import assert_same_facts, facts, replay_in_three_groupings
 from tests.harness.replaced_aggregate import replaced_aggregate
 
 ROOT = Path(__file__).parents[2] / "historical_plans"
@@ -44,40 +44,19 @@ def _items(paths: list[Path]) -> list[ReplayItem]:
     return items
 
 
-def _facts(result: ReplayResult | QttError) -> dict[str, Any]:
-    """Everything a replay records, minus timings and group sizes."""
-    assert isinstance(result, ReplayResult), result
-    return {
-        "outputs": {
-            topic: [(r.key_bytes, r.value_bytes, r.timestamp, r.seq, r.partition, r.query_id) for r in records]
-            for topic, records in result.outputs.items()
-        },
-        "log": result.processing_log,
-        "internal": [(t.name, t.key_schema, t.value_schema, t.records) for t in result.internal_topics],
-        "steps": result.step_schemas,
-        "schemas": result.schemas,
-    }
-
-
 @pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.usefixtures("no_active_streams")
 def test_a_replay_records_the_same_facts_alone_and_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     paths = [_folder(prefix) for prefix in FOLDERS]
-    monkeypatch.setattr(driver, "GROUP_SIZE", 1)
-    alone = replay_many(_items(paths), session=spark, capture_state=True)
-    monkeypatch.undo()
-    together = replay_many(_items(paths), session=spark, capture_state=True)
-    reversed_ = replay_many(_items(paths[::-1]), session=spark, capture_state=True)[::-1]
+    alone, together, reversed_ = replay_in_three_groupings(lambda: _items(paths), spark, monkeypatch)
 
     assert all(isinstance(r, ReplayResult) and r.runs for r in together)
     # they did share one streaming query
     assert [r.runs[-1].group_size for r in together] == [3, 3, 3]  # type: ignore[union-attr]
     assert [r.runs[-1].group_size for r in alone] == [1, 1, 1]  # type: ignore[union-attr]
-    for one, grouped, other in zip(alone, together, reversed_, strict=True):
-        assert _facts(grouped) == _facts(one)
-        assert _facts(other) == _facts(one)
-    assert all(_facts(r)["internal"] for r in alone[:2])
+    assert_same_facts(alone, together, reversed_)
+    assert all(facts(r)["internal"] for r in alone[:2])
 
 
 class PoisonedAggregate(stateful.AggregateProcessor):
@@ -109,4 +88,4 @@ def test_a_group_whose_query_fails_is_retried_job_by_job(spark) -> None:  # type
     assert isinstance(bad, QttError) and "CTAS_PER_STATION_0: streaming query failed" in str(bad)
     assert isinstance(good, ReplayResult)
     assert good.runs[0].group_size == 1  # run again on its own, after the group failed
-    assert _facts(good)["internal"]
+    assert facts(good)["internal"]

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from qtt.errors import QttError
-from qtt.harness import driver
-from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.driver import ReplayItem
 from qtt.harness.loader import load_file
 from qtt.harness.runner import plan_variant
+from tests.harness.groupings import assert_same_facts, facts, replay_in_three_groupings
 
 CASES = Path(__file__).parents[2] / "cases" / "windows.json"
 NAMES = ("hopping windows:", "session windows merge", "EMIT FINAL: each")
@@ -30,35 +28,16 @@ def _items() -> list[ReplayItem]:
     return [ReplayItem.from_case(plan_variant(v).plan, v.inputs) for v in variants]
 
 
-def _facts(result: ReplayResult | QttError) -> dict[str, Any]:
-    assert isinstance(result, ReplayResult), result
-    return {
-        "outputs": {
-            topic: [(r.key_bytes, r.value_bytes, r.timestamp, r.seq, r.window) for r in records]
-            for topic, records in result.outputs.items()
-        },
-        "log": result.processing_log,
-        "internal": [(t.name, t.key_schema, t.value_schema, t.records) for t in result.internal_topics],
-        "steps": result.step_schemas,
-    }
-
-
 @pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.usefixtures("no_active_streams")
 def test_windowed_replays_record_the_same_facts_on_every_run_and_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(driver, "GROUP_SIZE", 1)
-    alone = replay_many(_items(), session=spark, capture_state=True)
-    monkeypatch.undo()
-    together = replay_many(_items(), session=spark, capture_state=True)
-    reversed_ = replay_many(_items()[::-1], session=spark, capture_state=True)[::-1]
+    alone, together, reversed_ = replay_in_three_groupings(_items, spark, monkeypatch)
 
     assert [r.runs[-1].group_size for r in together] == [3, 3, 3]  # type: ignore[union-attr]
-    for one, grouped, other in zip(alone, together, reversed_, strict=True):
-        assert _facts(grouped) == _facts(one)
-        assert _facts(other) == _facts(one)
+    assert_same_facts(alone, together, reversed_)
 
-    hopping, session, final = (_facts(r) for r in alone)
+    hopping, session, final = (facts(r) for r in alone)
     names = {name for name, *_ in hopping["internal"]}
     assert names == {
         "CTAS_SUMS_0-Aggregate-Aggregate-changelog",

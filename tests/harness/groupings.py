@@ -1,0 +1,52 @@
+"""The same jobs replayed alone, together and together in the other order, and what a replay records.
+
+A replay's result must never depend on its company on the shared stateful path; the tests of
+each stateful operator check it with these helpers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from qtt.errors import QttError
+from qtt.harness import driver
+from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
+
+Results = list[ReplayResult | QttError]
+
+
+def facts(result: ReplayResult | QttError) -> dict[str, Any]:
+    """Everything a replay records, minus timings and group sizes."""
+    assert isinstance(result, ReplayResult), result
+    return {
+        "outputs": {
+            topic: [
+                (r.key_bytes, r.value_bytes, r.timestamp, r.seq, r.partition, r.query_id, r.window) for r in records
+            ]
+            for topic, records in result.outputs.items()
+        },
+        "log": result.processing_log,
+        "internal": [(t.name, t.key_schema, t.value_schema, t.records) for t in result.internal_topics],
+        "steps": result.step_schemas,
+        "schemas": result.schemas,
+    }
+
+
+def replay_in_three_groupings(
+    items: Callable[[], list[ReplayItem]], spark: Any, monkeypatch: Any
+) -> tuple[Results, Results, Results]:
+    """``items`` replayed one query each, all together, and together in the other order
+    (results in ``items`` order), each capturing state."""
+    monkeypatch.setattr(driver, "GROUP_SIZE", 1)
+    alone = replay_many(items(), session=spark, capture_state=True)
+    monkeypatch.undo()
+    together = replay_many(items(), session=spark, capture_state=True)
+    reversed_ = replay_many(items()[::-1], session=spark, capture_state=True)[::-1]
+    return alone, together, reversed_
+
+
+def assert_same_facts(alone: Results, together: Results, reversed_: Results) -> None:
+    for one, grouped, other in zip(alone, together, reversed_, strict=True):
+        assert facts(grouped) == facts(one)
+        assert facts(other) == facts(one)
