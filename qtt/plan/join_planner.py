@@ -21,7 +21,8 @@ from qtt.plan import expressions as e
 from qtt.plan import steps as s
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
-from qtt.plan.schema import PSEUDO_COLUMNS
+from qtt.plan.planned import check_no_map_keys
+from qtt.plan.schema import KEY, PSEUDO_COLUMNS, Column
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 from qtt.sql.parser import iter_nodes
@@ -111,7 +112,12 @@ class JoinPlanner:
         """Plan a join tree: every join's criteria are checked first, as ksqlDB builds its
         join tree before it plans any join."""
         assert isinstance(relation, ast.Join)
-        self._check_tree(relation)
+        tree = self._check_tree(relation)
+        kafka = [source.name for _, source in tree.sources if source.formats.value_format.format == "KAFKA"]
+        if kafka:
+            shown = ", ".join(kafka)
+            msg = f"Source(s) {shown} are using the 'KAFKA' value format. This format does not yet support JOIN."
+            raise StatementError(msg)
         return self._plan(relation, "")
 
     def _check_tree(self, relation: ast.Join) -> Joined:
@@ -233,7 +239,9 @@ class JoinPlanner:
             key_name = right_expr.name
         else:
             key_name = _synthetic_key(left, right)
-        equivalents = _equivalents(left, right, left_expr, right_expr, left_keyed)
+        check_no_map_keys([Column(key_name, right_expr.result_type, KEY)])
+        # a full outer join's columns may be null on either side: only its synthetic key is the key
+        equivalents = () if relation.kind == "FULL" else _equivalents(left, right, left_expr, right_expr, left_keyed)
         left_step, right_step = left.step, right.step
         if not left_keyed:
             left_step = _rekeyed(left_step, f"{prefix}LeftSourceKeyed", key_name, left_expr)
@@ -288,6 +296,9 @@ class JoinPlanner:
     def _criteria(self, relation: ast.Join, left: Joined, right: Joined) -> tuple[e.Expression, e.Expression, str]:
         """The join's left and right expressions, and the criteria as ksqlDB's messages show them."""
         on = relation.on
+        if isinstance(on, ast.And):
+            msg = f"Invalid join condition: joins on multiple conditions are not yet supported. Got {format_expr(on)}."
+            raise StatementError(msg)
         if not (isinstance(on, ast.Comparison) and on.op == "="):
             msg = f"Unsupported join expression: {format_expr(on)}. Joins support only an equality of two expressions."
             raise StatementError(msg)

@@ -134,10 +134,15 @@ def _key_item(select: list[SelectItem], joined: Joined, sink_name: str, items: S
     shown = [c.shown for c in joined.equivalents] or [key_name]
     noun = "join expressions" if len(shown) > 1 else "join expression"
     msg = (
-        "Key missing from projection (ie, SELECT). \n"
+        "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\n"
         f"The query used to build {t.quote(sink_name)} must include the {noun} {or_join(shown)} "
         f"in its projection (eg, SELECT {shown[0]}...)."
     )
+    if not joined.equivalents:
+        msg += (
+            f"\n{key_name} was added as a synthetic key column because the join criteria did not match any "
+            "source column. This expression must be included in the projection and may be aliased."
+        )
     raise StatementError(msg)
 
 
