@@ -108,21 +108,17 @@ class JoinProcessor(StatefulOperator):
             step = self._stream_stream
         else:
             step = self._table_table if self.spec.table_table else self._stream_table
-        # only a side whose rows changed is written: the store's change feed is the internal topic
-        in_store = dict(current)
+        # only a side a row of that side put to is written (a stream row only reads the table):
+        # the store's change feed is the internal topic, one record per put, as Kafka Streams' is
+        touched: set[int] = set()
         for position, row in enumerate(ordered):
             if position and row[SEQ] != ordered[position - 1][SEQ]:
-                for side, value in current.items():
-                    if value != in_store[side]:
-                        current[side] = in_store[side] = self._round_trip(side, value)
-            yield from step(row, current)
-        for side, value in current.items():
-            if value == in_store[side]:
-                continue
-            if not value:
-                self.states[side].clear()
-            else:
-                self.states[side].update(self.codecs[side].encode(self._wrapped(value)))
+                for side in touched:
+                    current[side] = self._round_trip(side, current[side])
+                touched.clear()
+            yield from step(row, current, touched)
+        for side in touched:
+            self._put(side, current[side])
 
     def _wrapped(self, value: Any) -> tuple[Any, ...]:
         """A side's value as its state row: a table's row, or a stream's buffer as one field."""
@@ -137,9 +133,17 @@ class JoinProcessor(StatefulOperator):
             return () if self.spec.window is not None else None
         return self._unwrapped(self.codecs[side].decode(state.get()))
 
+    def _put(self, side: int, value: Any) -> None:
+        """Store a side's value; an empty one deletes what the store holds (nothing if it holds none)."""
+        state = self.states[side]
+        if value:
+            state.update(self.codecs[side].encode(self._wrapped(value)))
+        elif state.exists():
+            state.clear()
+
     def _round_trip(self, side: int, value: Any) -> Any:
         if not value:
-            self.states[side].clear()
+            self._put(side, value)
             return value
         return self._unwrapped(self.through_store(self.states[side], self.codecs[side], self._wrapped(value)))
 
@@ -150,9 +154,10 @@ class JoinProcessor(StatefulOperator):
         values = [row[c] if c not in self.nested else decode(row[c], self.nested[c]) for c in self.spec.columns[side]]
         return (*values, row[ROWTIME])
 
-    def _stream_table(self, row: Row, current: dict[int, tuple[Any, ...] | None]) -> Iterator[Row]:
+    def _stream_table(self, row: Row, current: dict[int, Any], touched: set[int]) -> Iterator[Row]:
         if row[JOIN_SIDE] == RIGHT:
             current[RIGHT] = self._stored(row, RIGHT)
+            touched.add(RIGHT)
             return
         stream = self._stored(row, LEFT)
         table = current[RIGHT]
@@ -160,13 +165,14 @@ class JoinProcessor(StatefulOperator):
             return
         yield self._output(row, (stream, table), row[ROWTIME])
 
-    def _stream_stream(self, row: Row, current: dict[int, Any]) -> Iterator[Row]:
+    def _stream_stream(self, row: Row, current: dict[int, Any], touched: set[int]) -> Iterator[Row]:
         assert self.spec.window is not None
         side = row[JOIN_SIDE]
         mine = self._stored(row, side)
         if mine is None:
             return
         current[side] = (*current[side], mine)
+        touched.add(side)
         before, after = self.spec.window if side == LEFT else self.spec.window[::-1]
         timestamp = row[ROWTIME]
         low, high = max(0, timestamp - before), max(0, timestamp + after)
@@ -181,11 +187,12 @@ class JoinProcessor(StatefulOperator):
         if not matches and side in kept:
             yield self._output(row, (mine, None) if side == LEFT else (None, mine), timestamp, order=order)
 
-    def _table_table(self, row: Row, current: dict[int, tuple[Any, ...] | None]) -> Iterator[Row]:
+    def _table_table(self, row: Row, current: dict[int, Any], touched: set[int]) -> Iterator[Row]:
         side = row[JOIN_SIDE]
         other = RIGHT if side == LEFT else LEFT
         old, new = current[side], self._stored(row, side)
         current[side] = new
+        touched.add(side)
         theirs = current[other]
         join_type = self.spec.join_type
         preserved = {"LEFT": LEFT, "RIGHT": RIGHT}.get(join_type)
