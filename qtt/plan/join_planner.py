@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
@@ -251,36 +252,24 @@ class JoinPlanner:
             _check_partitions(left, right)
         join_type = PLAN_JOIN_TYPES[relation.kind]
         leftmost = left.sources[0][1]
+        joined: dict[str, Any] = {
+            "context": f"{prefix}Join",
+            "left_source": left_step,
+            "right_source": right_step,
+            "join_type": join_type,
+            "key_col_name": key_name,
+        }
         step: s.ExecutionStep
         if stream_stream:
             assert relation.within is not None
+            within = relation.within
             step = s.StreamStreamJoinV1(
-                context=f"{prefix}Join",
-                left_source=left_step,
-                right_source=right_step,
-                join_type=join_type,
-                key_col_name=key_name,
-                before_ms=relation.within.before_ms,
-                after_ms=relation.within.after_ms,
-                internal_formats=leftmost.formats,
+                **joined, before_ms=within.before_ms, after_ms=within.after_ms, internal_formats=leftmost.formats
             )
         elif stream_table:
-            step = s.StreamTableJoinV1(
-                context=f"{prefix}Join",
-                left_source=left_step,
-                right_source=right_step,
-                join_type=join_type,
-                key_col_name=key_name,
-                internal_formats=leftmost.formats,
-            )
+            step = s.StreamTableJoinV1(**joined, internal_formats=leftmost.formats)
         else:
-            step = s.TableTableJoinV1(
-                context=f"{prefix}Join",
-                left_source=left_step,
-                right_source=right_step,
-                join_type=join_type,
-                key_col_name=key_name,
-            )
+            step = s.TableTableJoinV1(**joined)
         star = [(key_name, right_expr.result_type)] + [c for c in (*left.star, *right.star) if c[0] != key_name]
         return Joined(
             step=step,

@@ -6,14 +6,24 @@ each stateful operator check it with these helpers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from qtt.errors import QttError
 from qtt.harness import driver
 from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.loader import load_file
+from qtt.harness.runner import plan_variant
 
 Results = list[ReplayResult | QttError]
+
+
+def case_items(path: Path, names: Sequence[str]) -> list[ReplayItem]:
+    """The replays of the cases of ``path`` whose names start with one of ``names``, in that order."""
+    variants = [v for v in load_file(path).variants if v.case.startswith(tuple(names))]
+    assert len(variants) == len(names)
+    return [ReplayItem.from_case(plan_variant(v).plan, v.inputs) for v in variants]
 
 
 def facts(result: ReplayResult | QttError) -> dict[str, Any]:

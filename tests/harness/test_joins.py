@@ -13,18 +13,14 @@ from pathlib import Path
 import pytest
 
 from qtt.harness.driver import ReplayItem
-from qtt.harness.loader import load_file
-from qtt.harness.runner import plan_variant
-from tests.harness.groupings import assert_same_facts, facts, replay_in_three_groupings
+from tests.harness.groupings import assert_same_facts, case_items, facts, replay_in_three_groupings
 
 CASES = Path(__file__).parents[2] / "cases" / "joins.json"
 NAMES = ("stream-table joins:", "table-table joins,", "a stream joined with two tables", "stream-stream joins:")
 
 
 def _items() -> list[ReplayItem]:
-    variants = [v for v in load_file(CASES).variants if v.case.startswith(NAMES)]
-    assert len(variants) == len(NAMES)
-    return [ReplayItem.from_case(plan_variant(v).plan, v.inputs) for v in variants]
+    return case_items(CASES, NAMES)
 
 
 @pytest.mark.spark
