@@ -50,8 +50,6 @@ class JoinColumn:
     qualifier: str
     name: str
     type: t.SqlType
-    is_key: bool = False
-    pseudo: bool = False
 
     @property
     def prefixed(self) -> str:
@@ -174,8 +172,8 @@ class JoinPlanner:
         )
         schema = source.schema
         values = [JoinColumn(qualifier, c.name, c.type) for c in (*schema.value, *schema.headers)]
-        pseudo = [JoinColumn(qualifier, name, type_, pseudo=True) for name, type_ in PSEUDO_COLUMNS.items()]
-        keys = [JoinColumn(qualifier, c.name, c.type, is_key=True) for c in schema.key]
+        pseudo = [JoinColumn(qualifier, name, type_) for name, type_ in PSEUDO_COLUMNS.items()]
+        keys = [JoinColumn(qualifier, c.name, c.type) for c in schema.key]
         selects = [
             s.SelectExpression(alias=c.prefixed, expression=e.ColumnRef(name=c.name, sql_type=c.type))
             for c in (*keys, *values, *pseudo)
