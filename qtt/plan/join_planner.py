@@ -19,6 +19,7 @@ from typing import Any
 from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
+from qtt.plan import join_steps as js
 from qtt.plan import steps as s
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
@@ -207,8 +208,6 @@ class JoinPlanner:
         if stream_stream and relation.within is None:
             msg = "Stream-Stream joins must have a WITHIN clause specified. None was provided."
             raise StatementError(msg)
-        if stream_stream and relation.within is not None and relation.within.grace_ms is not None:
-            raise UnsupportedFeatureError("stream-stream joins with a GRACE PERIOD")
         if not stream_stream and relation.within is not None:
             msg = (
                 "A window definition was provided for a Stream-Table join. These joins are not windowed. "
@@ -261,13 +260,23 @@ class JoinPlanner:
         if stream_stream:
             assert relation.within is not None
             within = relation.within
-            step = s.StreamStreamJoinV1(
-                **joined, before_ms=within.before_ms, after_ms=within.after_ms, internal_formats=leftmost.formats
-            )
+            before, after = within.before_ms, within.after_ms
+            if within.grace_ms is None:  # without GRACE PERIOD: no spurious-result fix (ksqlDB's JoinWindows.of)
+                step = js.StreamStreamJoinV1(
+                    **joined, before_ms=before, after_ms=after, internal_formats=leftmost.formats
+                )
+            else:
+                step = js.StreamStreamJoinV2(
+                    **joined,
+                    before_ms=before,
+                    after_ms=after,
+                    grace_ms=within.grace_ms,
+                    internal_formats=leftmost.formats,
+                )
         elif stream_table:
-            step = s.StreamTableJoinV1(**joined, internal_formats=leftmost.formats)
+            step = js.StreamTableJoinV1(**joined, internal_formats=leftmost.formats)
         else:
-            step = s.TableTableJoinV1(**joined)
+            step = js.TableTableJoinV1(**joined)
         star = [(key_name, right_expr.result_type)] + [c for c in (*left.star, *right.star) if c[0] != key_name]
         return Joined(
             step=step,

@@ -4,7 +4,7 @@ Which topics a query reads, which topic it writes, whether any of its steps keep
 in which order a plan's queries must run. The replay driver and the runtime's executor ask
 these questions; the answers come from the steps' role bases (:class:`~qtt.plan.steps.SourceStep`,
 :class:`~qtt.plan.steps.SinkStep`, :class:`~qtt.plan.steps.StatefulStep`,
-:class:`~qtt.plan.steps.JoinStep`), so a new step type
+:class:`~qtt.plan.join_steps.JoinStep`), so a new step type
 gets them right by taking the right base.
 """
 

@@ -6,16 +6,17 @@ into their open windows (:mod:`qtt.runtime.windows`), then groups by key and win
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt import sqltypes as t
 from qtt.plan import steps as s
 from qtt.plan.schema import WINDOWEND, WINDOWSTART, LogicalSchema
+from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime.compiler import Compiler
 from qtt.runtime.names import (
     HAD_PREVIOUS,
@@ -169,27 +170,25 @@ def _final(
     builder: PlanBuilder, out: DataFrame, step: s.StreamWindowedAggregateV1, source: Built, state: str
 ) -> DataFrame:
     """``EMIT FINAL``: the aggregate's rows held per partition until their window closes."""
-    from qtt.runtime import serde_udfs
     from qtt.runtime.windows import FinalSpec, WindowFinalProcessor
 
-    formats = step.internal_formats
-    key = F.struct(*[col(c.name) for c in source.schema.key])
-    if formats.key_format.format in _REGISTRY_FORMATS:
-        key_bytes = F.encode(F.to_json(key), "UTF-8")
-    else:
-        key_bytes = serde_udfs.encode(
-            formats.key_format,
-            formats.key_features,
-            source.schema.key,
-            is_key=True,
-            row=key,
-            topic="",
-            registry=builder.registry,
-        )
-    keyed = out.withColumn(KEY_BYTES, key_bytes)
+    keyed = out.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, source.schema.key))
     processor = WindowFinalProcessor(FinalSpec(state, keyed.schema, step.window))
     final = builder._stateful(keyed.groupBy(col(ROWPARTITION)), processor, keyed.schema)
     return final.drop(KEY_BYTES)
+
+
+def key_bytes(builder: PlanBuilder, formats: s.Formats, key: Sequence[SchemaColumn]) -> Column:
+    """The key columns ``key`` as the state stores' bytes, to order rows by key as Kafka Streams'
+    stores do (a registry format's key is ordered by its JSON text instead)."""
+    from qtt.runtime import serde_udfs
+
+    row = F.struct(*[col(c.name) for c in key])
+    if formats.key_format.format in _REGISTRY_FORMATS:
+        return F.encode(F.to_json(row), "UTF-8")
+    return serde_udfs.encode(
+        formats.key_format, formats.key_features, key, is_key=True, row=row, topic="", registry=builder.registry
+    )
 
 
 def untaken(names: Iterable[str], taken: set[str]) -> list[str]:

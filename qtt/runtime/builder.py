@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt.errors import RuntimeBuildError
+from qtt.plan import join_steps as js
 from qtt.plan import steps as s
 from qtt.plan.codec import step_paths
 from qtt.plan.expressions import Call, ColumnRef, Expression, column_names, walk
@@ -441,7 +442,7 @@ class PlanBuilder:
         passes = F.coalesce(compile_(step.filter_expression), F.lit(False))
         source_step = step.source
         session = isinstance(source_step, s.StreamWindowedAggregateV1) and source_step.window.type == "SESSION"
-        if session or isinstance(source_step, s.JoinStep):
+        if session or isinstance(source_step, js.JoinStep):
             passes = ~col(TOMBSTONE) & passes  # a deletion (a replaced session, a join's) has no new row to test
         passed = col(HAD_PREVIOUS) & F.coalesce(compile_(substitute(step.filter_expression, earlier)), F.lit(False))
         df = source.df.where(passes | passed).withColumn(TOMBSTONE, col(TOMBSTONE) | ~passes)
@@ -542,19 +543,23 @@ class PlanBuilder:
 
     # ------------------------------------------------------------------ joins
 
-    @builds(s.StreamTableJoinV1)
-    def stream_table_join_v1(self, step: s.StreamTableJoinV1, left: Built, right: Built) -> Built:
+    @builds(js.StreamTableJoinV1)
+    def stream_table_join_v1(self, step: js.StreamTableJoinV1, left: Built, right: Built) -> Built:
         return self._join(step, left, right)
 
-    @builds(s.StreamStreamJoinV1)
-    def stream_stream_join_v1(self, step: s.StreamStreamJoinV1, left: Built, right: Built) -> Built:
+    @builds(js.StreamStreamJoinV1)
+    def stream_stream_join_v1(self, step: js.StreamStreamJoinV1, left: Built, right: Built) -> Built:
         return self._join(step, left, right)
 
-    @builds(s.TableTableJoinV1)
-    def table_table_join_v1(self, step: s.TableTableJoinV1, left: Built, right: Built) -> Built:
+    @builds(js.StreamStreamJoinV2)
+    def stream_stream_join_v2(self, step: js.StreamStreamJoinV2, left: Built, right: Built) -> Built:
         return self._join(step, left, right)
 
-    def _join(self, step: s.JoinStep, left: Built, right: Built) -> Built:
+    @builds(js.TableTableJoinV1)
+    def table_table_join_v1(self, step: js.TableTableJoinV1, left: Built, right: Built) -> Built:
+        return self._join(step, left, right)
+
+    def _join(self, step: js.JoinStep, left: Built, right: Built) -> Built:
         from qtt.runtime.join_builder import build_join
 
         df, values = build_join(self, step, left, right)

@@ -9,6 +9,7 @@ store; a side that is itself a join keeps ``<join context>-Materialize``).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
@@ -16,10 +17,13 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt.errors import RuntimeBuildError
+from qtt.plan import join_steps as js
 from qtt.plan import steps as s
+from qtt.runtime.aggregate_builder import key_bytes
 from qtt.runtime.names import (
     HAD_PREVIOUS,
     JOIN_SIDE,
+    KEY_BYTES,
     NULL_KEY,
     ORDER,
     ROWOFFSET,
@@ -35,12 +39,13 @@ from qtt.runtime.names import (
 
 if TYPE_CHECKING:
     from qtt.runtime.builder import Built, PlanBuilder
+    from qtt.runtime.grace_joins import GraceJoinProcessor
 
 #: the system columns a join carries from the row that caused each output
 _CARRIED = (ROWTIME, ROWPARTITION, ROWOFFSET, SEQ, TOMBSTONE)
 
 
-def build_join(builder: PlanBuilder, step: s.JoinStep, left: Built, right: Built) -> tuple[DataFrame, list[str]]:
+def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Built) -> tuple[DataFrame, list[str]]:
     """The joined rows (key ``step.key_col_name``, then each side's columns) and their value
     column names."""
     from qtt.runtime.joins import LEFT, RIGHT, JoinProcessor, JoinSpec
@@ -72,8 +77,14 @@ def build_join(builder: PlanBuilder, step: s.JoinStep, left: Built, right: Built
     union = left_rows.unionByName(right_rows, allowMissingColumns=True)
     types = {f.name: f.dataType for f in union.schema.fields}
     key_type = types[key_name]
-    table_table = isinstance(step, s.TableTableJoinV1)
-    window = (step.before_ms, step.after_ms) if isinstance(step, s.StreamStreamJoinV1) else None
+    if isinstance(step, js.StreamStreamJoinV2):
+        output = _output_schema(key_name, key_type, types, left_columns + right_columns, [])
+        key_column = dataclasses.replace(left.schema.key[0], name=key_name)
+        keyed = union.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, [key_column]))
+        processor = _grace_processor(step, key_name, key_type, types, (left_columns, right_columns))
+        return builder._stateful(keyed.groupBy(col(ROWPARTITION)), processor, output), [*left_columns, *right_columns]
+    table_table = isinstance(step, js.TableTableJoinV1)
+    window = (step.before_ms, step.after_ms) if isinstance(step, js.StreamStreamJoinV1) else None
     if window is not None:  # Kafka Streams' store names for a join named after its context
         states: tuple[str | None, str | None] = (
             f"{state_name(step.context)}-this-join-store",
@@ -100,20 +111,7 @@ def build_join(builder: PlanBuilder, step: s.JoinStep, left: Built, right: Built
         if spec.emit_previous
         else []
     )
-    output = struct(
-        [(key_name, key_type)]
-        + [(c, types[c]) for c in (*left_columns, *right_columns)]
-        + [
-            (ROWTIME, st.LongType()),
-            (ROWPARTITION, st.IntegerType()),
-            (ROWOFFSET, st.LongType()),
-            (SEQ, st.LongType()),
-            (TOMBSTONE, st.BooleanType()),
-            (NULL_KEY, st.BooleanType()),
-            (ORDER, st.IntegerType()),
-        ]
-        + previous
-    )
+    output = _output_schema(key_name, key_type, types, left_columns + right_columns, previous)
     # as the aggregate does, a key Spark cannot group state by is grouped by its JSON text
     if isinstance(key_type, (st.StructType, st.ArrayType, st.MapType)):
         keyed = union.withColumn(group_column(key_name), F.to_json(col(key_name)))
@@ -124,11 +122,60 @@ def build_join(builder: PlanBuilder, step: s.JoinStep, left: Built, right: Built
     return joined, [*left_columns, *right_columns]
 
 
+def _output_schema(
+    key_name: str,
+    key_type: st.DataType,
+    types: dict[str, st.DataType],
+    columns: list[str],
+    previous: list[tuple[str, st.DataType]],
+) -> st.StructType:
+    """A join's output rows: the key, both sides' columns, the system columns."""
+    from qtt.runtime.stateful import struct
+
+    system = [
+        (ROWTIME, st.LongType()),
+        (ROWPARTITION, st.IntegerType()),
+        (ROWOFFSET, st.LongType()),
+        (SEQ, st.LongType()),
+        (TOMBSTONE, st.BooleanType()),
+        (NULL_KEY, st.BooleanType()),
+        (ORDER, st.IntegerType()),
+    ]
+    return struct([(key_name, key_type)] + [(c, types[c]) for c in columns] + system + previous)
+
+
+def _grace_processor(
+    step: js.StreamStreamJoinV2,
+    key_name: str,
+    key_type: st.DataType,
+    types: dict[str, st.DataType],
+    columns: tuple[list[str], list[str]],
+) -> GraceJoinProcessor:
+    """The operator of a stream-stream join with a grace period, keyed by source partition."""
+    from qtt.runtime.grace_joins import GraceJoinProcessor, GraceJoinSpec
+    from qtt.runtime.stateful import state_name
+
+    name = state_name(step.context)
+    outer = f"{name}-outer-shared-join-store" if step.join_type != "INNER" else None
+    spec = GraceJoinSpec(
+        join_type=step.join_type,
+        key_name=key_name,
+        key_type=key_type,
+        columns=(tuple(columns[0]), tuple(columns[1])),
+        types=tuple((c, types[c]) for c in (key_name, *columns[0], *columns[1])),
+        states=(f"{name}-this-join-store", f"{name}-other-join-store", outer),
+        before_ms=step.before_ms,
+        after_ms=step.after_ms,
+        grace_ms=step.grace_ms,
+    )
+    return GraceJoinProcessor(spec)
+
+
 def _side_state(step: s.ExecutionStep) -> str:
     """The state variable holding a join side's rows, named after where they come from."""
     from qtt.runtime.stateful import state_name
 
-    while not isinstance(step, (s.SourceStep, s.JoinStep)):
+    while not isinstance(step, (s.SourceStep, js.JoinStep)):
         (step,) = step.sources()
     if isinstance(step, s.SourceStep):
         return state_name(step.context).removesuffix("-Source") + "-Reduce"

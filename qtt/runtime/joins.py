@@ -50,7 +50,7 @@ from qtt.runtime.stateful import StatefulOperator
 
 LEFT, RIGHT = 0, 1
 #: outputs one input row causes at most (a stream-stream join's matches)
-_PER_ROW = 1000
+OUTPUTS_PER_ROW = 1000
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ class JoinProcessor(StatefulOperator):
         other = LEFT if side == RIGHT else RIGHT
         # the other buffer in timestamp order (rows of one timestamp in arrival order)
         matches = sorted((r for r in current[other] if low <= r[-1] <= high), key=lambda r: r[-1])
-        order = row[ORDER] * _PER_ROW
+        order = row[ORDER] * OUTPUTS_PER_ROW
         for index, match in enumerate(matches):
             pair = (mine, match) if side == LEFT else (match, mine)
             yield self._output(row, pair, max(timestamp, match[-1]), order=order + index)

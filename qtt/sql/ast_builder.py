@@ -290,10 +290,10 @@ class AstBuilder(Transformer_NonRecursive):
         return "FULL"
 
     def within_single(self, meta: Any, within: Token, size: int, grace: Any) -> ast.WithinWindow:
-        return ast.WithinWindow(before_ms=size, after_ms=size, grace_ms=grace, pos=_pos(meta))
+        return ast.WithinWindow(before_ms=size, after_ms=size, grace_ms=_grace_ms(grace), pos=_pos(meta))
 
     def within_before_after(self, meta: Any, within, before, after, grace):
-        return ast.WithinWindow(before_ms=before, after_ms=after, grace_ms=grace, pos=_pos(meta))
+        return ast.WithinWindow(before_ms=before, after_ms=after, grace_ms=_grace_ms(grace), pos=_pos(meta))
 
     def window_clause(self, meta: Any, window: Token, spec: ast.WindowSpec) -> tuple[str, Any]:
         return ("window", spec)
@@ -543,6 +543,11 @@ def _case_parts(rest: tuple[Any, ...]) -> tuple[tuple[ast.WhenClause, ...], ast.
     whens = tuple(r for r in rest if isinstance(r, ast.WhenClause))
     tail = [r for r in rest if not isinstance(r, ast.WhenClause | Token) and r is not None]
     return whens, (tail[0] if tail else None)
+
+
+def _grace_ms(grace: tuple[str, int] | None) -> int | None:
+    """A ``WITHIN``'s grace period in milliseconds (the ``grace`` rule gives a window option pair)."""
+    return None if grace is None else grace[1]
 
 
 def _window_options(rest: tuple[Any, ...]) -> dict[str, int]:

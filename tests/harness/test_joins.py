@@ -1,9 +1,9 @@
 """Joins on the shared stateful path: the same facts on every run and in any grouping.
 
-The stream-table, table-table, multi-way and stream-stream cases of ``cases/joins.json`` are replayed alone,
-together, and together in the other order: outputs, processing logs, internal topics and step
-schemas must be the same each time, and each table side's rows show up as an internal topic
-named as ksqlDB names the table's store.
+The stream-table, table-table, multi-way and stream-stream cases (with and without a grace
+period) of ``cases/joins.json`` are replayed alone, together, and together in the other order:
+outputs, processing logs, internal topics and step schemas must be the same each time, and each
+table side's rows show up as an internal topic named as ksqlDB names the table's store.
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ from qtt.harness.driver import ReplayItem
 from tests.harness.groupings import assert_same_facts, case_items, facts, replay_in_three_groupings
 
 CASES = Path(__file__).parents[2] / "cases" / "joins.json"
-NAMES = ("stream-table joins:", "table-table joins,", "a stream joined with two tables", "stream-stream joins:")
+NAMES = (
+    "stream-table joins:",
+    "table-table joins,",
+    "a stream joined with two tables",
+    "stream-stream joins:",
+    "stream-stream joins with a grace period",
+)
 
 
 def _items() -> list[ReplayItem]:
@@ -33,7 +39,7 @@ def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark,
     assert max(r.runs[-1].group_size for r in together) > 1  # type: ignore[union-attr]
     assert_same_facts(alone, together, reversed_)
 
-    stream_table, table_table, multi, stream_stream = (facts(r) for r in alone)
+    stream_table, table_table, multi, stream_stream, grace = (facts(r) for r in alone)
     names = {name for name, *_ in stream_table["internal"]}
     assert names == {
         "CSAS_ENRICHED_0-KafkaTopic_Right-Reduce-changelog",
@@ -54,3 +60,17 @@ def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark,
     clicks = buffers["CSAS_CONVERTED_0-Join-this-join-store-changelog"]
     assert len(clicks[-1].value["records"]) == 3  # every click stays in the left buffer
     assert "CSAS_CONVERTED_0-Join-other-join-store-changelog" in buffers
+    # with a grace period: one operator per source partition holds every key's rows
+    held = {name: records for name, _, _, records in grace["internal"]}
+    assert set(held) == {
+        "CSAS_CHECKED_0-Join-this-join-store-changelog",
+        "CSAS_CHECKED_0-Join-other-join-store-changelog",
+        "CSAS_CHECKED_0-Join-outer-shared-join-store-changelog",
+        "CSAS_AUDIT_1-Join-this-join-store-changelog",
+        "CSAS_AUDIT_1-Join-other-join-store-changelog",
+        "CSAS_AUDIT_1-Join-outer-shared-join-store-changelog",
+    }
+    outer = held["CSAS_CHECKED_0-Join-outer-shared-join-store-changelog"]
+    assert {tuple(r.key) for r in outer} == {("ROWPARTITION",)}
+    # the last left row (fay) is released by the right row that closes its window
+    assert outer[-1].value["records"] == [] and outer[-2].value["records"][0]["BADGE"] == "fay"

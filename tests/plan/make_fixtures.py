@@ -12,6 +12,7 @@ from pathlib import Path
 from qtt import sqltypes as t
 from qtt.plan import codec
 from qtt.plan import expressions as e
+from qtt.plan import join_steps as js
 from qtt.plan import steps as s
 from qtt.plan.schema import LogicalSchema
 
@@ -147,7 +148,7 @@ def examples() -> dict[str, object]:
             ),
             internal_formats=FORMATS,
         ),
-        "streamTableJoinV1": s.StreamTableJoinV1(
+        "streamTableJoinV1": js.StreamTableJoinV1(
             context="Join",
             left_source=SOURCE,
             right_source=s.TableSourceV1(
@@ -157,7 +158,7 @@ def examples() -> dict[str, object]:
             key_col_name="K",
             internal_formats=FORMATS,
         ),
-        "streamStreamJoinV1": s.StreamStreamJoinV1(
+        "streamStreamJoinV1": js.StreamStreamJoinV1(
             context="Join",
             left_source=SOURCE,
             right_source=s.StreamSourceV1(
@@ -169,7 +170,20 @@ def examples() -> dict[str, object]:
             after_ms=2000,
             internal_formats=FORMATS,
         ),
-        "tableTableJoinV1": s.TableTableJoinV1(
+        "streamStreamJoinV2": js.StreamStreamJoinV2(
+            context="Join",
+            left_source=SOURCE,
+            right_source=s.StreamSourceV1(
+                context="KafkaTopic_Right/Source", topic="u", source_name="U", source_schema=SCHEMA, formats=FORMATS
+            ),
+            join_type="OUTER",
+            key_col_name="K",
+            before_ms=1000,
+            after_ms=2000,
+            grace_ms=500,
+            internal_formats=FORMATS,
+        ),
+        "tableTableJoinV1": js.TableTableJoinV1(
             context="Join",
             left_source=s.TableSourceV1(
                 context="KafkaTopic_Left/Source", topic="t", source_name="T", source_schema=SCHEMA, formats=FORMATS

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan import join_steps as js
 from qtt.plan import steps as s
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
@@ -42,7 +43,7 @@ def test_a_stream_table_join_on_the_stream_key_reads_both_sides_renamed_and_join
     ]
     assert query.sources == ("S", "T")
     join = query.physical_plan.source.source  # type: ignore[attr-defined]
-    assert isinstance(join, s.StreamTableJoinV1) and (join.join_type, join.key_col_name) == ("INNER", "S_K")
+    assert isinstance(join, js.StreamTableJoinV1) and (join.join_type, join.key_col_name) == ("INNER", "S_K")
 
 
 def test_only_names_that_several_sources_have_take_their_source_as_prefix() -> None:
@@ -78,8 +79,19 @@ def test_a_stream_stream_join_keeps_its_window_and_rekeys_either_side() -> None:
     )
     steps = _steps(query)
     assert ("streamSelectKeyV1", "LeftSourceKeyed") in steps and ("streamSelectKeyV1", "RightSourceKeyed") in steps
-    join = next(x for x in s.walk_steps(query.physical_plan) if isinstance(x, s.StreamStreamJoinV1))
+    join = next(x for x in s.walk_steps(query.physical_plan) if isinstance(x, js.StreamStreamJoinV1))
     assert (join.join_type, join.key_col_name, join.before_ms, join.after_ms) == ("LEFT", "S_V", 1000, 2000)
+
+
+def test_a_grace_period_plans_the_join_with_the_spurious_result_fix() -> None:
+    query = _query(
+        "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+        "CREATE STREAM o AS SELECT ROWKEY AS id, w, z FROM s FULL OUTER JOIN s2 WITHIN 3 SECONDS GRACE PERIOD 2 SECONDS "
+        "ON s.k = s2.k;"
+    )
+    join = next(x for x in s.walk_steps(query.physical_plan) if isinstance(x, js.JoinStep))
+    assert isinstance(join, js.StreamStreamJoinV2)
+    assert (join.join_type, join.before_ms, join.after_ms, join.grace_ms) == ("OUTER", 3000, 3000, 2000)
 
 
 def test_a_join_of_a_join_prefixes_the_inner_contexts() -> None:
@@ -131,10 +143,5 @@ def test_join_errors_are_ksqldbs(sql: str, message: str) -> None:
 
 
 def test_what_joins_do_not_do_yet_is_named() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="stream-stream joins with a GRACE PERIOD"):
-        _query(
-            "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
-            "CREATE STREAM o AS SELECT s.k, z FROM s JOIN s2 WITHIN 1 SECOND GRACE PERIOD 1 SECOND ON s.k = s2.k;"
-        )
     with pytest.raises(UnsupportedFeatureError, match="foreign-key"):
         _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id;")
