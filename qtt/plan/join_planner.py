@@ -139,6 +139,7 @@ class JoinPlanner:
                 )
             raise StatementError(msg)
         self._criteria(relation, left, right)
+        _check_windowing(left, right)
         return _combined(left, right)
 
     def _plan(self, relation: ast.Join, prefix: str) -> Joined:
@@ -157,8 +158,6 @@ class JoinPlanner:
         if source is None:
             msg = f"{relation.name} does not exist."
             raise SqlError(msg, hint=unknown_source_hint(relation.name, self.sources))
-        if source.formats.window is not None:
-            raise UnsupportedFeatureError(f"joining a windowed source ({source.name})")
         if len(source.schema.key) > 1:
             raise UnsupportedFeatureError(f"joining a source with several key columns ({source.name})")
         qualifier = relation.alias or relation.name
@@ -229,6 +228,7 @@ class JoinPlanner:
         left_keyed = left.key is not None and isinstance(left_expr, e.ColumnRef) and left_expr.name == left.key[0]
         if not left_keyed and left.kind == TABLE:
             raise UnsupportedFeatureError("foreign-key table-table joins")
+        _check_windowed_keys(left, right, left_keyed, right_keyed)
         if relation.kind == "FULL":
             key_name = _synthetic_key(left, right)
         elif isinstance(left_expr, e.ColumnRef):
@@ -413,6 +413,53 @@ def _equivalents(
     if isinstance(right_expr, e.ColumnRef) and right_expr.name in by_right:
         out.append(by_right[right_expr.name])
     return tuple(dict.fromkeys(out))
+
+
+#: key formats whose joins always repartition both sides (ksqlDB: their schema ids differ)
+_REGISTRY_KEY_FORMATS = frozenset({"AVRO", "JSON_SR", "PROTOBUF"})
+
+
+def _check_windowing(left: Joined, right: Joined) -> None:
+    """Windowed sources join only windowed sources of a compatible kind (ksqlDB's analyzer)."""
+    (left_name, left_source), (right_name, right_source) = left.sources[0], right.sources[0]
+    left_window, right_window = left_source.formats.window, right_source.formats.window
+    if (left_window is None) != (right_window is None):
+        shown = [
+            f"`{name}` is {window.type if window else 'not'} windowed"
+            for name, window in (
+                (left_name, left_window),
+                (right_name, right_window),
+            )
+        ]
+        raise StatementError("\n".join(["Can not join windowed source to non-windowed source.", *shown]))
+    if left_window is None or right_window is None:
+        return
+    if (left_window.type == "SESSION") != (right_window.type == "SESSION"):
+        msg = (
+            f"Incompatible windowed sources.\nLeft source: {left_window.type}\nRight source: {right_window.type}\n"
+            "Session windowed sources can only be joined to other session windowed sources, and may still not "
+            "result in expected behaviour as session bounds must be an exact match for the join to work\n"
+            "Hopping and tumbling windowed sources can only be joined to other hopping and tumbling windowed sources"
+        )
+        raise StatementError(msg)
+
+
+def _check_windowed_keys(left: Joined, right: Joined, left_keyed: bool, right_keyed: bool) -> None:
+    """A windowed side can be neither re-keyed nor moved to the join's key format (the left's);
+    a Schema-Registry key format is repartitioned as it is, which ksqlDB allows."""
+    formats = [source.formats for _, source in (left.sources[0], right.sources[0])]
+    if formats[0].window is None:
+        return
+    moved = (formats[0].key_format, formats[0].key_features, formats[0].window) != (
+        formats[1].key_format,
+        formats[1].key_features,
+        formats[1].window,
+    )
+    forced = formats[0].key_format.format in _REGISTRY_KEY_FORMATS
+    if not (left_keyed and right_keyed) or (moved and not forced):
+        msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
+        raise StatementError(msg)
+    raise UnsupportedFeatureError("joining windowed sources")
 
 
 def _check_partitions(left: Joined, right: Joined) -> None:

@@ -86,7 +86,8 @@ def test_a_stream_stream_join_keeps_its_window_and_rekeys_either_side() -> None:
 def test_a_grace_period_plans_the_join_with_the_spurious_result_fix() -> None:
     query = _query(
         "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
-        "CREATE STREAM o AS SELECT ROWKEY AS id, w, z FROM s FULL OUTER JOIN s2 WITHIN 3 SECONDS GRACE PERIOD 2 SECONDS "
+        "CREATE STREAM o AS SELECT ROWKEY AS id, w, z FROM s FULL OUTER JOIN s2 WITHIN 3 SECONDS "
+        "GRACE PERIOD 2 SECONDS "
         "ON s.k = s2.k;"
     )
     join = next(x for x in s.walk_steps(query.physical_plan) if isinstance(x, js.JoinStep))
@@ -145,3 +146,40 @@ def test_join_errors_are_ksqldbs(sql: str, message: str) -> None:
 def test_what_joins_do_not_do_yet_is_named() -> None:
     with pytest.raises(UnsupportedFeatureError, match="foreign-key"):
         _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id;")
+
+
+WINDOWED = (
+    "CREATE STREAM gusts (site INT KEY, kph INT) WITH (kafka_topic='gusts', value_format='JSON', "
+    "WINDOW_TYPE='SESSION');"
+    "CREATE STREAM lulls (site INT KEY, kph INT) WITH (kafka_topic='lulls', value_format='JSON', "
+    "WINDOW_TYPE='SESSION');"
+    "CREATE STREAM hours (site INT KEY, n INT) WITH (kafka_topic='hours', value_format='JSON', "
+    "WINDOW_TYPE='TUMBLING', WINDOW_SIZE='1 HOUR');"
+    "CREATE STREAM days (site INT KEY, n INT) WITH (kafka_topic='days', value_format='JSON', "
+    "WINDOW_TYPE='HOPPING', WINDOW_SIZE='1 DAY');"
+    "CREATE STREAM calm (site INT KEY, kph INT) WITH (kafka_topic='calm', value_format='JSON');"
+)
+
+
+@pytest.mark.parametrize(
+    ("join", "message"),
+    [
+        ("gusts g JOIN calm c WITHIN 1 MINUTE ON g.site = c.site", "`G` is SESSION windowed\n`C` is not windowed"),
+        ("calm c JOIN gusts g WITHIN 1 MINUTE ON c.site = g.site", "`C` is not windowed\n`G` is SESSION windowed"),
+        ("gusts g JOIN hours h WITHIN 1 MINUTE ON g.site = h.site", "Left source: SESSION\nRight source: TUMBLING"),
+        ("gusts g JOIN lulls l WITHIN 1 MINUTE ON g.kph = l.site", "Implicit repartitioning of windowed sources"),
+        # a time-windowed key of another size is another key format: a KAFKA key cannot be moved to it
+        ("hours h JOIN days d WITHIN 1 MINUTE ON h.site = d.site", "Implicit repartitioning of windowed sources"),
+    ],
+)
+def test_windowed_sources_join_only_compatible_windowed_sources_on_their_keys(join: str, message: str) -> None:
+    sql = WINDOWED + f"CREATE STREAM o AS SELECT * FROM {join};"
+    with pytest.raises(StatementError) as raised:
+        plan_statements(parse_statements(SOURCES + sql))
+    assert message in str(raised.value)
+
+
+def test_a_join_of_matching_windowed_keys_is_named_as_not_yet_run() -> None:
+    sql = WINDOWED + "CREATE STREAM o AS SELECT g.site, g.kph, l.kph AS lull FROM gusts g JOIN lulls l WITHIN 1 MINUTE "
+    with pytest.raises(UnsupportedFeatureError, match="joining windowed sources"):
+        plan_statements(parse_statements(SOURCES + sql + "ON g.site = l.site;"))
