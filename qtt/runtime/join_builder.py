@@ -35,6 +35,7 @@ from qtt.runtime.names import (
     data_col,
     group_column,
     previous_name,
+    spark_safe,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +52,10 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
     from qtt.runtime.joins import LEFT, RIGHT, JoinProcessor, JoinSpec
     from qtt.runtime.stateful import state_name, struct
 
-    key_name = step.key_col_name
+    # the operator sees stand-ins for names PySpark cannot look up; the output gets them back
+    original = {spark_safe(n): n for n in _names(step, left, right)}
+    original.update({previous_name(safe): previous_name(name) for safe, name in list(original.items())})
+    key_name = spark_safe(step.key_col_name)
     sides = []
     for which, built in ((LEFT, left), (RIGHT, right)):
         keys = [c.name for c in built.schema.key]
@@ -59,12 +63,13 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
             raise KeyError(f"one key column on each side of {step.context}, not {keys}")
         (key,) = keys
         # a side's key column named like the join's key is the join key itself, not a column of the side
-        columns = ([key] if key != key_name else []) + [c.name for c in built.schema.value]
+        names = ([key] if key != step.key_col_name else []) + [c.name for c in built.schema.value]
+        columns = [spark_safe(c) for c in names]
         order = col(ORDER) if ORDER in built.df.columns else F.lit(0)
         rows = built.df.where(data_col(built.df, key).isNotNull()).select(
             data_col(built.df, key).alias(key_name),
             F.lit(which).alias(JOIN_SIDE),
-            *[data_col(built.df, c).alias(c) for c in columns],
+            *[data_col(built.df, c).alias(spark_safe(c)) for c in names],
             *[col(c) for c in _CARRIED],
             order.cast("int").alias(ORDER),
         )
@@ -82,7 +87,8 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
         key_column = dataclasses.replace(left.schema.key[0], name=key_name)
         keyed = union.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, [key_column]))
         processor = _grace_processor(step, key_name, key_type, types, (left_columns, right_columns))
-        return builder._stateful(keyed.groupBy(col(ROWPARTITION)), processor, output), [*left_columns, *right_columns]
+        joined = builder._stateful(keyed.groupBy(col(ROWPARTITION)), processor, output)
+        return _restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
     table_table = isinstance(step, js.TableTableJoinV1)
     window = (step.before_ms, step.after_ms) if isinstance(step, js.StreamStreamJoinV1) else None
     if window is not None:  # Kafka Streams' store names for a join named after its context
@@ -119,7 +125,19 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
     else:
         grouped = union.groupBy(col(key_name))  # the state's key: the internal topics' key column
     joined = builder._stateful(grouped, JoinProcessor(spec), output)
-    return joined, [*left_columns, *right_columns]
+    return _restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
+
+
+def _names(step: js.JoinStep, left: Built, right: Built) -> list[str]:
+    """Every data column name the join's output holds (its key and both sides' columns)."""
+    return [step.key_col_name] + [c.name for built in (left, right) for c in (*built.schema.key, *built.schema.value)]
+
+
+def _restored(df: DataFrame, original: dict[str, str]) -> DataFrame:
+    """``df`` with each stand-in column named as it was (see :func:`qtt.runtime.names.spark_safe`)."""
+    if all(safe == name for safe, name in original.items()):
+        return df
+    return df.select(*[col(c).alias(original.get(c, c)) for c in df.columns])
 
 
 def _output_schema(

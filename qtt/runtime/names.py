@@ -7,6 +7,8 @@ constants. ksqlDB's pseudo columns (``ROWTIME`` ...) are the plan's
 
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -65,6 +67,16 @@ KEY_BYTES = _PREFIX + "key_bytes"  # a final window's key in its store's key for
 def previous_name(alias: str) -> str:
     """The column holding a group's previous result of aggregate ``alias``."""
     return f"{_PREFIX}previous_{alias}"
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def spark_safe(name: str) -> str:
+    """``name``, or a stand-in unless it is a plain identifier: PySpark's ``transformWithState``
+    looks its input columns up by unquoted name (``df[name]``, which splits ``a.b`` in two), and
+    its state schemas take Avro's names only (``[A-Za-z_][A-Za-z0-9_]*``)."""
+    return name if _IDENTIFIER.fullmatch(name) else f"{_PREFIX}quoted_{name.encode().hex()}"
 
 
 def group_column(name: str) -> str:

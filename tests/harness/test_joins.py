@@ -73,4 +73,4 @@ def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark,
     outer = held["CSAS_CHECKED_0-Join-outer-shared-join-store-changelog"]
     assert {tuple(r.key) for r in outer} == {("ROWPARTITION",)}
     # the last left row (fay) is released by the right row that closes its window
-    assert outer[-1].value["records"] == [] and outer[-2].value["records"][0]["BADGE"] == "fay"
+    assert outer[-1].value["records"] == [] and outer[-2].value["records"][0]["S_BADGE"] == "fay"
