@@ -69,7 +69,6 @@ class GraceJoinSpec:
 
     join_type: str
     key_name: str
-    key_type: st.DataType
     columns: tuple[tuple[str, ...], tuple[str, ...]]
     types: tuple[tuple[str, st.DataType], ...]
     states: tuple[str, str, str | None]

@@ -86,7 +86,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
         output = _output_schema(key_name, key_type, types, left_columns + right_columns, [])
         key_column = dataclasses.replace(left.schema.key[0], name=key_name)
         keyed = union.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, [key_column]))
-        processor = _grace_processor(step, key_name, key_type, types, (left_columns, right_columns))
+        processor = _grace_processor(step, key_name, types, (left_columns, right_columns))
         joined = builder._stateful(keyed.groupBy(col(ROWPARTITION)), processor, output)
         return _restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
     table_table = isinstance(step, js.TableTableJoinV1)
@@ -165,7 +165,6 @@ def _output_schema(
 def _grace_processor(
     step: js.StreamStreamJoinV2,
     key_name: str,
-    key_type: st.DataType,
     types: dict[str, st.DataType],
     columns: tuple[list[str], list[str]],
 ) -> GraceJoinProcessor:
@@ -178,7 +177,6 @@ def _grace_processor(
     spec = GraceJoinSpec(
         join_type=step.join_type,
         key_name=key_name,
-        key_type=key_type,
         columns=(tuple(columns[0]), tuple(columns[1])),
         types=tuple((c, types[c]) for c in (key_name, *columns[0], *columns[1])),
         states=(f"{name}-this-join-store", f"{name}-other-join-store", outer),
