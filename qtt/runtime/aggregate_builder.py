@@ -127,9 +127,9 @@ def build_aggregate(
         ]
         + previous
     )
-    group_columns = [col(group_column(k)) if k in grouping else col(k) for k in state_keys]
+    group_names = [group_column(k) if k in grouping else k for k in state_keys]
     processor = AggregateProcessor(spec) if not session else _sessions(spec, step, window)
-    out = builder._stateful(df.groupBy(*group_columns), processor, output)
+    out = builder._stateful(df, group_names, processor, output)
     if window is not None:  # carried on next to the system columns, for the sink's windowed key
         out = out.withColumn(WINDOW_START, col(WINDOWSTART)).withColumn(WINDOW_END, col(WINDOWEND))
     if window is not None and window.emit_final:
@@ -144,7 +144,7 @@ def _windowed(builder: PlanBuilder, df: DataFrame, window: s.WindowExpression, s
     from qtt.runtime.windows import stream_time_operator, windowed_rows
 
     processor, output = stream_time_operator(df, state)
-    timed = builder._stateful(df.groupBy(col(ROWPARTITION)), processor, output)
+    timed = builder._stateful(df, [ROWPARTITION], processor, output)
     return timed if window.type == "SESSION" else windowed_rows(timed, window)
 
 
@@ -174,7 +174,7 @@ def _final(
 
     keyed = out.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, source.schema.key))
     processor = WindowFinalProcessor(FinalSpec(state, keyed.schema, step.window))
-    final = builder._stateful(keyed.groupBy(col(ROWPARTITION)), processor, keyed.schema)
+    final = builder._stateful(keyed, [ROWPARTITION], processor, keyed.schema)
     return final.drop(KEY_BYTES)
 
 

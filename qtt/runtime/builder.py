@@ -7,13 +7,13 @@ value columns followed by :data:`qtt.runtime.names.SYSTEM_COLUMNS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
-from pyspark.sql import Column, DataFrame, GroupedData
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
@@ -58,6 +58,10 @@ if TYPE_CHECKING:
     from qtt.runtime.stateful import StatefulOperator
 
 StepT = TypeVar("StepT", bound=s.ExecutionStep)
+
+#: a stateful operator's stand-in: (its index in build order, input, key columns, processor,
+#: output schema) -> the operator's output
+StatefulHook = Callable[[int, DataFrame, list[str], "StatefulOperator", st.StructType], DataFrame]
 
 #: step class -> builder method; filled by :func:`builds`.
 BUILDERS: dict[type[s.ExecutionStep], Callable[..., Built]] = {}
@@ -117,6 +121,8 @@ class PlanBuilder:
     sink: SinkOutput | None = None
     #: the state variables of each stateful operator, in the order they were built
     state_operators: list[tuple[str, ...]] = field(default_factory=list)
+    #: stands in for Spark's ``transformWithState`` (see :data:`StatefulHook`)
+    stateful_hook: StatefulHook | None = None
     _built: dict[int, Built] = field(default_factory=dict)
     _previous_wanted: set[int] = field(default_factory=set)
     _paths: dict[int, str] = field(default_factory=dict)
@@ -187,13 +193,19 @@ class PlanBuilder:
             + ([col(WINDOW_START), col(WINDOW_END)] if windowed else [])
         )
 
-    def _stateful(self, grouped: GroupedData, processor: StatefulOperator, output: st.StructType) -> DataFrame:
-        """The one way a step keeps state: ``processor`` over ``grouped``, its variables recorded.
+    def _stateful(
+        self, df: DataFrame, keys: Sequence[str], processor: StatefulOperator, output: st.StructType
+    ) -> DataFrame:
+        """The one way a step keeps state: ``processor`` over ``df`` grouped by the ``keys`` columns,
+        its variables recorded.
 
-        See "Stateful operators" in the README's architecture section for the contract.
+        See "Stateful operators" in the README's architecture section for the contract. A staged
+        replay (:mod:`qtt.runtime.staged`) sets :attr:`stateful_hook` to run the operator itself.
         """
         self.state_operators.append(tuple(processor.state_names()))
-        return grouped.transformWithState(
+        if self.stateful_hook is not None:
+            return self.stateful_hook(len(self.state_operators) - 1, df, list(keys), processor, output)
+        return df.groupBy(*[col(k) for k in keys]).transformWithState(
             statefulProcessor=processor,
             outputStructType=output,
             outputMode="Update",
@@ -509,7 +521,7 @@ class PlanBuilder:
             + [(c, PSEUDO_TYPES[c]) for c in pseudo]
             + [(SEQ, st.LongType()), (OP, st.IntegerType()), (ORDER, st.IntegerType())]
         )
-        out = self._stateful(df.groupBy(*[col(k) for k in table_keys]), TableGroupByProcessor(spec), output)
+        out = self._stateful(df, table_keys, TableGroupByProcessor(spec), output)
         keys = [g.alias for g in step.group_by_expressions]
         return Built(out, self.schema_of(out, keys, [a.alias for a in step.argument_expressions]))
 

@@ -28,10 +28,13 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError
+from qtt.plan.shape import QueryShape
 from qtt.runtime import infrastructure, internal_topics
-from qtt.runtime.builder import PlanBuilder
-from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, ReplayRecord, SinkRecord, encode_options
+from qtt.runtime.builder import PlanBuilder, StatefulHook
+from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
+from qtt.runtime.session import is_connect
 from qtt.runtime.sink_rows import run_and_collect
+from qtt.runtime.staged import StagedGroup, read_topics, run_stages
 
 _T = TypeVar("_T")
 _retries: list[str] = []
@@ -93,6 +96,8 @@ def _note_retry(what: str, attempt: int, error: InfrastructureError) -> None:
 
 
 def _run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
+    if _staged(session, jobs):
+        return _run_staged(session, jobs, checkpoint)
     runs: dict[int, QueryRun] = {}
     builders: dict[int, PlanBuilder] = {}
     raw = _infrastructure_guard(lambda: _replay_source(session, jobs, _stop_file(jobs, checkpoint)))
@@ -113,8 +118,48 @@ def _run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> di
             job = runnable[0]
             runs[job.job_id] = _failed_run(job, builders[job.job_id], group_error)
         else:
-            for index, job in enumerate(runnable):
-                runs.update(run_jobs(session, [job], f"{checkpoint}-alone-{index}"))
+            runs.update(_alone(session, runnable, checkpoint))
+    return runs
+
+
+def _alone(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
+    """Each job run on its own: a group failed, and each failure must be its own job's."""
+    runs: dict[int, QueryRun] = {}
+    for index, job in enumerate(jobs):
+        runs.update(run_jobs(session, [job], f"{checkpoint}-alone-{index}"))
+    return runs
+
+
+def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
+    """Whether a group runs stage by stage (:mod:`qtt.runtime.staged`): it has two stateful jobs
+    or more, runs micro-batch after micro-batch from empty state, and its driver shares a disk
+    with this process (the relay is a file)."""
+    if any(job.restart or job.bounded for job in jobs) or is_connect(session):
+        return False
+    return sum(1 for job in jobs if QueryShape.of(job.query).stateful) >= 2
+
+
+def _run_staged(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
+    began = time.perf_counter()
+    plain = _infrastructure_guard(lambda: _replay_source(session, jobs))
+    try:
+        group = _infrastructure_guard(lambda: run_stages(session, jobs, checkpoint, plain, _build))
+    except ReplayError:
+        return _alone(session, jobs, checkpoint)
+    runs = {
+        job.job_id: QueryRun(query_id=job.query.query_id, topic="", error=group.errors[job.job_id])
+        for job in jobs
+        if job.job_id in group.errors
+    }
+    runnable = [job for job in jobs if job.job_id in group.builders]
+    try:
+        runs.update(
+            _infrastructure_guard(
+                lambda: _run_group(runnable, group.builders, f"{checkpoint}-sinks", staged=group, began=began)
+            )
+        )
+    except ReplayError:
+        runs.update(_alone(session, runnable, checkpoint))
     return runs
 
 
@@ -143,30 +188,9 @@ def _stop_file(jobs: Sequence[Job], checkpoint: str) -> str | None:
     return f"{checkpoint}.stop" if any(job.restart for job in jobs) else None
 
 
-def batch_major(jobs: Sequence[Job]) -> tuple[list[ReplayRecord], list[int]]:
-    """All jobs' records, and the micro-batch boundaries over them: batch k holds every job's k-th batch.
-
-    Each job keeps its own batch boundaries and its records' order, and its k-th batch runs
-    as micro-batch k whatever the other jobs hold, so batch ids (which the internal topics
-    record) are the ones the job has when it runs alone.
-    """
-    slices = [
-        [job.records[begin:end] for begin, end in zip([0, *job.batch_ends], job.batch_ends, strict=False)]
-        for job in jobs
-    ]
-    records: list[ReplayRecord] = []
-    ends: list[int] = []
-    for k in range(max((len(batches) for batches in slices), default=0)):
-        for batches in slices:
-            if k < len(batches):
-                records.extend(batches[k])
-        ends.append(len(records))
-    return records, ends
-
-
-def _build(raw: DataFrame, job: Job) -> PlanBuilder:
+def _build(raw: DataFrame, job: Job, hook: StatefulHook | None = None) -> PlanBuilder:
     mine = raw.where(F.col("job") == F.lit(job.job_id))
-    builder = PlanBuilder(mine, job.query.query_id, label=f"j{job.job_id}.", registry=job.registry)
+    builder = PlanBuilder(mine, job.query.query_id, label=f"j{job.job_id}.", registry=job.registry, stateful_hook=hook)
     try:
         builder.build(job.query.physical_plan)
     except QttError:
@@ -180,8 +204,16 @@ def _build(raw: DataFrame, job: Job) -> PlanBuilder:
     return builder
 
 
-def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint: str) -> dict[int, QueryRun]:
-    began = time.perf_counter()
+def _run_group(
+    jobs: Sequence[Job],
+    builders: dict[int, PlanBuilder],
+    checkpoint: str,
+    *,
+    staged: StagedGroup | None = None,
+    began: float | None = None,
+) -> dict[int, QueryRun]:
+    """Run the jobs' sinks as one streaming query; ``staged``: after their stages ran."""
+    began = time.perf_counter() if began is None else began
     runs = {
         job.job_id: QueryRun(
             query_id=job.query.query_id,
@@ -233,9 +265,20 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
         run.started = True
         run.batches = len(job.batch_ends)  # its own: the group ran as many as its deepest job
         run.starts = max(len(stops), 1)
-        run.records = _sink_records([(b, row) for b, row in collected if row["job"] == job.job_id])
-        run.processing_log = _processing_log(progress, builders[job.job_id], job.query.query_id)
-    if any(job.capture_state for job in with_records):
+        run.stages = len(staged.operators.get(job.job_id, [])) if staged is not None else 0
+        mine = [(b, row) for b, row in collected if row["job"] == job.job_id]
+        if staged is not None:  # the sinks' query ran in one micro-batch: each output's is its input's
+            batches = job.batch_of_seq()
+            mine = [(batches[row["seq"]], row) for _, row in mine]
+        run.records = _sink_records(mine)
+        queries = [*staged.progress, progress] if staged is not None else [progress]
+        run.processing_log = _processing_log(queries, builders[job.job_id], job.query.query_id)
+    if staged is not None:
+        for job in with_records:
+            if job.capture_state:
+                topics = read_topics(union.sparkSession, staged, job)
+                runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
+    elif any(job.capture_state for job in with_records):
         owners = [
             internal_topics.Owner(job.query.query_id, tuple(builders[job.job_id].state_operators), job.capture_state)
             for job in with_records
@@ -245,7 +288,7 @@ def _run_group(jobs: Sequence[Job], builders: dict[int, PlanBuilder], checkpoint
         except internal_topics.StateLayoutError as e:
             raise ReplayError(str(e)) from e
         for job, topics in zip(with_records, feeds, strict=True):
-            runs[job.job_id].internal_topics = topics
+            runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
     for run in runs.values():
         run.seconds = seconds
     return runs
@@ -294,18 +337,30 @@ def _sink_records(collected: list[tuple[int, Any]]) -> list[SinkRecord]:
     return out
 
 
-def _processing_log(progress: Sequence[Any], builder: PlanBuilder, query_id: str) -> list[LogEntry]:
+def _processing_log(queries: Sequence[Sequence[Any]], builder: PlanBuilder, query_id: str) -> list[LogEntry]:
+    """The job's processing log from its queries' progress (``queries``: each query's updates).
+
+    A step that feeds two stages of a staged replay runs in both queries; its entries are
+    taken from the first query that observed it.
+    """
     entries: list[LogEntry] = []
-    for update in progress:
-        metrics = getattr(update, "observedMetrics", None) or {}
-        for observation in builder.observations:
-            row = metrics.get(observation.name)
-            if row is None:
+    for observation in builder.observations:
+        for progress in queries:
+            rows = [
+                row
+                for update in progress
+                if (row := (getattr(update, "observedMetrics", None) or {}).get(observation.name)) is not None
+            ]
+            if not rows:
                 continue
-            for error in row["errors"] or []:
-                entries.append(
-                    LogEntry(seq=error["seq"], query_id=query_id, context=observation.context, message=error["message"])
-                )
+            for row in rows:
+                for error in row["errors"] or []:
+                    entries.append(
+                        LogEntry(
+                            seq=error["seq"], query_id=query_id, context=observation.context, message=error["message"]
+                        )
+                    )
+            break
     entries.sort(key=lambda entry: entry.seq)
     return entries
 

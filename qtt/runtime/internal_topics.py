@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pyspark.sql import Row, SparkSession
+from pyspark.sql.types import StructField, StructType
 
 from qtt.runtime.jobs import InternalRecord, InternalTopic
 from qtt.runtime.spark_types import from_spark
@@ -95,36 +96,57 @@ def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> lis
         if owner.wanted:
             for i in mine:
                 topics[index] += [
-                    _feed(session, checkpoint, operators[i]["operatorId"], name, owner.query_id)
+                    feed(session, checkpoint, operators[i]["operatorId"], name, f"{owner.query_id}-{name}-changelog")
                     for name in variables[i]
                 ]
     return topics
 
 
-def _feed(session: SparkSession, checkpoint: str, operator_id: int, name: str, query_id: str) -> InternalTopic:
-    feed = (
+def feed(
+    session: SparkSession,
+    checkpoint: str,
+    operator_id: int,
+    variable: str,
+    topic: str,
+    key_fields: Sequence[tuple[str, str]] | None = None,
+) -> InternalTopic:
+    """State variable ``variable`` of operator ``operator_id``'s change feed, as internal topic ``topic``.
+
+    ``key_fields`` keeps only these fields of the state's key, renamed: ``(field, name)`` pairs
+    (a staged replay's wide operator keys every slot's state by all slots' key columns).
+    """
+    change_feed = (
         session.read.format("statestore")
         .option("readChangeFeed", "true")
         .option("changeStartBatchId", 0)
         .option("operatorId", operator_id)
-        .option("stateVarName", name)
+        .option("stateVarName", variable)
         .load(checkpoint)
     )
-    key_type = feed.schema["key"].dataType
-    value_type = feed.schema["value"].dataType
+    key_type = change_feed.schema["key"].dataType
+    value_type = change_feed.schema["value"].dataType
+    if key_fields is not None:
+        assert isinstance(key_type, StructType)
+        key_type = StructType([StructField(name, key_type[field].dataType) for field, name in key_fields])
+
+    def key_of(key: Row | None) -> Any:
+        if key_fields is None or key is None:
+            return jsonable(key)
+        return {name: jsonable(key[field]) for field, name in key_fields}
+
     records = [
         InternalRecord(
-            key=jsonable(row["key"]),
+            key=key_of(row["key"]),
             value=jsonable(row["value"]),
             change=row["change_type"],
             batch=row["batch_id"],
             partition=row["partition_id"],
         )
-        for row in feed.collect()
+        for row in change_feed.collect()
     ]
     records.sort(key=InternalRecord.sort_key)
     return InternalTopic(
-        name=f"{query_id}-{name}-changelog",
+        name=topic,
         key_schema=str(from_spark(key_type)),
         value_schema=str(from_spark(value_type)),
         records=records,

@@ -127,6 +127,35 @@ class Job:
     #: bounded if any of its jobs is); nothing is checkpointed, so no internal topics
     bounded: bool = False
 
+    def batch_of_seq(self) -> dict[int, int]:
+        """Each record's micro-batch, by its ``seq``."""
+        return {
+            record.seq: batch
+            for batch, (begin, end) in enumerate(zip([0, *self.batch_ends], self.batch_ends, strict=False))
+            for record in self.records[begin:end]
+        }
+
+
+def batch_major(jobs: Sequence[Job]) -> tuple[list[ReplayRecord], list[int]]:
+    """All jobs' records, and the micro-batch boundaries over them: batch k holds every job's k-th batch.
+
+    Each job keeps its own batch boundaries and its records' order, and its k-th batch runs
+    as micro-batch k whatever the other jobs hold, so batch ids (which the internal topics
+    record) are the ones the job has when it runs alone.
+    """
+    slices = [
+        [job.records[begin:end] for begin, end in zip([0, *job.batch_ends], job.batch_ends, strict=False)]
+        for job in jobs
+    ]
+    records: list[ReplayRecord] = []
+    ends: list[int] = []
+    for k in range(max((len(batches) for batches in slices), default=0)):
+        for batches in slices:
+            if k < len(batches):
+                records.extend(batches[k])
+        ends.append(len(records))
+    return records, ends
+
 
 @dataclass(frozen=True)
 class SinkRecord:
@@ -191,5 +220,7 @@ class QueryRun:
     group_size: int = 1
     #: how many times its streaming query was started (more than once in the restart scenario)
     starts: int = 1
+    #: how many stages of a staged replay (:mod:`qtt.runtime.staged`) its operators ran in
+    stages: int = 0
     error: QttError | None = None
     internal_topics: list[InternalTopic] = field(default_factory=list)

@@ -87,7 +87,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
         key_column = dataclasses.replace(left.schema.key[0], name=key_name)
         keyed = union.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, [key_column]))
         processor = _grace_processor(step, key_name, types, (left_columns, right_columns))
-        joined = builder._stateful(keyed.groupBy(col(ROWPARTITION)), processor, output)
+        joined = builder._stateful(keyed, [ROWPARTITION], processor, output)
         return _restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
     table_table = isinstance(step, js.TableTableJoinV1)
     window = (step.before_ms, step.after_ms) if isinstance(step, js.StreamStreamJoinV1) else None
@@ -120,11 +120,10 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
     output = _output_schema(key_name, key_type, types, left_columns + right_columns, previous)
     # as the aggregate does, a key Spark cannot group state by is grouped by its JSON text
     if isinstance(key_type, (st.StructType, st.ArrayType, st.MapType)):
-        keyed = union.withColumn(group_column(key_name), F.to_json(col(key_name)))
-        grouped = keyed.groupBy(col(group_column(key_name)))
+        keyed, grouping = union.withColumn(group_column(key_name), F.to_json(col(key_name))), group_column(key_name)
     else:
-        grouped = union.groupBy(col(key_name))  # the state's key: the internal topics' key column
-    joined = builder._stateful(grouped, JoinProcessor(spec), output)
+        keyed, grouping = union, key_name  # the state's key: the internal topics' key column
+    joined = builder._stateful(keyed, [grouping], JoinProcessor(spec), output)
     return _restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
 
 

@@ -62,6 +62,25 @@ WINDOW_POSITION = _PREFIX + "window_position"  # a row's window among those it j
 INNER_KEY = _PREFIX + "inner_key"  # a windowed key's own bytes, which route it to a partition
 JOIN_SIDE = _PREFIX + "join_side"  # which input of a join a row comes from: 0 left, 1 right
 KEY_BYTES = _PREFIX + "key_bytes"  # a final window's key in its store's key format (emit order)
+# A staged replay (qtt.runtime.staged): which stage wrote a relay row (-1 for a replay record),
+# and which operator slot it belongs to.
+STAGE = _PREFIX + "stage"
+SLOT = _PREFIX + "slot"
+
+
+def slot_input(slot: int, index: int) -> str:
+    """The wide operator's column holding input column ``index`` of operator slot ``slot``."""
+    return f"{_PREFIX}in_{slot}_{index}"
+
+
+def slot_output(slot: int, index: int) -> str:
+    """The wide operator's (and the relay's) column holding output column ``index`` of ``slot``."""
+    return f"{_PREFIX}out_{slot}_{index}"
+
+
+def slot_state(slot: int, name: str) -> str:
+    """The wide operator's state variable holding state variable ``name`` of ``slot``."""
+    return f"{_PREFIX}s{slot}_{name}"
 
 
 def previous_name(alias: str) -> str:

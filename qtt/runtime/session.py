@@ -132,6 +132,9 @@ def _session_options() -> dict[str, str]:
         "spark.sql.streaming.numRecentProgressUpdates": "100000",
         "spark.sql.streaming.noDataMicroBatches.enabled": "false",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
+        # PySpark 4 records the Python call site of every DataFrame call for its error messages:
+        # a stack walk and two JVM calls each, about half the cost of building a plan
+        "spark.python.sql.dataFrameDebugging.enabled": "false",
         # ksqlDB's MAP(...) keeps the last value of a repeated key.
         "spark.sql.mapKeyDedupPolicy": "LAST_WIN",
         # transformWithState needs RocksDB; with changelog checkpointing every micro-batch
@@ -201,9 +204,10 @@ def get_session(master: str | None = None) -> SparkSession:
             session.addArtifacts(str(_qtt_zip()), pyfile=True)
         else:
             session.sparkContext.setLogLevel(os.environ.get("QTT_SPARK_LOG_LEVEL", "ERROR"))
-        from qtt.runtime.replay_source import register
+        from qtt.runtime import relay_source, replay_source
 
-        register(session)
+        replay_source.register(session)
+        relay_source.register(session)
         if url.startswith("sc://"):
             _check_server_imports_qtt(session, url)
         _session = session

@@ -26,19 +26,25 @@ _BATCH = "_qtt_batch"
 _POSITION = "_qtt_position"
 
 
-def run_and_collect(union: DataFrame, checkpoint: str) -> tuple[list[tuple[int, Row]], FinishedQuery]:
+def run_and_collect(
+    union: DataFrame, checkpoint: str, rows: Callable[[DataFrame], Sequence[Any]] | None = None
+) -> tuple[list[tuple[int, Any]], FinishedQuery]:
     """Run ``union`` to the end (``availableNow``) and return its ``(batch_id, row)`` pairs, in
     the order Spark produced them, with the finished query.
+
+    ``rows`` turns each micro-batch into its rows (``DataFrame.collect`` by default).
 
     Raises:
         PySparkException: the query could not start or failed (the caller makes it a verdict).
     """
     if is_connect(union):
+        assert rows is None, "only a classic session collects micro-batches its own way"
         return _run_on_connect(union, checkpoint)
     collected: list[tuple[int, Any]] = []
+    to_rows = rows or DataFrame.collect
 
     def on_batch(df: DataFrame, batch_id: int) -> None:
-        collected.extend((batch_id, row) for row in df.collect())
+        collected.extend((batch_id, row) for row in to_rows(df))
 
     return collected, _run_to_end(union, on_batch, checkpoint)
 

@@ -37,6 +37,7 @@ def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark,
 
     # the cases' queries share streaming queries (how many depends on each query's depth)
     assert max(r.runs[-1].group_size for r in together) > 1  # type: ignore[union-attr]
+    assert max(r.runs[-1].stages for r in together) >= 1  # type: ignore[union-attr]
     assert_same_facts(alone, together, reversed_)
 
     stream_table, table_table, multi, stream_stream, grace = (facts(r) for r in alone)

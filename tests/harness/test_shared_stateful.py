@@ -55,6 +55,9 @@ def test_a_replay_records_the_same_facts_alone_and_in_any_group(spark, monkeypat
     # they did share one streaming query
     assert [r.runs[-1].group_size for r in together] == [3, 3, 3]  # type: ignore[union-attr]
     assert [r.runs[-1].group_size for r in alone] == [1, 1, 1]  # type: ignore[union-attr]
+    # together, their operators ran as stages, one wide operator per stage; alone, in their own query
+    assert [r.runs[-1].stages for r in together] == [2, 1, 0]  # type: ignore[union-attr]
+    assert [r.runs[-1].stages for r in alone] == [0, 0, 0]  # type: ignore[union-attr]
     assert_same_facts(alone, together, reversed_)
     assert all(facts(r)["internal"] for r in alone[:2])
 

@@ -31,6 +31,8 @@ def test_windowed_replays_record_the_same_facts_on_every_run_and_in_any_group(sp
     alone, together, reversed_ = replay_in_three_groupings(_items, spark, monkeypatch)
 
     assert [r.runs[-1].group_size for r in together] == [3, 3, 3]  # type: ignore[union-attr]
+    # stream time, then the aggregate (EMIT FINAL's operator as a third stage)
+    assert [r.runs[-1].stages for r in together] == [2, 2, 3]  # type: ignore[union-attr]
     assert_same_facts(alone, together, reversed_)
 
     hopping, session, final = (facts(r) for r in alone)
