@@ -24,7 +24,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 
-from qtt.runtime.jobs import SCHEMA, decode_options, decode_row
+from qtt.runtime.jobs import decode_options, decode_row
 from qtt.runtime.names import SLOT, STAGE
 from qtt.runtime.replay_source import ReplayStreamReader
 
@@ -32,6 +32,25 @@ from qtt.runtime.replay_source import ReplayStreamReader
 RELAY_FORMAT = "qtt_relay"
 #: next to the relay file, it makes the next query that starts read everything in one micro-batch
 ONE_BATCH = ".one-batch"
+#: the replay source's columns (:data:`qtt.runtime.jobs.SCHEMA`), built without a JVM
+REPLAY_FIELDS = st.StructType(
+    [
+        st.StructField("job", st.IntegerType()),
+        st.StructField("seq", st.LongType()),
+        st.StructField("topic", st.StringType()),
+        st.StructField("partition", st.IntegerType()),
+        st.StructField("offset", st.LongType()),
+        st.StructField("timestamp", st.LongType()),
+        st.StructField("key", st.BinaryType()),
+        st.StructField("value", st.BinaryType()),
+        st.StructField(
+            "headers",
+            st.ArrayType(
+                st.StructType([st.StructField("key", st.StringType()), st.StructField("value", st.BinaryType())])
+            ),
+        ),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -50,9 +69,7 @@ class RelayRow:
 
 def relay_schema(relay_columns: st.StructType) -> st.StructType:
     """The source's rows: the replay source's columns, the stage and slot, the relay columns."""
-    replay = st.StructType.fromDDL(SCHEMA)
-    assert isinstance(replay, st.StructType)
-    fields = [*replay.fields, st.StructField(STAGE, st.IntegerType()), st.StructField(SLOT, st.IntegerType())]
+    fields = [*REPLAY_FIELDS.fields, st.StructField(STAGE, st.IntegerType()), st.StructField(SLOT, st.IntegerType())]
     return st.StructType(fields + list(relay_columns.fields))
 
 

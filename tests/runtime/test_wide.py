@@ -1,0 +1,85 @@
+"""The wide operator hands each group to its own slot, with its own names, key and state (no JVM)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pyspark.sql import Row
+
+from qtt.runtime.names import SLOT, slot_input, slot_output, slot_state
+from qtt.runtime.stateful import StatefulOperator
+from qtt.runtime.wide import Slot, WideProcessor
+
+
+class _Handle:
+    def __init__(self) -> None:
+        self.declared: list[str] = []
+
+    def getValueState(self, name: str, schema: Any) -> str:
+        self.declared.append(name)
+        return f"state {name}"
+
+
+class _Echo(StatefulOperator):
+    """Emits, per row, the state it was given, the key and the row's own value."""
+
+    def __init__(self, state: str) -> None:
+        self.state_name = state
+
+    def state_names(self) -> tuple[str, ...]:
+        return (self.state_name,)
+
+    def init(self, handle: Any) -> None:
+        self.state = handle.getValueState(self.state_name, None)
+
+    def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
+        for row in rows:
+            assert row.__fields__ == ["K", "V"]
+            yield Row(K=row["K"], OUT=f"{self.state}|{key}|{row['V']}")
+
+    def close(self) -> None:
+        pass
+
+
+def _wide() -> tuple[WideProcessor, _Handle]:
+    slots = [
+        Slot(
+            slot=0, processor=_Echo("Aggregate-Aggregate"), inputs=("K", "V"), keys=(1,), outputs=("K", "OUT"), offset=0
+        ),
+        Slot(
+            slot=5, processor=_Echo("Aggregate-Aggregate"), inputs=("K", "V"), keys=(2,), outputs=("K", "OUT"), offset=2
+        ),
+    ]
+    names = [SLOT, slot_output(0, 0), slot_output(0, 1), slot_output(5, 0), slot_output(5, 1)]
+    processor, handle = WideProcessor(slots, names), _Handle()
+    processor.init(handle)  # type: ignore[arg-type]
+    return processor, handle
+
+
+def test_each_slot_keeps_its_state_variables_under_names_of_its_own() -> None:
+    _, handle = _wide()
+    assert handle.declared == [slot_state(0, "Aggregate-Aggregate"), slot_state(5, "Aggregate-Aggregate")]
+    assert len(set(handle.declared)) == 2  # the same step context in two replays: two variables
+
+
+def test_a_group_reaches_its_own_slot_with_its_own_names_and_key() -> None:
+    processor, _ = _wide()
+    wide_row = Row(**{SLOT: 5, slot_input(5, 0): "k1", slot_input(5, 1): 42})
+    (out,) = list(processor.handleInputRows((5, None, "k1"), iter([wide_row]), None))
+
+    assert out[SLOT] == 5
+    assert out[slot_output(5, 0)] == "k1"
+    assert out[slot_output(5, 1)] == f"state {slot_state(5, 'Aggregate-Aggregate')}|('k1',)|42"
+    assert out[slot_output(0, 0)] is None and out[slot_output(0, 1)] is None  # other slots' columns stay empty
+
+
+def test_a_slot_cannot_reach_handle_calls_the_wide_operator_does_not_pass_on() -> None:
+    class _Lister(_Echo):
+        def init(self, handle: Any) -> None:
+            handle.getListState("x", None)
+
+    processor = WideProcessor([Slot(0, _Lister("s"), ("K", "V"), (1,), ("K", "OUT"), 0)], [SLOT, "a", "b"])
+    with pytest.raises(NotImplementedError, match="getListState"):
+        processor.init(_Handle())  # type: ignore[arg-type]
