@@ -18,13 +18,13 @@ import base64
 import datetime
 import decimal
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pyspark.sql import Row, SparkSession
-from pyspark.sql.types import StructField, StructType
+from pyspark.sql.types import DataType, StructField, StructType
 
 from qtt.runtime.jobs import InternalRecord, InternalTopic
 from qtt.runtime.spark_types import from_spark
@@ -96,26 +96,27 @@ def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> lis
         if owner.wanted:
             for i in mine:
                 topics[index] += [
-                    feed(session, checkpoint, operators[i]["operatorId"], name, f"{owner.query_id}-{name}-changelog")
+                    topic_of(
+                        [change_feed(session, checkpoint, operators[i]["operatorId"], name)],
+                        f"{owner.query_id}-{name}-changelog",
+                    )
                     for name in variables[i]
                 ]
     return topics
 
 
-def feed(
-    session: SparkSession,
-    checkpoint: str,
-    operator_id: int,
-    variable: str,
-    topic: str,
-    key_fields: Sequence[tuple[str, str]] | None = None,
-) -> InternalTopic:
-    """State variable ``variable`` of operator ``operator_id``'s change feed, as internal topic ``topic``.
+@dataclass(frozen=True)
+class ChangeFeed:
+    """One state variable's change feed as Spark returned it."""
 
-    ``key_fields`` keeps only these fields of the state's key, renamed: ``(field, name)`` pairs
-    (a staged replay's wide operator keys every slot's state by all slots' key columns).
-    """
-    change_feed = (
+    rows: list[Row]
+    key_type: DataType
+    value_type: DataType
+
+
+def change_feed(session: SparkSession, checkpoint: str, operator_id: int, variable: str) -> ChangeFeed:
+    """State variable ``variable`` of operator ``operator_id``: every change, in one Spark job."""
+    loaded = (
         session.read.format("statestore")
         .option("readChangeFeed", "true")
         .option("changeStartBatchId", 0)
@@ -123,8 +124,22 @@ def feed(
         .option("stateVarName", variable)
         .load(checkpoint)
     )
-    key_type = change_feed.schema["key"].dataType
-    value_type = change_feed.schema["value"].dataType
+    return ChangeFeed(loaded.collect(), loaded.schema["key"].dataType, loaded.schema["value"].dataType)
+
+
+def topic_of(
+    feeds: Sequence[ChangeFeed],
+    topic: str,
+    key_fields: Sequence[tuple[str, str]] | None = None,
+    keep: Callable[[Row], bool] | None = None,
+) -> InternalTopic:
+    """The change feeds' records as internal topic ``topic``, in the documented order.
+
+    ``key_fields`` keeps only these fields of the state's key, renamed (``(field, name)``
+    pairs), and ``keep`` only the changes whose key it accepts: a staged replay's wide operator
+    keys every slot's state by the slot and all slots' key columns.
+    """
+    key_type = feeds[0].key_type
     if key_fields is not None:
         assert isinstance(key_type, StructType)
         key_type = StructType([StructField(name, key_type[field].dataType) for field, name in key_fields])
@@ -142,12 +157,14 @@ def feed(
             batch=row["batch_id"],
             partition=row["partition_id"],
         )
-        for row in change_feed.collect()
+        for feed in feeds
+        for row in feed.rows
+        if keep is None or keep(row["key"])
     ]
     records.sort(key=InternalRecord.sort_key)
     return InternalTopic(
         name=topic,
         key_schema=str(from_spark(key_type)),
-        value_schema=str(from_spark(value_type)),
+        value_schema=str(from_spark(feeds[0].value_type)),
         records=records,
     )

@@ -7,6 +7,7 @@ constants. ksqlDB's pseudo columns (``ROWTIME`` ...) are the plan's
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from pyspark.sql import Column, DataFrame
@@ -78,9 +79,16 @@ def slot_output(slot: int, index: int) -> str:
     return f"{_PREFIX}out_{slot}_{index}"
 
 
-def slot_state(slot: int, name: str) -> str:
-    """The wide operator's state variable holding state variable ``name`` of ``slot``."""
-    return f"{_PREFIX}s{slot}_{name}"
+def shared_state(name: str, schema: str) -> str:
+    """The wide operator's state variable holding every slot's state variable ``name`` of this
+    ``schema`` (its JSON text): slots keep their rows apart by the slot column of the key, and a
+    stage's change feed is read once per such variable, not once per slot."""
+    return f"{_PREFIX}{name}_{hashlib.sha1(schema.encode()).hexdigest()[:12]}"
+
+
+def shared_state_name(variable: str) -> str:
+    """The state variable name that :func:`shared_state` made ``variable`` from."""
+    return variable[len(_PREFIX) : -13]
 
 
 def previous_name(alias: str) -> str:

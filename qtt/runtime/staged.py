@@ -14,8 +14,8 @@ in every batch. A staged replay pays once per stage instead:
   for a group without stages (:func:`qtt.runtime.executor.run_jobs`).
 
 Every query runs the replay's micro-batches, so batch ids, state versions and outputs are
-those of a replay that runs alone; each slot's state lives under names of its own in its
-stage's checkpoint, read back as the replay's internal topics (:func:`read_topics`).
+those of a replay that runs alone; each slot's state lives in its stage's checkpoint, keyed by
+its slot, read back as the replay's internal topics (:func:`read_topics`).
 
 A plan's operator outputs must be known before the relay source can be declared, so each plan
 is built twice: once with stand-ins for its operators (their output schemas), once for real.
@@ -34,12 +34,12 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt.errors import QttError, ReplayError
-from qtt.runtime import internal_topics
+from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
 from qtt.runtime.jobs import InternalTopic, Job, batch_major, encode_options
-from qtt.runtime.names import SLOT, col, slot_input, slot_output, slot_state
+from qtt.runtime.names import SLOT, col, slot_input, slot_output
 from qtt.runtime.relay_source import RELAY_FORMAT, RelayRow, arrow_rows, from_arrow, relay_schema, write_relay
 from qtt.runtime.sink_rows import run_and_collect
-from qtt.runtime.wide import SlotInput, wide_operator
+from qtt.runtime.wide import SlotInput, declared_states, wide_operator
 
 if TYPE_CHECKING:
     from qtt.runtime.builder import PlanBuilder, StatefulHook
@@ -55,7 +55,8 @@ class Operator:
 
     stage: int
     slot: int
-    state_names: tuple[str, ...]
+    #: each state variable's name, and the wide operator's variable that holds it
+    variables: tuple[tuple[str, str], ...]
     keys: tuple[str, ...] = ()
     #: its key columns' positions among its input columns
     key_positions: tuple[int, ...] = ()
@@ -72,6 +73,8 @@ class StagedGroup:
     progress: list[list[Any]] = field(default_factory=list)
     checkpoints: list[str] = field(default_factory=list)
     operators: dict[int, list[Operator]] = field(default_factory=dict)
+    #: the change feeds read so far, by stage and wide state variable
+    feeds: dict[tuple[int, str], ChangeFeed] = field(default_factory=dict)
 
 
 def run_stages(
@@ -125,7 +128,7 @@ def run_stages(
             Operator(
                 stage=index,
                 slot=part.slot,
-                state_names=tuple(part.processor.state_names()),
+                variables=tuple(declared_states(part.processor).items()),
                 keys=part.keys,
                 key_positions=tuple(part.df.columns.index(key) for key in part.keys),
             )
@@ -186,22 +189,28 @@ def _relay_source(session: SparkSession, jobs: Sequence[Job], schema: st.StructT
 
 
 def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[InternalTopic]:
-    """``job``'s state stores, read back from the checkpoints of the stages it ran in."""
+    """``job``'s state stores, read back from the checkpoints of the stages it ran in.
+
+    A stage's state variable is read once for every slot that shares it.
+    """
     topics: list[InternalTopic] = []
     for operator in group.operators.get(job.job_id, []):
-        for name in operator.state_names:
-            key_fields = [
-                (slot_input(operator.slot, position), key)
-                for position, key in zip(operator.key_positions, operator.keys, strict=True)
-            ]
+        checkpoint = group.checkpoints[operator.stage]
+        if not (Path(checkpoint) / "state").is_dir():  # no micro-batch ever committed its state
+            continue
+        key_fields = [
+            (slot_input(operator.slot, position), key)
+            for position, key in zip(operator.key_positions, operator.keys, strict=True)
+        ]
+        for name, variable in operator.variables:
+            if (operator.stage, variable) not in group.feeds:
+                group.feeds[(operator.stage, variable)] = change_feed(session, checkpoint, 0, variable)
             topics.append(
-                internal_topics.feed(
-                    session,
-                    group.checkpoints[operator.stage],
-                    0,
-                    slot_state(operator.slot, name),
+                topic_of(
+                    [group.feeds[(operator.stage, variable)]],
                     f"{job.query.query_id}-{name}-changelog",
                     key_fields,
+                    keep=lambda key, slot=operator.slot: key is not None and key[SLOT] == slot,  # type: ignore[misc]
                 )
             )
     return topics

@@ -3,9 +3,11 @@
 Each replay's operator is a *slot*. The wide operator's input holds every slot's columns apart
 (``slot_input(slot, i)``), its grouping key is the slot number followed by every slot's key
 columns, and each group is handed to its own slot's processor with the rows, the key and the
-state variables it would see alone: its rows under their own names, its key columns only, and
-its state variables under a name of its own (:func:`~qtt.runtime.names.slot_state`), so
-neither rows nor state ever cross slots. Its output holds every slot's output columns apart
+state variables it would see alone: its rows under their own names and its key columns only.
+Slots that declare a state variable of the same name and schema share one variable
+(:func:`~qtt.runtime.names.shared_state`), their rows kept apart by the slot column of the
+key, so a stage's state is read back in a Spark job per variable, not per slot; neither rows
+nor state ever cross slots. Its output holds every slot's output columns apart
 (``slot_output(slot, i)``).
 
 Spark plans an operator once per branch that reads it, so the stages of a staged replay
@@ -15,6 +17,7 @@ than through a shared DataFrame.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,7 +27,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
-from qtt.runtime.names import SLOT, col, slot_input, slot_output, slot_state
+from qtt.runtime.names import SLOT, col, shared_state, slot_input, slot_output
 
 if TYPE_CHECKING:
     from qtt.runtime.stateful import StatefulOperator
@@ -47,17 +50,46 @@ class Slot:
 
 
 class _SlotHandle:
-    """A slot's view of the wide operator's handle: its state variables under its own names."""
+    """A slot's view of the wide operator's handle: its value states, shared with every slot that
+    declares the same name and schema (:func:`~qtt.runtime.names.shared_state`)."""
 
-    def __init__(self, handle: StatefulProcessorHandle, slot: int) -> None:
+    def __init__(self, handle: StatefulProcessorHandle, states: dict[str, Any]) -> None:
         self._handle = handle
-        self._slot = slot
+        self._states = states
 
     def getValueState(self, name: str, schema: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._handle.getValueState(slot_state(self._slot, name), schema, *args, **kwargs)
+        variable = shared_state(name, _schema_text(schema))
+        if variable not in self._states:
+            self._states[variable] = self._handle.getValueState(variable, schema, *args, **kwargs)
+        return self._states[variable]
 
     def __getattr__(self, name: str) -> Any:
         raise NotImplementedError(f"a slot of a wide operator cannot call {name}: add it to qtt.runtime.wide")
+
+
+def _schema_text(schema: Any) -> str:
+    return schema.json() if isinstance(schema, st.StructType) else str(schema)
+
+
+class _Declared:
+    """Records the value states a processor declares."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+
+    def getValueState(self, name: str, schema: Any, *args: Any, **kwargs: Any) -> None:
+        self.names[name] = shared_state(name, _schema_text(schema))
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotImplementedError(f"a slot of a wide operator cannot call {name}: add it to qtt.runtime.wide")
+
+
+def declared_states(processor: StatefulOperator) -> dict[str, str]:
+    """Each state variable ``processor`` declares, and the wide operator's variable holding it
+    (``init`` runs on a copy, here on the driver, with a handle that only records)."""
+    declared = _Declared()
+    copy.deepcopy(processor).init(declared)  # type: ignore[arg-type]
+    return declared.names
 
 
 class WideProcessor(StatefulProcessor):
@@ -68,8 +100,9 @@ class WideProcessor(StatefulProcessor):
         self.names = tuple(names)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        states: dict[str, Any] = {}
         for slot in self.slots.values():
-            slot.processor.init(_SlotHandle(handle, slot.slot))  # type: ignore[arg-type]
+            slot.processor.init(_SlotHandle(handle, states))  # type: ignore[arg-type]
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         slot = self.slots[key[0]]

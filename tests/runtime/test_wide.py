@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pyspark.sql import Row
 
-from qtt.runtime.names import SLOT, slot_input, slot_output, slot_state
+from qtt.runtime.names import SLOT, shared_state, shared_state_name, slot_input, slot_output
 from qtt.runtime.stateful import StatefulOperator
-from qtt.runtime.wide import Slot, WideProcessor
+from qtt.runtime.wide import Slot, WideProcessor, declared_states
 
 
 class _Handle:
@@ -58,10 +58,15 @@ def _wide() -> tuple[WideProcessor, _Handle]:
     return processor, handle
 
 
-def test_each_slot_keeps_its_state_variables_under_names_of_its_own() -> None:
-    _, handle = _wide()
-    assert handle.declared == [slot_state(0, "Aggregate-Aggregate"), slot_state(5, "Aggregate-Aggregate")]
-    assert len(set(handle.declared)) == 2  # the same step context in two replays: two variables
+def test_slots_share_a_state_variable_of_the_same_name_and_schema() -> None:
+    processor, handle = _wide()
+    assert handle.declared == [shared_state("Aggregate-Aggregate", "None")]  # declared once
+    assert shared_state_name(handle.declared[0]) == "Aggregate-Aggregate"
+    assert declared_states(processor.slots[0].processor) == {"Aggregate-Aggregate": handle.declared[0]}
+
+
+def test_a_state_variable_of_another_schema_is_another_variable() -> None:
+    assert shared_state("Aggregate-Aggregate", "STRUCT<a: INT>") != shared_state("Aggregate-Aggregate", "None")
 
 
 def test_a_group_reaches_its_own_slot_with_its_own_names_and_key() -> None:
@@ -71,7 +76,7 @@ def test_a_group_reaches_its_own_slot_with_its_own_names_and_key() -> None:
 
     assert out[SLOT] == 5
     assert out[slot_output(5, 0)] == "k1"
-    assert out[slot_output(5, 1)] == f"state {slot_state(5, 'Aggregate-Aggregate')}|('k1',)|42"
+    assert out[slot_output(5, 1)] == f"state {shared_state('Aggregate-Aggregate', 'None')}|('k1',)|42"
     assert out[slot_output(0, 0)] is None and out[slot_output(0, 1)] is None  # other slots' columns stay empty
 
 
