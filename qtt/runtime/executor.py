@@ -31,6 +31,7 @@ from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildE
 from qtt.plan.shape import QueryShape
 from qtt.runtime import infrastructure, internal_topics
 from qtt.runtime.builder import PlanBuilder, StatefulHook
+from qtt.runtime.infrastructure import first_line
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
 from qtt.runtime.session import is_connect
 from qtt.runtime.sink_rows import run_and_collect
@@ -196,7 +197,7 @@ def _build(raw: DataFrame, job: Job, hook: StatefulHook | None = None) -> PlanBu
     except QttError:
         raise
     except PySparkException as e:
-        msg = f"Spark rejected the plan of {job.query.query_id}: {_first_line(e)}"
+        msg = f"Spark rejected the plan of {job.query.query_id}: {first_line(e)}"
         raise RuntimeBuildError(msg) from e
     if builder.sink is None:
         msg = f"the plan of {job.query.query_id} has no sink step"
@@ -245,17 +246,17 @@ def _run_group(
         try:
             collected = [(0, row) for row in union.collect()]
         except PySparkException as e:
-            raise ReplayError(f"batch query failed: {_first_line(e)}") from e
+            raise ReplayError(f"batch query failed: {first_line(e)}") from e
     for stop in stops:
         if stop_file is not None:
             Path(stop_file).write_text(str(stop), encoding="utf-8")
         try:
             segment, stream = run_and_collect(union, checkpoint)
         except PySparkException as e:
-            raise ReplayError(f"streaming query failed{_after(len(progress), stop_file)}: {_first_line(e)}") from e
+            raise ReplayError(f"streaming query failed{_after(len(progress), stop_file)}: {first_line(e)}") from e
         failure = stream.exception()
         if failure is not None:
-            msg = f"streaming query failed{_after(len(progress), stop_file)}: {_first_line(failure)}"
+            msg = f"streaming query failed{_after(len(progress), stop_file)}: {first_line(failure)}"
             raise ReplayError(msg) from failure
         collected += segment
         progress += list(stream.recentProgress)
@@ -363,8 +364,3 @@ def _processing_log(queries: Sequence[Sequence[Any]], builder: PlanBuilder, quer
             break
     entries.sort(key=lambda entry: entry.seq)
     return entries
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__

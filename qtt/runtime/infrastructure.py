@@ -72,3 +72,9 @@ def reason(error: BaseException, width: int = 400) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     line = next((line for line in lines if matches(line)), lines[0] if lines else type(error).__name__)
     return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of ``error``'s message (its type's name when it has none)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

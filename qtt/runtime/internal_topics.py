@@ -97,7 +97,7 @@ def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> lis
             for i in mine:
                 topics[index] += [
                     topic_of(
-                        [change_feed(session, checkpoint, operators[i]["operatorId"], name)],
+                        change_feed(session, checkpoint, operators[i]["operatorId"], name),
                         f"{owner.query_id}-{name}-changelog",
                     )
                     for name in variables[i]
@@ -128,18 +128,18 @@ def change_feed(session: SparkSession, checkpoint: str, operator_id: int, variab
 
 
 def topic_of(
-    feeds: Sequence[ChangeFeed],
+    feed: ChangeFeed,
     topic: str,
     key_fields: Sequence[tuple[str, str]] | None = None,
     keep: Callable[[Row], bool] | None = None,
 ) -> InternalTopic:
-    """The change feeds' records as internal topic ``topic``, in the documented order.
+    """The change feed's records as internal topic ``topic``, in the documented order.
 
     ``key_fields`` keeps only these fields of the state's key, renamed (``(field, name)``
     pairs), and ``keep`` only the changes whose key it accepts: a staged replay's wide operator
     keys every slot's state by the slot and all slots' key columns.
     """
-    key_type = feeds[0].key_type
+    key_type = feed.key_type
     if key_fields is not None:
         assert isinstance(key_type, StructType)
         key_type = StructType([StructField(name, key_type[field].dataType) for field, name in key_fields])
@@ -157,7 +157,6 @@ def topic_of(
             batch=row["batch_id"],
             partition=row["partition_id"],
         )
-        for feed in feeds
         for row in feed.rows
         if keep is None or keep(row["key"])
     ]
@@ -165,6 +164,6 @@ def topic_of(
     return InternalTopic(
         name=topic,
         key_schema=str(from_spark(key_type)),
-        value_schema=str(from_spark(feeds[0].value_type)),
+        value_schema=str(from_spark(feed.value_type)),
         records=records,
     )

@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt.errors import QttError, ReplayError
+from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
 from qtt.runtime.jobs import InternalTopic, Job, batch_major, encode_options
 from qtt.runtime.names import SLOT, col, slot_input, slot_output
@@ -57,16 +58,15 @@ class Operator:
     slot: int
     #: each state variable's name, and the wide operator's variable that holds it
     variables: tuple[tuple[str, str], ...]
-    keys: tuple[str, ...] = ()
+    keys: tuple[str, ...]
     #: its key columns' positions among its input columns
-    key_positions: tuple[int, ...] = ()
+    key_positions: tuple[int, ...]
 
 
 @dataclass
 class StagedGroup:
     """A group whose stages have run: what the last query (the sinks) and the read-back need."""
 
-    source: DataFrame
     builders: dict[int, PlanBuilder]
     errors: dict[int, QttError]
     #: each stage query's progress, in stage order
@@ -110,7 +110,7 @@ def run_stages(
             ]
     relay_path = Path(f"{checkpoint}-relay.pickle")
     source = _relay_source(session, jobs, relay_schema(st.StructType(relay_fields)), relay_path)
-    group = StagedGroup(source=source, builders={}, errors=errors)
+    group = StagedGroup(builders={}, errors=errors)
     inputs: dict[int, list[SlotInput]] = {}
     for job in jobs:
         if job.job_id not in outputs:
@@ -140,10 +140,10 @@ def run_stages(
         try:
             rows, stream = run_and_collect(wide_operator(inputs[stage]), stage_checkpoint, arrow_rows)
         except PySparkException as e:
-            raise ReplayError(f"stage {stage} of a staged replay failed: {_first_line(e)}") from e
+            raise ReplayError(f"stage {stage} of a staged replay failed: {first_line(e)}") from e
         failure = stream.exception()
         if failure is not None:
-            raise ReplayError(f"stage {stage} of a staged replay failed: {_first_line(failure)}") from failure
+            raise ReplayError(f"stage {stage} of a staged replay failed: {first_line(failure)}") from failure
         types = {part.slot: [f.dataType for f in part.output.fields] for part in inputs[stage]}
         for batch, row in rows:
             slot = row[SLOT]
@@ -207,15 +207,10 @@ def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[Int
                 group.feeds[(operator.stage, variable)] = change_feed(session, checkpoint, 0, variable)
             topics.append(
                 topic_of(
-                    [group.feeds[(operator.stage, variable)]],
+                    group.feeds[(operator.stage, variable)],
                     f"{job.query.query_id}-{name}-changelog",
                     key_fields,
                     keep=lambda key, slot=operator.slot: key is not None and key[SLOT] == slot,  # type: ignore[misc]
                 )
             )
     return topics
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
