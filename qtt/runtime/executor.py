@@ -142,7 +142,7 @@ def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
 
 def _run_staged(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
     began = time.perf_counter()
-    plain = _infrastructure_guard(lambda: _replay_source(session, jobs))
+    plain = _infrastructure_guard(lambda: _replay_source(session, jobs, one_batch=True))
     try:
         group = _infrastructure_guard(lambda: run_stages(session, jobs, checkpoint, plain, _build))
     except ReplayError:
@@ -177,8 +177,13 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
         raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
-def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None) -> DataFrame:
+def _replay_source(
+    session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None, *, one_batch: bool = False
+) -> DataFrame:
+    """The jobs' records, micro-batch after micro-batch; ``one_batch``: all in one."""
     records, ends = batch_major(jobs)
+    if one_batch:
+        ends = [len(records)]
     options = encode_options(records, ends, stop_file=stop_file)
     if any(job.bounded for job in jobs):
         return session.read.format(FORMAT_NAME).options(**options).load()

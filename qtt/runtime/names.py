@@ -63,9 +63,7 @@ WINDOW_POSITION = _PREFIX + "window_position"  # a row's window among those it j
 INNER_KEY = _PREFIX + "inner_key"  # a windowed key's own bytes, which route it to a partition
 JOIN_SIDE = _PREFIX + "join_side"  # which input of a join a row comes from: 0 left, 1 right
 KEY_BYTES = _PREFIX + "key_bytes"  # a final window's key in its store's key format (emit order)
-# A staged replay (qtt.runtime.staged): which stage wrote a relay row (-1 for a replay record),
-# and which operator slot it belongs to.
-STAGE = _PREFIX + "stage"
+# A staged replay (qtt.runtime.staged): which operator slot of a stage a row belongs to.
 SLOT = _PREFIX + "slot"
 
 

@@ -1,14 +1,15 @@
-"""The source of a staged replay's queries: the replay records, and what earlier stages wrote.
+"""The source of a staged replay's later queries: rows an earlier query wrote, relayed.
 
-A staged replay (:mod:`qtt.runtime.staged`) runs each stage of stateful operators as a query
-of its own; the rows a stage's operator wrote are relayed to the later queries through this
-source. Micro-batch *k* serves batch *k* of the replay records followed by the rows every
-earlier stage wrote in its micro-batch *k*, so batch ids stay those of the replay.
+A staged replay (:mod:`qtt.runtime.staged`) runs its stateless steps and its stateful
+operators as queries of their own, and hands each query's rows to the next through this
+source: a stage's operator reads its input rows micro-batch by micro-batch (each row tagged
+with the replay's micro-batch it belongs to), and the stateless queries read an operator's
+output rows all in one micro-batch.
 
 Relay rows are kept as the Python values Spark handed back (the same conversion a stateful
 processor's rows make), pickled in a file on the driver's disk: the driver-side reader reads it
-when a query starts and ships the rows to executors inside the partitions, as it ships the
-replay records.
+when a query starts and ships the rows to executors inside the partitions, as the replay source
+ships its records.
 """
 
 from __future__ import annotations
@@ -24,53 +25,18 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as st
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 
-from qtt.runtime.jobs import decode_options, decode_row
-from qtt.runtime.names import SLOT, STAGE
 from qtt.runtime.replay_source import ReplayStreamReader
 
 #: ``spark.readStream.format(RELAY_FORMAT)``
 RELAY_FORMAT = "qtt_relay"
-#: next to the relay file, it makes the next query that starts read everything in one micro-batch
-ONE_BATCH = ".one-batch"
-#: the replay source's columns (:data:`qtt.runtime.jobs.SCHEMA`), built without a JVM
-REPLAY_FIELDS = st.StructType(
-    [
-        st.StructField("job", st.IntegerType()),
-        st.StructField("seq", st.LongType()),
-        st.StructField("topic", st.StringType()),
-        st.StructField("partition", st.IntegerType()),
-        st.StructField("offset", st.LongType()),
-        st.StructField("timestamp", st.LongType()),
-        st.StructField("key", st.BinaryType()),
-        st.StructField("value", st.BinaryType()),
-        st.StructField(
-            "headers",
-            st.ArrayType(
-                st.StructType([st.StructField("key", st.StringType()), st.StructField("value", st.BinaryType())])
-            ),
-        ),
-    ]
-)
 
 
 @dataclass(frozen=True)
 class RelayRow:
-    """One row a stage's operator wrote: its micro-batch, stage, slot and output values.
-
-    ``offset`` is where the slot's columns start among the relay columns.
-    """
+    """One relayed row: the replay's micro-batch it belongs to, and its values in schema order."""
 
     batch: int
-    stage: int
-    slot: int
-    offset: int
     values: tuple[Any, ...]
-
-
-def relay_schema(relay_columns: st.StructType) -> st.StructType:
-    """The source's rows: the replay source's columns, the stage and slot, the relay columns."""
-    fields = [*REPLAY_FIELDS.fields, st.StructField(STAGE, st.IntegerType()), st.StructField(SLOT, st.IntegerType())]
-    return st.StructType(fields + list(relay_columns.fields))
 
 
 def arrow_rows(df: DataFrame) -> list[dict[str, Any]]:
@@ -95,35 +61,30 @@ def from_arrow(value: Any, spark_type: st.DataType) -> Any:
     return value
 
 
-def write_relay(path: Path, rows: Sequence[RelayRow], *, one_batch: bool = False) -> None:
-    """Write every relayed row so far (the source reads the file when a query starts);
-    ``one_batch``: the next query serves every row in one micro-batch."""
+def write_relay(path: Path, rows: Sequence[RelayRow]) -> None:
+    """Write the rows a relay serves (its source reads the file when a query starts)."""
     path.write_bytes(pickle.dumps(list(rows), protocol=pickle.HIGHEST_PROTOCOL))
-    if one_batch:
-        Path(str(path) + ONE_BATCH).touch()
 
 
-def _combined(options: dict[str, str], replay_width: int, width: int) -> tuple[list[tuple[Any, ...]], list[int]]:
+def relay_stream(session: SparkSession, schema: st.StructType, path: Path, *, one_batch: bool) -> DataFrame:
+    """A stream of the rows in ``path`` (:func:`write_relay`), of ``schema``.
+
+    ``one_batch``: every row in one micro-batch; else micro-batch *k* serves the rows of batch *k*
+    (a batch without rows is not served: the writer gives each batch a row).
+    """
+    options = {"schema": schema.json(), "relay": str(path), "one_batch": json.dumps(one_batch)}
+    return session.readStream.format(RELAY_FORMAT).schema(schema).options(**options).load()
+
+
+def served(path: Path, *, one_batch: bool) -> tuple[list[tuple[Any, ...]], list[int]]:
     """The rows in serving order, and the micro-batch boundaries over them."""
-    records, ends = decode_options(options)
-    path = Path(options["relay"])
     relayed: list[RelayRow] = pickle.loads(path.read_bytes()) if path.is_file() else []
-    by_batch: dict[int, list[RelayRow]] = {}
-    for row in relayed:
-        by_batch.setdefault(row.batch, []).append(row)
-    empty = (None,) * width
-    rows: list[tuple[Any, ...]] = []
-    combined_ends: list[int] = []
-    for batch, (begin, end) in enumerate(zip([0, *ends], ends, strict=False)):
-        rows += [(*decode_row(record), -1, -1, *empty) for record in records[begin:end]]
-        for row in by_batch.get(batch, []):
-            values = list(empty)
-            values[row.offset : row.offset + len(row.values)] = row.values
-            rows.append(((None,) * replay_width) + (row.stage, row.slot, *values))
-        combined_ends.append(len(rows))
-    if Path(options["relay"] + ONE_BATCH).is_file():  # the sinks' query: stateless, so one micro-batch
-        combined_ends = [len(rows)]
-    return rows, combined_ends
+    ordered = sorted(relayed, key=lambda row: row.batch)  # stable: a batch keeps its rows' order
+    rows = [row.values for row in ordered]
+    if one_batch:
+        return rows, [len(rows)] if rows else []
+    last = [index + 1 == len(ordered) or ordered[index + 1].batch != row.batch for index, row in enumerate(ordered)]
+    return rows, [index + 1 for index, is_last in enumerate(last) if is_last]
 
 
 class _Rows(InputPartition):
@@ -133,7 +94,7 @@ class _Rows(InputPartition):
 
 
 class RelayStreamReader(ReplayStreamReader):
-    """The replay source's reader over rows that are already decoded."""
+    """The replay source's reader (admission control, one micro-batch per batch) over relayed rows."""
 
     def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
         if end["next"] <= start["next"]:
@@ -146,8 +107,7 @@ class RelayStreamReader(ReplayStreamReader):
 
 
 class RelaySource(DataSource):
-    """``spark.readStream.format("qtt_relay")`` with the replay source's options, ``schema`` (the
-    JSON of :func:`relay_schema`) and ``relay`` (the file :func:`write_relay` writes)."""
+    """``spark.readStream.format("qtt_relay")``: see :func:`relay_stream`."""
 
     @classmethod
     def name(cls) -> str:
@@ -160,9 +120,7 @@ class RelaySource(DataSource):
         raise NotImplementedError("a staged replay is never a bounded batch query")
 
     def streamReader(self, schema: Any) -> DataSourceStreamReader:
-        names = self.schema().fieldNames()
-        replay_width = names.index(STAGE)
-        rows, ends = _combined(dict(self.options), replay_width, len(names) - replay_width - 2)
+        rows, ends = served(Path(self.options["relay"]), one_batch=json.loads(self.options["one_batch"]))
         return RelayStreamReader(rows, ends)  # type: ignore[arg-type]
 
 

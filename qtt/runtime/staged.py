@@ -1,52 +1,53 @@
 """Staged replays: a group's stateful operators run stage by stage, one wide operator per stage.
 
-A stateful operator costs Spark about the same in every micro-batch whatever it holds (a
-shuffle stage, a Python runner, a state store commit), and a replay needs a micro-batch per
-input record, so a group of replays that each run their own operators pays for every operator
-in every batch. A staged replay pays once per stage instead:
+A replay needs a micro-batch per input record, and every step of every replay in a streaming
+query costs Spark something in every micro-batch (a scan of the source, a Python runner, a
+shuffle, a state store commit). Only the stateful operators need the micro-batches; every other
+step computes each row from that row alone. So a staged replay runs each of those apart:
 
-- stage *k* is the *k*-th stateful operator (in build order) of every replay in the group. It
-  runs as a streaming query of its own: every replay's input to its *k*-th operator, all slots of
-  one :mod:`wide operator <qtt.runtime.wide>`, whose rows are collected per micro-batch;
-- those rows are relayed to the later queries by the relay source
-  (:mod:`qtt.runtime.relay_source`): a replay's plan is built once over it, each operator's
-  output read back from the relay, and the replays' sinks run as the last query, as they do
+- the stateless steps in front of stage *k* (the *k*-th stateful operator, in build order, of
+  every replay in the group) run as one query over all records in **one** micro-batch; each row
+  they hand stage *k* is placed in the replay's micro-batch of the input record that caused it
+  (its ``SEQ``), so :func:`wide_input` gathers them for every slot at once;
+- stage *k* runs as a streaming query of its own over those rows, relayed micro-batch by
+  micro-batch (:mod:`qtt.runtime.relay_source`): one scan and one
+  :mod:`wide operator <qtt.runtime.wide>` per micro-batch for the whole group;
+- what each slot's operator wrote is relayed to the later queries in one micro-batch, where the
+  plan reads it as the operator's output; the replays' sinks run as the last query, as they do
   for a group without stages (:func:`qtt.runtime.executor.run_jobs`).
 
-Every query runs the replay's micro-batches, so batch ids, state versions and outputs are
-those of a replay that runs alone; each slot's state lives in its stage's checkpoint, keyed by
-its slot, read back as the replay's internal topics (:func:`read_topics`).
-
-A plan's operator outputs must be known before the relay source can be declared, so each plan
-is built twice: once with stand-ins for its operators (their output schemas), once for real.
+An operator writes in micro-batch *k* only for rows of micro-batch *k* (no timers), so batch
+ids, state versions and outputs are those of a replay that runs alone; each slot's state lives
+in its stage's checkpoint, keyed by its slot, read back as the replay's internal topics
+(:func:`read_topics`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
-from qtt.errors import QttError, ReplayError
+from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
-from qtt.runtime.jobs import InternalTopic, Job, batch_major, encode_options
-from qtt.runtime.names import SLOT, col, slot_input, slot_output
-from qtt.runtime.relay_source import RELAY_FORMAT, RelayRow, arrow_rows, from_arrow, relay_schema, write_relay
+from qtt.runtime.jobs import InternalTopic, Job, batch_major
+from qtt.runtime.names import SEQ, SLOT, col, slot_input, slot_output
+from qtt.runtime.relay_source import RelayRow, arrow_rows, from_arrow, relay_stream, write_relay
 from qtt.runtime.sink_rows import run_and_collect
-from qtt.runtime.wide import SlotInput, declared_states, wide_operator
+from qtt.runtime.wide import SlotInput, declared_states, wide_input, wide_operator
 
 if TYPE_CHECKING:
     from qtt.runtime.builder import PlanBuilder, StatefulHook
     from qtt.runtime.stateful import StatefulOperator
 
-#: builds ``job``'s plan over ``raw`` with ``hook`` standing in for its operators (raises QttError)
+#: builds ``job``'s plan over ``raw`` with ``hook`` running its operators (raises QttError)
 Build = Callable[[DataFrame, Job, "StatefulHook"], "PlanBuilder"]
 
 
@@ -80,50 +81,30 @@ class StagedGroup:
 def run_stages(
     session: SparkSession, jobs: Sequence[Job], checkpoint: str, plain: DataFrame, build: Build
 ) -> StagedGroup:
-    """Build every job's plan over the relay source and run its stages.
+    """Build every job's plan and run its stages; the sinks are left to the caller.
 
-    ``plain`` is the replay source the plans are first built over, for their operators' output
-    schemas. A job whose plan cannot be built is left out, with its error.
+    ``plain`` is the replay source in one micro-batch. A job whose plan cannot be built is left
+    out, with its error.
 
     Raises:
         ReplayError: a stage's query failed (the caller runs the jobs alone).
     """
-    errors: dict[int, QttError] = {}
-    outputs: dict[int, list[st.StructType]] = {}
-    for job in jobs:
-        found: list[st.StructType] = []
-        try:
-            build(plain, job, _stand_in(found))
-        except QttError as e:
-            errors[job.job_id] = e
-            continue
-        outputs[job.job_id] = found
-    slots: dict[tuple[int, int], int] = {}
-    relay_fields: list[st.StructField] = []
-    offsets: dict[int, int] = {}
-    for job_id, found in outputs.items():
-        for index, output in enumerate(found):
-            slot = slots[(job_id, index)] = len(slots)
-            offsets[slot] = len(relay_fields)
-            relay_fields += [
-                st.StructField(slot_output(slot, k), f.dataType, nullable=True) for k, f in enumerate(output.fields)
-            ]
-    relay_path = Path(f"{checkpoint}-relay.pickle")
-    source = _relay_source(session, jobs, relay_schema(st.StructType(relay_fields)), relay_path)
-    group = StagedGroup(builders={}, errors=errors)
+    group = StagedGroup(builders={}, errors={})
     inputs: dict[int, list[SlotInput]] = {}
+    job_of_slot: dict[int, Job] = {}
+    numbers = itertools.count()
     for job in jobs:
-        if job.job_id not in outputs:
-            continue
         captured: list[SlotInput] = []
-        hook = _relayed(source, lambda index, job_id=job.job_id: slots[(job_id, index)], captured)  # type: ignore[misc]
         try:
-            group.builders[job.job_id] = build(source, job, hook)
+            group.builders[job.job_id] = build(plain, job, _relayed(session, checkpoint, numbers, captured))
+            _check_inputs(job, captured)
         except QttError as e:
-            errors[job.job_id] = e
+            group.builders.pop(job.job_id, None)
+            group.errors[job.job_id] = e
             continue
         for index, part in enumerate(captured):
             inputs.setdefault(index, []).append(part)
+            job_of_slot[part.slot] = job
         group.operators[job.job_id] = [
             Operator(
                 stage=index,
@@ -134,58 +115,99 @@ def run_stages(
             )
             for index, part in enumerate(captured)
         ]
-    relayed: list[RelayRow] = []
+    batches = len(batch_major(jobs)[1])
     for stage in sorted(inputs):
+        parts = inputs[stage]
+        wide = wide_input(parts)
+        schema = st.StructType([st.StructField(f.name, f.dataType, nullable=True) for f in wide.schema.fields])
+        rows, progress = _run(wide, f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}")
+        group.progress.append(progress)
+        input_path = Path(f"{checkpoint}-stage{stage}-input.pickle")
+        write_relay(input_path, _by_batch(rows, parts, schema, job_of_slot, batches, stage))
+        relayed = relay_stream(session, schema, input_path, one_batch=False).where(col(SLOT).isNotNull())
         stage_checkpoint = f"{checkpoint}-stage{stage}"
-        try:
-            rows, stream = run_and_collect(wide_operator(inputs[stage]), stage_checkpoint, arrow_rows)
-        except PySparkException as e:
-            raise ReplayError(f"stage {stage} of a staged replay failed: {first_line(e)}") from e
-        failure = stream.exception()
-        if failure is not None:
-            raise ReplayError(f"stage {stage} of a staged replay failed: {first_line(failure)}") from failure
-        types = {part.slot: [f.dataType for f in part.output.fields] for part in inputs[stage]}
-        for batch, row in rows:
+        written, progress = _run(wide_operator(relayed, parts), stage_checkpoint, f"stage {stage}")
+        group.progress.append(progress)
+        group.checkpoints.append(stage_checkpoint)
+        outputs: dict[int, list[RelayRow]] = {part.slot: [] for part in parts}
+        types = {part.slot: [f.dataType for f in part.output.fields] for part in parts}
+        for batch, row in written:
             slot = row[SLOT]
             values = tuple(from_arrow(row[slot_output(slot, k)], type_) for k, type_ in enumerate(types[slot]))
-            relayed.append(RelayRow(batch, stage, slot, offsets[slot], values))
-        write_relay(relay_path, relayed, one_batch=stage == max(inputs))
-        group.progress.append(list(stream.recentProgress))
-        group.checkpoints.append(stage_checkpoint)
+            outputs[slot].append(RelayRow(batch, values))
+        for slot, relay_rows in outputs.items():
+            write_relay(_output_path(checkpoint, slot), relay_rows)
     return group
 
 
-def _stand_in(found: list[st.StructType]) -> StatefulHook:
-    """Records each operator's output schema; its output is a stand-in of that shape."""
+def _check_inputs(job: Job, captured: Sequence[SlotInput]) -> None:
+    for index, part in enumerate(captured):
+        if SEQ not in part.df.columns:
+            msg = (
+                f"the input of stateful operator {index} of {job.query.query_id} has no {SEQ} column: "
+                "a staged replay needs it to place each row in its micro-batch"
+            )
+            raise RuntimeBuildError(msg)
+
+
+def _run(df: DataFrame, checkpoint: str, what: str) -> tuple[list[tuple[int, Any]], list[Any]]:
+    """Run ``df`` to the end; its rows through Arrow with their micro-batch, and its progress."""
+    try:
+        rows, stream = run_and_collect(df, checkpoint, arrow_rows)
+    except PySparkException as e:
+        raise ReplayError(f"{what} of a staged replay failed: {first_line(e)}") from e
+    failure = stream.exception()
+    if failure is not None:
+        raise ReplayError(f"{what} of a staged replay failed: {first_line(failure)}") from failure
+    return rows, list(stream.recentProgress)
+
+
+def _by_batch(
+    rows: Sequence[tuple[int, Any]],
+    parts: Sequence[SlotInput],
+    schema: st.StructType,
+    job_of_slot: dict[int, Job],
+    batches: int,
+    stage: int,
+) -> list[RelayRow]:
+    """A stage's input rows, each in the replay's micro-batch of the input record that caused it.
+
+    Every micro-batch gets a row of nulls first, so that the stage runs every micro-batch of the
+    replay, with its batch ids, whether or not a row reaches it.
+    """
+    seq_columns = {part.slot: slot_input(part.slot, part.df.columns.index(SEQ)) for part in parts}
+    batch_of: dict[int, dict[int, int]] = {}
+    out = [RelayRow(batch, (None,) * len(schema.fields)) for batch in range(batches)]
+    for _, row in rows:
+        slot = row[SLOT]
+        job = job_of_slot[slot]
+        if job.job_id not in batch_of:
+            batch_of[job.job_id] = job.batch_of_seq()
+        seq = row[seq_columns[slot]]
+        if seq not in batch_of[job.job_id]:
+            msg = f"stage {stage}: a row of {job.query.query_id} has {SEQ} {seq}, which is no input record of it"
+            raise ReplayError(msg)
+        values = tuple(from_arrow(row[f.name], f.dataType) for f in schema.fields)
+        out.append(RelayRow(batch_of[job.job_id][seq], values))
+    return out
+
+
+def _output_path(checkpoint: str, slot: int) -> Path:
+    return Path(f"{checkpoint}-slot{slot}.pickle")
+
+
+def _relayed(session: SparkSession, checkpoint: str, numbers: Iterator[int], captured: list[SlotInput]) -> StatefulHook:
+    """Records each operator's input; its output is what its stage wrote, relayed in one micro-batch."""
 
     def hook(
         index: int, df: DataFrame, keys: list[str], processor: StatefulOperator, output: st.StructType
     ) -> DataFrame:
-        found.append(output)
-        return df.select(*[F.lit(None).cast(f.dataType).alias(f.name) for f in output.fields])
-
-    return hook
-
-
-def _relayed(source: DataFrame, slot_of: Callable[[int], int], captured: list[SlotInput]) -> StatefulHook:
-    """Records each operator's input; its output is read back from the relay."""
-
-    def hook(
-        index: int, df: DataFrame, keys: list[str], processor: StatefulOperator, output: st.StructType
-    ) -> DataFrame:
-        slot = slot_of(index)
+        slot = next(numbers)
         captured.append(SlotInput(slot, df, tuple(keys), processor, output))
-        return source.where(col(SLOT) == F.lit(slot)).select(
-            *[col(slot_output(slot, k)).alias(f.name) for k, f in enumerate(output.fields)]
-        )
+        schema = st.StructType([st.StructField(f.name, f.dataType, nullable=True) for f in output.fields])
+        return relay_stream(session, schema, _output_path(checkpoint, slot), one_batch=True)
 
     return hook
-
-
-def _relay_source(session: SparkSession, jobs: Sequence[Job], schema: st.StructType, path: Path) -> DataFrame:
-    records, ends = batch_major(jobs)
-    options = {**encode_options(records, ends), "schema": schema.json(), "relay": str(path)}
-    return session.readStream.format(RELAY_FORMAT).schema(schema).options(**options).load()
 
 
 def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[InternalTopic]:

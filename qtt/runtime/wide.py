@@ -10,9 +10,8 @@ key, so a stage's state is read back in a Spark job per variable, not per slot; 
 nor state ever cross slots. Its output holds every slot's output columns apart
 (``slot_output(slot, i)``).
 
-Spark plans an operator once per branch that reads it, so the stages of a staged replay
-(:mod:`qtt.runtime.staged`) hand each wide operator's rows on through the relay source rather
-than through a shared DataFrame.
+A staged replay (:mod:`qtt.runtime.staged`) collects a stage's input with :func:`wide_input`
+and runs :func:`wide_operator` over it, relayed micro-batch by micro-batch.
 """
 
 from __future__ import annotations
@@ -132,8 +131,8 @@ class SlotInput:
     output: st.StructType
 
 
-def wide_operator(inputs: Sequence[SlotInput]) -> DataFrame:
-    """One ``transformWithState`` over every slot's input (see the module's docstring)."""
+def wide_input(inputs: Sequence[SlotInput]) -> DataFrame:
+    """Every slot's input rows in one DataFrame: the slot column, then each slot's columns apart."""
     parts = [
         part.df.select(
             F.lit(part.slot).alias(SLOT),
@@ -144,6 +143,11 @@ def wide_operator(inputs: Sequence[SlotInput]) -> DataFrame:
     union = parts[0]
     for part_df in parts[1:]:
         union = union.unionByName(part_df, allowMissingColumns=True)
+    return union
+
+
+def wide_operator(rows: DataFrame, inputs: Sequence[SlotInput]) -> DataFrame:
+    """One ``transformWithState`` over ``rows``, shaped as :func:`wide_input` (see the module's docstring)."""
     key_columns = [SLOT]
     slots: list[Slot] = []
     output_fields = [st.StructField(SLOT, st.IntegerType())]
@@ -167,7 +171,7 @@ def wide_operator(inputs: Sequence[SlotInput]) -> DataFrame:
             for index, f in enumerate(part.output.fields)
         ]
     output = st.StructType(output_fields)
-    return union.groupBy(*[col(k) for k in key_columns]).transformWithState(
+    return rows.groupBy(*[col(k) for k in key_columns]).transformWithState(
         statefulProcessor=WideProcessor(slots, [f.name for f in output_fields]),
         outputStructType=output,
         outputMode="Update",

@@ -9,33 +9,15 @@ from pathlib import Path
 import pytest
 from pyspark.sql import types as st
 
-from qtt.runtime.jobs import ReplayRecord, encode_options
-from qtt.runtime.names import SLOT, STAGE
-from qtt.runtime.relay_source import (
-    REPLAY_FIELDS,
-    RelayRow,
-    RelaySource,
-    arrow_rows,
-    from_arrow,
-    relay_schema,
-    write_relay,
-)
+from qtt.runtime.relay_source import RelayRow, RelaySource, arrow_rows, from_arrow, relay_stream, write_relay
 
 RELAY = st.StructType([st.StructField("a", st.LongType()), st.StructField("b", st.StringType())])
 
 
-def _source(tmp_path: Path, relayed: list[RelayRow], count: int, ends: list[int]) -> RelaySource:
-    records = [
-        ReplayRecord(job=0, seq=i, topic="t", partition=0, offset=i, timestamp=i, key=b"k", value=None)
-        for i in range(count)
-    ]
+def _batches(tmp_path: Path, relayed: list[RelayRow], *, one_batch: bool) -> list[list[tuple]]:  # type: ignore[type-arg]
     path = tmp_path / "relay.pickle"
     write_relay(path, relayed)
-    options = {**encode_options(records, ends), "schema": relay_schema(RELAY).json(), "relay": str(path)}
-    return RelaySource(options)
-
-
-def _batches(source: RelaySource) -> list[list[tuple]]:  # type: ignore[type-arg]
+    source = RelaySource({"schema": RELAY.json(), "relay": str(path), "one_batch": "true" if one_batch else "false"})
     reader = source.streamReader(None)
     offset, seen = reader.initialOffset(), []
     while (end := reader.latestOffset(offset, reader.getDefaultReadLimit())) != offset:
@@ -44,28 +26,15 @@ def _batches(source: RelaySource) -> list[list[tuple]]:  # type: ignore[type-arg
     return seen
 
 
-def test_each_batch_serves_its_records_then_what_earlier_stages_wrote_in_it(tmp_path: Path) -> None:
-    relayed = [RelayRow(batch=1, stage=0, slot=3, offset=0, values=(7, "x")), RelayRow(0, 0, 4, 1, ("y",))]
-    batches = _batches(_source(tmp_path, relayed, 3, [1, 3]))
-
-    width = len(REPLAY_FIELDS.fields)
-    assert [[row[1] for row in batch] for batch in batches] == [[0, None], [1, 2, None]]
-    record, relay_row = batches[0]
-    assert record[width:] == (-1, -1, None, None)  # a replay record: no stage, no slot
-    assert relay_row[:width] == (None,) * width  # a relayed row: no job, so no plan reads it as a record
-    assert relay_row[width:] == (0, 4, None, "y")
-    assert batches[1][2][width:] == (0, 3, 7, "x")
+def test_micro_batch_k_serves_the_rows_of_batch_k_in_their_order(tmp_path: Path) -> None:
+    relayed = [RelayRow(2, (1, "c")), RelayRow(0, (2, "a")), RelayRow(2, (3, "d")), RelayRow(1, (4, "b"))]
+    assert _batches(tmp_path, relayed, one_batch=False) == [[(2, "a")], [(4, "b")], [(1, "c"), (3, "d")]]
 
 
-def test_the_sinks_query_reads_everything_in_one_batch(tmp_path: Path) -> None:
-    source = _source(tmp_path, [RelayRow(1, 0, 0, 0, (1, "a"))], 3, [1, 2, 3])
-    write_relay(tmp_path / "relay.pickle", [RelayRow(1, 0, 0, 0, (1, "a"))], one_batch=True)
-    assert [len(batch) for batch in _batches(source)] == [4]
-
-
-def test_the_schema_is_the_replay_columns_then_stage_slot_and_relay_columns() -> None:
-    names = relay_schema(RELAY).fieldNames()
-    assert names == [*REPLAY_FIELDS.fieldNames(), STAGE, SLOT, "a", "b"]
+def test_a_relay_in_one_batch_serves_every_row_at_once(tmp_path: Path) -> None:
+    relayed = [RelayRow(1, (1, "b")), RelayRow(0, (2, "a"))]
+    assert _batches(tmp_path, relayed, one_batch=True) == [[(2, "a"), (1, "b")]]
+    assert _batches(tmp_path, [], one_batch=True) == []
 
 
 def test_arrow_values_become_what_a_python_source_yields() -> None:
@@ -110,18 +79,13 @@ def test_values_cross_the_relay_unchanged(spark, tmp_path: Path) -> None:  # typ
         "nested",
     )
     relayed = [
-        RelayRow(0, 0, 0, 0, tuple(from_arrow(row[f.name], f.dataType) for f in row_type.fields))
-        for row in arrow_rows(before)
+        RelayRow(0, tuple(from_arrow(row[f.name], f.dataType) for f in row_type.fields)) for row in arrow_rows(before)
     ]
     write_relay(tmp_path / "relay.pickle", relayed)
-    records = [ReplayRecord(job=0, seq=0, topic="t", partition=0, offset=0, timestamp=0, key=None, value=None)]
-    schema = relay_schema(row_type)
-    options = {**encode_options(records, [1]), "schema": schema.json(), "relay": str(tmp_path / "relay.pickle")}
-    after = spark.readStream.format("qtt_relay").schema(schema).options(**options).load().where(f"{SLOT} = 0")
+    after = relay_stream(spark, row_type, tmp_path / "relay.pickle", one_batch=True)
     got: list = []  # type: ignore[type-arg]
     query = (
-        after.select(*row_type.fieldNames())
-        .writeStream.foreachBatch(lambda df, _: got.extend(arrow_rows(df)))
+        after.writeStream.foreachBatch(lambda df, _: got.extend(arrow_rows(df)))
         .trigger(availableNow=True)
         .option("checkpointLocation", str(tmp_path / "checkpoint"))
         .start()
