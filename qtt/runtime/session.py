@@ -204,10 +204,9 @@ def get_session(master: str | None = None) -> SparkSession:
             session.addArtifacts(str(_qtt_zip()), pyfile=True)
         else:
             session.sparkContext.setLogLevel(os.environ.get("QTT_SPARK_LOG_LEVEL", "ERROR"))
-        from qtt.runtime import relay_source, replay_source
+        from qtt.runtime import replay_source
 
         replay_source.register(session)
-        relay_source.register(session)
         if url.startswith("sc://"):
             _check_server_imports_qtt(session, url)
         _session = session

@@ -10,7 +10,7 @@ step computes each row from that row alone. So a staged replay runs each of thos
   they hand stage *k* is placed in the replay's micro-batch of the input record that caused it
   (its ``SEQ``), so :func:`wide_input` gathers them for every slot at once;
 - stage *k* runs as a streaming query of its own over those rows, relayed micro-batch by
-  micro-batch (:mod:`qtt.runtime.relay_source`): one scan and one
+  micro-batch (:mod:`qtt.runtime.relay`): one scan and one
   :mod:`wide operator <qtt.runtime.wide>` per micro-batch for the whole group;
 - what each slot's operator wrote is relayed to the later queries in one micro-batch, where the
   plan reads it as the operator's output; the replays' sinks run as the last query, as they do
@@ -30,16 +30,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as st
+from pyspark.sql.pandas.types import to_arrow_schema
 
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
 from qtt.runtime.jobs import InternalTopic, Job, batch_major
 from qtt.runtime.names import SEQ, SLOT, col, slot_input, slot_output
-from qtt.runtime.relay_source import RelayRow, arrow_rows, from_arrow, relay_stream, write_relay
+from qtt.runtime.relay import relay_stream, write_batches, write_rows
 from qtt.runtime.sink_rows import run_and_collect
 from qtt.runtime.wide import SlotInput, declared_states, wide_input, wide_operator
 
@@ -122,21 +125,19 @@ def run_stages(
         schema = st.StructType([st.StructField(f.name, f.dataType, nullable=True) for f in wide.schema.fields])
         rows, progress = _run(wide, f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}")
         group.progress.append(progress)
-        input_path = Path(f"{checkpoint}-stage{stage}-input.pickle")
-        write_relay(input_path, _by_batch(rows, parts, schema, job_of_slot, batches, stage))
-        relayed = relay_stream(session, schema, input_path, one_batch=False).where(col(SLOT).isNotNull())
+        input_folder = Path(f"{checkpoint}-relay-stage{stage}")
+        write_batches(input_folder, _by_batch(rows, parts, schema, job_of_slot, batches, stage))
+        relayed = relay_stream(session, schema, input_folder, one_batch=False)
         stage_checkpoint = f"{checkpoint}-stage{stage}"
         written, progress = _run(wide_operator(relayed, parts), stage_checkpoint, f"stage {stage}")
         group.progress.append(progress)
         group.checkpoints.append(stage_checkpoint)
-        outputs: dict[int, list[RelayRow]] = {part.slot: [] for part in parts}
-        types = {part.slot: [f.dataType for f in part.output.fields] for part in parts}
-        for batch, row in written:
-            slot = row[SLOT]
-            values = tuple(from_arrow(row[slot_output(slot, k)], type_) for k, type_ in enumerate(types[slot]))
-            outputs[slot].append(RelayRow(batch, values))
-        for slot, relay_rows in outputs.items():
-            write_relay(_output_path(checkpoint, slot), relay_rows)
+        tables = [table for _, table in written if table.num_rows]
+        for part in parts:
+            names = [slot_output(part.slot, k) for k in range(len(part.output.fields))]
+            mine = [table.filter(pc.equal(table[SLOT], part.slot)).select(names) for table in tables]
+            if mine:
+                write_rows(_output_folder(checkpoint, part.slot), _positional(pa.concat_tables(mine)))
     return group
 
 
@@ -150,10 +151,11 @@ def _check_inputs(job: Job, captured: Sequence[SlotInput]) -> None:
             raise RuntimeBuildError(msg)
 
 
-def _run(df: DataFrame, checkpoint: str, what: str) -> tuple[list[tuple[int, Any]], list[Any]]:
-    """Run ``df`` to the end; its rows through Arrow with their micro-batch, and its progress."""
+def _run(df: DataFrame, checkpoint: str, what: str) -> tuple[list[tuple[int, pa.Table]], list[Any]]:
+    """Run ``df`` to the end; each micro-batch's rows as an Arrow table with its batch id, and its
+    progress."""
     try:
-        rows, stream = run_and_collect(df, checkpoint, arrow_rows)
+        rows, stream = run_and_collect(df, checkpoint, lambda batch: [batch.toArrow()])
     except PySparkException as e:
         raise ReplayError(f"{what} of a staged replay failed: {first_line(e)}") from e
     failure = stream.exception()
@@ -163,37 +165,43 @@ def _run(df: DataFrame, checkpoint: str, what: str) -> tuple[list[tuple[int, Any
 
 
 def _by_batch(
-    rows: Sequence[tuple[int, Any]],
+    collected: Sequence[tuple[int, pa.Table]],
     parts: Sequence[SlotInput],
     schema: st.StructType,
     job_of_slot: dict[int, Job],
     batches: int,
     stage: int,
-) -> list[RelayRow]:
-    """A stage's input rows, each in the replay's micro-batch of the input record that caused it.
-
-    Every micro-batch gets a row of nulls first, so that the stage runs every micro-batch of the
-    replay, with its batch ids, whether or not a row reaches it.
-    """
-    seq_columns = {part.slot: slot_input(part.slot, part.df.columns.index(SEQ)) for part in parts}
-    batch_of: dict[int, dict[int, int]] = {}
-    out = [RelayRow(batch, (None,) * len(schema.fields)) for batch in range(batches)]
-    for _, row in rows:
-        slot = row[SLOT]
+) -> list[pa.Table]:
+    """A stage's input rows, micro-batch by micro-batch: each row in the replay's micro-batch of
+    the input record that caused it. A micro-batch no row reaches is an empty table: the stage
+    still runs it, with its batch id."""
+    tables = [table for _, table in collected]
+    table = pa.concat_tables(tables) if tables else to_arrow_schema(schema, timezone="UTC").empty_table()
+    seq_columns = {part.slot: table[slot_input(part.slot, part.df.columns.index(SEQ))].to_pylist() for part in parts}
+    jobs = [job_of_slot[part.slot] for part in parts]
+    batch_of = {job.job_id: job.batch_of_seq() for job in jobs}
+    positions: list[list[int]] = [[] for _ in range(batches)]
+    for index, slot in enumerate(table[SLOT].to_pylist()):
         job = job_of_slot[slot]
-        if job.job_id not in batch_of:
-            batch_of[job.job_id] = job.batch_of_seq()
-        seq = row[seq_columns[slot]]
+        seq = seq_columns[slot][index]
         if seq not in batch_of[job.job_id]:
             msg = f"stage {stage}: a row of {job.query.query_id} has {SEQ} {seq}, which is no input record of it"
             raise ReplayError(msg)
-        values = tuple(from_arrow(row[f.name], f.dataType) for f in schema.fields)
-        out.append(RelayRow(batch_of[job.job_id][seq], values))
-    return out
+        positions[batch_of[job.job_id][seq]].append(index)
+    return [table.take(pa.array(indices, type=pa.int64())) for indices in positions]
 
 
-def _output_path(checkpoint: str, slot: int) -> Path:
-    return Path(f"{checkpoint}-slot{slot}.pickle")
+def _positional(table: pa.Table) -> pa.Table:
+    """``table`` with its columns named by position (an operator's output names are any SQL name)."""
+    return table.rename_columns([_position(k) for k in range(table.num_columns)])
+
+
+def _position(index: int) -> str:
+    return f"c{index}"
+
+
+def _output_folder(checkpoint: str, slot: int) -> Path:
+    return Path(f"{checkpoint}-relay-slot{slot}")
 
 
 def _relayed(session: SparkSession, checkpoint: str, numbers: Iterator[int], captured: list[SlotInput]) -> StatefulHook:
@@ -204,8 +212,11 @@ def _relayed(session: SparkSession, checkpoint: str, numbers: Iterator[int], cap
     ) -> DataFrame:
         slot = next(numbers)
         captured.append(SlotInput(slot, df, tuple(keys), processor, output))
-        schema = st.StructType([st.StructField(f.name, f.dataType, nullable=True) for f in output.fields])
-        return relay_stream(session, schema, _output_path(checkpoint, slot), one_batch=True)
+        schema = st.StructType(
+            [st.StructField(_position(k), f.dataType, nullable=True) for k, f in enumerate(output.fields)]
+        )
+        relayed = relay_stream(session, schema, _output_folder(checkpoint, slot), one_batch=True)
+        return relayed.select(*[col(_position(k)).alias(f.name) for k, f in enumerate(output.fields)])
 
     return hook
 
