@@ -67,14 +67,10 @@ KEY_BYTES = _PREFIX + "key_bytes"  # a final window's key in its store's key for
 SLOT = _PREFIX + "slot"
 
 
-def slot_input(slot: int, index: int) -> str:
-    """The wide operator's column holding input column ``index`` of operator slot ``slot``."""
-    return f"{_PREFIX}in_{slot}_{index}"
-
-
-def slot_output(slot: int, index: int) -> str:
-    """The wide operator's (and the relay's) column holding output column ``index`` of ``slot``."""
-    return f"{_PREFIX}out_{slot}_{index}"
+def wide_column(pool: str, index: int) -> str:
+    """Column ``index`` of a wide operator's ``pool`` (``key``, ``value`` or ``output``): slots
+    whose columns have one data type share that type's columns (:class:`qtt.runtime.wide.WideLayout`)."""
+    return f"{_PREFIX}{pool}_{index}"
 
 
 def shared_state(name: str, schema: str) -> str:

@@ -40,11 +40,11 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
-from qtt.runtime.jobs import InternalTopic, Job, batch_major
-from qtt.runtime.names import SEQ, SLOT, col, slot_input, slot_output
+from qtt.runtime.jobs import InternalTopic, Job
+from qtt.runtime.names import SEQ, SLOT, col
 from qtt.runtime.relay import relay_stream, write_batches, write_rows
 from qtt.runtime.sink_rows import run_and_collect
-from qtt.runtime.wide import SlotInput, declared_states, wide_input, wide_operator
+from qtt.runtime.wide import SlotInput, WideLayout, declared_states, wide_input, wide_layout, wide_operator
 
 if TYPE_CHECKING:
     from qtt.runtime.builder import PlanBuilder, StatefulHook
@@ -62,9 +62,8 @@ class Operator:
     slot: int
     #: each state variable's name, and the wide operator's variable that holds it
     variables: tuple[tuple[str, str], ...]
-    keys: tuple[str, ...]
-    #: its key columns' positions among its input columns
-    key_positions: tuple[int, ...]
+    #: each key column: the wide column of the state's key that holds it, and its name
+    keys: tuple[tuple[str, str], ...]
 
 
 @dataclass
@@ -108,33 +107,34 @@ def run_stages(
         for index, part in enumerate(captured):
             inputs.setdefault(index, []).append(part)
             job_of_slot[part.slot] = job
-        group.operators[job.job_id] = [
-            Operator(
-                stage=index,
-                slot=part.slot,
-                variables=tuple(declared_states(part.processor).items()),
-                keys=part.keys,
-                key_positions=tuple(part.df.columns.index(key) for key in part.keys),
-            )
-            for index, part in enumerate(captured)
-        ]
-    batches = len(batch_major(jobs)[1])
+    layouts = {stage: wide_layout(parts) for stage, parts in inputs.items()}
     for stage in sorted(inputs):
-        parts = inputs[stage]
-        wide = wide_input(parts)
-        schema = st.StructType([st.StructField(f.name, f.dataType, nullable=True) for f in wide.schema.fields])
-        rows, progress = _run(wide, f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}")
+        for part in inputs[stage]:
+            group.operators.setdefault(job_of_slot[part.slot].job_id, []).append(
+                Operator(
+                    stage=stage,
+                    slot=part.slot,
+                    variables=tuple(declared_states(part.processor).items()),
+                    keys=tuple((layouts[stage].column(part, key), key) for key in part.keys),
+                )
+            )
+    batches = max((len(job.batch_ends) for job in jobs), default=0)
+    for stage in sorted(inputs):
+        parts, layout = inputs[stage], layouts[stage]
+        rows, progress = _run(
+            wide_input(parts, layout), f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}"
+        )
         group.progress.append(progress)
         input_folder = Path(f"{checkpoint}-relay-stage{stage}")
-        write_batches(input_folder, _by_batch(rows, parts, schema, job_of_slot, batches, stage))
-        relayed = relay_stream(session, schema, input_folder, one_batch=False)
+        write_batches(input_folder, _by_batch(rows, parts, layout, job_of_slot, batches, stage))
+        relayed = relay_stream(session, layout.input_schema, input_folder, one_batch=False)
         stage_checkpoint = f"{checkpoint}-stage{stage}"
-        written, progress = _run(wide_operator(relayed, parts), stage_checkpoint, f"stage {stage}")
+        written, progress = _run(wide_operator(relayed, parts, layout), stage_checkpoint, f"stage {stage}")
         group.progress.append(progress)
         group.checkpoints.append(stage_checkpoint)
         tables = [table for _, table in written if table.num_rows]
         for part in parts:
-            names = [slot_output(part.slot, k) for k in range(len(part.output.fields))]
+            names = list(layout.outputs[part.slot])
             mine = [table.filter(pc.equal(table[SLOT], part.slot)).select(names) for table in tables]
             if mine:
                 write_rows(_output_folder(checkpoint, part.slot), _positional(pa.concat_tables(mine)))
@@ -167,7 +167,7 @@ def _run(df: DataFrame, checkpoint: str, what: str) -> tuple[list[tuple[int, pa.
 def _by_batch(
     collected: Sequence[tuple[int, pa.Table]],
     parts: Sequence[SlotInput],
-    schema: st.StructType,
+    layout: WideLayout,
     job_of_slot: dict[int, Job],
     batches: int,
     stage: int,
@@ -176,8 +176,9 @@ def _by_batch(
     the input record that caused it. A micro-batch no row reaches is an empty table: the stage
     still runs it, with its batch id."""
     tables = [table for _, table in collected]
-    table = pa.concat_tables(tables) if tables else to_arrow_schema(schema, timezone="UTC").empty_table()
-    seq_columns = {part.slot: table[slot_input(part.slot, part.df.columns.index(SEQ))].to_pylist() for part in parts}
+    empty = to_arrow_schema(layout.input_schema, timezone="UTC").empty_table()
+    table = pa.concat_tables(tables) if tables else empty
+    seq_columns = {part.slot: table[layout.column(part, SEQ)].to_pylist() for part in parts}
     jobs = [job_of_slot[part.slot] for part in parts]
     batch_of = {job.job_id: job.batch_of_seq() for job in jobs}
     positions: list[list[int]] = [[] for _ in range(batches)]
@@ -231,10 +232,7 @@ def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[Int
         checkpoint = group.checkpoints[operator.stage]
         if not (Path(checkpoint) / "state").is_dir():  # no micro-batch ever committed its state
             continue
-        key_fields = [
-            (slot_input(operator.slot, position), key)
-            for position, key in zip(operator.key_positions, operator.keys, strict=True)
-        ]
+        key_fields = list(operator.keys)
         for name, variable in operator.variables:
             if (operator.stage, variable) not in group.feeds:
                 group.feeds[(operator.stage, variable)] = change_feed(session, checkpoint, 0, variable)

@@ -1,14 +1,18 @@
 """The wide operator: one ``transformWithState`` that runs a stage's operators of many replays.
 
-Each replay's operator is a *slot*. The wide operator's input holds every slot's columns apart
-(``slot_input(slot, i)``), its grouping key is the slot number followed by every slot's key
-columns, and each group is handed to its own slot's processor with the rows, the key and the
-state variables it would see alone: its rows under their own names and its key columns only.
+Each replay's operator is a *slot*. The wide operator's input holds every slot's columns, laid
+out by :class:`WideLayout`: a row's slot column says whose it is, and slots share columns by
+data type (a slot's third BIGINT column is the same physical column as another slot's third
+BIGINT column), so the width grows with the variety of types, not with the number of slots;
+Spark generates code per column in every task, and 32 slots laid side by side made 350 columns.
+Key columns have a pool of their own: the grouping key is the slot column followed by the key
+pool, which holds each row's own key and nulls. Each group is handed to its own slot's processor
+with the rows, the key and the state variables it would see alone: its rows under their own
+names and its key columns only.
 Slots that declare a state variable of the same name and schema share one variable
 (:func:`~qtt.runtime.names.shared_state`), their rows kept apart by the slot column of the
 key, so a stage's state is read back in a Spark job per variable, not per slot; neither rows
-nor state ever cross slots. Its output holds every slot's output columns apart
-(``slot_output(slot, i)``).
+nor state ever cross slots. Its output is laid out the same way, from a pool of its own.
 
 A staged replay (:mod:`qtt.runtime.staged`) collects a stage's input with :func:`wide_input`
 and runs :func:`wide_operator` over it, relayed micro-batch by micro-batch.
@@ -26,7 +30,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
-from qtt.runtime.names import SLOT, col, shared_state, slot_input, slot_output
+from qtt.runtime.names import SLOT, col, shared_state, wide_column
 
 if TYPE_CHECKING:
     from qtt.runtime.stateful import StatefulOperator
@@ -36,16 +40,18 @@ if TYPE_CHECKING:
 class Slot:
     """One replay's operator in a wide operator, picklable for the Python workers.
 
-    ``keys`` are the positions of its key columns in the wide grouping key; ``offset`` is where
-    its output columns start in the wide output (after the slot column).
+    ``inputs`` are its input columns' own names and ``columns`` the wide columns holding them;
+    ``keys`` are the positions of its key columns in the wide grouping key; ``outputs`` are its
+    output columns' own names and ``positions`` where each goes in the wide output row.
     """
 
     slot: int
     processor: StatefulOperator
     inputs: tuple[str, ...]
+    columns: tuple[str, ...]
     keys: tuple[int, ...]
     outputs: tuple[str, ...]
-    offset: int
+    positions: tuple[int, ...]
 
 
 class _SlotHandle:
@@ -105,14 +111,14 @@ class WideProcessor(StatefulProcessor):
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         slot = self.slots[key[0]]
-        wide_names = [slot_input(slot.slot, index) for index in range(len(slot.inputs))]
-        own = [Row(**{name: row[wide] for name, wide in zip(slot.inputs, wide_names, strict=True)}) for row in rows]
+        pairs = tuple(zip(slot.inputs, slot.columns, strict=True))
+        own = [Row(**{name: row[wide] for name, wide in pairs}) for row in rows]
         own_key = tuple(key[position] for position in slot.keys)
         for out in slot.processor.handleInputRows(own_key, iter(own), timerValues):
             values: list[Any] = [None] * len(self.names)
             values[0] = slot.slot
-            for index, name in enumerate(slot.outputs):
-                values[1 + slot.offset + index] = out[name]
+            for name, position in zip(slot.outputs, slot.positions, strict=True):
+                values[position] = out[name]
             yield Row(**dict(zip(self.names, values, strict=True)))
 
     def close(self) -> None:
@@ -131,49 +137,112 @@ class SlotInput:
     output: st.StructType
 
 
-def wide_input(inputs: Sequence[SlotInput]) -> DataFrame:
-    """Every slot's input rows in one DataFrame: the slot column, then each slot's columns apart."""
-    parts = [
-        part.df.select(
-            F.lit(part.slot).alias(SLOT),
-            *[col(name).alias(slot_input(part.slot, index)) for index, name in enumerate(part.df.columns)],
+class _Pool:
+    """Columns handed out by data type: a slot takes its n-th column of a type from the n-th
+    column of that type (its own DataType, nested nullability included, so no union widens it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.fields: list[st.StructField] = []
+        self._by_type: dict[str, list[str]] = {}
+
+    def take(self, data_types: Sequence[st.DataType]) -> tuple[str, ...]:
+        """Wide columns for one slot's columns of ``data_types``, in their order."""
+        used: dict[str, int] = {}
+        names = []
+        for data_type in data_types:
+            text = data_type.json()
+            columns = self._by_type.setdefault(text, [])
+            nth = used.get(text, 0)
+            used[text] = nth + 1
+            if nth == len(columns):
+                columns.append(wide_column(self.name, len(self.fields)))
+                self.fields.append(st.StructField(columns[-1], data_type, nullable=True))
+            names.append(columns[nth])
+        return tuple(names)
+
+
+@dataclass(frozen=True)
+class WideLayout:
+    """Where each slot's columns are in a wide operator's input, grouping key and output."""
+
+    #: each slot's input columns (in its own column order), as wide columns
+    inputs: dict[int, tuple[str, ...]]
+    #: the key pool: the wide grouping key is the slot column followed by these
+    keys: tuple[str, ...]
+    #: each slot's output columns, as wide columns
+    outputs: dict[int, tuple[str, ...]]
+    input_schema: st.StructType
+    output_schema: st.StructType
+
+    def column(self, part: SlotInput, name: str) -> str:
+        """The wide column that holds ``part``'s input column ``name``."""
+        return self.inputs[part.slot][part.df.columns.index(name)]
+
+
+def wide_layout(inputs: Sequence[SlotInput]) -> WideLayout:
+    """Lay out the slots' columns; see the module's docstring."""
+    keys, values, outputs = _Pool("key"), _Pool("value"), _Pool("output")
+    laid_out: dict[int, tuple[str, ...]] = {}
+    laid_out_outputs: dict[int, tuple[str, ...]] = {}
+    for part in inputs:
+        fields = part.df.schema.fields
+        key_names = keys.take([f.dataType for f in fields if f.name in part.keys])
+        value_names = values.take([f.dataType for f in fields if f.name not in part.keys])
+        chosen = iter(key_names), iter(value_names)
+        laid_out[part.slot] = tuple(next(chosen[0] if f.name in part.keys else chosen[1]) for f in fields)
+        laid_out_outputs[part.slot] = outputs.take([f.dataType for f in part.output.fields])
+    slot_field = st.StructField(SLOT, st.IntegerType(), nullable=True)
+    return WideLayout(
+        inputs=laid_out,
+        keys=tuple(f.name for f in keys.fields),
+        outputs=laid_out_outputs,
+        input_schema=st.StructType([slot_field, *keys.fields, *values.fields]),
+        output_schema=st.StructType([slot_field, *outputs.fields]),
+    )
+
+
+def wide_input(inputs: Sequence[SlotInput], layout: WideLayout) -> DataFrame:
+    """Every slot's input rows in one DataFrame, laid out by ``layout``; a column a slot does not
+    use is null in its rows."""
+    parts = []
+    for part in inputs:
+        mine = dict(zip(layout.inputs[part.slot], part.df.columns, strict=True))
+        parts.append(
+            part.df.select(
+                *[
+                    F.lit(part.slot).cast(f.dataType).alias(SLOT)
+                    if f.name == SLOT
+                    else (col(mine[f.name]) if f.name in mine else F.lit(None).cast(f.dataType)).alias(f.name)
+                    for f in layout.input_schema.fields
+                ]
+            )
         )
-        for part in inputs
-    ]
     union = parts[0]
     for part_df in parts[1:]:
-        union = union.unionByName(part_df, allowMissingColumns=True)
+        union = union.union(part_df)
     return union
 
 
-def wide_operator(rows: DataFrame, inputs: Sequence[SlotInput]) -> DataFrame:
-    """One ``transformWithState`` over ``rows``, shaped as :func:`wide_input` (see the module's docstring)."""
-    key_columns = [SLOT]
-    slots: list[Slot] = []
-    output_fields = [st.StructField(SLOT, st.IntegerType())]
-    for part in inputs:
-        positions = []
-        for key in part.keys:
-            positions.append(len(key_columns))
-            key_columns.append(slot_input(part.slot, part.df.columns.index(key)))
-        slots.append(
-            Slot(
-                slot=part.slot,
-                processor=part.processor,
-                inputs=tuple(part.df.columns),
-                keys=tuple(positions),
-                outputs=tuple(f.name for f in part.output.fields),
-                offset=len(output_fields) - 1,
-            )
+def wide_operator(rows: DataFrame, inputs: Sequence[SlotInput], layout: WideLayout) -> DataFrame:
+    """One ``transformWithState`` over ``rows``, laid out by ``layout`` (see the module's docstring)."""
+    key_columns = [SLOT, *layout.keys]
+    output_names = [f.name for f in layout.output_schema.fields]
+    slots = [
+        Slot(
+            slot=part.slot,
+            processor=part.processor,
+            inputs=tuple(part.df.columns),
+            columns=layout.inputs[part.slot],
+            keys=tuple(key_columns.index(layout.column(part, key)) for key in part.keys),
+            outputs=tuple(f.name for f in part.output.fields),
+            positions=tuple(output_names.index(name) for name in layout.outputs[part.slot]),
         )
-        output_fields += [
-            st.StructField(slot_output(part.slot, index), f.dataType, nullable=True)
-            for index, f in enumerate(part.output.fields)
-        ]
-    output = st.StructType(output_fields)
+        for part in inputs
+    ]
     return rows.groupBy(*[col(k) for k in key_columns]).transformWithState(
-        statefulProcessor=WideProcessor(slots, [f.name for f in output_fields]),
-        outputStructType=output,
+        statefulProcessor=WideProcessor(slots, output_names),
+        outputStructType=layout.output_schema,
         outputMode="Update",
         timeMode="None",
     )

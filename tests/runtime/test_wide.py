@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pyspark.sql import Row
 
-from qtt.runtime.names import SLOT, shared_state, shared_state_name, slot_input, slot_output
+from qtt.runtime.names import SLOT, shared_state, shared_state_name, wide_column
 from qtt.runtime.stateful import StatefulOperator
 from qtt.runtime.wide import Slot, WideProcessor, declared_states
 
@@ -44,15 +44,30 @@ class _Echo(StatefulOperator):
 
 
 def _wide() -> tuple[WideProcessor, _Handle]:
+    # slot 0's V is a string, slot 5's a number: each has a value column of its own; their keys
+    # share the key column, their outputs the output columns
+    key, string, number = wide_column("key", 0), wide_column("value", 0), wide_column("value", 1)
     slots = [
         Slot(
-            slot=0, processor=_Echo("Aggregate-Aggregate"), inputs=("K", "V"), keys=(1,), outputs=("K", "OUT"), offset=0
+            slot=0,
+            processor=_Echo("Aggregate-Aggregate"),
+            inputs=("K", "V"),
+            columns=(key, string),
+            keys=(1,),
+            outputs=("K", "OUT"),
+            positions=(1, 2),
         ),
         Slot(
-            slot=5, processor=_Echo("Aggregate-Aggregate"), inputs=("K", "V"), keys=(2,), outputs=("K", "OUT"), offset=2
+            slot=5,
+            processor=_Echo("Aggregate-Aggregate"),
+            inputs=("K", "V"),
+            columns=(key, number),
+            keys=(1,),
+            outputs=("K", "OUT"),
+            positions=(1, 2),
         ),
     ]
-    names = [SLOT, slot_output(0, 0), slot_output(0, 1), slot_output(5, 0), slot_output(5, 1)]
+    names = [SLOT, wide_column("output", 0), wide_column("output", 1)]
     processor, handle = WideProcessor(slots, names), _Handle()
     processor.init(handle)  # type: ignore[arg-type]
     return processor, handle
@@ -71,13 +86,12 @@ def test_a_state_variable_of_another_schema_is_another_variable() -> None:
 
 def test_a_group_reaches_its_own_slot_with_its_own_names_and_key() -> None:
     processor, _ = _wide()
-    wide_row = Row(**{SLOT: 5, slot_input(5, 0): "k1", slot_input(5, 1): 42})
-    (out,) = list(processor.handleInputRows((5, None, "k1"), iter([wide_row]), None))
+    columns = {SLOT: 5, wide_column("key", 0): "k1", wide_column("value", 0): None, wide_column("value", 1): 42}
+    (out,) = list(processor.handleInputRows((5, "k1"), iter([Row(**columns)]), None))
 
     assert out[SLOT] == 5
-    assert out[slot_output(5, 0)] == "k1"
-    assert out[slot_output(5, 1)] == f"state {shared_state('Aggregate-Aggregate', 'None')}|('k1',)|42"
-    assert out[slot_output(0, 0)] is None and out[slot_output(0, 1)] is None  # other slots' columns stay empty
+    assert out[wide_column("output", 0)] == "k1"
+    assert out[wide_column("output", 1)] == f"state {shared_state('Aggregate-Aggregate', 'None')}|('k1',)|42"
 
 
 def test_a_slot_cannot_reach_handle_calls_the_wide_operator_does_not_pass_on() -> None:
@@ -85,6 +99,7 @@ def test_a_slot_cannot_reach_handle_calls_the_wide_operator_does_not_pass_on() -
         def init(self, handle: Any) -> None:
             handle.getListState("x", None)
 
-    processor = WideProcessor([Slot(0, _Lister("s"), ("K", "V"), (1,), ("K", "OUT"), 0)], [SLOT, "a", "b"])
+    lister = Slot(0, _Lister("s"), ("K", "V"), ("k", "v"), (1,), ("K", "OUT"), (1, 2))
+    processor = WideProcessor([lister], [SLOT, "a", "b"])
     with pytest.raises(NotImplementedError, match="getListState"):
         processor.init(_Handle())  # type: ignore[arg-type]
