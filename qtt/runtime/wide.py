@@ -4,7 +4,7 @@ Each replay's operator is a *slot*. The wide operator's input holds every slot's
 out by :class:`WideLayout`: a row's slot column says whose it is, and slots share columns by
 data type (a slot's third BIGINT column is the same physical column as another slot's third
 BIGINT column), so the width grows with the variety of types, not with the number of slots;
-Spark generates code per column in every task, and 32 slots laid side by side made 350 columns.
+Spark generates code per column in every task, and 32 slots laid side by side made 348 columns.
 Key columns have a pool of their own: the grouping key is the slot column followed by the key
 pool, which holds each row's own key and nulls. Each group is handed to its own slot's processor
 with the rows, the key and the state variables it would see alone: its rows under their own
