@@ -176,8 +176,7 @@ def _by_batch(
     the input record that caused it. A micro-batch no row reaches is an empty table: the stage
     still runs it, with its batch id."""
     tables = [table for _, table in collected]
-    empty = to_arrow_schema(layout.input_schema, timezone="UTC").empty_table()
-    table = pa.concat_tables(tables) if tables else empty
+    table = pa.concat_tables(tables) if tables else to_arrow_schema(layout.input_schema, timezone="UTC").empty_table()
     seq_columns = {part.slot: table[layout.column(part, SEQ)].to_pylist() for part in parts}
     jobs = [job_of_slot[part.slot] for part in parts]
     batch_of = {job.job_id: job.batch_of_seq() for job in jobs}

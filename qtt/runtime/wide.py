@@ -187,10 +187,9 @@ def wide_layout(inputs: Sequence[SlotInput]) -> WideLayout:
     laid_out_outputs: dict[int, tuple[str, ...]] = {}
     for part in inputs:
         fields = part.df.schema.fields
-        key_names = keys.take([f.dataType for f in fields if f.name in part.keys])
-        value_names = values.take([f.dataType for f in fields if f.name not in part.keys])
-        chosen = iter(key_names), iter(value_names)
-        laid_out[part.slot] = tuple(next(chosen[0] if f.name in part.keys else chosen[1]) for f in fields)
+        key_names = iter(keys.take([f.dataType for f in fields if f.name in part.keys]))
+        value_names = iter(values.take([f.dataType for f in fields if f.name not in part.keys]))
+        laid_out[part.slot] = tuple(next(key_names if f.name in part.keys else value_names) for f in fields)
         laid_out_outputs[part.slot] = outputs.take([f.dataType for f in part.output.fields])
     slot_field = st.StructField(SLOT, st.IntegerType(), nullable=True)
     return WideLayout(
