@@ -24,7 +24,7 @@ from qtt.harness.model import Record, TopicSpec
 from qtt.harness.schemas import registry_for_case, registry_for_recorded
 from qtt.harness.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan import steps as s
-from qtt.plan.shape import QueryShape, query_order
+from qtt.plan.shape import QueryShape, query_levels
 from qtt.runtime import scratch
 from qtt.runtime.checkpoint_files import copy_checkpoint, unreadable_state
 from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
@@ -243,7 +243,9 @@ class _State:
         )
         if item.registry is not None:
             self.result.schemas = list(item.registry.journal)
-        self.queries = query_order(item.plan)
+        #: the queries in levels: a level's queries read only what earlier levels wrote
+        self.levels = query_levels(item.plan)
+        self.queries = [query for level in self.levels for query in level]
         self.rank = {q.query_id: i for i, q in enumerate(item.plan.queries())}
         self.offsets: dict[tuple[str, int], int] = {}
         self.topic_records: dict[str, list[tuple[_Pending, int]]] = {}
@@ -353,7 +355,7 @@ def replay_many(
         except QttError as e:
             states.append(e)
     live = [st for st in states if isinstance(st, _State)]
-    rounds = max((len(st.queries) for st in live), default=0)
+    rounds = max((len(st.levels) for st in live), default=0)
     scratch.clean_stale(workdir, f"{REPLAY_PREFIX}*")
     root = scratch.make_owned(REPLAY_PREFIX, workdir)
     finished = {id(st) for st in live if not st.queries}
@@ -370,17 +372,17 @@ def replay_many(
         for r in range(rounds):
             todo = []
             for st in live:
-                if r < len(st.queries) and st.error is None:
-                    query, shape = st.queries[r]
-                    records, markers = st.records_for(shape)
-                    ends = batch_ends(markers, per_record=shape.stateful and st.item.per_record)
-                    todo.append(_Todo(st, query, shape, records, ends))
+                if r < len(st.levels) and st.error is None:
+                    for query, shape in st.levels[r]:
+                        records, markers = st.records_for(shape)
+                        ends = batch_ends(markers, per_record=shape.stateful and st.item.per_record)
+                        todo.append(_Todo(st, query, shape, records, ends))
+            ran = _Round(todo, r)
             restored = [entry for entry in todo if _restores(entry)]
             todo = [entry for entry in todo if not _restores(entry)]
             for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
-                _run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
-                if entry.state.error is not None or r == len(entry.state.queries) - 1:
-                    finished.add(id(entry.state))
+                run = _run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
+                finished.update(ran.done(entry, run))
             for group_index, group in enumerate(_groups(todo)):
                 jobs = [
                     Job(
@@ -397,13 +399,7 @@ def replay_many(
                 ]
                 runs = run_jobs(session, jobs, str(root / f"round{r}-group{group_index}"))
                 for job_id, entry in enumerate(group):
-                    st = entry.state
-                    try:
-                        st.accept(entry.query, entry.shape, runs[job_id])
-                    except QttError as e:
-                        st.error = e
-                    if st.error is not None or r == len(st.queries) - 1:
-                        finished.add(id(st))
+                    finished.update(ran.done(entry, runs[job_id]))
                 report()
             for entry in todo:
                 if _captures(entry):
@@ -430,6 +426,38 @@ class _Todo:
     shape: QueryShape
     records: list[ReplayRecord]
     ends: list[int]
+
+
+class _Round:
+    """One round's runs, handed to each plan's replay in query order once all of its level ran.
+
+    The queries of a level may run in any group and any order; a plan accepts their runs in
+    :func:`~qtt.plan.shape.query_order`, so the offsets of the topics they write, the processing
+    log and the outputs are those of a replay that runs its queries one by one.
+    """
+
+    def __init__(self, todo: Sequence[_Todo], index: int) -> None:
+        self.index = index
+        self.waiting: dict[int, list[_Todo]] = {}
+        for entry in todo:
+            self.waiting.setdefault(id(entry.state), []).append(entry)
+        self.runs: dict[int, QueryRun] = {}
+
+    def done(self, entry: _Todo, run: QueryRun) -> list[int]:
+        """Record ``entry``'s run; the ids of the plans whose replay this finished."""
+        self.runs[id(entry)] = run
+        mine = self.waiting[id(entry.state)]
+        if any(id(other) not in self.runs for other in mine):
+            return []
+        st = entry.state
+        for other in mine:
+            if st.error is not None:
+                break
+            try:
+                st.accept(other.query, other.shape, self.runs[id(other)])
+            except QttError as e:
+                st.error = e
+        return [id(st)] if st.error is not None or self.index == len(st.levels) - 1 else []
 
 
 def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
@@ -484,7 +512,7 @@ def _capture(session: SparkSession, entry: _Todo) -> None:
 _CONSUMED = ReplayRecord(job=0, seq=-1, topic="", partition=0, offset=0, timestamp=0, key=None, value=None)
 
 
-def _run_restored(session: SparkSession, entry: _Todo, checkpoint: Path, capture_state: bool) -> None:
+def _run_restored(session: SparkSession, entry: _Todo, checkpoint: Path, capture_state: bool) -> QueryRun:
     """Start the query from its stored checkpoint and feed it the records after the restore point.
 
     Spark resumes from the checkpoint's offsets, so the records it consumed are never read
@@ -513,10 +541,7 @@ def _run_restored(session: SparkSession, entry: _Todo, checkpoint: Path, capture
             run.error.message = f"{query_id}: {unreadable}"
     for topic in run.internal_topics:
         topic.records = [record for record in topic.records if record.batch >= consumed]
-    try:
-        entry.state.accept(entry.query, entry.shape, run)
-    except QttError as e:
-        entry.state.error = e
+    return run
 
 
 def replay(

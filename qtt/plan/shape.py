@@ -77,3 +77,26 @@ def query_order(plan: s.Plan) -> list[tuple[s.QueryPlan, QueryShape]]:
             raise UnsupportedFeatureError(msg)
         ordered.append(remaining.pop(ready))
     return ordered
+
+
+def query_levels(plan: s.Plan) -> list[list[tuple[s.QueryPlan, QueryShape]]]:
+    """The plan's queries in :func:`query_order`, cut into levels that may run side by side.
+
+    A query's level is one more than the highest level of the queries that write a topic it
+    reads (0 when none does), and never lower than the level of the query before it: every
+    query of a level reads only what earlier levels wrote, so a replay may run a whole level
+    at once, and the levels read in turn keep :func:`query_order` (the order in which a replay
+    hands on what its queries wrote, which decides the offsets of a topic two queries write).
+
+    Raises:
+        UnsupportedFeatureError: queries read each other's output in a cycle.
+    """
+    ordered = query_order(plan)
+    levels: list[int] = []
+    for index, (_, shape) in enumerate(ordered):
+        writers = [levels[j] + 1 for j in range(index) if ordered[j][1].sink_topic in shape.source_topics]
+        levels.append(max([*writers, *levels[-1:]], default=0))
+    cut: list[list[tuple[s.QueryPlan, QueryShape]]] = [[] for _ in range(max(levels, default=-1) + 1)]
+    for level, query in zip(levels, ordered, strict=True):
+        cut[level].append(query)
+    return cut

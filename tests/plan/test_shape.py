@@ -12,7 +12,7 @@ import pytest
 from qtt.errors import UnsupportedFeatureError
 from qtt.plan import codec
 from qtt.plan import steps as s
-from qtt.plan.shape import QueryShape, query_order
+from qtt.plan.shape import QueryShape, query_levels, query_order
 
 TAGS = Path(__file__).parent / "fixtures" / "tags"
 
@@ -63,3 +63,35 @@ def test_queries_run_after_the_queries_they_read_from() -> None:
 def test_queries_that_read_each_other_are_a_named_cycle() -> None:
     with pytest.raises(UnsupportedFeatureError, match=r"cycle \(CSAS_A_0, CSAS_B_1\)"):
         query_order(_plan(_query("CSAS_A_0", "b", "a"), _query("CSAS_B_1", "a", "b")))
+
+
+def _ids(levels: list[list[tuple[s.QueryPlan, QueryShape]]]) -> list[list[str]]:
+    return [[query.query_id for query, _ in level] for level in levels]
+
+
+def test_queries_that_read_only_inputs_share_the_first_level() -> None:
+    levels = query_levels(_plan(*(_query(f"CSAS_{n}_{i}", "in", n.lower()) for i, n in enumerate("ABC"))))
+    assert _ids(levels) == [["CSAS_A_0", "CSAS_B_1", "CSAS_C_2"]]
+
+
+def test_a_query_runs_a_level_after_the_queries_whose_topics_it_reads() -> None:
+    first = _query("CSAS_A_0", "in", "a")
+    second = _query("CSAS_B_1", "a", "b")
+    third = _query("CSAS_C_2", "b", "c")
+    assert _ids(query_levels(_plan(first, second, third))) == [["CSAS_A_0"], ["CSAS_B_1"], ["CSAS_C_2"]]
+
+
+def test_levels_never_reorder_the_queries() -> None:
+    # CSAS_C_2 reads only the input, but comes after CSAS_B_1 in query order: running it a level
+    # earlier would hand on its records before CSAS_B_1's, and a topic both wrote would number
+    # its offsets differently.
+    first = _query("CSAS_A_0", "in", "a")
+    second = _query("CSAS_B_1", "a", "t")
+    third = _query("CSAS_C_2", "in", "t")
+    levels = query_levels(_plan(first, second, third))
+    assert _ids(levels) == [["CSAS_A_0"], ["CSAS_B_1", "CSAS_C_2"]]
+    assert [query for level in levels for query in level] == query_order(_plan(first, second, third))
+
+
+def test_a_plan_without_queries_has_no_levels() -> None:
+    assert query_levels(_plan()) == []
