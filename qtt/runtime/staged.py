@@ -50,6 +50,11 @@ if TYPE_CHECKING:
     from qtt.runtime.builder import PlanBuilder, StatefulHook
     from qtt.runtime.stateful import StatefulOperator
 
+#: Partitions of a staged group's one-micro-batch queries (each stage's input, and the sinks).
+#: Their rows are few; what costs is that every task deserializes the plan of the whole union,
+#: and a union has a partition per replay (37 tasks for 32 replays), so they run as one task.
+ONE_BATCH_PARTITIONS = 1
+
 #: builds ``job``'s plan over ``raw`` with ``hook`` running its operators (raises QttError)
 Build = Callable[[DataFrame, Job, "StatefulHook"], "PlanBuilder"]
 
@@ -122,7 +127,9 @@ def run_stages(
     for stage in sorted(inputs):
         parts, layout = inputs[stage], layouts[stage]
         rows, progress = _run(
-            wide_input(parts, layout), f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}"
+            wide_input(parts, layout).coalesce(ONE_BATCH_PARTITIONS),
+            f"{checkpoint}-stage{stage}-input",
+            f"the input of stage {stage}",
         )
         group.progress.append(progress)
         input_folder = Path(f"{checkpoint}-relay-stage{stage}")
