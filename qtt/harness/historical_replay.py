@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,19 +98,58 @@ def replay_folders(
         except QttError as e:  # the registry refuses a schema a statement registers
             refused[index] = e
             items.append(ReplayItem(item.plan, ()))
-    outcomes = replay_counted(items, session, total=len(paths), progress=progress, capture_state=True)
-    for index, ((result, item), outcome) in enumerate(zip(loaded, outcomes, strict=True)):
-        if index in refused:
-            result.status, result.reason = Status.FAILED, f"the plan no longer registers its schemas: {refused[index]}"
-        elif isinstance(outcome, InfrastructureError):
-            _infrastructure(result, outcome)
-        elif isinstance(outcome, QttError):
-            if isinstance(outcome, RuntimeBuildError):
-                outcome.at(file=str(Path(result.file) / "plan.json"))  # the builder knows the step, not the file
-            result.status, result.reason = Status.FAILED, f"the plan no longer replays: {outcome}"
-        else:
-            _judge(result, item, outcome, session)
+    with _Topologies(session, [item.plan for _, item in loaded]) as topologies:
+        outcomes = replay_counted(items, session, total=len(paths), progress=progress, capture_state=True)
+        for index, ((result, item), outcome) in enumerate(zip(loaded, outcomes, strict=True)):
+            _conclude(result, item, outcome, refused.get(index), topologies.of(index))
     return results
+
+
+def _conclude(
+    result: HistoricalResult, item: Loaded, outcome: object, refused: QttError | None, topology: Future[str]
+) -> None:
+    if refused is not None:
+        result.status, result.reason = Status.FAILED, f"the plan no longer registers its schemas: {refused}"
+    elif isinstance(outcome, InfrastructureError):
+        _infrastructure(result, outcome)
+    elif isinstance(outcome, QttError):
+        if isinstance(outcome, RuntimeBuildError):
+            outcome.at(file=str(Path(result.file) / "plan.json"))  # the builder knows the step, not the file
+        result.status, result.reason = Status.FAILED, f"the plan no longer replays: {outcome}"
+    else:
+        assert isinstance(outcome, ReplayResult)
+        _judge(result, item, outcome, topology)
+    topology.cancel()
+
+
+class _Topologies:
+    """Today's topology of every plan, described on a thread of its own while the replays run.
+
+    Describing builds each query once more and explains it: Python-to-JVM calls on the driver,
+    which would otherwise run one after another once every replay ended. Spark's driver takes
+    calls from several threads; the replays spend most of their time waiting for micro-batches.
+    """
+
+    def __init__(self, session: Callable[[], SparkSession], plans: Sequence[Plan]) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qtt-topology")
+        self._futures = [self._pool.submit(_describe, session, plan) for plan in plans]
+
+    def of(self, index: int) -> Future[str]:
+        return self._futures[index]
+
+    def __enter__(self) -> _Topologies:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for future in self._futures:
+            future.cancel()
+        self._pool.shutdown(wait=True)
+
+
+def _describe(session: Callable[[], SparkSession], plan: Plan) -> str:
+    from qtt.runtime.topology import describe
+
+    return describe(session(), plan)
 
 
 def _infrastructure(result: HistoricalResult, error: InfrastructureError) -> None:
@@ -118,16 +158,14 @@ def _infrastructure(result: HistoricalResult, error: InfrastructureError) -> Non
     result.hint = error.hint or infrastructure.HINT
 
 
-def _judge(result: HistoricalResult, item: Loaded, outcome: ReplayResult, session: Callable[[], SparkSession]) -> None:
+def _judge(result: HistoricalResult, item: Loaded, outcome: ReplayResult, topology: Future[str]) -> None:
     """Compare a replay with what the folder recorded."""
-    from qtt.runtime.topology import describe
-
     result.replay = outcome
     result.seconds = outcome.seconds
     problems = check(item, outcome)
     began = time.perf_counter()
     try:
-        state_problems, drift = compare_topology(item.topology, parse(describe(session(), item.plan)))
+        state_problems, drift = compare_topology(item.topology, parse(topology.result()))
     except InfrastructureError as e:
         _infrastructure(result, e)
         return
@@ -138,7 +176,8 @@ def _judge(result: HistoricalResult, item: Loaded, outcome: ReplayResult, sessio
             raise
         _infrastructure(result, InfrastructureError(f"Spark could not explain the plan: {infrastructure.reason(e)}"))
         return
-    # building and explaining today's query is part of what a historical replay costs
+    # what is left of building and explaining today's query once the replays ended is part of
+    # what a historical replay costs
     result.seconds += time.perf_counter() - began
     problems += state_problems
     result.drift = drift

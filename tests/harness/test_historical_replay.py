@@ -61,3 +61,34 @@ def test_a_recorded_state_record_compares_whatever_its_field_order() -> None:
     changed = compare_internal_topics([recorded], [_topic({"SHELF": "low", "KSQL_INTERNAL_COL_0": 1.5})])
     assert len(changed) == 1
     assert "record 0 differs" in changed[0]
+
+
+@pytest.mark.spark
+def test_topologies_are_described_off_the_main_thread_and_a_changed_state_operator_fails_only_its_folder(
+    spark,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from qtt.runtime import topology
+
+    recorded = HISTORICAL / "aggregation__counts_sums_and_averages_per_station__880598fa" / "0.3.0_1795228811139"
+    kept, changed = tmp_path / "a" / recorded.name, tmp_path / "b" / recorded.name
+    shutil.copytree(recorded, kept)
+    shutil.copytree(recorded, changed)
+    text = (changed / "topology").read_text(encoding="utf-8")
+    (changed / "topology").write_text(text.replace("TransformWithStateInPySpark opId=0", "StateStoreSave opId=0", 1))
+    threads: list[str] = []
+    describe = topology.describe
+
+    def recording(session, plan):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread().name)
+        return describe(session, plan)
+
+    monkeypatch.setattr(topology, "describe", recording)
+    passed, failed = replay_folders([kept, changed], lambda: spark)
+    assert passed.status == Status.PASSED, passed.reason
+    assert failed.status == Status.FAILED
+    assert any("stateful operators recorded" in problem for problem in failed.problems), failed.problems
+    assert threads and all(name.startswith("qtt-topology") for name in threads)
