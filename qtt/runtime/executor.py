@@ -35,7 +35,7 @@ from qtt.runtime.infrastructure import first_line
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
 from qtt.runtime.session import is_connect
 from qtt.runtime.sink_rows import run_and_collect
-from qtt.runtime.staged import ONE_BATCH_PARTITIONS, StagedGroup, read_topics, run_stages
+from qtt.runtime.staged import UNION_TASKS, StagedGroup, read_topics, run_stages
 
 _T = TypeVar("_T")
 _retries: list[str] = []
@@ -240,8 +240,7 @@ def _run_group(
     union = sinks[0]
     for df in sinks[1:]:
         union = union.unionByName(df, allowMissingColumns=True)  # only stateful sinks carry "order"
-    if staged is not None:
-        union = union.coalesce(ONE_BATCH_PARTITIONS)
+    union = union.coalesce(UNION_TASKS)
     stop_file = _stop_file(jobs, checkpoint)
     # The restart scenario stops the query after each micro-batch and starts it again from its
     # checkpoint; the same query, so every job keeps its batch boundaries and batch ids.

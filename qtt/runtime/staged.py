@@ -50,10 +50,11 @@ if TYPE_CHECKING:
     from qtt.runtime.builder import PlanBuilder, StatefulHook
     from qtt.runtime.stateful import StatefulOperator
 
-#: Partitions of a staged group's one-micro-batch queries (each stage's input, and the sinks).
-#: Their rows are few; what costs is that every task deserializes the plan of the whole union,
-#: and a union has a partition per replay (37 tasks for 32 replays), so they run as one task.
-ONE_BATCH_PARTITIONS = 1
+#: Tasks of a micro-batch over a union of a group's replays (each stage's input, and the sinks
+#: of every group). Their rows are few; what costs is that every task deserializes the plan of
+#: the whole union, and a union has a partition per replay (37 tasks for 32 replays), so they
+#: run as two: one per core of the default ``local[2]``.
+UNION_TASKS = 2
 
 #: builds ``job``'s plan over ``raw`` with ``hook`` running its operators (raises QttError)
 Build = Callable[[DataFrame, Job, "StatefulHook"], "PlanBuilder"]
@@ -127,7 +128,7 @@ def run_stages(
     for stage in sorted(inputs):
         parts, layout = inputs[stage], layouts[stage]
         rows, progress = _run(
-            wide_input(parts, layout).coalesce(ONE_BATCH_PARTITIONS),
+            wide_input(parts, layout).coalesce(UNION_TASKS),
             f"{checkpoint}-stage{stage}-input",
             f"the input of stage {stage}",
         )
