@@ -383,6 +383,7 @@ def replay_many(
             for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
                 run = _run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
                 finished.update(ran.done(entry, run))
+                report()
             for group_index, group in enumerate(_groups(todo)):
                 jobs = [
                     Job(

@@ -62,3 +62,21 @@ def test_a_killed_replays_folder_is_cleaned_by_the_next_replay(fake_spark: list[
     (running / scratch.OWNER_FILE).write_text(f"{os.getppid()}\n")
     run_variants(load_file(FIXTURES / "replays.json").variants, lambda: object(), workdir=tmp_path)  # type: ignore[arg-type,return-value]
     assert sorted(p.name for p in tmp_path.iterdir()) == [running.name]
+
+
+def test_restored_queries_count_as_each_one_ends(
+    fake_spark: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a restored query runs alone: a run of 40 of them must not stay silent until the last ends
+    monkeypatch.setattr(driver, "_restores", lambda entry: True)
+    monkeypatch.setattr(
+        driver,
+        "_run_restored",
+        lambda session, entry, checkpoint, capture: QueryRun(query_id=entry.query.query_id, topic="", batches=1),
+    )
+    variants = load_file(FIXTURES / "replays.json").variants * 3
+    calls: list[tuple[int, int]] = []
+    run_variants(variants, lambda: object(), workdir=tmp_path, progress=lambda d, t: calls.append((d, t)))  # type: ignore[arg-type,return-value]
+    assert fake_spark == []
+    assert calls[-1] == (len(variants), len(variants))
+    assert len(calls) >= len(variants) // 2, calls
