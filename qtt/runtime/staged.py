@@ -127,11 +127,11 @@ def run_stages(
     batches = max((len(job.batch_ends) for job in jobs), default=0)
     for stage in sorted(inputs):
         parts, layout = inputs[stage], layouts[stage]
-        rows, progress = _run(
-            wide_input(parts, layout).coalesce(UNION_TASKS),
-            f"{checkpoint}-stage{stage}-input",
-            f"the input of stage {stage}",
-        )
+        try:
+            stage_input = wide_input(parts, layout).coalesce(UNION_TASKS)
+        except PySparkException as e:  # Spark refuses a column type of the shared layout (TIME, say)
+            raise ReplayError(f"the input of stage {stage} of a staged replay cannot be built: {first_line(e)}") from e
+        rows, progress = _run(stage_input, f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}")
         group.progress.append(progress)
         input_folder = Path(f"{checkpoint}-relay-stage{stage}")
         write_batches(input_folder, _by_batch(rows, parts, layout, job_of_slot, batches, stage))
