@@ -119,7 +119,6 @@ def _conclude(
     else:
         assert isinstance(outcome, ReplayResult)
         _judge(result, item, outcome, topology)
-    topology.cancel()
 
 
 class _Topologies:
