@@ -123,6 +123,9 @@ def _session_options() -> dict[str, str]:
         # Names are case sensitive in ksqlDB (`a` and `A` are two columns).
         "spark.sql.caseSensitive": "true",
         "spark.sql.session.timeZone": "UTC",
+        # Spark 4.3 refuses every expression of type TIME unless asked (a null TIME literal,
+        # a cast to TIME); ksqlDB's TIME columns need them.
+        "spark.sql.timeType.enabled": "true",
         # ksqlDB follows Java arithmetic: integer overflow wraps, division by zero is null.
         "spark.sql.ansi.enabled": "false",
         # One shuffle partition keeps every replay deterministic and fast on small data.

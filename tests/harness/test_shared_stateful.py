@@ -109,9 +109,10 @@ _TIME_CASES = """{"tests": [
 
 
 @pytest.mark.spark
-def test_a_stage_input_spark_cannot_build_runs_its_jobs_alone(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    # Spark 4.3 refuses a null TIME literal, which the shared column layout fills other slots
-    # with: the group must fall back to running each job alone, never end the run
+def test_a_time_column_keeps_its_group_shared(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # The shared column layout fills the other slots' TIME columns with a null TIME literal,
+    # which Spark 4.3 refuses unless spark.sql.timeType.enabled is set; the group would then
+    # fall back to running each job alone
     from qtt.harness.loader import load_file
     from qtt.harness.runner import run_variants
     from qtt.harness.status import Status
@@ -120,3 +121,23 @@ def test_a_stage_input_spark_cannot_build_runs_its_jobs_alone(spark, tmp_path: P
     case_file.write_text(_TIME_CASES, encoding="utf-8")
     results = run_variants(load_file(case_file).variants, lambda: spark, workdir=tmp_path)
     assert [r.status for r in results] == [Status.PASSED, Status.PASSED], [r.reason for r in results]
+    assert [run.group_size for r in results for run in r.replay.runs] == [2, 2]  # type: ignore[union-attr]
+
+
+@pytest.mark.spark
+def test_a_stage_input_spark_cannot_build_runs_its_jobs_alone(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # A session without spark.sql.timeType.enabled refuses the stage input's null TIME filler:
+    # the group must fall back to running each job alone, never end the run
+    from qtt.harness.loader import load_file
+    from qtt.harness.runner import run_variants
+    from qtt.harness.status import Status
+
+    case_file = tmp_path / "time.json"
+    case_file.write_text(_TIME_CASES, encoding="utf-8")
+    spark.conf.set("spark.sql.timeType.enabled", "false")
+    try:
+        results = run_variants(load_file(case_file).variants, lambda: spark, workdir=tmp_path)
+    finally:
+        spark.conf.set("spark.sql.timeType.enabled", "true")
+    assert [r.status for r in results] == [Status.PASSED, Status.PASSED], [r.reason for r in results]
+    assert [run.group_size for r in results for run in r.replay.runs] == [1, 1]  # type: ignore[union-attr]
