@@ -157,8 +157,6 @@ def unsupported_cast(source: t.SqlType, target: t.SqlType) -> str | None:
     """The feature to name when qtt cannot run a cast that ksqlDB supports, else None."""
     if isinstance(source, NullType) or source == target:
         return None
-    if "TIME" in (source.base, target.base):
-        return f"CAST of {source} to {target} (TIME values)"
     if target == t.STRING and source.base in ("ARRAY", "MAP", "STRUCT"):
         unprintable = _nested_bases(source) & _UNPRINTABLE_IN_COLLECTIONS
         if unprintable:

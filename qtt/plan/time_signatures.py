@@ -22,9 +22,8 @@ from qtt.plan.signature_matching import Function
 
 TIME, TIMESTAMP = t.TIME, t.TIMESTAMP
 
-# Spark 4.3 refuses to compute with TIME values (UNSUPPORTED_TIME_TYPE) unless its preview
-# flag is set, so the functions that must build a TIME skip with this name.
-_SPARK_TIME = "computing TIME values (Spark refuses TIME arithmetic and parsing)"
+# ksqlDB's ConvertTz takes a TIMESTAMP only; a TIME has no instant to shift.
+_TIME_ZONE_OF_TIME = "CONVERT_TZ of a TIME value (a time of day has no instant to shift)"
 
 FUNCTIONS: list[Function] = [
     fn("FROM_UNIXTIME", sig([BIGINT], TIMESTAMP)),
@@ -58,17 +57,17 @@ FUNCTIONS: list[Function] = [
     fn(
         "CONVERT_TZ",
         sig([TIMESTAMP, STRING, STRING], TIMESTAMP),
-        sig([TIME, STRING, STRING], TIME, unsupported=_SPARK_TIME),
+        sig([TIME, STRING, STRING], TIME, unsupported=_TIME_ZONE_OF_TIME),
         constant_args=[1, 2],
     ),
     fn("FORMAT_TIME", sig([TIME, STRING], STRING), constant_args=[1]),
-    fn("PARSE_TIME", sig([STRING, STRING], TIME, unsupported=_SPARK_TIME), constant_args=[1]),
+    fn("PARSE_TIME", sig([STRING, STRING], TIME), constant_args=[1]),
     fn("TIMESTAMPADD", sig([STRING, INT, TIMESTAMP], TIMESTAMP)),
     fn("TIMESTAMPSUB", sig([STRING, INT, TIMESTAMP], TIMESTAMP)),
     fn("DATEADD", sig([STRING, INT, DATE], DATE)),
     fn("DATESUB", sig([STRING, INT, DATE], DATE)),
-    fn("TIMEADD", sig([STRING, INT, TIME], TIME, unsupported=_SPARK_TIME)),
-    fn("TIMESUB", sig([STRING, INT, TIME], TIME, unsupported=_SPARK_TIME)),
+    fn("TIMEADD", sig([STRING, INT, TIME], TIME)),
+    fn("TIMESUB", sig([STRING, INT, TIME], TIME)),
 ]
 
 #: Functions whose constant argument at this position is a java.time pattern.

@@ -241,7 +241,7 @@ def test_cast_of_null_is_a_typed_null() -> None:
 @pytest.mark.parametrize(
     ("text", "feature"),
     [
-        ("CAST(TM AS STRING)", "(TIME values)"),
+        ("CAST(ARRAY[TM] AS STRING)", "nested TIME values"),
         ("CAST(ARRAY[TS] AS STRING)", "nested TIMESTAMP values"),
         ("CAST(MAP('a' := BY) AS STRING)", "nested BYTES values"),
     ],

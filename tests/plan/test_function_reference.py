@@ -14,13 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from qtt.errors import UnsupportedFeatureError
 from qtt.plan import aggregate_signatures, scalar_signatures
 from qtt.plan.function_reference import REFERENCE, ReferenceFunction
 from qtt.plan.table_functions import TABLE_FUNCTIONS
 from qtt.runtime import aggregators, flat_map
 from qtt.runtime.builtins import IMPLEMENTATIONS, RENAMES
-from tests.plan.test_analyzer import analyze
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 
@@ -79,29 +77,9 @@ def test_every_reference_function_has_a_runtime_implementation(function: Referen
     assert function.name in _runtime_names(), f"{function.name} ({function.kind}) has no runtime implementation"
 
 
-#: Functions no case can pass, by name: (a call to plan, the feature its skip must name).
-#: Spark 4.3 refuses to build TIME values, so these are skips, not cases.
-EXEMPT_FROM_CASES: dict[str, tuple[str, str]] = {
-    "PARSE_TIME": ("PARSE_TIME(S, 'HH:mm')", "computing TIME values"),
-    "TIMEADD": ("TIMEADD(SECONDS, 5, TM)", "computing TIME values"),
-    "TIMESUB": ("TIMESUB(SECONDS, 5, TM)", "computing TIME values"),
-}
-
-
 @pytest.mark.parametrize("function", REFERENCE, ids=lambda f: f.name)
 def test_every_reference_function_has_a_case(function: ReferenceFunction) -> None:
-    if function.name in EXEMPT_FROM_CASES:
-        return  # test_an_exempt_function_is_a_skip_that_names_its_feature holds it instead
     assert case_counts()[function.name] > 0, f"no case in cases/ calls {function.name}"
-
-
-@pytest.mark.parametrize("name", sorted(EXEMPT_FROM_CASES))
-def test_an_exempt_function_is_a_skip_that_names_its_feature(name: str) -> None:
-    call, feature = EXEMPT_FROM_CASES[name]
-    assert name in {f.name for f in REFERENCE}
-    with pytest.raises(UnsupportedFeatureError) as raised:
-        analyze(call)
-    assert name in str(raised.value) and feature in str(raised.value)
 
 
 def test_the_reference_lists_each_function_once_with_a_known_kind() -> None:
@@ -114,8 +92,7 @@ def main() -> None:
     """Print the per-function count of cases, by section."""
     counts = case_counts()
     for function in REFERENCE:
-        note = "  (exempt: no case can pass)" if function.name in EXEMPT_FROM_CASES else ""
-        print(f"{function.section:22} {function.name:24} {counts[function.name]:4}{note}")
+        print(f"{function.section:22} {function.name:24} {counts[function.name]:4}")
     covered = sum(1 for f in REFERENCE if counts[f.name])
     print(f"{covered}/{len(REFERENCE)} reference functions have at least one case")
 

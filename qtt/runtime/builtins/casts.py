@@ -13,6 +13,7 @@ from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
 from qtt.runtime.builtins.registry import null_of
 from qtt.runtime.builtins.strings import java_trim
+from qtt.runtime.builtins.time_functions import time_millis
 from qtt.runtime.spark_types import to_spark
 
 _INTEGER_TEXT = r"^[+-]?[0-9]+$"
@@ -20,6 +21,8 @@ _INTEGER_TEXT = r"^[+-]?[0-9]+$"
 _DOUBLE_TEXT = r"^[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)$"
 # What java.math.BigDecimal(String) accepts.
 _DECIMAL_TEXT = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+# What java.time.LocalTime.parse accepts: HH:mm, HH:mm:ss, HH:mm:ss.fffffffff.
+_TIME_TEXT = r"^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$"
 
 
 def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
@@ -27,6 +30,11 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
     if source == target:
         return value
     spark_target = to_spark(target)
+    if target == t.TIME:
+        return _cast_to_time(value, source)
+    if source == t.TIME and target == t.STRING:
+        # LocalTime.ofSecondOfDay(millis / 1000).toString(): no seconds when they are zero.
+        return F.when(F.second(value) == 0, F.date_format(value, "HH:mm")).otherwise(F.date_format(value, "HH:mm:ss"))
     if target == t.STRING:
         return java_string(value, source, top_level=True)
     if source == t.STRING:
@@ -54,6 +62,14 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
     if isinstance(source, t.Struct) and isinstance(target, t.Struct):
         return _cast_struct(value, source, target)
     return value.cast(spark_target)
+
+
+def _cast_to_time(value: Column, source: t.SqlType) -> Column:
+    if source == t.STRING:
+        # LocalTime.parse: ISO_LOCAL_TIME only, where Spark's cast also takes "1:00".
+        text = java_trim(value)
+        return F.when(text.rlike(_TIME_TEXT), time_millis(text.cast(to_spark(t.TIME))))
+    return time_millis(value.cast(to_spark(t.TIME)))  # a TIMESTAMP's time of day in UTC
 
 
 def _cast_map(value: Column, source: t.Map, target: t.Map) -> Column:

@@ -28,11 +28,15 @@ _UNIT_MILLIS = {
     "DAY": 86_400_000,
 }
 _DAY_MILLIS = 86_400_000
+_DAY_NANOS = _DAY_MILLIS * 1_000_000
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 # Pattern letters that print or read a zone or an offset (outside quoted text).
 _ZONE_LETTERS = re.compile(r"'(?:[^']|'')*'|([zZVXxO])")
 # Pattern letters a TIME cannot format (java.time fails on them: the date and the zone).
 _NOT_TIME_LETTERS = re.compile(r"'(?:[^']|'')*'|([GuyYDMLdQqwWEecFgzZVXxO])")
+# Pattern letters of a date field.
+_DATE_LETTERS = re.compile(r"'(?:[^']|'')*'|([GuyYDMLdQqwWEecFg])")
 
 
 def _has_letter(pattern: str, letters: re.Pattern[str]) -> bool:
@@ -152,6 +156,23 @@ def _format_time(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.date_format(args[0], pattern)
 
 
+@implements("PARSE_TIME")
+def _parse_time(expr: e.Call, args: Sequence[Column]) -> Column:
+    pattern = _pattern(expr)
+    if pattern is None or _has_letter(pattern, _DATE_LETTERS):
+        # ParseTime fails a pattern with a date field, whether or not the text parses.
+        return null_of(t.TIME)
+    if _has_letter(pattern, _ZONE_LETTERS):
+        msg = f"{expr.name} with a zone or offset pattern letter"
+        raise UnsupportedFeatureError(msg)
+    return time_millis(F.call_function("try_to_time", args[0], F.lit(pattern)))
+
+
+def time_millis(value: Column) -> Column:
+    """A TIME cut to milliseconds, ksqlDB's precision (``java.sql.Time``)."""
+    return F.call_function("time_trunc", F.lit("MILLISECOND"), value)
+
+
 @implements("CONVERT_TZ")
 def _convert_tz(expr: e.Call, args: Sequence[Column]) -> Column:
     source, target = _zone(expr, 1), _zone(expr, 2)
@@ -186,7 +207,13 @@ def _date_add(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.date_from_unix_date(days.cast("int"))
 
 
-@implements("PARSE_TIME", "TIMEADD", "TIMESUB")
-def _time_values(expr: e.Call, args: Sequence[Column]) -> Column:  # pragma: no cover - the planner skips these
-    msg = f"{expr.name}: computing TIME values (Spark refuses TIME arithmetic and parsing)"
-    raise UnsupportedFeatureError(msg)
+@implements("TIMEADD", "TIMESUB")
+def _time_add(expr: e.Call, args: Sequence[Column]) -> Column:
+    # TimeUnit.toNanos saturates at the long range, LocalTime.plus wraps around midnight, and
+    # the result is cut to milliseconds; decimals hold the product without overflow.
+    unit_nanos = F.lit(_unit_millis(expr) * 1_000_000).cast("decimal(20,0)")
+    nanos = F.least(F.greatest(args[1].cast("decimal(20,0)") * unit_nanos, F.lit(_LONG_MIN)), F.lit(_LONG_MAX))
+    of_day = F.call_function("time_to_micros", args[2]).cast("decimal(20,0)") * F.lit(1000)
+    shifted = of_day + nanos if expr.name == "TIMEADD" else of_day - nanos
+    millis = F.floor(F.pmod(shifted, F.lit(_DAY_NANOS)) / F.lit(1_000_000))
+    return F.call_function("time_from_millis", millis.cast("bigint"))
