@@ -266,13 +266,13 @@ def _run_group(
             raise ReplayError(msg) from failure
         collected += segment
         progress += list(stream.recentProgress)
-    seconds = (time.perf_counter() - began) / len(jobs)
     for job in with_records:
         run = runs[job.job_id]
         run.started = True
         run.batches = len(job.batch_ends)  # its own: the group ran as many as its deepest job
         run.starts = max(len(stops), 1)
         run.stages = len(staged.operators.get(job.job_id, [])) if staged is not None else 0
+        run.stage_batches = sum(staged.stage_batches) if staged is not None else 0
         mine = [(b, row) for b, row in collected if row["job"] == job.job_id]
         if staged is not None:  # the sinks' query ran in one micro-batch: each output's is its input's
             batches = job.batch_of_seq()
@@ -296,6 +296,7 @@ def _run_group(
             raise ReplayError(str(e)) from e
         for job, topics in zip(with_records, feeds, strict=True):
             runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
+    seconds = (time.perf_counter() - began) / len(jobs)  # reading the state back included
     for run in runs.values():
         run.seconds = seconds
     return runs
