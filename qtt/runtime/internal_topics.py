@@ -132,12 +132,15 @@ def topic_of(
     topic: str,
     key_fields: Sequence[tuple[str, str]] | None = None,
     keep: Callable[[Row], bool] | None = None,
+    batch_of: Callable[[Row | None, int], int] | None = None,
 ) -> InternalTopic:
     """The change feed's records as internal topic ``topic``, in the documented order.
 
     ``key_fields`` keeps only these fields of the state's key, renamed (``(field, name)``
     pairs), and ``keep`` only the changes whose key it accepts: a staged replay's wide operator
-    keys every slot's state by the slot and all slots' key columns.
+    keys every slot's state by the slot and all slots' key columns. ``batch_of(key, batch)``
+    gives a change its replay's own micro-batch where a staged replay packed them
+    (:mod:`qtt.runtime.packing`).
     """
     key_type = feed.key_type
     if key_fields is not None:
@@ -154,7 +157,7 @@ def topic_of(
             key=key_of(row["key"]),
             value=jsonable(row["value"]),
             change=row["change_type"],
-            batch=row["batch_id"],
+            batch=row["batch_id"] if batch_of is None else batch_of(row["key"], row["batch_id"]),
             partition=row["partition_id"],
         )
         for row in feed.rows

@@ -11,15 +11,17 @@ step computes each row from that row alone. So a staged replay runs each of thos
   (its ``SEQ``), so :func:`wide_input` gathers them for every slot at once;
 - stage *k* runs as a streaming query of its own over those rows, relayed micro-batch by
   micro-batch (:mod:`qtt.runtime.relay`): one scan and one
-  :mod:`wide operator <qtt.runtime.wide>` per micro-batch for the whole group;
+  :mod:`wide operator <qtt.runtime.wide>` per micro-batch for the whole group; a replay's
+  micro-batches that share no key run as one (:mod:`qtt.runtime.packing`);
 - what each slot's operator wrote is relayed to the later queries in one micro-batch, where the
   plan reads it as the operator's output; the replays' sinks run as the last query, as they do
   for a group without stages (:func:`qtt.runtime.executor.run_jobs`).
 
-An operator writes in micro-batch *k* only for rows of micro-batch *k* (no timers), so batch
-ids, state versions and outputs are those of a replay that runs alone; each slot's state lives
-in its stage's checkpoint, keyed by its slot, read back as the replay's internal topics
-(:func:`read_topics`).
+An operator writes only for the rows of a micro-batch (no timers) and sees only its own key's
+state, so every key of a replay sees its rows micro-batch by micro-batch as in a replay that
+runs alone, and its outputs, each placed by its input's ``SEQ``, are that replay's; each slot's
+state lives in its stage's checkpoint, keyed by its slot, read back as the replay's internal
+topics (:func:`read_topics`), each change under the replay's own micro-batch.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
 from qtt.runtime.jobs import InternalTopic, Job
 from qtt.runtime.names import SEQ, SLOT, col
+from qtt.runtime.packing import Packing, pack, packable
 from qtt.runtime.relay import relay_stream, write_batches, write_rows
 from qtt.runtime.sink_rows import run_and_collect
 from qtt.runtime.wide import SlotInput, WideLayout, declared_states, wide_input, wide_layout, wide_operator
@@ -81,6 +84,10 @@ class StagedGroup:
     #: each stage query's progress, in stage order
     progress: list[list[Any]] = field(default_factory=list)
     checkpoints: list[str] = field(default_factory=list)
+    #: where each stage ran its replays' micro-batches, in stage order
+    packings: list[Packing] = field(default_factory=list)
+    #: how many micro-batches each stage's operator ran, in stage order
+    stage_batches: list[int] = field(default_factory=list)
     operators: dict[int, list[Operator]] = field(default_factory=dict)
     #: the change feeds read so far, by stage and wide state variable
     feeds: dict[tuple[int, str], ChangeFeed] = field(default_factory=dict)
@@ -134,12 +141,20 @@ def run_stages(
         rows, progress = _run(stage_input, f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}")
         group.progress.append(progress)
         input_folder = Path(f"{checkpoint}-relay-stage{stage}")
-        write_batches(input_folder, _by_batch(rows, parts, layout, job_of_slot, batches, stage))
+        by_batch = _by_batch(rows, parts, layout, job_of_slot, batches, stage)
+        key_columns = [SLOT, *layout.keys]
+        if packable(layout.input_schema, key_columns):
+            by_batch, packing = pack(by_batch, key_columns)
+        else:
+            packing = Packing(own=None)
+        write_batches(input_folder, by_batch)
         relayed = relay_stream(session, layout.input_schema, input_folder, one_batch=False)
         stage_checkpoint = f"{checkpoint}-stage{stage}"
         written, progress = _run(wide_operator(relayed, parts, layout), stage_checkpoint, f"stage {stage}")
         group.progress.append(progress)
         group.checkpoints.append(stage_checkpoint)
+        group.packings.append(packing)
+        group.stage_batches.append(len(by_batch))
         tables = [table for _, table in written if table.num_rows]
         for part in parts:
             names = list(layout.outputs[part.slot])
@@ -181,8 +196,8 @@ def _by_batch(
     stage: int,
 ) -> list[pa.Table]:
     """A stage's input rows, micro-batch by micro-batch: each row in the replay's micro-batch of
-    the input record that caused it. A micro-batch no row reaches is an empty table: the stage
-    still runs it, with its batch id."""
+    the input record that caused it. A micro-batch no row reaches is an empty table (an unpacked
+    stage still runs it, with its batch id)."""
     tables = [table for _, table in collected]
     table = pa.concat_tables(tables) if tables else to_arrow_schema(layout.input_schema, timezone="UTC").empty_table()
     seq_columns = {part.slot: table[layout.column(part, SEQ)].to_pylist() for part in parts}
@@ -236,7 +251,7 @@ def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[Int
     """
     topics: list[InternalTopic] = []
     for operator in group.operators.get(job.job_id, []):
-        checkpoint = group.checkpoints[operator.stage]
+        checkpoint, packing = group.checkpoints[operator.stage], group.packings[operator.stage]
         if not (Path(checkpoint) / "state").is_dir():  # no micro-batch ever committed its state
             continue
         key_fields = list(operator.keys)
@@ -249,6 +264,7 @@ def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[Int
                     f"{job.query.query_id}-{name}-changelog",
                     key_fields,
                     keep=lambda key, slot=operator.slot: key is not None and key[SLOT] == slot,  # type: ignore[misc]
+                    batch_of=packing.batch_of,
                 )
             )
     return topics
