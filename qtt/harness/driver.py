@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import shutil
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -347,7 +348,7 @@ def replay_many(
     ``progress(done, len(items))`` is called whenever items finish: an item is done when its
     last query ran (or it failed), one that cannot start is done at once.
     """
-    from qtt.runtime.executor import run_jobs
+    from qtt.runtime.executor import run_groups
 
     states: list[_State | QttError] = []
     for item in items:
@@ -382,24 +383,15 @@ def replay_many(
             restored = [entry for entry in todo if _restores(entry)]
             todo = [entry for entry in todo if not _restores(entry)]
             for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
+                began = time.perf_counter()
                 run = _run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
+                run.seconds = time.perf_counter() - began
                 finished.update(ran.done(entry, run))
                 report()
-            for group_index, group in enumerate(_groups(todo)):
-                jobs = [
-                    Job(
-                        job_id,
-                        entry.query,
-                        tuple(replace(record, job=job_id) for record in entry.records),
-                        tuple(entry.ends),
-                        capture_state and entry.shape.stateful,
-                        registry=entry.state.registry,
-                        restart=entry.state.item.restart,
-                        bounded=entry.state.item.bounded,
-                    )
-                    for job_id, entry in enumerate(group)
-                ]
-                runs = run_jobs(session, jobs, str(root / f"round{r}-group{group_index}"))
+            groups = _groups(todo)
+            jobs = [_jobs(group, capture_state) for group in groups]
+            checkpoints = [str(root / f"round{r}-group{index}") for index in range(len(groups))]
+            for group, runs in zip(groups, run_groups(session, jobs, checkpoints), strict=True):
                 for job_id, entry in enumerate(group):
                     finished.update(ran.done(entry, runs[job_id]))
                 report()
@@ -417,6 +409,22 @@ def replay_many(
         else:
             out.append(state.finish())
     return out
+
+
+def _jobs(group: Sequence[_Todo], capture_state: bool) -> list[Job]:
+    return [
+        Job(
+            job_id,
+            entry.query,
+            tuple(replace(record, job=job_id) for record in entry.records),
+            tuple(entry.ends),
+            capture_state and entry.shape.stateful,
+            registry=entry.state.registry,
+            restart=entry.state.item.restart,
+            bounded=entry.state.item.bounded,
+        )
+        for job_id, entry in enumerate(group)
+    ]
 
 
 @dataclass(frozen=True)

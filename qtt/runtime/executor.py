@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,7 +37,7 @@ from qtt.runtime.infrastructure import first_line
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
 from qtt.runtime.session import is_connect
 from qtt.runtime.sink_rows import run_and_collect
-from qtt.runtime.staged import UNION_TASKS, StagedGroup, read_topics, run_stages
+from qtt.runtime.staged import UNION_TASKS, StagedGroup, StagedPlans, build_stages, read_topics, run_stages
 
 _T = TypeVar("_T")
 _retries: list[str] = []
@@ -46,6 +48,70 @@ def retries() -> list[str]:
     return list(_retries)
 
 
+@dataclass
+class Built:
+    """A group's plans, built before its queries start (the driver builds the next group's while
+    Spark runs this one's). Building runs no Spark job."""
+
+    jobs: Sequence[Job]
+    checkpoint: str
+    #: a group without stages: the replay source and each job's plan over it
+    raw: DataFrame | None = None
+    builders: dict[int, PlanBuilder] = field(default_factory=dict)
+    errors: dict[int, QttError] = field(default_factory=dict)
+    #: a staged group (:mod:`qtt.runtime.staged`)
+    staged: StagedPlans | None = None
+    #: seconds spent building
+    seconds: float = 0.0
+
+
+def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> Built:
+    """Build every job's plan, for :func:`run_jobs` with the same ``checkpoint``.
+
+    Raises:
+        InfrastructureError: Spark could not be reached while building.
+    """
+    began = time.perf_counter()
+    built = Built(jobs, checkpoint)
+    if _staged(session, jobs):
+        plain = _infrastructure_guard(lambda: _replay_source(session, jobs, one_batch=True))
+        built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain, _build))
+    else:
+        raw = _infrastructure_guard(lambda: _replay_source(session, jobs, _stop_file(jobs, checkpoint)))
+        built.raw = raw
+        for job in jobs:
+            try:
+                built.builders[job.job_id] = _infrastructure_guard(lambda job=job: _build(raw, job))  # type: ignore[misc]
+            except InfrastructureError:
+                raise
+            except QttError as e:
+                built.errors[job.job_id] = e
+    built.seconds = time.perf_counter() - began
+    return built
+
+
+def run_groups(
+    session: SparkSession, groups: Sequence[Sequence[Job]], checkpoints: Sequence[str]
+) -> Iterator[dict[int, QueryRun]]:
+    """Run each group of jobs (:func:`run_jobs`), in order, yielding its runs.
+
+    The driver builds the next group's plans while Spark runs this group's queries. A run's
+    seconds are its share of the wall time its group added, its build included.
+    """
+    with ThreadPoolExecutor(1, thread_name_prefix="qtt-build") as builder:
+        builds = [builder.submit(build_jobs, session, groups[0], checkpoints[0])] if groups else []
+        began = time.perf_counter()
+        for index, jobs in enumerate(groups):
+            if index + 1 < len(groups):
+                builds.append(builder.submit(build_jobs, session, groups[index + 1], checkpoints[index + 1]))
+            runs = run_jobs(session, jobs, checkpoints[index], built=builds[index])
+            ended = time.perf_counter()
+            for run in runs.values():
+                run.seconds = (ended - began) / len(jobs)
+            began = ended
+            yield runs
+
+
 def run_jobs(
     session: SparkSession,
     jobs: Sequence[Job],
@@ -53,11 +119,13 @@ def run_jobs(
     *,
     attempt: int = 0,
     seed: Callable[[Path], None] | None = None,
+    built: Future[Built] | None = None,
 ) -> dict[int, QueryRun]:
     """Run ``jobs`` as one streaming query; on failure, run each alone to isolate it.
 
     ``seed`` fills each attempt's checkpoint directory before its query starts (a stored
-    checkpoint to resume from).
+    checkpoint to resume from). ``built``: the jobs' plans, being built by
+    :func:`build_jobs` for ``checkpoint`` (a retry builds them again).
 
     A job whose plan cannot be built, or whose query fails on its own, gets a
     :class:`QueryRun` with ``error`` set; the other jobs are unaffected. A failure for an
@@ -67,7 +135,7 @@ def run_jobs(
     try:
         if seed is not None:
             seed(Path(checkpoint))
-        return _run_jobs(session, jobs, checkpoint)
+        return _run_jobs(session, built.result() if built is not None else build_jobs(session, jobs, checkpoint))
     except InfrastructureError as e:
         if attempt < infrastructure.RETRIES:
             _note_retry(what, attempt, e)
@@ -96,20 +164,16 @@ def _note_retry(what: str, attempt: int, error: InfrastructureError) -> None:
     )
 
 
-def _run_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
-    if _staged(session, jobs):
-        return _run_staged(session, jobs, checkpoint)
-    runs: dict[int, QueryRun] = {}
-    builders: dict[int, PlanBuilder] = {}
-    raw = _infrastructure_guard(lambda: _replay_source(session, jobs, _stop_file(jobs, checkpoint)))
-    for job in jobs:
-        try:
-            builders[job.job_id] = _infrastructure_guard(lambda job=job: _build(raw, job))  # type: ignore[misc]
-        except InfrastructureError:
-            raise
-        except QttError as e:
-            runs[job.job_id] = QueryRun(query_id=job.query.query_id, topic="", error=e)
-    runnable = [job for job in jobs if job.job_id in builders]
+def _run_jobs(session: SparkSession, built: Built) -> dict[int, QueryRun]:
+    if built.staged is not None:
+        return _run_staged(session, built.jobs, built.checkpoint, built.staged)
+    runs = {
+        job.job_id: QueryRun(query_id=job.query.query_id, topic="", error=error)
+        for job in built.jobs
+        if (error := built.errors.get(job.job_id)) is not None
+    }
+    builders, checkpoint = built.builders, built.checkpoint
+    runnable = [job for job in built.jobs if job.job_id in builders]
     try:
         runs.update(_infrastructure_guard(lambda: _run_group(runnable, builders, checkpoint)))
     except InfrastructureError:
@@ -140,11 +204,10 @@ def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
     return sum(1 for job in jobs if QueryShape.of(job.query).stateful) >= 2
 
 
-def _run_staged(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
+def _run_staged(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plans: StagedPlans) -> dict[int, QueryRun]:
     began = time.perf_counter()
-    plain = _infrastructure_guard(lambda: _replay_source(session, jobs, one_batch=True))
     try:
-        group = _infrastructure_guard(lambda: run_stages(session, jobs, checkpoint, plain, _build))
+        group = _infrastructure_guard(lambda: run_stages(session, jobs, checkpoint, plans))
     except ReplayError:
         return _alone(session, jobs, checkpoint)
     runs = {

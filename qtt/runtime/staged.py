@@ -93,17 +93,22 @@ class StagedGroup:
     feeds: dict[tuple[int, str], ChangeFeed] = field(default_factory=dict)
 
 
-def run_stages(
+@dataclass
+class StagedPlans:
+    """A staged group's plans, built (no Spark job ran): each stage's operators and their inputs."""
+
+    group: StagedGroup
+    inputs: dict[int, list[SlotInput]]
+    layouts: dict[int, WideLayout]
+    job_of_slot: dict[int, Job]
+
+
+def build_stages(
     session: SparkSession, jobs: Sequence[Job], checkpoint: str, plain: DataFrame, build: Build
-) -> StagedGroup:
-    """Build every job's plan and run its stages; the sinks are left to the caller.
-
-    ``plain`` is the replay source in one micro-batch. A job whose plan cannot be built is left
-    out, with its error.
-
-    Raises:
-        ReplayError: a stage's query failed (the caller runs the jobs alone).
-    """
+) -> StagedPlans:
+    """Build every job's plan over ``plain`` (the replay source in one micro-batch), recording
+    each stateful operator's input for its stage. A job whose plan cannot be built is left out,
+    with its error."""
     group = StagedGroup(builders={}, errors={})
     inputs: dict[int, list[SlotInput]] = {}
     job_of_slot: dict[int, Job] = {}
@@ -131,6 +136,17 @@ def run_stages(
                     keys=tuple((layouts[stage].column(part, key), key) for key in part.keys),
                 )
             )
+    return StagedPlans(group, inputs, layouts, job_of_slot)
+
+
+def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plans: StagedPlans) -> StagedGroup:
+    """Run the stages of plans built by :func:`build_stages` (with the same ``checkpoint``); the
+    sinks are left to the caller.
+
+    Raises:
+        ReplayError: a stage's query failed (the caller runs the jobs alone).
+    """
+    group, inputs, layouts, job_of_slot = plans.group, plans.inputs, plans.layouts, plans.job_of_slot
     batches = max((len(job.batch_ends) for job in jobs), default=0)
     for stage in sorted(inputs):
         parts, layout = inputs[stage], layouts[stage]

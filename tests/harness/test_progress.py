@@ -24,12 +24,13 @@ def fake_spark(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """``run_jobs`` without Spark: every query runs and writes nothing; records the group sizes."""
     groups: list[int] = []
 
-    def run_jobs(session: object, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
+    def run_jobs(session: object, jobs: Sequence[Job], checkpoint: str, **_: object) -> dict[int, QueryRun]:
         assert Path(checkpoint).parent.name.startswith(driver.REPLAY_PREFIX)
         groups.append(len(jobs))
         return {job.job_id: QueryRun(query_id=job.query.query_id, topic="", batches=1) for job in jobs}
 
     monkeypatch.setattr("qtt.runtime.executor.run_jobs", run_jobs)
+    monkeypatch.setattr("qtt.runtime.executor.build_jobs", lambda *_: None)
     return groups
 
 
