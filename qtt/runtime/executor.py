@@ -55,14 +55,11 @@ class Built:
 
     jobs: Sequence[Job]
     checkpoint: str
-    #: a group without stages: the replay source and each job's plan over it
-    raw: DataFrame | None = None
+    #: a group without stages: each job's plan over the replay source, or why it has none
     builders: dict[int, PlanBuilder] = field(default_factory=dict)
     errors: dict[int, QttError] = field(default_factory=dict)
     #: a staged group (:mod:`qtt.runtime.staged`)
     staged: StagedPlans | None = None
-    #: seconds spent building
-    seconds: float = 0.0
 
 
 def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> Built:
@@ -71,14 +68,12 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
     Raises:
         InfrastructureError: Spark could not be reached while building.
     """
-    began = time.perf_counter()
     built = Built(jobs, checkpoint)
     if _staged(session, jobs):
         plain = _infrastructure_guard(lambda: _replay_source(session, jobs, one_batch=True))
         built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain, _build))
     else:
         raw = _infrastructure_guard(lambda: _replay_source(session, jobs, _stop_file(jobs, checkpoint)))
-        built.raw = raw
         for job in jobs:
             try:
                 built.builders[job.job_id] = _infrastructure_guard(lambda job=job: _build(raw, job))  # type: ignore[misc]
@@ -86,7 +81,6 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
                 raise
             except QttError as e:
                 built.errors[job.job_id] = e
-    built.seconds = time.perf_counter() - began
     return built
 
 
