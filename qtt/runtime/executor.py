@@ -37,7 +37,15 @@ from qtt.runtime.infrastructure import first_line
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
 from qtt.runtime.session import is_connect
 from qtt.runtime.sink_rows import run_and_collect
-from qtt.runtime.staged import UNION_TASKS, StagedGroup, StagedPlans, build_stages, read_topics, run_stages
+from qtt.runtime.staged import (
+    UNION_TASKS,
+    StagedGroup,
+    StagedPlans,
+    build_stages,
+    read_topics,
+    relayed_source,
+    run_stages,
+)
 
 _T = TypeVar("_T")
 _retries: list[str] = []
@@ -70,7 +78,7 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
     """
     built = Built(jobs, checkpoint)
     if _staged(session, jobs):
-        plain = _infrastructure_guard(lambda: _replay_source(session, jobs, one_batch=True))
+        plain = _infrastructure_guard(lambda: relayed_source(session, jobs, checkpoint))
         built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain, _build))
     else:
         raw = _infrastructure_guard(lambda: _replay_source(session, jobs, _stop_file(jobs, checkpoint)))
@@ -234,13 +242,9 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
         raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
-def _replay_source(
-    session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None, *, one_batch: bool = False
-) -> DataFrame:
-    """The jobs' records, micro-batch after micro-batch; ``one_batch``: all in one."""
+def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None) -> DataFrame:
+    """The jobs' records, micro-batch after micro-batch."""
     records, ends = batch_major(jobs)
-    if one_batch:
-        ends = [len(records)]
     options = encode_options(records, ends, stop_file=stop_file)
     if any(job.bounded for job in jobs):
         return session.read.format(FORMAT_NAME).options(**options).load()

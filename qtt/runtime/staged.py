@@ -42,7 +42,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
-from qtt.runtime.jobs import InternalTopic, Job
+from qtt.runtime.jobs import SCHEMA, InternalTopic, Job, batch_major
 from qtt.runtime.names import SEQ, SLOT, col
 from qtt.runtime.packing import Packing, pack, packable
 from qtt.runtime.relay import relay_stream, write_batches, write_rows
@@ -101,6 +101,32 @@ class StagedPlans:
     inputs: dict[int, list[SlotInput]]
     layouts: dict[int, WideLayout]
     job_of_slot: dict[int, Job]
+
+
+def relayed_source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> DataFrame:
+    """The jobs' records in one micro-batch, read from a Parquet file of the relay: every branch
+    of a group's union scans its source, and the file costs a branch less than the Python
+    replay source (its rows are the replay source's, in the same order)."""
+    records, _ = batch_major(jobs)
+    schema = st.StructType.fromDDL(SCHEMA)
+    assert isinstance(schema, st.StructType)
+    rows = [
+        {
+            "job": r.job,
+            "seq": r.seq,
+            "topic": r.topic,
+            "partition": r.partition,
+            "offset": r.offset,
+            "timestamp": r.timestamp,
+            "key": r.key,
+            "value": r.value,
+            "headers": [{"key": k, "value": v} for k, v in r.headers],
+        }
+        for r in records
+    ]
+    folder = Path(f"{checkpoint}-relay-source")
+    write_rows(folder, pa.Table.from_pylist(rows, schema=to_arrow_schema(schema, timezone="UTC")))
+    return relay_stream(session, schema, folder, one_batch=True)
 
 
 def build_stages(
