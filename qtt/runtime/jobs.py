@@ -60,6 +60,11 @@ def _unb64(text: str | None) -> bytes | None:
     return None if text is None else base64.b64decode(text)
 
 
+def source_row(r: ReplayRecord) -> tuple[Any, ...]:
+    """``r`` as a row of :data:`SCHEMA`'s columns, in their order."""
+    return (r.job, r.seq, r.topic, r.partition, r.offset, r.timestamp, r.key, r.value, list(r.headers))
+
+
 def encode_options(
     records: Sequence[ReplayRecord], batch_ends: Sequence[int], *, stop_file: str | None = None
 ) -> dict[str, str]:
@@ -67,20 +72,10 @@ def encode_options(
 
     ``stop_file``, when it exists as a query starts, holds the offset that start stops at.
     """
-    rows = [
-        [
-            r.job,
-            r.seq,
-            r.topic,
-            r.partition,
-            r.offset,
-            r.timestamp,
-            _b64(r.key),
-            _b64(r.value),
-            [[k, _b64(v)] for k, v in r.headers],
-        ]
-        for r in records
-    ]
+    rows = []
+    for record in records:
+        *fields, key, value, headers = source_row(record)
+        rows.append([*fields, _b64(key), _b64(value), [[k, _b64(v)] for k, v in headers]])
     options = {"records": json.dumps(rows), "batch_ends": json.dumps(list(batch_ends))}
     if stop_file is not None:
         options["stop_file"] = stop_file

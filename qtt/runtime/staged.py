@@ -42,7 +42,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
-from qtt.runtime.jobs import SCHEMA, InternalTopic, Job, batch_major
+from qtt.runtime.jobs import SCHEMA, InternalTopic, Job, batch_major, source_row
 from qtt.runtime.names import SEQ, SLOT, col
 from qtt.runtime.packing import Packing, pack, packable
 from qtt.runtime.relay import relay_stream, write_batches, write_rows
@@ -110,20 +110,9 @@ def relayed_source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) 
     records, _ = batch_major(jobs)
     schema = st.StructType.fromDDL(SCHEMA)
     assert isinstance(schema, st.StructType)
-    rows = [
-        {
-            "job": r.job,
-            "seq": r.seq,
-            "topic": r.topic,
-            "partition": r.partition,
-            "offset": r.offset,
-            "timestamp": r.timestamp,
-            "key": r.key,
-            "value": r.value,
-            "headers": [{"key": k, "value": v} for k, v in r.headers],
-        }
-        for r in records
-    ]
+    rows = [dict(zip(schema.names, source_row(record), strict=True)) for record in records]
+    for row in rows:
+        row["headers"] = [{"key": k, "value": v} for k, v in row["headers"]]
     folder = Path(f"{checkpoint}-relay-source")
     write_rows(folder, pa.Table.from_pylist(rows, schema=to_arrow_schema(schema, timezone="UTC")))
     return relay_stream(session, schema, folder, one_batch=True)
