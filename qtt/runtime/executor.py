@@ -81,7 +81,7 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
         plain = _infrastructure_guard(lambda: relayed_source(session, jobs, checkpoint))
         built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain, _build))
     else:
-        raw = _infrastructure_guard(lambda: _replay_source(session, jobs, _stop_file(jobs, checkpoint)))
+        raw = _infrastructure_guard(lambda: _source(session, jobs, checkpoint))
         for job in jobs:
             try:
                 built.builders[job.job_id] = _infrastructure_guard(lambda job=job: _build(raw, job))  # type: ignore[misc]
@@ -240,6 +240,15 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
             raise
         msg = f"Spark could not run the replay: {infrastructure.reason(e)}"
         raise InfrastructureError(msg, hint=infrastructure.HINT) from e
+
+
+def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> DataFrame:
+    """The source of a group without stages: a Parquet file of the records when every job runs
+    in one micro-batch on a classic session (each branch of the union scans its source, and a
+    file costs a branch less), else the Python replay source."""
+    if is_connect(session) or any(job.restart or job.bounded or len(job.batch_ends) > 1 for job in jobs):
+        return _replay_source(session, jobs, _stop_file(jobs, checkpoint))
+    return relayed_source(session, jobs, checkpoint)
 
 
 def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None) -> DataFrame:
