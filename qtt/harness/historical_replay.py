@@ -130,6 +130,11 @@ class _Topologies:
     """
 
     def __init__(self, session: Callable[[], SparkSession], plans: Sequence[Plan]) -> None:
+        # imported here, before the thread starts: a thread importing pyspark while this one
+        # starts Spark can get the other's half-initialized module ("cannot import name
+        # 'SQLContext' from partially initialized module 'pyspark.sql'")
+        import qtt.runtime.topology  # noqa: F401
+
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qtt-topology")
         self._futures = [self._pool.submit(_describe, session, plan) for plan in plans]
 

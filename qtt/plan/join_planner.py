@@ -7,7 +7,8 @@ primary key, and a stream on the left is re-keyed by its expression when it is n
 keyed by it (``LeftSourceKeyed``). The result's key column is named after the left expression
 when it is a column, else after the right one, else (and always for ``FULL OUTER``) it is the
 synthetic ``ROWKEY`` (``ROWKEY_n`` when a column is so named). A left input that is itself a
-join plans with its contexts prefixed ``L_``, as ksqlDB's multi-way joins do.
+join plans with its contexts prefixed ``L_``, as ksqlDB's multi-way joins do. A table joined on
+a non-key expression of its own is a foreign-key join, keyed by its own key.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ class Joined:
     equivalents: tuple[JoinColumn, ...]
     sources: tuple[tuple[str, DataSource], ...]
     repartitioned: bool = False
+    #: a foreign-key join: keyed by its left table's key, which the projection must hold
+    foreign_key: bool = False
 
     @property
     def qualifiers(self) -> frozenset[str]:
@@ -227,7 +230,7 @@ class JoinPlanner:
             raise StatementError(f"Invalid join condition: {need}. Got {got}.")
         left_keyed = left.key is not None and isinstance(left_expr, e.ColumnRef) and left_expr.name == left.key[0]
         if not left_keyed and left.kind == TABLE:
-            raise UnsupportedFeatureError("foreign-key table-table joins")
+            return _foreign_key_join(relation, left, right, left_expr, got, prefix)
         _check_windowed_keys(left, right, left_keyed, right_keyed)
         if relation.kind == "FULL":
             key_name = _synthetic_key(left, right)
@@ -339,6 +342,50 @@ class JoinPlanner:
         if first == right_name:
             typed.reverse()
         return typed[0], typed[1], got
+
+
+def _foreign_key_join(
+    relation: ast.Join, left: Joined, right: Joined, left_expr: e.Expression, got: str, prefix: str
+) -> Joined:
+    """A table joined on a non-key expression of its own with the right table's key (ksqlDB's
+    ``verifyForeignKeyJoin``): keyed by the left table's key, never re-keyed."""
+    shown = f"{left.shown} {_SHOWN_KIND[relation.kind]} {right.shown}"
+    if relation.kind == "FULL":
+        msg = f"Invalid join type: full-outer join not supported for foreign-key table-table join. Got {shown}."
+        raise StatementError(msg)
+    if len(left.sources) > 1:
+        msg = (
+            "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. "
+            f"Got {got}."
+        )
+        raise StatementError(msg)
+    if right.sources[0][1].formats.window is not None:
+        raise StatementError("Foreign-key table-table joins are not supported on windowed tables.")
+    if prefix:
+        raise UnsupportedFeatureError("a foreign-key join inside a multi-way join")
+    if relation.kind == "RIGHT":
+        raise StatementError("RIGHT OUTER JOIN on a foreign key is not supported")
+    assert left.key is not None
+    key_name, key_type = left.key
+    step = js.ForeignKeyTableTableJoinV1(
+        context=f"{prefix}Join",
+        left_source=left.step,
+        right_source=right.step,
+        join_type=PLAN_JOIN_TYPES[relation.kind],
+        key_col_name=key_name,
+        left_join_expression=left_expr,
+        internal_formats=left.sources[0][1].formats,
+    )
+    return Joined(
+        step=step,
+        kind=TABLE,
+        key=left.key,
+        columns=left.columns + right.columns,
+        star=((key_name, key_type), *[c for c in (*left.star, *right.star) if c[0] != key_name]),
+        equivalents=(),
+        sources=left.sources + right.sources,
+        foreign_key=True,
+    )
 
 
 def _rekeyed(step: s.ExecutionStep, context: str, key_name: str, expr: e.Expression) -> s.ExecutionStep:

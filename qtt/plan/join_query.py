@@ -55,6 +55,8 @@ def plan_join_query(
     step = joined.step
     table = joined.kind == TABLE
     if query.where is not None:
+        if joined.foreign_key:
+            raise UnsupportedFeatureError("WHERE over a foreign-key join")
         if contains_table_function(query.where):
             raise StatementError(f"Table functions are not allowed in WHERE: {format_expr(query.where)}")
         predicate = Analyzer(scope, "WHERE").boolean(query.where)
@@ -131,6 +133,8 @@ def _key_item(select: list[SelectItem], joined: Joined, sink_name: str, items: S
         if isinstance(item.expression, e.ColumnRef) and item.expression.name in stands_for_key:
             select[index] = SelectItem(item.alias, e.ColumnRef(name=key_name, sql_type=key_type))
             return select[index]
+    if joined.foreign_key:
+        raise StatementError(_foreign_key_missing(joined))
     shown = [c.shown for c in joined.equivalents] or [key_name]
     noun = "join expressions" if len(shown) > 1 else "join expression"
     msg = (
@@ -144,6 +148,18 @@ def _key_item(select: list[SelectItem], joined: Joined, sink_name: str, items: S
             "source column. This expression must be included in the projection and may be aliased."
         )
     raise StatementError(msg)
+
+
+def _foreign_key_missing(joined: Joined) -> str:
+    """ksqlDB's message for a foreign-key join whose projection lacks the left table's key."""
+    qualifier, source = joined.sources[0]
+    missing = [c.name for c in source.schema.key]
+    noun = "column" if len(missing) == 1 else "columns"
+    return (
+        f"Primary key {noun} missing in projection. For foreign-key table-table joins, the projection must "
+        f"include all primary key columns from the left input table ({t.quote(qualifier)}). "
+        f"Missing {noun}: {', '.join(t.quote(name) for name in missing)}."
+    )
 
 
 def _project(step: s.ExecutionStep, joined: Joined, select: list[SelectItem], key_item: SelectItem) -> PlannedQuery:

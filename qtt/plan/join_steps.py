@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from qtt.plan.expressions import Expression
 from qtt.plan.steps import ExecutionStep, Formats
 
 
@@ -97,3 +98,24 @@ class TableTableJoinV1(JoinStep):
     right_source: ExecutionStep
     join_type: str
     key_col_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForeignKeyTableTableJoinV1(JoinStep):
+    """A table joined with another on a foreign key (``INNER`` or ``LEFT``): ``left_join_expression``,
+    over the left table's columns, names a row of the right table by its primary key. As Kafka
+    Streams' KTable foreign-key join: the result is keyed by the left table's key
+    (``key_col_name``); a change of a left row emits that row joined with the right row its foreign
+    key names as of then, a change of a right row emits every left row that names it, in the
+    order of their serialized keys (``internal_formats``: the left table's). State: the left
+    rows with their foreign keys, the right rows, and per foreign key the left rows that name it
+    (README, "Joins").
+    """
+
+    type_tag: ClassVar[str] = "fkTableTableJoinV1"
+    left_source: ExecutionStep
+    right_source: ExecutionStep
+    join_type: str
+    key_col_name: str
+    left_join_expression: Expression
+    internal_formats: Formats

@@ -571,6 +571,13 @@ class PlanBuilder:
     def table_table_join_v1(self, step: js.TableTableJoinV1, left: Built, right: Built) -> Built:
         return self._join(step, left, right)
 
+    @builds(js.ForeignKeyTableTableJoinV1)
+    def fk_table_table_join_v1(self, step: js.ForeignKeyTableTableJoinV1, left: Built, right: Built) -> Built:
+        from qtt.runtime.fk_join_builder import build_foreign_key_join
+
+        df, values = build_foreign_key_join(self, step, left, right)
+        return Built(df, self.schema_of(df, [step.key_col_name], values))
+
     def _join(self, step: js.JoinStep, left: Built, right: Built) -> Built:
         from qtt.runtime.join_builder import build_join
 

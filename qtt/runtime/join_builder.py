@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from qtt.runtime.grace_joins import GraceJoinProcessor
 
 #: the system columns a join carries from the row that caused each output
-_CARRIED = (ROWTIME, ROWPARTITION, ROWOFFSET, SEQ, TOMBSTONE)
+CARRIED = (ROWTIME, ROWPARTITION, ROWOFFSET, SEQ, TOMBSTONE)
 
 
 def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Built) -> tuple[DataFrame, list[str]]:
@@ -70,7 +70,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
             data_col(built.df, key).alias(key_name),
             F.lit(which).alias(JOIN_SIDE),
             *[data_col(built.df, c).alias(spark_safe(c)) for c in names],
-            *[col(c) for c in _CARRIED],
+            *[col(c) for c in CARRIED],
             order.cast("int").alias(ORDER),
         )
         sides.append((columns, rows))
@@ -88,7 +88,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
         keyed = union.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, [key_column]))
         processor = _grace_processor(step, key_name, types, (left_columns, right_columns))
         joined = builder._stateful(keyed, [ROWPARTITION], processor, output)
-        return _restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
+        return restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
     table_table = isinstance(step, js.TableTableJoinV1)
     window = (step.before_ms, step.after_ms) if isinstance(step, js.StreamStreamJoinV1) else None
     if window is not None:  # Kafka Streams' store names for a join named after its context
@@ -97,7 +97,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
             f"{state_name(step.context)}-other-join-store",
         )
     else:
-        states = (_side_state(step.left_source) if table_table else None, _side_state(step.right_source))
+        states = (side_state(step.left_source) if table_table else None, side_state(step.right_source))
     spec = JoinSpec(
         table_table=table_table,
         join_type=step.join_type,
@@ -124,7 +124,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
     else:
         keyed, grouping = union, key_name  # the state's key: the internal topics' key column
     joined = builder._stateful(keyed, [grouping], JoinProcessor(spec), output)
-    return _restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
+    return restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
 
 
 def _names(step: js.JoinStep, left: Built, right: Built) -> list[str]:
@@ -132,7 +132,7 @@ def _names(step: js.JoinStep, left: Built, right: Built) -> list[str]:
     return [step.key_col_name] + [c.name for built in (left, right) for c in (*built.schema.key, *built.schema.value)]
 
 
-def _restored(df: DataFrame, original: dict[str, str]) -> DataFrame:
+def restored(df: DataFrame, original: dict[str, str]) -> DataFrame:
     """``df`` with each stand-in column named as it was (see :func:`qtt.runtime.names.spark_safe`)."""
     if all(safe == name for safe, name in original.items()):
         return df
@@ -186,7 +186,7 @@ def _grace_processor(
     return GraceJoinProcessor(spec)
 
 
-def _side_state(step: s.ExecutionStep) -> str:
+def side_state(step: s.ExecutionStep) -> str:
     """The state variable holding a join side's rows, named after where they come from."""
     from qtt.runtime.stateful import state_name
 

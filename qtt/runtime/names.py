@@ -63,6 +63,10 @@ WINDOW_POSITION = _PREFIX + "window_position"  # a row's window among those it j
 INNER_KEY = _PREFIX + "inner_key"  # a windowed key's own bytes, which route it to a partition
 JOIN_SIDE = _PREFIX + "join_side"  # which input of a join a row comes from: 0 left, 1 right
 KEY_BYTES = _PREFIX + "key_bytes"  # a final window's key in its store's key format (emit order)
+# What a change of a left row asks of a foreign-key join (qtt.runtime.fk_joins).
+INSTRUCTION = _PREFIX + "instruction"
+# Whether a foreign-key join's subscription still holds its left row as it is.
+CURRENT = _PREFIX + "current"
 # A staged replay (qtt.runtime.staged): which operator slot of a stage a row belongs to.
 SLOT = _PREFIX + "slot"
 

@@ -75,3 +75,28 @@ def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark,
     assert {tuple(r.key) for r in outer} == {("ROWPARTITION",)}
     # the last left row (fay) is released by the right row that closes its window
     assert outer[-1].value["records"] == [] and outer[-2].value["records"][0]["S_BADGE"] == "fay"
+
+
+FOREIGN_KEY_CASES = Path(__file__).parents[2] / "cases" / "joins_foreign_key.json"
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_foreign_key_joins_record_the_same_facts_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    names = ("an inner foreign-key join", "a left foreign-key join", "a foreign key can be an expression")
+    alone, together, reversed_ = replay_in_three_groupings(
+        lambda: case_items(FOREIGN_KEY_CASES, names), spark, monkeypatch
+    )
+    assert max(r.runs[-1].stages for r in together) >= 1  # type: ignore[union-attr]
+    assert_same_facts(alone, together, reversed_)
+
+    inner = {name: records for name, _, _, records in facts(alone[0])["internal"]}
+    assert set(inner) == {
+        "CTAS_PAID_0-KafkaTopic_Left-Reduce-changelog",
+        "CTAS_PAID_0-KafkaTopic_Right-Reduce-changelog",
+        "CTAS_PAID_0-Join-subscriptions-changelog",
+    }
+    # customer 9's subscribers, in the order of their keys' bytes: 3, 20, then -4 (FFFFFFFC)
+    nine = [r for r in inner["CTAS_PAID_0-Join-subscriptions-changelog"] if r.key == {"C_ID": 9}]
+    assert [s["O_ORDER_ID"] for s in nine[-2].value["subscribers"]] == [3, 20, -4]

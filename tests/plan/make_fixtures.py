@@ -194,6 +194,19 @@ def examples() -> dict[str, object]:
             join_type="OUTER",
             key_col_name="ROWKEY",
         ),
+        "fkTableTableJoinV1": js.ForeignKeyTableTableJoinV1(
+            context="Join",
+            left_source=s.TableSourceV1(
+                context="KafkaTopic_Left/Source", topic="t", source_name="T", source_schema=SCHEMA, formats=FORMATS
+            ),
+            right_source=s.TableSourceV1(
+                context="KafkaTopic_Right/Source", topic="u", source_name="U", source_schema=SCHEMA, formats=FORMATS
+            ),
+            join_type="LEFT",
+            key_col_name="T_K",
+            left_join_expression=ID,
+            internal_formats=FORMATS,
+        ),
         # commands
         "createTableV1": s.CreateTableV1(source_name="T", schema=SCHEMA, topic="t", formats=FORMATS),
         "createStreamV1": s.CreateStreamV1(source_name="IN", schema=SCHEMA, topic="in", formats=FORMATS),

@@ -143,9 +143,69 @@ def test_join_errors_are_ksqldbs(sql: str, message: str) -> None:
     assert message in str(raised.value)
 
 
-def test_what_joins_do_not_do_yet_is_named() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="foreign-key"):
-        _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id;")
+def test_a_table_joined_on_a_non_key_expression_is_a_foreign_key_join_keyed_by_the_left_key() -> None:
+    query = _query("CREATE TABLE o AS SELECT t.id, u.id AS uid, y FROM t LEFT JOIN u ON t.v + 1 = u.id;")
+    assert _steps(query) == [
+        ("tableSourceV1", "KafkaTopic_Left/Source"),
+        ("tableSelectV1", "PrependAliasLeft"),
+        ("tableSourceV1", "KafkaTopic_Right/Source"),
+        ("tableSelectV1", "PrependAliasRight"),
+        ("fkTableTableJoinV1", "Join"),
+        ("tableSelectV1", "Project"),
+        ("tableSinkV1", "KsqlTopic/Sink"),
+    ]
+    join = next(x for x in s.walk_steps(query.physical_plan) if isinstance(x, js.ForeignKeyTableTableJoinV1))
+    assert (join.join_type, join.key_col_name) == ("LEFT", "T_ID")
+    assert "T_V" in str(join.left_join_expression)
+    schema = _schema("CREATE TABLE o AS SELECT t.id, u.id AS uid, y FROM t LEFT JOIN u ON t.v + 1 = u.id;")
+    assert schema == "`T_ID` INTEGER KEY, `UID` INTEGER, `Y` STRING"
+    star = _schema("CREATE TABLE o AS SELECT * FROM t JOIN u ON t.v = u.id;")
+    assert star == "`T_ID` INTEGER KEY, `T_V` INTEGER, `T_X` BIGINT, `U_ID` INTEGER, `U_Y` STRING"
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        (
+            "CREATE TABLE o AS SELECT t.id, y FROM t RIGHT JOIN u ON t.v = u.id;",
+            "RIGHT OUTER JOIN on a foreign key is not supported",
+        ),
+        (
+            "CREATE TABLE o AS SELECT t.id, y FROM t FULL OUTER JOIN u ON t.v = u.id;",
+            "Invalid join type: full-outer join not supported for foreign-key table-table join. "
+            "Got T [FULL] OUTER JOIN U.",
+        ),
+        (
+            "CREATE TABLE o AS SELECT x, y FROM t JOIN u ON t.v = u.id;",
+            "Primary key column missing in projection. For foreign-key table-table joins, the projection must "
+            "include all primary key columns from the left input table (`T`). Missing column: `ID`.",
+        ),
+        (
+            "CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON CAST(t.v AS STRING) = u.id;",
+            "Invalid join condition: types don't match.",
+        ),
+        (
+            "CREATE TABLE w (id INT PRIMARY KEY, z INT) WITH (kafka_topic='w', value_format='JSON');"
+            "CREATE TABLE o AS SELECT t.id, y, z FROM t JOIN u ON t.id = u.id JOIN w ON t.v = w.id;",
+            "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. "
+            "Got T.V = W.ID.",
+        ),
+    ],
+)
+def test_foreign_key_join_errors_are_ksqldbs(sql: str, message: str) -> None:
+    with pytest.raises(StatementError) as raised:
+        _query(sql)
+    assert message in str(raised.value)
+
+
+def test_what_foreign_key_joins_do_not_do_yet_is_named() -> None:
+    with pytest.raises(UnsupportedFeatureError, match="WHERE over a foreign-key join"):
+        _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id WHERE x > 1;")
+    with pytest.raises(UnsupportedFeatureError, match="inside a multi-way join"):
+        _query(
+            "CREATE TABLE w (id INT PRIMARY KEY, z INT) WITH (kafka_topic='w', value_format='JSON');"
+            "CREATE TABLE o AS SELECT t.id, y, z FROM t JOIN u ON t.v = u.id JOIN w ON t.id = w.id;"
+        )
 
 
 WINDOWED = (

@@ -1,0 +1,159 @@
+"""The foreign-key join's builder: the left table's operator, then the join's, on the shared
+stateful path (see :mod:`qtt.runtime.fk_joins` for what they do).
+
+The left rows, with their foreign key (``left_join_expression``) and their key's bytes in the
+left table's key format, run through the left table's operator, keyed by the left key (state
+``KafkaTopic_Left-Reduce``, as ksqlDB names the left table's store). What it asks of the join,
+keyed by foreign key, is unioned with the right rows, keyed by their key, into the join's
+operator (state ``KafkaTopic_Right-Reduce`` and ``<context>-subscriptions``: per foreign key,
+the left rows that name it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as st
+
+from qtt.plan import join_steps as js
+from qtt.runtime.aggregate_builder import key_bytes
+from qtt.runtime.compiler import Compiler
+from qtt.runtime.join_builder import CARRIED, restored, side_state
+from qtt.runtime.names import (
+    CURRENT,
+    INSTRUCTION,
+    JOIN_SIDE,
+    KEY_BYTES,
+    NULL_KEY,
+    ORDER,
+    ROWOFFSET,
+    ROWPARTITION,
+    ROWTIME,
+    SEQ,
+    TOMBSTONE,
+    col,
+    data_col,
+    group_column,
+    spark_safe,
+)
+
+if TYPE_CHECKING:
+    from qtt.runtime.builder import Built, PlanBuilder
+
+
+def build_foreign_key_join(
+    builder: PlanBuilder, step: js.ForeignKeyTableTableJoinV1, left: Built, right: Built
+) -> tuple[DataFrame, list[str]]:
+    """The joined rows (key: the left key, then the left columns, the right key and the right
+    columns) and their value column names."""
+    from qtt.runtime.fk_joins import (
+        RIGHT,
+        ForeignKeyJoinProcessor,
+        ForeignKeyJoinSpec,
+        LeftTableProcessor,
+        LeftTableSpec,
+    )
+    from qtt.runtime.stateful import state_name, struct
+
+    (left_key,) = [c.name for c in left.schema.key]
+    (right_key,) = [c.name for c in right.schema.key]
+    left_values = [c.name for c in left.schema.value]
+    right_values = [c.name for c in right.schema.value]
+    original = {spark_safe(n): n for n in (left_key, *left_values, right_key, *right_values)}
+    key_name, foreign_key = spark_safe(left_key), spark_safe(right_key)
+    left_columns = [spark_safe(c) for c in left_values]
+    right_columns = [spark_safe(c) for c in right_values]
+    order = col(ORDER) if ORDER in left.df.columns else F.lit(0)
+    key_column = dataclasses.replace(left.schema.key[0], name=key_name)
+    left_rows = (
+        left.df.where(data_col(left.df, left_key).isNotNull())
+        .select(
+            data_col(left.df, left_key).alias(key_name),
+            Compiler()(step.left_join_expression).alias(foreign_key),
+            *[data_col(left.df, c).alias(spark_safe(c)) for c in left_values],
+            *[col(c) for c in CARRIED],
+            order.cast("int").alias(ORDER),
+        )
+        .withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, [key_column]))
+    )
+    types = {f.name: f.dataType for f in left_rows.schema.fields}
+    left_stored = struct(
+        [(c, types[c]) for c in (*left_columns, foreign_key)] + [(KEY_BYTES, st.BinaryType()), (ROWTIME, st.LongType())]
+    )
+    left_spec = LeftTableSpec(
+        state=side_state(step.left_source),
+        key_name=key_name,
+        columns=tuple(left_columns),
+        foreign_key=foreign_key,
+        stored=left_stored,
+        left_join=step.join_type == "LEFT",
+    )
+    asks_schema = struct(
+        [(key_name, types[key_name])]
+        + [(f.name, f.dataType) for f in left_stored.fields]
+        + [
+            (INSTRUCTION, st.IntegerType()),
+            (JOIN_SIDE, st.IntegerType()),
+            (ROWPARTITION, st.IntegerType()),
+            (ROWOFFSET, st.LongType()),
+            (SEQ, st.LongType()),
+            (TOMBSTONE, st.BooleanType()),
+            (ORDER, st.IntegerType()),
+        ]
+    )
+    keyed, grouping = _grouped(left_rows, key_name, types[key_name])
+    asks = builder._stateful(keyed, [grouping], LeftTableProcessor(left_spec), asks_schema)
+    right_order = col(ORDER) if ORDER in right.df.columns else F.lit(0)
+    right_rows = right.df.where(data_col(right.df, right_key).isNotNull()).select(
+        data_col(right.df, right_key).alias(foreign_key),
+        F.lit(RIGHT).alias(JOIN_SIDE),
+        *[data_col(right.df, c).alias(spark_safe(c)) for c in right_values],
+        *[col(c) for c in CARRIED],
+        right_order.cast("int").alias(ORDER),
+    )
+    union = asks.unionByName(right_rows, allowMissingColumns=True)
+    types = {f.name: f.dataType for f in union.schema.fields}
+    spec = ForeignKeyJoinSpec(
+        join_type=step.join_type,
+        key_name=key_name,
+        key_type=types[key_name],
+        foreign_key=foreign_key,
+        foreign_key_type=types[foreign_key],
+        left_columns=tuple(left_columns),
+        right_columns=tuple(right_columns),
+        states=(side_state(step.right_source), f"{state_name(step.context)}-subscriptions"),
+        right_stored=struct([(c, types[c]) for c in right_columns] + [(ROWTIME, st.LongType())]),
+        subscriber=struct(
+            [(KEY_BYTES, st.BinaryType()), (key_name, types[key_name])]
+            + [(c, types[c]) for c in left_columns]
+            + [(ROWTIME, st.LongType()), (CURRENT, st.BooleanType())]
+        ),
+    )
+    output = struct(
+        [(key_name, types[key_name])]
+        + [(c, types[c]) for c in (*left_columns, foreign_key, *right_columns)]
+        + [
+            (ROWTIME, st.LongType()),
+            (ROWPARTITION, st.IntegerType()),
+            (ROWOFFSET, st.LongType()),
+            (SEQ, st.LongType()),
+            (TOMBSTONE, st.BooleanType()),
+            (NULL_KEY, st.BooleanType()),
+            (ORDER, st.IntegerType()),
+        ]
+    )
+    keyed, grouping = _grouped(union, foreign_key, types[foreign_key])
+    joined = builder._stateful(keyed, [grouping], ForeignKeyJoinProcessor(spec), output)
+    values = [original[c] for c in (*left_columns, foreign_key, *right_columns)]
+    return restored(joined, original), values
+
+
+def _grouped(df: DataFrame, name: str, type_: st.DataType) -> tuple[DataFrame, str]:
+    """``df`` and the column to group it by ``name``: its JSON text for a type Spark cannot key
+    state by, as the other joins do."""
+    if isinstance(type_, (st.StructType, st.ArrayType, st.MapType)):
+        return df.withColumn(group_column(name), F.to_json(col(name))), group_column(name)
+    return df, name
