@@ -132,6 +132,10 @@ def _session_options() -> dict[str, str]:
         "spark.sql.shuffle.partitions": "1",
         "spark.default.parallelism": "2",
         "spark.sql.adaptive.enabled": "false",
+        # No whole-stage code generation: each replay's steps are their own plan branch, and
+        # Janino compiling every branch's Java costs more than it saves on a few hundred rows
+        # (measured: the 276 stateless historical plans in 84.9 s and 84.6 s against 95.2 s)
+        "spark.sql.codegen.wholeStage": "false",
         "spark.sql.streaming.numRecentProgressUpdates": "100000",
         "spark.sql.streaming.noDataMicroBatches.enabled": "false",
         "spark.sql.execution.arrow.pyspark.enabled": "true",

@@ -55,6 +55,9 @@ _NOISE = [
     (re.compile(r"(file|hdfs|s3a?|gs|abfss?):/[^\s,\]]*"), "<path>"),
     (re.compile(r"-?9223372036854775808"), "<min>"),
     (re.compile(r"pythonUDF\d+"), "pythonUDF"),
+    # whole-stage code generation's stage ids (``*(3) Project``): how Spark compiles a plan, not
+    # its shape; folders written with code generation on hold them, and compare without them
+    (re.compile(r"\*\(\d+\) "), ""),
     # PySpark names lambda variables from a process-wide counter (x_11, y_12 ...)
     (re.compile(r"\b(lambda [A-Za-z]+)_\d+\b"), r"\1"),
     # Non-deterministic expressions print the random seed Spark drew for this build.

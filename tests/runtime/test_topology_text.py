@@ -25,6 +25,18 @@ def test_noise_is_stripped() -> None:
     assert lines == normalize(EXPLAIN.replace("#25", "#99").replace("ver = 3", "ver = 7"))
 
 
+def test_whole_stage_code_generation_stage_ids_are_noise() -> None:
+    generated = normalize(EXPLAIN)
+    interpreted = normalize(EXPLAIN.replace("*(4) ", ""))
+    assert generated == interpreted == normalize("\n".join(generated))
+    assert generated[0].startswith("HashAggregate(keys=[k]")
+
+
+def test_a_recorded_plan_with_stage_ids_reads_as_one_without() -> None:
+    recorded = parse("query Q\n  state\n    (none)\n  plan\n    *(4) HashAggregate(keys=[k])\n")
+    assert recorded["Q"].plan == normalize("HashAggregate(keys=[k#7])")
+
+
 def test_state_lines_keep_operator_and_id() -> None:
     assert state_lines(normalize(EXPLAIN)) == ["StateStoreSave opId=0"]
 
@@ -32,7 +44,7 @@ def test_state_lines_keep_operator_and_id() -> None:
 def test_parse_reads_sections() -> None:
     text = "# header\nquery Q\n  state\n    (none)\n  plan\n    *(1) Project [a]\n"
     parsed = parse(text)
-    assert parsed["Q"].state == [] and parsed["Q"].plan == ["*(1) Project [a]"]
+    assert parsed["Q"].state == [] and parsed["Q"].plan == ["Project [a]"]
 
 
 def test_lambda_variable_counters_are_stripped_even_in_old_recordings() -> None:
