@@ -25,7 +25,7 @@ from qtt.plan import steps as s
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.planned import check_no_map_keys
-from qtt.plan.schema import KEY, PSEUDO_COLUMNS, Column
+from qtt.plan.schema import KEY, PSEUDO_COLUMNS, WINDOW_BOUNDS, Column
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 from qtt.sql.parser import iter_nodes
@@ -85,8 +85,11 @@ class Joined:
     equivalents: tuple[JoinColumn, ...]
     sources: tuple[tuple[str, DataSource], ...]
     repartitioned: bool = False
-    #: a foreign-key join: keyed by its left table's key, which the projection must hold
+    #: a foreign-key join: keyed by its left table's key columns, which the projection must hold
     foreign_key: bool = False
+    #: every key column of a source (``key`` is None when there are several), or of a
+    #: foreign-key join's left table
+    keys: tuple[tuple[str, t.SqlType], ...] = ()
 
     @property
     def qualifiers(self) -> frozenset[str]:
@@ -161,8 +164,8 @@ class JoinPlanner:
         if source is None:
             msg = f"{relation.name} does not exist."
             raise SqlError(msg, hint=unknown_source_hint(relation.name, self.sources))
-        if len(source.schema.key) > 1:
-            raise UnsupportedFeatureError(f"joining a source with several key columns ({source.name})")
+        if len(source.schema.key) > 1 and source.kind != TABLE:
+            raise UnsupportedFeatureError(f"joining a stream with several key columns ({source.name})")
         qualifier = relation.alias or relation.name
         table = source.kind == TABLE
         step: s.ExecutionStep = (s.TableSourceV1 if table else s.StreamSourceV1)(
@@ -174,12 +177,14 @@ class JoinPlanner:
             timestamp_column=source.timestamp_column,
         )
         schema = source.schema
+        # a windowed source's rows bring their window's bounds, which `*` lists after the key
+        bounds = [JoinColumn(qualifier, n, t_) for n, t_ in WINDOW_BOUNDS.items()] if source.formats.window else []
         values = [JoinColumn(qualifier, c.name, c.type) for c in (*schema.value, *schema.headers)]
         pseudo = [JoinColumn(qualifier, name, type_) for name, type_ in PSEUDO_COLUMNS.items()]
         keys = [JoinColumn(qualifier, c.name, c.type) for c in schema.key]
         selects = [
             s.SelectExpression(alias=c.prefixed, expression=e.ColumnRef(name=c.name, sql_type=c.type))
-            for c in (*keys, *values, *pseudo)
+            for c in (*keys, *bounds, *values, *pseudo)
         ]
         step = (s.TableSelectV1 if table else s.StreamSelectV1)(
             context=f"{prefix}PrependAlias{side}",
@@ -190,11 +195,13 @@ class JoinPlanner:
         return Joined(
             step=step,
             kind=source.kind,
-            key=(keys[0].prefixed, keys[0].type) if keys else None,
-            columns=tuple(values + pseudo + keys),
-            star=tuple((c.prefixed, c.type) for c in (*keys, *values)),
+            # a table with several key columns is joined on none of them: a foreign-key join
+            key=(keys[0].prefixed, keys[0].type) if len(keys) == 1 else None,
+            columns=tuple(bounds + values + pseudo + keys),
+            star=tuple((c.prefixed, c.type) for c in (*keys, *bounds, *values)),
             equivalents=(),
             sources=((qualifier, source),),
+            keys=tuple((c.prefixed, c.type) for c in keys),
         )
 
     # ------------------------------------------------------------------ the join
@@ -280,6 +287,8 @@ class JoinPlanner:
             step = js.StreamTableJoinV1(**joined, internal_formats=leftmost.formats)
         else:
             step = js.TableTableJoinV1(**joined)
+        if isinstance(step, js.StreamStreamJoinV2) and leftmost.formats.window is not None:
+            raise UnsupportedFeatureError("joining windowed sources with a GRACE PERIOD")
         star = [(key_name, right_expr.result_type)] + [c for c in (*left.star, *right.star) if c[0] != key_name]
         return Joined(
             step=step,
@@ -365,8 +374,8 @@ def _foreign_key_join(
         raise UnsupportedFeatureError("a foreign-key join inside a multi-way join")
     if relation.kind == "RIGHT":
         raise StatementError("RIGHT OUTER JOIN on a foreign key is not supported")
-    assert left.key is not None
-    key_name, key_type = left.key
+    keys = left.keys
+    key_name = keys[0][0]
     step = js.ForeignKeyTableTableJoinV1(
         context=f"{prefix}Join",
         left_source=left.step,
@@ -379,12 +388,13 @@ def _foreign_key_join(
     return Joined(
         step=step,
         kind=TABLE,
-        key=left.key,
+        key=keys[0],
         columns=left.columns + right.columns,
-        star=((key_name, key_type), *[c for c in (*left.star, *right.star) if c[0] != key_name]),
+        star=(*keys, *[c for c in (*left.star, *right.star) if c not in keys]),
         equivalents=(),
         sources=left.sources + right.sources,
         foreign_key=True,
+        keys=keys,
     )
 
 
@@ -506,7 +516,8 @@ def _check_windowed_keys(left: Joined, right: Joined, left_keyed: bool, right_ke
     if not (left_keyed and right_keyed) or (moved and not forced):
         msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
         raise StatementError(msg)
-    raise UnsupportedFeatureError("joining windowed sources")
+    if len(left.sources) > 1:
+        raise UnsupportedFeatureError("joining windowed sources in a multi-way join")
 
 
 def _check_partitions(left: Joined, right: Joined) -> None:

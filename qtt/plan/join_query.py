@@ -66,8 +66,8 @@ def plan_join_query(
         step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
     items = _aliased(query.select, joined)
     select = _resolve(items, joined)
-    key_item = _key_item(select, joined, sink_name, items)
-    return _project(step, joined, select, key_item)
+    key_items = _key_items(select, joined, sink_name, items)
+    return _project(step, joined, select, key_items)
 
 
 def _aliased(items: Sequence[ast.SelectItem], joined: Joined) -> list[ast.SelectItem]:
@@ -123,18 +123,21 @@ def _resolve(items: Sequence[ast.SelectItem], joined: Joined) -> list[SelectItem
     return out
 
 
-def _key_item(select: list[SelectItem], joined: Joined, sink_name: str, items: Sequence[ast.SelectItem]) -> SelectItem:
-    """The item that becomes the key column: the first that selects the key or a join
-    expression equal to it (rewritten to read the key)."""
+def _key_items(
+    select: list[SelectItem], joined: Joined, sink_name: str, items: Sequence[ast.SelectItem]
+) -> list[SelectItem]:
+    """The items that become the key columns, in projection order: the first that selects the
+    key or a join expression equal to it (rewritten to read the key); for a foreign-key join, the
+    first that selects each of the left table's key columns."""
     assert joined.key is not None
+    if joined.foreign_key:
+        return _foreign_key_items(select, joined)
     key_name, key_type = joined.key
     stands_for_key = {key_name} | {c.prefixed for c in joined.equivalents}
     for index, item in enumerate(select):
         if isinstance(item.expression, e.ColumnRef) and item.expression.name in stands_for_key:
             select[index] = SelectItem(item.alias, e.ColumnRef(name=key_name, sql_type=key_type))
-            return select[index]
-    if joined.foreign_key:
-        raise StatementError(_foreign_key_missing(joined))
+            return [select[index]]
     shown = [c.shown for c in joined.equivalents] or [key_name]
     noun = "join expressions" if len(shown) > 1 else "join expression"
     msg = (
@@ -150,10 +153,23 @@ def _key_item(select: list[SelectItem], joined: Joined, sink_name: str, items: S
     raise StatementError(msg)
 
 
-def _foreign_key_missing(joined: Joined) -> str:
-    """ksqlDB's message for a foreign-key join whose projection lacks the left table's key."""
-    qualifier, source = joined.sources[0]
-    missing = [c.name for c in source.schema.key]
+def _foreign_key_items(select: list[SelectItem], joined: Joined) -> list[SelectItem]:
+    found: dict[str, SelectItem] = {}
+    names = {name for name, _ in joined.keys}
+    for item in select:
+        if isinstance(item.expression, e.ColumnRef) and item.expression.name in names:
+            found.setdefault(item.expression.name, item)
+    missing = [name for name, _ in joined.keys if name not in found]
+    if missing:
+        raise StatementError(_foreign_key_missing(joined, missing))
+    chosen = {id(item) for item in found.values()}
+    return [item for item in select if id(item) in chosen]
+
+
+def _foreign_key_missing(joined: Joined, prefixed: Sequence[str]) -> str:
+    """ksqlDB's message for a foreign-key join whose projection lacks left key columns."""
+    qualifier, _ = joined.sources[0]
+    missing = [name.removeprefix(f"{qualifier}_") for name in prefixed]
     noun = "column" if len(missing) == 1 else "columns"
     return (
         f"Primary key {noun} missing in projection. For foreign-key table-table joins, the projection must "
@@ -162,27 +178,29 @@ def _foreign_key_missing(joined: Joined) -> str:
     )
 
 
-def _project(step: s.ExecutionStep, joined: Joined, select: list[SelectItem], key_item: SelectItem) -> PlannedQuery:
-    assert joined.key is not None
-    key_name, key_type = joined.key
-    values = [item for item in select if item is not key_item]
+def _project(
+    step: s.ExecutionStep, joined: Joined, select: list[SelectItem], key_items: list[SelectItem]
+) -> PlannedQuery:
+    by_key = {item.expression.name: item for item in key_items if isinstance(item.expression, e.ColumnRef)}
+    values = [item for item in select if all(item is not key for key in key_items)]
     if not values:
         raise StatementError("The projection contains no value columns.")
     for item in values:
-        if isinstance(item.expression, e.ColumnRef) and item.expression.name == key_name:
-            raise StatementError(messages.key_selected_twice(key_name, [key_item.alias, item.alias]))
+        if isinstance(item.expression, e.ColumnRef) and item.expression.name in by_key:
+            key_name = item.expression.name
+            raise StatementError(messages.key_selected_twice(key_name, [by_key[key_name].alias, item.alias]))
         if item.alias in PSEUDO_COLUMNS:
             raise UnsupportedFeatureError(f"output columns named like pseudo columns ({item.alias})")
-    key_columns = [Column(key_item.alias, key_type, KEY)]
+    key_columns = [Column(item.alias, item.expression.result_type, KEY) for item in key_items]
     check_no_map_keys(key_columns)
     value_columns = [Column(v.alias, v.expression.result_type, VALUE) for v in values]
     table = joined.kind == TABLE
     project = (s.TableSelectV1 if table else s.StreamSelectV1)(
         context="Project",
         source=step,
-        key_column_names=(key_item.alias,),
+        key_column_names=tuple(item.alias for item in key_items),
         select_expressions=tuple(
-            s.SelectExpression(alias=item.alias, expression=item.expression) for item in (key_item, *values)
+            s.SelectExpression(alias=item.alias, expression=item.expression) for item in (*key_items, *values)
         ),
     )
     leftmost = joined.sources[0][1]
@@ -192,4 +210,5 @@ def _project(step: s.ExecutionStep, joined: Joined, select: list[SelectItem], ke
         source=leftmost,
         is_table=table,
         source_names=tuple(source.name for _, source in joined.sources),
+        window=leftmost.formats.window,  # a join of windowed sources keeps the left's windows
     )

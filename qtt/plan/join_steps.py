@@ -104,8 +104,8 @@ class TableTableJoinV1(JoinStep):
 class ForeignKeyTableTableJoinV1(JoinStep):
     """A table joined with another on a foreign key (``INNER`` or ``LEFT``): ``left_join_expression``,
     over the left table's columns, names a row of the right table by its primary key. As Kafka
-    Streams' KTable foreign-key join: the result is keyed by the left table's key
-    (``key_col_name``); a change of a left row emits that row joined with the right row its foreign
+    Streams' KTable foreign-key join: the result is keyed by the left table's key columns
+    (``key_col_name`` names the first); a change of a left row emits that row joined with the right row its foreign
     key names as of then, a change of a right row emits every left row that names it, in the
     order of their serialized keys (``internal_formats``: the left table's). State: the left
     rows with their foreign keys, the right rows, and per foreign key the left rows that name it

@@ -575,8 +575,8 @@ class PlanBuilder:
     def fk_table_table_join_v1(self, step: js.ForeignKeyTableTableJoinV1, left: Built, right: Built) -> Built:
         from qtt.runtime.fk_join_builder import build_foreign_key_join
 
-        df, values = build_foreign_key_join(self, step, left, right)
-        return Built(df, self.schema_of(df, [step.key_col_name], values))
+        df, keys, values = build_foreign_key_join(self, step, left, right)
+        return Built(df, self.schema_of(df, keys, values))
 
     def _join(self, step: js.JoinStep, left: Built, right: Built) -> Built:
         from qtt.runtime.join_builder import build_join

@@ -46,9 +46,9 @@ if TYPE_CHECKING:
 
 def build_foreign_key_join(
     builder: PlanBuilder, step: js.ForeignKeyTableTableJoinV1, left: Built, right: Built
-) -> tuple[DataFrame, list[str]]:
-    """The joined rows (key: the left key, then the left columns, the right key and the right
-    columns) and their value column names."""
+) -> tuple[DataFrame, list[str], list[str]]:
+    """The joined rows (key: the left key columns, then the left columns, the right key and the
+    right columns), their key column names and their value column names."""
     from qtt.runtime.fk_joins import (
         RIGHT,
         ForeignKeyJoinProcessor,
@@ -58,41 +58,42 @@ def build_foreign_key_join(
     )
     from qtt.runtime.stateful import state_name, struct
 
-    (left_key,) = [c.name for c in left.schema.key]
+    left_keys = [c.name for c in left.schema.key]
     (right_key,) = [c.name for c in right.schema.key]
     left_values = [c.name for c in left.schema.value]
     right_values = [c.name for c in right.schema.value]
-    original = {spark_safe(n): n for n in (left_key, *left_values, right_key, *right_values)}
-    key_name, foreign_key = spark_safe(left_key), spark_safe(right_key)
+    original = {spark_safe(n): n for n in (*left_keys, *left_values, right_key, *right_values)}
+    key_names, foreign_key = [spark_safe(k) for k in left_keys], spark_safe(right_key)
     left_columns = [spark_safe(c) for c in left_values]
     right_columns = [spark_safe(c) for c in right_values]
     order = col(ORDER) if ORDER in left.df.columns else F.lit(0)
-    key_column = dataclasses.replace(left.schema.key[0], name=key_name)
+    key_columns = [dataclasses.replace(c, name=spark_safe(c.name)) for c in left.schema.key]
     left_rows = (
-        left.df.where(data_col(left.df, left_key).isNotNull())
+        left.df.where(F.coalesce(*[data_col(left.df, k, named=False) for k in left_keys]).isNotNull())
         .select(
-            data_col(left.df, left_key).alias(key_name),
+            *[data_col(left.df, k).alias(spark_safe(k)) for k in left_keys],
             Compiler()(step.left_join_expression).alias(foreign_key),
             *[data_col(left.df, c).alias(spark_safe(c)) for c in left_values],
             *[col(c) for c in CARRIED],
             order.cast("int").alias(ORDER),
         )
-        .withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, [key_column]))
+        .withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, key_columns))
     )
     types = {f.name: f.dataType for f in left_rows.schema.fields}
+    keys = [(name, types[name]) for name in key_names]
     left_stored = struct(
         [(c, types[c]) for c in (*left_columns, foreign_key)] + [(KEY_BYTES, st.BinaryType()), (ROWTIME, st.LongType())]
     )
     left_spec = LeftTableSpec(
         state=side_state(step.left_source),
-        key_name=key_name,
+        key_names=tuple(key_names),
         columns=tuple(left_columns),
         foreign_key=foreign_key,
         stored=left_stored,
         left_join=step.join_type == "LEFT",
     )
     asks_schema = struct(
-        [(key_name, types[key_name])]
+        keys
         + [(f.name, f.dataType) for f in left_stored.fields]
         + [
             (INSTRUCTION, st.IntegerType()),
@@ -104,8 +105,8 @@ def build_foreign_key_join(
             (ORDER, st.IntegerType()),
         ]
     )
-    keyed, grouping = _grouped(left_rows, key_name, types[key_name])
-    asks = builder._stateful(keyed, [grouping], LeftTableProcessor(left_spec), asks_schema)
+    keyed, grouping = _grouped(left_rows, keys)
+    asks = builder._stateful(keyed, grouping, LeftTableProcessor(left_spec), asks_schema)
     right_order = col(ORDER) if ORDER in right.df.columns else F.lit(0)
     right_rows = right.df.where(data_col(right.df, right_key).isNotNull()).select(
         data_col(right.df, right_key).alias(foreign_key),
@@ -118,8 +119,7 @@ def build_foreign_key_join(
     types = {f.name: f.dataType for f in union.schema.fields}
     spec = ForeignKeyJoinSpec(
         join_type=step.join_type,
-        key_name=key_name,
-        key_type=types[key_name],
+        keys=tuple(keys),
         foreign_key=foreign_key,
         foreign_key_type=types[foreign_key],
         left_columns=tuple(left_columns),
@@ -127,13 +127,13 @@ def build_foreign_key_join(
         states=(side_state(step.right_source), f"{state_name(step.context)}-subscriptions"),
         right_stored=struct([(c, types[c]) for c in right_columns] + [(ROWTIME, st.LongType())]),
         subscriber=struct(
-            [(KEY_BYTES, st.BinaryType()), (key_name, types[key_name])]
+            [(KEY_BYTES, st.BinaryType()), *keys]
             + [(c, types[c]) for c in left_columns]
             + [(ROWTIME, st.LongType()), (CURRENT, st.BooleanType())]
         ),
     )
     output = struct(
-        [(key_name, types[key_name])]
+        keys
         + [(c, types[c]) for c in (*left_columns, foreign_key, *right_columns)]
         + [
             (ROWTIME, st.LongType()),
@@ -145,15 +145,18 @@ def build_foreign_key_join(
             (ORDER, st.IntegerType()),
         ]
     )
-    keyed, grouping = _grouped(union, foreign_key, types[foreign_key])
-    joined = builder._stateful(keyed, [grouping], ForeignKeyJoinProcessor(spec), output)
+    keyed, grouping = _grouped(union, [(foreign_key, types[foreign_key])])
+    joined = builder._stateful(keyed, grouping, ForeignKeyJoinProcessor(spec), output)
     values = [original[c] for c in (*left_columns, foreign_key, *right_columns)]
-    return restored(joined, original), values
+    return restored(joined, original), left_keys, values
 
 
-def _grouped(df: DataFrame, name: str, type_: st.DataType) -> tuple[DataFrame, str]:
-    """``df`` and the column to group it by ``name``: its JSON text for a type Spark cannot key
-    state by, as the other joins do."""
-    if isinstance(type_, (st.StructType, st.ArrayType, st.MapType)):
-        return df.withColumn(group_column(name), F.to_json(col(name))), group_column(name)
-    return df, name
+def _grouped(df: DataFrame, columns: list[tuple[str, st.DataType]]) -> tuple[DataFrame, list[str]]:
+    """``df`` and the columns to group it by ``columns``: a column's JSON text for a type Spark
+    cannot key state by, as the other joins do."""
+    grouping = []
+    for name, type_ in columns:
+        if isinstance(type_, (st.StructType, st.ArrayType, st.MapType)):
+            df, name = df.withColumn(group_column(name), F.to_json(col(name))), group_column(name)
+        grouping.append(name)
+    return df, grouping

@@ -68,7 +68,7 @@ class LeftTableSpec:
     """
 
     state: str
-    key_name: str
+    key_names: tuple[str, ...]
     columns: tuple[str, ...]
     foreign_key: str
     stored: st.StructType
@@ -135,7 +135,7 @@ class LeftTableProcessor(StatefulOperator):
         out[self.spec.foreign_key] = foreign_key
         out.update(
             {
-                self.spec.key_name: row[self.spec.key_name],
+                **{name: row[name] for name in self.spec.key_names},
                 INSTRUCTION: instruction,
                 JOIN_SIDE: LEFT,
                 ROWTIME: row[ROWTIME],
@@ -157,14 +157,13 @@ class ForeignKeyJoinSpec:
     """The join's operator, picklable for the Python workers.
 
     Rows are grouped by ``foreign_key``: a right row's key, a subscription's foreign key. The
-    output is keyed by ``key_name`` (the left key) and holds ``foreign_key`` as the right key
+    output is keyed by ``keys`` (the left key columns and their types) and holds ``foreign_key`` as the right key
     column. ``subscriber`` is a subscribed left row as the state keeps it: the key's bytes, the
     key, the left columns, ROWTIME, whether it is the left row still (``CURRENT``).
     """
 
     join_type: str
-    key_name: str
-    key_type: st.DataType
+    keys: tuple[tuple[str, st.DataType], ...]
     foreign_key: str
     foreign_key_type: st.DataType
     left_columns: tuple[str, ...]
@@ -231,7 +230,7 @@ class ForeignKeyJoinProcessor(StatefulOperator):
                 subscribers[key_bytes] = (*self._values(row, self.spec.subscriber)[:-1], True)
             rowtime = row[ROWTIME] if right is None else max(row[ROWTIME], right[-1])
             if instruction == DELETE:
-                yield self._output(row, row[self.spec.key_name], None, rowtime, row[ORDER])
+                yield self._output(row, tuple(row[name] for name, _ in self.spec.keys), None, rowtime, row[ORDER])
             elif instruction == SUBSCRIBE or (instruction == SUBSCRIBE_IF_FOUND and right is not None):
                 yield self._joined(row, self._values(row, self.spec.subscriber), right, rowtime, row[ORDER])
         self._store(touched, right, subscribers)
@@ -283,13 +282,16 @@ class ForeignKeyJoinProcessor(StatefulOperator):
 
     def _joined(self, row: Row, left: tuple[Any, ...], right: Any, rowtime: int, order: int) -> Row:
         """The left row joined with the right one; a tombstone for an inner join without one."""
-        pk = left[self.spec.subscriber.names.index(self.spec.key_name)]
+        pk = tuple(left[self.spec.subscriber.names.index(name)] for name, _ in self.spec.keys)
         if right is None and self.spec.join_type == "INNER":
             return self._output(row, pk, None, rowtime, order)
         return self._output(row, pk, (left, right), rowtime, order)
 
-    def _output(self, row: Row, pk: Any, joined: tuple[Any, Any] | None, rowtime: int, order: int) -> Row:
-        out: dict[str, Any] = {self.spec.key_name: decode(pk, self.spec.key_type) if pk is not None else None}
+    def _output(self, row: Row, pk: tuple[Any, ...], joined: tuple[Any, Any] | None, rowtime: int, order: int) -> Row:
+        out: dict[str, Any] = {
+            name: decode(value, type_) if value is not None else None
+            for (name, type_), value in zip(self.spec.keys, pk, strict=True)
+        }
         left, right = joined if joined is not None else (None, None)
         names = self.spec.subscriber.names
         for column in self.spec.left_columns:

@@ -31,6 +31,8 @@ from qtt.runtime.names import (
     ROWTIME,
     SEQ,
     TOMBSTONE,
+    WINDOW_END,
+    WINDOW_START,
     col,
     data_col,
     group_column,
@@ -56,6 +58,9 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
     original = {spark_safe(n): n for n in _names(step, left, right)}
     original.update({previous_name(safe): previous_name(name) for safe, name in list(original.items())})
     key_name = spark_safe(step.key_col_name)
+    # windowed sources join on their key and window: its start, and for sessions its end too
+    windowed = WINDOW_START in left.df.columns and WINDOW_START in right.df.columns
+    bounds = [WINDOW_START, WINDOW_END] if windowed else []
     sides = []
     for which, built in ((LEFT, left), (RIGHT, right)):
         keys = [c.name for c in built.schema.key]
@@ -70,7 +75,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
             data_col(built.df, key).alias(key_name),
             F.lit(which).alias(JOIN_SIDE),
             *[data_col(built.df, c).alias(spark_safe(c)) for c in names],
-            *[col(c) for c in CARRIED],
+            *[col(c) for c in (*CARRIED, *bounds)],
             order.cast("int").alias(ORDER),
         )
         sides.append((columns, rows))
@@ -111,19 +116,22 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
         ),
         emit_previous=id(step) in builder._previous_wanted,
         window=window,
+        windowed=windowed,
     )
     previous = (
         [(previous_name(c), types[c]) for c in (*left_columns, *right_columns)] + [(HAD_PREVIOUS, st.BooleanType())]
         if spec.emit_previous
         else []
     )
-    output = _output_schema(key_name, key_type, types, left_columns + right_columns, previous)
+    output = _output_schema(
+        key_name, key_type, types, left_columns + right_columns, [(b, st.LongType()) for b in bounds] + previous
+    )
     # as the aggregate does, a key Spark cannot group state by is grouped by its JSON text
     if isinstance(key_type, (st.StructType, st.ArrayType, st.MapType)):
         keyed, grouping = union.withColumn(group_column(key_name), F.to_json(col(key_name))), group_column(key_name)
     else:
         keyed, grouping = union, key_name  # the state's key: the internal topics' key column
-    joined = builder._stateful(keyed, [grouping], JoinProcessor(spec), output)
+    joined = builder._stateful(keyed, [grouping, *_window_keys(step, bounds)], JoinProcessor(spec), output)
     return restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
 
 
@@ -184,6 +192,20 @@ def _grace_processor(
         grace_ms=step.grace_ms,
     )
     return GraceJoinProcessor(spec)
+
+
+def _window_keys(step: js.JoinStep, bounds: list[str]) -> list[str]:
+    """What of a row's window joins it: a time window's start (Kafka Streams' windowed key bytes
+    hold the start only, so a hopping and a tumbling window starting together meet), a session's
+    start and end."""
+    if not bounds:
+        return []
+    source = step.left_source
+    while not isinstance(source, s.SourceStep):
+        source = source.sources()[0]
+    window = source.formats.window
+    assert window is not None, f"{step.context}: windowed rows from a source without windows"
+    return bounds if window.type == "SESSION" else bounds[:1]
 
 
 def side_state(step: s.ExecutionStep) -> str:

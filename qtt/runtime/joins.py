@@ -43,6 +43,8 @@ from qtt.runtime.names import (
     ROWTIME,
     SEQ,
     TOMBSTONE,
+    WINDOW_END,
+    WINDOW_START,
     previous_name,
 )
 from qtt.runtime.state_codec import StateCodec, decode, is_nested
@@ -73,6 +75,8 @@ class JoinSpec:
     emit_previous: bool = False
     #: a stream-stream join's window: how far before and after a left row a right row may lie
     window: tuple[int, int] | None = None
+    #: the sides are windowed sources: rows are keyed by their window too, and outputs keep it
+    windowed: bool = False
 
 
 class JoinProcessor(StatefulOperator):
@@ -242,6 +246,8 @@ class JoinProcessor(StatefulOperator):
                 ORDER: row[ORDER] if order is None else order,
             }
         )
+        if self.spec.windowed:
+            out.update({WINDOW_START: row[WINDOW_START], WINDOW_END: row[WINDOW_END]})
         if self.spec.emit_previous:
             for side in (LEFT, RIGHT):
                 stored = None if previous is None else previous[side]

@@ -1,7 +1,7 @@
 """Joins on the shared stateful path: the same facts on every run and in any grouping.
 
 The stream-table, table-table, multi-way and stream-stream cases (with and without a grace
-period) of ``cases/joins.json`` are replayed alone, together, and together in the other order:
+period, and of windowed sources) of ``cases/joins.json`` are replayed alone, together, and together in the other order:
 outputs, processing logs, internal topics and step schemas must be the same each time, and each
 table side's rows show up as an internal topic named as ksqlDB names the table's store.
 """
@@ -22,6 +22,7 @@ NAMES = (
     "a stream joined with two tables",
     "stream-stream joins:",
     "stream-stream joins with a grace period",
+    "two windowed streams join on key and window",
 )
 
 
@@ -40,7 +41,7 @@ def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark,
     assert max(r.runs[-1].stages for r in together) >= 1  # type: ignore[union-attr]
     assert_same_facts(alone, together, reversed_)
 
-    stream_table, table_table, multi, stream_stream, grace = (facts(r) for r in alone)
+    stream_table, table_table, multi, stream_stream, grace, windowed = (facts(r) for r in alone)
     names = {name for name, *_ in stream_table["internal"]}
     assert names == {
         "CSAS_ENRICHED_0-KafkaTopic_Right-Reduce-changelog",
@@ -71,6 +72,10 @@ def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark,
         "CSAS_AUDIT_1-Join-other-join-store-changelog",
         "CSAS_AUDIT_1-Join-outer-shared-join-store-changelog",
     }
+    # windowed sources: each buffer is keyed by the key and its window's start
+    windowed_buffers = {name: records for name, _, _, records in windowed["internal"]}
+    peaks = windowed_buffers["CSAS_SPREADS_0-Join-this-join-store-changelog"]
+    assert peaks[0].key == {"P_SITE": 1, "__qtt_window_start": 0}
     outer = held["CSAS_CHECKED_0-Join-outer-shared-join-store-changelog"]
     assert {tuple(r.key) for r in outer} == {("ROWPARTITION",)}
     # the last left row (fay) is released by the right row that closes its window

@@ -198,6 +198,16 @@ def test_foreign_key_join_errors_are_ksqldbs(sql: str, message: str) -> None:
     assert message in str(raised.value)
 
 
+def test_a_table_with_several_key_columns_joins_by_foreign_key_and_keys_the_result_by_all_of_them() -> None:
+    lines = "CREATE TABLE l (a INT PRIMARY KEY, b INT PRIMARY KEY, v INT) WITH (kafka_topic='l', format='JSON');"
+    schema = _schema(lines + "CREATE TABLE o AS SELECT y, l.b, l.a FROM l JOIN u ON l.b = u.id;")
+    assert schema == "`B` INTEGER KEY, `A` INTEGER KEY, `Y` STRING"
+    with pytest.raises(StatementError, match=r"\(`L`\). Missing column: `A`."):
+        _query(lines + "CREATE TABLE o AS SELECT l.b, y FROM l JOIN u ON l.b = u.id;")
+    with pytest.raises(StatementError, match="join on the primary key of the right input table"):
+        _query(lines + "CREATE TABLE o AS SELECT t.id, v FROM t JOIN l ON t.v = l.a;")
+
+
 def test_what_foreign_key_joins_do_not_do_yet_is_named() -> None:
     with pytest.raises(UnsupportedFeatureError, match="WHERE over a foreign-key join"):
         _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id WHERE x > 1;")
@@ -239,7 +249,15 @@ def test_windowed_sources_join_only_compatible_windowed_sources_on_their_keys(jo
     assert message in str(raised.value)
 
 
-def test_a_join_of_matching_windowed_keys_is_named_as_not_yet_run() -> None:
-    sql = WINDOWED + "CREATE STREAM o AS SELECT g.site, g.kph, l.kph AS lull FROM gusts g JOIN lulls l WITHIN 1 MINUTE "
-    with pytest.raises(UnsupportedFeatureError, match="joining windowed sources"):
-        plan_statements(parse_statements(SOURCES + sql + "ON g.site = l.site;"))
+def test_a_join_of_matching_windowed_keys_keeps_the_windows_and_lists_their_bounds() -> None:
+    sql = WINDOWED + "CREATE STREAM o AS SELECT * FROM gusts g JOIN lulls l WITHIN 1 MINUTE ON g.site = l.site;"
+    plan = plan_statements(parse_statements(SOURCES + sql))
+    sink = plan.sources[plan.plan.queries()[-1].sink]
+    assert str(sink.schema).startswith("`G_SITE` INTEGER KEY, `G_WINDOWSTART` BIGINT, `G_WINDOWEND` BIGINT, `G_KPH`")
+    assert sink.formats.window is not None and sink.formats.window.type == "SESSION"
+
+
+def test_a_windowed_join_with_a_grace_period_is_named_as_not_yet_run() -> None:
+    sql = WINDOWED + "CREATE STREAM o AS SELECT g.site, g.kph, l.kph AS lull FROM gusts g JOIN lulls l "
+    with pytest.raises(UnsupportedFeatureError, match="joining windowed sources with a GRACE PERIOD"):
+        plan_statements(parse_statements(SOURCES + sql + "WITHIN 1 MINUTE GRACE PERIOD 1 SECOND ON g.site = l.site;"))

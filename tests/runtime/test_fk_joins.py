@@ -69,7 +69,7 @@ _SYSTEM = {ROWPARTITION: 0, ROWOFFSET: 0, ORDER: 0}
 def _left_table(left_join: bool) -> LeftTableProcessor:
     spec = LeftTableSpec(
         state="KafkaTopic_Left-Reduce",
-        key_name="O_ID",
+        key_names=("O_ID",),
         columns=("O_FK",),
         foreign_key="C_ID",
         stored=_struct(
@@ -120,8 +120,7 @@ def test_a_null_foreign_key_asks_only_for_a_check_of_the_subscription_it_leaves_
 def _join(join_type: str) -> ForeignKeyJoinProcessor:
     spec = ForeignKeyJoinSpec(
         join_type=join_type,
-        key_name="O_ID",
-        key_type=st.IntegerType(),
+        keys=(("O_ID", st.IntegerType()),),
         foreign_key="C_ID",
         foreign_key_type=st.IntegerType(),
         left_columns=("O_FK",),
