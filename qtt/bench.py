@@ -30,6 +30,8 @@ STATEFUL = "stateful plan"
 RESTORED = "restored checkpoint"
 #: the stateful replays that write windowed keys (windowed aggregations), a group of their own
 WINDOWED = "windowed"
+#: the replays that join (a step of context ``Join``, as ksqlDB names every join step), a group of their own
+JOINS = "join"
 #: the baseline that the registry formats' replays are compared with
 BASELINE_FORMAT = "JSON"
 #: how many times each format's batch replays (its figures pool every run)
@@ -55,6 +57,8 @@ class Section:
             self.groups.setdefault(group, []).append(result.seconds)
             if result.replay.stateful and _windowed(result.replay):
                 self.groups.setdefault(WINDOWED, []).append(result.seconds)
+            if _joins(result.replay):
+                self.groups.setdefault(JOINS, []).append(result.seconds)
 
     @property
     def per_minute(self) -> float:
@@ -227,6 +231,10 @@ def _replay_sections(
 
 def _windowed(replay: Any) -> bool:
     return any(record.window is not None for records in replay.outputs.values() for record in records)
+
+
+def _joins(replay: Any) -> bool:
+    return any(context.endswith("Join") for steps in replay.step_schemas.values() for context in steps)
 
 
 def _variant_is_stateful(variant: Any) -> bool:

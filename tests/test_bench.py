@@ -8,9 +8,12 @@ from types import SimpleNamespace
 from qtt import bench
 
 
-def _result(status: str, seconds: float, stateful: bool | None, *, windowed: bool = False) -> SimpleNamespace:
+def _result(
+    status: str, seconds: float, stateful: bool | None, *, windowed: bool = False, joins: bool = False
+) -> SimpleNamespace:
     outputs = {"T": [SimpleNamespace(window=SimpleNamespace(start=0, end=10, type="time") if windowed else None)]}
-    replay = None if stateful is None else SimpleNamespace(stateful=stateful, outputs=outputs)
+    steps = {"CSAS_T_0": {"KafkaTopic_Left/Source": "", **({"Join": ""} if joins else {}), "Project": ""}}
+    replay = None if stateful is None else SimpleNamespace(stateful=stateful, outputs=outputs, step_schemas=steps)
     return SimpleNamespace(status=status, seconds=seconds, replay=replay)
 
 
@@ -22,6 +25,7 @@ def test_render_reports_cases_and_historical_plans_apart(tmp_path) -> None:
     plans = figures.sections[bench.HISTORICAL] = bench.Section(count=2, wall=4.0)
     plans.add(_result("passed", 2.0, False))
     plans.add(_result("passed", 6.0, True, windowed=True))
+    plans.add(_result("passed", 3.0, True, joins=True))
 
     text = bench.render(figures)
     assert "JVM and SparkSession start" in text and "4.00 x floor" in text
@@ -38,6 +42,8 @@ def test_render_reports_cases_and_historical_plans_apart(tmp_path) -> None:
     # windowed aggregations (stateful, windowed keys) get a median of their own
     assert written["historical_plans"]["groups"]["windowed"] == {"n": 1, "median_s": 6.0}
     assert "median per windowed historical plan (n=1)" in text
+    # joins get one too
+    assert written["historical_plans"]["groups"]["join"] == {"n": 1, "median_s": 3.0}
 
 
 def test_a_spark_that_cannot_run_is_a_line_of_the_report_and_a_non_zero_exit(monkeypatch) -> None:  # type: ignore[no-untyped-def]

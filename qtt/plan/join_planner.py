@@ -370,8 +370,6 @@ def _foreign_key_join(
         raise StatementError(msg)
     if right.sources[0][1].formats.window is not None:
         raise StatementError("Foreign-key table-table joins are not supported on windowed tables.")
-    if prefix:
-        raise UnsupportedFeatureError("a foreign-key join inside a multi-way join")
     if relation.kind == "RIGHT":
         raise StatementError("RIGHT OUTER JOIN on a foreign key is not supported")
     keys = left.keys

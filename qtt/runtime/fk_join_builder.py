@@ -27,7 +27,6 @@ from qtt.runtime.names import (
     INSTRUCTION,
     JOIN_SIDE,
     KEY_BYTES,
-    NULL_KEY,
     ORDER,
     ROWOFFSET,
     ROWPARTITION,
@@ -56,6 +55,7 @@ def build_foreign_key_join(
         LeftTableProcessor,
         LeftTableSpec,
     )
+    from qtt.runtime.joins import OUTPUT_SYSTEM
     from qtt.runtime.stateful import state_name, struct
 
     left_keys = [c.name for c in left.schema.key]
@@ -132,19 +132,7 @@ def build_foreign_key_join(
             + [(ROWTIME, st.LongType()), (CURRENT, st.BooleanType())]
         ),
     )
-    output = struct(
-        keys
-        + [(c, types[c]) for c in (*left_columns, foreign_key, *right_columns)]
-        + [
-            (ROWTIME, st.LongType()),
-            (ROWPARTITION, st.IntegerType()),
-            (ROWOFFSET, st.LongType()),
-            (SEQ, st.LongType()),
-            (TOMBSTONE, st.BooleanType()),
-            (NULL_KEY, st.BooleanType()),
-            (ORDER, st.IntegerType()),
-        ]
-    )
+    output = struct(keys + [(c, types[c]) for c in (*left_columns, foreign_key, *right_columns)] + list(OUTPUT_SYSTEM))
     keyed, grouping = _grouped(union, [(foreign_key, types[foreign_key])])
     joined = builder._stateful(keyed, grouping, ForeignKeyJoinProcessor(spec), output)
     values = [original[c] for c in (*left_columns, foreign_key, *right_columns)]

@@ -35,12 +35,12 @@ from pyspark.sql import Row
 from pyspark.sql import types as st
 from pyspark.sql.streaming import StatefulProcessorHandle
 
+from qtt.runtime.joins import system_values
 from qtt.runtime.names import (
     CURRENT,
     INSTRUCTION,
     JOIN_SIDE,
     KEY_BYTES,
-    NULL_KEY,
     ORDER,
     ROWOFFSET,
     ROWPARTITION,
@@ -300,17 +300,7 @@ class ForeignKeyJoinProcessor(StatefulOperator):
         out[self.spec.foreign_key] = None if right is None else decode(foreign_key, self.spec.foreign_key_type)
         for index, column in enumerate(self.spec.right_columns):
             out[column] = None if right is None else right[index]
-        out.update(
-            {
-                ROWTIME: rowtime,
-                ROWPARTITION: row[ROWPARTITION],
-                ROWOFFSET: row[ROWOFFSET],
-                SEQ: row[SEQ],
-                TOMBSTONE: joined is None,
-                NULL_KEY: False,
-                ORDER: order,
-            }
-        )
+        out.update(system_values(row, rowtime, joined is None, order))
         return Row(**out)
 
     def close(self) -> None:

@@ -24,7 +24,6 @@ from qtt.runtime.names import (
     HAD_PREVIOUS,
     JOIN_SIDE,
     KEY_BYTES,
-    NULL_KEY,
     ORDER,
     ROWOFFSET,
     ROWPARTITION,
@@ -155,18 +154,10 @@ def _output_schema(
     previous: list[tuple[str, st.DataType]],
 ) -> st.StructType:
     """A join's output rows: the key, both sides' columns, the system columns."""
+    from qtt.runtime.joins import OUTPUT_SYSTEM
     from qtt.runtime.stateful import struct
 
-    system = [
-        (ROWTIME, st.LongType()),
-        (ROWPARTITION, st.IntegerType()),
-        (ROWOFFSET, st.LongType()),
-        (SEQ, st.LongType()),
-        (TOMBSTONE, st.BooleanType()),
-        (NULL_KEY, st.BooleanType()),
-        (ORDER, st.IntegerType()),
-    ]
-    return struct([(key_name, key_type)] + [(c, types[c]) for c in columns] + system + previous)
+    return struct([(key_name, key_type)] + [(c, types[c]) for c in columns] + list(OUTPUT_SYSTEM) + previous)
 
 
 def _grace_processor(

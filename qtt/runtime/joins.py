@@ -79,6 +79,31 @@ class JoinSpec:
     windowed: bool = False
 
 
+def system_values(row: Row, rowtime: int, tombstone: bool, order: int) -> dict[str, Any]:
+    """The system columns of a join's output row (:data:`OUTPUT_SYSTEM`), caused by ``row``."""
+    return {
+        ROWTIME: rowtime,
+        ROWPARTITION: row[ROWPARTITION],
+        ROWOFFSET: row[ROWOFFSET],
+        SEQ: row[SEQ],
+        TOMBSTONE: tombstone,
+        NULL_KEY: False,
+        ORDER: order,
+    }
+
+
+#: the system columns of a join's output rows, after its data columns
+OUTPUT_SYSTEM: tuple[tuple[str, st.DataType], ...] = (
+    (ROWTIME, st.LongType()),
+    (ROWPARTITION, st.IntegerType()),
+    (ROWOFFSET, st.LongType()),
+    (SEQ, st.LongType()),
+    (TOMBSTONE, st.BooleanType()),
+    (NULL_KEY, st.BooleanType()),
+    (ORDER, st.IntegerType()),
+)
+
+
 class JoinProcessor(StatefulOperator):
     """Per join key: the current row of each side the join keeps (see the module's rules)."""
 
@@ -235,17 +260,7 @@ class JoinProcessor(StatefulOperator):
             stored = None if joined is None else joined[side]
             for index, column in enumerate(self.spec.columns[side]):
                 out[column] = None if stored is None else stored[index]
-        out.update(
-            {
-                ROWTIME: rowtime,
-                ROWPARTITION: row[ROWPARTITION],
-                ROWOFFSET: row[ROWOFFSET],
-                SEQ: row[SEQ],
-                TOMBSTONE: joined is None,
-                NULL_KEY: False,
-                ORDER: row[ORDER] if order is None else order,
-            }
-        )
+        out.update(system_values(row, rowtime, joined is None, row[ORDER] if order is None else order))
         if self.spec.windowed:
             out.update({WINDOW_START: row[WINDOW_START], WINDOW_END: row[WINDOW_END]})
         if self.spec.emit_previous:

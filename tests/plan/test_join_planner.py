@@ -211,11 +211,14 @@ def test_a_table_with_several_key_columns_joins_by_foreign_key_and_keys_the_resu
 def test_what_foreign_key_joins_do_not_do_yet_is_named() -> None:
     with pytest.raises(UnsupportedFeatureError, match="WHERE over a foreign-key join"):
         _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id WHERE x > 1;")
-    with pytest.raises(UnsupportedFeatureError, match="inside a multi-way join"):
-        _query(
-            "CREATE TABLE w (id INT PRIMARY KEY, z INT) WITH (kafka_topic='w', value_format='JSON');"
-            "CREATE TABLE o AS SELECT t.id, y, z FROM t JOIN u ON t.v = u.id JOIN w ON t.id = w.id;"
-        )
+
+
+def test_a_foreign_key_join_can_be_the_first_join_of_a_multi_way_join() -> None:
+    query = _query(
+        "CREATE TABLE w (id INT PRIMARY KEY, z INT) WITH (kafka_topic='w', value_format='JSON');"
+        "CREATE TABLE o AS SELECT t.id, y, z FROM t JOIN u ON t.v = u.id JOIN w ON t.id = w.id;"
+    )
+    assert ("fkTableTableJoinV1", "L_Join") in _steps(query) and ("tableTableJoinV1", "Join") in _steps(query)
 
 
 WINDOWED = (
