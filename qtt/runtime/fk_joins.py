@@ -119,7 +119,7 @@ class LeftTableProcessor(StatefulOperator):
             yield self._ask(row, new_fk if old_fk is None else old_fk, CHECK, new, 0)
             return
         if old is not None:
-            if old_fk is None or (new is not None and new_fk is None):
+            if old_fk is None:  # so is the new row's, or there is none
                 return
             if new is None:
                 yield self._ask(row, old_fk, DELETE, old, 0)
