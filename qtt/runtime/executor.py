@@ -243,10 +243,14 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
 
 
 def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> DataFrame:
-    """The source of a group without stages: a Parquet file of the records when every job runs
-    in one micro-batch on a classic session (each branch of the union scans its source, and a
-    file costs a branch less), else the Python replay source."""
-    if is_connect(session) or any(job.restart or job.bounded or len(job.batch_ends) > 1 for job in jobs):
+    """The source of a group without stages: a Parquet file of the records when every job is
+    stateless and runs in one micro-batch on a classic session (each branch of the union scans
+    its source, and a file costs a branch less), else the Python replay source. A stateful job
+    keeps the Python source even in one micro-batch: its checkpoint may be stored and resumed
+    later, and the offsets of one source mean nothing to the other."""
+    if is_connect(session) or any(
+        job.restart or job.bounded or len(job.batch_ends) > 1 or QueryShape.of(job.query).stateful for job in jobs
+    ):
         return _replay_source(session, jobs, _stop_file(jobs, checkpoint))
     return relayed_source(session, jobs, checkpoint)
 

@@ -3,7 +3,9 @@
 Spark 4.3 waits 10 s (hard-coded) for the Python streaming source runner to connect back.
 ``PYSPARK_PYTHON`` here is a wrapper that sleeps past that wait before it starts Python,
 the first time only or every time. A ``qtt run`` must then retry and pass, or report an
-infrastructure error with Spark's reason, never a failure.
+infrastructure error with Spark's reason, never a failure. The case is stateful and alone, so
+its replay reads the Python replay source (a group of stateless one-micro-batch replays reads a
+Parquet file instead, and starts no such runner).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "cases"
 WRAPPER = """#!/bin/sh
 case "$*" in
   *python_streaming_source_runner*)
@@ -28,6 +29,17 @@ case "$*" in
 esac
 exec "{python}" "$@"
 """
+
+
+COUNTS = {
+    "name": "counts",
+    "statements": [
+        "CREATE STREAM s (k INT KEY, v INT) WITH (kafka_topic='t', value_format='JSON');",
+        "CREATE TABLE counts AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;",
+    ],
+    "inputs": [{"topic": "t", "key": 1, "value": {"v": 4}}, {"topic": "t", "key": 1, "value": {"v": 5}}],
+    "outputs": [{"topic": "COUNTS", "key": 1, "value": {"N": 1}}, {"topic": "COUNTS", "key": 1, "value": {"N": 2}}],
+}
 
 
 def _run(tmp_path: Path, mode: str) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
@@ -44,7 +56,8 @@ def _run(tmp_path: Path, mode: str) -> tuple[subprocess.CompletedProcess[str], d
     }
     env.pop("QTT_SPARK_LOG", None)
     report = tmp_path / "report.json"
-    cases = FIXTURES / "replays.json"
+    cases = tmp_path / "counts.json"
+    cases.write_text(json.dumps({"tests": [COUNTS]}))
     done = subprocess.run(
         [sys.executable, "-m", "qtt.cli", "run", str(cases), "--json", str(report)],
         env=env,
