@@ -66,7 +66,7 @@ def plan_join_query(
         step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
     items = _aliased(query.select, joined)
     select = _resolve(items, joined)
-    key_items = _key_items(select, joined, sink_name, items)
+    key_items = _key_items(select, joined, sink_name)
     return _project(step, joined, select, key_items)
 
 
@@ -123,9 +123,7 @@ def _resolve(items: Sequence[ast.SelectItem], joined: Joined) -> list[SelectItem
     return out
 
 
-def _key_items(
-    select: list[SelectItem], joined: Joined, sink_name: str, items: Sequence[ast.SelectItem]
-) -> list[SelectItem]:
+def _key_items(select: list[SelectItem], joined: Joined, sink_name: str) -> list[SelectItem]:
     """The items that become the key columns, in projection order: the first that selects the
     key or a join expression equal to it (rewritten to read the key); for a foreign-key join, the
     first that selects each of the left table's key columns."""

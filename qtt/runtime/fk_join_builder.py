@@ -21,7 +21,7 @@ from pyspark.sql import types as st
 from qtt.plan import join_steps as js
 from qtt.runtime.aggregate_builder import key_bytes
 from qtt.runtime.compiler import Compiler
-from qtt.runtime.join_builder import CARRIED, restored, side_state
+from qtt.runtime.join_builder import CARRIED, grouped, restored, side_state
 from qtt.runtime.names import (
     CURRENT,
     INSTRUCTION,
@@ -35,7 +35,6 @@ from qtt.runtime.names import (
     TOMBSTONE,
     col,
     data_col,
-    group_column,
     spark_safe,
 )
 
@@ -105,7 +104,7 @@ def build_foreign_key_join(
             (ORDER, st.IntegerType()),
         ]
     )
-    keyed, grouping = _grouped(left_rows, keys)
+    keyed, grouping = grouped(left_rows, keys)
     asks = builder._stateful(keyed, grouping, LeftTableProcessor(left_spec), asks_schema)
     right_order = col(ORDER) if ORDER in right.df.columns else F.lit(0)
     right_rows = right.df.where(data_col(right.df, right_key).isNotNull()).select(
@@ -133,18 +132,7 @@ def build_foreign_key_join(
         ),
     )
     output = struct(keys + [(c, types[c]) for c in (*left_columns, foreign_key, *right_columns)] + list(OUTPUT_SYSTEM))
-    keyed, grouping = _grouped(union, [(foreign_key, types[foreign_key])])
+    keyed, grouping = grouped(union, [(foreign_key, types[foreign_key])])
     joined = builder._stateful(keyed, grouping, ForeignKeyJoinProcessor(spec), output)
     values = [original[c] for c in (*left_columns, foreign_key, *right_columns)]
     return restored(joined, original), left_keys, values
-
-
-def _grouped(df: DataFrame, columns: list[tuple[str, st.DataType]]) -> tuple[DataFrame, list[str]]:
-    """``df`` and the columns to group it by ``columns``: a column's JSON text for a type Spark
-    cannot key state by, as the other joins do."""
-    grouping = []
-    for name, type_ in columns:
-        if isinstance(type_, (st.StructType, st.ArrayType, st.MapType)):
-            df, name = df.withColumn(group_column(name), F.to_json(col(name))), group_column(name)
-        grouping.append(name)
-    return df, grouping

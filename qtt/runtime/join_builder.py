@@ -125,18 +125,25 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
     output = _output_schema(
         key_name, key_type, types, left_columns + right_columns, [(b, st.LongType()) for b in bounds] + previous
     )
-    # as the aggregate does, a key Spark cannot group state by is grouped by its JSON text
-    if isinstance(key_type, (st.StructType, st.ArrayType, st.MapType)):
-        keyed, grouping = union.withColumn(group_column(key_name), F.to_json(col(key_name))), group_column(key_name)
-    else:
-        keyed, grouping = union, key_name  # the state's key: the internal topics' key column
-    joined = builder._stateful(keyed, [grouping, *_window_keys(step, bounds)], JoinProcessor(spec), output)
+    keyed, grouping = grouped(union, [(key_name, key_type)])  # the state's key: the internal topics' key
+    joined = builder._stateful(keyed, [*grouping, *_window_keys(step, bounds)], JoinProcessor(spec), output)
     return restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
 
 
 def _names(step: js.JoinStep, left: Built, right: Built) -> list[str]:
     """Every data column name the join's output holds (its key and both sides' columns)."""
     return [step.key_col_name] + [c.name for built in (left, right) for c in (*built.schema.key, *built.schema.value)]
+
+
+def grouped(df: DataFrame, columns: list[tuple[str, st.DataType]]) -> tuple[DataFrame, list[str]]:
+    """``df`` and the columns that group it by ``columns``: as the aggregate does, a column of a
+    type Spark cannot key state by is grouped by its JSON text."""
+    grouping = []
+    for name, type_ in columns:
+        if isinstance(type_, (st.StructType, st.ArrayType, st.MapType)):
+            df, name = df.withColumn(group_column(name), F.to_json(col(name))), group_column(name)
+        grouping.append(name)
+    return df, grouping
 
 
 def restored(df: DataFrame, original: dict[str, str]) -> DataFrame:
