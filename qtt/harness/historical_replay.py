@@ -319,7 +319,7 @@ def compare_internal_topics(
     for old in recorded:
         new = by_name.pop(old.name, None)
         if new is None:
-            problems.append(f"internal topic {old.name}: recorded, but today's replay has no such state store")
+            problems.append(f"internal topic {old.name}: recorded, but today's replay does not write it")
             continue
         for part in ("key_schema", "value_schema"):
             if getattr(old, part) != getattr(new, part):
@@ -348,8 +348,9 @@ def _record_text(record: spec.SpecInternalRecord) -> str:
     record has lost its field order. The order is still compared, through the topic's value
     schema.
     """
+    stamped = f" timestamp {record.timestamp}" if record.timestamp is not None else ""
     return (
-        f"batch {record.batch} partition {record.partition} {record.change} "
+        f"batch {record.batch} partition {record.partition}{stamped} {record.change} "
         f"key={simplejson.dumps(record.key, use_decimal=True, sort_keys=True)} "
         f"value={simplejson.dumps(record.value, use_decimal=True, sort_keys=True)}"
     )

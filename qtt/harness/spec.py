@@ -14,14 +14,15 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import Any
 
 import cattrs
+from cattrs.gen import make_dict_unstructure_fn, override
 
 from qtt.errors import PlanFileError
-from qtt.plan.codec import describe_structure_error, make_converter, split_structure_error
+from qtt.plan.codec import camel, describe_structure_error, make_converter, split_structure_error
 from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
 from qtt.plan.steps import Formats
 from qtt.runtime.jobs import InternalTopic
@@ -97,13 +98,15 @@ class SpecLogEntry:
 
 @dataclass(frozen=True, kw_only=True)
 class SpecInternalRecord:
-    """One change of a state store, read back with Spark's state data source."""
+    """One change of a state store, read back with Spark's state data source, or one record of
+    a repartition topic (``change`` ``append``, with its ``timestamp``)."""
 
     key: Any
     value: Any
     change: str
     batch: int
     partition: int = 0
+    timestamp: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,7 +145,21 @@ def _converter() -> cattrs.Converter:
     # Formats hold FormatInfo mappings: reuse the plan converter's hooks for them.
     conv.register_structure_hook(Formats, lambda v, _: plan_converter().structure(v, Formats))
     conv.register_unstructure_hook(Formats, lambda v: plan_converter().unstructure(v))
+    # a state store's change has no timestamp: its records keep the shape of earlier releases
+    conv.register_unstructure_hook(
+        SpecInternalRecord,
+        make_dict_unstructure_fn(
+            SpecInternalRecord,
+            conv,
+            **_record_overrides(),
+        ),
+    )
     return conv
+
+
+def _record_overrides() -> dict[str, Any]:
+    named: dict[str, Any] = {f.name: override(rename=camel(f.name)) for f in fields(SpecInternalRecord)}
+    return {**named, "timestamp": override(omit_if_default=True)}
 
 
 def dumps(spec: Spec) -> str:
@@ -203,7 +220,14 @@ def internal_topics_of(topics: Iterable[InternalTopic]) -> tuple[SpecInternalTop
             key_schema=topic.key_schema,
             value_schema=topic.value_schema,
             records=tuple(
-                SpecInternalRecord(key=r.key, value=r.value, change=r.change, batch=r.batch, partition=r.partition)
+                SpecInternalRecord(
+                    key=r.key,
+                    value=r.value,
+                    change=r.change,
+                    batch=r.batch,
+                    partition=r.partition,
+                    timestamp=r.timestamp,
+                )
                 for r in topic.records
             ),
         )

@@ -251,10 +251,13 @@ class JoinPlanner:
         # a full outer join's columns may be null on either side: only its synthetic key is the key
         equivalents = () if relation.kind == "FULL" else _equivalents(left, right, left_expr, right_expr, left_keyed)
         left_step, right_step = left.step, right.step
+        # Kafka Streams' join repartitions a re-keyed input under the join's name
+        repartition = f"{prefix}Join"
         if not left_keyed:
-            left_step = _rekeyed(left_step, f"{prefix}LeftSourceKeyed", key_name, left_expr)
+            name = f"{repartition}-left" if stream_stream else repartition
+            left_step = _rekeyed(left_step, f"{prefix}LeftSourceKeyed", key_name, left_expr, name)
         if not right_keyed:
-            right_step = _rekeyed(right_step, f"{prefix}RightSourceKeyed", key_name, right_expr)
+            right_step = _rekeyed(right_step, f"{prefix}RightSourceKeyed", key_name, right_expr, f"{repartition}-right")
         if left.kind == STREAM and left_keyed and right_keyed and not left.repartitioned:
             _check_partitions(left, right)
         join_type = PLAN_JOIN_TYPES[relation.kind]
@@ -396,10 +399,16 @@ def _foreign_key_join(
     )
 
 
-def _rekeyed(step: s.ExecutionStep, context: str, key_name: str, expr: e.Expression) -> s.ExecutionStep:
-    """A stream side re-keyed by its join expression (ksqlDB's ``PreJoinRepartitionNode``)."""
-    return s.StreamSelectKeyV1(
-        context=context, source=step, key_expressions=(s.SelectExpression(alias=key_name, expression=expr),)
+def _rekeyed(
+    step: s.ExecutionStep, context: str, key_name: str, expr: e.Expression, repartition: str
+) -> s.ExecutionStep:
+    """A stream side re-keyed by its join expression (ksqlDB's ``PreJoinRepartitionNode``),
+    through the repartition topic named ``repartition``."""
+    return s.StreamSelectKeyV2(
+        context=context,
+        source=step,
+        key_expressions=(s.SelectExpression(alias=key_name, expression=expr),),
+        repartition_name=repartition,
     )
 
 

@@ -209,6 +209,22 @@ class StreamSelectKeyV1(ExecutionStep):
 
 
 @dataclass(frozen=True, kw_only=True)
+class StreamSelectKeyV2(ExecutionStep):
+    """A join's re-key of a stream side (ksqlDB's pre-join repartition), recorded as an internal topic.
+
+    Computes as :class:`StreamSelectKeyV1`, and writes each re-keyed row whose key is not null
+    to the internal topic ``<queryId>-<repartition_name>-repartition``, as Kafka Streams'
+    join repartitions its input (``Join-left``, ``Join-right`` for a stream-stream join,
+    ``Join`` for a stream-table one). V1 recorded no repartition.
+    """
+
+    type_tag: ClassVar[str] = "streamSelectKeyV2"
+    source: ExecutionStep
+    key_expressions: tuple[SelectExpression, ...]
+    repartition_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class StreamSinkV1(SinkStep):
     """Encode key and value columns and write them to ``topic``.
 

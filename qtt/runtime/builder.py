@@ -21,7 +21,7 @@ from qtt.errors import RuntimeBuildError
 from qtt.plan import join_steps as js
 from qtt.plan import steps as s
 from qtt.plan.codec import step_paths
-from qtt.plan.expressions import Call, ColumnRef, Expression, column_names, walk
+from qtt.plan.expressions import Call, ColumnRef, Expression, walk
 from qtt.plan.schema import KEY, VALUE, WINDOWEND, WINDOWSTART, LogicalSchema
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.runtime import flat_map, serde_udfs
@@ -49,6 +49,7 @@ from qtt.runtime.names import (
     previous_name,
     stored,
 )
+from qtt.runtime.repartitions import Repartition, repartition, select_key
 from qtt.runtime.spark_types import from_spark, to_spark
 from qtt.runtime.timeformat import timestamp_millis
 from qtt.runtime.windowed_keys import INNER_KEY, source_window, windowed_key
@@ -119,6 +120,8 @@ class PlanBuilder:
     observations: list[Observation] = field(default_factory=list)
     schemas: dict[str, LogicalSchema] = field(default_factory=dict)
     sink: SinkOutput | None = None
+    #: the repartition topics the query writes besides its sink
+    repartitions: list[Repartition] = field(default_factory=list)
     #: the state variables of each stateful operator, in the order they were built
     state_operators: list[tuple[str, ...]] = field(default_factory=list)
     #: stands in for Spark's ``transformWithState`` (see :data:`StatefulHook`)
@@ -309,24 +312,13 @@ class PlanBuilder:
 
     @builds(s.StreamSelectKeyV1)
     def stream_select_key_v1(self, step: s.StreamSelectKeyV1, source: Built) -> Built:
-        compile_ = Compiler()
-        keys = [sel.alias for sel in step.key_expressions]
-        old_keys = {c.name for c in source.schema.key}
-        key_cols = []
-        for sel in step.key_expressions:
-            column = compile_(sel.expression)
-            # ksqlDB evaluates a key expression on the old key when it reads only key columns;
-            # otherwise on the value, which a tombstone does not have: its new key is null.
-            if not column_names(sel.expression) <= old_keys:
-                column = F.when(col(TOMBSTONE), F.lit(None)).otherwise(column)
-            key_cols.append(column.alias(stored(sel.alias)))
-        value_names = [c.name for c in source.schema.value] + [c.name for c in source.schema.key]
-        values = [n for i, n in enumerate(value_names) if n not in keys and n not in value_names[:i]]
-        system = [col(n) for n in SYSTEM_COLUMNS if n != NULL_KEY]
-        # PARTITION BY builds a new key from its expressions; only PARTITION BY NULL leaves none.
-        null_key = F.lit(not keys).alias(NULL_KEY)
-        df = source.df.select(*key_cols, *[col(v) for v in values], *system, null_key)
-        return Built(df, self.schema_of(df, keys, values))
+        return Built(*select_key(step, source.df, source.schema, self.schema_of))
+
+    @builds(s.StreamSelectKeyV2)
+    def stream_select_key_v2(self, step: s.StreamSelectKeyV2, source: Built) -> Built:
+        built = Built(*select_key(step, source.df, source.schema, self.schema_of))
+        self.repartitions.append(repartition(self.query_id, step, built.df, built.schema))
+        return built
 
     @builds(s.StreamFlatMapV1)
     def stream_flat_map_v1(self, step: s.StreamFlatMapV1, source: Built) -> Built:

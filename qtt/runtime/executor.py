@@ -31,7 +31,7 @@ from pyspark.sql import functions as F
 
 from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError
 from qtt.plan.shape import QueryShape
-from qtt.runtime import infrastructure, internal_topics
+from qtt.runtime import infrastructure, internal_topics, repartitions
 from qtt.runtime.builder import PlanBuilder, StatefulHook
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
@@ -311,6 +311,15 @@ def _run_group(
         builders[job.job_id].sink.df.select(F.lit(job.job_id).alias("job"), "*")  # type: ignore[union-attr]
         for job in with_records
     ]
+    # A repartition branch holds no stateful operator: after the sinks, the operators keep their
+    # ids. It runs whether its topic is wanted or not: each branch reads the source anew, and a
+    # checkpoint resumes only a query that reads as many sources as the one that wrote it.
+    sinks += [
+        written.df.select(F.lit(job.job_id).alias("job"), "*")
+        for job in with_records
+        if not job.bounded
+        for written in builders[job.job_id].repartitions
+    ]
     union = sinks[0]
     for df in sinks[1:]:
         union = union.unionByName(df, allowMissingColumns=True)  # only stateful sinks carry "order"
@@ -351,13 +360,15 @@ def _run_group(
         if staged is not None:  # the sinks' query ran in one micro-batch: each output's is its input's
             batches = job.batch_of_seq()
             mine = [(batches[row["seq"]], row) for _, row in mine]
-        run.records = _sink_records(mine)
+        run.records = _sink_records([(b, row) for b, row in mine if not repartitions.written(row)])
+        if job.capture_state and not job.bounded:
+            run.internal_topics = [repartitions.topic_of(r, mine) for r in builders[job.job_id].repartitions]
         queries = [*staged.progress, progress] if staged is not None else [progress]
         run.processing_log = _processing_log(queries, builders[job.job_id], job.query.query_id)
     if staged is not None:
         for job in with_records:
             if job.capture_state:
-                topics = read_topics(union.sparkSession, staged, job)
+                topics = read_topics(union.sparkSession, staged, job) + runs[job.job_id].internal_topics
                 runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
     elif any(job.capture_state for job in with_records):
         owners = [
@@ -369,6 +380,7 @@ def _run_group(
         except internal_topics.StateLayoutError as e:
             raise ReplayError(str(e)) from e
         for job, topics in zip(with_records, feeds, strict=True):
+            topics += runs[job.job_id].internal_topics
             runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
     seconds = (time.perf_counter() - began) / len(jobs)  # reading the state back included
     for run in runs.values():

@@ -184,6 +184,8 @@ class InternalRecord:
     change: str
     batch: int
     partition: int
+    #: a repartition topic's record timestamp (a state store's change has none)
+    timestamp: int | None = None
 
     def sort_key(self) -> tuple[int, int, str, str]:
         """The documented order of a change feed (see :mod:`qtt.runtime.internal_topics`)."""
@@ -192,7 +194,8 @@ class InternalRecord:
 
 @dataclass
 class InternalTopic:
-    """A state store's change feed, under ``<queryId>-<state variable>-changelog``."""
+    """A state store's change feed, under ``<queryId>-<state variable>-changelog``, or a join's
+    repartition topic (:mod:`qtt.runtime.repartitions`)."""
 
     name: str
     key_schema: str

@@ -20,8 +20,10 @@ from qtt.runtime.session import is_connect
 if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
 
+#: the columns of a repartition topic's rows (:mod:`qtt.runtime.repartitions`), null in a sink's
+TOPIC_FIELD, KEY_FIELD, VALUE_FIELD = "repartition", "key_json", "value_json"
 #: The sink columns the executor reads back (``order`` only a stateful step writes).
-ROW_FIELDS = ("job", "seq", "order", "timestamp", "partition", "key", "value")
+ROW_FIELDS = ("job", "seq", "order", "timestamp", "partition", "key", "value", TOPIC_FIELD, KEY_FIELD, VALUE_FIELD)
 _BATCH = "_qtt_batch"
 _POSITION = "_qtt_position"
 

@@ -63,6 +63,18 @@ def test_a_recorded_state_record_compares_whatever_its_field_order() -> None:
     assert "record 0 differs" in changed[0]
 
 
+def test_a_repartition_record_that_moved_in_time_fails_and_says_when() -> None:
+    def repartition(timestamp: int) -> SpecInternalTopic:
+        record = SpecInternalRecord(key={"ID": 1}, value={"V": 2}, change="append", batch=0, timestamp=timestamp)
+        return SpecInternalTopic(name="Q-Join-repartition", key_schema="K", value_schema="V", records=(record,))
+
+    assert compare_internal_topics([repartition(5)], [repartition(5)]) == []
+    [problem] = compare_internal_topics([repartition(5)], [repartition(6)])
+    assert "record 0 differs" in problem and "timestamp 5" in problem and "timestamp 6" in problem
+    [missing] = compare_internal_topics([repartition(5)], [])
+    assert missing == "internal topic Q-Join-repartition: recorded, but today's replay does not write it"
+
+
 @pytest.mark.spark
 def test_topologies_are_described_off_the_main_thread_and_a_changed_state_operator_fails_only_its_folder(
     spark,  # type: ignore[no-untyped-def]

@@ -103,7 +103,7 @@ def test_comparison_names_the_topic_and_the_first_differing_record() -> None:
     ]
     assert compare_internal_topics(recorded, recorded) == []
     assert compare_internal_topics(recorded, []) == [
-        "internal topic Q-Agg-changelog: recorded, but today's replay has no such state store"
+        "internal topic Q-Agg-changelog: recorded, but today's replay does not write it"
     ]
 
 

@@ -105,3 +105,35 @@ def test_foreign_key_joins_record_the_same_facts_in_any_group(spark, monkeypatch
     # customer 9's subscribers, in the order of their keys' bytes: 3, 20, then -4 (FFFFFFFC)
     nine = [r for r in inner["CTAS_PAID_0-Join-subscriptions-changelog"] if r.key == {"C_ID": 9}]
     assert [s["O_ORDER_ID"] for s in nine[-2].value["subscribers"]] == [3, 20, -4]
+
+
+REKEYED = ("a stream joined on a value column is re-keyed", "a full outer stream-stream join on value columns")
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_a_rekeyed_join_input_is_recorded_as_its_repartition_topic_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    alone, together, reversed_ = replay_in_three_groupings(lambda: case_items(CASES, REKEYED), spark, monkeypatch)
+    assert_same_facts(alone, together, reversed_)
+
+    stream_table, stream_stream = (
+        {name: (key, value, records) for name, key, value, records in facts(r)["internal"]} for r in alone
+    )
+    key_schema, value_schema, payments = stream_table["CSAS_OWNED_0-Join-repartition"]
+    assert key_schema == "STRUCT<`P_ACCOUNT` INTEGER>"
+    assert value_schema.startswith("STRUCT<`P_AMOUNT` DOUBLE,")
+    # the payment without an account (p3) writes nothing; each record keeps its input's time
+    assert [(r.key, r.value["P_ID"], r.batch, r.timestamp) for r in payments] == [
+        ({"P_ACCOUNT": 7}, "p1", 1, 2),
+        ({"P_ACCOUNT": 8}, "p2", 2, 3),
+        ({"P_ACCOUNT": 8}, "p4", 5, 6),
+    ]
+    assert {r.change for r in payments} == {"append"}
+    # both sides of a stream-stream join re-keyed: one topic per side, named after the join
+    assert {name for name in stream_stream if name.endswith("-repartition")} == {
+        "CSAS_MATCHED_0-Join-left-repartition",
+        "CSAS_MATCHED_0-Join-right-repartition",
+    }
+    right = stream_stream["CSAS_MATCHED_0-Join-right-repartition"][2]
+    assert [(r.key, r.value["B_ID"]) for r in right] == [({"ROWKEY": "h1"}, "q1"), ({"ROWKEY": "h2"}, "q2")]

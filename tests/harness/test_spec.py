@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -38,6 +39,18 @@ def test_round_trip_is_byte_exact_and_keeps_decimal_digits() -> None:
     text = spec.dumps(_spec())
     assert '"PRICE": 10.50' in text
     assert spec.dumps(spec.loads(text)) == text
+
+
+def test_only_a_repartition_record_writes_a_timestamp() -> None:
+    change = spec.SpecInternalRecord(key={"K": 1}, value=None, change="delete", batch=0)
+    appended = spec.SpecInternalRecord(key={"K": 1}, value={"V": 2}, change="append", batch=1, timestamp=7)
+    topics = (
+        spec.SpecInternalTopic(name="Q-S-changelog", key_schema="K", value_schema="V", records=(change,)),
+        spec.SpecInternalTopic(name="Q-Join-repartition", key_schema="K", value_schema="V", records=(appended,)),
+    )
+    text = spec.dumps(replace(_spec(), internal_topics=topics))
+    assert text.count('"timestamp": 7') == 1 and '"timestamp": null' not in text
+    assert spec.loads(text).internal_topics == topics and spec.dumps(spec.loads(text)) == text
 
 
 def test_bytes_survive_base64() -> None:

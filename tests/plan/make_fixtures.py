@@ -45,6 +45,12 @@ def examples() -> dict[str, object]:
         "streamSelectKeyV1": s.StreamSelectKeyV1(
             context="PartitionBy", source=SOURCE, key_expressions=(s.SelectExpression(alias="ID", expression=ID),)
         ),
+        "streamSelectKeyV2": s.StreamSelectKeyV2(
+            context="LeftSourceKeyed",
+            source=SOURCE,
+            key_expressions=(s.SelectExpression(alias="ID", expression=ID),),
+            repartition_name="Join",
+        ),
         "streamFlatMapV1": s.StreamFlatMapV1(
             context="FlatMap",
             source=SOURCE,

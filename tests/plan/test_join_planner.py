@@ -58,7 +58,9 @@ def test_star_lists_the_key_then_each_side_prefixed() -> None:
 
 def test_a_join_on_a_stream_value_rekeys_the_stream_and_names_the_key_after_it() -> None:
     query = _query("CREATE STREAM o AS SELECT s.v, w, x FROM s JOIN t ON s.v = t.id;")
-    assert ("streamSelectKeyV1", "LeftSourceKeyed") in _steps(query)
+    assert ("streamSelectKeyV2", "LeftSourceKeyed") in _steps(query)
+    rekey = next(x for x in s.walk_steps(query.physical_plan) if isinstance(x, s.StreamSelectKeyV2))
+    assert rekey.repartition_name == "Join"  # a stream-table join's one repartition
     assert _schema("CREATE STREAM o AS SELECT s.v, w, x FROM s JOIN t ON s.v = t.id;").startswith("`S_V` INTEGER KEY")
 
 
@@ -78,7 +80,9 @@ def test_a_stream_stream_join_keeps_its_window_and_rekeys_either_side() -> None:
         "CREATE STREAM o AS SELECT s.v, w, z FROM s LEFT JOIN s2 WITHIN (1 SECOND, 2 SECONDS) ON s.v = s2.z;"
     )
     steps = _steps(query)
-    assert ("streamSelectKeyV1", "LeftSourceKeyed") in steps and ("streamSelectKeyV1", "RightSourceKeyed") in steps
+    assert ("streamSelectKeyV2", "LeftSourceKeyed") in steps and ("streamSelectKeyV2", "RightSourceKeyed") in steps
+    names = {x.repartition_name for x in s.walk_steps(query.physical_plan) if isinstance(x, s.StreamSelectKeyV2)}
+    assert names == {"Join-left", "Join-right"}
     join = next(x for x in s.walk_steps(query.physical_plan) if isinstance(x, js.StreamStreamJoinV1))
     assert (join.join_type, join.key_col_name, join.before_ms, join.after_ms) == ("LEFT", "S_V", 1000, 2000)
 
@@ -264,3 +268,13 @@ def test_a_windowed_join_with_a_grace_period_is_named_as_not_yet_run() -> None:
     sql = WINDOWED + "CREATE STREAM o AS SELECT g.site, g.kph, l.kph AS lull FROM gusts g JOIN lulls l "
     with pytest.raises(UnsupportedFeatureError, match="joining windowed sources with a GRACE PERIOD"):
         plan_statements(parse_statements(SOURCES + sql + "WITHIN 1 MINUTE GRACE PERIOD 1 SECOND ON g.site = l.site;"))
+
+
+def test_a_join_of_a_rekeyed_join_names_each_repartition_after_its_own_join() -> None:
+    query = _query(
+        "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+        "CREATE STREAM o AS SELECT s2.k, s.v, w, z, x FROM s JOIN s2 WITHIN 1 SECOND ON s.v = s2.z "
+        "JOIN t ON s2.k = t.id;"
+    )
+    names = {x.repartition_name for x in s.walk_steps(query.physical_plan) if isinstance(x, s.StreamSelectKeyV2)}
+    assert names == {"L_Join-left", "L_Join-right", "Join"}
