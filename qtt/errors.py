@@ -110,6 +110,17 @@ class PlanFileError(QttError):
 class SqlError(QttError):
     """A statement cannot be executed. ksqlDB's ``KsqlException``."""
 
+    #: line and column in the case's statements joined by newlines, the script ksqlDB runs, for
+    #: its messages' own prefix (``Line: 3, Col: 70: ...``); set when the error is located
+    script_position: tuple[int, int] | None = None
+
+    def ksql_text(self) -> str | None:
+        """The message as ksqlDB prefixes an error it locates in the script, or None."""
+        if self.script_position is None:
+            return None
+        line, column = self.script_position
+        return f"Line: {line}, Col: {column}: {self.message}"
+
 
 class SqlSyntaxError(SqlError):
     """A statement does not parse. ksqlDB's ``ParseFailedException``."""

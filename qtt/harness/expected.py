@@ -2,7 +2,9 @@
 
 ksqlDB names Java exception classes; each maps to the qtt error class with the same
 meaning. A case may also name a qtt class directly (``"qtt.errors.StatementError"``).
-The expected message must be contained in the error's text, as in ksqlDB.
+The expected message must be contained in the error's text, as in ksqlDB, or in its message
+as ksqlDB prefixes an error it locates (``Line: 3, Col: 70: ...``, the position in the case's
+statements joined by newlines, which is the script ksqlDB runs).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def mismatch(expected: ExpectedException, error: errors.QttError) -> str | None:
         return (
             f"expected {expected.type} ({cls.__name__}) but got {type(error).__name__}: {error.message.splitlines()[0]}"
         )
-    if expected.message and expected.message not in str(error) and expected.message not in error.message:
+    texts = [str(error), error.message]
+    if isinstance(error, errors.SqlError) and (located := error.ksql_text()) is not None:
+        texts.append(located)
+    if expected.message and all(expected.message not in text for text in texts):
         return f"expected a message containing {expected.message!r} but got {str(error)!r}"
     return None

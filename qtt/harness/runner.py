@@ -108,6 +108,8 @@ def _locate(error: SqlError, variant: CaseVariant) -> SqlError:
     error.at(file=variant.file, case=variant.case)
     if error.path is not None or error.line is None:
         return error
+    if error.column:
+        error.script_position = (error.line, error.column)
     first = 1
     for position, statement in enumerate(variant.statements):
         size = statement.count("\n") + 1

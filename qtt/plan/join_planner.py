@@ -90,6 +90,8 @@ class Joined:
     #: every key column of a source (``key`` is None when there are several), or of a
     #: foreign-key join's left table
     keys: tuple[tuple[str, t.SqlType], ...] = ()
+    #: the key is no column of either side (``ROWKEY``, or ``ROWKEY_n`` when that is taken)
+    synthetic_key: bool = False
 
     @property
     def qualifiers(self) -> frozenset[str]:
@@ -103,8 +105,8 @@ class Joined:
     def scope(self) -> Scope:
         """The columns expressions over this input may reference."""
         columns = [ScopeColumn(c.name, c.type, frozenset([c.qualifier]), input_name=c.prefixed) for c in self.columns]
-        if self.key is not None and self.key[0] == SYNTHETIC_KEY:
-            columns.append(ScopeColumn(SYNTHETIC_KEY, self.key[1], frozenset()))
+        if self.key is not None and self.synthetic_key:
+            columns.append(ScopeColumn(self.key[0], self.key[1], frozenset()))
         return Scope(columns, self.qualifiers)
 
 
@@ -239,6 +241,8 @@ class JoinPlanner:
         if not left_keyed and left.kind == TABLE:
             return _foreign_key_join(relation, left, right, left_expr, got, prefix)
         _check_windowed_keys(left, right, left_keyed, right_keyed)
+        columns_joined = isinstance(left_expr, e.ColumnRef) or isinstance(right_expr, e.ColumnRef)
+        synthetic = relation.kind == "FULL" or not columns_joined
         if relation.kind == "FULL":
             key_name = _synthetic_key(left, right)
         elif isinstance(left_expr, e.ColumnRef):
@@ -292,7 +296,10 @@ class JoinPlanner:
             step = js.TableTableJoinV1(**joined)
         if isinstance(step, js.StreamStreamJoinV2) and leftmost.formats.window is not None:
             raise UnsupportedFeatureError("joining windowed sources with a GRACE PERIOD")
-        star = [(key_name, right_expr.result_type)] + [c for c in (*left.star, *right.star) if c[0] != key_name]
+        # an input's synthetic key is no source column: once re-keyed, `*` no longer lists it
+        dropped = {side.key[0] for side in (left, right) if side.synthetic_key and side.key is not None}
+        listed = [c for c in (*left.star, *right.star) if c[0] != key_name and c[0] not in dropped]
+        star = [(key_name, right_expr.result_type), *listed]
         return Joined(
             step=step,
             kind=left.kind,
@@ -302,6 +309,7 @@ class JoinPlanner:
             equivalents=equivalents,
             sources=left.sources + right.sources,
             repartitioned=left.repartitioned or not left_keyed or not right_keyed,
+            synthetic_key=synthetic,
         )
 
     def _criteria(self, relation: ast.Join, left: Joined, right: Joined) -> tuple[e.Expression, e.Expression, str]:
@@ -426,9 +434,9 @@ def _combined(left: Joined, right: Joined) -> Joined:
 
 
 def _synthetic_key(left: Joined, right: Joined) -> str:
-    """``ROWKEY``, or ``ROWKEY_n`` with the first ``n`` that no column is named."""
-    columns = (*left.columns, *right.columns)
-    taken = {c.name for c in columns} | {c.prefixed for c in columns} | {n for n, _ in (*left.star, *right.star)}
+    """``ROWKEY``, or ``ROWKEY_n`` with the first ``n`` that no column of a source is named
+    (ksqlDB's ``generateSyntheticJoinKey``: an earlier join's synthetic key does not count)."""
+    taken = {c.name for c in (*left.columns, *right.columns)}
     n = 0
     while (name := SYNTHETIC_KEY if n == 0 else f"{SYNTHETIC_KEY}_{n}") in taken:
         n += 1

@@ -125,17 +125,18 @@ def _resolve(items: Sequence[ast.SelectItem], joined: Joined) -> list[SelectItem
 
 def _key_items(select: list[SelectItem], joined: Joined, sink_name: str) -> list[SelectItem]:
     """The items that become the key columns, in projection order: the first that selects the
-    key or a join expression equal to it (rewritten to read the key); for a foreign-key join, the
-    first that selects each of the left table's key columns."""
+    key, else the first that selects a join expression equal to it (rewritten to read the key;
+    beside the key itself such an expression is a value column, as in ksqlDB); for a
+    foreign-key join, the first that selects each of the left table's key columns."""
     assert joined.key is not None
     if joined.foreign_key:
         return _foreign_key_items(select, joined)
     key_name, key_type = joined.key
-    stands_for_key = {key_name} | {c.prefixed for c in joined.equivalents}
-    for index, item in enumerate(select):
-        if isinstance(item.expression, e.ColumnRef) and item.expression.name in stands_for_key:
-            select[index] = SelectItem(item.alias, e.ColumnRef(name=key_name, sql_type=key_type))
-            return [select[index]]
+    for stands_for_key in ({key_name}, {c.prefixed for c in joined.equivalents}):
+        for index, item in enumerate(select):
+            if isinstance(item.expression, e.ColumnRef) and item.expression.name in stands_for_key:
+                select[index] = SelectItem(item.alias, e.ColumnRef(name=key_name, sql_type=key_type))
+                return [select[index]]
     shown = [c.shown for c in joined.equivalents] or [key_name]
     noun = "join expressions" if len(shown) > 1 else "join expression"
     msg = (

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import SqlError, SqlSyntaxError, StatementError
+from qtt.harness.expected import mismatch
 from qtt.harness.loader import load_file
+from qtt.harness.model import ExpectedException
 from qtt.harness.runner import plan_variant
 
 FIXTURE = Path(__file__).parent / "fixtures" / "runner" / "sql_errors.json"
@@ -39,3 +41,13 @@ def test_a_sql_error_names_the_statement_in_the_case_file(
 
 def test_a_syntax_error_keeps_ksqldbs_message() -> None:
     assert "Syntax Error\nExpecting {" in _error("bad").message
+
+
+def test_a_located_error_also_reads_as_ksqldb_prefixes_it_in_the_joined_script() -> None:
+    error = _error("unknown column")
+    assert error.script_position == (2, 30)  # the second statement's line in the statements joined by newlines
+    assert error.ksql_text() == "Line: 2, Col: 30: SELECT column 'NOPE' cannot be resolved."
+    expected = ExpectedException(type="io.confluent.ksql.util.KsqlStatementException", message=error.ksql_text())
+    assert mismatch(expected, error) is None
+    elsewhere = ExpectedException(type="io.confluent.ksql.util.KsqlStatementException", message="Line: 1, Col: 30: ")
+    assert mismatch(elsewhere, error) is not None

@@ -278,3 +278,40 @@ def test_a_join_of_a_rekeyed_join_names_each_repartition_after_its_own_join() ->
     )
     names = {x.repartition_name for x in s.walk_steps(query.physical_plan) if isinstance(x, s.StreamSelectKeyV2)}
     assert names == {"L_Join-left", "L_Join-right", "Join"}
+
+
+def test_the_key_column_itself_wins_over_an_equal_join_expression_selected_before_it() -> None:
+    schema = _schema(
+        "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+        "CREATE STREAM o AS SELECT s2.*, s.k FROM s JOIN s2 WITHIN 1 SECOND ON s2.k = s.k;"
+    )
+    # S2_K equals the key but comes first: beside the key itself it is an ordinary value column
+    assert schema == "`S_K` INTEGER KEY, `S2_K` INTEGER, `S2_Z` INTEGER"
+
+
+def test_a_synthetic_key_past_taken_names_can_be_selected_by_its_name() -> None:
+    schema = _schema(
+        "CREATE TABLE a (rowkey INT PRIMARY KEY, rowkey_1 INT) WITH (kafka_topic='a', value_format='JSON');"
+        "CREATE TABLE b (rowkey_2 INT PRIMARY KEY, v INT) WITH (kafka_topic='b', value_format='JSON');"
+        "CREATE TABLE o AS SELECT rowkey_3, a.rowkey_1, v FROM a FULL OUTER JOIN b ON a.rowkey = b.rowkey_2;"
+    )
+    assert schema == "`ROWKEY_3` INTEGER KEY, `ROWKEY_1` INTEGER, `V` INTEGER"
+
+
+def test_an_earlier_joins_synthetic_key_does_not_take_the_name_of_the_next() -> None:
+    schema = _schema(
+        "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+        "CREATE STREAM s3 (k INT KEY, q INT) WITH (kafka_topic='s3', value_format='JSON');"
+        "CREATE STREAM o AS SELECT ROWKEY, z, q FROM s FULL OUTER JOIN s2 WITHIN 1 SECOND ON s.k = s2.k "
+        "FULL OUTER JOIN s3 WITHIN 1 SECOND ON s.k = s3.k;"
+    )
+    assert schema == "`ROWKEY` INTEGER KEY, `Z` INTEGER, `Q` INTEGER"
+
+
+def test_star_over_a_rekeyed_full_outer_join_leaves_out_its_synthetic_key() -> None:
+    schema = _schema(
+        "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+        "CREATE STREAM o AS SELECT * FROM s FULL OUTER JOIN s2 WITHIN 1 SECOND ON s.k = s2.k "
+        "JOIN t ON s.k = t.id;"
+    )
+    assert "ROWKEY" not in schema and schema.startswith("`S_K` INTEGER KEY")
