@@ -47,6 +47,9 @@ class AggregationContext:
     qualifier: str
     config: Mapping[str, str]
     scope: Scope
+    #: whether SELECT may read a windowed aggregation's WINDOWSTART and WINDOWEND (not over a
+    #: join: ksqlDB cannot resolve them there)
+    window_bounds: bool = True
 
     @property
     def processing_names(self) -> list[str]:
@@ -124,7 +127,7 @@ class AggregationPlanner:
         final = query.emit == "FINAL"
         window = window_expression(query.window, emit_final=final) if query.window is not None else None
         select_scope = self.scope
-        if window is not None:
+        if window is not None and self.context.window_bounds:
             reject_window_bounds_outside_select(query)
             bounds = [ScopeColumn(name, type_, self.scope.sources) for name, type_ in WINDOW_BOUNDS.items()]
             select_scope = Scope(self.scope.columns + bounds, self.scope.sources)

@@ -18,7 +18,7 @@ from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan import expressions as e
 from qtt.plan import messages
 from qtt.plan import steps as s
-from qtt.plan.aggregate_planner import reject_aggregates_without_group_by
+from qtt.plan.aggregate_planner import AggregationContext, AggregationPlanner, reject_aggregates_without_group_by
 from qtt.plan.aliases import ColumnAliasGenerator
 from qtt.plan.analyzer import Analyzer
 from qtt.plan.coercion import reject_untyped_null
@@ -32,7 +32,12 @@ from qtt.sql.formatter import format_expr
 
 
 def plan_join_query(
-    query: ast.Query, sources: Mapping[str, DataSource], *, sink_name: str, sink_kind: str
+    query: ast.Query,
+    sources: Mapping[str, DataSource],
+    config: Mapping[str, object],
+    *,
+    sink_name: str,
+    sink_kind: str,
 ) -> PlannedQuery:
     """Plan a C*AS or INSERT INTO query whose FROM clause is a join.
 
@@ -40,15 +45,14 @@ def plan_join_query(
         SqlError: the query is invalid (subclasses name the reason).
         UnsupportedFeatureError: the query needs a feature qtt does not support yet.
     """
-    if query.group_by is not None:
-        raise UnsupportedFeatureError("aggregating a join")
     if query.partition_by is not None:
         raise UnsupportedFeatureError("PARTITION BY over a join")
-    if query.window is not None:
-        raise UnsupportedFeatureError("WINDOW over a join")
     if any(contains_table_function(item) for item in query.select):
         raise UnsupportedFeatureError("table functions over a join")
-    reject_aggregates_without_group_by(query, sink_kind)
+    if query.group_by is None:
+        reject_aggregates_without_group_by(query, sink_kind)
+        if query.window is not None:
+            raise StatementError("A WINDOW clause needs an aggregation: add GROUP BY and aggregate functions.")
     joined = JoinPlanner(sources).plan(query.from_)
     assert joined.key is not None
     scope = joined.scope()
@@ -64,10 +68,55 @@ def plan_join_query(
         # passed before (Kafka Streams' table filter with old values), as ksqlDB's HAVING does
         filter_step = s.TableFilterV2 if table else s.StreamFilterV1
         step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
+    if query.group_by is not None:
+        return _aggregated(query, joined, step, config, sink_name)
     items = _aliased(query.select, joined)
     select = _resolve(items, joined)
     key_items = _key_items(select, joined, sink_name)
     return _project(step, joined, select, key_items)
+
+
+def _aggregated(
+    query: ast.Query, joined: Joined, step: s.ExecutionStep, config: Mapping[str, object], sink_name: str
+) -> PlannedQuery:
+    """GROUP BY over the joined rows, as over a source whose columns are the join's: ksqlDB
+    aggregates the join's output (its key, then each side's columns as ``<alias>_<column>``)."""
+    assert joined.key is not None
+    leftmost = joined.sources[0][1]
+    if leftmost.formats.window is not None:
+        raise UnsupportedFeatureError("aggregating a join of windowed sources")
+    if query.window is not None and joined.kind == TABLE:
+        raise StatementError("Windowing not supported for table aggregations.")
+    if query.emit == "FINAL" and query.window is None:
+        raise StatementError("EMIT FINAL is only supported for windowed aggregations.")
+    key_name, key_type = joined.key
+    columns = [Column(key_name, key_type, KEY)]
+    columns += [Column(c.prefixed, c.type, VALUE) for c in joined.columns if c.prefixed != key_name]
+    rows = DataSource(
+        name=leftmost.name,
+        kind=joined.kind,
+        schema=LogicalSchema(tuple(columns)),
+        topic=leftmost.topic,
+        formats=replace(leftmost.formats, window=None),
+    )
+    context = AggregationContext(
+        source=rows,
+        sink_name=sink_name,
+        qualifier=joined.shown,
+        config={k: str(v) for k, v in config.items()},
+        scope=joined.scope(),
+        window_bounds=False,
+    )
+    aggregation = AggregationPlanner(context)
+    step, schema = aggregation.plan(query, step, _aliased(query.select, joined))
+    return PlannedQuery(
+        step=step,
+        schema=schema,
+        source=leftmost,
+        is_table=True,
+        window=aggregation.window_info,
+        source_names=tuple(source.name for _, source in joined.sources),
+    )
 
 
 def _aliased(items: Sequence[ast.SelectItem], joined: Joined) -> list[ast.SelectItem]:

@@ -50,7 +50,7 @@ def plan_query(
         msg = "HAVING requires GROUP BY."
         raise StatementError(msg)
     if isinstance(query.from_, ast.Join):
-        return plan_join_query(query, sources, sink_name=sink_name, sink_kind=sink_kind)
+        return plan_join_query(query, sources, config, sink_name=sink_name, sink_kind=sink_kind)
     relation = query.from_
     assert isinstance(relation, ast.Table)
     source = sources.get(relation.name)

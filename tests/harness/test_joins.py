@@ -137,3 +137,28 @@ def test_a_rekeyed_join_input_is_recorded_as_its_repartition_topic_in_any_group(
     }
     right = stream_stream["CSAS_MATCHED_0-Join-right-repartition"][2]
     assert [(r.key, r.value["B_ID"]) for r in right] == [({"ROWKEY": "h1"}, "q1"), ({"ROWKEY": "h2"}, "q2")]
+
+
+AGGREGATED_CASES = Path(__file__).parents[2] / "cases" / "joins_aggregated.json"
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_an_aggregated_join_records_the_same_facts_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    alone, together, reversed_ = replay_in_three_groupings(
+        lambda: case_items(AGGREGATED_CASES, ("sales per city", "totals per region", "clicks per category")),
+        spark,
+        monkeypatch,
+    )
+    assert_same_facts(alone, together, reversed_)
+    per_city, per_region, _ = (facts(r) for r in alone)
+    # the join's table side and the aggregate each keep their state, named after their contexts
+    assert {name for name, *_ in per_city["internal"]} == {
+        "CTAS_CITY_SALES_0-Join-repartition",
+        "CTAS_CITY_SALES_0-KafkaTopic_Right-Reduce-changelog",
+        "CTAS_CITY_SALES_0-Aggregate-Aggregate-changelog",
+    }
+    totals = {name: records for name, _, _, records in per_region["internal"]}
+    contributed = totals["CTAS_REGION_TOTALS_0-Aggregate-GroupBy-changelog"]
+    assert contributed[-1].value is None  # the deleted account no longer contributes to a group

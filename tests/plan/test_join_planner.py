@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from qtt.errors import StatementError, UnsupportedFeatureError
@@ -315,3 +317,50 @@ def test_star_over_a_rekeyed_full_outer_join_leaves_out_its_synthetic_key() -> N
         "JOIN t ON s.k = t.id;"
     )
     assert "ROWKEY" not in schema and schema.startswith("`S_K` INTEGER KEY")
+
+
+def test_group_by_over_a_stream_table_join_aggregates_the_joined_rows() -> None:
+    query = _query(
+        "CREATE TABLE o AS SELECT t.x, COUNT(*) AS n, SUM(s.v) AS total FROM s JOIN t ON s.k = t.id GROUP BY t.x;"
+    )
+    steps = [tag for tag, _ in _steps(query)]
+    assert steps[steps.index("streamTableJoinV1") + 1 :] == [
+        "streamGroupByV1",
+        "streamAggregateV1",
+        "tableSelectV1",
+        "tableSinkV1",
+    ]
+    schema = _schema(
+        "CREATE TABLE o AS SELECT t.x, COUNT(*) AS n, SUM(s.v) AS total FROM s JOIN t ON s.k = t.id GROUP BY t.x;"
+    )
+    assert schema == "`X` BIGINT KEY, `N` BIGINT, `TOTAL` INTEGER"
+
+
+def test_group_by_over_a_table_table_join_is_a_table_aggregation() -> None:
+    query = _query("CREATE TABLE o AS SELECT u.y, COUNT(*) AS n FROM t LEFT JOIN u ON t.id = u.id GROUP BY u.y;")
+    assert ("tableGroupByV1", "Aggregate/GroupBy") in _steps(query)
+    assert ("tableAggregateV2", "Aggregate/Aggregate") in _steps(query)
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        (
+            "CREATE TABLE o AS SELECT t.x, COUNT(*) AS n FROM t JOIN u ON t.id = u.id "
+            "WINDOW TUMBLING (SIZE 1 MINUTE) GROUP BY t.x;",
+            "Windowing not supported for table aggregations.",
+        ),
+        (
+            "CREATE TABLE o AS SELECT t.x, COUNT(*) AS n, WINDOWSTART AS ws FROM s JOIN t ON s.k = t.id "
+            "WINDOW TUMBLING (SIZE 1 MINUTE) GROUP BY t.x;",
+            "SELECT column 'WINDOWSTART' cannot be resolved.",
+        ),
+        (
+            "CREATE STREAM o AS SELECT s.k, w FROM s JOIN t ON s.k = t.id WINDOW TUMBLING (SIZE 1 MINUTE);",
+            "A WINDOW clause needs an aggregation",
+        ),
+    ],
+)
+def test_aggregating_a_join_keeps_ksqldbs_rules(sql: str, message: str) -> None:
+    with pytest.raises(StatementError, match=re.escape(message)):
+        _query(sql)
