@@ -92,6 +92,9 @@ class Joined:
     keys: tuple[tuple[str, t.SqlType], ...] = ()
     #: the key is no column of either side (``ROWKEY``, or ``ROWKEY_n`` when that is taken)
     synthetic_key: bool = False
+    #: every expression equal to the key: the join's two expressions, and an input's set when
+    #: one of them is in it (ksqlDB's join equivalence set); empty for a source or an outer join
+    equivalence: frozenset[e.Expression] = frozenset()
 
     @property
     def qualifiers(self) -> frozenset[str]:
@@ -241,19 +244,19 @@ class JoinPlanner:
         if not left_keyed and left.kind == TABLE:
             return _foreign_key_join(relation, left, right, left_expr, got, prefix)
         _check_windowed_keys(left, right, left_keyed, right_keyed)
-        columns_joined = isinstance(left_expr, e.ColumnRef) or isinstance(right_expr, e.ColumnRef)
-        synthetic = relation.kind == "FULL" or not columns_joined
-        if relation.kind == "FULL":
+        # a full outer join's columns may be null on either side: only its synthetic key is the key
+        equivalence = frozenset() if relation.kind == "FULL" else _equivalence(left, right, left_expr, right_expr)
+        equivalents = _viable(left, right, left_expr, right_expr, equivalence)
+        synthetic = relation.kind == "FULL" or not equivalents
+        if synthetic:
             key_name = _synthetic_key(left, right)
         elif isinstance(left_expr, e.ColumnRef):
             key_name = left_expr.name
         elif isinstance(right_expr, e.ColumnRef):
             key_name = right_expr.name
-        else:
-            key_name = _synthetic_key(left, right)
+        else:  # only an earlier join's criteria make a column equal to the key
+            key_name = equivalents[0].prefixed
         check_no_map_keys([Column(key_name, right_expr.result_type, KEY)])
-        # a full outer join's columns may be null on either side: only its synthetic key is the key
-        equivalents = () if relation.kind == "FULL" else _equivalents(left, right, left_expr, right_expr, left_keyed)
         left_step, right_step = left.step, right.step
         # Kafka Streams' join repartitions a re-keyed input under the join's name
         repartition = f"{prefix}Join"
@@ -307,6 +310,7 @@ class JoinPlanner:
             columns=left.columns + right.columns,
             star=tuple(star),
             equivalents=equivalents,
+            equivalence=equivalence,
             sources=left.sources + right.sources,
             repartitioned=left.repartitioned or not left_keyed or not right_keyed,
             synthetic_key=synthetic,
@@ -470,21 +474,37 @@ def _shown(node: ast.Expr, expr: e.Expression, joined: Joined) -> str:
     return format_expr(node)
 
 
-def _equivalents(
-    left: Joined, right: Joined, left_expr: e.Expression, right_expr: e.Expression, left_keyed: bool
+def _equivalence(
+    left: Joined, right: Joined, left_expr: e.Expression, right_expr: e.Expression
+) -> frozenset[e.Expression]:
+    """The expressions equal to an inner or left join's key: its two join expressions, and each
+    input's equivalence set that holds one of them (ksqlDB's ``JoinTree``)."""
+    keys = frozenset({left_expr, right_expr})
+    out = set(keys)
+    for side in (left, right):
+        if side.equivalence & keys:
+            out |= side.equivalence
+    return frozenset(out)
+
+
+def _viable(
+    left: Joined,
+    right: Joined,
+    left_expr: e.Expression,
+    right_expr: e.Expression,
+    equivalence: frozenset[e.Expression],
 ) -> tuple[JoinColumn, ...]:
-    """The columns whose values equal the join's key: its column expressions, and a nested
-    join's equivalents when its key is the left expression."""
-    by_left, by_right = _by_prefixed(left), _by_prefixed(right)
-    out: list[JoinColumn] = []
-    if isinstance(left_expr, e.ColumnRef):
-        if left_keyed and left.equivalents:
-            out.extend(left.equivalents)
-        elif left_expr.name in by_left:
-            out.append(by_left[left_expr.name])
-    if isinstance(right_expr, e.ColumnRef) and right_expr.name in by_right:
-        out.append(by_right[right_expr.name])
-    return tuple(dict.fromkeys(out))
+    """The columns that may stand for the key in the projection, in ksqlDB's order: the left
+    input's, the left expression, the right input's, the right expression."""
+    by_name = {**_by_prefixed(left), **_by_prefixed(right)}
+    candidates = [
+        *left.equivalents,
+        *([by_name[left_expr.name]] if isinstance(left_expr, e.ColumnRef) and left_expr.name in by_name else []),
+        *right.equivalents,
+        *([by_name[right_expr.name]] if isinstance(right_expr, e.ColumnRef) and right_expr.name in by_name else []),
+    ]
+    viable = [c for c in candidates if e.ColumnRef(name=c.prefixed, sql_type=c.type) in equivalence]
+    return tuple(dict.fromkeys(viable))
 
 
 #: key formats whose joins always repartition both sides (ksqlDB: their schema ids differ)

@@ -39,14 +39,26 @@ def plan_join_query(
     sink_name: str,
     sink_kind: str,
 ) -> PlannedQuery:
-    """Plan a C*AS or INSERT INTO query whose FROM clause is a join.
+    """Plan a C*AS or INSERT INTO query whose FROM clause is a join (without PARTITION BY,
+    which :mod:`qtt.plan.query_planner` plans over :func:`plan_joined_rows`).
 
     Raises:
         SqlError: the query is invalid (subclasses name the reason).
         UnsupportedFeatureError: the query needs a feature qtt does not support yet.
     """
-    if query.partition_by is not None:
-        raise UnsupportedFeatureError("PARTITION BY over a join")
+    joined, step = plan_joined_rows(query, sources, sink_kind)
+    if query.group_by is not None:
+        return _aggregated(query, joined, step, config, sink_name)
+    items = aliased(query.select, joined)
+    select = _resolve(items, joined)
+    key_items = _key_items(select, joined, sink_name)
+    return _project(step, joined, select, key_items)
+
+
+def plan_joined_rows(
+    query: ast.Query, sources: Mapping[str, DataSource], sink_kind: str
+) -> tuple[Joined, s.ExecutionStep]:
+    """The join of the FROM clause and the WHERE over its rows: the joined input and its last step."""
     if any(contains_table_function(item) for item in query.select):
         raise UnsupportedFeatureError("table functions over a join")
     if query.group_by is None:
@@ -55,33 +67,42 @@ def plan_join_query(
             raise StatementError("A WINDOW clause needs an aggregation: add GROUP BY and aggregate functions.")
     joined = JoinPlanner(sources).plan(query.from_)
     assert joined.key is not None
-    scope = joined.scope()
     step = joined.step
-    table = joined.kind == TABLE
     if query.where is not None:
         if joined.foreign_key:
             raise UnsupportedFeatureError("WHERE over a foreign-key join")
         if contains_table_function(query.where):
             raise StatementError(f"Table functions are not allowed in WHERE: {format_expr(query.where)}")
-        predicate = Analyzer(scope, "WHERE").boolean(query.where)
+        predicate = Analyzer(joined.scope(), "WHERE").boolean(query.where)
         # a table join sends each key's previous row along, so its filter deletes only rows that
         # passed before (Kafka Streams' table filter with old values), as ksqlDB's HAVING does
-        filter_step = s.TableFilterV2 if table else s.StreamFilterV1
+        filter_step = s.TableFilterV2 if joined.kind == TABLE else s.StreamFilterV1
         step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
-    if query.group_by is not None:
-        return _aggregated(query, joined, step, config, sink_name)
-    items = _aliased(query.select, joined)
-    select = _resolve(items, joined)
-    key_items = _key_items(select, joined, sink_name)
-    return _project(step, joined, select, key_items)
+    return joined, step
+
+
+def joined_rows(joined: Joined) -> DataSource:
+    """The join's rows as a source: its key, then each side's columns as ``<alias>_<column>``
+    (ksqlDB's join schema), which an aggregation or a PARTITION BY reads as any source's."""
+    assert joined.key is not None
+    leftmost = joined.sources[0][1]
+    key_name, key_type = joined.key
+    columns = [Column(key_name, key_type, KEY)]
+    columns += [Column(c.prefixed, c.type, VALUE) for c in joined.columns if c.prefixed != key_name]
+    return DataSource(
+        name=leftmost.name,
+        kind=joined.kind,
+        schema=LogicalSchema(tuple(columns)),
+        topic=leftmost.topic,
+        formats=replace(leftmost.formats, window=None),
+    )
 
 
 def _aggregated(
     query: ast.Query, joined: Joined, step: s.ExecutionStep, config: Mapping[str, object], sink_name: str
 ) -> PlannedQuery:
     """GROUP BY over the joined rows, as over a source whose columns are the join's: ksqlDB
-    aggregates the join's output (its key, then each side's columns as ``<alias>_<column>``)."""
-    assert joined.key is not None
+    aggregates the join's output."""
     leftmost = joined.sources[0][1]
     if leftmost.formats.window is not None:
         raise UnsupportedFeatureError("aggregating a join of windowed sources")
@@ -89,18 +110,8 @@ def _aggregated(
         raise StatementError("Windowing not supported for table aggregations.")
     if query.emit == "FINAL" and query.window is None:
         raise StatementError("EMIT FINAL is only supported for windowed aggregations.")
-    key_name, key_type = joined.key
-    columns = [Column(key_name, key_type, KEY)]
-    columns += [Column(c.prefixed, c.type, VALUE) for c in joined.columns if c.prefixed != key_name]
-    rows = DataSource(
-        name=leftmost.name,
-        kind=joined.kind,
-        schema=LogicalSchema(tuple(columns)),
-        topic=leftmost.topic,
-        formats=replace(leftmost.formats, window=None),
-    )
     context = AggregationContext(
-        source=rows,
+        source=joined_rows(joined),
         sink_name=sink_name,
         qualifier=joined.shown,
         config={k: str(v) for k, v in config.items()},
@@ -108,7 +119,7 @@ def _aggregated(
         window_bounds=False,
     )
     aggregation = AggregationPlanner(context)
-    step, schema = aggregation.plan(query, step, _aliased(query.select, joined))
+    step, schema = aggregation.plan(query, step, aliased(query.select, joined))
     return PlannedQuery(
         step=step,
         schema=schema,
@@ -119,7 +130,7 @@ def _aggregated(
     )
 
 
-def _aliased(items: Sequence[ast.SelectItem], joined: Joined) -> list[ast.SelectItem]:
+def aliased(items: Sequence[ast.SelectItem], joined: Joined) -> list[ast.SelectItem]:
     """Every single-column item with its alias: ``T_ID`` for ``T.ID`` when another source has an
     ``ID`` too, else ``ID``."""
     generator = ColumnAliasGenerator([[c.prefixed for c in joined.columns]])

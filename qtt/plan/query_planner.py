@@ -19,7 +19,7 @@ from qtt.plan.aggregate_planner import AggregationContext, AggregationPlanner, r
 from qtt.plan.aliases import ColumnAliasGenerator
 from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.coercion import is_null_literal, reject_untyped_null
-from qtt.plan.join_query import plan_join_query
+from qtt.plan.join_query import aliased, joined_rows, plan_join_query, plan_joined_rows
 from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.new_planner import CONFIG_NEW_QUERY_PLANNER, plan_projection, reject_unsupported_clauses
 from qtt.plan.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
@@ -50,6 +50,8 @@ def plan_query(
         msg = "HAVING requires GROUP BY."
         raise StatementError(msg)
     if isinstance(query.from_, ast.Join):
+        if query.partition_by is not None:
+            return _plan_partitioned_join(query, sources, config, sink_name, sink_kind)
         return plan_join_query(query, sources, config, sink_name=sink_name, sink_kind=sink_kind)
     relation = query.from_
     assert isinstance(relation, ast.Table)
@@ -78,6 +80,30 @@ def plan_query(
         if query.window is not None:
             raise StatementError("A WINDOW clause needs an aggregation: add GROUP BY and aggregate functions.")
     return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
+
+
+def _plan_partitioned_join(
+    query: ast.Query, sources: Mapping[str, DataSource], config: Mapping[str, object], sink_name: str, sink_kind: str
+) -> PlannedQuery:
+    """PARTITION BY over a join's rows: re-keyed as a stream's (``streamSelectKeyV1``), then
+    projected, where ``*`` lists every column of the joined rows but the new key (each side's
+    pseudo columns and key copy included, as ksqlDB's join schema holds them)."""
+    joined, step = plan_joined_rows(query, sources, sink_kind)
+    assert joined.key is not None
+    leftmost = joined.sources[0][1]
+    if joined.kind == TABLE:
+        raise UnsupportedFeatureError("PARTITION BY on a table")
+    if leftmost.formats.window is not None:
+        msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
+        raise StatementError(msg)
+    if any(isinstance(item, ast.AllColumns) and item.source is not None for item in query.select):
+        raise UnsupportedFeatureError("a qualified * with PARTITION BY over a join")
+    planner = QueryPlanner(config, joined_rows(joined), None, sink_name)
+    planner.context = replace(planner.context, scope=joined.scope(), qualifier=joined.shown)
+    key = Column(joined.key[0], joined.key[1], KEY)
+    values = [Column(c.prefixed, c.type, VALUE) for c in joined.columns]
+    planned = planner.plan_partitioned_rows(query, step, ([key], values), aliased(query.select, joined))
+    return replace(planned, source=leftmost, source_names=tuple(source.name for _, source in joined.sources))
 
 
 @dataclass(frozen=True)
@@ -210,6 +236,24 @@ class QueryPlanner:
             planned.is_table = True
         planned.window = source.formats.window
         return planned
+
+    def plan_partitioned_rows(
+        self,
+        query: ast.Query,
+        step: s.ExecutionStep,
+        rows: tuple[Sequence[Column], Sequence[Column]],
+        named: Sequence[ast.SelectItem],
+    ) -> PlannedQuery:
+        """PARTITION BY over rows that ``step`` computes, ``rows`` their key and value columns
+        (a join's: its key, then each side's columns, key copies and pseudo columns included),
+        the items already aliased; the planner's scope is the one those rows are read in."""
+        assert query.partition_by is not None
+        scope = self.context.scope
+        parent = _Parent(key=tuple(rows[0]), value=tuple(rows[1]))
+        partition, by_null = self._partition_columns(query.partition_by, scope)
+        step, parent = self._repartition(step, parent, partition)
+        select = self._resolve_select(named, scope, parent, partition)
+        return self._project(step, parent, select, named, partition, by_null, scope)
 
     # ------------------------------------------------------------------ select items
 

@@ -29,6 +29,7 @@ from qtt.runtime.compiler import Compiler
 from qtt.runtime.jobs import InternalRecord, InternalTopic
 from qtt.runtime.names import (
     NULL_KEY,
+    ORDER,
     ROWPARTITION,
     ROWTIME,
     SEQ,
@@ -76,6 +77,8 @@ def select_key(
     value_names = [c.name for c in source_schema.value] + [c.name for c in source_schema.key]
     values = [n for i, n in enumerate(value_names) if n not in keys and n not in value_names[:i]]
     system = [col(n) for n in SYSTEM_COLUMNS if n != NULL_KEY]
+    # a stateful step's outputs of one input keep their order through the re-key
+    system += [col(ORDER)] if ORDER in source_df.columns else []
     # PARTITION BY builds a new key from its expressions; only PARTITION BY NULL leaves none.
     null_key = F.lit(not keys).alias(NULL_KEY)
     df = source_df.select(*key_cols, *[col(v) for v in values], *system, null_key)

@@ -20,7 +20,7 @@ Results = list[ReplayResult | QttError]
 
 
 def case_items(path: Path, names: Sequence[str]) -> list[ReplayItem]:
-    """The replays of the cases of ``path`` whose names start with one of ``names``, in that order."""
+    """The replays of the cases of ``path`` whose names start with one of ``names``, in the file's order."""
     variants = [v for v in load_file(path).variants if v.case.startswith(tuple(names))]
     assert len(variants) == len(names)
     return [ReplayItem.from_case(plan_variant(v).plan, v.inputs) for v in variants]

@@ -85,41 +85,45 @@ def test_join_replays_record_the_same_facts_on_every_run_and_in_any_group(spark,
 FOREIGN_KEY_CASES = Path(__file__).parents[2] / "cases" / "joins_foreign_key.json"
 
 
+AGGREGATED_CASES = Path(__file__).parents[2] / "cases" / "joins_aggregated.json"
+PARTITIONED_CASES = Path(__file__).parents[2] / "cases" / "joins_partitioned.json"
+REKEYED = ("a stream joined on a value column is re-keyed", "a full outer stream-stream join on value columns")
+
+
+def _later_items() -> list[ReplayItem]:
+    """Foreign-key joins, re-keyed join inputs, and joins aggregated and partitioned (0.12.0, 0.13.0)."""
+    return [
+        *case_items(
+            FOREIGN_KEY_CASES, ("an inner foreign-key join", "a left foreign-key join", "a foreign key can be")
+        ),
+        *case_items(CASES, REKEYED),
+        *case_items(AGGREGATED_CASES, ("sales per city", "totals per region", "clicks per category")),
+        *case_items(PARTITIONED_CASES, ("visits re-keyed by the owner", "a stream-stream join partitioned")),
+    ]
+
+
 @pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.usefixtures("no_active_streams")
-def test_foreign_key_joins_record_the_same_facts_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    names = ("an inner foreign-key join", "a left foreign-key join", "a foreign key can be an expression")
-    alone, together, reversed_ = replay_in_three_groupings(
-        lambda: case_items(FOREIGN_KEY_CASES, names), spark, monkeypatch
-    )
+def test_later_join_features_record_the_same_facts_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    alone, together, reversed_ = replay_in_three_groupings(_later_items, spark, monkeypatch)
     assert max(r.runs[-1].stages for r in together) >= 1  # type: ignore[union-attr]
     assert_same_facts(alone, together, reversed_)
+    inner, _, _, stream_table, stream_stream, per_city, per_region, _, _, by_tag = (
+        {name: (key, value, records) for name, key, value, records in facts(r)["internal"]} for r in alone
+    )
 
-    inner = {name: records for name, _, _, records in facts(alone[0])["internal"]}
+    # foreign-key joins: the left table, the right table and the subscriptions
     assert set(inner) == {
         "CTAS_PAID_0-KafkaTopic_Left-Reduce-changelog",
         "CTAS_PAID_0-KafkaTopic_Right-Reduce-changelog",
         "CTAS_PAID_0-Join-subscriptions-changelog",
     }
     # customer 9's subscribers, in the order of their keys' bytes: 3, 20, then -4 (FFFFFFFC)
-    nine = [r for r in inner["CTAS_PAID_0-Join-subscriptions-changelog"] if r.key == {"C_ID": 9}]
+    nine = [r for r in inner["CTAS_PAID_0-Join-subscriptions-changelog"][2] if r.key == {"C_ID": 9}]
     assert [s["O_ORDER_ID"] for s in nine[-2].value["subscribers"]] == [3, 20, -4]
 
-
-REKEYED = ("a stream joined on a value column is re-keyed", "a full outer stream-stream join on value columns")
-
-
-@pytest.mark.spark
-@pytest.mark.slow
-@pytest.mark.usefixtures("no_active_streams")
-def test_a_rekeyed_join_input_is_recorded_as_its_repartition_topic_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    alone, together, reversed_ = replay_in_three_groupings(lambda: case_items(CASES, REKEYED), spark, monkeypatch)
-    assert_same_facts(alone, together, reversed_)
-
-    stream_table, stream_stream = (
-        {name: (key, value, records) for name, key, value, records in facts(r)["internal"]} for r in alone
-    )
+    # a re-keyed stream side is its join's repartition topic
     key_schema, value_schema, payments = stream_table["CSAS_OWNED_0-Join-repartition"]
     assert key_schema == "STRUCT<`P_ACCOUNT` INTEGER>"
     assert value_schema.startswith("STRUCT<`P_AMOUNT` DOUBLE,")
@@ -138,27 +142,16 @@ def test_a_rekeyed_join_input_is_recorded_as_its_repartition_topic_in_any_group(
     right = stream_stream["CSAS_MATCHED_0-Join-right-repartition"][2]
     assert [(r.key, r.value["B_ID"]) for r in right] == [({"ROWKEY": "h1"}, "q1"), ({"ROWKEY": "h2"}, "q2")]
 
-
-AGGREGATED_CASES = Path(__file__).parents[2] / "cases" / "joins_aggregated.json"
-
-
-@pytest.mark.spark
-@pytest.mark.slow
-@pytest.mark.usefixtures("no_active_streams")
-def test_an_aggregated_join_records_the_same_facts_in_any_group(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    alone, together, reversed_ = replay_in_three_groupings(
-        lambda: case_items(AGGREGATED_CASES, ("sales per city", "totals per region", "clicks per category")),
-        spark,
-        monkeypatch,
-    )
-    assert_same_facts(alone, together, reversed_)
-    per_city, per_region, _ = (facts(r) for r in alone)
-    # the join's table side and the aggregate each keep their state, named after their contexts
-    assert {name for name, *_ in per_city["internal"]} == {
+    # an aggregated join: the join's state, then the aggregate's, each named after its context
+    assert set(per_city) == {
         "CTAS_CITY_SALES_0-Join-repartition",
         "CTAS_CITY_SALES_0-KafkaTopic_Right-Reduce-changelog",
         "CTAS_CITY_SALES_0-Aggregate-Aggregate-changelog",
     }
-    totals = {name: records for name, _, _, records in per_region["internal"]}
-    contributed = totals["CTAS_REGION_TOTALS_0-Aggregate-GroupBy-changelog"]
+    contributed = per_region["CTAS_REGION_TOTALS_0-Aggregate-GroupBy-changelog"][2]
     assert contributed[-1].value is None  # the deleted account no longer contributes to a group
+    # a partitioned stream-stream join keeps only its buffers: the re-key after it is stateless
+    assert {name.removeprefix("CSAS_BY_TAG_0-") for name in by_tag} == {
+        "Join-this-join-store-changelog",
+        "Join-other-join-store-changelog",
+    }

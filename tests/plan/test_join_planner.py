@@ -364,3 +364,42 @@ def test_group_by_over_a_table_table_join_is_a_table_aggregation() -> None:
 def test_aggregating_a_join_keeps_ksqldbs_rules(sql: str, message: str) -> None:
     with pytest.raises(StatementError, match=re.escape(message)):
         _query(sql)
+
+
+def test_partition_by_over_a_join_rekeys_the_joined_rows() -> None:
+    sql = "CREATE STREAM o AS SELECT t.x, s.v FROM s JOIN t ON s.k = t.id PARTITION BY t.x;"
+    steps = [tag for tag, _ in _steps(_query(sql))]
+    assert steps[-4:] == ["streamTableJoinV1", "streamSelectKeyV1", "streamSelectV1", "streamSinkV2"]
+    assert _schema(sql) == "`X` BIGINT KEY, `S_V` INTEGER"
+
+
+def test_star_after_partition_by_over_a_join_lists_every_column_of_the_joined_rows() -> None:
+    schema = _schema("CREATE STREAM o AS SELECT * FROM s JOIN t ON s.k = t.id PARTITION BY s.w;")
+    # each side's value columns, its pseudo columns and its key copy, as ksqlDB's join schema holds them
+    assert schema.startswith("`S_W` STRING KEY, `S_V` INTEGER, `S_ROWTIME` BIGINT, ")
+    assert "`S_K` INTEGER" in schema and "`T_ID` INTEGER" in schema and "`T_ROWOFFSET` BIGINT" in schema
+
+
+def test_partition_by_over_a_join_must_select_its_expression() -> None:
+    with pytest.raises(StatementError, match="Key missing from projection"):
+        _query("CREATE STREAM o AS SELECT s.k, s.v FROM s JOIN t ON s.k = t.id PARTITION BY t.x;")
+
+
+def test_an_earlier_joins_criteria_make_its_columns_stand_for_a_later_key() -> None:
+    # s2.z equals s.v through the first join, and the second join is on s2.z: s.v may be the key
+    schema = _schema(
+        "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+        "CREATE STREAM o AS SELECT s.v, w, x FROM s JOIN s2 WITHIN 1 SECOND ON s.v = s2.z JOIN t ON s2.z = t.id;"
+    )
+    assert schema.startswith("`S_V` INTEGER KEY")
+
+
+def test_a_key_only_an_earlier_join_makes_a_column_is_not_synthetic() -> None:
+    # neither criterion of the second join is a column, but ABS(s2.k) equals s.k through the first
+    schema = _schema(
+        "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"
+        "CREATE STREAM s3 (k INT KEY, q INT) WITH (kafka_topic='s3', value_format='JSON');"
+        "CREATE STREAM o AS SELECT s.k, z, q FROM s JOIN s2 WITHIN 1 SECOND ON s.k = ABS(s2.k) "
+        "JOIN s3 WITHIN 1 SECOND ON ABS(s2.k) = ABS(s3.k);"
+    )
+    assert schema == "`S_K` INTEGER KEY, `Z` INTEGER, `Q` INTEGER"
