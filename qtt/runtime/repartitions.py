@@ -6,7 +6,8 @@ stream-stream join, ``-Join-repartition`` for a stream-table one), dropping the 
 new key is null. A :class:`~qtt.plan.steps.StreamSelectKeyV2` records that topic: its rows run
 as one more branch of the replay's sink query (no state, no micro-batch of its own), each with
 its key and value as JSON text, and the executor turns them into an internal topic
-(:func:`topic_of`), ordered by micro-batch, then input record.
+(:func:`topic_of`), ordered by micro-batch, then input record, then the order a stateful step
+gave one input's rows.
 """
 
 from __future__ import annotations
@@ -87,18 +88,21 @@ def select_key(
 
 def repartition(query_id: str, step: s.StreamSelectKeyV2, df: DataFrame, schema: LogicalSchema) -> Repartition:
     """The records the re-keyed rows ``df`` write to the step's repartition topic."""
+    topic = f"{query_id}-{step.repartition_name}-repartition"
     keys = [data_col(df, c.name) for c in schema.key]
     written = df.where(F.coalesce(*keys).isNotNull())
     rows = written.select(
         col(SEQ).alias("seq"),
+        # a re-keyed join result writes several records for one input, in the join's order
+        (col(ORDER) if ORDER in df.columns else F.lit(0)).cast("int").alias("order"),
         col(ROWTIME).cast("long").alias("timestamp"),
         col(ROWPARTITION).cast("int").alias("partition"),
-        F.lit(f"{query_id}-{step.repartition_name}-repartition").alias(TOPIC_FIELD),
+        F.lit(topic).alias(TOPIC_FIELD),
         _json_text(df, schema.key).alias(KEY_FIELD),
         _json_text(df, schema.value).alias(VALUE_FIELD),
     )
     return Repartition(
-        topic=f"{query_id}-{step.repartition_name}-repartition",
+        topic=topic,
         df=rows,
         key_schema=_struct_text(schema.key),
         value_schema=_struct_text(schema.value),
@@ -112,7 +116,7 @@ def written(row: Any) -> bool:
 
 def topic_of(repartition: Repartition, rows: Sequence[tuple[int, Any]]) -> InternalTopic:
     """The internal topic of ``repartition`` from its ``(batch, row)`` pairs, in the order of
-    the input records that wrote them (each input writes at most one record)."""
+    the input records that wrote them, then of the step that wrote several for one input."""
     mine = [item for item in rows if written(item[1]) and item[1][TOPIC_FIELD] == repartition.topic]
     ordered = sorted(mine, key=_position)
     records = [
@@ -129,8 +133,8 @@ def topic_of(repartition: Repartition, rows: Sequence[tuple[int, Any]]) -> Inter
     return InternalTopic(repartition.topic, repartition.key_schema, repartition.value_schema, records)
 
 
-def _position(item: tuple[int, Any]) -> tuple[int, int]:
-    return item[0], item[1]["seq"]
+def _position(item: tuple[int, Any]) -> tuple[int, int, int]:
+    return item[0], item[1]["seq"], item[1]["order"] or 0
 
 
 def _struct_text(columns: Sequence[SchemaColumn]) -> str:
