@@ -98,8 +98,7 @@ def _plan_partitioned_join(
         raise StatementError(msg)
     if any(isinstance(item, ast.AllColumns) and item.source is not None for item in query.select):
         raise UnsupportedFeatureError("a qualified * with PARTITION BY over a join")
-    planner = QueryPlanner(config, joined_rows(joined), None, sink_name)
-    planner.context = replace(planner.context, scope=joined.scope(), qualifier=joined.shown)
+    planner = QueryPlanner(config, joined_rows(joined), joined.shown, sink_name, scope=joined.scope())
     key = Column(joined.key[0], joined.key[1], KEY)
     values = [Column(c.prefixed, c.type, VALUE) for c in joined.columns]
     planned = planner.plan_partitioned_rows(query, step, ([key], values), aliased(query.select, joined))
@@ -156,7 +155,10 @@ class QueryPlanner:
         sink_name: str,
         *,
         new_planner: bool = False,
+        scope: Scope | None = None,
     ) -> None:
+        """``scope``: what the query's expressions read, when not the source's own columns (a
+        join's rows are read through the join's scope)."""
         self.source = source
         self.alias = alias
         self.sink_name = sink_name
@@ -167,7 +169,7 @@ class QueryPlanner:
             sink_name=sink_name,
             qualifier=alias or source.name,
             config={k: str(v) for k, v in config.items()},
-            scope=self._source_scope(),
+            scope=scope or self._source_scope(),
         )
 
     def _source_scope(self) -> Scope:
