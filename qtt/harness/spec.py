@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -22,7 +22,7 @@ import cattrs
 from cattrs.gen import make_dict_unstructure_fn, override
 
 from qtt.errors import PlanFileError
-from qtt.plan.codec import camel, describe_structure_error, make_converter, split_structure_error
+from qtt.plan.codec import camel_renames, describe_structure_error, make_converter, split_structure_error
 from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
 from qtt.plan.steps import Formats
 from qtt.runtime.jobs import InternalTopic
@@ -151,15 +151,10 @@ def _converter() -> cattrs.Converter:
         make_dict_unstructure_fn(
             SpecInternalRecord,
             conv,
-            **_record_overrides(),
+            **{**camel_renames(SpecInternalRecord), "timestamp": override(omit_if_default=True)},
         ),
     )
     return conv
-
-
-def _record_overrides() -> dict[str, Any]:
-    named: dict[str, Any] = {f.name: override(rename=camel(f.name)) for f in fields(SpecInternalRecord)}
-    return {**named, "timestamp": override(omit_if_default=True)}
 
 
 def dumps(spec: Spec) -> str:

@@ -96,16 +96,17 @@ def _structure_mapping(value: Any) -> Mapping[str, Any]:
     return MappingProxyType(dict(value))
 
 
-def _renames(cl: type) -> dict[str, Any]:
+def camel_renames(cl: type) -> dict[str, Any]:
+    """cattrs overrides that name each field of dataclass ``cl`` in camelCase."""
     return {f.name: override(rename=camel(f.name)) for f in dataclasses.fields(cl)}
 
 
 def _structure_fn(conv: cattrs.Converter, cl: type) -> Any:
-    return make_dict_structure_fn(cl, conv, _cattrs_forbid_extra_keys=True, **_renames(cl))
+    return make_dict_structure_fn(cl, conv, _cattrs_forbid_extra_keys=True, **camel_renames(cl))
 
 
 def _unstructure_fn(conv: cattrs.Converter, cl: type) -> Any:
-    return make_dict_unstructure_fn(cl, conv, **_renames(cl))
+    return make_dict_unstructure_fn(cl, conv, **camel_renames(cl))
 
 
 def register_tagged(conv: cattrs.Converter, root: type[Tagged]) -> None:
@@ -113,12 +114,12 @@ def register_tagged(conv: cattrs.Converter, root: type[Tagged]) -> None:
 
     @cache
     def structure_class(cl: type) -> Any:
-        plain = {k: v for k, v in _renames(cl).items()}
+        plain = {k: v for k, v in camel_renames(cl).items()}
         return make_dict_structure_fn(cl, conv, _cattrs_forbid_extra_keys=True, **plain)
 
     @cache
     def unstructure_class(cl: type) -> Any:
-        return make_dict_unstructure_fn(cl, conv, **_renames(cl))
+        return make_dict_unstructure_fn(cl, conv, **camel_renames(cl))
 
     def structure(value: Any, _: Any) -> Any:
         if not isinstance(value, dict):

@@ -247,7 +247,7 @@ class JoinPlanner:
         # a full outer join's columns may be null on either side: only its synthetic key is the key
         equivalence = frozenset() if relation.kind == "FULL" else _equivalence(left, right, left_expr, right_expr)
         equivalents = _viable(left, right, left_expr, right_expr, equivalence)
-        synthetic = relation.kind == "FULL" or not equivalents
+        synthetic = not equivalents
         if synthetic:
             key_name = _synthetic_key(left, right)
         elif isinstance(left_expr, e.ColumnRef):
@@ -497,12 +497,11 @@ def _viable(
     """The columns that may stand for the key in the projection, in ksqlDB's order: the left
     input's, the left expression, the right input's, the right expression."""
     by_name = {**_by_prefixed(left), **_by_prefixed(right)}
-    candidates = [
-        *left.equivalents,
-        *([by_name[left_expr.name]] if isinstance(left_expr, e.ColumnRef) and left_expr.name in by_name else []),
-        *right.equivalents,
-        *([by_name[right_expr.name]] if isinstance(right_expr, e.ColumnRef) and right_expr.name in by_name else []),
-    ]
+
+    def column(expr: e.Expression) -> list[JoinColumn]:
+        return [by_name[expr.name]] if isinstance(expr, e.ColumnRef) and expr.name in by_name else []
+
+    candidates = [*left.equivalents, *column(left_expr), *right.equivalents, *column(right_expr)]
     viable = [c for c in candidates if e.ColumnRef(name=c.prefixed, sql_type=c.type) in equivalence]
     return tuple(dict.fromkeys(viable))
 

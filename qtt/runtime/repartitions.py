@@ -48,8 +48,8 @@ APPENDED = "append"
 
 @dataclass(frozen=True)
 class Repartition:
-    """A repartition topic of one query: rows of ``seq, timestamp, partition`` and the three
-    :data:`TOPIC_FIELD` columns."""
+    """A repartition topic of one query: rows of ``seq, order, timestamp, partition`` and the
+    topic, key and value columns of :mod:`qtt.runtime.sink_rows`."""
 
     topic: str
     df: DataFrame
