@@ -7,7 +7,7 @@ value columns followed by :data:`qtt.runtime.names.SYSTEM_COLUMNS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -56,6 +56,7 @@ from qtt.runtime.windowed_keys import INNER_KEY, source_window, windowed_key
 from qtt.serde.schema_registry import RegistrySnapshot
 
 if TYPE_CHECKING:
+    from qtt.runtime.group_source import DecodedColumns
     from qtt.runtime.stateful import StatefulOperator
 
 StepT = TypeVar("StepT", bound=s.ExecutionStep)
@@ -117,6 +118,8 @@ class PlanBuilder:
     label: str = ""
     #: the schemas the replay's registry holds, for the registry formats
     registry: RegistrySnapshot | None = None
+    #: source step context -> where ``raw`` holds its records decoded ahead (:mod:`.group_source`)
+    decoded: Mapping[str, DecodedColumns] = field(default_factory=dict)
     observations: list[Observation] = field(default_factory=list)
     schemas: dict[str, LogicalSchema] = field(default_factory=dict)
     sink: SinkOutput | None = None
@@ -229,7 +232,12 @@ class PlanBuilder:
         key, bounds = F.col("key"), list[Column]()
         if step.formats.window is not None:  # the key's own bytes, then its window
             key, bounds = source_window(F.col("key"), step.formats.window)
-        decoded = serde_udfs.decode(step.formats, schema.key, schema.value, key, F.col("value"), **serde)
+        ahead = self.decoded.get(step.context)
+        decoded = (
+            ahead.struct()
+            if ahead is not None
+            else serde_udfs.decode(step.formats, schema.key, schema.value, key, F.col("value"), **serde)
+        )
         df = records.select(
             F.col("seq"),
             F.col("partition"),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildE
 from qtt.plan.shape import QueryShape
 from qtt.runtime import infrastructure, internal_topics, repartitions
 from qtt.runtime.builder import PlanBuilder, StatefulHook
+from qtt.runtime.group_source import DecodedColumns, GroupSource, group_source
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
 from qtt.runtime.session import is_connect
@@ -43,7 +44,6 @@ from qtt.runtime.staged import (
     StagedPlans,
     build_stages,
     read_topics,
-    relayed_source,
     run_stages,
 )
 
@@ -78,13 +78,19 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
     """
     built = Built(jobs, checkpoint)
     if _staged(session, jobs):
-        plain = _infrastructure_guard(lambda: relayed_source(session, jobs, checkpoint))
-        built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain, _build))
+        plain = _infrastructure_guard(lambda: group_source(session, jobs, checkpoint))
+
+        def build(raw: DataFrame, job: Job, hook: StatefulHook) -> PlanBuilder:
+            return _build(raw, job, hook, plain.decoded.get(job.job_id, {}))
+
+        built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain.df, build))
     else:
-        raw = _infrastructure_guard(lambda: _source(session, jobs, checkpoint))
+        source = _infrastructure_guard(lambda: _source(session, jobs, checkpoint))
         for job in jobs:
             try:
-                built.builders[job.job_id] = _infrastructure_guard(lambda job=job: _build(raw, job))  # type: ignore[misc]
+                built.builders[job.job_id] = _infrastructure_guard(
+                    lambda job=job: _build(source.df, job, decoded=source.decoded.get(job.job_id, {}))  # type: ignore[misc]
+                )
             except InfrastructureError:
                 raise
             except QttError as e:
@@ -242,7 +248,7 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
         raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
-def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> DataFrame:
+def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> GroupSource:
     """The source of a group without stages: a Parquet file of the records when every job is
     stateless and runs in one micro-batch on a classic session (each branch of the union scans
     its source, and a file costs a branch less), else the Python replay source. A stateful job
@@ -251,8 +257,8 @@ def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> Data
     if is_connect(session) or any(
         job.restart or job.bounded or len(job.batch_ends) > 1 or QueryShape.of(job.query).stateful for job in jobs
     ):
-        return _replay_source(session, jobs, _stop_file(jobs, checkpoint))
-    return relayed_source(session, jobs, checkpoint)
+        return GroupSource(_replay_source(session, jobs, _stop_file(jobs, checkpoint)), {})
+    return group_source(session, jobs, checkpoint)
 
 
 def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None) -> DataFrame:
@@ -268,9 +274,21 @@ def _stop_file(jobs: Sequence[Job], checkpoint: str) -> str | None:
     return f"{checkpoint}.stop" if any(job.restart for job in jobs) else None
 
 
-def _build(raw: DataFrame, job: Job, hook: StatefulHook | None = None) -> PlanBuilder:
+def _build(
+    raw: DataFrame,
+    job: Job,
+    hook: StatefulHook | None = None,
+    decoded: Mapping[str, DecodedColumns] | None = None,
+) -> PlanBuilder:
     mine = raw.where(F.col("job") == F.lit(job.job_id))
-    builder = PlanBuilder(mine, job.query.query_id, label=f"j{job.job_id}.", registry=job.registry, stateful_hook=hook)
+    builder = PlanBuilder(
+        mine,
+        job.query.query_id,
+        label=f"j{job.job_id}.",
+        registry=job.registry,
+        stateful_hook=hook,
+        decoded=decoded or {},
+    )
     try:
         builder.build(job.query.physical_plan)
     except QttError:

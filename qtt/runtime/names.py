@@ -77,6 +77,10 @@ def wide_column(pool: str, index: int) -> str:
     return f"{_PREFIX}{pool}_{index}"
 
 
+#: a group's source: the source steps whose records could not be decoded ahead, per record
+UNDECODED = _PREFIX + "undecoded"
+
+
 def shared_state(name: str, schema: str) -> str:
     """The wide operator's state variable holding every slot's state variable ``name`` of this
     ``schema`` (its JSON text): slots keep their rows apart by the slot column of the key, and a

@@ -6,7 +6,7 @@ error message, logged to the processing log and skipped, as ksqlDB does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql import Column
@@ -45,6 +45,35 @@ def decode(
     registry: RegistrySnapshot | None = None,
 ) -> Column:
     """A struct column ``{error, tombstone, key: {...}, value: {...}}`` decoded from raw bytes."""
+    run = decoder(formats, key_columns, value_columns, topic=topic, registry=registry)
+    return F.udf(run, decoded_type(key_columns, value_columns))(key, value)
+
+
+def decoded_type(key_columns: Sequence[SchemaColumn], value_columns: Sequence[SchemaColumn]) -> st.StructType:
+    """The struct that :func:`decoder` returns for a record, as a Spark type."""
+    return st.StructType(
+        [
+            st.StructField(ERROR_FIELD, st.StringType()),
+            st.StructField(TOMBSTONE_FIELD, st.BooleanType()),
+            st.StructField(NULL_KEY_FIELD, st.BooleanType()),
+            st.StructField(KEY_FIELD, struct_of([(c.name, c.type) for c in key_columns])),
+            st.StructField(VALUE_FIELD, struct_of([(c.name, c.type) for c in value_columns])),
+        ]
+    )
+
+
+def decoder(
+    formats: Formats,
+    key_columns: Sequence[SchemaColumn],
+    value_columns: Sequence[SchemaColumn],
+    *,
+    topic: str = "",
+    registry: RegistrySnapshot | None = None,
+) -> Callable[[Any, Any], tuple[Any, ...]]:
+    """``run(key_bytes, value_bytes)``: a record's ``(error, tombstone, null_key, key, value)``.
+
+    Picklable; each copy builds its deserializers once, on first use (in each Python worker).
+    """
     key_cols, value_cols = _serde_columns(key_columns), _serde_columns(value_columns)
     key_format, value_format = formats.key_format, formats.value_format
     key_features, value_features = (
@@ -55,7 +84,7 @@ def decode(
     key_name, value_name = key_format.format, value_format.format
     key_subject, value_subject = subject_for(topic, is_key=True), subject_for(topic, is_key=False)
 
-    built: dict[str, Any] = {}  # each Python worker builds its deserializers once, on first use
+    built: dict[str, Any] = {}
 
     # No annotations on UDF bodies: PySpark would try to read an eval type from them.
     def run(key_bytes, value_bytes):
@@ -102,16 +131,7 @@ def decode(
             value_row if value_row is not None else (None,) * len(value_cols),
         )
 
-    result_type = st.StructType(
-        [
-            st.StructField(ERROR_FIELD, st.StringType()),
-            st.StructField(TOMBSTONE_FIELD, st.BooleanType()),
-            st.StructField(NULL_KEY_FIELD, st.BooleanType()),
-            st.StructField(KEY_FIELD, struct_of([(c.name, c.type) for c in key_cols])),
-            st.StructField(VALUE_FIELD, struct_of([(c.name, c.type) for c in value_cols])),
-        ]
-    )
-    return F.udf(run, result_type)(key, value)
+    return run
 
 
 def encode(

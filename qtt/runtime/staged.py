@@ -42,7 +42,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
-from qtt.runtime.jobs import SCHEMA, InternalTopic, Job, batch_major, source_row
+from qtt.runtime.jobs import InternalTopic, Job
 from qtt.runtime.names import SEQ, SLOT, col
 from qtt.runtime.packing import Packing, pack, packable
 from qtt.runtime.relay import relay_stream, write_batches, write_rows
@@ -103,25 +103,10 @@ class StagedPlans:
     job_of_slot: dict[int, Job]
 
 
-def relayed_source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> DataFrame:
-    """The jobs' records in one micro-batch, read from a Parquet file of the relay: every branch
-    of a group's union scans its source, and the file costs a branch less than the Python
-    replay source (its rows are the replay source's, in the same order)."""
-    records, _ = batch_major(jobs)
-    schema = st.StructType.fromDDL(SCHEMA)
-    assert isinstance(schema, st.StructType)
-    rows = [dict(zip(schema.names, source_row(record), strict=True)) for record in records]
-    for row in rows:
-        row["headers"] = [{"key": k, "value": v} for k, v in row["headers"]]
-    folder = Path(f"{checkpoint}-relay-source")
-    write_rows(folder, pa.Table.from_pylist(rows, schema=to_arrow_schema(schema, timezone="UTC")))
-    return relay_stream(session, schema, folder, one_batch=True)
-
-
 def build_stages(
     session: SparkSession, jobs: Sequence[Job], checkpoint: str, plain: DataFrame, build: Build
 ) -> StagedPlans:
-    """Build every job's plan over ``plain`` (the replay source in one micro-batch), recording
+    """Build every job's plan over ``plain`` (the group's source in one micro-batch), recording
     each stateful operator's input for its stage. A job whose plan cannot be built is left out,
     with its error."""
     group = StagedGroup(builders={}, errors={})

@@ -137,7 +137,7 @@ class SlotInput:
     output: st.StructType
 
 
-class _Pool:
+class ColumnPool:
     """Columns handed out by data type: a slot takes its n-th column of a type from the n-th
     column of that type (its own DataType, nested nullability included, so no union widens it)."""
 
@@ -182,7 +182,7 @@ class WideLayout:
 
 def wide_layout(inputs: Sequence[SlotInput]) -> WideLayout:
     """Lay out the slots' columns; see the module's docstring."""
-    keys, values, outputs = _Pool("key"), _Pool("value"), _Pool("output")
+    keys, values, outputs = ColumnPool("key"), ColumnPool("value"), ColumnPool("output")
     laid_out: dict[int, tuple[str, ...]] = {}
     laid_out_outputs: dict[int, tuple[str, ...]] = {}
     for part in inputs:
