@@ -50,9 +50,10 @@ from qtt.runtime.names import (
     stored,
 )
 from qtt.runtime.repartitions import Repartition, repartition, select_key
+from qtt.runtime.sink_builder import SinkOutput, build_sink
 from qtt.runtime.spark_types import from_spark, to_spark
 from qtt.runtime.timeformat import timestamp_millis
-from qtt.runtime.windowed_keys import INNER_KEY, source_window, windowed_key
+from qtt.runtime.windowed_keys import source_window
 from qtt.serde.schema_registry import RegistrySnapshot
 
 if TYPE_CHECKING:
@@ -98,14 +99,6 @@ class Observation:
 
 
 @dataclass
-class SinkOutput:
-    """What the sink step produces: rows of (seq, timestamp, partition, key, value)."""
-
-    df: DataFrame
-    topic: str
-
-
-@dataclass
 class PlanBuilder:
     """Builds one query. ``raw`` holds this query's replay records; all source steps share it.
 
@@ -120,6 +113,8 @@ class PlanBuilder:
     registry: RegistrySnapshot | None = None
     #: source step context -> where ``raw`` holds its records decoded ahead (:mod:`.group_source`)
     decoded: Mapping[str, DecodedColumns] = field(default_factory=dict)
+    #: leave the sink's encoding to the driver (:class:`~qtt.runtime.sink_builder.SinkEncoding`)
+    encode_after: bool = False
     observations: list[Observation] = field(default_factory=list)
     schemas: dict[str, LogicalSchema] = field(default_factory=dict)
     sink: SinkOutput | None = None
@@ -356,66 +351,18 @@ class PlanBuilder:
     @builds(s.StreamSinkV1)
     def stream_sink_v1(self, step: s.StreamSinkV1, source: Built) -> Built:
         # V1 writes each record to the partition of the input record that caused it.
-        return self._sink(step, source, lambda key, partition: partition)
+        return self._sink(step, source, None)
 
     @builds(s.StreamSinkV2)
     def stream_sink_v2(self, step: s.StreamSinkV2, source: Built) -> Built:
-        return self._sink(step, source, _by_key(step.partitions))
+        return self._sink(step, source, step.partitions)
 
-    def _sink(self, step: s.SinkStep, source: Built, route: Callable[[Column, Column], Column]) -> Built:
-        """Encode key and value; ``route`` maps the encoded key and input partition to the output one."""
-        schema = source.schema
-        formats = step.formats
-        key_struct = F.struct(*[data_col(source.df, c.name) for c in schema.key]) if schema.key else F.lit(None)
-        serde: dict[str, Any] = {"topic": step.topic, "registry": self.registry}
-        value_struct = F.struct(*[data_col(source.df, c.name) for c in schema.value])
-        key_bytes = (
-            F.when(col(NULL_KEY), F.lit(None).cast("binary")).otherwise(
-                serde_udfs.encode(
-                    formats.key_format, formats.key_features, schema.key, is_key=True, row=key_struct, **serde
-                )
-            )
-            if schema.key
-            else F.lit(None).cast("binary")
+    def _sink(self, step: s.SinkStep, source: Built, partitions: int | None) -> Built:
+        """Encode key and value, routed over ``partitions`` by key (None: to the input's partition)."""
+        self.sink = build_sink(
+            source.df, source.schema, step, partitions, registry=self.registry, encode_after=self.encode_after
         )
-        value_bytes = F.when(col(TOMBSTONE), F.lit(None).cast("binary")).otherwise(
-            serde_udfs.encode(
-                formats.value_format, formats.value_features, schema.value, is_key=False, row=value_struct, **serde
-            )
-        )
-        timestamp = col(ROWTIME)
-        rows = source.df
-        if step.timestamp_column is not None:
-            column = schema.find(step.timestamp_column.column)
-            if column is None:
-                raise KeyError(step.timestamp_column.column)
-            extracted = timestamp_millis(data_col(rows, column.name), column.type, step.timestamp_column.format)
-            timestamp = F.when(col(TOMBSTONE), col(ROWTIME)).otherwise(extracted.cast("long"))
-            # a record whose new timestamp is missing or negative cannot be written; ksqlDB drops it
-            rows = rows.where(timestamp.isNotNull() & (timestamp >= 0))
-        encoded = rows.select(
-            col(SEQ).alias("seq"),
-            timestamp.cast("long").alias("timestamp"),
-            col(ROWPARTITION).alias("partition"),
-            key_bytes.alias("key"),
-            value_bytes.alias("value"),
-            *([col(ORDER).alias("order")] if ORDER in rows.columns else []),
-            *(
-                [col(WINDOW_START), col(WINDOW_END)]
-                if formats.window is not None and WINDOW_START in rows.columns
-                else []
-            ),
-        )
-        if formats.window is not None:  # Kafka Streams' windowed key, partitioned by the key alone
-            encoded = encoded.withColumn(INNER_KEY, col("key")).withColumn(
-                "key", windowed_key(col("key"), encoded, formats.window)
-            )
-            routed = encoded.withColumn("partition", route(col(INNER_KEY), col("partition")))
-            out = routed.drop(INNER_KEY, WINDOW_START, WINDOW_END)
-        else:
-            out = encoded.withColumn("partition", route(col("key"), col("partition")))
-        self.sink = SinkOutput(out, step.topic)
-        return Built(source.df, schema)
+        return Built(source.df, source.schema)
 
     # ------------------------------------------------------------------ tables
 
@@ -466,7 +413,7 @@ class PlanBuilder:
 
     @builds(s.TableSinkV1)
     def table_sink_v1(self, step: s.TableSinkV1, source: Built) -> Built:
-        return self._sink(step, source, _by_key(step.partitions))
+        return self._sink(step, source, step.partitions)
 
     # ------------------------------------------------------------------ aggregation
 
@@ -583,11 +530,6 @@ class PlanBuilder:
 
         df, values = build_join(self, step, left, right)
         return Built(df, self.schema_of(df, [step.key_col_name], values))
-
-
-def _by_key(partitions: int) -> Callable[[Column, Column], Column]:
-    """Route by the encoded key with Kafka's default partitioner, over ``partitions``."""
-    return lambda key, partition: serde_udfs.kafka_partition(key, partition, partitions)
 
 
 def builder_for(step_class: type[s.ExecutionStep]) -> Callable[..., Any] | None:

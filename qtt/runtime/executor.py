@@ -36,6 +36,7 @@ from qtt.runtime.builder import PlanBuilder, StatefulHook
 from qtt.runtime.group_source import DecodedColumns, GroupSource, group_source
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
+from qtt.runtime.names import col
 from qtt.runtime.session import is_connect
 from qtt.runtime.sink_rows import run_and_collect
 from qtt.runtime.staged import (
@@ -46,6 +47,7 @@ from qtt.runtime.staged import (
     read_topics,
     run_stages,
 )
+from qtt.runtime.wide import ColumnPool
 
 _T = TypeVar("_T")
 _retries: list[str] = []
@@ -81,7 +83,7 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
         plain = _infrastructure_guard(lambda: group_source(session, jobs, checkpoint))
 
         def build(raw: DataFrame, job: Job, hook: StatefulHook) -> PlanBuilder:
-            return _build(raw, job, hook, plain.decoded.get(job.job_id, {}))
+            return _build(raw, job, hook, plain.decoded.get(job.job_id, {}), encode_after=True)
 
         built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain.df, build))
     else:
@@ -89,7 +91,9 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
         for job in jobs:
             try:
                 built.builders[job.job_id] = _infrastructure_guard(
-                    lambda job=job: _build(source.df, job, decoded=source.decoded.get(job.job_id, {}))  # type: ignore[misc]
+                    lambda job=job: _build(
+                        source.df, job, decoded=source.decoded.get(job.job_id, {}), encode_after=source.file
+                    )  # type: ignore[misc]
                 )
             except InfrastructureError:
                 raise
@@ -257,7 +261,7 @@ def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> Grou
     if is_connect(session) or any(
         job.restart or job.bounded or len(job.batch_ends) > 1 or QueryShape.of(job.query).stateful for job in jobs
     ):
-        return GroupSource(_replay_source(session, jobs, _stop_file(jobs, checkpoint)), {})
+        return GroupSource(_replay_source(session, jobs, _stop_file(jobs, checkpoint)), {}, file=False)
     return group_source(session, jobs, checkpoint)
 
 
@@ -279,6 +283,8 @@ def _build(
     job: Job,
     hook: StatefulHook | None = None,
     decoded: Mapping[str, DecodedColumns] | None = None,
+    *,
+    encode_after: bool = False,
 ) -> PlanBuilder:
     mine = raw.where(F.col("job") == F.lit(job.job_id))
     builder = PlanBuilder(
@@ -288,6 +294,7 @@ def _build(
         registry=job.registry,
         stateful_hook=hook,
         decoded=decoded or {},
+        encode_after=encode_after,
     )
     try:
         builder.build(job.query.physical_plan)
@@ -325,10 +332,8 @@ def _run_group(
     if not with_records:
         return runs  # nothing to replay: starting Spark would only cost time
 
-    sinks = [
-        builders[job.job_id].sink.df.select(F.lit(job.job_id).alias("job"), "*")  # type: ignore[union-attr]
-        for job in with_records
-    ]
+    pool = ColumnPool("sink")
+    sinks = [_sink_branch(job, builders[job.job_id], pool) for job in with_records]
     # A repartition branch holds no stateful operator: after the sinks, the operators keep their
     # ids. It runs whether its topic is wanted or not: each branch reads the source anew, and a
     # checkpoint resumes only a query that reads as many sources as the one that wrote it.
@@ -378,7 +383,13 @@ def _run_group(
         if staged is not None:  # the sinks' query ran in one micro-batch: each output's is its input's
             batches = job.batch_of_seq()
             mine = [(batches[row["seq"]], row) for _, row in mine]
-        run.records = _sink_records([(b, row) for b, row in mine if not repartitions.written(row)])
+        try:
+            run.records = _sink_records(
+                [(b, _sink_row(row, builders[job.job_id], pool)) for b, row in mine if not repartitions.written(row)]
+            )
+        except Exception as e:  # a serializer that raises fails its own replay, as in its query
+            runs[job.job_id] = _failed_run(job, builders[job.job_id], ReplayError(f"the sink could not encode: {e}"))
+            continue
         if job.capture_state and not job.bounded:
             run.internal_topics = [repartitions.topic_of(r, mine) for r in builders[job.job_id].repartitions]
         queries = [*staged.progress, progress] if staged is not None else [progress]
@@ -420,15 +431,41 @@ def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:
     )
 
 
-def _sink_records(collected: list[tuple[int, Any]]) -> list[SinkRecord]:
+def _sink_branch(job: Job, builder: PlanBuilder, pool: ColumnPool) -> DataFrame:
+    """``job``'s sink rows, tagged with its id; typed columns (which the driver encodes) in the
+    columns of ``pool`` that hold their data types, so that every job's rows union."""
+    sink = builder.sink
+    assert sink is not None
+    rows = sink.df.select(F.lit(job.job_id).alias("job"), "*")
+    if sink.encoding is None:
+        return rows
+    own = (*sink.encoding.key_columns, *sink.encoding.value_columns)
+    pooled = dict(zip(own, pool.take(sink.encoding.types), strict=True))
+    return rows.select(*[col(name).alias(pooled.get(name, name)) for name in rows.columns])
+
+
+def _sink_row(row: Any, builder: PlanBuilder, pool: ColumnPool) -> Mapping[str, Any]:
+    """A sink row as :func:`_sink_records` reads it: encoded here if its query left it typed."""
+    fields = row.asDict()
+    encoding = builder.sink.encoding if builder.sink is not None else None
+    if encoding is None:
+        return fields
+    own = (*encoding.key_columns, *encoding.value_columns)
+    pooled = pool.take(encoding.types)  # the columns _sink_branch took: a pool hands them out again
+    fields.update(zip(own, [fields[name] for name in pooled], strict=True))
+    fields["key"], fields["value"], fields["partition"] = encoding.record(fields)
+    return fields
+
+
+def _sink_records(collected: list[tuple[int, Mapping[str, Any]]]) -> list[SinkRecord]:
     out: list[SinkRecord] = []
 
     # Order by batch, then by the input record that caused each output; Python's sort is
     # stable, so several outputs of one input keep the order Spark produced them in.
     # A stateful step numbers the outputs of one input itself ("order"), since Spark visits
     # the groups of one micro-batch in no particular order.
-    def explicit(row: Any) -> int:
-        return row["order"] if "order" in row.__fields__ and row["order"] is not None else 0
+    def explicit(row: Mapping[str, Any]) -> int:
+        return row.get("order") or 0
 
     ordered = sorted(collected, key=lambda item: (item[0], item[1]["seq"], explicit(item[1])))
     last_seq, order = None, 0

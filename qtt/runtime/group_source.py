@@ -67,6 +67,9 @@ class GroupSource:
 
     df: DataFrame
     decoded: dict[int, dict[str, DecodedColumns]]
+    #: the records come from a file of the relay (not the Python replay source): the sinks' rows
+    #: reach the driver as a whole, which encodes them (:mod:`qtt.runtime.sink_builder`)
+    file: bool = True
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,12 @@ def wide_column(pool: str, index: int) -> str:
     return f"{_PREFIX}{pool}_{index}"
 
 
+def sink_field(part: str, index: int) -> str:
+    """Column ``index`` of a sink's key (``part`` ``k``) or value (``v``), typed, for the driver to
+    encode (:class:`qtt.runtime.sink_builder.SinkEncoding`)."""
+    return f"{_PREFIX}sink_{part}{index}"
+
+
 #: a group's source: the source steps whose records could not be decoded ahead, per record
 UNDECODED = _PREFIX + "undecoded"
 

@@ -145,9 +145,24 @@ def encode(
     registry: RegistrySnapshot | None = None,
 ) -> Column:
     """A binary column: ``row`` (a struct of ``columns``) serialized with ``info``."""
+    run = encoder(info, features, columns, is_key=is_key, topic=topic, registry=registry)
+    return F.udf(run, st.BinaryType())(row)
+
+
+def encoder(
+    info: FormatInfo,
+    features: Sequence[str],
+    columns: Sequence[SchemaColumn],
+    *,
+    is_key: bool,
+    topic: str = "",
+    registry: RegistrySnapshot | None = None,
+) -> Callable[[Any], bytes | None]:
+    """``run(row)``: the bytes of ``row`` (a struct of ``columns``, or None); picklable, each
+    copy builds its serializer once, on first use."""
     serde_cols = _serde_columns(columns)
     name, properties, feature_set = info.format, dict(info.properties), frozenset(features)
-    built: list[Any] = []  # each Python worker builds its serializer once, on first use
+    built: list[Any] = []
     subject = subject_for(topic, is_key=is_key)  # named here, on the driver, where schemas are registered
 
     def run(value):
@@ -167,18 +182,30 @@ def encode(
             return None
         return built[0](tuple(value))
 
-    return F.udf(run, st.BinaryType())(row)
+    return run
 
 
 def kafka_partition(key: Column, fallback: Column, partitions: int) -> Column:
     """The partition Kafka's default partitioner picks for each key (an int column)."""
-    from qtt.topics.partitioner import partition_for
-
     if partitions <= 1:
         return F.lit(0)
+    route = partitioner(partitions)
 
     def run(key_bytes, fallback_partition):  # Spark reads type hints as a pandas UDF request
-        data = bytes(key_bytes) if key_bytes is not None else None
-        return partition_for(data, partitions, fallback=fallback_partition or 0)
+        return route(key_bytes, fallback_partition)
 
     return F.udf(run, st.IntegerType())(key, fallback)
+
+
+def partitioner(partitions: int) -> Callable[[Any, int | None], int]:
+    """``route(key_bytes, fallback)``: the partition of a record of ``partitions`` (Kafka's default
+    partitioner; a null key takes ``fallback``)."""
+    from qtt.topics.partitioner import partition_for
+
+    def route(key_bytes: Any, fallback: int | None) -> int:
+        if partitions <= 1:
+            return 0
+        data = bytes(key_bytes) if key_bytes is not None else None
+        return partition_for(data, partitions, fallback=fallback or 0)
+
+    return route
