@@ -44,6 +44,7 @@ from qtt.runtime.staged import (
     StagedGroup,
     StagedPlans,
     build_stages,
+    in_threads,
     read_topics,
     run_stages,
 )
@@ -88,17 +89,21 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
         built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain.df, build))
     else:
         source = _infrastructure_guard(lambda: _source(session, jobs, checkpoint))
-        for job in jobs:
+
+        def build_one(job: Job) -> PlanBuilder | QttError:
+            decoded = source.decoded.get(job.job_id, {})
             try:
-                built.builders[job.job_id] = _infrastructure_guard(
-                    lambda job=job: _build(
-                        source.df, job, decoded=source.decoded.get(job.job_id, {}), encode_after=source.file
-                    )  # type: ignore[misc]
-                )
+                return _infrastructure_guard(lambda: _build(source.df, job, decoded=decoded, encode_after=source.file))
             except InfrastructureError:
                 raise
             except QttError as e:
-                built.errors[job.job_id] = e
+                return e
+
+        for job, one in zip(jobs, in_threads(build_one, [(job,) for job in jobs]), strict=True):
+            if isinstance(one, QttError):
+                built.errors[job.job_id] = one
+            else:
+                built.builders[job.job_id] = one
     return built
 
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -58,6 +59,11 @@ if TYPE_CHECKING:
 #: the whole union, and a union has a partition per replay (37 tasks for 32 replays), so they
 #: run as two: one per core of the default ``local[2]``.
 UNION_TASKS = 2
+#: threads that build a group's plans (:func:`in_threads`)
+BUILD_THREADS = 2
+#: slot numbers per job: a job's operators take ``position * _SLOTS_PER_JOB`` and up
+_SLOTS_PER_JOB = 1000
+_R = TypeVar("_R")
 
 #: builds ``job``'s plan over ``raw`` with ``hook`` running its operators (raises QttError)
 Build = Callable[[DataFrame, Job, "StatefulHook"], "PlanBuilder"]
@@ -112,16 +118,22 @@ def build_stages(
     group = StagedGroup(builders={}, errors={})
     inputs: dict[int, list[SlotInput]] = {}
     job_of_slot: dict[int, Job] = {}
-    numbers = itertools.count()
-    for job in jobs:
+
+    def build_one(position: int, job: Job) -> tuple[PlanBuilder | QttError, list[SlotInput]]:
         captured: list[SlotInput] = []
+        numbers = itertools.count(position * _SLOTS_PER_JOB)  # a job's slots, whichever thread builds it
         try:
-            group.builders[job.job_id] = build(plain, job, _relayed(session, checkpoint, numbers, captured))
+            builder = build(plain, job, _relayed(session, checkpoint, numbers, captured))
             _check_inputs(job, captured)
         except QttError as e:
-            group.builders.pop(job.job_id, None)
-            group.errors[job.job_id] = e
+            return e, []
+        return builder, captured
+
+    for job, (built, captured) in zip(jobs, in_threads(build_one, list(enumerate(jobs))), strict=True):
+        if isinstance(built, QttError):
+            group.errors[job.job_id] = built
             continue
+        group.builders[job.job_id] = built
         for index, part in enumerate(captured):
             inputs.setdefault(index, []).append(part)
             job_of_slot[part.slot] = job
@@ -180,7 +192,21 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
     return group
 
 
+def in_threads(action: Callable[..., _R], arguments: Sequence[tuple[Any, ...]]) -> list[_R]:
+    """``action(*a)`` for each of ``arguments``, on :data:`BUILD_THREADS` threads, in order.
+
+    Building a plan is mostly waiting for the JVM to analyse each DataFrame (PySpark calls it
+    for every step); the JVM answers each thread on a thread of its own.
+    """
+    if len(arguments) <= 1:
+        return [action(*a) for a in arguments]
+    with ThreadPoolExecutor(BUILD_THREADS, thread_name_prefix="qtt-build-plan") as pool:
+        return list(pool.map(lambda a: action(*a), arguments))
+
+
 def _check_inputs(job: Job, captured: Sequence[SlotInput]) -> None:
+    if len(captured) > _SLOTS_PER_JOB:
+        raise RuntimeBuildError(f"{job.query.query_id} has more than {_SLOTS_PER_JOB} stateful operators")
     for index, part in enumerate(captured):
         if SEQ not in part.df.columns:
             msg = (
