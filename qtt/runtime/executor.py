@@ -338,7 +338,8 @@ def _run_group(
         return runs  # nothing to replay: starting Spark would only cost time
 
     pool = ColumnPool("sink")
-    sinks = [_sink_branch(job, builders[job.job_id], pool) for job in with_records]
+    pooled = {job.job_id: _pooled(builders[job.job_id], pool) for job in with_records}
+    sinks = [_sink_branch(job, builders[job.job_id], pooled[job.job_id]) for job in with_records]
     # A repartition branch holds no stateful operator: after the sinks, the operators keep their
     # ids. It runs whether its topic is wanted or not: each branch reads the source anew, and a
     # checkpoint resumes only a query that reads as many sources as the one that wrote it.
@@ -388,13 +389,13 @@ def _run_group(
         if staged is not None:  # the sinks' query ran in one micro-batch: each output's is its input's
             batches = job.batch_of_seq()
             mine = [(batches[row["seq"]], row) for _, row in mine]
+        written = [(b, row) for b, row in mine if not repartitions.written(row)]
         try:
-            run.records = _sink_records(
-                [(b, _sink_row(row, builders[job.job_id], pool)) for b, row in mine if not repartitions.written(row)]
-            )
+            encoded = [(b, _sink_row(row, builders[job.job_id], pooled[job.job_id])) for b, row in written]
         except Exception as e:  # a serializer that raises fails its own replay, as in its query
             runs[job.job_id] = _failed_run(job, builders[job.job_id], ReplayError(f"the sink could not encode: {e}"))
             continue
+        run.records = _sink_records(encoded)
         if job.capture_state and not job.bounded:
             run.internal_topics = [repartitions.topic_of(r, mine) for r in builders[job.job_id].repartitions]
         queries = [*staged.progress, progress] if staged is not None else [progress]
@@ -436,28 +437,32 @@ def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:
     )
 
 
-def _sink_branch(job: Job, builder: PlanBuilder, pool: ColumnPool) -> DataFrame:
-    """``job``'s sink rows, tagged with its id; typed columns (which the driver encodes) in the
-    columns of ``pool`` that hold their data types, so that every job's rows union."""
-    sink = builder.sink
-    assert sink is not None
-    rows = sink.df.select(F.lit(job.job_id).alias("job"), "*")
-    if sink.encoding is None:
+def _pooled(builder: PlanBuilder, pool: ColumnPool) -> dict[str, str]:
+    """The columns of ``pool`` that hold the typed key and value columns of ``builder``'s sink
+    (none when its query encodes them), so that every job's sink rows union."""
+    encoding = builder.sink.encoding if builder.sink is not None else None
+    if encoding is None:
+        return {}
+    own = (*encoding.key_columns, *encoding.value_columns)
+    return dict(zip(own, pool.take(encoding.types), strict=True))
+
+
+def _sink_branch(job: Job, builder: PlanBuilder, pooled: Mapping[str, str]) -> DataFrame:
+    """``job``'s sink rows, tagged with its id, its typed columns in their ``pooled`` columns."""
+    assert builder.sink is not None
+    rows = builder.sink.df.select(F.lit(job.job_id).alias("job"), "*")
+    if not pooled:
         return rows
-    own = (*sink.encoding.key_columns, *sink.encoding.value_columns)
-    pooled = dict(zip(own, pool.take(sink.encoding.types), strict=True))
     return rows.select(*[col(name).alias(pooled.get(name, name)) for name in rows.columns])
 
 
-def _sink_row(row: Any, builder: PlanBuilder, pool: ColumnPool) -> Mapping[str, Any]:
+def _sink_row(row: Any, builder: PlanBuilder, pooled: Mapping[str, str]) -> Mapping[str, Any]:
     """A sink row as :func:`_sink_records` reads it: encoded here if its query left it typed."""
     fields = row.asDict()
     encoding = builder.sink.encoding if builder.sink is not None else None
     if encoding is None:
         return fields
-    own = (*encoding.key_columns, *encoding.value_columns)
-    pooled = pool.take(encoding.types)  # the columns _sink_branch took: a pool hands them out again
-    fields.update(zip(own, [fields[name] for name in pooled], strict=True))
+    fields.update({own: fields[column] for own, column in pooled.items()})
     fields["key"], fields["value"], fields["partition"] = encoding.record(fields)
     return fields
 

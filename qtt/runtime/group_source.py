@@ -37,6 +37,7 @@ from qtt.runtime.jobs import SCHEMA, Job, batch_major, source_row
 from qtt.runtime.names import UNDECODED, col
 from qtt.runtime.relay import relay_stream, write_rows
 from qtt.runtime.wide import ColumnPool
+from qtt.runtime.windowed_keys import source_window
 
 
 @dataclass(frozen=True)
@@ -79,15 +80,19 @@ class _Decoding:
     job: int
     context: str
     topic: str
-    #: bytes of window after a windowed key's own bytes (0: not windowed)
-    window_bytes: int
+    #: a windowed source's window: its records' keys are Spark's ``source_window`` of theirs
+    window: s.WindowInfo | None
     decode: Callable[[Any, Any], tuple[Any, ...]]
     type: st.StructType
 
-    def field_types(self) -> list[st.DataType]:
-        """Its fields' types, flat: error, tombstone, null key, each key column, each value column."""
+    def _parts(self) -> tuple[st.StructType, st.StructType]:
         key, value = self.type[serde_udfs.KEY_FIELD].dataType, self.type[serde_udfs.VALUE_FIELD].dataType
         assert isinstance(key, st.StructType) and isinstance(value, st.StructType)
+        return key, value
+
+    def field_types(self) -> list[st.DataType]:
+        """Its fields' types, flat: error, tombstone, null key, each key column, each value column."""
+        key, value = self._parts()
         return [
             st.StringType(),
             st.BooleanType(),
@@ -98,8 +103,7 @@ class _Decoding:
 
     def columns(self, names: Sequence[str]) -> DecodedColumns:
         """Its decoded columns, its flat fields held by the columns ``names``."""
-        key, value = self.type[serde_udfs.KEY_FIELD].dataType, self.type[serde_udfs.VALUE_FIELD].dataType
-        assert isinstance(key, st.StructType) and isinstance(value, st.StructType)
+        key, value = self._parts()
         keys = names[3 : 3 + len(key.fields)]
         values = names[3 + len(key.fields) :]
         return DecodedColumns(
@@ -168,7 +172,7 @@ def _decodings(jobs: Sequence[Job]) -> list[_Decoding]:
                     job=job.job_id,
                     context=step.context,
                     topic=step.topic,
-                    window_bytes=0 if window is None else 16 if window.type == "SESSION" else 8,
+                    window=window,
                     decode=serde_udfs.decoder(
                         step.formats, schema.key, schema.value, topic=step.topic, registry=job.registry
                     ),
@@ -188,21 +192,22 @@ def _decode(
     """Every record decoded by each of its job's steps that read its topic, in one UDF: the
     source's columns, then the pooled fields; and the steps whose decoder raised."""
     position = {f.name: index for index, f in enumerate(fields)}
+    # a windowed key's own bytes, by Spark's own reading of them: one argument per kind of window
+    windows = {d.window.type == "SESSION": d.window for d, _ in placed if d.window is not None}
+    kinds = list(windows)
     mine: dict[tuple[int, str], list[tuple[int, tuple[int, ...], int, Callable[[Any, Any], tuple[Any, ...]]]]] = {}
     for index, (d, names) in enumerate(placed):
         where = tuple(position[name] for name in names)
-        mine.setdefault((d.job, d.topic), []).append((index, where, d.window_bytes, d.decode))
+        key_argument = 0 if d.window is None else 1 + kinds.index(d.window.type == "SESSION")
+        mine.setdefault((d.job, d.topic), []).append((index, where, key_argument, d.decode))
     width = len(fields)
 
-    def run(job, topic, key, value):  # no annotations: PySpark would read an eval type from them
+    def run(job, topic, value, *keys):  # no annotations: PySpark would read an eval type from them
         out: list[Any] = [None] * (width + 1)
         raised = []
-        for index, where, window_bytes, decode in mine.get((job, topic), ()):
-            own = key
-            if window_bytes and key is not None and len(key) >= window_bytes:  # a windowed key's own bytes
-                own = key[: len(key) - window_bytes]
+        for index, where, key_argument, decode in mine.get((job, topic), ()):
             try:
-                error, tombstone, null_key, key_row, value_row = decode(own, value)
+                error, tombstone, null_key, key_row, value_row = decode(keys[key_argument], value)
                 if error is None:
                     flat = (error, tombstone, null_key, *key_row, *value_row)
                 else:  # a record that does not decode has no fields (its source step drops it)
@@ -219,7 +224,8 @@ def _decode(
 
     wide_type = st.StructType([*fields, st.StructField(UNDECODED, st.ArrayType(st.IntegerType()))])
     read = session.read.schema(schema).parquet(str(folder))
-    wide = F.udf(run, wide_type)(col("job"), col("topic"), col("key"), col("value"))
+    keys = [col("key"), *[source_window(col("key"), windows[kind])[0] for kind in kinds]]
+    wide = F.udf(run, wide_type)(col("job"), col("topic"), col("value"), *keys)
     flat = read.select(*[col(name) for name in schema.names], wide.alias("wide")).select(
         *[col(name) for name in schema.names],
         *[col("wide").getField(f.name).alias(f.name) for f in wide_type.fields],

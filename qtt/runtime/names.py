@@ -59,6 +59,7 @@ STREAM_TIME = _PREFIX + "stream_time"  # the newest timestamp the row's source p
 # writes it into the key); WINDOWSTART and WINDOWEND are the same values as the query sees them.
 WINDOW_START = _PREFIX + "window_start"
 WINDOW_END = _PREFIX + "window_end"
+WINDOW_SUFFIX = _PREFIX + "window_suffix"  # a windowed key's bytes after the key's own (sink_builder)
 WINDOW_POSITION = _PREFIX + "window_position"  # a row's window among those it joins, by start
 INNER_KEY = _PREFIX + "inner_key"  # a windowed key's own bytes, which route it to a partition
 JOIN_SIDE = _PREFIX + "join_side"  # which input of a join a row comes from: 0 left, 1 right

@@ -11,7 +11,6 @@ UDFs would be given. ``collect()`` and a UDF's input convert Spark's values alik
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,13 +30,14 @@ from qtt.runtime.names import (
     TOMBSTONE,
     WINDOW_END,
     WINDOW_START,
+    WINDOW_SUFFIX,
     col,
     data_col,
     sink_field,
 )
 from qtt.runtime.spark_types import to_spark
 from qtt.runtime.timeformat import timestamp_millis
-from qtt.runtime.windowed_keys import INNER_KEY, windowed_key
+from qtt.runtime.windowed_keys import INNER_KEY, window_suffix, windowed_key
 
 if TYPE_CHECKING:
     from qtt.plan.schema import LogicalSchema
@@ -67,8 +67,8 @@ class SinkEncoding:
         value = None if row[TOMBSTONE] else self.value(tuple(row[c] for c in self.value_columns))
         inner = key
         if self.window is not None:  # Kafka Streams' windowed key, partitioned by the key alone
-            bounds = [row[WINDOW_END], row[WINDOW_START]] if self.window.type == "SESSION" else [row[WINDOW_START]]
-            key = None if None in bounds else bytes(inner or b"") + b"".join(struct.pack(">q", b) for b in bounds)
+            suffix = row[WINDOW_SUFFIX]
+            key = None if suffix is None else bytes(inner or b"") + bytes(suffix)
         if self.partitions is None:
             return key, value, row["partition"]
         return key, value, serde_udfs.partitioner(self.partitions)(inner, row["partition"])
@@ -110,12 +110,11 @@ def build_sink(
     if formats.window is not None and WINDOW_START not in rows.columns:
         raise KeyError(WINDOW_START)
     head = [col(SEQ).alias("seq"), timestamp.cast("long").alias("timestamp"), col(ROWPARTITION).alias("partition")]
-    tail = [
-        *([col(ORDER).alias("order")] if ORDER in rows.columns else []),
-        *([col(WINDOW_START), col(WINDOW_END)] if formats.window is not None else []),
-    ]
+    order = [col(ORDER).alias("order")] if ORDER in rows.columns else []
     if encode_after and not any(_has_map(to_spark(c.type)) for c in (*schema.key, *schema.value)):
-        return _typed(rows, schema, step, [*head, *tail], partitions, registry)
+        suffix = [window_suffix(formats.window).alias(WINDOW_SUFFIX)] if formats.window is not None else []
+        return _typed(rows, schema, step, [*head, *order, *suffix], partitions, registry)
+    tail = [*order, *([col(WINDOW_START), col(WINDOW_END)] if formats.window is not None else [])]
     serde: dict[str, Any] = {"topic": step.topic, "registry": registry}
     key_struct = F.struct(*[data_col(source, c.name) for c in schema.key]) if schema.key else F.lit(None)
     value_struct = F.struct(*[data_col(source, c.name) for c in schema.value])

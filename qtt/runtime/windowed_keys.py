@@ -10,7 +10,7 @@ from qtt.plan import steps as s
 from qtt.plan.schema import WINDOWEND, WINDOWSTART
 from qtt.runtime.names import INNER_KEY, WINDOW_END, WINDOW_START, col
 
-__all__ = ["INNER_KEY", "source_window", "windowed_key"]
+__all__ = ["INNER_KEY", "source_window", "window_suffix", "windowed_key"]
 
 
 def source_window(key: Column, window: s.WindowInfo) -> tuple[Column, list[Column]]:
@@ -41,8 +41,19 @@ def windowed_key(inner: Column, rows: DataFrame, window: s.WindowInfo) -> Column
     if WINDOW_START not in rows.columns:
         raise KeyError(WINDOW_START)
 
+    return F.concat(F.coalesce(inner, F.lit(b"").cast("binary")), *_window_parts(window))
+
+
+def window_suffix(window: s.WindowInfo) -> Column:
+    """The bytes :func:`windowed_key` puts after a key's own bytes (null when a bound is)."""
+    return F.concat(*_window_parts(window))
+
+
+def _window_parts(window: s.WindowInfo) -> list[Column]:
+    """Each window bound after the key: an 8-byte big-endian long."""
+
     def long_bytes(column: Column) -> Column:
         return F.unhex(F.lpad(F.hex(column.cast("long")), 16, "0"))
 
     bounds = [col(WINDOW_END), col(WINDOW_START)] if window.type == "SESSION" else [col(WINDOW_START)]
-    return F.concat(F.coalesce(inner, F.lit(b"").cast("binary")), *[long_bytes(b) for b in bounds])
+    return [long_bytes(b) for b in bounds]

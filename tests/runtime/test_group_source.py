@@ -121,7 +121,7 @@ def test_a_step_whose_decoder_raises_keeps_its_own_udf(spark: SparkSession, tmp_
     def broken(key: object, value: object) -> tuple[object, ...]:
         raise RuntimeError("no deserializer for this format")
 
-    bad = group_source._Decoding(bad.job, bad.context, bad.topic, 0, broken, bad.type)
+    bad = group_source._Decoding(bad.job, bad.context, bad.topic, None, broken, bad.type)
     schema = st.StructType.fromDDL(SCHEMA)
     folder = tmp_path / "source"
     rows = [dict(zip(schema.names, source_row(r), strict=True)) for job in jobs for r in job.records]
