@@ -133,6 +133,7 @@ def topic_of(
     key_fields: Sequence[tuple[str, str]] | None = None,
     keep: Callable[[Row], bool] | None = None,
     batch_of: Callable[[Row | None, int], int] | None = None,
+    value_fields: Sequence[tuple[str, str]] | None = None,
 ) -> InternalTopic:
     """The change feed's records as internal topic ``topic``, in the documented order.
 
@@ -140,22 +141,19 @@ def topic_of(
     pairs), and ``keep`` only the changes whose key it accepts: a staged replay's wide operator
     keys every slot's state by the slot and all slots' key columns. ``batch_of(key, batch)``
     gives a change its replay's own micro-batch where a staged replay packed them
-    (:mod:`qtt.runtime.packing`).
+    (:mod:`qtt.runtime.packing`). ``value_fields`` does for the value what ``key_fields`` does
+    for the key: a wide operator pools every slot's state variables' fields.
     """
-    key_type = feed.key_type
-    if key_fields is not None:
-        assert isinstance(key_type, StructType)
-        key_type = StructType([StructField(name, key_type[field].dataType) for field, name in key_fields])
 
-    def key_of(key: Row | None) -> Any:
-        if key_fields is None or key is None:
-            return jsonable(key)
-        return {name: jsonable(key[field]) for field, name in key_fields}
+    def project(part: Row | None, fields: Sequence[tuple[str, str]] | None) -> Any:
+        if fields is None or part is None:
+            return jsonable(part)
+        return {name: jsonable(part[field]) for field, name in fields}
 
     records = [
         InternalRecord(
-            key=key_of(row["key"]),
-            value=jsonable(row["value"]),
+            key=project(row["key"], key_fields),
+            value=project(row["value"], value_fields),
             change=row["change_type"],
             batch=row["batch_id"] if batch_of is None else batch_of(row["key"], row["batch_id"]),
             partition=row["partition_id"],
@@ -166,7 +164,15 @@ def topic_of(
     records.sort(key=InternalRecord.sort_key)
     return InternalTopic(
         name=topic,
-        key_schema=str(from_spark(key_type)),
-        value_schema=str(from_spark(feed.value_type)),
+        key_schema=str(from_spark(_projected(feed.key_type, key_fields))),
+        value_schema=str(from_spark(_projected(feed.value_type, value_fields))),
         records=records,
     )
+
+
+def _projected(type_: DataType, fields: Sequence[tuple[str, str]] | None) -> DataType:
+    """``type_`` with only ``fields`` (``(field, name)`` pairs), renamed; all of it without them."""
+    if fields is None:
+        return type_
+    assert isinstance(type_, StructType)
+    return StructType([StructField(name, type_[field].dataType) for field, name in fields])

@@ -7,7 +7,6 @@ constants. ksqlDB's pseudo columns (``ROWTIME`` ...) are the plan's
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from pyspark.sql import Column, DataFrame
@@ -73,7 +72,8 @@ SLOT = _PREFIX + "slot"
 
 
 def wide_column(pool: str, index: int) -> str:
-    """Column ``index`` of a wide operator's ``pool`` (``key``, ``value`` or ``output``): slots
+    """Column ``index`` of a wide operator's ``pool`` (``key``, ``value``, ``output``, or a state
+    variable's fields, ``state<n>``): slots
     whose columns have one data type share that type's columns (:class:`qtt.runtime.wide.WideLayout`)."""
     return f"{_PREFIX}{pool}_{index}"
 
@@ -88,16 +88,11 @@ def sink_field(part: str, index: int) -> str:
 UNDECODED = _PREFIX + "undecoded"
 
 
-def shared_state(name: str, schema: str) -> str:
-    """The wide operator's state variable holding every slot's state variable ``name`` of this
-    ``schema`` (its JSON text): slots keep their rows apart by the slot column of the key, and a
-    stage's change feed is read once per such variable, not once per slot."""
-    return f"{_PREFIX}{name}_{hashlib.sha1(schema.encode()).hexdigest()[:12]}"
-
-
-def shared_state_name(variable: str) -> str:
-    """The state variable name that :func:`shared_state` made ``variable`` from."""
-    return variable[len(_PREFIX) : -13]
+def pooled_state(position: int) -> str:
+    """The wide operator's state variable holding the ``position``-th state variable of every
+    slot (:mod:`qtt.runtime.wide`): slots keep their rows apart by the slot column of the key,
+    and their fields apart by column, as their inputs."""
+    return f"{_PREFIX}state{position}"
 
 
 def previous_name(alias: str) -> str:

@@ -48,7 +48,7 @@ from qtt.runtime.names import SEQ, SLOT, col
 from qtt.runtime.packing import Packing, pack, packable
 from qtt.runtime.relay import relay_stream, write_batches, write_rows
 from qtt.runtime.sink_rows import run_and_collect
-from qtt.runtime.wide import SlotInput, WideLayout, declared_states, wide_input, wide_layout, wide_operator
+from qtt.runtime.wide import SlotInput, SlotState, WideLayout, wide_input, wide_layout, wide_operator
 
 if TYPE_CHECKING:
     from qtt.runtime.builder import PlanBuilder, StatefulHook
@@ -75,8 +75,8 @@ class Operator:
 
     stage: int
     slot: int
-    #: each state variable's name, and the wide operator's variable that holds it
-    variables: tuple[tuple[str, str], ...]
+    #: its state variables, each in a variable of the wide operator
+    variables: tuple[SlotState, ...]
     #: each key column: the wide column of the state's key that holds it, and its name
     keys: tuple[tuple[str, str], ...]
 
@@ -144,7 +144,7 @@ def build_stages(
                 Operator(
                     stage=stage,
                     slot=part.slot,
-                    variables=tuple(declared_states(part.processor).items()),
+                    variables=layouts[stage].states[part.slot],
                     keys=tuple((layouts[stage].column(part, key), key) for key in part.keys),
                 )
             )
@@ -289,7 +289,8 @@ def _relayed(session: SparkSession, checkpoint: str, numbers: Iterator[int], cap
 def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[InternalTopic]:
     """``job``'s state stores, read back from the checkpoints of the stages it ran in.
 
-    A stage's state variable is read once for every slot that shares it.
+    A stage's state variable is read once for every slot that shares it, each slot's fields
+    projected from its rows.
     """
     topics: list[InternalTopic] = []
     for operator in group.operators.get(job.job_id, []):
@@ -297,16 +298,17 @@ def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[Int
         if not (Path(checkpoint) / "state").is_dir():  # no micro-batch ever committed its state
             continue
         key_fields = list(operator.keys)
-        for name, variable in operator.variables:
-            if (operator.stage, variable) not in group.feeds:
-                group.feeds[(operator.stage, variable)] = change_feed(session, checkpoint, 0, variable)
+        for state in operator.variables:
+            if (operator.stage, state.variable) not in group.feeds:
+                group.feeds[(operator.stage, state.variable)] = change_feed(session, checkpoint, 0, state.variable)
             topics.append(
                 topic_of(
-                    group.feeds[(operator.stage, variable)],
-                    f"{job.query.query_id}-{name}-changelog",
+                    group.feeds[(operator.stage, state.variable)],
+                    f"{job.query.query_id}-{state.name}-changelog",
                     key_fields,
                     keep=lambda key, slot=operator.slot: key is not None and key[SLOT] == slot,  # type: ignore[misc]
                     batch_of=packing.batch_of,
+                    value_fields=tuple(zip(state.fields, state.schema.names, strict=True)),
                 )
             )
     return topics

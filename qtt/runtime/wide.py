@@ -9,10 +9,14 @@ Key columns have a pool of their own: the grouping key is the slot column follow
 pool, which holds each row's own key and nulls. Each group is handed to its own slot's processor
 with the rows, the key and the state variables it would see alone: its rows under their own
 names and its key columns only.
-Slots that declare a state variable of the same name and schema share one variable
-(:func:`~qtt.runtime.names.shared_state`), their rows kept apart by the slot column of the
-key, so a stage's state is read back in a Spark job per variable, not per slot; neither rows
-nor state ever cross slots. Its output is laid out the same way, from a pool of its own.
+State variables are pooled the same way: a slot's *n*-th state variable is a view
+(:class:`PooledValueState`) of the wide operator's *n*-th variable
+(:func:`~qtt.runtime.names.pooled_state`), whose fields are pooled by data type as the input
+columns are, its rows kept apart by the slot column of the key. A stage then declares as many
+state variables as its busiest slot, not one per slot's schema: every micro-batch declares
+each variable through the state server and sets up its encoder on the first update, 20 to 30
+ms a variable, and the state is read back in a Spark job per variable. Neither rows nor state
+ever cross slots. The output is laid out the same way, from a pool of its own.
 
 A staged replay (:mod:`qtt.runtime.staged`) collects a stage's input with :func:`wide_input`
 and runs :func:`wide_operator` over it, relayed micro-batch by micro-batch.
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import DataFrame, Row
@@ -30,10 +34,28 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
-from qtt.runtime.names import SLOT, col, shared_state, wide_column
+from qtt.runtime.names import SLOT, col, pooled_state, wide_column
 
 if TYPE_CHECKING:
     from qtt.runtime.stateful import StatefulOperator
+
+
+@dataclass(frozen=True)
+class SlotState:
+    """One of a slot's state variables, in the wide operator's variable of its position."""
+
+    #: as the slot's processor declares it
+    name: str
+    schema: st.StructType
+    #: which of the wide operator's variables holds it, and where its fields are in that
+    #: variable's rows (the pooled field names, and their indices)
+    position: int
+    fields: tuple[str, ...]
+    indices: tuple[int, ...]
+
+    @property
+    def variable(self) -> str:
+        return pooled_state(self.position)
 
 
 @dataclass(frozen=True)
@@ -42,7 +64,8 @@ class Slot:
 
     ``inputs`` are its input columns' own names and ``columns`` the wide columns holding them;
     ``keys`` are the positions of its key columns in the wide grouping key; ``outputs`` are its
-    output columns' own names and ``positions`` where each goes in the wide output row.
+    output columns' own names and ``positions`` where each goes in the wide output row;
+    ``states`` are its state variables.
     """
 
     slot: int
@@ -52,62 +75,93 @@ class Slot:
     keys: tuple[int, ...]
     outputs: tuple[str, ...]
     positions: tuple[int, ...]
+    states: tuple[SlotState, ...] = ()
+
+
+class PooledValueState:
+    """A slot's value state: its fields of a row of the wide operator's pooled variable.
+
+    A key (slot column included) belongs to one slot, so the row exists exactly when the
+    slot's state does; the other slots' fields are null in it.
+    """
+
+    def __init__(self, pooled: Any, indices: Sequence[int], width: int) -> None:
+        self._pooled = pooled
+        self._indices = tuple(indices)
+        self._width = width
+
+    def exists(self) -> bool:
+        return bool(self._pooled.exists())
+
+    def get(self) -> tuple[Any, ...] | None:
+        row = self._pooled.get()
+        return None if row is None else tuple(row[i] for i in self._indices)
+
+    def update(self, value: Sequence[Any]) -> None:
+        row: list[Any] = [None] * self._width
+        for index, field_value in zip(self._indices, value, strict=True):
+            row[index] = field_value
+        self._pooled.update(tuple(row))
+
+    def clear(self) -> None:
+        self._pooled.clear()
 
 
 class _SlotHandle:
-    """A slot's view of the wide operator's handle: its value states, shared with every slot that
-    declares the same name and schema (:func:`~qtt.runtime.names.shared_state`)."""
+    """A slot's view of the wide operator's handle: its value states, each a view of a pooled
+    variable (:class:`PooledValueState`)."""
 
-    def __init__(self, handle: StatefulProcessorHandle, states: dict[str, Any]) -> None:
-        self._handle = handle
-        self._states = states
+    def __init__(self, states: Sequence[SlotState], pooled: Sequence[Any], widths: Sequence[int]) -> None:
+        self._states = {state.name: state for state in states}
+        self._pooled = pooled
+        self._widths = widths
 
     def getValueState(self, name: str, schema: Any, *args: Any, **kwargs: Any) -> Any:
-        variable = shared_state(name, _schema_text(schema))
-        if variable not in self._states:
-            self._states[variable] = self._handle.getValueState(variable, schema, *args, **kwargs)
-        return self._states[variable]
+        if args or kwargs:
+            raise NotImplementedError("a slot of a wide operator cannot pass a value state options (a TTL, say)")
+        state = self._states[name]
+        return PooledValueState(self._pooled[state.position], state.indices, self._widths[state.position])
 
     def __getattr__(self, name: str) -> Any:
         raise NotImplementedError(f"a slot of a wide operator cannot call {name}: add it to qtt.runtime.wide")
-
-
-def _schema_text(schema: Any) -> str:
-    return schema.json() if isinstance(schema, st.StructType) else str(schema)
 
 
 class _Declared:
-    """Records the value states a processor declares."""
+    """Records the value states a processor declares, in order."""
 
     def __init__(self) -> None:
-        self.names: dict[str, str] = {}
+        self.states: list[tuple[str, st.StructType]] = []
 
     def getValueState(self, name: str, schema: Any, *args: Any, **kwargs: Any) -> None:
-        self.names[name] = shared_state(name, _schema_text(schema))
+        if not isinstance(schema, st.StructType):
+            raise NotImplementedError(f"state variable {name} of a wide operator's slot needs a StructType schema")
+        self.states.append((name, schema))
 
     def __getattr__(self, name: str) -> Any:
         raise NotImplementedError(f"a slot of a wide operator cannot call {name}: add it to qtt.runtime.wide")
 
 
-def declared_states(processor: StatefulOperator) -> dict[str, str]:
-    """Each state variable ``processor`` declares, and the wide operator's variable holding it
-    (``init`` runs on a copy, here on the driver, with a handle that only records)."""
+def declared_states(processor: StatefulOperator) -> list[tuple[str, st.StructType]]:
+    """The state variables ``processor`` declares, in order, with their schemas (``init`` runs on
+    a copy, here on the driver, with a handle that only records)."""
     declared = _Declared()
     copy.deepcopy(processor).init(declared)  # type: ignore[arg-type]
-    return declared.names
+    return declared.states
 
 
 class WideProcessor(StatefulProcessor):
     """Hands each group to its slot's processor; see the module's docstring."""
 
-    def __init__(self, slots: Sequence[Slot], names: Sequence[str]) -> None:
+    def __init__(self, slots: Sequence[Slot], names: Sequence[str], states: Sequence[st.StructType] = ()) -> None:
         self.slots = {slot.slot: slot for slot in slots}
         self.names = tuple(names)
+        self.states = tuple(states)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
-        states: dict[str, Any] = {}
+        pooled = [handle.getValueState(pooled_state(n), schema) for n, schema in enumerate(self.states)]
+        widths = [len(schema.fields) for schema in self.states]
         for slot in self.slots.values():
-            slot.processor.init(_SlotHandle(handle, states))  # type: ignore[arg-type]
+            slot.processor.init(_SlotHandle(slot.states, pooled, widths))  # type: ignore[arg-type]
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         slot = self.slots[key[0]]
@@ -174,6 +228,9 @@ class WideLayout:
     outputs: dict[int, tuple[str, ...]]
     input_schema: st.StructType
     output_schema: st.StructType
+    #: each slot's state variables, and the wide operator's variables' schemas, by position
+    states: dict[int, tuple[SlotState, ...]]
+    state_schemas: tuple[st.StructType, ...]
 
     def column(self, part: SlotInput, name: str) -> str:
         """The wide column that holds ``part``'s input column ``name``."""
@@ -191,6 +248,7 @@ def wide_layout(inputs: Sequence[SlotInput]) -> WideLayout:
         value_names = iter(values.take([f.dataType for f in fields if f.name not in part.keys]))
         laid_out[part.slot] = tuple(next(key_names if f.name in part.keys else value_names) for f in fields)
         laid_out_outputs[part.slot] = outputs.take([f.dataType for f in part.output.fields])
+    states, state_schemas = pooled_states(inputs)
     slot_field = st.StructField(SLOT, st.IntegerType(), nullable=True)
     return WideLayout(
         inputs=laid_out,
@@ -198,7 +256,30 @@ def wide_layout(inputs: Sequence[SlotInput]) -> WideLayout:
         outputs=laid_out_outputs,
         input_schema=st.StructType([slot_field, *keys.fields, *values.fields]),
         output_schema=st.StructType([slot_field, *outputs.fields]),
+        states=states,
+        state_schemas=state_schemas,
     )
+
+
+def pooled_states(inputs: Sequence[SlotInput]) -> tuple[dict[int, tuple[SlotState, ...]], tuple[st.StructType, ...]]:
+    """Each slot's state variables, the *n*-th pooled into the wide operator's *n*-th variable."""
+    pools: list[ColumnPool] = []
+    states: dict[int, tuple[SlotState, ...]] = {}
+    for part in inputs:
+        mine = []
+        for position, (name, schema) in enumerate(declared_states(part.processor)):
+            if position == len(pools):
+                pools.append(ColumnPool(f"state{position}"))
+            fields = pools[position].take([f.dataType for f in schema.fields])
+            mine.append(SlotState(name, schema, position, fields, ()))
+        states[part.slot] = tuple(mine)
+    schemas = tuple(st.StructType(pool.fields) for pool in pools)
+    for slot, mine_states in states.items():
+        states[slot] = tuple(
+            replace(state, indices=tuple(schemas[state.position].names.index(f) for f in state.fields))
+            for state in mine_states
+        )
+    return states, schemas
 
 
 def wide_input(inputs: Sequence[SlotInput], layout: WideLayout) -> DataFrame:
@@ -236,11 +317,12 @@ def wide_operator(rows: DataFrame, inputs: Sequence[SlotInput], layout: WideLayo
             keys=tuple(key_columns.index(layout.column(part, key)) for key in part.keys),
             outputs=tuple(f.name for f in part.output.fields),
             positions=tuple(output_names.index(name) for name in layout.outputs[part.slot]),
+            states=layout.states[part.slot],
         )
         for part in inputs
     ]
     return rows.groupBy(*[col(k) for k in key_columns]).transformWithState(
-        statefulProcessor=WideProcessor(slots, output_names),
+        statefulProcessor=WideProcessor(slots, output_names, layout.state_schemas),
         outputStructType=layout.output_schema,
         outputMode="Update",
         timeMode="None",

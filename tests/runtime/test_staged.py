@@ -13,6 +13,7 @@ from qtt.errors import ReplayError
 from qtt.runtime.jobs import Job, ReplayRecord
 from qtt.runtime.names import SEQ, SLOT
 from qtt.runtime.staged import _by_batch
+from qtt.runtime.stateful import StatefulOperator
 from qtt.runtime.wide import SlotInput, wide_layout
 
 
@@ -24,10 +25,20 @@ def _job(job_id: int, seqs: list[int], ends: list[int]) -> Job:
     return Job(job_id, SimpleNamespace(query_id=f"Q{job_id}"), records, tuple(ends))  # type: ignore[arg-type]
 
 
+class _Stateless(StatefulOperator):
+    """An operator that declares no state (a stage's layout only reads its declarations)."""
+
+    def init(self, handle: Any) -> None:
+        pass
+
+    def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Any:
+        return iter(())
+
+
 def _part(slot: int, schema: st.StructType | None = None, keys: tuple[str, ...] = ("K",)) -> SlotInput:
     schema = schema or st.StructType([st.StructField("K", st.StringType()), st.StructField(SEQ, st.LongType())])
     frame: Any = SimpleNamespace(columns=schema.fieldNames(), schema=schema)
-    return SlotInput(slot, frame, keys, None, st.StructType())  # type: ignore[arg-type]
+    return SlotInput(slot, frame, keys, _Stateless(), st.StructType())
 
 
 LAYOUT = wide_layout([_part(0), _part(1)])

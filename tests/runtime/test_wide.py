@@ -7,99 +7,149 @@ from typing import Any
 
 import pytest
 from pyspark.sql import Row
+from pyspark.sql import types as st
 
-from qtt.runtime.names import SLOT, shared_state, shared_state_name, wide_column
+from qtt.runtime.names import SLOT, pooled_state, wide_column
 from qtt.runtime.stateful import StatefulOperator
-from qtt.runtime.wide import Slot, WideProcessor, declared_states
+from qtt.runtime.wide import Slot, SlotInput, WideProcessor, pooled_states
+
+_PAIR = st.StructType([st.StructField("COUNT", st.LongType()), st.StructField("NAME", st.StringType())])
+_NAME = st.StructType([st.StructField("LABEL", st.StringType())])
+_TOTAL = st.StructType([st.StructField("TOTAL", st.LongType())])
+
+
+class _Value:
+    """A value state as the state server keeps it, for one key."""
+
+    def __init__(self) -> None:
+        self.row: tuple[Any, ...] | None = None
+
+    def exists(self) -> bool:
+        return self.row is not None
+
+    def get(self) -> tuple[Any, ...] | None:
+        return self.row
+
+    def update(self, row: tuple[Any, ...]) -> None:
+        self.row = row
+
+    def clear(self) -> None:
+        self.row = None
 
 
 class _Handle:
     def __init__(self) -> None:
-        self.declared: list[str] = []
+        self.declared: dict[str, st.StructType] = {}
+        self.values: dict[str, _Value] = {}
 
-    def getValueState(self, name: str, schema: Any) -> str:
-        self.declared.append(name)
-        return f"state {name}"
+    def getValueState(self, name: str, schema: st.StructType) -> _Value:
+        self.declared[name] = schema
+        return self.values.setdefault(name, _Value())
 
 
-class _Echo(StatefulOperator):
-    """Emits, per row, the state it was given, the key and the row's own value."""
+class _Keeper(StatefulOperator):
+    """Declares ``states``; per row, stores the row's value in its first state and emits what
+    that state held before, with the key."""
 
-    def __init__(self, state: str) -> None:
-        self.state_name = state
+    def __init__(self, *states: tuple[str, st.StructType]) -> None:
+        self.states = states
 
     def state_names(self) -> tuple[str, ...]:
-        return (self.state_name,)
+        return tuple(name for name, _ in self.states)
 
     def init(self, handle: Any) -> None:
-        self.state = handle.getValueState(self.state_name, None)
+        self.values = [handle.getValueState(name, schema) for name, schema in self.states]
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         for row in rows:
             assert row.__fields__ == ["K", "V"]
-            yield Row(K=row["K"], OUT=f"{self.state}|{key}|{row['V']}")
+            before = self.values[0].get()
+            self.values[0].update(row["V"])
+            yield Row(K=row["K"], OUT=f"{before}|{key}")
 
     def close(self) -> None:
         pass
 
 
+def _inputs() -> list[SlotInput]:
+    # pooled_states reads only the slot and its processor
+    return [
+        SlotInput(0, None, (), _Keeper(("Aggregate-Aggregate", _PAIR)), _PAIR),  # type: ignore[arg-type]
+        SlotInput(5, None, (), _Keeper(("Join-left", _NAME), ("Join-right", _TOTAL)), _NAME),  # type: ignore[arg-type]
+    ]
+
+
+def test_slots_pool_their_state_variables_by_position_and_their_fields_by_type() -> None:
+    states, schemas = pooled_states(_inputs())
+
+    count, name = wide_column("state0", 0), wide_column("state0", 1)
+    assert [f.name for f in schemas[0].fields] == [count, name]  # slot 5's LABEL shares slot 0's NAME
+    assert [f.name for f in schemas[1].fields] == [wide_column("state1", 0)]
+    (aggregate,) = states[0]
+    left, right = states[5]
+    assert (aggregate.variable, aggregate.fields, aggregate.indices) == (pooled_state(0), (count, name), (0, 1))
+    assert (left.name, left.variable, left.fields, left.indices) == ("Join-left", pooled_state(0), (name,), (1,))
+    assert (right.name, right.variable, right.indices) == ("Join-right", pooled_state(1), (0,))
+    assert left.schema == _NAME
+
+
 def _wide() -> tuple[WideProcessor, _Handle]:
-    # slot 0's V is a string, slot 5's a number: each has a value column of its own; their keys
+    # slot 0's V is a pair, slot 5's a label: each has a value column of its own; their keys
     # share the key column, their outputs the output columns
-    key, string, number = wide_column("key", 0), wide_column("value", 0), wide_column("value", 1)
+    inputs = _inputs()
+    states, schemas = pooled_states(inputs)
+    key, pair, label = wide_column("key", 0), wide_column("value", 0), wide_column("value", 1)
     slots = [
-        Slot(
-            slot=0,
-            processor=_Echo("Aggregate-Aggregate"),
-            inputs=("K", "V"),
-            columns=(key, string),
-            keys=(1,),
-            outputs=("K", "OUT"),
-            positions=(1, 2),
-        ),
-        Slot(
-            slot=5,
-            processor=_Echo("Aggregate-Aggregate"),
-            inputs=("K", "V"),
-            columns=(key, number),
-            keys=(1,),
-            outputs=("K", "OUT"),
-            positions=(1, 2),
-        ),
+        Slot(0, inputs[0].processor, ("K", "V"), (key, pair), (1,), ("K", "OUT"), (1, 2), states[0]),
+        Slot(5, inputs[1].processor, ("K", "V"), (key, label), (1,), ("K", "OUT"), (1, 2), states[5]),
     ]
     names = [SLOT, wide_column("output", 0), wide_column("output", 1)]
-    processor, handle = WideProcessor(slots, names), _Handle()
+    processor, handle = WideProcessor(slots, names, schemas), _Handle()
     processor.init(handle)  # type: ignore[arg-type]
     return processor, handle
 
 
-def test_slots_share_a_state_variable_of_the_same_name_and_schema() -> None:
+def test_the_wide_operator_declares_one_variable_per_position() -> None:
+    _, handle = _wide()
+    assert list(handle.declared) == [pooled_state(0), pooled_state(1)]
+
+
+def test_a_slot_stores_and_reads_only_its_own_fields_of_a_pooled_variable() -> None:
     processor, handle = _wide()
-    assert handle.declared == [shared_state("Aggregate-Aggregate", "None")]  # declared once
-    assert shared_state_name(handle.declared[0]) == "Aggregate-Aggregate"
-    assert declared_states(processor.slots[0].processor) == {"Aggregate-Aggregate": handle.declared[0]}
+    row = {SLOT: 5, wide_column("key", 0): "k1", wide_column("value", 0): None, wide_column("value", 1): ("gold",)}
+
+    (first,) = list(processor.handleInputRows((5, "k1"), iter([Row(**row)]), None))
+    assert handle.values[pooled_state(0)].row == (None, "gold")
+    (second,) = list(processor.handleInputRows((5, "k1"), iter([Row(**row)]), None))
+
+    assert first[SLOT] == 5
+    assert first[wide_column("output", 0)] == "k1"
+    assert first[wide_column("output", 1)] == "None|('k1',)"
+    assert second[wide_column("output", 1)] == "('gold',)|('k1',)"
 
 
-def test_a_state_variable_of_another_schema_is_another_variable() -> None:
-    assert shared_state("Aggregate-Aggregate", "STRUCT<a: INT>") != shared_state("Aggregate-Aggregate", "None")
-
-
-def test_a_group_reaches_its_own_slot_with_its_own_names_and_key() -> None:
-    processor, _ = _wide()
-    columns = {SLOT: 5, wide_column("key", 0): "k1", wide_column("value", 0): None, wide_column("value", 1): 42}
-    (out,) = list(processor.handleInputRows((5, "k1"), iter([Row(**columns)]), None))
-
-    assert out[SLOT] == 5
-    assert out[wide_column("output", 0)] == "k1"
-    assert out[wide_column("output", 1)] == f"state {shared_state('Aggregate-Aggregate', 'None')}|('k1',)|42"
+def test_a_slot_state_passes_exists_and_clear_through() -> None:
+    processor, handle = _wide()
+    state = processor.slots[0].processor.values[0]  # type: ignore[attr-defined]
+    assert not state.exists()
+    state.update((3, "x"))
+    assert state.exists() and state.get() == (3, "x")
+    state.clear()
+    assert handle.values[pooled_state(0)].row is None
 
 
 def test_a_slot_cannot_reach_handle_calls_the_wide_operator_does_not_pass_on() -> None:
-    class _Lister(_Echo):
+    class _Lister(_Keeper):
         def init(self, handle: Any) -> None:
             handle.getListState("x", None)
 
-    lister = Slot(0, _Lister("s"), ("K", "V"), ("k", "v"), (1,), ("K", "OUT"), (1, 2))
+    lister = Slot(0, _Lister(), ("K", "V"), ("k", "v"), (1,), ("K", "OUT"), (1, 2))
     processor = WideProcessor([lister], [SLOT, "a", "b"])
     with pytest.raises(NotImplementedError, match="getListState"):
         processor.init(_Handle())  # type: ignore[arg-type]
+
+
+def test_a_state_schema_that_is_no_struct_is_refused_when_the_stage_is_laid_out() -> None:
+    text = SlotInput(0, None, (), _Keeper(("Aggregate-Aggregate", "COUNT BIGINT")), _PAIR)  # type: ignore[arg-type]
+    with pytest.raises(NotImplementedError, match="StructType"):
+        pooled_states([text])
