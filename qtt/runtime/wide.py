@@ -8,7 +8,8 @@ Spark generates code per column in every task, and 32 slots laid side by side ma
 Key columns have a pool of their own: the grouping key is the slot column followed by the key
 pool, which holds each row's own key and nulls. Each group is handed to its own slot's processor
 with the rows, the key and the state variables it would see alone: its rows under their own
-names and its key columns only.
+names and its key columns only; a slot's processor is started (``init``) on its first group
+of a micro-batch, not for micro-batches where it has no rows.
 State variables are pooled the same way: a slot's *n*-th state variable is a view
 (:class:`PooledValueState`) of the wide operator's *n*-th variable
 (:func:`~qtt.runtime.names.pooled_state`), whose fields are pooled by data type as the input
@@ -160,15 +161,24 @@ class WideProcessor(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         pooled = [handle.getValueState(pooled_state(n), schema) for n, schema in enumerate(self.states)]
         widths = [len(schema.fields) for schema in self.states]
-        for slot in self.slots.values():
-            slot.processor.init(_SlotHandle(slot.states, pooled, widths))  # type: ignore[arg-type]
+        self._handles = {number: _SlotHandle(slot.states, pooled, widths) for number, slot in self.slots.items()}
+        self._started: set[int] = set()
+
+    def _processor(self, slot: Slot) -> StatefulOperator:
+        """``slot``'s processor, started on its first group of the micro-batch: most slots have
+        no rows in most micro-batches, and starting one costs a millisecond or two each time."""
+        if slot.slot not in self._started:
+            slot.processor.init(self._handles[slot.slot])  # type: ignore[arg-type]
+            self._started.add(slot.slot)
+        return slot.processor
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         slot = self.slots[key[0]]
+        processor = self._processor(slot)
         pairs = tuple(zip(slot.inputs, slot.columns, strict=True))
         own = [Row(**{name: row[wide] for name, wide in pairs}) for row in rows]
         own_key = tuple(key[position] for position in slot.keys)
-        for out in slot.processor.handleInputRows(own_key, iter(own), timerValues):
+        for out in processor.handleInputRows(own_key, iter(own), timerValues):
             values: list[Any] = [None] * len(self.names)
             values[0] = slot.slot
             for name, position in zip(slot.outputs, slot.positions, strict=True):
@@ -176,8 +186,8 @@ class WideProcessor(StatefulProcessor):
             yield Row(**dict(zip(self.names, values, strict=True)))
 
     def close(self) -> None:
-        for slot in self.slots.values():
-            slot.processor.close()
+        for number in self._started:
+            self.slots[number].processor.close()
 
 
 @dataclass(frozen=True)

@@ -130,12 +130,38 @@ def test_a_slot_stores_and_reads_only_its_own_fields_of_a_pooled_variable() -> N
 
 def test_a_slot_state_passes_exists_and_clear_through() -> None:
     processor, handle = _wide()
+    row = {SLOT: 0, wide_column("key", 0): "k1", wide_column("value", 0): (3, "x"), wide_column("value", 1): None}
+    list(processor.handleInputRows((0, "k1"), iter([Row(**row)]), None))
     state = processor.slots[0].processor.values[0]  # type: ignore[attr-defined]
-    assert not state.exists()
-    state.update((3, "x"))
+
     assert state.exists() and state.get() == (3, "x")
     state.clear()
+    assert not state.exists()
     assert handle.values[pooled_state(0)].row is None
+
+
+def test_a_slot_is_started_on_its_first_group_and_only_a_started_slot_is_closed() -> None:
+    closed: list[int] = []
+
+    class _Closing(_Keeper):
+        def close(self) -> None:
+            closed.append(len(self.values))
+
+    inputs = _inputs()
+    states, schemas = pooled_states(inputs)
+    shape = (("K", "V"), ("k", "v"), (1,), ("K", "OUT"), (1, 2))
+    slots = [
+        Slot(0, _Closing(("Aggregate-Aggregate", _PAIR)), *shape, states[0]),
+        Slot(5, _Closing(("Join-left", _NAME)), *shape, states[5]),
+    ]
+    processor = WideProcessor(slots, [SLOT, "a", "b"], schemas)
+    processor.init(_Handle())  # type: ignore[arg-type]
+    assert not hasattr(slots[0].processor, "values")  # nothing started before its rows
+    list(processor.handleInputRows((5, "k1"), iter([Row(**{SLOT: 5, "k": "k1", "v": ("gold",)})]), None))
+    processor.close()
+
+    assert not hasattr(slots[0].processor, "values")
+    assert closed == [1]  # slot 5 only
 
 
 def test_a_slot_cannot_reach_handle_calls_the_wide_operator_does_not_pass_on() -> None:
@@ -145,8 +171,9 @@ def test_a_slot_cannot_reach_handle_calls_the_wide_operator_does_not_pass_on() -
 
     lister = Slot(0, _Lister(), ("K", "V"), ("k", "v"), (1,), ("K", "OUT"), (1, 2))
     processor = WideProcessor([lister], [SLOT, "a", "b"])
+    processor.init(_Handle())  # type: ignore[arg-type]
     with pytest.raises(NotImplementedError, match="getListState"):
-        processor.init(_Handle())  # type: ignore[arg-type]
+        list(processor.handleInputRows((0, "k1"), iter([Row(**{SLOT: 0, "k": "k1", "v": 1})]), None))
 
 
 def test_a_state_schema_that_is_no_struct_is_refused_when_the_stage_is_laid_out() -> None:
