@@ -33,6 +33,7 @@ from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildE
 from qtt.plan.shape import QueryShape
 from qtt.runtime import infrastructure, internal_topics, repartitions
 from qtt.runtime.builder import PlanBuilder, StatefulHook
+from qtt.runtime.frames import in_threads, union_all
 from qtt.runtime.group_source import DecodedColumns, GroupSource, group_source
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
@@ -44,7 +45,6 @@ from qtt.runtime.staged import (
     StagedGroup,
     StagedPlans,
     build_stages,
-    in_threads,
     read_topics,
     run_stages,
 )
@@ -349,10 +349,7 @@ def _run_group(
         if not job.bounded
         for written in builders[job.job_id].repartitions
     ]
-    union = sinks[0]
-    for df in sinks[1:]:
-        union = union.unionByName(df, allowMissingColumns=True)  # only stateful sinks carry "order"
-    union = union.coalesce(UNION_TASKS)
+    union = union_all(sinks, by_name=True).coalesce(UNION_TASKS)  # only stateful sinks carry "order"
     stop_file = _stop_file(jobs, checkpoint)
     # The restart scenario stops the query after each micro-batch and starts it again from its
     # checkpoint; the same query, so every job keeps its batch boundaries and batch ids.

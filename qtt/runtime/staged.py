@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,6 +40,7 @@ from pyspark.sql import types as st
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
+from qtt.runtime.frames import in_threads
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
 from qtt.runtime.jobs import InternalTopic, Job
@@ -59,11 +59,8 @@ if TYPE_CHECKING:
 #: the whole union, and a union has a partition per replay (37 tasks for 32 replays), so they
 #: run as two: one per core of the default ``local[2]``.
 UNION_TASKS = 2
-#: threads that build a group's plans (:func:`in_threads`)
-BUILD_THREADS = 2
 #: slot numbers per job: a job's operators take ``position * _SLOTS_PER_JOB`` and up
 _SLOTS_PER_JOB = 1000
-_R = TypeVar("_R")
 
 #: builds ``job``'s plan over ``raw`` with ``hook`` running its operators (raises QttError)
 Build = Callable[[DataFrame, Job, "StatefulHook"], "PlanBuilder"]
@@ -190,18 +187,6 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
             if mine:
                 write_rows(_output_folder(checkpoint, part.slot), _positional(pa.concat_tables(mine)))
     return group
-
-
-def in_threads(action: Callable[..., _R], arguments: Sequence[tuple[Any, ...]]) -> list[_R]:
-    """``action(*a)`` for each of ``arguments``, on :data:`BUILD_THREADS` threads, in order.
-
-    Building a plan is mostly waiting for the JVM to analyse each DataFrame (PySpark calls it
-    for every step); the JVM answers each thread on a thread of its own.
-    """
-    if len(arguments) <= 1:
-        return [action(*a) for a in arguments]
-    with ThreadPoolExecutor(BUILD_THREADS, thread_name_prefix="qtt-build-plan") as pool:
-        return list(pool.map(lambda a: action(*a), arguments))
 
 
 def _check_inputs(job: Job, captured: Sequence[SlotInput]) -> None:

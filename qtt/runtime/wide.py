@@ -30,11 +30,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql import DataFrame, Row
+from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
+from qtt.runtime.frames import in_threads, union_all
 from qtt.runtime.names import SLOT, col, pooled_state, wide_column
 
 if TYPE_CHECKING:
@@ -295,23 +296,22 @@ def pooled_states(inputs: Sequence[SlotInput]) -> tuple[dict[int, tuple[SlotStat
 def wide_input(inputs: Sequence[SlotInput], layout: WideLayout) -> DataFrame:
     """Every slot's input rows in one DataFrame, laid out by ``layout``; a column a slot does not
     use is null in its rows."""
-    parts = []
-    for part in inputs:
-        mine = dict(zip(layout.inputs[part.slot], part.df.columns, strict=True))
-        parts.append(
-            part.df.select(
-                *[
-                    F.lit(part.slot).cast(f.dataType).alias(SLOT)
-                    if f.name == SLOT
-                    else (col(mine[f.name]) if f.name in mine else F.lit(None).cast(f.dataType)).alias(f.name)
-                    for f in layout.input_schema.fields
-                ]
-            )
-        )
-    union = parts[0]
-    for part_df in parts[1:]:
-        union = union.union(part_df)
-    return union
+    # one null Column per wide column, shared by every slot's select: each is three JVM calls
+    nulls = {f.name: F.lit(None).cast(f.dataType).alias(f.name) for f in layout.input_schema.fields}
+    return union_all(in_threads(_laid_out, [(part, layout, nulls) for part in inputs]))
+
+
+def _laid_out(part: SlotInput, layout: WideLayout, nulls: dict[str, Column]) -> DataFrame:
+    """``part``'s rows in ``layout``'s columns, its own or null."""
+    mine = dict(zip(layout.inputs[part.slot], part.df.columns, strict=True))
+    return part.df.select(
+        *[
+            F.lit(part.slot).cast(f.dataType).alias(SLOT)
+            if f.name == SLOT
+            else (col(mine[f.name]).alias(f.name) if f.name in mine else nulls[f.name])
+            for f in layout.input_schema.fields
+        ]
+    )
 
 
 def wide_operator(rows: DataFrame, inputs: Sequence[SlotInput], layout: WideLayout) -> DataFrame:
