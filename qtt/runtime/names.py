@@ -73,8 +73,8 @@ SLOT = _PREFIX + "slot"
 
 def wide_column(pool: str, index: int) -> str:
     """Column ``index`` of a wide operator's ``pool`` (``key``, ``value``, ``output``, or a state
-    variable's fields, ``state<n>``): slots
-    whose columns have one data type share that type's columns (:class:`qtt.runtime.wide.WideLayout`)."""
+    variable's fields, ``state<n>``): slots whose columns have one data type share that type's
+    columns (:class:`qtt.runtime.wide.WideLayout`)."""
     return f"{_PREFIX}{pool}_{index}"
 
 

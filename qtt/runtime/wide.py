@@ -15,7 +15,7 @@ State variables are pooled the same way: a slot's *n*-th state variable is a vie
 (:func:`~qtt.runtime.names.pooled_state`), whose fields are pooled by data type as the input
 columns are, its rows kept apart by the slot column of the key. A stage then declares as many
 state variables as its busiest slot, not one per slot's schema: every micro-batch declares
-each variable through the state server and sets up its encoder on the first update, 20 to 30
+each variable through the state server and sets up its encoder on the first update, tens of
 ms a variable, and the state is read back in a Spark job per variable. Neither rows nor state
 ever cross slots. The output is laid out the same way, from a pool of its own.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import Column, DataFrame, Row
@@ -120,7 +120,7 @@ class _SlotHandle:
 
     def getValueState(self, name: str, schema: Any, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs:
-            raise NotImplementedError("a slot of a wide operator cannot pass a value state options (a TTL, say)")
+            raise NotImplementedError("a slot of a wide operator cannot pass value state options (a TTL, say)")
         state = self._states[name]
         return PooledValueState(self._pooled[state.position], state.indices, self._widths[state.position])
 
@@ -210,6 +210,7 @@ class ColumnPool:
         self.name = name
         self.fields: list[st.StructField] = []
         self._by_type: dict[str, list[str]] = {}
+        self._index: dict[str, int] = {}
 
     def take(self, data_types: Sequence[st.DataType]) -> tuple[str, ...]:
         """Wide columns for one slot's columns of ``data_types``, in their order."""
@@ -222,9 +223,14 @@ class ColumnPool:
             used[text] = nth + 1
             if nth == len(columns):
                 columns.append(wide_column(self.name, len(self.fields)))
+                self._index[columns[-1]] = len(self.fields)
                 self.fields.append(st.StructField(columns[-1], data_type, nullable=True))
             names.append(columns[nth])
         return tuple(names)
+
+    def index(self, column: str) -> int:
+        """Where ``column`` is in :attr:`fields` (columns are only ever added at the end)."""
+        return self._index[column]
 
 
 @dataclass(frozen=True)
@@ -281,16 +287,11 @@ def pooled_states(inputs: Sequence[SlotInput]) -> tuple[dict[int, tuple[SlotStat
         for position, (name, schema) in enumerate(declared_states(part.processor)):
             if position == len(pools):
                 pools.append(ColumnPool(f"state{position}"))
-            fields = pools[position].take([f.dataType for f in schema.fields])
-            mine.append(SlotState(name, schema, position, fields, ()))
+            pool = pools[position]
+            fields = pool.take([f.dataType for f in schema.fields])
+            mine.append(SlotState(name, schema, position, fields, tuple(pool.index(f) for f in fields)))
         states[part.slot] = tuple(mine)
-    schemas = tuple(st.StructType(pool.fields) for pool in pools)
-    for slot, mine_states in states.items():
-        states[slot] = tuple(
-            replace(state, indices=tuple(schemas[state.position].names.index(f) for f in state.fields))
-            for state in mine_states
-        )
-    return states, schemas
+    return states, tuple(st.StructType(pool.fields) for pool in pools)
 
 
 def wide_input(inputs: Sequence[SlotInput], layout: WideLayout) -> DataFrame:
