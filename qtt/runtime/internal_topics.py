@@ -132,18 +132,20 @@ def topic_of(
     topic: str,
     key_fields: Sequence[tuple[str, str]] | None = None,
     keep: Callable[[Row], bool] | None = None,
-    batch_of: Callable[[Row | None, int], int] | None = None,
+    batches: Sequence[int] | None = None,
     value_fields: Sequence[tuple[str, str]] | None = None,
 ) -> InternalTopic:
     """The change feed's records as internal topic ``topic``, in the documented order.
 
     ``key_fields`` keeps only these fields of the state's key, renamed (``(field, name)``
     pairs), and ``keep`` only the changes whose key it accepts: a staged replay's wide operator
-    keys every slot's state by the slot and all slots' key columns. ``batch_of(key, batch)``
-    gives a change its replay's own micro-batch where a staged replay packed them
-    (:mod:`qtt.runtime.packing`). ``value_fields`` does for the value what ``key_fields`` does
-    for the key: a wide operator pools every slot's state variables' fields.
+    keys every slot's state by the slot and all slots' key columns. ``batches`` gives each
+    change of the feed, in its order, its replay's own micro-batch, where a staged replay ran
+    them in one (:mod:`qtt.runtime.staged`). ``value_fields`` does for the value what
+    ``key_fields`` does for the key: a wide operator pools every slot's state variables' fields.
     """
+    if batches is not None and len(batches) != len(feed.rows):
+        raise ValueError(f"{len(batches)} micro-batches for the {len(feed.rows)} changes of {topic}")
 
     def project(part: Row | None, fields: Sequence[tuple[str, str]] | None) -> Any:
         if fields is None or part is None:
@@ -155,10 +157,10 @@ def topic_of(
             key=project(row["key"], key_fields),
             value=project(row["value"], value_fields),
             change=row["change_type"],
-            batch=row["batch_id"] if batch_of is None else batch_of(row["key"], row["batch_id"]),
+            batch=row["batch_id"] if batches is None else batches[index],
             partition=row["partition_id"],
         )
-        for row in feed.rows
+        for index, row in enumerate(feed.rows)
         if keep is None or keep(row["key"])
     ]
     records.sort(key=InternalRecord.sort_key)

@@ -220,8 +220,8 @@ class QueryRun:
     starts: int = 1
     #: how many stages of a staged replay (:mod:`qtt.runtime.staged`) its operators ran in
     stages: int = 0
-    #: how many micro-batches the stages of its group ran, all stages together (packed: see
-    #: :mod:`qtt.runtime.packing`)
+    #: how many micro-batches the stages of its group ran, all stages together (one a stage:
+    #: each key's rows run unit by unit inside it, see :mod:`qtt.runtime.wide`)
     stage_batches: int = 0
     error: QttError | None = None
     internal_topics: list[InternalTopic] = field(default_factory=list)

@@ -9,19 +9,21 @@ step computes each row from that row alone. So a staged replay runs each of thos
   every replay in the group) run as one query over all records in **one** micro-batch; each row
   they hand stage *k* is placed in the replay's micro-batch of the input record that caused it
   (its ``SEQ``), so :func:`wide_input` gathers them for every slot at once;
-- stage *k* runs as a streaming query of its own over those rows, relayed micro-batch by
-  micro-batch (:mod:`qtt.runtime.relay`): one scan and one
-  :mod:`wide operator <qtt.runtime.wide>` per micro-batch for the whole group; a replay's
-  micro-batches that share no key run as one (:mod:`qtt.runtime.packing`);
+- stage *k* runs as a streaming query of its own over those rows, relayed in one micro-batch
+  (:mod:`qtt.runtime.relay`): one :mod:`wide operator <qtt.runtime.wide>` for the whole group,
+  which hands each key's rows to its processor unit by unit (a unit is the replay's own
+  micro-batch: the row's *unit*), in order, and records each state write with its unit;
 - what each slot's operator wrote is relayed to the later queries in one micro-batch, where the
   plan reads it as the operator's output; the replays' sinks run as the last query, as they do
   for a group without stages (:func:`qtt.runtime.executor.run_jobs`).
 
-An operator writes only for the rows of a micro-batch (no timers) and sees only its own key's
-state, so every key of a replay sees its rows micro-batch by micro-batch as in a replay that
-runs alone, and its outputs, each placed by its input's ``SEQ``, are that replay's; each slot's
-state lives in its stage's checkpoint, keyed by its slot, read back as the replay's internal
-topics (:func:`read_topics`), each change under the replay's own micro-batch.
+An operator writes only for the rows of a micro-batch (no timers), keeps nothing between calls
+but its state, and sees only its own key's state, so every key of a replay sees its rows unit by
+unit as in a replay that runs alone, micro-batch by micro-batch, and its outputs, each placed by
+its input's ``SEQ``, are that replay's; each slot's state lives in its stage's checkpoint, keyed
+by its slot, read back as the replay's internal topics (:func:`read_topics`), each change under
+the unit that the operator recorded for it: the state store's change log keeps every write, in
+the order they were made.
 """
 
 from __future__ import annotations
@@ -44,8 +46,7 @@ from qtt.runtime.frames import in_threads
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
 from qtt.runtime.jobs import InternalTopic, Job
-from qtt.runtime.names import SEQ, SLOT, col
-from qtt.runtime.packing import Packing, pack, packable
+from qtt.runtime.names import SEQ, SLOT, UNIT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col
 from qtt.runtime.relay import relay_stream, write_batches, write_rows
 from qtt.runtime.sink_rows import run_and_collect
 from qtt.runtime.wide import SlotInput, SlotState, WideLayout, wide_input, wide_layout, wide_operator
@@ -87,13 +88,13 @@ class StagedGroup:
     #: each stage query's progress, in stage order
     progress: list[list[Any]] = field(default_factory=list)
     checkpoints: list[str] = field(default_factory=list)
-    #: where each stage ran its replays' micro-batches, in stage order
-    packings: list[Packing] = field(default_factory=list)
     #: how many micro-batches each stage's operator ran, in stage order
     stage_batches: list[int] = field(default_factory=list)
     operators: dict[int, list[Operator]] = field(default_factory=dict)
-    #: the change feeds read so far, by stage and wide state variable
-    feeds: dict[tuple[int, str], ChangeFeed] = field(default_factory=dict)
+    #: each wide state variable's writes, by stage and position, in write order: slot, unit, delete
+    writes: dict[tuple[int, int], list[tuple[int, int, bool]]] = field(default_factory=dict)
+    #: the change feeds read so far, by stage and wide state variable, each change's unit beside it
+    feeds: dict[tuple[int, str], tuple[ChangeFeed, list[int]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -156,7 +157,6 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
         ReplayError: a stage's query failed (the caller runs the jobs alone).
     """
     group, inputs, layouts, job_of_slot = plans.group, plans.inputs, plans.layouts, plans.job_of_slot
-    batches = max((len(job.batch_ends) for job in jobs), default=0)
     for stage in sorted(inputs):
         parts, layout = inputs[stage], layouts[stage]
         try:
@@ -166,27 +166,33 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
         rows, progress = _run(stage_input, f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}")
         group.progress.append(progress)
         input_folder = Path(f"{checkpoint}-relay-stage{stage}")
-        by_batch = _by_batch(rows, parts, layout, job_of_slot, batches, stage)
-        key_columns = [SLOT, *layout.keys]
-        if packable(layout.input_schema, key_columns):
-            by_batch, packing = pack(by_batch, key_columns)
-        else:
-            packing = Packing(own=None)
-        write_batches(input_folder, by_batch)
-        relayed = relay_stream(session, layout.input_schema, input_folder, one_batch=False)
+        # one file, so one micro-batch, even without rows: the stage's state then exists
+        write_batches(input_folder, [_in_units(rows, parts, layout, job_of_slot, stage)])
+        relayed = relay_stream(session, layout.operator_schema, input_folder, one_batch=True)
         stage_checkpoint = f"{checkpoint}-stage{stage}"
         written, progress = _run(wide_operator(relayed, parts, layout), stage_checkpoint, f"stage {stage}")
         group.progress.append(progress)
         group.checkpoints.append(stage_checkpoint)
-        group.packings.append(packing)
-        group.stage_batches.append(len(by_batch))
+        group.stage_batches.append(len(progress))
         tables = [table for _, table in written if table.num_rows]
+        table = pa.concat_tables(tables) if tables else None
+        if table is None:
+            continue
+        writing = pc.is_valid(table[WRITE_STATE])
+        _record_writes(group, stage, table.filter(writing))
+        outputs = table.filter(pc.invert(writing))
         for part in parts:
-            names = list(layout.outputs[part.slot])
-            mine = [table.filter(pc.equal(table[SLOT], part.slot)).select(names) for table in tables]
-            if mine:
-                write_rows(_output_folder(checkpoint, part.slot), _positional(pa.concat_tables(mine)))
+            mine = outputs.filter(pc.equal(outputs[SLOT], part.slot)).select(list(layout.outputs[part.slot]))
+            if mine.num_rows:
+                write_rows(_output_folder(checkpoint, part.slot), _positional(mine))
     return group
+
+
+def _record_writes(group: StagedGroup, stage: int, writes: pa.Table) -> None:
+    """The state writes a stage's operator recorded, by state variable, in write order."""
+    columns = (writes[c].to_pylist() for c in (WRITE_STATE, SLOT, WRITE_UNIT, WRITE_DELETE))
+    for position, slot, unit, delete in zip(*columns, strict=True):
+        group.writes.setdefault((stage, position), []).append((slot, unit, delete))
 
 
 def _check_inputs(job: Job, captured: Sequence[SlotInput]) -> None:
@@ -214,31 +220,32 @@ def _run(df: DataFrame, checkpoint: str, what: str) -> tuple[list[tuple[int, pa.
     return rows, list(stream.recentProgress)
 
 
-def _by_batch(
+def _in_units(
     collected: Sequence[tuple[int, pa.Table]],
     parts: Sequence[SlotInput],
     layout: WideLayout,
     job_of_slot: dict[int, Job],
-    batches: int,
     stage: int,
-) -> list[pa.Table]:
-    """A stage's input rows, micro-batch by micro-batch: each row in the replay's micro-batch of
-    the input record that caused it. A micro-batch no row reaches is an empty table (an unpacked
-    stage still runs it, with its batch id)."""
+) -> pa.Table:
+    """A stage's input rows, each with its unit (:data:`~qtt.runtime.names.UNIT`): the replay's
+    micro-batch of the input record that caused it. Rows are ordered by unit, in their order
+    within each."""
     tables = [table for _, table in collected]
     table = pa.concat_tables(tables) if tables else to_arrow_schema(layout.input_schema, timezone="UTC").empty_table()
     seq_columns = {part.slot: table[layout.column(part, SEQ)].to_pylist() for part in parts}
     jobs = [job_of_slot[part.slot] for part in parts]
     batch_of = {job.job_id: job.batch_of_seq() for job in jobs}
-    positions: list[list[int]] = [[] for _ in range(batches)]
+    units: list[int] = []
     for index, slot in enumerate(table[SLOT].to_pylist()):
         job = job_of_slot[slot]
         seq = seq_columns[slot][index]
         if seq not in batch_of[job.job_id]:
             msg = f"stage {stage}: a row of {job.query.query_id} has {SEQ} {seq}, which is no input record of it"
             raise ReplayError(msg)
-        positions[batch_of[job.job_id][seq]].append(index)
-    return [table.take(pa.array(indices, type=pa.int64())) for indices in positions]
+        units.append(batch_of[job.job_id][seq])
+    order = sorted(range(len(units)), key=units.__getitem__)  # stable: a unit's rows keep their order
+    ordered = table.take(pa.array(order, type=pa.int64()))
+    return ordered.append_column(UNIT, pa.array([units[i] for i in order], type=pa.int64()))
 
 
 def _positional(table: pa.Table) -> pa.Table:
@@ -279,21 +286,41 @@ def read_topics(session: SparkSession, group: StagedGroup, job: Job) -> list[Int
     """
     topics: list[InternalTopic] = []
     for operator in group.operators.get(job.job_id, []):
-        checkpoint, packing = group.checkpoints[operator.stage], group.packings[operator.stage]
+        checkpoint = group.checkpoints[operator.stage]
         if not (Path(checkpoint) / "state").is_dir():  # no micro-batch ever committed its state
             continue
         key_fields = list(operator.keys)
         for state in operator.variables:
             if (operator.stage, state.variable) not in group.feeds:
-                group.feeds[(operator.stage, state.variable)] = change_feed(session, checkpoint, 0, state.variable)
+                feed = change_feed(session, checkpoint, 0, state.variable)
+                writes = group.writes.get((operator.stage, state.position), [])
+                group.feeds[(operator.stage, state.variable)] = (feed, _units(feed, writes, operator.stage, state))
+            feed, units = group.feeds[(operator.stage, state.variable)]
             topics.append(
                 topic_of(
-                    group.feeds[(operator.stage, state.variable)],
+                    feed,
                     f"{job.query.query_id}-{state.name}-changelog",
                     key_fields,
                     keep=lambda key, slot=operator.slot: key is not None and key[SLOT] == slot,  # type: ignore[misc]
-                    batch_of=packing.batch_of,
+                    batches=units,
                     value_fields=tuple(zip(state.fields, state.schema.names, strict=True)),
                 )
             )
     return topics
+
+
+def _units(feed: ChangeFeed, writes: Sequence[tuple[int, int, bool]], stage: int, state: SlotState) -> list[int]:
+    """Each change's unit: the change log holds the stage's writes in the order they were made,
+    which the operator recorded (slot, unit, delete) as it made them."""
+    where = f"state variable {state.variable} of stage {stage}"
+    if len(feed.rows) != len(writes):
+        msg = f"{where}: the change feed has {len(feed.rows)} change(s), the operator recorded {len(writes)} write(s)"
+        raise ReplayError(msg)
+    for index, (row, (slot, _, delete)) in enumerate(zip(feed.rows, writes, strict=True)):
+        if row["key"] is None or row["key"][SLOT] != slot or (row["change_type"] == "delete") != delete:
+            msg = (
+                f"{where}: change {index} of the change feed ({row['change_type']} of {row['key']}) "
+                f"is not the write the operator recorded ({'delete' if delete else 'update'} by slot {slot})"
+            )
+            raise ReplayError(msg)
+    return [unit for _, unit, _ in writes]

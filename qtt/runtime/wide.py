@@ -19,8 +19,17 @@ each variable through the state server and sets up its encoder on the first upda
 ms a variable, and the state is read back in a Spark job per variable. Neither rows nor state
 ever cross slots. The output is laid out the same way, from a pool of its own.
 
+A stage runs in one micro-batch. Each input row carries its *unit* (:data:`~qtt.runtime.names.UNIT`):
+the replay's own micro-batch that it is part of. A key's rows are handed to its slot's processor
+unit by unit, in order, one ``handleInputRows`` call each, so the processor sees what it would
+see micro-batch by micro-batch (a processor keeps nothing between calls but its state, and sees
+only its own key's). State writes are recorded as they happen: after each unit, the operator
+writes one row per state write (:data:`~qtt.runtime.names.WRITE_STATE`, ``WRITE_UNIT``,
+``WRITE_DELETE``), in write order, which is the order of the state store's change log; the
+read-back gives each change its unit from them (:func:`qtt.runtime.staged.read_topics`).
+
 A staged replay (:mod:`qtt.runtime.staged`) collects a stage's input with :func:`wide_input`
-and runs :func:`wide_operator` over it, relayed micro-batch by micro-batch.
+and runs :func:`wide_operator` over it, with each row's unit, relayed in one micro-batch.
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from qtt.runtime.frames import in_threads, union_all
-from qtt.runtime.names import SLOT, col, pooled_state, wide_column
+from qtt.runtime.names import SLOT, UNIT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col, pooled_state, wide_column
 
 if TYPE_CHECKING:
     from qtt.runtime.stateful import StatefulOperator
@@ -84,13 +93,18 @@ class PooledValueState:
     """A slot's value state: its fields of a row of the wide operator's pooled variable.
 
     A key (slot column included) belongs to one slot, so the row exists exactly when the
-    slot's state does; the other slots' fields are null in it.
+    slot's state does; the other slots' fields are null in it. Each write is appended to
+    ``writes`` as ``(position, delete)``.
     """
 
-    def __init__(self, pooled: Any, indices: Sequence[int], width: int) -> None:
+    def __init__(
+        self, pooled: Any, indices: Sequence[int], width: int, position: int, writes: list[tuple[int, bool]]
+    ) -> None:
         self._pooled = pooled
         self._indices = tuple(indices)
         self._width = width
+        self._position = position
+        self._writes = writes
 
     def exists(self) -> bool:
         return bool(self._pooled.exists())
@@ -104,25 +118,35 @@ class PooledValueState:
         for index, field_value in zip(self._indices, value, strict=True):
             row[index] = field_value
         self._pooled.update(tuple(row))
+        self._writes.append((self._position, False))
 
     def clear(self) -> None:
         self._pooled.clear()
+        self._writes.append((self._position, True))
 
 
 class _SlotHandle:
     """A slot's view of the wide operator's handle: its value states, each a view of a pooled
     variable (:class:`PooledValueState`)."""
 
-    def __init__(self, states: Sequence[SlotState], pooled: Sequence[Any], widths: Sequence[int]) -> None:
+    def __init__(
+        self,
+        states: Sequence[SlotState],
+        pooled: Sequence[Any],
+        widths: Sequence[int],
+        writes: list[tuple[int, bool]],
+    ) -> None:
         self._states = {state.name: state for state in states}
         self._pooled = pooled
         self._widths = widths
+        self._writes = writes
 
     def getValueState(self, name: str, schema: Any, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs:
             raise NotImplementedError("a slot of a wide operator cannot pass value state options (a TTL, say)")
         state = self._states[name]
-        return PooledValueState(self._pooled[state.position], state.indices, self._widths[state.position])
+        position = state.position
+        return PooledValueState(self._pooled[position], state.indices, self._widths[position], position, self._writes)
 
     def __getattr__(self, name: str) -> Any:
         raise NotImplementedError(f"a slot of a wide operator cannot call {name}: add it to qtt.runtime.wide")
@@ -158,11 +182,15 @@ class WideProcessor(StatefulProcessor):
         self.slots = {slot.slot: slot for slot in slots}
         self.names = tuple(names)
         self.states = tuple(states)
+        self._write_columns = tuple(self.names.index(name) for name in (WRITE_STATE, WRITE_UNIT, WRITE_DELETE))
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         pooled = [handle.getValueState(pooled_state(n), schema) for n, schema in enumerate(self.states)]
         widths = [len(schema.fields) for schema in self.states]
-        self._handles = {number: _SlotHandle(slot.states, pooled, widths) for number, slot in self.slots.items()}
+        self._writes: list[tuple[int, bool]] = []
+        self._handles = {
+            number: _SlotHandle(slot.states, pooled, widths, self._writes) for number, slot in self.slots.items()
+        }
         self._started: set[int] = set()
 
     def _processor(self, slot: Slot) -> StatefulOperator:
@@ -177,14 +205,27 @@ class WideProcessor(StatefulProcessor):
         slot = self.slots[key[0]]
         processor = self._processor(slot)
         pairs = tuple(zip(slot.inputs, slot.columns, strict=True))
-        own = [Row(**{name: row[wide] for name, wide in pairs}) for row in rows]
+        units: dict[int, list[Row]] = {}
+        for row in rows:
+            units.setdefault(row[UNIT], []).append(Row(**{name: row[wide] for name, wide in pairs}))
         own_key = tuple(key[position] for position in slot.keys)
-        for out in processor.handleInputRows(own_key, iter(own), timerValues):
+        for unit in sorted(units):
+            for out in processor.handleInputRows(own_key, iter(units[unit]), timerValues):
+                values: list[Any] = [None] * len(self.names)
+                values[0] = slot.slot
+                for name, position in zip(slot.outputs, slot.positions, strict=True):
+                    values[position] = out[name]
+                yield Row(**dict(zip(self.names, values, strict=True)))
+            yield from self._written(slot.slot, unit)
+
+    def _written(self, slot: int, unit: int) -> Iterator[Row]:
+        """A row for each state write the slot made in ``unit``, in order."""
+        state_column, unit_column, delete_column = self._write_columns
+        for position, delete in self._writes:
             values: list[Any] = [None] * len(self.names)
-            values[0] = slot.slot
-            for name, position in zip(slot.outputs, slot.positions, strict=True):
-                values[position] = out[name]
+            values[0], values[state_column], values[unit_column], values[delete_column] = slot, position, unit, delete
             yield Row(**dict(zip(self.names, values, strict=True)))
+        self._writes.clear()
 
     def close(self) -> None:
         for number in self._started:
@@ -244,6 +285,7 @@ class WideLayout:
     #: each slot's output columns, as wide columns
     outputs: dict[int, tuple[str, ...]]
     input_schema: st.StructType
+    #: the slots' output columns, then the columns of the rows that record state writes
     output_schema: st.StructType
     #: each slot's state variables, and the wide operator's variables' schemas, by position
     states: dict[int, tuple[SlotState, ...]]
@@ -252,6 +294,18 @@ class WideLayout:
     def column(self, part: SlotInput, name: str) -> str:
         """The wide column that holds ``part``'s input column ``name``."""
         return self.inputs[part.slot][part.df.columns.index(name)]
+
+    @property
+    def operator_schema(self) -> st.StructType:
+        """The wide operator's input: :attr:`input_schema`, each row with its unit."""
+        return st.StructType([*self.input_schema.fields, st.StructField(UNIT, st.LongType(), nullable=False)])
+
+
+_WRITE_FIELDS = (
+    st.StructField(WRITE_STATE, st.IntegerType(), nullable=True),
+    st.StructField(WRITE_UNIT, st.LongType(), nullable=True),
+    st.StructField(WRITE_DELETE, st.BooleanType(), nullable=True),
+)
 
 
 def wide_layout(inputs: Sequence[SlotInput]) -> WideLayout:
@@ -272,7 +326,7 @@ def wide_layout(inputs: Sequence[SlotInput]) -> WideLayout:
         keys=tuple(f.name for f in keys.fields),
         outputs=laid_out_outputs,
         input_schema=st.StructType([slot_field, *keys.fields, *values.fields]),
-        output_schema=st.StructType([slot_field, *outputs.fields]),
+        output_schema=st.StructType([slot_field, *outputs.fields, *_WRITE_FIELDS]),
         states=states,
         state_schemas=state_schemas,
     )
@@ -316,7 +370,8 @@ def _laid_out(part: SlotInput, layout: WideLayout, nulls: dict[str, Column]) -> 
 
 
 def wide_operator(rows: DataFrame, inputs: Sequence[SlotInput], layout: WideLayout) -> DataFrame:
-    """One ``transformWithState`` over ``rows``, laid out by ``layout`` (see the module's docstring)."""
+    """One ``transformWithState`` over ``rows`` (of ``layout.operator_schema``), laid out by
+    ``layout`` (see the module's docstring)."""
     key_columns = [SLOT, *layout.keys]
     output_names = [f.name for f in layout.output_schema.fields]
     slots = [

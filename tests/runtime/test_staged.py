@@ -1,4 +1,4 @@
-"""A staged replay places each stage input row in its replay's micro-batch, by SEQ (no JVM)."""
+"""A staged replay gives each stage input row its replay's micro-batch as its unit, by SEQ (no JVM)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from pyspark.sql import Row
 from pyspark.sql import types as st
 
 from qtt.errors import ReplayError
+from qtt.runtime.internal_topics import ChangeFeed
 from qtt.runtime.jobs import Job, ReplayRecord
-from qtt.runtime.names import SEQ, SLOT
-from qtt.runtime.staged import _by_batch
+from qtt.runtime.names import SEQ, SLOT, UNIT
+from qtt.runtime.staged import _in_units, _units
 from qtt.runtime.stateful import StatefulOperator
-from qtt.runtime.wide import SlotInput, wide_layout
+from qtt.runtime.wide import SlotInput, SlotState, wide_layout
 
 
 def _job(job_id: int, seqs: list[int], ends: list[int]) -> Job:
@@ -42,7 +44,6 @@ def _part(slot: int, schema: st.StructType | None = None, keys: tuple[str, ...] 
 
 
 LAYOUT = wide_layout([_part(0), _part(1)])
-SCHEMA = LAYOUT.input_schema
 KEY, SEQ_COLUMN = LAYOUT.inputs[0]
 
 
@@ -85,25 +86,53 @@ def test_slots_share_the_columns_of_a_data_type_and_keys_have_a_pool_of_their_ow
     assert len(set(layout.inputs[0])) == len(first.fields)  # a slot never holds two columns in one
 
 
-def test_each_row_goes_to_its_replays_micro_batch_and_every_batch_is_there() -> None:
+def test_each_row_gets_its_replays_micro_batch_as_its_unit_and_rows_are_ordered_by_unit() -> None:
     # job 0: seqs 0, 1, 2 one per batch; job 1: seqs 10, 11 in batch 0, 12 in batch 1
     jobs = {0: _job(0, [0, 1, 2], [1, 2, 3]), 1: _job(1, [10, 11, 12], [2, 3])}
     collected = [(0, _rows((1, "b", 12), (0, "a", 2), (1, "c", 10), (0, "d", 0)))]
-    batches = _by_batch(collected, [_part(0), _part(1)], LAYOUT, jobs, batches=4, stage=0)
+    table = _in_units(collected, [_part(0), _part(1)], LAYOUT, jobs, stage=0)
 
-    assert [t.num_rows for t in batches] == [2, 1, 1, 0]  # batch 3 runs too, with no row
-    assert batches[0].column(SLOT).to_pylist() == [1, 0]  # order kept within a batch
-    assert batches[0].column(KEY).to_pylist() == ["c", "d"]
-    assert batches[1].column(SEQ_COLUMN).to_pylist() == [12]
-    assert batches[2].column(SEQ_COLUMN).to_pylist() == [2]
+    assert table.column(UNIT).to_pylist() == [0, 0, 1, 2]
+    assert table.column(SLOT).to_pylist() == [1, 0, 1, 0]  # order kept within a unit
+    assert table.column(KEY).to_pylist() == ["c", "d", "b", "a"]
+    assert table.schema.names == LAYOUT.operator_schema.fieldNames()
 
 
-def test_a_stage_with_no_rows_still_runs_every_micro_batch() -> None:
-    batches = _by_batch([], [_part(0)], LAYOUT, {0: _job(0, [0, 1], [1, 2])}, batches=2, stage=1)
-    assert [t.num_rows for t in batches] == [0, 0]
-    assert batches[0].column_names == SCHEMA.fieldNames()
+def test_a_stage_with_no_rows_is_an_empty_table_of_the_operators_input() -> None:
+    table = _in_units([], [_part(0)], LAYOUT, {0: _job(0, [0, 1], [1, 2])}, stage=1)
+    assert table.num_rows == 0
+    assert table.column_names == LAYOUT.operator_schema.fieldNames()
 
 
 def test_a_row_of_no_input_record_is_an_error_not_a_guess() -> None:
     with pytest.raises(ReplayError, match=r"has \S+ 7, which is no input record of it"):
-        _by_batch([(0, _rows((0, "a", 7)))], [_part(0)], LAYOUT, {0: _job(0, [0], [1])}, batches=1, stage=0)
+        _in_units([(0, _rows((0, "a", 7)))], [_part(0)], LAYOUT, {0: _job(0, [0], [1])}, stage=0)
+
+
+_STATE = SlotState("Aggregate-Aggregate", st.StructType(), 0, (), ())
+_KEY_TYPE = st.StructType([st.StructField(SLOT, st.IntegerType())])
+
+
+def _feed(*changes: tuple[int, str]) -> ChangeFeed:
+    rows = [
+        Row(batch_id=0, change_type=kind, key=Row(**{SLOT: slot}), value=None, partition_id=0) for slot, kind in changes
+    ]
+    return ChangeFeed(rows, _KEY_TYPE, st.StructType())
+
+
+def test_each_change_of_the_feed_takes_the_unit_of_the_write_it_was() -> None:
+    feed = _feed((3, "update"), (5, "delete"), (3, "update"))
+    assert _units(feed, [(3, 0, False), (5, 4, True), (3, 2, False)], 0, _STATE) == [0, 4, 2]
+
+
+@pytest.mark.parametrize(
+    ("writes", "message"),
+    [
+        ([(3, 0, False)], "the change feed has 2 change"),
+        ([(3, 0, False), (3, 1, False)], "change 1 of the change feed"),
+        ([(3, 0, True), (5, 1, True)], "change 0 of the change feed"),
+    ],
+)
+def test_a_feed_that_is_not_the_recorded_writes_is_an_error(writes: list[tuple[int, int, bool]], message: str) -> None:
+    with pytest.raises(ReplayError, match=message):
+        _units(_feed((3, "update"), (5, "delete")), writes, 0, _STATE)

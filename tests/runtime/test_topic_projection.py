@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pyspark.sql import Row
 from pyspark.sql import types as st
 
@@ -47,3 +48,22 @@ def test_without_fields_the_whole_key_and_value_are_kept() -> None:
     feed = ChangeFeed([_change(5, "b", Row(v0=7, v1=None), 0)], _KEY, _VALUE)
     (record,) = topic_of(feed, "Q-Aggregate-Aggregate-changelog").records
     assert (record.key, record.value) == ({"slot": 5, "k0": "b"}, {"v0": 7, "v1": None})
+
+
+def test_each_change_takes_its_own_micro_batch_from_batches_in_feed_order() -> None:
+    # one micro-batch ran three units: the same key changed in each
+    feed = ChangeFeed(
+        [_change(3, "a", Row(v0=1, v1=None), 0), _change(3, "a", None, 0), _change(3, "a", Row(v0=2, v1=None), 0)],
+        _KEY,
+        _VALUE,
+    )
+
+    topic = topic_of(feed, "Q-Aggregate-Aggregate-changelog", batches=[4, 6, 9])
+
+    assert [(r.change, r.batch) for r in topic.records] == [("update", 4), ("delete", 6), ("update", 9)]
+
+
+def test_batches_must_match_the_feed_change_for_change() -> None:
+    feed = ChangeFeed([_change(3, "a", Row(v0=1, v1=None), 0)], _KEY, _VALUE)
+    with pytest.raises(ValueError, match="2 micro-batches for the 1 changes"):
+        topic_of(feed, "Q-Aggregate-Aggregate-changelog", batches=[0, 1])

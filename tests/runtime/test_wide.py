@@ -9,13 +9,19 @@ import pytest
 from pyspark.sql import Row
 from pyspark.sql import types as st
 
-from qtt.runtime.names import SLOT, pooled_state, wide_column
+from qtt.runtime.names import SLOT, UNIT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, pooled_state, wide_column
 from qtt.runtime.stateful import StatefulOperator
 from qtt.runtime.wide import Slot, SlotInput, WideProcessor, pooled_states
 
 _PAIR = st.StructType([st.StructField("COUNT", st.LongType()), st.StructField("NAME", st.StringType())])
 _NAME = st.StructType([st.StructField("LABEL", st.StringType())])
 _TOTAL = st.StructType([st.StructField("TOTAL", st.LongType())])
+_WRITES = [WRITE_STATE, WRITE_UNIT, WRITE_DELETE]
+
+
+def _names(*outputs: str) -> list[str]:
+    """A wide operator's output columns: the slot, ``outputs``, and the state write's columns."""
+    return [SLOT, *outputs, *_WRITES]
 
 
 class _Value:
@@ -103,7 +109,7 @@ def _wide() -> tuple[WideProcessor, _Handle]:
         Slot(0, inputs[0].processor, ("K", "V"), (key, pair), (1,), ("K", "OUT"), (1, 2), states[0]),
         Slot(5, inputs[1].processor, ("K", "V"), (key, label), (1,), ("K", "OUT"), (1, 2), states[5]),
     ]
-    names = [SLOT, wide_column("output", 0), wide_column("output", 1)]
+    names = _names(wide_column("output", 0), wide_column("output", 1))
     processor, handle = WideProcessor(slots, names, schemas), _Handle()
     processor.init(handle)  # type: ignore[arg-type]
     return processor, handle
@@ -117,10 +123,11 @@ def test_the_wide_operator_declares_one_variable_per_position() -> None:
 def test_a_slot_stores_and_reads_only_its_own_fields_of_a_pooled_variable() -> None:
     processor, handle = _wide()
     row = {SLOT: 5, wide_column("key", 0): "k1", wide_column("value", 0): None, wide_column("value", 1): ("gold",)}
+    row[UNIT] = 0
 
-    (first,) = list(processor.handleInputRows((5, "k1"), iter([Row(**row)]), None))
+    first, _ = list(processor.handleInputRows((5, "k1"), iter([Row(**row)]), None))
     assert handle.values[pooled_state(0)].row == (None, "gold")
-    (second,) = list(processor.handleInputRows((5, "k1"), iter([Row(**row)]), None))
+    second, _ = list(processor.handleInputRows((5, "k1"), iter([Row(**row)]), None))
 
     assert first[SLOT] == 5
     assert first[wide_column("output", 0)] == "k1"
@@ -131,6 +138,7 @@ def test_a_slot_stores_and_reads_only_its_own_fields_of_a_pooled_variable() -> N
 def test_a_slot_state_passes_exists_and_clear_through() -> None:
     processor, handle = _wide()
     row = {SLOT: 0, wide_column("key", 0): "k1", wide_column("value", 0): (3, "x"), wide_column("value", 1): None}
+    row[UNIT] = 0
     list(processor.handleInputRows((0, "k1"), iter([Row(**row)]), None))
     state = processor.slots[0].processor.values[0]  # type: ignore[attr-defined]
 
@@ -154,10 +162,10 @@ def test_a_slot_is_started_on_its_first_group_and_only_a_started_slot_is_closed(
         Slot(0, _Closing(("Aggregate-Aggregate", _PAIR)), *shape, states[0]),
         Slot(5, _Closing(("Join-left", _NAME)), *shape, states[5]),
     ]
-    processor = WideProcessor(slots, [SLOT, "a", "b"], schemas)
+    processor = WideProcessor(slots, _names("a", "b"), schemas)
     processor.init(_Handle())  # type: ignore[arg-type]
     assert not hasattr(slots[0].processor, "values")  # nothing started before its rows
-    list(processor.handleInputRows((5, "k1"), iter([Row(**{SLOT: 5, "k": "k1", "v": ("gold",)})]), None))
+    list(processor.handleInputRows((5, "k1"), iter([Row(**{SLOT: 5, "k": "k1", "v": ("gold",), UNIT: 0})]), None))
     processor.close()
 
     assert not hasattr(slots[0].processor, "values")
@@ -170,13 +178,62 @@ def test_a_slot_cannot_reach_handle_calls_the_wide_operator_does_not_pass_on() -
             handle.getListState("x", None)
 
     lister = Slot(0, _Lister(), ("K", "V"), ("k", "v"), (1,), ("K", "OUT"), (1, 2))
-    processor = WideProcessor([lister], [SLOT, "a", "b"])
+    processor = WideProcessor([lister], _names("a", "b"))
     processor.init(_Handle())  # type: ignore[arg-type]
     with pytest.raises(NotImplementedError, match="getListState"):
-        list(processor.handleInputRows((0, "k1"), iter([Row(**{SLOT: 0, "k": "k1", "v": 1})]), None))
+        list(processor.handleInputRows((0, "k1"), iter([Row(**{SLOT: 0, "k": "k1", "v": 1, UNIT: 0})]), None))
 
 
 def test_a_state_schema_that_is_no_struct_is_refused_when_the_stage_is_laid_out() -> None:
     text = SlotInput(0, None, (), _Keeper(("Aggregate-Aggregate", "COUNT BIGINT")), _PAIR)  # type: ignore[arg-type]
     with pytest.raises(NotImplementedError, match="StructType"):
         pooled_states([text])
+
+
+def _row(unit: int, value: Any) -> Row:
+    return Row(
+        **{
+            SLOT: 5,
+            wide_column("key", 0): "k1",
+            wide_column("value", 0): None,
+            wide_column("value", 1): value,
+            UNIT: unit,
+        }
+    )
+
+
+def test_a_keys_rows_are_handed_over_unit_by_unit_each_followed_by_its_state_writes() -> None:
+    processor, _ = _wide()
+    calls: list[list[Any]] = []
+    keeper = processor.slots[5].processor
+    handle_rows = keeper.handleInputRows
+
+    def recorded(key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
+        mine = list(rows)
+        calls.append([row["V"] for row in mine])
+        return handle_rows(key, iter(mine), timerValues)
+
+    keeper.handleInputRows = recorded  # type: ignore[method-assign]
+    # rows of units 4 and 2, out of order: unit 2 runs first, its two rows in their order
+    rows = [_row(4, ("c",)), _row(2, ("a",)), _row(2, ("b",))]
+    out = list(processor.handleInputRows((5, "k1"), iter(rows), None))
+
+    assert calls == [[("a",), ("b",)], [("c",)]]
+    kinds = [("write" if row[WRITE_STATE] is not None else "output") for row in out]
+    assert kinds == ["output", "output", "write", "write", "output", "write"]
+    writes = [
+        (row[SLOT], row[WRITE_STATE], row[WRITE_UNIT], row[WRITE_DELETE]) for row in out if row[WRITE_STATE] is not None
+    ]
+    assert writes == [(5, 0, 2, False), (5, 0, 2, False), (5, 0, 4, False)]
+    # the outputs saw the state of the unit before: b after a, c after b
+    outputs = [row[wide_column("output", 1)] for row in out if row[WRITE_STATE] is None]
+    assert outputs == ["None|('k1',)", "('a',)|('k1',)", "('b',)|('k1',)"]
+
+
+def test_a_cleared_state_is_recorded_as_a_delete() -> None:
+    processor, _ = _wide()
+    list(processor.handleInputRows((5, "k1"), iter([_row(0, ("a",))]), None))
+    processor.slots[5].processor.values[0].clear()  # type: ignore[attr-defined]
+    (write,) = processor._written(5, 3)
+
+    assert (write[WRITE_STATE], write[WRITE_UNIT], write[WRITE_DELETE]) == (0, 3, True)
