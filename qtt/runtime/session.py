@@ -91,6 +91,10 @@ def python_for_workers() -> str:
     return str(launcher)
 
 
+#: writes a checkpoint file as a temporary file, renamed (atomic on a local disk, as on HDFS)
+CHECKPOINT_FILE_MANAGER = "org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager"
+
+
 def _local_options() -> dict[str, str]:
     """Settings for a JVM that qtt starts itself (local mode or a standalone master)."""
     return {
@@ -153,6 +157,14 @@ def _session_options() -> dict[str, str]:
         # writes a change log, which the state data source reads back as internal topics.
         "spark.sql.streaming.stateStore.providerClass": ROCKSDB_PROVIDER,
         "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+        # Checkpoint files through Hadoop's FileSystem API, not its FileContext API: without
+        # Hadoop's native library (pyspark ships none) the local file system starts a process
+        # (readlink, chmod) for every link check and permission change, and a FileContext
+        # rename checks links many times (a query over 40 relayed sources started 4,266 of
+        # them). Measured on that query: its offsets found in 1.66 s, 0.32 s this way; its
+        # offset and commit logs written in 88 ms, 21 ms. (Hadoop's RawLocalFileSystem would
+        # also drop the checksum files, but the RocksDB state store needs a LocalFileSystem.)
+        "spark.sql.streaming.checkpointFileManagerClass": CHECKPOINT_FILE_MANAGER,
     }
 
 
