@@ -134,7 +134,7 @@ def group_source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) ->
     write_rows(folder, pa.Table.from_pylist(rows, schema=to_arrow_schema(schema, timezone="UTC")))
     decodings = _decodings(jobs)
     if not rows or not decodings:
-        return GroupSource(relay_stream(session, schema, folder, one_batch=True), {})
+        return GroupSource(relay_stream(session, schema, folder), {})
     pool = ColumnPool("decoded")
     placed: list[tuple[_Decoding, tuple[str, ...]]] = []
     for job in jobs:
@@ -146,7 +146,7 @@ def group_source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) ->
     except (PySparkException, Py4JJavaError) as e:
         if infrastructure.is_infrastructure(e):
             raise
-        return GroupSource(relay_stream(session, schema, folder, one_batch=True), {})
+        return GroupSource(relay_stream(session, schema, folder), {})
     decoded_folder = Path(f"{checkpoint}-relay-decoded")
     write_rows(decoded_folder, table.drop_columns([UNDECODED]))
     by_job: dict[int, dict[str, DecodedColumns]] = {}
@@ -154,7 +154,7 @@ def group_source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) ->
         if index not in undecoded:
             by_job.setdefault(d.job, {})[d.context] = d.columns(names)
     wide = st.StructType([*schema.fields, *pool.fields])
-    return GroupSource(relay_stream(session, wide, decoded_folder, one_batch=True), by_job)
+    return GroupSource(relay_stream(session, wide, decoded_folder), by_job)
 
 
 def _decodings(jobs: Sequence[Job]) -> list[_Decoding]:

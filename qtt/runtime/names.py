@@ -69,8 +69,6 @@ INSTRUCTION = _PREFIX + "instruction"
 CURRENT = _PREFIX + "current"
 # A staged replay (qtt.runtime.staged): which operator slot of a stage a row belongs to.
 SLOT = _PREFIX + "slot"
-# A wide operator's input row: the replay's own micro-batch (its *unit*) that the row is part of.
-UNIT = _PREFIX + "unit"
 # A wide operator's record of one state write, in write order: the state variable's position,
 # the unit that wrote it, and whether it was a delete (qtt.runtime.wide).
 WRITE_STATE = _PREFIX + "write_state"

@@ -2,20 +2,19 @@
 
 A replay needs a micro-batch per input record, and every step of every replay in a streaming
 query costs Spark something in every micro-batch (a scan of the source, a Python runner, a
-shuffle, a state store commit). Only the stateful operators need the micro-batches; every other
-step computes each row from that row alone. So a staged replay runs each of those apart:
+shuffle, a state store commit). Only the stateful operators need the micro-batches, and only
+key by key; every other step computes each row from that row alone. So a staged replay runs
+every query in one micro-batch:
 
-- the stateless steps in front of stage *k* (the *k*-th stateful operator, in build order, of
-  every replay in the group) run as one query over all records in **one** micro-batch; each row
-  they hand stage *k* is placed in the replay's micro-batch of the input record that caused it
-  (its ``SEQ``), so :func:`wide_input` gathers them for every slot at once;
-- stage *k* runs as a streaming query of its own over those rows, relayed in one micro-batch
-  (:mod:`qtt.runtime.relay`): one :mod:`wide operator <qtt.runtime.wide>` for the whole group,
-  which hands each key's rows to its processor unit by unit (a unit is the replay's own
-  micro-batch: the row's *unit*), in order, and records each state write with its unit;
-- what each slot's operator wrote is relayed to the later queries in one micro-batch, where the
-  plan reads it as the operator's output; the replays' sinks run as the last query, as they do
-  for a group without stages (:func:`qtt.runtime.executor.run_jobs`).
+- stage *k* (the *k*-th stateful operator, in build order, of every replay in the group) runs
+  as one streaming query: the stateless steps in front of it, of every replay, over all records
+  (:func:`wide_input` lays their rows out for every slot at once), and one
+  :mod:`wide operator <qtt.runtime.wide>` for the whole group, which hands each key's rows to
+  its slot's processor unit by unit (a row's *unit* is the replay's micro-batch of the input
+  record that caused it, by its ``SEQ``), in order, and records each state write with its unit;
+- what each slot's operator wrote is relayed (:mod:`qtt.runtime.relay`) to the later queries,
+  where the plan reads it as the operator's output; the replays' sinks run as the last query,
+  as they do for a group without stages (:func:`qtt.runtime.executor.run_jobs`).
 
 An operator writes only for the rows of a micro-batch (no timers), keeps nothing between calls
 but its state, and sees only its own key's state, so every key of a replay sees its rows unit by
@@ -46,8 +45,8 @@ from qtt.runtime.frames import in_threads
 from qtt.runtime.infrastructure import first_line
 from qtt.runtime.internal_topics import ChangeFeed, change_feed, topic_of
 from qtt.runtime.jobs import InternalTopic, Job
-from qtt.runtime.names import SEQ, SLOT, UNIT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col
-from qtt.runtime.relay import relay_stream, write_batches, write_rows
+from qtt.runtime.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col
+from qtt.runtime.relay import relay_stream, write_rows
 from qtt.runtime.sink_rows import run_and_collect
 from qtt.runtime.wide import SlotInput, SlotState, WideLayout, wide_input, wide_layout, wide_operator
 
@@ -157,34 +156,28 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
         ReplayError: a stage's query failed (the caller runs the jobs alone).
     """
     group, inputs, layouts, job_of_slot = plans.group, plans.inputs, plans.layouts, plans.job_of_slot
+    units = {job.job_id: job.batch_of_seq() for job in jobs}
     for stage in sorted(inputs):
         parts, layout = inputs[stage], layouts[stage]
         try:
-            stage_input = wide_input(parts, layout).coalesce(UNION_TASKS)
+            rows = wide_input(parts, layout).coalesce(UNION_TASKS)
+            operator = wide_operator(rows, parts, layout, {p.slot: units[job_of_slot[p.slot].job_id] for p in parts})
         except PySparkException as e:  # Spark refuses a column type of the shared layout (TIME, say)
-            raise ReplayError(f"the input of stage {stage} of a staged replay cannot be built: {first_line(e)}") from e
-        rows, progress = _run(stage_input, f"{checkpoint}-stage{stage}-input", f"the input of stage {stage}")
-        group.progress.append(progress)
-        input_folder = Path(f"{checkpoint}-relay-stage{stage}")
-        # one file, so one micro-batch, even without rows: the stage's state then exists
-        write_batches(input_folder, [_in_units(rows, parts, layout, job_of_slot, stage)])
-        relayed = relay_stream(session, layout.operator_schema, input_folder, one_batch=True)
+            raise ReplayError(f"stage {stage} of a staged replay cannot be built: {first_line(e)}") from e
         stage_checkpoint = f"{checkpoint}-stage{stage}"
-        written, progress = _run(wide_operator(relayed, parts, layout), stage_checkpoint, f"stage {stage}")
+        written, progress = _run(operator, stage_checkpoint, f"stage {stage}")
         group.progress.append(progress)
         group.checkpoints.append(stage_checkpoint)
         group.stage_batches.append(len(progress))
-        tables = [table for _, table in written if table.num_rows]
-        table = pa.concat_tables(tables) if tables else None
-        if table is None:
-            continue
+        tables = [table for _, table in written]
+        table = pa.concat_tables(tables) if tables else to_arrow_schema(layout.output_schema).empty_table()
         writing = pc.is_valid(table[WRITE_STATE])
         _record_writes(group, stage, table.filter(writing))
         outputs = table.filter(pc.invert(writing))
         for part in parts:
             mine = outputs.filter(pc.equal(outputs[SLOT], part.slot)).select(list(layout.outputs[part.slot]))
-            if mine.num_rows:
-                write_rows(_output_folder(checkpoint, part.slot), _positional(mine))
+            # a file even without rows: a later stage's query then runs its micro-batch, and its state exists
+            write_rows(_output_folder(checkpoint, part.slot), _positional(mine), keep_empty=True)
     return group
 
 
@@ -220,34 +213,6 @@ def _run(df: DataFrame, checkpoint: str, what: str) -> tuple[list[tuple[int, pa.
     return rows, list(stream.recentProgress)
 
 
-def _in_units(
-    collected: Sequence[tuple[int, pa.Table]],
-    parts: Sequence[SlotInput],
-    layout: WideLayout,
-    job_of_slot: dict[int, Job],
-    stage: int,
-) -> pa.Table:
-    """A stage's input rows, each with its unit (:data:`~qtt.runtime.names.UNIT`): the replay's
-    micro-batch of the input record that caused it. Rows are ordered by unit, in their order
-    within each."""
-    tables = [table for _, table in collected]
-    table = pa.concat_tables(tables) if tables else to_arrow_schema(layout.input_schema, timezone="UTC").empty_table()
-    seq_columns = {part.slot: table[layout.column(part, SEQ)].to_pylist() for part in parts}
-    jobs = [job_of_slot[part.slot] for part in parts]
-    batch_of = {job.job_id: job.batch_of_seq() for job in jobs}
-    units: list[int] = []
-    for index, slot in enumerate(table[SLOT].to_pylist()):
-        job = job_of_slot[slot]
-        seq = seq_columns[slot][index]
-        if seq not in batch_of[job.job_id]:
-            msg = f"stage {stage}: a row of {job.query.query_id} has {SEQ} {seq}, which is no input record of it"
-            raise ReplayError(msg)
-        units.append(batch_of[job.job_id][seq])
-    order = sorted(range(len(units)), key=units.__getitem__)  # stable: a unit's rows keep their order
-    ordered = table.take(pa.array(order, type=pa.int64()))
-    return ordered.append_column(UNIT, pa.array([units[i] for i in order], type=pa.int64()))
-
-
 def _positional(table: pa.Table) -> pa.Table:
     """``table`` with its columns named by position (an operator's output names are any SQL name)."""
     return table.rename_columns([_position(k) for k in range(table.num_columns)])
@@ -272,7 +237,7 @@ def _relayed(session: SparkSession, checkpoint: str, numbers: Iterator[int], cap
         schema = st.StructType(
             [st.StructField(_position(k), f.dataType, nullable=True) for k, f in enumerate(output.fields)]
         )
-        relayed = relay_stream(session, schema, _output_folder(checkpoint, slot), one_batch=True)
+        relayed = relay_stream(session, schema, _output_folder(checkpoint, slot))
         return relayed.select(*[col(_position(k)).alias(f.name) for k, f in enumerate(output.fields)])
 
     return hook

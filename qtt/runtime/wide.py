@@ -19,24 +19,26 @@ each variable through the state server and sets up its encoder on the first upda
 ms a variable, and the state is read back in a Spark job per variable. Neither rows nor state
 ever cross slots. The output is laid out the same way, from a pool of its own.
 
-A stage runs in one micro-batch. Each input row carries its *unit* (:data:`~qtt.runtime.names.UNIT`):
-the replay's own micro-batch that it is part of. A key's rows are handed to its slot's processor
-unit by unit, in order, one ``handleInputRows`` call each, so the processor sees what it would
-see micro-batch by micro-batch (a processor keeps nothing between calls but its state, and sees
-only its own key's). State writes are recorded as they happen: after each unit, the operator
-writes one row per state write (:data:`~qtt.runtime.names.WRITE_STATE`, ``WRITE_UNIT``,
-``WRITE_DELETE``), in write order, which is the order of the state store's change log; the
-read-back gives each change its unit from them (:func:`qtt.runtime.staged.read_topics`).
+A stage runs in one micro-batch. Each input row belongs to a *unit*: the replay's own
+micro-batch of the input record that caused it, found by the row's ``SEQ`` (:attr:`Slot.units`).
+A key's rows are handed to its slot's processor unit by unit, in order, one ``handleInputRows``
+call each, so the processor sees what it would see micro-batch by micro-batch (a processor keeps
+nothing between calls but its state, sees only its own key's, and orders a call's rows itself,
+by ``SEQ`` and ``ORDER``). State writes are recorded as they happen: after each unit, the
+operator writes one row per state write (:data:`~qtt.runtime.names.WRITE_STATE`,
+``WRITE_UNIT``, ``WRITE_DELETE``), in write order, which is the order of the state store's
+change log; the read-back gives each change its unit from them
+(:func:`qtt.runtime.staged.read_topics`).
 
 A staged replay (:mod:`qtt.runtime.staged`) collects a stage's input with :func:`wide_input`
-and runs :func:`wide_operator` over it, with each row's unit, relayed in one micro-batch.
+and runs :func:`wide_operator` over them, in one query and one micro-batch.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import Column, DataFrame, Row
@@ -45,7 +47,7 @@ from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from qtt.runtime.frames import in_threads, union_all
-from qtt.runtime.names import SLOT, UNIT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col, pooled_state, wide_column
+from qtt.runtime.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col, pooled_state, wide_column
 
 if TYPE_CHECKING:
     from qtt.runtime.stateful import StatefulOperator
@@ -76,7 +78,8 @@ class Slot:
     ``inputs`` are its input columns' own names and ``columns`` the wide columns holding them;
     ``keys`` are the positions of its key columns in the wide grouping key; ``outputs`` are its
     output columns' own names and ``positions`` where each goes in the wide output row;
-    ``states`` are its state variables.
+    ``states`` are its state variables; ``units`` gives each of its replay's input records
+    (by ``SEQ``) the replay's micro-batch that holds it.
     """
 
     slot: int
@@ -87,6 +90,14 @@ class Slot:
     outputs: tuple[str, ...]
     positions: tuple[int, ...]
     states: tuple[SlotState, ...] = ()
+    units: Mapping[int, int] = field(default_factory=dict)
+
+    def unit_of(self, row: Row) -> int:
+        """The unit of one of the slot's rows (under its own names)."""
+        unit = self.units.get(row[SEQ])
+        if unit is None:
+            raise ValueError(f"slot {self.slot}: a row has {SEQ} {row[SEQ]}, which is no input record of its replay")
+        return unit
 
 
 class PooledValueState:
@@ -207,7 +218,8 @@ class WideProcessor(StatefulProcessor):
         pairs = tuple(zip(slot.inputs, slot.columns, strict=True))
         units: dict[int, list[Row]] = {}
         for row in rows:
-            units.setdefault(row[UNIT], []).append(Row(**{name: row[wide] for name, wide in pairs}))
+            own = Row(**{name: row[wide] for name, wide in pairs})
+            units.setdefault(slot.unit_of(own), []).append(own)
         own_key = tuple(key[position] for position in slot.keys)
         for unit in sorted(units):
             for out in processor.handleInputRows(own_key, iter(units[unit]), timerValues):
@@ -295,11 +307,6 @@ class WideLayout:
         """The wide column that holds ``part``'s input column ``name``."""
         return self.inputs[part.slot][part.df.columns.index(name)]
 
-    @property
-    def operator_schema(self) -> st.StructType:
-        """The wide operator's input: :attr:`input_schema`, each row with its unit."""
-        return st.StructType([*self.input_schema.fields, st.StructField(UNIT, st.LongType(), nullable=False)])
-
 
 _WRITE_FIELDS = (
     st.StructField(WRITE_STATE, st.IntegerType(), nullable=True),
@@ -369,9 +376,12 @@ def _laid_out(part: SlotInput, layout: WideLayout, nulls: dict[str, Column]) -> 
     )
 
 
-def wide_operator(rows: DataFrame, inputs: Sequence[SlotInput], layout: WideLayout) -> DataFrame:
-    """One ``transformWithState`` over ``rows`` (of ``layout.operator_schema``), laid out by
-    ``layout`` (see the module's docstring)."""
+def wide_operator(
+    rows: DataFrame, inputs: Sequence[SlotInput], layout: WideLayout, units: Mapping[int, Mapping[int, int]]
+) -> DataFrame:
+    """One ``transformWithState`` over ``rows``, laid out by ``layout`` (see the module's
+    docstring); ``units[slot]`` gives each input record of the slot's replay, by ``SEQ``, its
+    micro-batch."""
     key_columns = [SLOT, *layout.keys]
     output_names = [f.name for f in layout.output_schema.fields]
     slots = [
@@ -384,6 +394,7 @@ def wide_operator(rows: DataFrame, inputs: Sequence[SlotInput], layout: WideLayo
             outputs=tuple(f.name for f in part.output.fields),
             positions=tuple(output_names.index(name) for name in layout.outputs[part.slot]),
             states=layout.states[part.slot],
+            units=units[part.slot],
         )
         for part in inputs
     ]

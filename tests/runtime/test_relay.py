@@ -1,4 +1,4 @@
-"""The relay of staged replays: micro-batch order, one-batch folders, and values that cross unchanged."""
+"""The relay of staged replays: one-batch folders, and values that cross unchanged."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import types as st
 
-from qtt.runtime.relay import relay_stream, write_batches, write_rows
+from qtt.runtime.relay import relay_stream, write_rows
 
 pytestmark = pytest.mark.spark
 
@@ -35,20 +35,14 @@ def _batches(df: DataFrame, checkpoint: Path) -> list[tuple[int, list[dict[str, 
     return seen
 
 
-def test_micro_batch_k_reads_file_k_even_when_it_is_empty(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    # written out of name order would not matter: the file source orders by modification time
-    write_batches(tmp_path / "in", [_table((1, "a")), _table(), _table((2, "b"), (3, "c"))])
-    seen = _batches(relay_stream(spark, ROWS, tmp_path / "in", one_batch=False), tmp_path / "checkpoint")
-    assert seen == [(0, [{"a": 1, "b": "a"}]), (1, []), (2, [{"a": 2, "b": "b"}, {"a": 3, "b": "c"}])]
-
-
-def test_one_batch_reads_every_row_at_once_and_an_empty_relay_none(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_relay_reads_every_row_in_one_batch_and_an_empty_one_none_unless_kept(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     write_rows(tmp_path / "out", _table((1, "a"), (2, "b")))
     write_rows(tmp_path / "none", _table())
-    full = relay_stream(spark, ROWS, tmp_path / "out", one_batch=True)
-    empty = relay_stream(spark, ROWS, tmp_path / "none", one_batch=True)
+    write_rows(tmp_path / "kept", _table(), keep_empty=True)
+    full = relay_stream(spark, ROWS, tmp_path / "out")
     assert _batches(full, tmp_path / "c1") == [(0, [{"a": 1, "b": "a"}, {"a": 2, "b": "b"}])]
-    assert _batches(empty, tmp_path / "c2") == []
+    assert _batches(relay_stream(spark, ROWS, tmp_path / "none"), tmp_path / "c2") == []
+    assert _batches(relay_stream(spark, ROWS, tmp_path / "kept"), tmp_path / "c3") == [(0, [])]
 
 
 def test_values_cross_the_relay_unchanged(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -76,7 +70,7 @@ def test_values_cross_the_relay_unchanged(spark, tmp_path: Path) -> None:  # typ
     )
     expected = before.toArrow()
     write_rows(tmp_path / "relay", expected)
-    got = _batches(relay_stream(spark, row_type, tmp_path / "relay", one_batch=True), tmp_path / "checkpoint")
+    got = _batches(relay_stream(spark, row_type, tmp_path / "relay"), tmp_path / "checkpoint")
     assert len(got) == 1 and len(got[0][1]) == 1
     row, want = got[0][1][0], expected.to_pylist()[0]
     assert row["m"] == [("pear", 2), ("apple", 1), ("fig", 0)]  # a map keeps its entries' order

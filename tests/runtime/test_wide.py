@@ -9,7 +9,7 @@ import pytest
 from pyspark.sql import Row
 from pyspark.sql import types as st
 
-from qtt.runtime.names import SLOT, UNIT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, pooled_state, wide_column
+from qtt.runtime.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, pooled_state, wide_column
 from qtt.runtime.stateful import StatefulOperator
 from qtt.runtime.wide import Slot, SlotInput, WideProcessor, pooled_states
 
@@ -17,6 +17,9 @@ _PAIR = st.StructType([st.StructField("COUNT", st.LongType()), st.StructField("N
 _NAME = st.StructType([st.StructField("LABEL", st.StringType())])
 _TOTAL = st.StructType([st.StructField("TOTAL", st.LongType())])
 _WRITES = [WRITE_STATE, WRITE_UNIT, WRITE_DELETE]
+#: each input record's micro-batch, by its SEQ: records 20 and 21 share micro-batch 2
+_UNITS = {seq: seq // 10 for seq in range(100)}
+_SEQ = wide_column("value", 2)
 
 
 def _names(*outputs: str) -> list[str]:
@@ -68,7 +71,7 @@ class _Keeper(StatefulOperator):
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         for row in rows:
-            assert row.__fields__ == ["K", "V"]
+            assert row.__fields__ == ["K", "V", SEQ]
             before = self.values[0].get()
             self.values[0].update(row["V"])
             yield Row(K=row["K"], OUT=f"{before}|{key}")
@@ -106,8 +109,10 @@ def _wide() -> tuple[WideProcessor, _Handle]:
     states, schemas = pooled_states(inputs)
     key, pair, label = wide_column("key", 0), wide_column("value", 0), wide_column("value", 1)
     slots = [
-        Slot(0, inputs[0].processor, ("K", "V"), (key, pair), (1,), ("K", "OUT"), (1, 2), states[0]),
-        Slot(5, inputs[1].processor, ("K", "V"), (key, label), (1,), ("K", "OUT"), (1, 2), states[5]),
+        Slot(0, inputs[0].processor, ("K", "V", SEQ), (key, pair, _SEQ), (1,), ("K", "OUT"), (1, 2), states[0], _UNITS),
+        Slot(
+            5, inputs[1].processor, ("K", "V", SEQ), (key, label, _SEQ), (1,), ("K", "OUT"), (1, 2), states[5], _UNITS
+        ),
     ]
     names = _names(wide_column("output", 0), wide_column("output", 1))
     processor, handle = WideProcessor(slots, names, schemas), _Handle()
@@ -123,7 +128,7 @@ def test_the_wide_operator_declares_one_variable_per_position() -> None:
 def test_a_slot_stores_and_reads_only_its_own_fields_of_a_pooled_variable() -> None:
     processor, handle = _wide()
     row = {SLOT: 5, wide_column("key", 0): "k1", wide_column("value", 0): None, wide_column("value", 1): ("gold",)}
-    row[UNIT] = 0
+    row[_SEQ] = 0
 
     first, _ = list(processor.handleInputRows((5, "k1"), iter([Row(**row)]), None))
     assert handle.values[pooled_state(0)].row == (None, "gold")
@@ -138,7 +143,7 @@ def test_a_slot_stores_and_reads_only_its_own_fields_of_a_pooled_variable() -> N
 def test_a_slot_state_passes_exists_and_clear_through() -> None:
     processor, handle = _wide()
     row = {SLOT: 0, wide_column("key", 0): "k1", wide_column("value", 0): (3, "x"), wide_column("value", 1): None}
-    row[UNIT] = 0
+    row[_SEQ] = 0
     list(processor.handleInputRows((0, "k1"), iter([Row(**row)]), None))
     state = processor.slots[0].processor.values[0]  # type: ignore[attr-defined]
 
@@ -157,15 +162,15 @@ def test_a_slot_is_started_on_its_first_group_and_only_a_started_slot_is_closed(
 
     inputs = _inputs()
     states, schemas = pooled_states(inputs)
-    shape = (("K", "V"), ("k", "v"), (1,), ("K", "OUT"), (1, 2))
+    shape = (("K", "V", SEQ), ("k", "v", "s"), (1,), ("K", "OUT"), (1, 2))
     slots = [
-        Slot(0, _Closing(("Aggregate-Aggregate", _PAIR)), *shape, states[0]),
-        Slot(5, _Closing(("Join-left", _NAME)), *shape, states[5]),
+        Slot(0, _Closing(("Aggregate-Aggregate", _PAIR)), *shape, states[0], _UNITS),
+        Slot(5, _Closing(("Join-left", _NAME)), *shape, states[5], _UNITS),
     ]
     processor = WideProcessor(slots, _names("a", "b"), schemas)
     processor.init(_Handle())  # type: ignore[arg-type]
     assert not hasattr(slots[0].processor, "values")  # nothing started before its rows
-    list(processor.handleInputRows((5, "k1"), iter([Row(**{SLOT: 5, "k": "k1", "v": ("gold",), UNIT: 0})]), None))
+    list(processor.handleInputRows((5, "k1"), iter([Row(**{SLOT: 5, "k": "k1", "v": ("gold",), "s": 0})]), None))
     processor.close()
 
     assert not hasattr(slots[0].processor, "values")
@@ -177,11 +182,11 @@ def test_a_slot_cannot_reach_handle_calls_the_wide_operator_does_not_pass_on() -
         def init(self, handle: Any) -> None:
             handle.getListState("x", None)
 
-    lister = Slot(0, _Lister(), ("K", "V"), ("k", "v"), (1,), ("K", "OUT"), (1, 2))
+    lister = Slot(0, _Lister(), ("K", "V", SEQ), ("k", "v", "s"), (1,), ("K", "OUT"), (1, 2), units=_UNITS)
     processor = WideProcessor([lister], _names("a", "b"))
     processor.init(_Handle())  # type: ignore[arg-type]
     with pytest.raises(NotImplementedError, match="getListState"):
-        list(processor.handleInputRows((0, "k1"), iter([Row(**{SLOT: 0, "k": "k1", "v": 1, UNIT: 0})]), None))
+        list(processor.handleInputRows((0, "k1"), iter([Row(**{SLOT: 0, "k": "k1", "v": 1, "s": 0})]), None))
 
 
 def test_a_state_schema_that_is_no_struct_is_refused_when_the_stage_is_laid_out() -> None:
@@ -190,14 +195,14 @@ def test_a_state_schema_that_is_no_struct_is_refused_when_the_stage_is_laid_out(
         pooled_states([text])
 
 
-def _row(unit: int, value: Any) -> Row:
+def _row(seq: int, value: Any) -> Row:
     return Row(
         **{
             SLOT: 5,
             wide_column("key", 0): "k1",
             wide_column("value", 0): None,
             wide_column("value", 1): value,
-            UNIT: unit,
+            _SEQ: seq,
         }
     )
 
@@ -215,7 +220,7 @@ def test_a_keys_rows_are_handed_over_unit_by_unit_each_followed_by_its_state_wri
 
     keeper.handleInputRows = recorded  # type: ignore[method-assign]
     # rows of units 4 and 2, out of order: unit 2 runs first, its two rows in their order
-    rows = [_row(4, ("c",)), _row(2, ("a",)), _row(2, ("b",))]
+    rows = [_row(40, ("c",)), _row(20, ("a",)), _row(21, ("b",))]
     out = list(processor.handleInputRows((5, "k1"), iter(rows), None))
 
     assert calls == [[("a",), ("b",)], [("c",)]]
@@ -237,3 +242,9 @@ def test_a_cleared_state_is_recorded_as_a_delete() -> None:
     (write,) = processor._written(5, 3)
 
     assert (write[WRITE_STATE], write[WRITE_UNIT], write[WRITE_DELETE]) == (0, 3, True)
+
+
+def test_a_row_of_no_input_record_of_its_replay_fails_the_stage_not_guesses() -> None:
+    processor, _ = _wide()
+    with pytest.raises(ValueError, match=r"slot 5: a row has \S+ 700, which is no input record of its replay"):
+        list(processor.handleInputRows((5, "k1"), iter([_row(700, ("a",))]), None))
