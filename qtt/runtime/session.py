@@ -228,6 +228,9 @@ def get_session(master: str | None = None) -> SparkSession:
             session.addArtifacts(str(_qtt_zip()), pyfile=True)
         else:
             session.sparkContext.setLogLevel(os.environ.get("QTT_SPARK_LOG_LEVEL", "ERROR"))
+            from qtt.runtime import jvm_functions
+
+            jvm_functions.install()
         from qtt.runtime import replay_source
 
         replay_source.register(session)
