@@ -104,24 +104,33 @@ class PooledValueState:
     """A slot's value state: its fields of a row of the wide operator's pooled variable.
 
     A key (slot column included) belongs to one slot, so the row exists exactly when the
-    slot's state does; the other slots' fields are null in it. Each write is appended to
-    ``writes`` as ``(position, delete)``.
+    slot's state does; the other slots' fields are null in it. Each write is appended to the
+    journal's writes as ``(position, delete)``. Within one call of the slot's processor, the
+    row is read from the state server once until the processor writes it: ``exists()`` and the
+    ``get()`` that follows share one round trip (the store's own answer, read back after a
+    write, is what a later read returns, as :meth:`StatefulOperator.through_store` needs).
     """
 
-    def __init__(
-        self, pooled: Any, indices: Sequence[int], width: int, position: int, writes: list[tuple[int, bool]]
-    ) -> None:
+    def __init__(self, pooled: Any, indices: Sequence[int], width: int, position: int, journal: _Journal) -> None:
         self._pooled = pooled
         self._indices = tuple(indices)
         self._width = width
         self._position = position
-        self._writes = writes
+        self._journal = journal
+        self._read_in = -1  # the processor call the row was read in
+        self._row: Any = None
+
+    def _stored(self) -> Any:
+        if self._read_in != self._journal.call:
+            self._row = self._pooled.get()
+            self._read_in = self._journal.call
+        return self._row
 
     def exists(self) -> bool:
-        return bool(self._pooled.exists())
+        return self._stored() is not None
 
     def get(self) -> tuple[Any, ...] | None:
-        row = self._pooled.get()
+        row = self._stored()
         return None if row is None else tuple(row[i] for i in self._indices)
 
     def update(self, value: Sequence[Any]) -> None:
@@ -129,11 +138,22 @@ class PooledValueState:
         for index, field_value in zip(self._indices, value, strict=True):
             row[index] = field_value
         self._pooled.update(tuple(row))
-        self._writes.append((self._position, False))
+        self._read_in = -1
+        self._journal.writes.append((self._position, False))
 
     def clear(self) -> None:
         self._pooled.clear()
-        self._writes.append((self._position, True))
+        self._read_in = -1
+        self._journal.writes.append((self._position, True))
+
+
+class _Journal:
+    """What a wide operator's slots do in a micro-batch: which call of a slot's processor runs
+    (each unit of each key is one), and the state writes not yet written as rows."""
+
+    def __init__(self) -> None:
+        self.call = 0
+        self.writes: list[tuple[int, bool]] = []
 
 
 class _SlotHandle:
@@ -145,19 +165,19 @@ class _SlotHandle:
         states: Sequence[SlotState],
         pooled: Sequence[Any],
         widths: Sequence[int],
-        writes: list[tuple[int, bool]],
+        journal: _Journal,
     ) -> None:
         self._states = {state.name: state for state in states}
         self._pooled = pooled
         self._widths = widths
-        self._writes = writes
+        self._journal = journal
 
     def getValueState(self, name: str, schema: Any, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs:
             raise NotImplementedError("a slot of a wide operator cannot pass value state options (a TTL, say)")
         state = self._states[name]
         position = state.position
-        return PooledValueState(self._pooled[position], state.indices, self._widths[position], position, self._writes)
+        return PooledValueState(self._pooled[position], state.indices, self._widths[position], position, self._journal)
 
     def __getattr__(self, name: str) -> Any:
         raise NotImplementedError(f"a slot of a wide operator cannot call {name}: add it to qtt.runtime.wide")
@@ -198,9 +218,9 @@ class WideProcessor(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         pooled = [handle.getValueState(pooled_state(n), schema) for n, schema in enumerate(self.states)]
         widths = [len(schema.fields) for schema in self.states]
-        self._writes: list[tuple[int, bool]] = []
+        self._journal = _Journal()
         self._handles = {
-            number: _SlotHandle(slot.states, pooled, widths, self._writes) for number, slot in self.slots.items()
+            number: _SlotHandle(slot.states, pooled, widths, self._journal) for number, slot in self.slots.items()
         }
         self._started: set[int] = set()
 
@@ -222,6 +242,7 @@ class WideProcessor(StatefulProcessor):
             units.setdefault(slot.unit_of(own), []).append(own)
         own_key = tuple(key[position] for position in slot.keys)
         for unit in sorted(units):
+            self._journal.call += 1
             for out in processor.handleInputRows(own_key, iter(units[unit]), timerValues):
                 values: list[Any] = [None] * len(self.names)
                 values[0] = slot.slot
@@ -233,11 +254,11 @@ class WideProcessor(StatefulProcessor):
     def _written(self, slot: int, unit: int) -> Iterator[Row]:
         """A row for each state write the slot made in ``unit``, in order."""
         state_column, unit_column, delete_column = self._write_columns
-        for position, delete in self._writes:
+        for position, delete in self._journal.writes:
             values: list[Any] = [None] * len(self.names)
             values[0], values[state_column], values[unit_column], values[delete_column] = slot, position, unit, delete
             yield Row(**dict(zip(self.names, values, strict=True)))
-        self._writes.clear()
+        self._journal.writes.clear()
 
     def close(self) -> None:
         for number in self._started:

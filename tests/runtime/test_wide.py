@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -32,11 +33,14 @@ class _Value:
 
     def __init__(self) -> None:
         self.row: tuple[Any, ...] | None = None
+        self.reads = 0
 
     def exists(self) -> bool:
+        self.reads += 1
         return self.row is not None
 
     def get(self) -> tuple[Any, ...] | None:
+        self.reads += 1
         return self.row
 
     def update(self, row: tuple[Any, ...]) -> None:
@@ -248,3 +252,25 @@ def test_a_row_of_no_input_record_of_its_replay_fails_the_stage_not_guesses() ->
     processor, _ = _wide()
     with pytest.raises(ValueError, match=r"slot 5: a row has \S+ 700, which is no input record of its replay"):
         list(processor.handleInputRows((5, "k1"), iter([_row(700, ("a",))]), None))
+
+
+def test_a_slot_reads_its_state_once_per_call_until_it_writes_it() -> None:
+    class _Checker(_Keeper):
+        def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
+            state = self.values[0]
+            seen = [state.get() if state.exists() else None]  # one read: exists shares get's
+            state.update(("x",))
+            seen.append(state.get())  # written: read back from the store
+            seen.append(state.get())
+            for row in rows:
+                yield Row(K=row["K"], OUT=str(seen))
+
+    processor, handle = _wide()
+    processor.slots[5] = replace(processor.slots[5], processor=_Checker(("Join-left", _NAME)))
+    processor.init(handle)  # type: ignore[arg-type]
+    out = list(processor.handleInputRows((5, "k1"), iter([_row(0, ("a",))]), None))
+    list(processor.handleInputRows((5, "k1"), iter([_row(10, ("b",))]), None))
+
+    assert out[0][wide_column("output", 1)] == "[None, ('x',), ('x',)]"
+    # each call reads it once before its write and once after it: 2 x 2, where 2 x 4 reached the server before
+    assert handle.values[pooled_state(0)].reads == 4
