@@ -170,7 +170,9 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
         group.checkpoints.append(stage_checkpoint)
         group.stage_batches.append(len(progress))
         tables = [table for _, table in written]
-        table = pa.concat_tables(tables) if tables else to_arrow_schema(layout.output_schema).empty_table()
+        table = (
+            pa.concat_tables(tables) if tables else to_arrow_schema(layout.output_schema, timezone="UTC").empty_table()
+        )
         writing = pc.is_valid(table[WRITE_STATE])
         _record_writes(group, stage, table.filter(writing))
         outputs = table.filter(pc.invert(writing))
