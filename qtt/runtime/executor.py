@@ -381,10 +381,10 @@ def _run_group(
         run.batches = len(job.batch_ends)  # its own: the group ran as many as its deepest job
         run.starts = max(len(stops), 1)
         run.stages = len(staged.operators.get(job.job_id, [])) if staged is not None else 0
-        run.stage_batches = sum(staged.stage_batches) if staged is not None else 0
+        run.stage_batches = sum(len(stage) for stage in staged.progress) if staged is not None else 0
         mine = [(b, row) for b, row in collected if row["job"] == job.job_id]
         if staged is not None:  # the sinks' query ran in one micro-batch: each output's is its input's
-            batches = job.batch_of_seq()
+            batches = staged.units[job.job_id]
             mine = [(batches[row["seq"]], row) for _, row in mine]
         written = [(b, row) for b, row in mine if not repartitions.written(row)]
         try:

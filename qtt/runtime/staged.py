@@ -87,8 +87,8 @@ class StagedGroup:
     #: each stage query's progress, in stage order
     progress: list[list[Any]] = field(default_factory=list)
     checkpoints: list[str] = field(default_factory=list)
-    #: how many micro-batches each stage's operator ran, in stage order
-    stage_batches: list[int] = field(default_factory=list)
+    #: each job's micro-batch of each of its input records, by ``SEQ`` (its rows' units)
+    units: dict[int, dict[int, int]] = field(default_factory=dict)
     operators: dict[int, list[Operator]] = field(default_factory=dict)
     #: each wide state variable's writes, by stage and position, in write order: slot, unit, delete
     writes: dict[tuple[int, int], list[tuple[int, int, bool]]] = field(default_factory=dict)
@@ -156,7 +156,8 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
         ReplayError: a stage's query failed (the caller runs the jobs alone).
     """
     group, inputs, layouts, job_of_slot = plans.group, plans.inputs, plans.layouts, plans.job_of_slot
-    units = {job.job_id: job.batch_of_seq() for job in jobs}
+    group.units = {job.job_id: job.batch_of_seq() for job in jobs}
+    units = group.units
     for stage in sorted(inputs):
         parts, layout = inputs[stage], layouts[stage]
         try:
@@ -168,7 +169,6 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
         written, progress = _run(operator, stage_checkpoint, f"stage {stage}")
         group.progress.append(progress)
         group.checkpoints.append(stage_checkpoint)
-        group.stage_batches.append(len(progress))
         tables = [table for _, table in written]
         table = (
             pa.concat_tables(tables) if tables else to_arrow_schema(layout.output_schema, timezone="UTC").empty_table()
