@@ -13,6 +13,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from qtt.plan.schema import PSEUDO_COLUMNS, ROWOFFSET, ROWPARTITION, ROWTIME
+from qtt.runtime.jvm_functions import per_session
 
 __all__ = [
     "DECODED",
@@ -125,6 +126,7 @@ def argument_column(call: int, argument: int) -> str:
     return f"{_PREFIX}arg_{call}_{argument}"
 
 
+@per_session(maxsize=8192)
 def col(name: str) -> Column:
     """A column by exact name, whatever characters the name holds."""
     return F.col("`" + name.replace("`", "``") + "`")

@@ -7,7 +7,7 @@ error message, logged to the processing log and skipped, as ksqlDB does.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -16,9 +16,16 @@ from pyspark.sql import types as st
 from qtt.errors import SerdeError
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.plan.steps import FormatInfo, Formats
+from qtt.runtime.jvm_functions import hashable, per_session
 from qtt.runtime.spark_types import struct_of
 from qtt.serde import SerdeColumn, get_format
 from qtt.serde.schema_registry import RegistrySnapshot, subject_for
+
+#: serde UDFs kept for reuse: one is made (pickled, registered in the JVM) per distinct
+#: format, schema, topic and registry, however many plans use it
+UDFS_KEPT = 512
+if TYPE_CHECKING:
+    from pyspark.sql._typing import UserDefinedFunctionLike
 
 # The fields of the struct that decode() returns.
 ERROR_FIELD, TOMBSTONE_FIELD, NULL_KEY_FIELD, KEY_FIELD, VALUE_FIELD = "error", "tombstone", "null_key", "key", "value"
@@ -45,8 +52,19 @@ def decode(
     registry: RegistrySnapshot | None = None,
 ) -> Column:
     """A struct column ``{error, tombstone, key: {...}, value: {...}}`` decoded from raw bytes."""
+    return _decode_udf(formats, tuple(key_columns), tuple(value_columns), topic, registry)(key, value)
+
+
+@per_session(maxsize=UDFS_KEPT, key=lambda *args: hashable(args))
+def _decode_udf(
+    formats: Formats,
+    key_columns: tuple[SchemaColumn, ...],
+    value_columns: tuple[SchemaColumn, ...],
+    topic: str,
+    registry: RegistrySnapshot | None,
+) -> UserDefinedFunctionLike:
     run = decoder(formats, key_columns, value_columns, topic=topic, registry=registry)
-    return F.udf(run, decoded_type(key_columns, value_columns))(key, value)
+    return F.udf(run, decoded_type(key_columns, value_columns))
 
 
 def decoded_type(key_columns: Sequence[SchemaColumn], value_columns: Sequence[SchemaColumn]) -> st.StructType:
@@ -145,8 +163,20 @@ def encode(
     registry: RegistrySnapshot | None = None,
 ) -> Column:
     """A binary column: ``row`` (a struct of ``columns``) serialized with ``info``."""
+    return _encode_udf(info, tuple(features), tuple(columns), is_key, topic, registry)(row)
+
+
+@per_session(maxsize=UDFS_KEPT, key=lambda *args: hashable(args))
+def _encode_udf(
+    info: FormatInfo,
+    features: tuple[str, ...],
+    columns: tuple[SchemaColumn, ...],
+    is_key: bool,
+    topic: str,
+    registry: RegistrySnapshot | None,
+) -> UserDefinedFunctionLike:
     run = encoder(info, features, columns, is_key=is_key, topic=topic, registry=registry)
-    return F.udf(run, st.BinaryType())(row)
+    return F.udf(run, st.BinaryType())
 
 
 def encoder(
