@@ -19,8 +19,12 @@ from pyspark.sql import DataFrame, SparkSession
 from qtt.plan.steps import Plan, QueryPlan
 from qtt.runtime.builder import PlanBuilder
 from qtt.runtime.jobs import FORMAT_NAME, encode_options
+from qtt.runtime.jvm_functions import hashable, per_session
 from qtt.runtime.session import is_connect
 from qtt.runtime.topology_text import QueryTopology, normalize, render, state_lines
+
+#: query descriptions kept for reuse
+QUERIES_KEPT = 1024
 
 
 def _explain(df: DataFrame) -> str:
@@ -32,7 +36,18 @@ def _explain(df: DataFrame) -> str:
 
 
 def describe_query(session: SparkSession, query: QueryPlan) -> QueryTopology:
-    """Build ``query`` on an empty replay source and explain it, normalized."""
+    """Build ``query`` on an empty replay source and explain it, normalized.
+
+    A query's description depends on nothing but the query and the runtime, so equal queries
+    (historical folders often repeat one: a later release stored a checkpoint next to the same
+    plan) are described once per Spark.
+    """
+    known = _described(session, query)
+    return QueryTopology(known.query_id, list(known.state), list(known.plan))
+
+
+@per_session(maxsize=QUERIES_KEPT, key=lambda session, query: (session, hashable(query)))
+def _described(session: SparkSession, query: QueryPlan) -> QueryTopology:
     raw = session.readStream.format(FORMAT_NAME).options(**encode_options([], [])).load()
     builder = PlanBuilder(raw, query.query_id)
     builder.build(query.physical_plan)
