@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qtt.errors import CaseFileError, QttError, SerdeError
+from qtt.harness import same_jobs
 from qtt.harness.model import Record, TopicSpec
 from qtt.harness.schemas import registry_for_case, registry_for_recorded
 from qtt.harness.topic_serdes import TopicSerde, sink_serdes, topic_serdes
@@ -388,12 +389,15 @@ def replay_many(
                 run.seconds = time.perf_counter() - began
                 finished.update(ran.done(entry, run))
                 report()
-            groups = _groups(todo)
+            distinct, served = same_jobs.runs_once(todo, partial(same_jobs.job_content, capture_state=capture_state))
+            groups = _groups(distinct)
             jobs = [_jobs(group, capture_state) for group in groups]
             checkpoints = [str(root / f"round{r}-group{index}") for index in range(len(groups))]
             for group, runs in zip(groups, run_groups(session, jobs, checkpoints), strict=True):
                 for job_id, entry in enumerate(group):
-                    finished.update(ran.done(entry, runs[job_id]))
+                    mine = served[id(entry)]
+                    for each, run in zip(mine, same_jobs.shared(runs[job_id], len(mine)), strict=True):
+                        finished.update(ran.done(each, run))
                 report()
             for entry in todo:
                 if _captures(entry):

@@ -24,11 +24,10 @@ Spark Connect builds its plans in Python and never takes these roads.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 import pyspark.sql.classic.column as classic_column
@@ -142,17 +141,3 @@ def per_session(
         return memoized
 
     return decorate
-
-
-def hashable(value: Any) -> Hashable:
-    """``value`` (dataclasses, mappings, sequences, and hashable leaves) as nested tuples: a
-    memo key for values that hold a mapping."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = dataclasses.fields(value)
-        return (type(value).__qualname__, *(hashable(getattr(value, f.name)) for f in fields))
-    if isinstance(value, Mapping):
-        return ("mapping", *sorted((k, hashable(v)) for k, v in value.items()))
-    if isinstance(value, list | tuple | frozenset | set):
-        items = [hashable(v) for v in value]
-        return (type(value).__name__, *(sorted(items, key=repr) if isinstance(value, set | frozenset) else items))
-    return value

@@ -14,9 +14,10 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt.errors import SerdeError
+from qtt.hashable import hashable
 from qtt.plan.schema import Column as SchemaColumn
 from qtt.plan.steps import FormatInfo, Formats
-from qtt.runtime.jvm_functions import hashable, per_session
+from qtt.runtime.jvm_functions import per_session
 from qtt.runtime.spark_types import struct_of
 from qtt.serde import SerdeColumn, get_format
 from qtt.serde.schema_registry import RegistrySnapshot, subject_for

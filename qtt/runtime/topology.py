@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame, SparkSession
 
+from qtt.hashable import hashable
 from qtt.plan.steps import Plan, QueryPlan
 from qtt.runtime.builder import PlanBuilder
 from qtt.runtime.jobs import FORMAT_NAME, encode_options
-from qtt.runtime.jvm_functions import hashable, per_session
+from qtt.runtime.jvm_functions import per_session
 from qtt.runtime.session import is_connect
 from qtt.runtime.topology_text import QueryTopology, normalize, render, state_lines
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from qtt.hashable import hashable
 from qtt.runtime import jvm_functions
 
 
@@ -45,11 +46,7 @@ def test_hashable_tells_apart_what_equality_tells_apart() -> None:
     from qtt.plan.steps import FormatInfo
 
     json = FormatInfo(format="JSON", properties=MappingProxyType({"a": "1"}))
-    assert jvm_functions.hashable(json) == jvm_functions.hashable(
-        FormatInfo(format="JSON", properties=MappingProxyType({"a": "1"}))
-    )
-    assert jvm_functions.hashable(json) != jvm_functions.hashable(
-        FormatInfo(format="JSON", properties=MappingProxyType({"a": "2"}))
-    )
-    assert jvm_functions.hashable(json) != jvm_functions.hashable(FormatInfo(format="AVRO"))
-    assert hash(jvm_functions.hashable({"k": [1, {2, 3}]})) == hash(jvm_functions.hashable({"k": [1, {3, 2}]}))
+    assert hashable(json) == hashable(FormatInfo(format="JSON", properties=MappingProxyType({"a": "1"})))
+    assert hashable(json) != hashable(FormatInfo(format="JSON", properties=MappingProxyType({"a": "2"})))
+    assert hashable(json) != hashable(FormatInfo(format="AVRO"))
+    assert hash(hashable({"k": [1, {2, 3}]})) == hash(hashable({"k": [1, {3, 2}]}))
