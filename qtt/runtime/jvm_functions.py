@@ -74,24 +74,21 @@ def java_list(jvm: Any, items: Sequence[Any]) -> Any:
     return whole
 
 
-def _converted(cols: Iterable[Any], converter: Callable[[Any], Any] | None) -> list[Any]:
-    return [converter(c) for c in cols] if converter else list(cols)
+def _scala_collection(method: str, pyspark_road: Callable[..., Any]) -> Callable[..., Any]:
+    """PySpark's ``_to_seq`` or ``_to_list``: ``PythonUtils.<method>`` of a ``java.util.List``."""
+
+    def convert(sc: Any, cols: Iterable[Any], converter: Callable[[Any], Any] | None = None) -> Any:
+        items = [converter(c) for c in cols] if converter else list(cols)
+        if any(item is None for item in items):
+            return pyspark_road(sc, items)
+        jvm = sc._jvm
+        return _member(jvm, f"PythonUtils.{method}", lambda j: getattr(j.PythonUtils, method))(java_list(jvm, items))
+
+    return convert
 
 
-def _to_seq(sc: Any, cols: Iterable[Any], converter: Callable[[Any], Any] | None = None) -> Any:
-    items = _converted(cols, converter)
-    if any(item is None for item in items):
-        return _pyspark_to_seq(sc, items)
-    jvm = sc._jvm
-    return _member(jvm, "PythonUtils.toSeq", lambda j: j.PythonUtils.toSeq)(java_list(jvm, items))
-
-
-def _to_list(sc: Any, cols: Iterable[Any], converter: Callable[[Any], Any] | None = None) -> Any:
-    items = _converted(cols, converter)
-    if any(item is None for item in items):
-        return _pyspark_to_list(sc, items)
-    jvm = sc._jvm
-    return _member(jvm, "PythonUtils.toList", lambda j: j.PythonUtils.toList)(java_list(jvm, items))
+_to_seq = _scala_collection("toSeq", _pyspark_to_seq)
+_to_list = _scala_collection("toList", _pyspark_to_list)
 
 
 def install() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from qtt.hashable import hashable
 from qtt.runtime import jvm_functions
 
 
@@ -38,15 +37,3 @@ def test_a_memoized_maker_keeps_the_most_recently_used(monkeypatch) -> None:  # 
     assert make("a") is a and len(made) == 3
     make("b")
     assert len(made) == 4
-
-
-def test_hashable_tells_apart_what_equality_tells_apart() -> None:
-    from types import MappingProxyType
-
-    from qtt.plan.steps import FormatInfo
-
-    json = FormatInfo(format="JSON", properties=MappingProxyType({"a": "1"}))
-    assert hashable(json) == hashable(FormatInfo(format="JSON", properties=MappingProxyType({"a": "1"})))
-    assert hashable(json) != hashable(FormatInfo(format="JSON", properties=MappingProxyType({"a": "2"})))
-    assert hashable(json) != hashable(FormatInfo(format="AVRO"))
-    assert hash(hashable({"k": [1, {2, 3}]})) == hash(hashable({"k": [1, {3, 2}]}))
