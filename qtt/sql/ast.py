@@ -448,3 +448,38 @@ class SetProperty(Statement):
 @dataclass(frozen=True, kw_only=True)
 class UnsetProperty(Statement):
     name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssertValues(Statement):
+    """``ASSERT VALUES source [(columns)] VALUES (...)``: the source's next record holds these values."""
+
+    source: str
+    columns: tuple[str, ...]
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssertTombstone(Statement):
+    """``ASSERT NULL VALUES source [(key columns)] KEY (...)``: its next record deletes this key."""
+
+    source: str
+    columns: tuple[str, ...]
+    key: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssertSource(Statement):
+    """``ASSERT STREAM|TABLE name (...) WITH (...)``: the source exists with this schema and formats."""
+
+    kind: str
+    name: str
+    elements: tuple[TableElement, ...] = ()
+    properties: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunScript(Statement):
+    """``RUN SCRIPT 'path'``: the statements of another file, run in place."""
+
+    path: str

@@ -170,6 +170,30 @@ class AstBuilder(Transformer_NonRecursive):
     def alter_option(self, meta: Any, add, column, name, type_):
         return ast.TableElement(name=name, type=type_, pos=_pos(meta))
 
+    def assert_values(self, meta: Any, assert_, values_, source, columns, values, *exprs):
+        return ast.AssertValues(
+            source=source,
+            columns=tuple(columns or ()),
+            values=tuple(e for e in exprs if e is not None),
+            **self._located(meta),
+        )
+
+    def assert_tombstone(self, meta: Any, assert_, null, values_, source, columns, key, *exprs):
+        return ast.AssertTombstone(
+            source=source,
+            columns=tuple(columns or ()),
+            key=tuple(e for e in exprs if e is not None),
+            **self._located(meta),
+        )
+
+    def assert_source(self, meta: Any, assert_, kind, name, elements, properties):
+        return ast.AssertSource(
+            kind=kind, name=name, elements=tuple(elements or ()), properties=properties or {}, **self._located(meta)
+        )
+
+    def run_script(self, meta: Any, run, script, path):
+        return ast.RunScript(path=_string(path), **self._located(meta))
+
     def set_property(self, meta: Any, set_, name, eq, value):
         return ast.SetProperty(name=_string(name), value=_string(value), **self._located(meta))
 

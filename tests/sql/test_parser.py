@@ -11,6 +11,31 @@ from qtt.sql import ast, parse_expression, parse_schema, parse_statements, parse
 # ---------------------------------------------------------------------------- statements
 
 
+def test_test_statements_of_ksqldbs_sql_tests() -> None:
+    values, tombstone, source, script = parse_statements(
+        "ASSERT VALUES b (rowtime, id, v) VALUES (1, -2, 'x');\n"
+        "ASSERT NULL VALUES b (id) KEY (2);\n"
+        "ASSERT TABLE b (id INT PRIMARY KEY, v STRING) WITH (kafka_topic='B', value_format='JSON');\n"
+        "RUN SCRIPT '/more.sql';"
+    )
+    assert isinstance(values, ast.AssertValues)
+    assert (values.source, values.columns) == ("B", ("ROWTIME", "ID", "V"))
+    assert values.values == (ast.IntegerLiteral(value=1), ast.IntegerLiteral(value=-2), ast.StringLiteral(value="x"))
+    assert isinstance(tombstone, ast.AssertTombstone) and tombstone.key == (ast.IntegerLiteral(value=2),)
+    assert isinstance(source, ast.AssertSource) and source.kind == "TABLE"
+    assert [e.constraint for e in source.elements] == ["PRIMARY KEY", None]
+    assert source.properties == {"KAFKA_TOPIC": "B", "VALUE_FORMAT": "JSON"}
+    assert isinstance(script, ast.RunScript) and script.path == "/more.sql"
+
+
+def test_assert_run_and_script_stay_usable_as_names() -> None:
+    (statement,) = parse_statements(
+        "CREATE STREAM run (script INT KEY, assert INT) WITH (kafka_topic='r', value_format='JSON');"
+    )
+    assert isinstance(statement, ast.CreateSource)
+    assert [e.name for e in statement.elements] == ["SCRIPT", "ASSERT"]
+
+
 def test_create_stream_with_columns_and_properties() -> None:
     (statement,) = parse_statements(
         "CREATE STREAM s (id STRING KEY, `v` INT) WITH (kafka_topic='t', value_format='JSON');"
