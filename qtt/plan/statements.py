@@ -24,6 +24,7 @@ from qtt.plan.query_planner import plan_query
 from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
 from qtt.plan.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
 from qtt.plan.sql_schema import namespace_of
+from qtt.plan.upgrades import check_query_upgrade, check_source_upgrade
 from qtt.plan.window_planner import source_window
 from qtt.plan.with_properties import (
     check_properties,
@@ -62,9 +63,37 @@ def plan_statements(
     planner = Planner(properties or {}, topic_schemas or {})
     # The analyzer recurses over expressions: deep ones (generated SQL) need a large stack.
     planned = deep_call(lambda: [planner.plan(statement) for statement in statements])
-    config = MappingProxyType({k: (properties or {})[k] for k in sorted(properties or {})})
-    plan = s.Plan(config=config, statements=tuple(p for p in planned if p is not None))
+    plan = current_plan(properties or {}, [p for p in planned if p is not None])
     return PlannedCase(plan=plan, sources=dict(planner.sources), topic_partitions=planner.topic_partitions)
+
+
+def current_plan(properties: Mapping[str, object], planned: Sequence[s.StatementPlan]) -> s.Plan:
+    """The plan of the statements so far: what ``CREATE OR REPLACE`` replaced is gone.
+
+    A replaced query keeps its id and runs as its replacement; a replaced stream or table is
+    declared by its replacement alone.
+    """
+    last_query: dict[str, int] = {}
+    last_declaration: dict[str, int] = {}
+    for index, statement in enumerate(planned):
+        if (query := getattr(statement, "query_plan", None)) is not None:
+            last_query[query.query_id] = index
+        command = getattr(statement, "ddl_command", None)
+        name = command.source_name if isinstance(command, s.CreateSourceCommand) else None
+        if name is not None and (command.or_replace or name not in last_declaration):  # type: ignore[union-attr]
+            last_declaration[name] = index
+    kept: list[s.StatementPlan] = []
+    for index, statement in enumerate(planned):
+        query = getattr(statement, "query_plan", None)
+        command = getattr(statement, "ddl_command", None)
+        if query is not None and last_query[query.query_id] != index:
+            statement = replace(statement, query_plan=None)  # type: ignore[call-arg]
+        if isinstance(command, s.CreateSourceCommand) and last_declaration.get(command.source_name, index) > index:
+            statement = replace(statement, ddl_command=None)  # type: ignore[call-arg]
+        if getattr(statement, "query_plan", None) is not None or getattr(statement, "ddl_command", None) is not None:
+            kept.append(statement)
+    config = MappingProxyType({k: properties[k] for k in sorted(properties)})
+    return s.Plan(config=config, statements=tuple(kept))
 
 
 class Planner:
@@ -77,6 +106,8 @@ class Planner:
         self.sources: dict[str, DataSource] = {}
         self.topic_partitions: dict[str, int] = {}
         self.query_count = 0
+        #: the persistent query writing each C*AS sink, which CREATE OR REPLACE upgrades in place
+        self.sink_queries: dict[str, s.QueryPlan] = {}
 
     def plan(self, statement: ast.Statement) -> s.StatementPlan | None:
         """Plan one statement; None for statements that only change the planner's state."""
@@ -135,6 +166,8 @@ class Planner:
             partitions=partitions,
             sql=statement.text,
         )
+        if existing is not None:  # CREATE OR REPLACE of a stream or table a statement declared
+            check_source_upgrade(existing, source)
         self.sources[statement.name] = source
         create = s.CreateTableV1 if kind == TABLE else s.CreateStreamV1
         command = create(
@@ -215,6 +248,15 @@ class Planner:
         if statement.delete_topic and existing.is_source:
             msg = f"Cannot delete topic for read-only source: {statement.name}"
             raise SqlError(msg)
+        readers = sorted(q.sink for q in self.sink_queries.values() if statement.name in q.sources)
+        readers = [name for name in readers if name != statement.name]
+        if readers:
+            msg = (
+                f"Cannot drop {statement.name}.\nThe following streams and/or tables read from this "
+                f"source: [{', '.join(readers)}].\nYou need to drop them before dropping {statement.name}."
+            )
+            raise StatementError(msg)
+        self.sink_queries.pop(statement.name, None)  # dropping a C*AS sink terminates its query
         del self.sources[statement.name]
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name))
 
@@ -239,6 +281,12 @@ class Planner:
 
     @_plan.register
     def visit_InsertValues(self, statement: ast.InsertValues) -> s.StatementPlan | None:
+        self.insert_values_target(statement)
+        # a case's inputs are its records; a SQL test's INSERTs are (qtt.harness.sql_run)
+        raise UnsupportedFeatureError("INSERT INTO ... VALUES")
+
+    def insert_values_target(self, statement: ast.InsertValues) -> DataSource:
+        """The stream or table that ``INSERT INTO ... VALUES`` writes to, checked as ksqlDB does."""
         target = self._insert_target(statement)
         if target.is_source:
             msg = f"Cannot insert values into read-only {target.kind.lower()}: {target.name}"
@@ -247,7 +295,7 @@ class Planner:
         headers = [c.name for c in target.schema.headers if c.name in written]
         if headers:
             raise SqlError(f"Cannot insert into HEADER columns: {', '.join(headers)}")
-        raise UnsupportedFeatureError("INSERT INTO ... VALUES")
+        return target
 
     def _insert_target(self, statement: ast.InsertInto | ast.InsertValues) -> DataSource:
         name = statement.target
@@ -308,8 +356,12 @@ class Planner:
         topic = str(properties.get("KAFKA_TOPIC", prefix + statement.name))
         partitions = int_property(properties, "PARTITIONS") or planned.source.partitions
         self.topic_partitions.setdefault(topic, partitions or self.topic_partitions.get(planned.source.topic, 1))
-        query_id = f"{'CTAS' if planned.is_table else 'CSAS'}_{statement.name}_{self.query_count}"
-        self.query_count += 1
+        replaced = self.sink_queries.get(statement.name) if existing is not None else None
+        if replaced is not None:
+            query_id = replaced.query_id  # ksqlDB upgrades the running query in place
+        else:
+            query_id = f"{'CTAS' if planned.is_table else 'CSAS'}_{statement.name}_{self.query_count}"
+            self.query_count += 1
         sink_step = s.TableSinkV1 if planned.is_table else s.StreamSinkV2
         sink = sink_step(
             context="KsqlTopic/Sink",
@@ -319,7 +371,7 @@ class Planner:
             timestamp_column=timestamp,
             partitions=self.topic_partitions[topic],
         )
-        self.sources[statement.name] = DataSource(
+        sink_source = DataSource(
             name=statement.name,
             kind=produced,
             schema=schema,
@@ -329,6 +381,11 @@ class Planner:
             partitions=partitions,
             sql=statement.text,
         )
+        if existing is not None:
+            check_source_upgrade(existing, sink_source)
+        if replaced is not None:
+            check_query_upgrade(replaced.physical_plan, sink)
+        self.sources[statement.name] = sink_source
         create = s.CreateTableV1 if planned.is_table else s.CreateStreamV1
         command = create(
             source_name=statement.name,
@@ -344,6 +401,7 @@ class Planner:
             sink=statement.name,
             physical_plan=sink,
         )
+        self.sink_queries[statement.name] = query
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command, query_plan=query)
 
     @_plan.register

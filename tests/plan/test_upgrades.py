@@ -1,0 +1,120 @@
+"""CREATE OR REPLACE: which upgrades a running query may take, and the plan it leaves."""
+
+from __future__ import annotations
+
+import pytest
+
+from qtt.errors import SqlError, StatementError
+from qtt.plan import steps as s
+from qtt.plan.statements import plan_statements
+from qtt.plan.upgrades import ksql_step_name
+from qtt.sql import parse_statements
+
+SOURCE = "CREATE STREAM a (id INT KEY, x INT, y INT) WITH (kafka_topic='a', value_format='JSON');\n"
+TABLE = "CREATE TABLE t (id INT PRIMARY KEY, name STRING) WITH (kafka_topic='t', value_format='JSON');\n"
+
+
+def _plan(sql: str) -> s.Plan:
+    return plan_statements(parse_statements(sql)).plan
+
+
+def _refused(sql: str) -> str:
+    with pytest.raises(SqlError) as raised:
+        _plan(sql)
+    return raised.value.message
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("SELECT * FROM a", "SELECT * FROM a WHERE x > 0"),
+        ("SELECT * FROM a WHERE x > 0", "SELECT * FROM a WHERE y > 0"),
+        ("SELECT id, x FROM a", "SELECT id, x, y, x + y AS s FROM a"),
+        ("SELECT * FROM a PARTITION BY x", "SELECT * FROM a WHERE y > 1 PARTITION BY x"),
+    ],
+)
+def test_passive_changes_upgrade_the_query_in_place(old: str, new: str) -> None:
+    plan = _plan(f"{SOURCE}CREATE STREAM b AS {old};\nCREATE OR REPLACE STREAM b AS {new};")
+    (query,) = plan.queries()
+    assert query.query_id == "CSAS_B_0"  # the id of the query it replaced
+    assert new.split(" FROM")[0].split("SELECT ")[1] in plan.statements[-1].statement_text
+    declared = [c for c in plan.ddl_commands() if getattr(c, "source_name", None) == "B"]
+    assert len(declared) == 1 and declared[0].or_replace  # type: ignore[attr-defined]
+
+
+def test_an_aggregate_keeps_its_id_when_only_its_filter_changes() -> None:
+    plan = _plan(
+        f"{SOURCE}CREATE TABLE c AS SELECT id, COUNT(*) AS n FROM a GROUP BY id;\n"
+        "CREATE OR REPLACE TABLE c AS SELECT id, COUNT(*) AS n FROM a WHERE x > 0 GROUP BY id;"
+    )
+    assert [q.query_id for q in plan.queries()] == ["CTAS_C_0"]
+
+
+@pytest.mark.parametrize(
+    "old, new, words",
+    [
+        (
+            "STREAM b AS SELECT * FROM a PARTITION BY x",
+            "STREAM b AS SELECT * FROM a PARTITION BY y",
+            "Key columns must be identical. The following key columns are changed, missing or reordered: "
+            "[`X` INTEGER KEY]",
+        ),
+        (
+            "STREAM b AS SELECT id, x, y FROM a",
+            "STREAM b AS SELECT id, y, x FROM a",
+            "The following columns are changed, missing or reordered: [`X` INTEGER, `Y` INTEGER]",
+        ),
+        (
+            "STREAM b AS SELECT id, x FROM a",
+            "STREAM b AS SELECT id, CAST(x AS STRING) AS x FROM a",
+            "The following columns are changed, missing or reordered: [`X` INTEGER]",
+        ),
+        (
+            "STREAM b AS SELECT * FROM a",
+            "STREAM b WITH (kafka_topic='other') AS SELECT * FROM a",
+            "DataSource 'B' has topic = B which is not upgradeable to other",
+        ),
+        (
+            "TABLE c AS SELECT id, SUM(x) AS n FROM a GROUP BY id",
+            "TABLE c AS SELECT id, SUM(y) AS n FROM a GROUP BY id",
+            "StreamAggregate must have matching aggregations. "
+            "Values differ: ['SUM(X) AS INTEGER'] vs. ['SUM(Y) AS INTEGER']",
+        ),
+        (
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY id",
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND) WHERE x > 0 GROUP BY id",
+            "Upgrades not yet supported for StreamWindowedAggregate",
+        ),
+        (
+            "STREAM j AS SELECT a.id, a.x, t.name FROM a JOIN t ON a.id = t.id",
+            "STREAM j AS SELECT a.id, a.x, t.name FROM a JOIN t ON a.id = t.id WHERE a.x > 0",
+            "Upgrades not yet supported for StreamTableJoin",
+        ),
+    ],
+)
+def test_an_upgrade_that_would_break_the_sink_or_the_state_is_refused(old: str, new: str, words: str) -> None:
+    message = _refused(f"{SOURCE}{TABLE}CREATE {old};\nCREATE OR REPLACE {new};")
+    assert words in message
+
+
+def test_a_declared_stream_may_gain_columns_at_its_end_only() -> None:
+    grown = "CREATE OR REPLACE STREAM a (id INT KEY, x INT, y INT, z INT) WITH (kafka_topic='a', value_format='JSON');"
+    plan = _plan(SOURCE + grown)
+    (declared,) = plan.ddl_commands()
+    assert [c.name for c in declared.schema.columns] == ["ID", "X", "Y", "Z"]  # type: ignore[attr-defined]
+    shrunk = "CREATE OR REPLACE STREAM a (id INT KEY, x INT) WITH (kafka_topic='a', value_format='JSON');"
+    assert "[`Y` INTEGER]" in _refused(SOURCE + shrunk)
+
+
+def test_a_source_that_a_query_reads_cannot_be_dropped_but_the_query_sink_can() -> None:
+    with pytest.raises(StatementError) as raised:
+        _plan(f"{SOURCE}CREATE STREAM b AS SELECT * FROM a;\nDROP STREAM a;")
+    assert "The following streams and/or tables read from this source: [B]" in raised.value.message
+    plan = _plan(f"{SOURCE}CREATE STREAM b AS SELECT * FROM a;\nDROP STREAM b;\nDROP STREAM a;")
+    assert isinstance(plan.ddl_commands()[-1], s.DropSourceV1)
+
+
+def test_step_names_are_ksqldbs_class_names() -> None:
+    plan = _plan(f"{SOURCE}{TABLE}CREATE STREAM j AS SELECT a.id, a.x, t.name FROM a JOIN t ON a.id = t.id;")
+    names = {ksql_step_name(step) for step in s.walk_steps(plan.queries()[0].physical_plan)}
+    assert {"StreamTableJoin", "StreamSource", "StreamSink"} <= names
