@@ -21,14 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qtt.errors import CaseFileError, QttError, SerdeError
-from qtt.harness import same_jobs
+from qtt.harness import restored_runs, same_jobs
 from qtt.harness.model import Record, TopicSpec
 from qtt.harness.schemas import registry_for_case, registry_for_recorded
 from qtt.harness.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan import steps as s
 from qtt.plan.shape import QueryShape, query_levels
 from qtt.runtime import scratch
-from qtt.runtime.checkpoint_files import copy_checkpoint, unreadable_state
 from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
 from qtt.serde.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 from qtt.serde.windowed import WindowBounds
@@ -125,6 +124,8 @@ class Restore:
     consumed: Mapping[str, int] = field(default_factory=dict)
     #: per query: the directory its stored checkpoint was written in (Spark's metadata names it)
     written_at: Mapping[str, str] = field(default_factory=dict)
+    #: resuming: keep each query's checkpoint after the run in ``keep/<queryId>`` (for a next point)
+    keep: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -385,7 +386,7 @@ def replay_many(
             todo = [entry for entry in todo if not _restores(entry)]
             for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
                 began = time.perf_counter()
-                run = _run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
+                run = restored_runs.run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
                 run.seconds = time.perf_counter() - began
                 finished.update(ran.done(entry, run))
                 report()
@@ -401,7 +402,7 @@ def replay_many(
                 report()
             for entry in todo:
                 if _captures(entry):
-                    _capture(session, entry)
+                    restored_runs.capture(session, entry)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     out: list[ReplayResult | QttError] = []
@@ -498,64 +499,6 @@ def _restores(entry: _Todo) -> bool:
 def _captures(entry: _Todo) -> bool:
     restore = entry.state.item.restore
     return restore is not None and restore.capture and entry.shape.stateful and entry.state.error is None
-
-
-def _per_record(records: Sequence[ReplayRecord]) -> tuple[int, ...]:
-    return tuple(batch_ends([False] * len(records), per_record=True))
-
-
-def _capture(session: SparkSession, entry: _Todo) -> None:
-    """Run the query alone over its records before the restore point; keep its checkpoint."""
-    from qtt.runtime.executor import run_jobs
-
-    restore = entry.state.item.restore
-    assert restore is not None
-    before = tuple(record for record in entry.records if record.seq < restore.point)
-    entry.state.result.consumed[entry.query.query_id] = len(before)
-    if not before:
-        return
-    job = Job(0, entry.query, before, _per_record(before), registry=entry.state.registry)
-    checkpoint = restore.folder / entry.query.query_id
-    entry.state.result.written_at[entry.query.query_id] = str(checkpoint.absolute())
-    run = run_jobs(session, [job], str(checkpoint))[0]
-    if run.error is not None:
-        entry.state.error = run.error
-
-
-#: stands in for a record a restored query consumed before the restore point (never read again)
-_CONSUMED = ReplayRecord(job=0, seq=-1, topic="", partition=0, offset=0, timestamp=0, key=None, value=None)
-
-
-def _run_restored(session: SparkSession, entry: _Todo, checkpoint: Path, capture_state: bool) -> QueryRun:
-    """Start the query from its stored checkpoint and feed it the records after the restore point.
-
-    Spark resumes from the checkpoint's offsets, so the records it consumed are never read
-    again; only their count matters. Its internal topics keep the changes made after the point.
-    """
-    from qtt.runtime.executor import run_jobs
-
-    restore = entry.state.item.restore
-    assert restore is not None
-    query_id = entry.query.query_id
-    consumed = restore.consumed.get(query_id, 0)
-    stored = restore.folder / query_id
-    seed = None
-    if consumed and stored.is_dir():
-        written_at = restore.written_at.get(query_id, "")
-        seed = partial(copy_checkpoint, stored, written_at=written_at)
-    else:
-        consumed = 0
-    after = [record for record in entry.records if record.seq >= restore.point]
-    records = (_CONSUMED,) * consumed + tuple(after)
-    job = Job(0, entry.query, records, _per_record(records), capture_state, registry=entry.state.registry)
-    run = run_jobs(session, [job], str(checkpoint), seed=seed)[0]
-    if run.error is not None and seed is not None:
-        unreadable = unreadable_state(session, checkpoint, run.error)
-        if unreadable is not None:
-            run.error.message = f"{query_id}: {unreadable}"
-    for topic in run.internal_topics:
-        topic.records = [record for record in topic.records if record.batch >= consumed]
-    return run
 
 
 def replay(

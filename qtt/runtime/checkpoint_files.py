@@ -24,10 +24,14 @@ def copy_checkpoint(source: Path, dest: Path, written_at: str) -> None:
     if not written_at:
         return
     for metadata in sorted(dest.glob("state/*/_metadata/v2/*")):
+        if metadata.name.startswith("."):  # Hadoop's checksum of the file beside it
+            continue
         text = metadata.read_text(encoding="utf-8")
         moved = text.replace(written_at.rstrip("/") + "/", str(dest.absolute()) + "/")
         if moved != text:
             metadata.write_text(moved, encoding="utf-8")
+            # the old checksum no longer matches; Hadoop reads a file without one unchecked
+            metadata.with_name(f".{metadata.name}.crc").unlink(missing_ok=True)
 
 
 _SCHEMA_ERROR = re.compile(

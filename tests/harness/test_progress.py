@@ -71,8 +71,8 @@ def test_restored_queries_count_as_each_one_ends(
     # a restored query runs alone: a run of 40 of them must not stay silent until the last ends
     monkeypatch.setattr(driver, "_restores", lambda entry: True)
     monkeypatch.setattr(
-        driver,
-        "_run_restored",
+        driver.restored_runs,
+        "run_restored",
         lambda session, entry, checkpoint, capture: QueryRun(query_id=entry.query.query_id, topic="", batches=1),
     )
     variants = load_file(FIXTURES / "replays.json").variants * 3
