@@ -21,6 +21,7 @@ from qtt.harness.shard import parse as parse_shard
 if TYPE_CHECKING:
     from qtt.harness.model import CaseVariant
     from qtt.harness.runner import CaseResult
+    from qtt.harness.sql_tests import SqlTest
 
 DESCRIPTION = """\
 qtt replays streaming-SQL cases (ksqlDB's QTT format) through execution plans built on
@@ -86,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
         "run",
         help="replay cases and report passed, failed, skipped and errored variants",
         description="Replay every case variant found under PATH (files or directories of *.json) "
-        "and compare its outputs with the expected ones. Prints one line per file "
+        "and compare its outputs with the expected ones; run every SQL test of *.sql files (statements, "
+        "query upgrades and ASSERTs in order). Prints one line per file "
         "(. passed, F failed, s skipped, E error, I infrastructure error), then every failure "
         "with a labelled diff, then a summary. Exit status: 0 when nothing failed, 1 when a "
         "variant failed or errored, 2 on a usage error or when there is nothing to run, 3 when "
@@ -97,8 +99,8 @@ def _parser() -> argparse.ArgumentParser:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="case files or directories; historical_plans/, one case's historical_plans/<slug>/, or one "
-        "<slug>/<version>_<ms>/ folder (default: ./cases and ./historical_plans)",
+        help="case files (*.json), SQL test files (*.sql) or directories; historical_plans/, one case's "
+        "historical_plans/<slug>/, or one <slug>/<version>_<ms>/ folder (default: ./cases and ./historical_plans)",
     )
     run.add_argument("--json", metavar="FILE", help="write one JSON object per case variant to FILE")
     run.add_argument(
@@ -175,12 +177,13 @@ def _run(args: argparse.Namespace) -> int:
             if _in_shard(shard, path, error.case or ""):
                 placed.append((file_index, _case_index(error.path), report.load_error_result(str(path), error)))
         variants.extend(v for v in loaded.variants if selection.matches(v.label, args.keyword))
-    if not (variants or unloadable or folders):
+    sql_tests = _sql_tests(paths, args.keyword, shard, placed, len(files))
+    if not (variants or unloadable or folders or sql_tests):
         return _nothing("run", given, args.keyword, found=bool(files or all_folders))
     selected = len(variants) + unloadable + len(folders)
     variants = selection.shard_variants(variants, shard)
     folders = selection.shard_folders(folders, shard)
-    if shard and not (variants or placed or folders):
+    if shard and not (variants or placed or folders or sql_tests):
         # a legitimate outcome when N machines share a small selection: not a usage error
         print(f"qtt run: shard {shard} holds none of the {selected} selected item(s); nothing to run", file=sys.stderr)
         return 0
@@ -189,7 +192,8 @@ def _run(args: argparse.Namespace) -> int:
         f"qtt {__version__}{f' shard {shard}' if shard else ''}: "
         f"{len(variants)} case variant(s) in {len(files)} file(s)"
         + (f", {broken} case(s) that do not load" if broken else "")
-        + (f", {len(folders)} historical plan(s)" if folders else ""),
+        + (f", {len(folders)} historical plan(s)" if folders else "")
+        + (f", {len(sql_tests)} SQL test(s)" if sql_tests else ""),
         file=sys.stderr,
     )
     file_order = {str(path): i for i, path in enumerate(files)}
@@ -209,6 +213,11 @@ def _run(args: argparse.Namespace) -> int:
     for index, result in enumerate(replayed):
         variant = variants[index % len(variants)]
         placed.append((file_order[variant.file], variant.index, result))
+    if sql_tests:
+        from qtt.harness.sql_run import run_sql_tests
+
+        sql_results = run_sql_tests(sql_tests, spark_session, progress=_progress("SQL tests", began, quiet=args.quiet))
+        placed += [(len(files), index, result) for index, result in enumerate(sql_results)]
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]
     if folders:
@@ -247,6 +256,26 @@ def _run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - began
     print(f"{len(results)} variant(s): {report.summary(results)} in {elapsed:.1f}s")
     return report.exit_status(results)
+
+
+def _sql_tests(
+    paths: Sequence[str], keyword: str | None, shard: Shard | None, placed: list[tuple[int, int, CaseResult]], at: int
+) -> list[SqlTest]:
+    """The selected tests of the SQL test files under ``paths``; a file that does not load is
+    placed as an error result."""
+    from qtt.harness import report, selection
+    from qtt.harness.sql_tests import discover_sql, load_sql_tests
+
+    tests: list[SqlTest] = []
+    for path in discover_sql(paths):
+        try:
+            loaded = load_sql_tests(path)
+        except QttError as unreadable:
+            if _in_shard(shard, path, ""):
+                placed.append((at, -1, report.load_error_result(str(path), unreadable)))
+            continue
+        tests += [t for t in loaded if selection.matches(t.name, keyword) and _in_shard(shard, path, t.name)]
+    return tests
 
 
 def _progress(noun: str, began: float, *, quiet: bool = False) -> Callable[[int, int], None]:

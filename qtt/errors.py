@@ -153,6 +153,10 @@ class ReplayError(QttError):
     """A Spark query failed while a case was replayed."""
 
 
+class AssertionFailedError(QttError):
+    """A test statement's assertion does not hold (``ASSERT VALUES`` ...). Java's ``AssertionError``."""
+
+
 class InfrastructureError(QttError):
     """Spark or the machine could not run a replay (a Python worker did not connect back, the
     JVM died, a timeout expired). Not a verdict on the plan or the case: the harness retries,

@@ -1,13 +1,14 @@
 """pytest plugin: every case variant and every historical plan is a test item.
 
-Three kinds of items:
+Four kinds of items:
 
 - ``cases/f.json::name[variant]`` replays a case through today's engine;
 - ``cases/f.json::name[variant]@plan`` checks that today's plan equals the newest persisted
   plan (only for the project's own case roots, not for ``--qtt-cases`` extras);
-- ``historical_plans::<slug>/<version>_<ms>`` replays a persisted plan with today's runtime.
+- ``historical_plans::<slug>/<version>_<ms>`` replays a persisted plan with today's runtime;
+- ``cases/f.sql::name`` runs a SQL test (statements, inserts, upgrades and assertions in order).
 
-A thin adapter. Collection reads JSON only and never starts a JVM. The first item of a kind
+A thin adapter. Collection reads JSON and SQL test files only and never starts a JVM. The first item of a kind
 that runs replays its whole batch through :mod:`qtt.harness`, so replays share Spark
 queries; each item then reports its own result. Under pytest-xdist the batch is the item's
 file (or folder), so workers never repeat each other's work.
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from qtt.harness.model import CaseVariant
     from qtt.harness.runner import CaseResult
     from qtt.harness.shard import Shard
+    from qtt.harness.sql_tests import SqlTest
     from qtt.harness.uptodate import CheckEntry
 
 SHARD = pytest.StashKey["Shard | None"]()
@@ -186,11 +188,13 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix != ".json":
+    if file_path.suffix not in (".json", ".sql"):
         return None
     roots = parent.config.stash[CASE_ROOTS]
     resolved = file_path.resolve()
     if any(resolved == root or root in resolved.parents for root in roots):
+        if file_path.suffix == ".sql":
+            return SqlTestFile.from_parent(parent, path=file_path)
         return CaseFile.from_parent(parent, path=file_path)
     return None
 
@@ -321,6 +325,49 @@ class ScenarioItem(CaseItem):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"case: {self.variant.label} ({self.scenario})"
+
+
+class SqlTestFile(pytest.File):
+    """A SQL test file (ksqlDB's SQL-format tests): one item per test."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from qtt.harness.sql_tests import load_sql_tests
+
+        try:
+            tests = load_sql_tests(self.path, display=self.nodeid)
+        except CaseFileError as unreadable:
+            yield BrokenCaseItem.from_parent(self, name="load", error=unreadable)
+            return
+        names: dict[str, int] = {}
+        for test in tests:
+            name = node_slug(test.name)
+            names[name] = names.get(name, 0) + 1
+            shown = name if names[name] == 1 else f"{name}-{names[name]}"
+            yield SqlTestItem.from_parent(self, name=shown, test=test)
+
+
+class SqlTestItem(ReplayedItem):
+    """One test of a SQL test file: its statements run in order, its assertions judged."""
+
+    def __init__(self, *, test: SqlTest, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.test = test
+
+    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
+        from qtt.harness.runner import spark_session
+        from qtt.harness.sql_run import run_sql_tests
+
+        return run_sql_tests([item.test for item in batch if isinstance(item, SqlTestItem)], spark_session)
+
+    def runtest(self) -> None:
+        result = self.result()
+        if result.status == Status.SKIPPED:
+            pytest.skip(result.reason)
+        if result.status != Status.PASSED:
+            raise CaseFailure(result)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, self.test.line - 1, f"SQL test: {self.test.name}"
 
 
 class BrokenCaseItem(pytest.Item):

@@ -349,3 +349,23 @@ def test_three_shards_through_the_cli_run_every_variant_exactly_once(capsys, tmp
         assert err.startswith(f"qtt {__version__} shard {k}/3: ")
         ran += [(row["file"], row["case"]) for row in map(json.loads, report.read_text().splitlines())]
     assert sorted(ran) == sorted((f"cases/doubles_{f}.json", f"doubles {f}.{c}") for f in range(2) for c in range(4))
+
+
+def test_sql_test_files_run_beside_case_files_and_a_bad_one_names_its_line(capsys, tmp_path):
+    refused = tmp_path / "refused.sql"
+    refused.write_text(
+        "--@test: a re-keyed query is refused\n"
+        "--@expected.error: io.confluent.ksql.util.KsqlException\n"
+        "--@expected.message: Key columns must be identical\n"
+        "CREATE STREAM a (id INT KEY, x INT) WITH (kafka_topic='a', value_format='JSON');\n"
+        "CREATE STREAM b AS SELECT * FROM a PARTITION BY x;\n"
+        "CREATE OR REPLACE STREAM b AS SELECT * FROM a PARTITION BY id;\n"
+    )
+    status, out, err = run(capsys, "run", str(tmp_path))  # judged while planning: no Spark starts
+    assert status == 0, out
+    assert "1 SQL test(s)" in err
+    assert f"{refused} .  1 passed" in out
+    (tmp_path / "typo.sql").write_text("--@test: t\n--@expect.error: x\n")
+    status, out, _ = run(capsys, "run", str(tmp_path))
+    assert status == 1
+    assert "typo.sql: (file): line 2: unknown directive '--@expect.error:'" in out

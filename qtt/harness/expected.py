@@ -20,6 +20,7 @@ KSQL_EXCEPTIONS: dict[str, type[errors.QttError]] = {
     "io.confluent.ksql.parser.ParsingException": errors.SqlSyntaxError,
     "io.confluent.ksql.function.KsqlFunctionException": errors.StatementError,
     "io.confluent.ksql.util.KsqlServerException": errors.SqlError,
+    "java.lang.AssertionError": errors.AssertionFailedError,
 }
 
 

@@ -371,12 +371,17 @@ def _substitute_topic(topic: TopicSpec, sub: Any) -> TopicSpec:
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:
-    """Case files under ``paths``: ``*.json`` files, searched recursively in directories."""
+    """Case files under ``paths``: ``*.json`` files, searched recursively in directories.
+
+    SQL test files (``*.sql``) are found by :func:`qtt.harness.sql_tests.discover_sql`.
+    """
     found: list[Path] = []
     for path in paths:
         p = Path(path)
         if p.is_dir():
             found.extend(sorted(q for q in p.rglob("*.json") if q.is_file()))
+        elif p.suffix == ".sql" and p.is_file():
+            continue  # a SQL test file (qtt.harness.sql_tests)
         elif p.exists():
             found.append(p)
         else:

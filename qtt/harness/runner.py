@@ -146,7 +146,7 @@ def run_variants(
         result = CaseResult(variant.file, variant.case, variant.variant, Status.PASSED, hint=hint)
         began = time.perf_counter()
         items: list[ReplayItem] = []
-        if _guarded(result, partial(_prepare, variant, result, items)):
+        if guarded(result, partial(_prepare, variant, result, items)):
             restore = restores[index] if restores is not None else None
             pending.append((result, variant, replace(items[0], restore=restore) if restore else items[0]))
         result.seconds = time.perf_counter() - began
@@ -159,7 +159,7 @@ def run_variants(
         )
         for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
-            _guarded(result, partial(_finish, variant, result, outcome))
+            guarded(result, partial(_finish, variant, result, outcome))
         if pending and not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
             share = (time.perf_counter() - began) / len(pending)
             for result, _, _ in pending:
@@ -210,7 +210,7 @@ def started(session: SessionProvider) -> SparkSession:
         raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
-def _guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
+def guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
     """Run ``action``, turning exceptions into the result's status; True to go on."""
     try:
         return bool(action())

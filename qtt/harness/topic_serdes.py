@@ -88,6 +88,21 @@ class TopicSerde:
             return None
         return windowed.unwrap(data, window.type, window.size_ms)[1]
 
+    def write_row(self, row: tuple[Any, ...] | None, *, is_key: bool) -> bytes | None:
+        """The bytes of a row of typed column values (a key or a value); None for a null row."""
+        fmt = self._key_format() if is_key else self._value_format()
+        columns = self.key_columns if is_key else self.value_columns
+        return fmt.serializer(columns, **self._side(is_key))(row)
+
+    def read_row(self, data: bytes | None, *, is_key: bool) -> tuple[Any, ...] | None:
+        """A key's or a value's typed column values; a windowed key without its window."""
+        window = self.formats.window
+        if is_key and window is not None and data is not None:
+            data = windowed.unwrap(data, window.type, window.size_ms)[0]
+        fmt = self._key_format() if is_key else self._value_format()
+        columns = self.key_columns if is_key else self.value_columns
+        return fmt.deserializer(columns, **self._side(is_key))(data)
+
     def decode_value(self, data: bytes | None) -> Any:
         return self._value_format().to_document(data, self.value_columns, **self._side(False))
 

@@ -27,9 +27,11 @@ def test_exception_names_map_to_qtt_classes(name, cls):
     assert expected_class(name) is cls
 
 
-def test_every_mapped_class_is_a_sql_error():
+def test_every_mapped_class_is_a_sql_error_or_a_failed_assertion():
     # a case that expects a ksqlDB exception must never pass on a harness or replay failure
-    assert all(issubclass(cls, errors.SqlError) for cls in KSQL_EXCEPTIONS.values())
+    allowed = (errors.SqlError, errors.AssertionFailedError)
+    assert all(issubclass(cls, allowed) for cls in KSQL_EXCEPTIONS.values())
+    assert not issubclass(errors.ReplayError, allowed) and not issubclass(errors.InfrastructureError, allowed)
 
 
 def test_subclasses_match_as_java_instanceof_does():

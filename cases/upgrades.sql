@@ -1,0 +1,170 @@
+-- qtt's own SQL tests. Each test's statements run in order: queries start, INSERT ... VALUES
+-- writes records, CREATE OR REPLACE upgrades a running query in place (same query id, its
+-- offsets and state resumed by the new plan), and ASSERT reads the next record of a topic.
+
+----------------------------------------------------------------------------------------------------
+--@test: a projection gains a column and does not read old records again
+----------------------------------------------------------------------------------------------------
+CREATE STREAM readings (sensor VARCHAR KEY, celsius INT) WITH (kafka_topic='readings', value_format='JSON');
+CREATE STREAM warm AS SELECT sensor, celsius FROM readings WHERE celsius > 20;
+
+INSERT INTO readings (rowtime, sensor, celsius) VALUES (10, 'attic', 25);
+INSERT INTO readings (rowtime, sensor, celsius) VALUES (20, 'cellar', 12);
+ASSERT VALUES warm (rowtime, sensor, celsius) VALUES (10, 'attic', 25);
+
+CREATE OR REPLACE STREAM warm AS
+  SELECT sensor, celsius, celsius * 9 / 5 + 32 AS fahrenheit FROM readings WHERE celsius > 20;
+
+INSERT INTO readings (rowtime, sensor, celsius) VALUES (30, 'porch', 30);
+ASSERT VALUES warm (rowtime, sensor, celsius, fahrenheit) VALUES (30, 'porch', 30, 86);
+
+----------------------------------------------------------------------------------------------------
+--@test: a count keeps its state when its filter changes
+----------------------------------------------------------------------------------------------------
+CREATE STREAM visits (page VARCHAR KEY, ms INT) WITH (kafka_topic='visits', value_format='JSON');
+CREATE TABLE views AS SELECT page, COUNT(*) AS n FROM visits WHERE ms >= 0 GROUP BY page;
+
+INSERT INTO visits (page, ms) VALUES ('home', 5);
+INSERT INTO visits (page, ms) VALUES ('home', 0);
+ASSERT VALUES views (page, n) VALUES ('home', 1);
+ASSERT VALUES views (page, n) VALUES ('home', 2);
+
+CREATE OR REPLACE TABLE views AS SELECT page, COUNT(*) AS n FROM visits WHERE ms > 0 GROUP BY page;
+
+INSERT INTO visits (page, ms) VALUES ('home', 0);
+INSERT INTO visits (page, ms) VALUES ('home', 7);
+ASSERT VALUES views (page, n) VALUES ('home', 3);
+
+----------------------------------------------------------------------------------------------------
+--@test: two upgrades in a row carry a sum through both
+----------------------------------------------------------------------------------------------------
+CREATE STREAM payments (account INT KEY, cents BIGINT) WITH (kafka_topic='payments', value_format='JSON');
+CREATE TABLE balances AS SELECT account, SUM(cents) AS total FROM payments GROUP BY account;
+
+INSERT INTO payments (account, cents) VALUES (7, 100);
+INSERT INTO payments (account, cents) VALUES (8, 1);
+ASSERT VALUES balances (account, total) VALUES (7, 100);
+ASSERT VALUES balances (account, total) VALUES (8, 1);
+
+CREATE OR REPLACE TABLE balances AS
+  SELECT account, SUM(cents) AS total FROM payments WHERE cents > 0 GROUP BY account;
+
+INSERT INTO payments (account, cents) VALUES (7, -50);
+INSERT INTO payments (account, cents) VALUES (7, 20);
+ASSERT VALUES balances (account, total) VALUES (7, 120);
+
+CREATE OR REPLACE TABLE balances AS
+  SELECT account, SUM(cents) AS total, AS_VALUE(account) AS owner FROM payments WHERE cents > 0 GROUP BY account;
+
+INSERT INTO payments (account, cents) VALUES (8, 5);
+ASSERT VALUES balances (account, total, owner) VALUES (8, 6, 8);
+
+----------------------------------------------------------------------------------------------------
+--@test: inserted rows are written in the source's own format
+----------------------------------------------------------------------------------------------------
+CREATE STREAM quotes (symbol VARCHAR KEY, price DOUBLE) WITH (kafka_topic='quotes', value_format='AVRO');
+CREATE STREAM dear AS SELECT symbol, price FROM quotes WHERE price > 100;
+
+INSERT INTO quotes (symbol, price) VALUES ('ACME', 150.5);
+INSERT INTO quotes (symbol, price) VALUES ('TINY', 2.25);
+ASSERT VALUES quotes (symbol, price) VALUES ('ACME', 150.5);
+ASSERT VALUES quotes (symbol, price) VALUES ('TINY', 2.25);
+ASSERT VALUES dear (symbol, price) VALUES ('ACME', 150.5);
+
+----------------------------------------------------------------------------------------------------
+--@test: a table filter deletes a row that stops passing
+----------------------------------------------------------------------------------------------------
+CREATE TABLE stock (sku VARCHAR PRIMARY KEY, qty INT) WITH (kafka_topic='stock', value_format='JSON');
+CREATE TABLE in_stock AS SELECT * FROM stock WHERE qty > 0;
+
+INSERT INTO stock (sku, qty) VALUES ('bolt', 3);
+INSERT INTO stock (sku, qty) VALUES ('bolt', 0);
+ASSERT VALUES in_stock (sku, qty) VALUES ('bolt', 3);
+ASSERT NULL VALUES in_stock (sku) KEY ('bolt');
+
+----------------------------------------------------------------------------------------------------
+--@test: the shape of a query's sink can be asserted
+----------------------------------------------------------------------------------------------------
+CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM big_orders WITH (kafka_topic='big') AS SELECT id, qty FROM orders WHERE qty > 10;
+
+ASSERT STREAM big_orders (id BIGINT KEY, qty INT) WITH (kafka_topic='big', key_format='KAFKA', value_format='JSON');
+
+----------------------------------------------------------------------------------------------------
+--@test: a wrong sink topic is reported
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: Expected kafka topic does not match actual for source BIG_ORDERS
+----------------------------------------------------------------------------------------------------
+CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM big_orders AS SELECT id, qty FROM orders WHERE qty > 10;
+
+ASSERT STREAM big_orders (id BIGINT KEY, qty INT) WITH (kafka_topic='big');
+
+----------------------------------------------------------------------------------------------------
+--@test: an assertion that does not hold fails the test
+--@expected.error: java.lang.AssertionError
+--@expected.message: Expected record does not match actual
+----------------------------------------------------------------------------------------------------
+CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM copies AS SELECT * FROM orders;
+
+INSERT INTO orders (id, item, qty) VALUES (1, 'nail', 40);
+ASSERT VALUES copies (id, item, qty) VALUES (1, 'nail', 41);
+
+----------------------------------------------------------------------------------------------------
+--@test: a record that no insert has caused yet cannot be asserted
+--@expected.error: java.lang.AssertionError
+--@expected.message: has no record 1 after the inserts before this statement
+----------------------------------------------------------------------------------------------------
+CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM copies AS SELECT * FROM orders;
+
+ASSERT VALUES copies (id, item, qty) VALUES (1, 'nail', 40);
+INSERT INTO orders (id, item, qty) VALUES (1, 'nail', 40);
+
+----------------------------------------------------------------------------------------------------
+--@test: re-keying a running query is refused
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: Key columns must be identical. The following key columns are changed, missing or reordered: [`X` INTEGER KEY]
+----------------------------------------------------------------------------------------------------
+CREATE STREAM moves (id INT KEY, x INT, y INT) WITH (kafka_topic='moves', value_format='JSON');
+CREATE STREAM by_x AS SELECT * FROM moves PARTITION BY x;
+CREATE OR REPLACE STREAM by_x AS SELECT * FROM moves PARTITION BY y;
+
+----------------------------------------------------------------------------------------------------
+--@test: dropping a column of a running query is refused
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: The following columns are changed, missing or reordered: [`Y` INTEGER]
+----------------------------------------------------------------------------------------------------
+CREATE STREAM moves (id INT KEY, x INT, y INT) WITH (kafka_topic='moves', value_format='JSON');
+CREATE STREAM copy_of_moves AS SELECT id, x, y FROM moves;
+CREATE OR REPLACE STREAM copy_of_moves AS SELECT id, x FROM moves;
+
+----------------------------------------------------------------------------------------------------
+--@test: changing what an aggregate stores is refused
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: StreamAggregate must have matching aggregations
+----------------------------------------------------------------------------------------------------
+CREATE STREAM moves (id INT KEY, x INT, y INT) WITH (kafka_topic='moves', value_format='JSON');
+CREATE TABLE reach AS SELECT id, MAX(x) AS far FROM moves GROUP BY id;
+CREATE OR REPLACE TABLE reach AS SELECT id, MAX(y) AS far FROM moves GROUP BY id;
+
+----------------------------------------------------------------------------------------------------
+--@test: a join cannot be upgraded yet
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: Upgrades not yet supported for StreamTableJoin
+----------------------------------------------------------------------------------------------------
+CREATE STREAM clicks (user_id INT KEY, url VARCHAR) WITH (kafka_topic='clicks', value_format='JSON');
+CREATE TABLE users (user_id INT PRIMARY KEY, name VARCHAR) WITH (kafka_topic='users', value_format='JSON');
+CREATE STREAM named_clicks AS SELECT c.user_id, c.url, u.name FROM clicks c JOIN users u ON c.user_id = u.user_id;
+CREATE OR REPLACE STREAM named_clicks AS
+  SELECT c.user_id, c.url, u.name FROM clicks c JOIN users u ON c.user_id = u.user_id WHERE c.url <> '';
+
+----------------------------------------------------------------------------------------------------
+--@test: a source that a query reads cannot be dropped
+--@expected.error: io.confluent.ksql.util.KsqlStatementException
+--@expected.message: The following streams and/or tables read from this source: [COPIES]
+----------------------------------------------------------------------------------------------------
+CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM copies AS SELECT * FROM orders;
+DROP STREAM orders;

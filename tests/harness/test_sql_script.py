@@ -1,0 +1,112 @@
+"""Interpreting a SQL test without Spark: epochs, typed inserts, checks and source assertions."""
+
+from __future__ import annotations
+
+import decimal
+
+import pytest
+
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.harness.sql_script import Check, interpret
+from qtt.harness.sql_tests import SqlTest
+
+SOURCE = "CREATE STREAM a (id INT KEY, x INT, d DECIMAL(4, 2), b BYTES) WITH (kafka_topic='a', value_format='JSON');\n"
+
+
+def _test(sql: str) -> SqlTest:
+    return SqlTest(file="t.sql", name="t", index=0, line=1, script=sql)
+
+
+def test_inserts_are_typed_by_their_columns_and_rowtime_is_their_timestamp() -> None:
+    script = interpret(_test(SOURCE + "INSERT INTO a (rowtime, id, x, d, b) VALUES (42, 1, -3, 1.5, 'IQ==');"))
+    (insert,) = script.inserts
+    assert insert.key == (1,)
+    assert insert.value == (-3, decimal.Decimal("1.50"), b"!")
+    assert insert.timestamp == 42
+
+
+def test_an_insert_without_columns_fills_every_column_in_order() -> None:
+    script = interpret(_test(SOURCE + "INSERT INTO a VALUES (1, 2, 3.25, NULL);"))
+    assert script.inserts[0].value == (2, decimal.Decimal("3.25"), None)
+
+
+def test_the_plan_changing_after_inserts_begins_an_epoch_and_before_them_does_not() -> None:
+    script = interpret(
+        _test(
+            SOURCE
+            + "CREATE STREAM b AS SELECT * FROM a;\n"
+            + "CREATE OR REPLACE STREAM b AS SELECT * FROM a WHERE x > 0;\n"
+            + "INSERT INTO a (id, x) VALUES (1, 1);\n"
+            + "INSERT INTO a (id, x) VALUES (2, 2);\n"
+            + "CREATE OR REPLACE STREAM b AS SELECT * FROM a WHERE x > 1;\n"
+            + "INSERT INTO a (id, x) VALUES (3, 3);\n"
+        )
+    )
+    assert [epoch.first for epoch in script.epochs] == [0, 2]
+    first, second = (epoch.plan.queries() for epoch in script.epochs)
+    assert [q.query_id for q in first] == [q.query_id for q in second] == ["CSAS_B_0"]
+    assert first != second
+
+
+def test_a_check_sees_the_inserts_before_it() -> None:
+    script = interpret(
+        _test(
+            SOURCE
+            + "INSERT INTO a (id, x) VALUES (1, 1);\n"
+            + "ASSERT VALUES a (id, x) VALUES (1, 1);\n"
+            + "INSERT INTO a (id, x) VALUES (2, 2);\n"
+            + "ASSERT NULL VALUES a (id) KEY (2);\n"
+        )
+    )
+    first, second = script.checks
+    assert isinstance(first, Check) and isinstance(second, Check)
+    assert (first.seen, first.expected, first.tombstone) == (1, {"ID": 1, "X": 1}, False)
+    assert (second.seen, second.expected, second.tombstone) == (2, {"ID": 2}, True)
+
+
+def test_a_statement_error_ends_the_test_after_the_checks_before_it() -> None:
+    script = interpret(
+        _test(SOURCE + "ASSERT VALUES a (id) VALUES (1);\nCREATE STREAM b AS SELECT * FROM nowhere;\nSET 'x'='y';")
+    )
+    assert len(script.checks) == 1
+    assert script.error is not None and "NOWHERE" in script.error.message
+    assert script.error.line == 3
+
+
+def test_a_query_started_after_inserts_is_not_replayed_yet() -> None:
+    with pytest.raises(UnsupportedFeatureError, match="a query started after records were inserted"):
+        interpret(
+            _test(
+                SOURCE
+                + "INSERT INTO a (id) VALUES (1);\nCREATE STREAM b AS SELECT * FROM a;\nINSERT INTO a (id) VALUES (2);"
+            )
+        )
+
+
+@pytest.mark.parametrize(
+    "assertion, words",
+    [
+        ("ASSERT STREAM b (id INT KEY, x INT, d DECIMAL(4, 2), b BYTES)", None),
+        ("ASSERT TABLE b", "Expected type does not match actual for source B"),
+        ("ASSERT STREAM b (id INT, x INT, d DECIMAL(4, 2), b BYTES)", "Expected schema does not match actual"),
+        ("ASSERT STREAM b WITH (kafka_topic='elsewhere')", "Expected kafka topic does not match actual for source B"),
+        ("ASSERT STREAM b WITH (format='AVRO')", "Expected key format does not match actual for source B"),
+        ("ASSERT STREAM b WITH (value_format='AVRO')", "Expected value format does not match actual for source B"),
+        ("ASSERT STREAM b WITH (wrap_single_value=false)", "Expected value serde features does not match actual"),
+        ("ASSERT STREAM c", "Expected stream C to exist"),
+    ],
+)
+def test_a_source_assertion_compares_what_it_names(assertion: str, words: str | None) -> None:
+    script = interpret(_test(SOURCE + f"CREATE STREAM b AS SELECT * FROM a;\n{assertion};"))
+    if words is None:
+        assert script.checks == []
+    else:
+        (problem,) = script.checks
+        assert not isinstance(problem, Check)
+        assert words in problem.message
+
+
+def test_an_insert_that_does_not_fit_its_column_is_a_statement_error() -> None:
+    script = interpret(_test(SOURCE + "INSERT INTO a (id, x) VALUES (1, 'many');"))
+    assert isinstance(script.error, StatementError)
+    assert "Expected type INTEGER for field X" in script.error.message
