@@ -272,6 +272,14 @@ class ReplayedItem(pytest.Item):
                 results[item.nodeid] = outcome
         return results[self.nodeid]
 
+    def runtest(self) -> None:
+        """Skip or fail on this item's result (an item with more to check overrides it)."""
+        result = self.result()
+        if result.status == Status.SKIPPED:
+            pytest.skip(result.reason)
+        if result.status != Status.PASSED:
+            raise CaseFailure(result)
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailure):
             from qtt.harness.report import render_failure
@@ -291,13 +299,6 @@ class CaseItem(ReplayedItem):
         from qtt.harness.runner import run_variants, spark_session
 
         return run_variants([item.variant for item in batch if isinstance(item, CaseItem)], spark_session)
-
-    def runtest(self) -> None:
-        result = self.result()
-        if result.status == Status.SKIPPED:
-            pytest.skip(result.reason)
-        if result.status != Status.PASSED:
-            raise CaseFailure(result)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"case: {self.variant.label}"
@@ -358,13 +359,6 @@ class SqlTestItem(ReplayedItem):
         from qtt.harness.sql_run import run_sql_tests
 
         return run_sql_tests([item.test for item in batch if isinstance(item, SqlTestItem)], spark_session)
-
-    def runtest(self) -> None:
-        result = self.result()
-        if result.status == Status.SKIPPED:
-            pytest.skip(result.reason)
-        if result.status != Status.PASSED:
-            raise CaseFailure(result)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, self.test.line - 1, f"SQL test: {self.test.name}"
