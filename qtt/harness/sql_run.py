@@ -252,8 +252,6 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
 def _encoded(insert: Insert, plan: s.Plan, registry: RegistrySnapshot | None) -> InputRecord:
     """An inserted row as the bytes its topic's formats write."""
     serde = topic_serdes(plan.ddl_commands())[insert.source.topic].with_registry(registry)
-    if serde.formats.window is not None:
-        raise UnsupportedFeatureError("INSERT INTO ... VALUES into a windowed source")
     has_key = any(value is not None for value in insert.key)
     key = serde.write_row(insert.key, is_key=True) if has_key else None
     value = serde.write_row(insert.value, is_key=False)

@@ -88,11 +88,11 @@ def interpret(test: SqlTest) -> Script:
     for statement in statements:
         try:
             _step(script, planner, planned, statement)
-        except UnsupportedFeatureError:
-            raise
         except QttError as error:
-            if isinstance(error, SqlError) and statement.pos is not None and error.line is None:
+            if statement.pos is not None and error.line is None:
                 error.at(line=statement.pos.line, column=statement.pos.column)
+            if isinstance(error, UnsupportedFeatureError):
+                raise
             script.error = error
             break
     return script
@@ -109,7 +109,7 @@ def _step(script: Script, planner: Planner, planned: list[s.StatementPlan], stat
     elif isinstance(statement, ast.AssertSource):
         problem = _source_problem(planner, statement)
         if problem is not None:
-            script.checks.append(problem)
+            script.checks.append(problem.at(line=statement.pos.line if statement.pos else None))
     elif isinstance(statement, ast.RunScript):
         raise UnsupportedFeatureError(f"RUN SCRIPT {statement.path!r} (the script is not part of the test file)")
     else:
@@ -136,6 +136,8 @@ def _begin_epoch(script: Script, plan: s.Plan) -> None:
 
 
 def _insert(target: DataSource, statement: ast.InsertValues) -> Insert:
+    if target.formats.window is not None:
+        raise UnsupportedFeatureError("INSERT INTO ... VALUES into a windowed source")
     names = list(statement.columns) or target.schema.names()
     if len(names) != len(statement.values):
         msg = f"Expected a value for each column. Expected Columns: {names}. Got {len(statement.values)} values."

@@ -54,6 +54,16 @@ def load_sql_tests(path: str | Path, *, display: str | None = None) -> list[SqlT
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CaseFileError(f"cannot read the SQL test file: {e}", file=shown) from None
+    return parse_sql_tests(text, file=shown)
+
+
+def parse_sql_tests(text: str, *, file: str) -> list[SqlTest]:
+    """Every test of a SQL test file's text; errors name ``file`` and the line.
+
+    Raises:
+        CaseFileError: a statement before the first test, or an unknown directive.
+    """
+    shown = file
     lines = text.splitlines()
     tests: list[SqlTest] = []
     start: int | None = None
