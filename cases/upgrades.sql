@@ -168,3 +168,17 @@ CREATE OR REPLACE STREAM named_clicks AS
 CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');
 CREATE STREAM copies AS SELECT * FROM orders;
 DROP STREAM orders;
+
+----------------------------------------------------------------------------------------------------
+--@test: a query started after some inserts reads only the records inserted after it
+----------------------------------------------------------------------------------------------------
+CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM copies AS SELECT * FROM orders;
+
+INSERT INTO orders (id, item, qty) VALUES (1, 'nail', 40);
+CREATE TABLE per_item AS SELECT item, SUM(qty) AS total FROM copies GROUP BY item;
+INSERT INTO orders (id, item, qty) VALUES (2, 'nail', 2);
+
+ASSERT VALUES copies (id, item, qty) VALUES (1, 'nail', 40);
+ASSERT VALUES copies (id, item, qty) VALUES (2, 'nail', 2);
+ASSERT VALUES per_item (item, total) VALUES ('nail', 2);

@@ -6,7 +6,7 @@ import decimal
 
 import pytest
 
-from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.errors import StatementError
 from qtt.harness.sql_script import Check, interpret
 from qtt.harness.sql_tests import SqlTest
 
@@ -73,14 +73,11 @@ def test_a_statement_error_ends_the_test_after_the_checks_before_it() -> None:
     assert script.error.line == 3
 
 
-def test_a_query_started_after_inserts_is_not_replayed_yet() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="a query started after records were inserted"):
-        interpret(
-            _test(
-                SOURCE
-                + "INSERT INTO a (id) VALUES (1);\nCREATE STREAM b AS SELECT * FROM a;\nINSERT INTO a (id) VALUES (2);"
-            )
-        )
+def test_a_query_started_after_inserts_begins_an_epoch_of_its_own() -> None:
+    started = "CREATE STREAM b AS SELECT * FROM a;\nINSERT INTO a (id) VALUES (2);"
+    script = interpret(_test(SOURCE + "INSERT INTO a (id) VALUES (1);\n" + started))
+    assert [epoch.first for epoch in script.epochs] == [0, 1]
+    assert [len(epoch.plan.queries()) for epoch in script.epochs] == [0, 1]
 
 
 @pytest.mark.parametrize(
