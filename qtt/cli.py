@@ -214,9 +214,14 @@ def _run(args: argparse.Namespace) -> int:
         variant = variants[index % len(variants)]
         placed.append((file_order[variant.file], variant.index, result))
     if sql_tests:
-        from qtt.harness.sql_run import run_sql_tests
+        from qtt.harness.sql_run import not_for_scenario, run_sql_tests
 
-        sql_results = run_sql_tests(sql_tests, spark_session, progress=_progress("SQL tests", began, quiet=args.quiet))
+        sql_results = []
+        if scenarios.FRESH in chosen:
+            progress = _progress("SQL tests", began, quiet=args.quiet)
+            sql_results = run_sql_tests(sql_tests, spark_session, progress=progress)
+        asked = [name for name in args.scenario or () if name != scenarios.FRESH]
+        sql_results += [not_for_scenario(test, name) for name in asked for test in sql_tests]
         placed += [(len(files), index, result) for index, result in enumerate(sql_results)]
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]

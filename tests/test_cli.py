@@ -369,3 +369,11 @@ def test_sql_test_files_run_beside_case_files_and_a_bad_one_names_its_line(capsy
     status, out, _ = run(capsys, "run", str(tmp_path))
     assert status == 1
     assert "typo.sql: (file): line 2: unknown directive '--@expect.error:'" in out
+
+
+def test_a_sql_test_under_another_scenario_is_skipped_with_the_reason(capsys, tmp_path):
+    (tmp_path / "one.sql").write_text("--@test: planned only\nSET 'a'='b';\n")
+    status, out, _ = run(capsys, "run", str(tmp_path), "--scenario", "restart")
+    assert status == 0
+    assert "SKIPPED" in out and "a SQL test runs fresh" in out
+    assert "1 variant(s): 0 passed, 0 failed, 1 skipped" in out

@@ -94,6 +94,12 @@ def run_sql_tests(
     return results
 
 
+def not_for_scenario(test: SqlTest, scenario: str) -> CaseResult:
+    """A SQL test asked for under a scenario other than fresh: skipped, saying why."""
+    reason = f"the {scenario} scenario runs on case variants and historical folders; a SQL test runs fresh"
+    return CaseResult(test.file, test.name, scenario, Status.SKIPPED, reason, kind=scenario, hint=_hint(test))
+
+
 def _hint(test: SqlTest) -> str:
     return f"rerun it: qtt run {test.file} -k {shlex.quote(test.name)}"
 
