@@ -108,6 +108,8 @@ class Planner:
         self.query_count = 0
         #: the persistent query writing each C*AS sink, which CREATE OR REPLACE upgrades in place
         self.sink_queries: dict[str, s.QueryPlan] = {}
+        #: every running persistent query (C*AS and INSERT INTO), by query id
+        self.running: dict[str, s.QueryPlan] = {}
 
     def plan(self, statement: ast.Statement) -> s.StatementPlan | None:
         """Plan one statement; None for statements that only change the planner's state."""
@@ -248,15 +250,16 @@ class Planner:
         if statement.delete_topic and existing.is_source:
             msg = f"Cannot delete topic for read-only source: {statement.name}"
             raise SqlError(msg)
-        readers = sorted(q.sink for q in self.sink_queries.values() if statement.name in q.sources)
-        readers = [name for name in readers if name != statement.name]
+        readers = sorted({q.sink for q in self.running.values() if statement.name in q.sources} - {statement.name})
         if readers:
             msg = (
                 f"Cannot drop {statement.name}.\nThe following streams and/or tables read from this "
                 f"source: [{', '.join(readers)}].\nYou need to drop them before dropping {statement.name}."
             )
             raise StatementError(msg)
-        self.sink_queries.pop(statement.name, None)  # dropping a C*AS sink terminates its query
+        # dropping a sink terminates the queries writing to it
+        self.sink_queries.pop(statement.name, None)
+        self.running = {i: q for i, q in self.running.items() if q.sink != statement.name}
         del self.sources[statement.name]
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name))
 
@@ -402,6 +405,7 @@ class Planner:
             physical_plan=sink,
         )
         self.sink_queries[statement.name] = query
+        self.running[query_id] = query
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command, query_plan=query)
 
     @_plan.register
@@ -435,4 +439,5 @@ class Planner:
             partitions=self.topic_partitions.get(target.topic, 1),
         )
         query = s.QueryPlan(query_id=query_id, sources=planned.sources, sink=target.name, physical_plan=sink)
+        self.running[query_id] = query
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
