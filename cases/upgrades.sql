@@ -182,3 +182,13 @@ INSERT INTO orders (id, item, qty) VALUES (2, 'nail', 2);
 ASSERT VALUES copies (id, item, qty) VALUES (1, 'nail', 40);
 ASSERT VALUES copies (id, item, qty) VALUES (2, 'nail', 2);
 ASSERT VALUES per_item (item, total) VALUES ('nail', 2);
+
+----------------------------------------------------------------------------------------------------
+--@test: a query writing into an existing stream widens numbers to its decimals
+----------------------------------------------------------------------------------------------------
+CREATE STREAM fees (sku VARCHAR KEY, rate DECIMAL(3, 1)) WITH (kafka_topic='fees', value_format='JSON');
+CREATE STREAM ledger (sku VARCHAR KEY, rate DECIMAL(6, 2), flat DECIMAL(6, 2)) WITH (kafka_topic='ledger', value_format='JSON');
+INSERT INTO ledger SELECT sku, rate, 2 AS flat FROM fees;
+
+INSERT INTO fees (sku, rate) VALUES ('tea', 12.5);
+ASSERT VALUES ledger (sku, rate, flat) VALUES ('tea', 12.50, 2.00);

@@ -23,6 +23,7 @@ from qtt.plan.planned import check_no_map_keys
 from qtt.plan.query_planner import plan_query
 from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
 from qtt.plan.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
+from qtt.plan.sink_fit import fit_to_sink
 from qtt.plan.sql_schema import namespace_of
 from qtt.plan.upgrades import check_query_upgrade, check_source_upgrade
 from qtt.plan.window_planner import source_window
@@ -335,6 +336,8 @@ class Planner:
         planned = plan_query(
             statement.query, self.sources, self.config, sink_name=statement.name, sink_kind=statement.kind
         )
+        if existing is not None:  # CREATE OR REPLACE writes into the existing sink
+            planned = fit_to_sink(planned, existing.schema)
         produced = TABLE if planned.is_table else STREAM
         if produced != statement.kind:
             msg = (
@@ -421,7 +424,9 @@ class Planner:
             raise SqlError(f"Cannot insert into {target.name} because it has header columns")
         if statement.properties:
             check_properties(statement.properties)
-        planned = plan_query(statement.query, self.sources, self.config, sink_name=target.name)
+        planned = fit_to_sink(
+            plan_query(statement.query, self.sources, self.config, sink_name=target.name), target.schema
+        )
         if planned.schema != target.schema:
             msg = (
                 f"Incompatible schema between results and sink.\nResult schema is {planned.schema}"
