@@ -55,11 +55,15 @@ def load_file(path: str | Path, *, display: str | None = None) -> LoadedFile:
         CaseFileError: the file is not JSON, or not an object with a ``tests`` array.
     """
     shown = display or str(path)
+    return load_text(read_case_text(path, shown), file=shown)
+
+
+def read_case_text(path: str | Path, shown: str) -> str:
+    """A case file's text (UTF-8); a file that cannot be read is a :class:`CaseFileError`."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CaseFileError(f"cannot read the file: {e}", file=shown) from None
-    return load_text(text, file=shown)
 
 
 def load_text(text: str, *, file: str) -> LoadedFile:

@@ -29,8 +29,7 @@ from qtt.harness.schemas import registry_for_case
 from qtt.harness.sql_script import ROWTIME, Check, Insert, Script, interpret
 from qtt.harness.sql_tests import SqlTest
 from qtt.harness.status import Status
-from qtt.harness.topic_serdes import topic_serdes
-from qtt.plan import steps as s
+from qtt.harness.topic_serdes import TopicSerde, topic_serdes
 from qtt.serde.schema_registry import RegistrySnapshot
 
 KIND = "sql"
@@ -239,7 +238,10 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
     inputs: list[InputRecord] = []
     for number, each in enumerate(epochs[: index + 1]):
         stop = end if number == index else epochs[number + 1].first
-        inputs += [_encoded(insert, each.plan, snapshot) for insert in script.inserts[each.first : stop]]
+        serdes = topic_serdes(each.plan.ddl_commands())
+        inputs += [
+            _encoded(insert, serdes[insert.source.topic], snapshot) for insert in script.inserts[each.first : stop]
+        ]
     if index == 0:
         restore = None if last else Restore(end, folder / "0", capture=True)
     else:
@@ -255,9 +257,9 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
     return ReplayItem(epoch.plan, tuple(inputs), registry, restore=restore)
 
 
-def _encoded(insert: Insert, plan: s.Plan, registry: RegistrySnapshot | None) -> InputRecord:
+def _encoded(insert: Insert, serde: TopicSerde, registry: RegistrySnapshot | None) -> InputRecord:
     """An inserted row as the bytes its topic's formats write."""
-    serde = topic_serdes(plan.ddl_commands())[insert.source.topic].with_registry(registry)
+    serde = serde.with_registry(registry)
     has_key = any(value is not None for value in insert.key)
     key = serde.write_row(insert.key, is_key=True) if has_key else None
     value = serde.write_row(insert.value, is_key=False)

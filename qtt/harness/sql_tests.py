@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from qtt.errors import CaseFileError
+from qtt.harness.loader import read_case_text
 
 SUFFIX = ".sql"
 _DIRECTIVE = re.compile(r"^--@([A-Za-z.]+):\s?(.*)$")
@@ -50,11 +51,7 @@ def load_sql_tests(path: str | Path, *, display: str | None = None) -> list[SqlT
             unknown directive.
     """
     shown = display or str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise CaseFileError(f"cannot read the SQL test file: {e}", file=shown) from None
-    return parse_sql_tests(text, file=shown)
+    return parse_sql_tests(read_case_text(path, shown), file=shown)
 
 
 def parse_sql_tests(text: str, *, file: str) -> list[SqlTest]:
