@@ -129,8 +129,6 @@ def _begin_epoch(script: Script, plan: s.Plan) -> None:
 
 
 def _insert(target: DataSource, statement: ast.InsertValues) -> Insert:
-    if target.formats.window is not None:
-        raise UnsupportedFeatureError("INSERT INTO ... VALUES into a windowed source")
     names = list(statement.columns) or target.schema.names()
     if len(names) != len(statement.values):
         msg = f"Expected a value for each column. Expected Columns: {names}. Got {len(statement.values)} values."

@@ -295,6 +295,8 @@ class Planner:
         if target.is_source:
             msg = f"Cannot insert values into read-only {target.kind.lower()}: {target.name}"
             raise SqlError(msg)
+        if target.formats.window is not None:
+            raise SqlError("Cannot insert values into windowed stream/table!")
         written = set(statement.columns) if statement.columns else set(target.schema.names())
         headers = [c.name for c in target.schema.headers if c.name in written]
         if headers:

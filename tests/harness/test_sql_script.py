@@ -107,3 +107,13 @@ def test_an_insert_that_does_not_fit_its_column_is_a_statement_error() -> None:
     script = interpret(_test(SOURCE + "INSERT INTO a (id, x) VALUES (1, 'many');"))
     assert isinstance(script.error, StatementError)
     assert "Expected type INTEGER for field X" in script.error.message
+
+
+def test_an_insert_into_a_windowed_source_is_ksqldbs_error() -> None:
+    windowed = (
+        "CREATE TABLE w (id INT PRIMARY KEY, n BIGINT) "
+        "WITH (kafka_topic='w', value_format='JSON', window_type='TUMBLING', window_size='1 SECOND');\n"
+    )
+    script = interpret(_test(windowed + "INSERT INTO w (id, n) VALUES (1, 2);"))
+    assert script.error is not None
+    assert script.error.message == "Cannot insert values into windowed stream/table!"
