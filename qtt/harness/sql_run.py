@@ -48,12 +48,7 @@ def run_sql_tests(
     tests: Sequence[SqlTest], session: SessionProvider, *, progress: Callable[[int, int], None] | None = None
 ) -> list[CaseResult]:
     """One result per test, in order."""
-    results = [
-        CaseResult(
-            t.file, t.name, "", Status.PASSED, kind=KIND, hint=f"rerun it: qtt run {t.file} -k {shlex.quote(t.name)}"
-        )
-        for t in tests
-    ]
+    results = [CaseResult(t.file, t.name, "", Status.PASSED, kind=KIND, hint=_hint(t)) for t in tests]
     scripts: list[tuple[CaseResult, Script]] = []
     for result, test in zip(results, tests, strict=True):
         found: list[Script] = []
@@ -66,20 +61,20 @@ def run_sql_tests(
         previous: dict[int, ReplayResult] = {}
         for epoch in range(max((len(script.epochs) for _, script in scripts), default=0)):
             live = [(i, script) for i, (result, script) in enumerate(scripts) if epoch < len(script.epochs)]
-            live = [(i, script) for i, script in live if epoch == 0 or i in previous]
             items: list[ReplayItem] = []
             built = [
                 (i, script)
                 for i, script in live
-                if guarded(scripts[i][0], partial(_build, items, script, epoch, work / str(i), previous.get(i)))
+                if (epoch == 0 or i in previous)
+                and guarded(scripts[i][0], partial(_build, items, script, epoch, work / str(i), previous.get(i)))
             ]
-            live = built
             outcomes = replay_counted(items, session, total=len(items), progress=None)
-            for (i, script), outcome in zip(live, outcomes, strict=True):
+            for (i, script), outcome in zip(built, outcomes, strict=True):
                 if isinstance(outcome, QttError):
                     guarded(scripts[i][0], partial(_raise, outcome))
                     previous.pop(i, None)
                     continue
+                scripts[i][0].seconds += outcome.seconds
                 previous[i] = outcome
                 _add_outputs(records[id(script)], outcome)
         for result, script in scripts:
