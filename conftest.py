@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @pytest.fixture(scope="session")
 def spark() -> SparkSession:
     """The one SparkSession of this test process (started on first use)."""
-    from qtt.runtime.session import get_session
+    from qtt.runtime.spark.session import get_session
 
     return get_session()
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from qtt.harness.runner import CaseResult
+    from qtt.harness.replay.runner import CaseResult
 
 CASES, HISTORICAL = "case variant", "historical plan"
 #: the stateful case variants and historical plans, as their own figure (replayed in the sections above)
@@ -130,15 +130,15 @@ def run(
     recorded in :attr:`Figures.errors`; what was measured before it is kept.
     """
     from qtt.errors import InfrastructureError
-    from qtt.harness.runner import spark_session, started
+    from qtt.harness.replay.runner import spark_session, started
 
     figures = Figures()
     try:
         log("starting Spark")
         began = time.perf_counter()
         spark = started(spark_session)
-        from qtt.runtime.floor import measure
-        from qtt.runtime.session import started_seconds
+        from qtt.runtime.spark.floor import measure
+        from qtt.runtime.spark.session import started_seconds
 
         figures.jvm_start = started_seconds() or (time.perf_counter() - began)
         log(f"measuring the floor ({repetitions} repetitions)")
@@ -157,7 +157,7 @@ def run(
 
 def _raise_if_infrastructure(error: Exception, what: str) -> None:
     from qtt.errors import InfrastructureError
-    from qtt.runtime import infrastructure
+    from qtt.runtime.spark import infrastructure
 
     if infrastructure.is_infrastructure(error):
         msg = f"{what}: {infrastructure.reason(error)}"
@@ -167,9 +167,9 @@ def _raise_if_infrastructure(error: Exception, what: str) -> None:
 def _replay_sections(
     figures: Figures, paths: Sequence[str], folders: Sequence[Path], log: Callable[[str], None]
 ) -> None:
-    from qtt.harness.historical_replay import replay_folders
-    from qtt.harness.restored_replay import has_checkpoint, restore_folders
-    from qtt.harness.runner import run_variants, spark_session
+    from qtt.harness.historical.replay import replay_folders
+    from qtt.harness.historical.restored import has_checkpoint, restore_folders
+    from qtt.harness.replay.runner import run_variants, spark_session
     from qtt.harness.selection import load_variants
 
     variants, _ = load_variants(paths)
@@ -239,8 +239,8 @@ def _joins(replay: Any) -> bool:
 
 def _variant_is_stateful(variant: Any) -> bool:
     from qtt.errors import QttError
-    from qtt.harness.runner import plan_variant
-    from qtt.plan.shape import query_order
+    from qtt.harness.replay.runner import plan_variant
+    from qtt.plan.ir.shape import query_order
 
     try:
         planned = plan_variant(variant)
@@ -252,8 +252,8 @@ def _variant_is_stateful(variant: Any) -> bool:
 
 def _folder_is_stateful(folder: Path) -> bool:
     from qtt.errors import QttError
-    from qtt.harness.historical_replay import load
-    from qtt.plan.shape import query_order
+    from qtt.harness.historical.replay import load
+    from qtt.plan.ir.shape import query_order
 
     try:
         return any(shape.stateful for _, shape in query_order(load(folder).plan))
@@ -273,7 +273,7 @@ def format_batches(variants: Sequence[Any]) -> dict[str, list[Any]]:
     the same data and the same grouping (the cases of ``cases/formats_matrix.json``).
     """
     from qtt.serde import get_format
-    from qtt.serde.registry_format import RegistryFormat
+    from qtt.serde.registry.registry_format import RegistryFormat
 
     def compared(fmt: str) -> bool:
         return fmt == BASELINE_FORMAT or (

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 
 from qtt import __version__
 from qtt.errors import QttError
-from qtt.harness import scenarios
+from qtt.harness.replay import scenarios
 from qtt.harness.selection import HISTORICAL_ROOT
 from qtt.harness.shard import Shard, case_identity
 from qtt.harness.shard import parse as parse_shard
 
 if TYPE_CHECKING:
-    from qtt.harness.model import CaseVariant
-    from qtt.harness.runner import CaseResult
-    from qtt.harness.sql_tests import SqlTest
+    from qtt.harness.cases.model import CaseVariant
+    from qtt.harness.replay.runner import CaseResult
+    from qtt.harness.sqltests.files import SqlTest
 
 DESCRIPTION = """\
 qtt replays streaming-SQL cases (ksqlDB's QTT format) through execution plans built on
@@ -52,8 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if getattr(args, "schema_registry", None):
-        from qtt.serde.registry_container import RegistryUnavailable, resolve
-        from qtt.serde.schema_registry import REGISTRY_URL_ENV
+        from qtt.serde.registry.registry_container import RegistryUnavailable, resolve
+        from qtt.serde.registry.schema_registry import REGISTRY_URL_ENV
 
         try:
             os.environ[REGISTRY_URL_ENV] = resolve(args.schema_registry)
@@ -144,8 +144,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> int:
     from qtt.harness import report, selection
-    from qtt.harness.loader import discover, load_file
-    from qtt.harness.runner import run_variants, spark_session
+    from qtt.harness.cases.loader import discover, load_file
+    from qtt.harness.replay.runner import run_variants, spark_session
     from qtt.harness.status import Status
 
     began = time.perf_counter()
@@ -214,7 +214,7 @@ def _run(args: argparse.Namespace) -> int:
         variant = variants[index % len(variants)]
         placed.append((file_order[variant.file], variant.index, result))
     if sql_tests:
-        from qtt.harness.sql_run import not_for_scenario, run_sql_tests
+        from qtt.harness.sqltests.run import not_for_scenario, run_sql_tests
 
         sql_results = []
         if scenarios.FRESH in chosen:
@@ -226,8 +226,8 @@ def _run(args: argparse.Namespace) -> int:
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
     results = [result for _, _, result in placed]
     if folders:
-        from qtt.harness.historical_replay import replay_folders
-        from qtt.harness.restored_replay import has_checkpoint, restore_folders
+        from qtt.harness.historical.replay import replay_folders
+        from qtt.harness.historical.restored import has_checkpoint, restore_folders
 
         historical = []
         if scenarios.FRESH in chosen:
@@ -269,7 +269,7 @@ def _sql_tests(
     """The selected tests of the SQL test files under ``paths``; a file that does not load is
     placed as an error result."""
     from qtt.harness import report, selection
-    from qtt.harness.sql_tests import discover_sql, load_sql_tests
+    from qtt.harness.sqltests.files import discover_sql, load_sql_tests
 
     tests: list[SqlTest] = []
     for path in discover_sql(paths):
@@ -346,7 +346,7 @@ def _load_variants(paths: Sequence[str], keyword: str | None) -> tuple[list[Case
 
 def _outside_project(variants: Sequence[CaseVariant], historical: Path) -> int | None:
     """Exit status 2 if a case file is outside the project root its slug is hashed against."""
-    from qtt.harness.slugs import is_outside, project_root, relative_file
+    from qtt.harness.cases.slugs import is_outside, project_root, relative_file
 
     root = project_root(historical)
     outside = sorted({v.file for v in variants if is_outside(relative_file(v.file, root))})
@@ -407,9 +407,9 @@ def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
 
 
 def _snapshot(args: argparse.Namespace) -> int:
-    from qtt.harness.runner import spark_session
+    from qtt.harness.historical.snapshot import Action, snapshot
+    from qtt.harness.replay.runner import spark_session
     from qtt.harness.selection import default_paths
-    from qtt.harness.snapshot import Action, snapshot
 
     began = time.perf_counter()
     given = args.paths or default_paths(historical=False)
@@ -462,7 +462,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _check(args: argparse.Namespace) -> int:
-    from qtt.harness import uptodate
+    from qtt.harness.historical import uptodate
     from qtt.harness.selection import default_paths
 
     given = args.paths or default_paths(historical=False)
@@ -535,7 +535,7 @@ def _scenarios(text: str) -> tuple[str, ...]:
 
 
 def _not_for_folders(folder: Path, scenario: str) -> CaseResult:
-    from qtt.harness.runner import CaseResult
+    from qtt.harness.replay.runner import CaseResult
     from qtt.harness.status import Status
 
     reason = f"the {scenario} scenario runs on case variants; a historical folder replays fresh and restored"

@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from qtt.errors import CaseFileError, QttError
-from qtt.harness.slugs import node_names, node_slug
+from qtt.harness.cases.slugs import node_names, node_slug
 from qtt.harness.status import Status
 
 if TYPE_CHECKING:
-    from qtt.harness.model import CaseVariant
-    from qtt.harness.runner import CaseResult
+    from qtt.harness.cases.model import CaseVariant
+    from qtt.harness.historical.uptodate import CheckEntry
+    from qtt.harness.replay.runner import CaseResult
     from qtt.harness.shard import Shard
-    from qtt.harness.sql_tests import SqlTest
-    from qtt.harness.uptodate import CheckEntry
+    from qtt.harness.sqltests.files import SqlTest
 
 SHARD = pytest.StashKey["Shard | None"]()
 RESULTS = pytest.StashKey[dict[str, "CaseResult"]]()
@@ -127,8 +127,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if master:
         os.environ["QTT_SPARK_MASTER"] = master
     if registry:
-        from qtt.serde.registry_container import RegistryUnavailable, resolve
-        from qtt.serde.schema_registry import REGISTRY_URL_ENV
+        from qtt.serde.registry.registry_container import RegistryUnavailable, resolve
+        from qtt.serde.registry.schema_registry import REGISTRY_URL_ENV
 
         try:
             os.environ[REGISTRY_URL_ENV] = resolve(registry)
@@ -141,7 +141,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _scenario_option(text: str | None) -> tuple[str, ...] | None:
-    from qtt.harness.scenarios import parse
+    from qtt.harness.replay.scenarios import parse
 
     if text is None:
         return None
@@ -209,7 +209,7 @@ class CaseFile(pytest.File):
     """A case file: one item per case variant."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from qtt.harness.loader import load_file
+        from qtt.harness.cases.loader import load_file
 
         try:
             loaded = load_file(self.path, display=self.nodeid)
@@ -296,7 +296,7 @@ class CaseItem(ReplayedItem):
         self.variant = variant
 
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.runner import run_variants, spark_session
+        from qtt.harness.replay.runner import run_variants, spark_session
 
         return run_variants([item.variant for item in batch if isinstance(item, CaseItem)], spark_session)
 
@@ -312,8 +312,8 @@ class ScenarioItem(CaseItem):
         self.scenario = scenario
 
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.runner import spark_session
-        from qtt.harness.scenarios import run_scenarios
+        from qtt.harness.replay.runner import spark_session
+        from qtt.harness.replay.scenarios import run_scenarios
 
         mine = [item for item in batch if isinstance(item, ScenarioItem)]
         results: dict[str, CaseResult] = {}
@@ -332,7 +332,7 @@ class SqlTestFile(pytest.File):
     """A SQL test file (ksqlDB's SQL-format tests): one item per test."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from qtt.harness.sql_tests import load_sql_tests
+        from qtt.harness.sqltests.files import load_sql_tests
 
         try:
             tests = load_sql_tests(self.path, display=self.nodeid)
@@ -355,8 +355,8 @@ class SqlTestItem(ReplayedItem):
         self.test = test
 
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.runner import spark_session
-        from qtt.harness.sql_run import run_sql_tests
+        from qtt.harness.replay.runner import spark_session
+        from qtt.harness.sqltests.run import run_sql_tests
 
         return run_sql_tests([item.test for item in batch if isinstance(item, SqlTestItem)], spark_session)
 
@@ -391,7 +391,7 @@ class PlanCheckItem(pytest.Item):
         self.add_marker("qtt")
 
     def runtest(self) -> None:
-        from qtt.harness.uptodate import PlanStatus, check_variant
+        from qtt.harness.historical.uptodate import PlanStatus, check_variant
 
         # the slug hashes the file's path relative to the project, never the node id's spelling
         entry = check_variant(self.variant, self.config.stash[HISTORICAL_ROOT], file=self.path)
@@ -425,8 +425,8 @@ class HistoricalPlans(pytest.Directory):
     """``historical_plans/``: one item per ``<slug>/<version>_<epoch-ms>`` folder."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from qtt.harness.plan_store import folders
-        from qtt.harness.restored_replay import has_checkpoint
+        from qtt.harness.historical.plan_store import folders
+        from qtt.harness.historical.restored import has_checkpoint
 
         chosen = _scenarios(self.config)
         for folder in folders(self.path):
@@ -448,8 +448,8 @@ class HistoricalItem(ReplayedItem):
         return other is self
 
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.historical_replay import replay_folders
-        from qtt.harness.runner import spark_session
+        from qtt.harness.historical.replay import replay_folders
+        from qtt.harness.replay.runner import spark_session
 
         return list(replay_folders([item.folder for item in batch if isinstance(item, HistoricalItem)], spark_session))
 
@@ -470,8 +470,8 @@ class RestoredItem(HistoricalItem):
     """A persisted plan's stored checkpoint, resumed by today's runtime over the inputs after it."""
 
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.restored_replay import restore_folders
-        from qtt.harness.runner import spark_session
+        from qtt.harness.historical.restored import restore_folders
+        from qtt.harness.replay.runner import spark_session
 
         return list(restore_folders([item.folder for item in batch if isinstance(item, RestoredItem)], spark_session))
 

@@ -1,7 +1,7 @@
 """The dialect's SQL types: small frozen values with ksqlDB's spelling.
 
 ``str(t)`` gives ksqlDB's canonical form (``STRUCT<`A` INTEGER, `B` ARRAY<STRING>>``),
-which is also how types are written in plan JSON. :mod:`qtt.plan.type_text` reads it back.
+which is also how types are written in plan JSON. :mod:`qtt.plan.ir.type_text` reads it back.
 """
 
 from __future__ import annotations

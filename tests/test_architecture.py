@@ -1,4 +1,4 @@
-"""The package's shape: no import cycles, small modules, and the layering DESIGN.md promises.
+"""The package's shape: no import cycles, small modules, small folders, and the layering of docs/architecture.md.
 
 Imports are read from the source with :mod:`ast`, so these tests need no Spark and see imports
 inside functions too. Imports under ``if TYPE_CHECKING:`` are left out: they never run.
@@ -58,7 +58,7 @@ def _imports(name: str) -> frozenset[str]:
             anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
             base = ".".join([*anchor, *([node.module] if node.module else [])])
         for alias in node.names:
-            # ``from qtt.plan import codec`` imports the module qtt.plan.codec
+            # ``from qtt.plan.ir import codec`` imports the module qtt.plan.ir.codec
             out.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in _modules() else base)
     return frozenset(out)
 
@@ -129,33 +129,98 @@ def test_only_the_runtime_imports_pyspark(name: str) -> None:
 def test_loading_a_plan_never_reaches_the_grammar() -> None:
     # Only the planner reads SQL; what decodes a persisted plan must not depend on the grammar.
     graph = _qtt_graph()
-    reached, todo = set(), ["qtt.plan.codec"]
+    reached, todo = set(), ["qtt.plan.ir.codec"]
     while todo:
         name = todo.pop()
         if name not in reached:
             reached.add(name)
             todo.extend(graph[name])
     grammar = sorted(m for m in reached if m == "qtt.sql" or m.startswith("qtt.sql."))
-    assert not grammar, f"qtt.plan.codec reaches {grammar}: a grammar change could break old plans"
+    assert not grammar, f"qtt.plan.ir.codec reaches {grammar}: a grammar change could break old plans"
+
+
+MAX_MODULES_PER_FOLDER = 15
+
+#: Which packages a package may import, beside its own parent, its own children and the
+#: foundation modules (:data:`FOUNDATION`). Siblings not listed here are out of bounds: the
+#: tree is the map of the architecture (docs/architecture.md, "Layers").
+LAYERS: dict[str, set[str]] = {
+    "qtt.sql": set(),
+    "qtt.topics": set(),
+    "qtt.serde": {"qtt.topics"},
+    "qtt.plan": {"qtt.sql", "qtt.serde"},
+    "qtt.plan.ir": set(),
+    "qtt.plan.functions": {"qtt.plan.ir"},
+    "qtt.plan.ddl": {"qtt.plan.ir"},
+    "qtt.plan.analysis": {"qtt.plan.ir", "qtt.plan.functions"},
+    "qtt.plan.planner": {"qtt.plan.ir", "qtt.plan.functions", "qtt.plan.ddl", "qtt.plan.analysis"},
+    "qtt.runtime": {"qtt.plan", "qtt.serde", "qtt.topics", "qtt.sql"},
+    "qtt.runtime.spark": set(),
+    "qtt.runtime.aggregates": set(),
+    "qtt.runtime.build": {"qtt.runtime.spark"},
+    "qtt.runtime.operators": {"qtt.runtime.spark", "qtt.runtime.build", "qtt.runtime.aggregates"},
+    "qtt.runtime.execute": {"qtt.runtime.spark", "qtt.runtime.build", "qtt.runtime.operators"},
+    "qtt.harness": {"qtt.sql", "qtt.serde", "qtt.topics", "qtt.plan", "qtt.runtime"},
+    "qtt.harness.cases": set(),
+    "qtt.harness.replay": {"qtt.harness.cases"},
+    "qtt.harness.historical": {"qtt.harness.cases", "qtt.harness.replay"},
+    "qtt.harness.sqltests": {"qtt.harness.cases", "qtt.harness.replay"},
+}
+#: Modules at the top of the package that every layer may use: they import no other layer.
+FOUNDATION = {"qtt", "qtt.errors", "qtt.sqltypes", "qtt.hashable", "qtt.lazy"}
+#: The adapters over the harness: they may import anything, and only an adapter imports them.
+ADAPTERS = {"qtt.cli", "qtt.bench", "qtt.pytest_plugin"}
+
+
+def _package_of(name: str) -> str:
+    return name if _modules()[name].name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _allowed(importer: str, imported: str) -> bool:
+    """May module ``importer`` import module ``imported`` under :data:`LAYERS`?"""
+    if imported in ADAPTERS:
+        return importer in ADAPTERS
+    if importer in ADAPTERS or imported in FOUNDATION:
+        return importer not in FOUNDATION or imported in FOUNDATION
+    if importer in FOUNDATION:
+        return False
+    here, there = _package_of(importer), _package_of(imported)
+    chain = here.split(".")
+    ancestors = [".".join(chain[:n]) for n in range(len(chain), 1, -1)]
+    # within one package, its parent and its children: modules may use each other (no circles)
+    if there == here or there in ancestors or there.startswith(here + "."):
+        return True
+    for level in ancestors:
+        allowed = LAYERS.get(level, set())
+        if any(there == a or there.startswith(a + ".") for a in allowed):
+            return True
+    return False
+
+
+def test_every_package_has_a_layer_rule() -> None:
+    packages = {n for n, p in _modules().items() if p.name == "__init__.py" and n != "qtt"}
+    ruled = {p for p in packages if any(p == r or p.startswith(r + ".") for r in LAYERS)}
+    assert packages == ruled, f"packages without a rule in LAYERS: {sorted(packages - ruled)}"
 
 
 @pytest.mark.parametrize("name", sorted(_modules()))
-def test_no_two_modules_share_a_name(name: str) -> None:
-    leaf = name.rpartition(".")[2]
-    if name == "qtt" or _modules()[name].name == "__init__.py":
-        return
-    same = [n for n in _modules() if n != name and n.rpartition(".")[2] == leaf and _modules()[n].name != "__init__.py"]
-    assert not same, f"{name} shares its name with {same}; name each module for its stage"
+def test_imports_follow_the_layers(name: str) -> None:
+    wrong = sorted(m for m in _imports(name) if m in _modules() and m != name and not _allowed(name, m))
+    assert not wrong, f"{name} imports {wrong}, against the layers in tests/test_architecture.py (LAYERS)"
 
 
-def test_internal_column_names_are_spelled_once() -> None:
-    # runtime/names.py is the one table of the columns qtt adds next to a query's own.
-    home = PACKAGE / "runtime" / "names.py"
-    spelled = [
-        f"{p.relative_to(PACKAGE.parent)}:{n}"
-        for p in sorted(PACKAGE.rglob("*.py"))
-        if p != home
-        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-        if "__qtt_" in line
-    ]
-    assert not spelled, f"internal column names spelled outside qtt/runtime/names.py: {spelled}"
+def test_the_layer_check_refuses_a_sibling_import() -> None:
+    assert _allowed("qtt.runtime.operators.joins", "qtt.runtime.build.builder")
+    assert not _allowed("qtt.runtime.build.builder", "qtt.runtime.operators.joins")
+    assert not _allowed("qtt.plan.ir.codec", "qtt.plan.planner.query_planner")
+    assert not _allowed("qtt.serde.values", "qtt.plan.ir.steps")
+    assert not _allowed("qtt.harness.replay.runner", "qtt.cli")
+    assert not _allowed("qtt.errors", "qtt.plan.ir.steps")
+
+
+@pytest.mark.parametrize("folder", sorted({p.parent for p in _modules().values()}), ids=str)
+def test_no_folder_holds_more_than_fifteen_modules(folder: Path) -> None:
+    count = len(list(folder.glob("*.py")))
+    assert count <= MAX_MODULES_PER_FOLDER, (
+        f"{folder.relative_to(PACKAGE.parent)} holds {count} modules; group them into a subpackage by job"
+    )

@@ -50,7 +50,7 @@ def test_a_spark_that_cannot_run_is_a_line_of_the_report_and_a_non_zero_exit(mon
     def no_spark() -> None:
         raise RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited before sending its port number.")
 
-    monkeypatch.setattr("qtt.harness.runner.spark_session", no_spark)
+    monkeypatch.setattr("qtt.harness.replay.runner.spark_session", no_spark)
     lines: list[str] = []
     figures = bench.run(["cases"], log=lines.append)
     assert lines == ["starting Spark", f"infrastructure error: {figures.errors[0].split(': ', 1)[1]}"]

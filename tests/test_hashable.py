@@ -7,7 +7,7 @@ import math
 from types import MappingProxyType
 
 from qtt.hashable import hashable
-from qtt.plan.steps import FormatInfo
+from qtt.plan.ir.steps import FormatInfo
 
 
 def test_equal_values_give_equal_keys_and_unequal_ones_do_not() -> None:

@@ -24,7 +24,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         _ = qtt.plan.plan_statement
 
 
-@pytest.mark.parametrize("package", [*PACKAGES, "qtt.plan.codec"])
+@pytest.mark.parametrize("package", [*PACKAGES, "qtt.plan.ir.codec"])
 def test_importing_a_package_imports_neither_pyspark_nor_the_grammar(
     package: str, modules_loaded_by: Callable[..., set[str]]
 ) -> None:

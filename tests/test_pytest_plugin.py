@@ -192,10 +192,10 @@ def test_a_corrupt_historical_folder_fails_only_itself(project):
 
 def test_plan_checks_hash_the_case_path_as_qtt_check_does(project):
     """The project (the directory holding the historical plans) need not be the rootdir."""
-    from qtt.harness.loader import load_file
-    from qtt.harness.runner import plan_variant
-    from qtt.harness.slugs import case_slug
-    from qtt.plan import codec
+    from qtt.harness.cases.loader import load_file
+    from qtt.harness.cases.slugs import case_slug
+    from qtt.harness.replay.runner import plan_variant
+    from qtt.plan.ir import codec
 
     project.makeini("[pytest]\nqtt_cases = sub/cases\nqtt_historical_plans = sub/historical_plans\n")
     (project.path / "sub" / "cases").mkdir(parents=True)

@@ -4,10 +4,10 @@ The CLI, the pytest plugin and the benchmark are thin adapters over these entry 
 
 - :func:`qtt.harness.selection.split_paths`, :func:`~qtt.harness.selection.load_variants`:
   which cases and historical plan folders a command names;
-- :func:`qtt.harness.runner.run_variants` with :func:`~qtt.harness.runner.spark_session`:
+- :func:`qtt.harness.replay.runner.run_variants` with :func:`~qtt.harness.replay.runner.spark_session`:
   plan, replay and compare case variants;
-- :func:`qtt.harness.historical_replay.replay_folders`: replay persisted plans;
-- :func:`qtt.harness.uptodate.check` and :func:`qtt.harness.snapshot.snapshot`: the plan
+- :func:`qtt.harness.historical.replay.replay_folders`: replay persisted plans;
+- :func:`qtt.harness.historical.uptodate.check` and :func:`qtt.harness.historical.snapshot.snapshot`: the plan
   check and the release tool;
 - :mod:`qtt.harness.report`: the JSON report and failure rendering, by
   :class:`~qtt.harness.status.Status`.
@@ -22,11 +22,11 @@ __getattr__, __dir__ = lazy_exports(
     {
         "split_paths": "qtt.harness.selection",
         "load_variants": "qtt.harness.selection",
-        "run_variants": "qtt.harness.runner",
-        "spark_session": "qtt.harness.runner",
-        "replay_folders": "qtt.harness.historical_replay",
-        "check": "qtt.harness.uptodate",
-        "snapshot": "qtt.harness.snapshot",
+        "run_variants": "qtt.harness.replay.runner",
+        "spark_session": "qtt.harness.replay.runner",
+        "replay_folders": "qtt.harness.historical.replay",
+        "check": "qtt.harness.historical.uptodate",
+        "snapshot": "qtt.harness.historical.snapshot",
         "Status": "qtt.harness.status",
     },
 )

@@ -11,8 +11,8 @@ from typing import Any
 import simplejson
 
 from qtt.errors import QttError
-from qtt.harness.compare import Comparison
-from qtt.harness.runner import CaseResult
+from qtt.harness.replay.compare import Comparison
+from qtt.harness.replay.runner import CaseResult
 from qtt.harness.status import Status
 from qtt.harness.status import exit_status as status_exit
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from qtt.errors import CaseFileError
-from qtt.harness import plan_store
-from qtt.harness.loader import discover, load_file
-from qtt.harness.model import CaseVariant
+from qtt.harness.cases.loader import discover, load_file
+from qtt.harness.cases.model import CaseVariant
+from qtt.harness.historical import plan_store
 from qtt.harness.shard import Shard, case_identity, folder_identity
 
 DEFAULT_CASES = "cases"

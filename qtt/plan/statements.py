@@ -1,7 +1,7 @@
-"""Plan a case's statements, in order, into a :class:`~qtt.plan.steps.Plan`.
+"""Plan a case's statements, in order, into a :class:`~qtt.plan.ir.steps.Plan`.
 
 The planner keeps a metastore of the streams and tables the statements create, plans every
-persistent query (:mod:`qtt.plan.query_planner`), and validates what ksqlDB validates, with
+persistent query (:mod:`qtt.plan.planner.query_planner`), and validates what ksqlDB validates, with
 ksqlDB's messages. It never imports Spark.
 """
 
@@ -14,20 +14,12 @@ from types import MappingProxyType
 
 from qtt import sqltypes as t
 from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
-from qtt.plan import messages
-from qtt.plan import steps as s
-from qtt.plan.depth import deep_call
-from qtt.plan.header_columns import check_header_column
-from qtt.plan.metastore import STREAM, TABLE, DataSource, unknown_source_hint
-from qtt.plan.planned import check_no_map_keys
-from qtt.plan.query_planner import plan_query
-from qtt.plan.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
-from qtt.plan.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
-from qtt.plan.sink_fit import fit_to_sink
-from qtt.plan.sql_schema import namespace_of
-from qtt.plan.upgrades import check_query_upgrade, check_source_upgrade
-from qtt.plan.window_planner import source_window
-from qtt.plan.with_properties import (
+from qtt.plan.analysis import messages
+from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
+from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
+from qtt.plan.ddl.sql_schema import namespace_of
+from qtt.plan.ddl.upgrades import check_query_upgrade, check_source_upgrade
+from qtt.plan.ddl.with_properties import (
     check_properties,
     finish_formats,
     int_property,
@@ -35,6 +27,14 @@ from qtt.plan.with_properties import (
     source_format_infos,
     timestamp_column,
 )
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.depth import deep_call
+from qtt.plan.ir.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.planner.header_columns import check_header_column
+from qtt.plan.planner.planned import check_no_map_keys
+from qtt.plan.planner.query_planner import plan_query
+from qtt.plan.planner.sink_fit import fit_to_sink
+from qtt.plan.planner.window_planner import source_window
 from qtt.sql import ast
 
 #: ksqlDB's prefix for the topics of C*AS sinks that name none.
@@ -286,7 +286,7 @@ class Planner:
     @_plan.register
     def visit_InsertValues(self, statement: ast.InsertValues) -> s.StatementPlan | None:
         self.insert_values_target(statement)
-        # a case's inputs are its records; a SQL test's INSERTs are (qtt.harness.sql_run)
+        # a case's inputs are its records; a SQL test's INSERTs are (qtt.harness.sqltests.run)
         raise UnsupportedFeatureError("INSERT INTO ... VALUES")
 
     def insert_values_target(self, statement: ast.InsertValues) -> DataSource:

@@ -2,12 +2,12 @@
 
 Entry points:
 
-- :func:`get_session` (:mod:`qtt.runtime.session`): the one SparkSession of the process;
-- :func:`run_jobs` (:mod:`qtt.runtime.executor`): build queries over replay records and run
+- :func:`get_session` (:mod:`qtt.runtime.spark.session`): the one SparkSession of the process;
+- :func:`run_jobs` (:mod:`qtt.runtime.execute.executor`): build queries over replay records and run
   them, sharing streaming queries where it can; takes and returns the pure data of
   :mod:`qtt.runtime.jobs`;
-- :func:`describe` (:mod:`qtt.runtime.topology`): the normalized topology of a plan's queries,
-  in the file format of :mod:`qtt.runtime.topology_text`.
+- :func:`describe` (:mod:`qtt.runtime.execute.topology`): the normalized topology of a plan's queries,
+  in the file format of :mod:`qtt.runtime.execute.topology_text`.
 
 Importing this package does not import pyspark; using one of these names does.
 """
@@ -19,8 +19,8 @@ from qtt.lazy import lazy_exports
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "get_session": "qtt.runtime.session",
-        "run_jobs": "qtt.runtime.executor",
-        "describe": "qtt.runtime.topology",
+        "get_session": "qtt.runtime.spark.session",
+        "run_jobs": "qtt.runtime.execute.executor",
+        "describe": "qtt.runtime.execute.topology",
     },
 )

@@ -1,7 +1,7 @@
 """What a replay hands the runtime, and what it gets back: plain data, no Spark.
 
 A :class:`Job` is one query with its :class:`ReplayRecord` s and micro-batch boundaries; the
-executor (:mod:`qtt.runtime.executor`) runs jobs on Spark and returns a :class:`QueryRun` per
+executor (:mod:`qtt.runtime.execute.executor`) runs jobs on Spark and returns a :class:`QueryRun` per
 job: the :class:`SinkRecord` s it wrote, its processing log, its step schemas and, when asked,
 its state stores' change feeds as :class:`InternalTopic` s. The replay source's options
 (:func:`encode_options`, :func:`decode_options`) carry the records to Spark's Python workers.
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qtt.errors import QttError
-from qtt.plan.schema import LogicalSchema
-from qtt.plan.steps import QueryPlan
-from qtt.serde.schema_registry import RegistrySnapshot
+from qtt.plan.ir.schema import LogicalSchema
+from qtt.plan.ir.steps import QueryPlan
+from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 #: the name the replay source registers under: ``spark.readStream.format(FORMAT_NAME)``
 FORMAT_NAME = "qtt_replay"
@@ -188,14 +188,14 @@ class InternalRecord:
     timestamp: int | None = None
 
     def sort_key(self) -> tuple[int, int, str, str]:
-        """The documented order of a change feed (see :mod:`qtt.runtime.internal_topics`)."""
+        """The documented order of a change feed (see :mod:`qtt.runtime.execute.internal_topics`)."""
         return (self.batch, self.partition, json.dumps(self.key, sort_keys=True), self.change)
 
 
 @dataclass
 class InternalTopic:
     """A state store's change feed, under ``<queryId>-<state variable>-changelog``, or a join's
-    repartition topic (:mod:`qtt.runtime.repartitions`)."""
+    repartition topic (:mod:`qtt.runtime.build.repartitions`)."""
 
     name: str
     key_schema: str
@@ -218,10 +218,10 @@ class QueryRun:
     group_size: int = 1
     #: how many times its streaming query was started (more than once in the restart scenario)
     starts: int = 1
-    #: how many stages of a staged replay (:mod:`qtt.runtime.staged`) its operators ran in
+    #: how many stages of a staged replay (:mod:`qtt.runtime.execute.staged`) its operators ran in
     stages: int = 0
     #: how many micro-batches the stages of its group ran, all stages together (one a stage:
-    #: each key's rows run unit by unit inside it, see :mod:`qtt.runtime.wide`)
+    #: each key's rows run unit by unit inside it, see :mod:`qtt.runtime.operators.wide`)
     stage_batches: int = 0
     error: QttError | None = None
     internal_topics: list[InternalTopic] = field(default_factory=list)

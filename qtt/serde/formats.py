@@ -10,7 +10,6 @@ from types import MappingProxyType
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, did_you_mean
-from qtt.serde.avro_format import AvroFormat
 from qtt.serde.delimited import DelimitedFormat
 from qtt.serde.interface import (
     UNWRAP_SINGLE_VALUE,
@@ -20,10 +19,11 @@ from qtt.serde.interface import (
     unsupported_base_in,
 )
 from qtt.serde.json_format import JsonFormat
-from qtt.serde.json_sr_format import JsonSrFormat
 from qtt.serde.kafka import KafkaFormat
 from qtt.serde.none import NoneFormat
-from qtt.serde.protobuf_format import ProtobufFormat, ProtobufNoSrFormat
+from qtt.serde.registry.avro_format import AvroFormat
+from qtt.serde.registry.json_sr_format import JsonSrFormat
+from qtt.serde.registry.protobuf_format import ProtobufFormat, ProtobufNoSrFormat
 
 __all__ = [
     "UNWRAP_SINGLE_VALUE",

@@ -15,7 +15,7 @@ from qtt import sqltypes as t
 from qtt.errors import StatementError
 
 if TYPE_CHECKING:
-    from qtt.serde.schema_registry import RegistrySnapshot
+    from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 # ksqlDB's serde features.
 WRAP_SINGLE_VALUE = "WRAP_SINGLE_VALUE"
@@ -49,7 +49,7 @@ class Layout:
     features: frozenset[str] = frozenset()
     #: the topic, which names the registry subject (``<topic>-key`` / ``<topic>-value``)
     topic: str = ""
-    #: the schemas a registry format reads and writes with (:mod:`qtt.serde.schema_registry`)
+    #: the schemas a registry format reads and writes with (:mod:`qtt.serde.registry.schema_registry`)
     registry: RegistrySnapshot | None = None
     #: the registry subject records are written under; decided where schemas are registered
     #: (the driver), so that Spark's workers never name subjects themselves

@@ -96,7 +96,7 @@ def _check_depth(tree: lark.Tree) -> None:
     """Reject a parse tree nested deeper than :data:`MAX_EXPRESSION_DEPTH` (an iterative walk).
 
     The analyzer, formatter and compiler recurse over expressions; this bound keeps them inside
-    the stack that :func:`qtt.plan.depth.deep_call` gives them.
+    the stack that :func:`qtt.plan.ir.depth.deep_call` gives them.
     """
     # A statement's own rules (query, select item, clause) add a few levels above its expressions.
     limit = MAX_EXPRESSION_DEPTH + 16

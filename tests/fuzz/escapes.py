@@ -26,7 +26,7 @@ class Escape:
 
     ref: str
     kind: type[BaseException]
-    #: the innermost qtt frame's module path starts with this (``qtt/plan/codec.py``, ``qtt/sql/``)
+    #: the innermost qtt frame's module path starts with this (``qtt/plan/ir/codec.py``, ``qtt/sql/``)
     module: str
 
 

@@ -1,6 +1,6 @@
 """Fuzz the case loader: random JSON and text, and real cases mutated.
 
-The contract: :func:`~qtt.harness.loader.load_text` returns or raises only qtt's own
+The contract: :func:`~qtt.harness.cases.loader.load_text` returns or raises only qtt's own
 errors, and every error names the file and where in it (JSON path or line).
 """
 
@@ -15,7 +15,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from qtt.errors import QttError
-from qtt.harness.loader import load_text
+from qtt.harness.cases.loader import load_text
 from tests.fuzz.escapes import attempt
 from tests.fuzz.inputs import case_files, dump, json_values, mutated_json, mutated_text, one_of
 from tests.fuzz.profiles import fuzz_settings

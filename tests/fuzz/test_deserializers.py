@@ -19,8 +19,8 @@ from qtt.errors import SerdeError, StatementError
 from qtt.serde import Format, SerdeColumn, get_format, known_formats
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 from qtt.serde.interface import Layout, unsupported_base_in
-from qtt.serde.registry_format import RegistryFormat, is_unwrapped
-from qtt.serde.schema_registry import Registry, RegistrySnapshot, subject_for
+from qtt.serde.registry.registry_format import RegistryFormat, is_unwrapped
+from qtt.serde.registry.schema_registry import Registry, RegistrySnapshot, subject_for
 from tests.fuzz.inputs import edge_numbers, json_scalars
 from tests.fuzz.profiles import fuzz_settings
 

@@ -17,7 +17,7 @@ from tests.fuzz.profiles import ROOT
 # stops shortening it. Run apart, so that the loop cannot hang the test run.
 S4 = """
 from qtt.errors import QttError
-from qtt.harness.loader import load_text
+from qtt.harness.cases.loader import load_text
 try:
     load_text('{"tests": [{"name": "x", "statements": ["s"], "inputs": [], "\\\\u0001[": 1}]}', file="c.json")
 except QttError:

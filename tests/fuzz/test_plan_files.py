@@ -1,6 +1,6 @@
 """Fuzz the loaders of persisted plans: ``plan.json`` and ``spec.json`` of ``historical_plans/``, mutated.
 
-The contract: :func:`qtt.plan.codec.loads` and :func:`qtt.harness.spec.loads` raise only
+The contract: :func:`qtt.plan.ir.codec.loads` and :func:`qtt.harness.historical.spec.loads` raise only
 :class:`~qtt.errors.PlanFileError` (a qtt error) naming the file.
 """
 
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from qtt.harness import spec
-from qtt.plan import codec
+from qtt.harness.historical import spec
+from qtt.plan.ir import codec
 from tests.fuzz.escapes import attempt
 from tests.fuzz.inputs import (
     dump,

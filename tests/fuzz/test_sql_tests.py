@@ -13,8 +13,8 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from qtt.harness.sql_script import interpret
-from qtt.harness.sql_tests import parse_sql_tests
+from qtt.harness.sqltests.files import parse_sql_tests
+from qtt.harness.sqltests.script import interpret
 from tests.fuzz.escapes import attempt
 from tests.fuzz.inputs import mutated_text, one_of
 from tests.fuzz.profiles import fuzz_settings

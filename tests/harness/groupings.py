@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from qtt.errors import QttError
-from qtt.harness import driver
-from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
-from qtt.harness.loader import load_file
-from qtt.harness.runner import plan_variant
+from qtt.harness.cases.loader import load_file
+from qtt.harness.replay import driver
+from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.replay.runner import plan_variant
 
 Results = list[ReplayResult | QttError]
 

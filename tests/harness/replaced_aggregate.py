@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import pytest
 from pyspark import cloudpickle
 
-from qtt.runtime import stateful
+from qtt.runtime.operators import stateful
 
 
 @contextmanager

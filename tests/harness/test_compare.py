@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from qtt.harness.compare import check_processing_log, compare
-from qtt.harness.driver import OutputRecord
-from qtt.harness.model import ExpectedLogEntry, Record, Window
-from qtt.harness.topic_serdes import TopicSerde
-from qtt.plan.sql_schema import schema_from_sql
-from qtt.plan.steps import FormatInfo, Formats
+from qtt.harness.cases.model import ExpectedLogEntry, Record, Window
+from qtt.harness.replay.compare import check_processing_log, compare
+from qtt.harness.replay.driver import OutputRecord
+from qtt.harness.replay.topic_serdes import TopicSerde
+from qtt.plan.ddl.sql_schema import schema_from_sql
+from qtt.plan.ir.steps import FormatInfo, Formats
 
 D = decimal.Decimal
 SCHEMA = "K INT KEY, I BIGINT, X DOUBLE, M DECIMAL(4, 2), A ARRAY<DOUBLE>"

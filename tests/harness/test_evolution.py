@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import plan_store
-from qtt.harness.driver import replay
-from qtt.harness.historical_replay import load, replay_folders
-from qtt.harness.model import Record
-from qtt.plan import steps as s
+from qtt.harness.cases.model import Record
+from qtt.harness.historical import plan_store
+from qtt.harness.historical.replay import load, replay_folders
+from qtt.harness.replay.driver import replay
+from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 from qtt.topics.partitioner import partition_for

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from qtt import errors
-from qtt.harness.expected import KSQL_EXCEPTIONS, expected_class, mismatch
-from qtt.harness.model import ExpectedException
+from qtt.harness.cases.expected import KSQL_EXCEPTIONS, expected_class, mismatch
+from qtt.harness.cases.model import ExpectedException
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import PlanFileError
-from qtt.harness.historical_replay import compare_internal_topics, load, replay_folders
-from qtt.harness.spec import SpecInternalRecord, SpecInternalTopic
+from qtt.harness.historical.replay import compare_internal_topics, load, replay_folders
+from qtt.harness.historical.spec import SpecInternalRecord, SpecInternalTopic
 from qtt.harness.status import Status
 
 HISTORICAL = Path(__file__).parents[2] / "historical_plans"
@@ -83,7 +83,7 @@ def test_topologies_are_described_off_the_main_thread_and_a_changed_state_operat
 ) -> None:
     import threading
 
-    from qtt.runtime import topology
+    from qtt.runtime.execute import topology
 
     recorded = HISTORICAL / "aggregation__counts_sums_and_averages_per_station__880598fa" / "0.3.0_1795228811139"
     kept, changed = tmp_path / "a" / recorded.name, tmp_path / "b" / recorded.name

@@ -15,10 +15,10 @@ import pytest
 from pyspark import cloudpickle
 from pyspark.sql import types as st
 
-from qtt.harness import plan_store
-from qtt.harness.historical_replay import compare_internal_topics, load, replay_folders
-from qtt.harness.spec import SpecInternalRecord, SpecInternalTopic
-from qtt.runtime import stateful
+from qtt.harness.historical import plan_store
+from qtt.harness.historical.replay import compare_internal_topics, load, replay_folders
+from qtt.harness.historical.spec import SpecInternalRecord, SpecInternalTopic
+from qtt.runtime.operators import stateful
 
 ROOT = Path(__file__).parents[2] / "historical_plans"
 TOPIC = "CTAS_CLUBS_0-Aggregate-Aggregate-changelog"
@@ -77,7 +77,7 @@ def test_every_stateful_historical_plan_records_its_internal_topics() -> None:
         stateful_plan = any(
             getattr(step, "stateful", False)
             for query in loaded.plan.queries()
-            for step in __import__("qtt.plan.steps", fromlist=["walk_steps"]).walk_steps(query.physical_plan)
+            for step in __import__("qtt.plan.ir.steps", fromlist=["walk_steps"]).walk_steps(query.physical_plan)
         )
         if stateful_plan:
             assert loaded.spec.internal_topics, f"{folder}: a stateful plan without internal topics"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness.driver import ReplayItem
+from qtt.harness.replay.driver import ReplayItem
 from tests.harness.groupings import assert_same_facts, case_items, facts, replay_in_three_groupings
 
 CASES = Path(__file__).parents[2] / "cases" / "joins.json"

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import CaseFileError
-from qtt.harness.json_comments import UnterminatedCommentError, blank_comments
-from qtt.harness.loader import load_text
+from qtt.harness.cases.json_comments import UnterminatedCommentError, blank_comments
+from qtt.harness.cases.loader import load_text
 
 STATEMENT = "CREATE STREAM S (x INT) WITH (kafka_topic='t', value_format='JSON');"
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import driver, plan_store
-from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
-from qtt.harness.historical_replay import inputs_of, load
-from qtt.plan.shape import query_order
+from qtt.harness.historical import plan_store
+from qtt.harness.historical.replay import inputs_of, load
+from qtt.harness.replay import driver
+from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
+from qtt.plan.ir.shape import query_order
 from tests.harness.groupings import facts
 
 ROOT = Path(__file__).parents[2] / "historical_plans"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import CaseFileError
-from qtt.harness.loader import discover, json_lines, load_file, load_text
-from qtt.harness.model import ExpectedLogEntry
+from qtt.harness.cases.loader import discover, json_lines, load_file, load_text
+from qtt.harness.cases.model import ExpectedLogEntry
 
 FIXTURES = Path(__file__).parent / "fixtures" / "loader"
 

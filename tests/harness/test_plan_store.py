@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import PlanFileError, SnapshotError
-from qtt.harness import plan_store
+from qtt.harness.historical import plan_store
 
 
 def test_write_is_atomic_and_never_overwrites(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_bad_folder_names_and_missing_files_are_plan_file_errors(tmp_path: Path)
 _KILLED_WRITE = """
 import os, signal, sys
 from pathlib import Path
-from qtt.harness import plan_store
+from qtt.harness.historical import plan_store
 
 def killed(*args):  # the process dies after staging every file, before the rename
     os.kill(os.getpid(), signal.SIGKILL)

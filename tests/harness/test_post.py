@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from qtt.harness.model import PostConditions, PostSource, PostTopic, PostTopics
-from qtt.harness.post import check, ksql_features
-from qtt.harness.runner import topic_table
+from qtt.harness.cases.model import PostConditions, PostSource, PostTopic, PostTopics
+from qtt.harness.replay.post import check, ksql_features
+from qtt.harness.replay.runner import topic_table
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.sql import parse_statements
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import driver
-from qtt.harness.loader import load_file
-from qtt.harness.runner import run_variants
-from qtt.runtime import scratch
+from qtt.harness.cases.loader import load_file
+from qtt.harness.replay import driver
+from qtt.harness.replay.runner import run_variants
 from qtt.runtime.jobs import Job, QueryRun
+from qtt.runtime.spark import scratch
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "cases"
 
@@ -29,8 +29,8 @@ def fake_spark(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         groups.append(len(jobs))
         return {job.job_id: QueryRun(query_id=job.query.query_id, topic="", batches=1) for job in jobs}
 
-    monkeypatch.setattr("qtt.runtime.executor.run_jobs", run_jobs)
-    monkeypatch.setattr("qtt.runtime.executor.build_jobs", lambda *_: None)
+    monkeypatch.setattr("qtt.runtime.execute.executor.run_jobs", run_jobs)
+    monkeypatch.setattr("qtt.runtime.execute.executor.build_jobs", lambda *_: None)
     return groups
 
 

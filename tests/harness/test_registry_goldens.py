@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import plan_store, schemas, topic_serdes
-from qtt.harness.historical_replay import compare_schemas, replay_folders
-from qtt.runtime import serde_udfs
-from qtt.serde import avro_schema
-from qtt.serde.schema_registry import RegisteredSchema
+from qtt.harness.historical import plan_store
+from qtt.harness.historical.replay import compare_schemas, replay_folders
+from qtt.harness.replay import schemas, topic_serdes
+from qtt.runtime.build import serde_udfs
+from qtt.serde.registry import avro_schema
+from qtt.serde.registry.schema_registry import RegisteredSchema
 
 ROOT = Path(__file__).resolve().parents[2] / "historical_plans"
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from pyspark.sql import types as st
 
-from qtt.harness import checkpoints
-from qtt.harness.historical_replay import replay_folders
-from qtt.harness.loader import load_file
-from qtt.harness.restored_replay import has_checkpoint, restore_folders
-from qtt.harness.snapshot import Action, snapshot
+from qtt.harness.cases.loader import load_file
+from qtt.harness.historical import checkpoints
+from qtt.harness.historical.replay import replay_folders
+from qtt.harness.historical.restored import has_checkpoint, restore_folders
+from qtt.harness.historical.snapshot import Action, snapshot
 from qtt.harness.status import Status
-from qtt.runtime import stateful
+from qtt.runtime.operators import stateful
 from tests.harness.replaced_aggregate import replaced_aggregate
 
 STATEMENTS = [

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import SqlError, SqlSyntaxError, StatementError
-from qtt.harness.expected import mismatch
-from qtt.harness.loader import load_file
-from qtt.harness.model import ExpectedException
-from qtt.harness.runner import plan_variant
+from qtt.harness.cases.expected import mismatch
+from qtt.harness.cases.loader import load_file
+from qtt.harness.cases.model import ExpectedException
+from qtt.harness.replay.runner import plan_variant
 
 FIXTURE = Path(__file__).parent / "fixtures" / "runner" / "sql_errors.json"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import same_jobs
+from qtt.harness.replay import same_jobs
 from qtt.runtime.jobs import QueryRun
 
 HISTORICAL = Path(__file__).parents[2] / "historical_plans"
@@ -36,9 +36,9 @@ def test_a_shared_run_is_a_run_for_each_with_its_share_of_the_seconds() -> None:
 
 @pytest.mark.spark
 def test_two_folders_of_one_plan_replay_it_once_and_each_passes(spark, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from qtt.harness import historical_replay
+    from qtt.harness.historical import replay as historical_replay
     from qtt.harness.status import Status
-    from qtt.runtime import executor
+    from qtt.runtime.execute import executor
 
     older, newer = STATION / "0.3.0_1795228811139", STATION / "0.7.0_1795620141001"
     broken = tmp_path / "broken" / older.name  # the same plan and inputs, a different recorded output

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import QttError
-from qtt.harness import scenarios
-from qtt.harness.driver import OutputRecord, ReplayResult
-from qtt.harness.loader import load_file
-from qtt.harness.runner import CaseResult
+from qtt.harness.cases.loader import load_file
+from qtt.harness.replay import scenarios
+from qtt.harness.replay.driver import OutputRecord, ReplayResult
+from qtt.harness.replay.runner import CaseResult
 from qtt.harness.status import Status
 from qtt.runtime.jobs import InternalRecord, InternalTopic
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from qtt.harness.model import TopicSpec
-from qtt.harness.schemas import registry_for_case, topic_schemas
-from qtt.plan import steps as s
+from qtt.harness.cases.model import TopicSpec
+from qtt.harness.replay.schemas import registry_for_case, topic_schemas
+from qtt.plan.ir import steps as s
 
 SCHEMA = {"type": "object", "properties": {"c1": {"type": "integer"}}}
 
@@ -24,8 +24,8 @@ def test_a_json_topics_schema_is_registered_as_a_json_schema() -> None:
 
 
 def test_inference_sees_the_ids_the_embedded_registry_gives_case_schemas() -> None:
-    from qtt.harness.model import TopicSpec
-    from qtt.harness.schemas import topic_schemas
+    from qtt.harness.cases.model import TopicSpec
+    from qtt.harness.replay.schemas import topic_schemas
 
     topics = [
         TopicSpec(name="a", key_schema={"type": "string"}, value_schema={"type": "int"}),

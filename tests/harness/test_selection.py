@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from qtt.harness import plan_store
+from qtt.harness.historical import plan_store
 from qtt.harness.selection import load_variants, select_folders, split_paths
 
 CASES = Path(__file__).parents[1] / "fixtures" / "cases"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import QttError
-from qtt.harness import plan_store
+from qtt.harness.historical import plan_store
 from qtt.harness.selection import load_variants, shard_folders, shard_variants, split_paths
 from qtt.harness.shard import Shard, case_identity, folder_identity, parse
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import QttError
-from qtt.harness import plan_store
-from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
-from qtt.harness.historical_replay import inputs_of, load
-from qtt.runtime import stateful
+from qtt.harness.historical import plan_store
+from qtt.harness.historical.replay import inputs_of, load
+from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
+from qtt.runtime.operators import stateful
 from tests.harness.groupings import assert_same_facts, facts, replay_in_three_groupings
 from tests.harness.replaced_aggregate import replaced_aggregate
 
@@ -116,8 +116,8 @@ def test_a_time_column_keeps_its_group_shared(spark, tmp_path: Path) -> None:  #
     # The shared column layout fills the other slots' TIME columns with a null TIME literal,
     # which Spark 4.3 refuses unless spark.sql.timeType.enabled is set; the group would then
     # fall back to running each job alone
-    from qtt.harness.loader import load_file
-    from qtt.harness.runner import run_variants
+    from qtt.harness.cases.loader import load_file
+    from qtt.harness.replay.runner import run_variants
     from qtt.harness.status import Status
 
     case_file = tmp_path / "time.json"
@@ -131,8 +131,8 @@ def test_a_time_column_keeps_its_group_shared(spark, tmp_path: Path) -> None:  #
 def test_a_stage_input_spark_cannot_build_runs_its_jobs_alone(spark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # A session without spark.sql.timeType.enabled refuses the stage input's null TIME filler:
     # the group must fall back to running each job alone, never end the run
-    from qtt.harness.loader import load_file
-    from qtt.harness.runner import run_variants
+    from qtt.harness.cases.loader import load_file
+    from qtt.harness.replay.runner import run_variants
     from qtt.harness.status import Status
 
     case_file = tmp_path / "time.json"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness.loader import discover, load_file
-from qtt.harness.model import CaseVariant
-from qtt.harness.slugs import case_slug, is_outside, node_names, node_slug, relative_file, slug_of
+from qtt.harness.cases.loader import discover, load_file
+from qtt.harness.cases.model import CaseVariant
+from qtt.harness.cases.slugs import case_slug, is_outside, node_names, node_slug, relative_file, slug_of
 
 
 def test_slug_is_readable_stable_and_ascii() -> None:

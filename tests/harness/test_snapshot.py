@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness import plan_store, uptodate
-from qtt.harness.historical_replay import replay_folders
-from qtt.harness.loader import load_file
-from qtt.harness.snapshot import Action, snapshot
+from qtt.harness.cases.loader import load_file
+from qtt.harness.historical import plan_store, uptodate
+from qtt.harness.historical.replay import replay_folders
+from qtt.harness.historical.snapshot import Action, snapshot
 
 CASE = {
     "tests": [

@@ -8,8 +8,8 @@ from decimal import Decimal
 import pytest
 
 from qtt.errors import PlanFileError
-from qtt.harness import spec
-from qtt.plan.steps import FormatInfo, Formats
+from qtt.harness.historical import spec
+from qtt.plan.ir.steps import FormatInfo, Formats
 
 
 def _spec() -> spec.Spec:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness.sql_run import run_sql_tests
-from qtt.harness.sql_tests import load_sql_tests
+from qtt.harness.sqltests.files import load_sql_tests
+from qtt.harness.sqltests.run import run_sql_tests
 from qtt.harness.status import Status
 
 pytestmark = pytest.mark.spark

@@ -7,8 +7,8 @@ import decimal
 import pytest
 
 from qtt.errors import StatementError
-from qtt.harness.sql_script import Check, interpret
-from qtt.harness.sql_tests import SqlTest
+from qtt.harness.sqltests.files import SqlTest
+from qtt.harness.sqltests.script import Check, interpret
 
 SOURCE = "CREATE STREAM a (id INT KEY, x INT, d DECIMAL(4, 2), b BYTES) WITH (kafka_topic='a', value_format='JSON');\n"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import CaseFileError
-from qtt.harness.sql_tests import discover_sql, load_sql_tests
+from qtt.harness.sqltests.files import discover_sql, load_sql_tests
 
 TWO_TESTS = """-- a header comment
 --@test: first one

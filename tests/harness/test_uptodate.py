@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness.loader import load_file
-from qtt.harness.model import CaseVariant
-from qtt.harness.uptodate import PlanStatus, check_variant
+from qtt.harness.cases.loader import load_file
+from qtt.harness.cases.model import CaseVariant
+from qtt.harness.historical.uptodate import PlanStatus, check_variant
 
 REPO = Path(__file__).parents[2]
 CASE_FILE = "cases/projection.json"
@@ -65,7 +65,7 @@ def _case(statements: list[str], **extra: object) -> CaseVariant:
 
 
 def load_file_text(data: dict[str, object]) -> CaseVariant:
-    from qtt.harness.loader import load_text
+    from qtt.harness.cases.loader import load_text
 
     (variant,) = load_text(json.dumps(data), file="cases/c.json").variants
     return variant

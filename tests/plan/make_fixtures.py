@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from qtt import sqltypes as t
-from qtt.plan import codec
-from qtt.plan import expressions as e
-from qtt.plan import join_steps as js
-from qtt.plan import steps as s
-from qtt.plan.schema import LogicalSchema
+from qtt.plan.ir import codec
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import join_steps as js
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import LogicalSchema
 
 HERE = Path(__file__).parent / "fixtures" / "tags"
 

@@ -6,7 +6,7 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan import steps as s
+from qtt.plan.ir import steps as s
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.sql import parse_statements
 

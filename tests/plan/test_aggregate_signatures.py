@@ -8,7 +8,7 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan.aggregate_signatures import (
+from qtt.plan.functions.aggregate_signatures import (
     AGGREGATE_NAMES,
     COLLECT_LIST_LIMIT,
     COLLECT_SET_LIMIT,
@@ -17,7 +17,7 @@ from qtt.plan.aggregate_signatures import (
     is_aggregate,
     resolve_aggregate,
 )
-from qtt.plan.signature_matching import NULL
+from qtt.plan.functions.signature_matching import NULL
 
 N = NOT_LITERAL
 DEC = t.Decimal(4, 1)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qtt.plan.aliases import ColumnAliasGenerator
+from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.sql import ast
 
 

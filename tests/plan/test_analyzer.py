@@ -6,9 +6,9 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan import expressions as e
-from qtt.plan.aggregate_signatures import AGGREGATE_NAMES
-from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
+from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
+from qtt.plan.functions.aggregate_signatures import AGGREGATE_NAMES
+from qtt.plan.ir import expressions as e
 from qtt.sql import parse_expression, parse_type
 
 COLUMNS = {

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from qtt.errors import PlanFileError
-from qtt.plan import codec
-from qtt.plan.expressions import Expression
-from qtt.plan.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
+from qtt.plan.ir import codec
+from qtt.plan.ir.expressions import Expression
+from qtt.plan.ir.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tags"
 ROOTS = {ExecutionStep: "step", Expression: "expression", DdlCommand: "command", StatementPlan: "statement plan"}
@@ -106,7 +106,7 @@ def test_invalid_json_gives_line_and_column() -> None:
 
 
 def test_every_step_tag_has_a_builder() -> None:
-    from qtt.runtime.builder import BUILDERS
+    from qtt.runtime.build.builder import BUILDERS
 
     missing = [cls.type_tag for cls in ExecutionStep.registry.values() if cls not in BUILDERS]
     assert not missing, f"step tags without a builder: {missing}"

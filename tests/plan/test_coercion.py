@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from qtt import sqltypes as t
-from qtt.plan.coercion import arithmetic_type, can_cast, common_type, unsupported_cast
-from qtt.plan.signature_matching import NULL
+from qtt.plan.analysis.coercion import arithmetic_type, can_cast, common_type, unsupported_cast
+from qtt.plan.functions.signature_matching import NULL
 from qtt.sql import parse_type
 
 

@@ -8,11 +8,11 @@ import sys
 import pytest
 
 from qtt.errors import CaseFileError, PlanFileError, SqlSyntaxError
-from qtt.harness.loader import load_text
-from qtt.harness.model import CaseVariant
-from qtt.harness.runner import plan_variant
-from qtt.plan import codec
-from qtt.plan.depth import MAX_JSON_DEPTH, deep_call, json_too_deep, tree_depth
+from qtt.harness.cases.loader import load_text
+from qtt.harness.cases.model import CaseVariant
+from qtt.harness.replay.runner import plan_variant
+from qtt.plan.ir import codec
+from qtt.plan.ir.depth import MAX_JSON_DEPTH, deep_call, json_too_deep, tree_depth
 from qtt.sql import parse_statements
 from qtt.sql.parser import MAX_EXPRESSION_DEPTH
 
@@ -116,7 +116,7 @@ def test_tree_depth_is_iterative_and_stops_early() -> None:
 
 
 def test_escape_s2_a_spec_nesting_100000_levels_is_a_located_error() -> None:
-    from qtt.harness import spec
+    from qtt.harness.historical import spec
 
     with pytest.raises(PlanFileError, match="nests deeper") as caught:
         spec.loads("[" * 100_000 + "]" * 100_000, file="spec.json")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qtt.plan.diff import diff_lines
+from qtt.plan.ir.diff import diff_lines
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import StatementError
-from qtt.plan.function_names import shown_name
+from qtt.plan.functions.names import shown_name
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 from tests.plan.test_analyzer import analyze

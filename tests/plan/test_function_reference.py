@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from qtt.plan import aggregate_signatures, scalar_signatures
-from qtt.plan.function_reference import REFERENCE, ReferenceFunction
-from qtt.plan.table_functions import TABLE_FUNCTIONS
-from qtt.runtime import aggregators, flat_map
-from qtt.runtime.builtins import IMPLEMENTATIONS, RENAMES
+from qtt.plan.functions import aggregate_signatures, scalar_signatures
+from qtt.plan.functions.reference import REFERENCE, ReferenceFunction
+from qtt.plan.planner.table_functions import TABLE_FUNCTIONS
+from qtt.runtime.aggregates import aggregators
+from qtt.runtime.build import flat_map
+from qtt.runtime.build.builtins import IMPLEMENTATIONS, RENAMES
 
 CASES = Path(__file__).resolve().parents[2] / "cases"
 

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan import join_steps as js
-from qtt.plan import steps as s
+from qtt.plan.ir import join_steps as js
+from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan.ksql_test_functions import KSQL_TEST_FUNCTIONS
-from qtt.plan.scalar_signatures import FUNCTIONS
+from qtt.plan.functions.ksql_test_functions import KSQL_TEST_FUNCTIONS
+from qtt.plan.functions.scalar_signatures import FUNCTIONS
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 

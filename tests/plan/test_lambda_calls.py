@@ -6,7 +6,7 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.plan import expressions as e
+from qtt.plan.ir import expressions as e
 from tests.plan.test_analyzer import analyze, type_of
 
 

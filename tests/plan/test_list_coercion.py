@@ -6,9 +6,9 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan import expressions as e
-from qtt.plan import steps as s
-from qtt.plan.list_coercion import can_coerce
+from qtt.plan.analysis.list_coercion import can_coerce
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 

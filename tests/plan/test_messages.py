@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qtt.plan import messages
+from qtt.plan.analysis import messages
 from qtt.sql import parse_expression
 
 

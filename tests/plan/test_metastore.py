@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qtt.plan.metastore import unknown_source_hint
+from qtt.plan.ddl.metastore import unknown_source_hint
 
 
 def test_a_close_source_name_is_suggested() -> None:

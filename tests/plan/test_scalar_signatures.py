@@ -6,9 +6,9 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan import scalar_signatures as fns
-from qtt.plan.signature_dsl import fn, sig
-from qtt.plan.signature_matching import NULL, match_signature
+from qtt.plan.functions import scalar_signatures as fns
+from qtt.plan.functions.signature_dsl import fn, sig
+from qtt.plan.functions.signature_matching import NULL, match_signature
 
 
 def returns(name: str, *args: t.SqlType) -> t.SqlType:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import StatementError
-from qtt.plan.schema_inference import TopicSchema
+from qtt.plan.ddl.schema_inference import TopicSchema
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from qtt.errors import UnsupportedFeatureError
-from qtt.plan import codec
-from qtt.plan import steps as s
-from qtt.plan.shape import QueryShape, query_levels, query_order
+from qtt.plan.ir import codec
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.shape import QueryShape, query_levels, query_order
 
 TAGS = Path(__file__).parent / "fixtures" / "tags"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import SqlError, SqlSyntaxError, StatementError, UnsupportedFeatureError
-from qtt.plan import expressions as e
-from qtt.plan import steps as s
-from qtt.plan.sql_schema import schema_from_sql
+from qtt.plan.ddl.sql_schema import schema_from_sql
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.sql import parse_statements
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import SqlError, StatementError
-from qtt.plan import expressions as e
-from qtt.plan import steps as s
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
 from tests.plan.test_statements import fails, plan, schema_of, steps_of
 
 SOURCE = (

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from qtt import sqltypes as t
-from qtt.plan.schema import HEADER, Column, LogicalSchema
-from qtt.plan.type_text import read_type
+from qtt.plan.ir.schema import HEADER, Column, LogicalSchema
+from qtt.plan.ir.type_text import read_type
 
 ROOT = Path(__file__).parents[2]
 PLAN_FILES = sorted(ROOT.glob("historical_plans/*/*/plan.json")) + sorted(ROOT.glob("tests/plan/fixtures/tags/*.json"))
@@ -83,6 +83,6 @@ def test_text_outside_the_written_form_is_refused_with_its_column(text: str, pro
 def test_loading_plans_never_imports_the_sql_grammar(modules_loaded_by: Callable[..., set[str]]) -> None:
     # A fresh interpreter: an earlier test in this process may have imported qtt.sql already.
     plan = next(p for p in PLAN_FILES if "historical_plans" in p.parts)
-    loaded = modules_loaded_by("qtt.plan.codec", f"loaded.loads(open({str(plan)!r}, encoding='utf-8').read())")
+    loaded = modules_loaded_by("qtt.plan.ir.codec", f"loaded.loads(open({str(plan)!r}, encoding='utf-8').read())")
     grammar = sorted(m for m in loaded if m.split(".")[:2] == ["qtt", "sql"])
     assert not grammar, f"loading a plan imported the SQL grammar: {grammar}"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import SqlError, StatementError
-from qtt.plan import steps as s
+from qtt.plan.ddl.upgrades import ksql_step_name
+from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
-from qtt.plan.upgrades import ksql_step_name
 from qtt.sql import parse_statements
 
 SOURCE = "CREATE STREAM a (id INT KEY, x INT, y INT) WITH (kafka_topic='a', value_format='JSON');\n"

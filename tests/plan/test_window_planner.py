@@ -7,8 +7,8 @@ import json
 import pytest
 
 from qtt.errors import StatementError
-from qtt.plan import codec
-from qtt.plan import steps as s
+from qtt.plan.ir import codec
+from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 

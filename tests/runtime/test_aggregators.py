@@ -13,7 +13,7 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
-from qtt.plan.aggregate_signatures import (
+from qtt.plan.functions.aggregate_signatures import (
     AGGREGATE_NAMES,
     COLLECT_LIST_LIMIT,
     COLLECT_SET_LIMIT,
@@ -21,7 +21,7 @@ from qtt.plan.aggregate_signatures import (
     Aggregate,
     resolve_aggregate,
 )
-from qtt.runtime.aggregators import Udaf, udaf_for
+from qtt.runtime.aggregates.aggregators import Udaf, udaf_for
 
 N = NOT_LITERAL
 
@@ -466,13 +466,13 @@ def test_every_supported_aggregate_has_an_implementation() -> None:
 
 
 def test_udafs_do_not_import_pyspark(modules_loaded_by: Callable[..., set[str]]) -> None:
-    loaded = modules_loaded_by("qtt.runtime.aggregators")
-    assert "qtt.runtime.aggregators" in loaded
+    loaded = modules_loaded_by("qtt.runtime.aggregates.aggregators")
+    assert "qtt.runtime.aggregates.aggregators" in loaded
     assert "pyspark" not in loaded
 
 
 def test_the_runtime_implements_exactly_the_aggregates_the_planner_runs() -> None:
-    from qtt.plan.aggregate_signatures import RUN_AGGREGATES
-    from qtt.runtime.aggregators import implemented
+    from qtt.plan.functions.aggregate_signatures import RUN_AGGREGATES
+    from qtt.runtime.aggregates.aggregators import implemented
 
     assert implemented() == RUN_AGGREGATES

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from qtt.errors import RuntimeBuildError
-from qtt.harness.loader import load_text
-from qtt.harness.runner import plan_variant
-from qtt.plan import codec
+from qtt.harness.cases.loader import load_text
+from qtt.harness.replay.runner import plan_variant
+from qtt.plan.ir import codec
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -41,7 +41,7 @@ CASE = {
 def test_a_step_that_does_not_fit_its_source_is_a_located_build_error(
     spark: SparkSession, old: str, new: str, needs: str
 ) -> None:
-    from qtt.runtime.builder import PlanBuilder
+    from qtt.runtime.build.builder import PlanBuilder
 
     [variant] = load_text(json.dumps(CASE), file="c.json").variants
     text = codec.dumps(plan_variant(variant).plan)

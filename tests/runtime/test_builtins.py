@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from qtt.plan.scalar_signatures import FUNCTIONS
-from qtt.runtime import builtins
+from qtt.plan.functions.scalar_signatures import FUNCTIONS
+from qtt.runtime.build import builtins
 
 
 def test_signatures_and_implementations_list_the_same_functions() -> None:
@@ -18,8 +18,8 @@ def test_signatures_and_implementations_list_the_same_functions() -> None:
 def test_runtime_modules_import_without_a_spark_session(modules_loaded_by: Callable[..., set[str]]) -> None:
     # The pytest plugin collects without a JVM; module-level Columns would need one, so a
     # fresh interpreter (no session, nothing imported before) fails to import them.
-    loaded = modules_loaded_by("qtt.runtime.compiler")
-    assert {"qtt.runtime.builtins.casts", "qtt.runtime.builtins.strings"} <= loaded
+    loaded = modules_loaded_by("qtt.runtime.build.compiler")
+    assert {"qtt.runtime.build.builtins.casts", "qtt.runtime.build.builtins.strings"} <= loaded
 
 
 def test_no_function_is_both_renamed_and_implemented() -> None:

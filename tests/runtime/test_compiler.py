@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from qtt import sqltypes as t
-from qtt.plan import expressions as e
-from qtt.plan.analyzer import Analyzer, Scope, ScopeColumn
+from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
+from qtt.plan.ir import expressions as e
 from qtt.sql import parse_expression, parse_type
 
 if TYPE_CHECKING:
@@ -71,8 +71,8 @@ def results(spark: SparkSession) -> list[tuple[t.SqlType, list[Any]]]:
     """
     from pyspark.sql import functions as F
 
-    from qtt.runtime.compiler import Compiler
-    from qtt.runtime.spark_types import struct_of
+    from qtt.runtime.build.compiler import Compiler
+    from qtt.runtime.spark.spark_types import struct_of
 
     all_columns: list[tuple[str, t.SqlType]] = [("__case", t.INTEGER)]
     selected = []
@@ -115,7 +115,7 @@ def test_expression(results: list[tuple[t.SqlType, list[Any]]], index: int) -> N
 
 def untranslated(registry: dict[str, type[e.Expression]]) -> list[str]:
     """The tags in ``registry`` whose class the Compiler cannot dispatch."""
-    from qtt.runtime.compiler import Compiler
+    from qtt.runtime.build.compiler import Compiler
 
     dispatcher = Compiler.__dict__["visit"].dispatcher
     fallback = dispatcher.dispatch(e.Expression)
@@ -146,7 +146,7 @@ def var(name: str) -> e.LambdaVariable:
 def test_lambdas_compile_for_spark_higher_order_functions(spark: SparkSession) -> None:
     from pyspark.sql import functions as F
 
-    from qtt.runtime.compiler import Compiler
+    from qtt.runtime.build.compiler import Compiler
 
     compile_ = Compiler({"OFFSET": F.lit(100)})
     plus = lambda_of(("X",), e.Arithmetic(op="+", left=var("X"), right=var("OFFSET"), sql_type=t.INTEGER))
@@ -176,8 +176,8 @@ LONG_FILTERS = {
 @pytest.mark.spark
 @pytest.mark.parametrize("name", sorted(LONG_FILTERS))
 def test_long_generated_expressions_replay(spark: SparkSession, no_active_streams: None, name: str) -> None:
-    from qtt.harness.loader import load_text
-    from qtt.harness.runner import run_variants
+    from qtt.harness.cases.loader import load_text
+    from qtt.harness.replay.runner import run_variants
     from qtt.harness.status import Status
 
     case = {

@@ -7,7 +7,19 @@ from typing import Any
 from pyspark.sql import Row
 from pyspark.sql import types as st
 
-from qtt.runtime.fk_joins import (
+from qtt.runtime.build.names import (
+    CURRENT,
+    INSTRUCTION,
+    JOIN_SIDE,
+    KEY_BYTES,
+    ORDER,
+    ROWOFFSET,
+    ROWPARTITION,
+    ROWTIME,
+    SEQ,
+    TOMBSTONE,
+)
+from qtt.runtime.operators.fk_joins import (
     CHECK,
     DELETE,
     LEFT,
@@ -19,18 +31,6 @@ from qtt.runtime.fk_joins import (
     ForeignKeyJoinSpec,
     LeftTableProcessor,
     LeftTableSpec,
-)
-from qtt.runtime.names import (
-    CURRENT,
-    INSTRUCTION,
-    JOIN_SIDE,
-    KEY_BYTES,
-    ORDER,
-    ROWOFFSET,
-    ROWPARTITION,
-    ROWTIME,
-    SEQ,
-    TOMBSTONE,
 )
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from qtt.runtime.frames import in_threads, union_all
+from qtt.runtime.spark.frames import in_threads, union_all
 
 
 class _Frame:

@@ -14,13 +14,14 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as st
 from pyspark.sql.pandas.types import to_arrow_schema
 
-from qtt.plan import steps as s
+from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
-from qtt.runtime import group_source, serde_udfs
+from qtt.runtime.build import serde_udfs
+from qtt.runtime.build.names import UNDECODED
+from qtt.runtime.build.windowed_keys import source_window
+from qtt.runtime.execute import group_source
+from qtt.runtime.execute.relay import write_rows
 from qtt.runtime.jobs import SCHEMA, Job, ReplayRecord, source_row
-from qtt.runtime.names import UNDECODED
-from qtt.runtime.relay import write_rows
-from qtt.runtime.windowed_keys import source_window
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import ReplayError, SqlError
-from qtt.runtime import infrastructure
+from qtt.runtime.spark import infrastructure
 
 
 @pytest.mark.parametrize(

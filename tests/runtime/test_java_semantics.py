@@ -6,7 +6,7 @@ import math
 from decimal import Decimal
 
 from qtt import sqltypes as t
-from qtt.runtime.java_semantics import canon, sort_key, wrap32, wrap64
+from qtt.runtime.aggregates.java_semantics import canon, sort_key, wrap32, wrap64
 
 
 def test_integers_wrap_around_as_java_ints_and_longs() -> None:

@@ -11,12 +11,12 @@ from qtt.runtime.jobs import InternalRecord, ReplayRecord, decode_options, decod
 #: modules the harness, the CLI and the plugin import at module level: none may pull in pyspark
 PURE_MODULES = (
     "qtt.runtime.jobs",
-    "qtt.runtime.topology_text",
-    "qtt.plan.shape",
-    "qtt.harness.driver",
-    "qtt.harness.runner",
-    "qtt.harness.historical_replay",
-    "qtt.harness.snapshot",
+    "qtt.runtime.execute.topology_text",
+    "qtt.plan.ir.shape",
+    "qtt.harness.replay.driver",
+    "qtt.harness.replay.runner",
+    "qtt.harness.historical.replay",
+    "qtt.harness.historical.snapshot",
     "qtt.harness.selection",
     "qtt.cli",
     "qtt.pytest_plugin",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import functions as F
 
-from qtt.runtime import jvm_functions
+from qtt.runtime.spark import jvm_functions
 
 pytestmark = pytest.mark.spark
 
@@ -58,9 +58,9 @@ def test_dataframe_calls_take_the_short_road(spark) -> None:  # type: ignore[no-
 
 
 def test_a_serde_udf_is_made_once_for_equal_formats_and_schemas(spark) -> None:  # type: ignore[no-untyped-def]
-    from qtt.plan.schema import Column as SchemaColumn
-    from qtt.plan.steps import FormatInfo
-    from qtt.runtime import serde_udfs
+    from qtt.plan.ir.schema import Column as SchemaColumn
+    from qtt.plan.ir.steps import FormatInfo
+    from qtt.runtime.build import serde_udfs
     from qtt.sqltypes import INTEGER
 
     columns = (SchemaColumn("N", INTEGER),)

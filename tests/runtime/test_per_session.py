@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qtt.runtime import jvm_functions
+from qtt.runtime.spark import jvm_functions
 
 
 def _counting(made: list[int]):  # type: ignore[no-untyped-def]

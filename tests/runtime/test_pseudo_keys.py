@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from qtt.harness.loader import load_text
-from qtt.harness.runner import plan_variant
-from qtt.runtime.names import ROWTIME, stored
+from qtt.harness.cases.loader import load_text
+from qtt.harness.replay.runner import plan_variant
+from qtt.runtime.build.names import ROWTIME, stored
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -23,7 +23,7 @@ def test_only_names_of_pseudo_columns_are_stored_apart() -> None:
 
 @pytest.mark.spark
 def test_partition_by_rowtime_keeps_key_and_pseudo_column_apart(spark: SparkSession) -> None:
-    from qtt.runtime.builder import PlanBuilder
+    from qtt.runtime.build.builder import PlanBuilder
 
     case = {
         "tests": [

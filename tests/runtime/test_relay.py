@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import types as st
 
-from qtt.runtime.relay import relay_stream, write_rows
+from qtt.runtime.execute.relay import relay_stream, write_rows
 
 pytestmark = pytest.mark.spark
 

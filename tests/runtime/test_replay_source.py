@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
 
 from qtt.runtime.jobs import ReplayRecord, encode_options
-from qtt.runtime.replay_source import ReplaySource
+from qtt.runtime.spark.replay_source import ReplaySource
 
 
 def _reader(count: int, ends: list[int]):  # type: ignore[no-untyped-def]

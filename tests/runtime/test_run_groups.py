@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from qtt.runtime import executor
+from qtt.runtime.execute import executor
 from qtt.runtime.jobs import QueryRun
 
 

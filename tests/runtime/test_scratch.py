@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from qtt.runtime import scratch
+from qtt.runtime.spark import scratch
 
 
 def _dead_pid() -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from qtt.runtime import scratch, session
+from qtt.runtime.spark import scratch, session
 
 
 @pytest.fixture

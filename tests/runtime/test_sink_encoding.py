@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from qtt.plan.statements import plan_statements
-from qtt.runtime import executor
+from qtt.runtime.execute import executor
 from qtt.runtime.jobs import Job, ReplayRecord
 from qtt.sql import parse_statements
 

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 from pyspark.sql import Row
 
-from qtt.runtime import session
-from qtt.runtime.sink_rows import _ConnectQuery
+from qtt.runtime.execute.sink_rows import _ConnectQuery
+from qtt.runtime.spark import session
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -36,7 +36,7 @@ def test_a_metric_that_is_already_a_row_is_kept():
 
 def test_the_shipped_zip_holds_every_module_and_the_grammars():
     shipped = zipfile.ZipFile(session._qtt_zip()).namelist()
-    package = Path(session.__file__).parents[1]
+    package = Path(session.__file__).parents[2]
     expected = {
         "qtt/" + path.relative_to(package).as_posix()
         for path in package.rglob("*")

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from qtt.harness.driver import replay
-from qtt.harness.model import Record
+from qtt.harness.cases.model import Record
+from qtt.harness.replay.driver import replay
 from qtt.plan.statements import plan_statements
 from qtt.sql import parse_statements
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from qtt.runtime import spark_log
+from qtt.runtime.spark import spark_log
 
 
 def test_the_log_rotates_at_its_cap(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from pyspark.sql import Row
 from pyspark.sql import types as st
 
 from qtt.errors import ReplayError
-from qtt.runtime.internal_topics import ChangeFeed
-from qtt.runtime.names import SEQ, SLOT
-from qtt.runtime.staged import _units
-from qtt.runtime.stateful import StatefulOperator
-from qtt.runtime.wide import SlotInput, SlotState, wide_layout
+from qtt.runtime.build.names import SEQ, SLOT
+from qtt.runtime.execute.internal_topics import ChangeFeed
+from qtt.runtime.execute.staged import _units
+from qtt.runtime.operators.stateful import StatefulOperator
+from qtt.runtime.operators.wide import SlotInput, SlotState, wide_layout
 
 
 class _Stateless(StatefulOperator):

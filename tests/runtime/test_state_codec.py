@@ -6,7 +6,7 @@ import datetime
 
 from pyspark.sql import types as st
 
-from qtt.runtime.state_codec import StateCodec, storable
+from qtt.runtime.operators.state_codec import StateCodec, storable
 
 LATEST = st.StructType([st.StructField("SEQ", st.LongType()), st.StructField("VAL", st.TimeType(6))])
 SCHEMA = st.StructType(

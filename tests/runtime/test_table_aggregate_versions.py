@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness.driver import ReplayItem, ReplayResult, replay_many
-from qtt.harness.loader import load_file
-from qtt.harness.runner import plan_variant
-from qtt.plan import codec
+from qtt.harness.cases.loader import load_file
+from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.replay.runner import plan_variant
+from qtt.plan.ir import codec
 
 CASE = "a table row updated within its group emits the group once"
 TABLES = Path(__file__).parents[2] / "cases" / "tables.json"

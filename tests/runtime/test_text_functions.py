@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, cast
 
 import pytest
 
-from qtt.plan import expressions as e
-from qtt.plan.scalar_signatures import FUNCTIONS
-from qtt.plan.text_signatures import FUNCTIONS as TEXT_FUNCTIONS
-from qtt.runtime.builtins import implemented, java_bytes, java_json
+from qtt.plan.functions.scalar_signatures import FUNCTIONS
+from qtt.plan.functions.text_signatures import FUNCTIONS as TEXT_FUNCTIONS
+from qtt.plan.ir import expressions as e
+from qtt.runtime.build.builtins import implemented
+from qtt.runtime.build.builtins.java import java_bytes, java_json
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -149,7 +150,7 @@ PARAMS = [
 def test_url_extractors_follow_java_net_uri(spark: SparkSession) -> None:
     from pyspark.sql import functions as F
 
-    from qtt.runtime.builtins.registry import IMPLEMENTATIONS
+    from qtt.runtime.build.builtins.registry import IMPLEMENTATIONS
 
     call = cast(e.Call, None)  # the extractors do not read their call
     urls = spark.createDataFrame([(url,) for url in URLS], "url string")
@@ -162,7 +163,7 @@ def test_url_extractors_follow_java_net_uri(spark: SparkSession) -> None:
 def test_url_extract_parameter(spark: SparkSession) -> None:
     from pyspark.sql import functions as F
 
-    from qtt.runtime.builtins.registry import IMPLEMENTATIONS
+    from qtt.runtime.build.builtins.registry import IMPLEMENTATIONS
 
     extract = IMPLEMENTATIONS["URL_EXTRACT_PARAMETER"]
     rows = spark.createDataFrame(

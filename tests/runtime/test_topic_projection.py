@@ -6,7 +6,7 @@ import pytest
 from pyspark.sql import Row
 from pyspark.sql import types as st
 
-from qtt.runtime.internal_topics import ChangeFeed, topic_of
+from qtt.runtime.execute.internal_topics import ChangeFeed, topic_of
 
 _KEY = st.StructType([st.StructField("slot", st.IntegerType()), st.StructField("k0", st.StringType())])
 _VALUE = st.StructType([st.StructField("v0", st.LongType()), st.StructField("v1", st.StringType())])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from qtt.harness.historical_replay import load
-from qtt.runtime import topology
+from qtt.harness.historical.replay import load
+from qtt.runtime.execute import topology
 
 pytestmark = pytest.mark.spark
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qtt.errors import PlanFileError
-from qtt.runtime.topology_text import QueryTopology, normalize, normalize_line, parse, render, state_lines
+from qtt.runtime.execute.topology_text import QueryTopology, normalize, normalize_line, parse, render, state_lines
 
 EXPLAIN = (
     "== Physical Plan ==\n"

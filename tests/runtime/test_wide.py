@@ -10,9 +10,9 @@ import pytest
 from pyspark.sql import Row
 from pyspark.sql import types as st
 
-from qtt.runtime.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, pooled_state, wide_column
-from qtt.runtime.stateful import StatefulOperator
-from qtt.runtime.wide import Slot, SlotInput, WideProcessor, pooled_states
+from qtt.runtime.build.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, pooled_state, wide_column
+from qtt.runtime.operators.stateful import StatefulOperator
+from qtt.runtime.operators.wide import Slot, SlotInput, WideProcessor, pooled_states
 
 _PAIR = st.StructType([st.StructField("COUNT", st.LongType()), st.StructField("NAME", st.StringType())])
 _NAME = st.StructType([st.StructField("LABEL", st.StringType())])

@@ -14,7 +14,7 @@ from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import SerdeColumn, get_format
 from qtt.serde.interface import UNWRAP_SINGLE_VALUE, Layout
-from qtt.serde.schema_registry import Registry
+from qtt.serde.registry.schema_registry import Registry
 
 JSON_SR = get_format("JSON_SR")
 SCHEMAS = json.loads((Path(__file__).parent / "data" / "json_sr_schemas.json").read_text())

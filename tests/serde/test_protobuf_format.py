@@ -10,12 +10,12 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
-from qtt.plan.with_properties import protobuf_properties
+from qtt.plan.ddl.with_properties import protobuf_properties
 from qtt.serde import get_format
 from qtt.serde.interface import SerdeColumn
-from qtt.serde.protobuf_compile import parse
-from qtt.serde.protobuf_schema import proto_schema_for
-from qtt.serde.schema_registry import Registry, RegistrySnapshot
+from qtt.serde.registry.protobuf_compile import parse
+from qtt.serde.registry.protobuf_schema import proto_schema_for
+from qtt.serde.registry.schema_registry import Registry, RegistrySnapshot
 
 PROTOBUF = get_format("PROTOBUF")
 NOSR = get_format("PROTOBUF_NOSR")
@@ -226,8 +226,8 @@ def test_a_single_key_column_is_still_a_message_so_null_reads_as_its_default() -
 
 
 def test_a_case_topics_references_are_registered_before_the_schema_that_imports_them() -> None:
-    from qtt.harness.model import TopicSpec
-    from qtt.harness.schemas import topic_schemas
+    from qtt.harness.cases.model import TopicSpec
+    from qtt.harness.replay.schemas import topic_schemas
 
     crate = 'syntax = "proto3"; message Crate {int32 kilos = 1;}'
     shipment = 'syntax = "proto3"; import "crate.proto"; message Shipment {Crate crate = 1;}'
@@ -255,7 +255,7 @@ def test_a_decimal_option_without_its_import_still_parses() -> None:
 
 
 def test_a_case_schema_without_its_own_id_takes_the_first_id_before_its_references() -> None:
-    from qtt.harness.schemas import _register_with_references
+    from qtt.harness.replay.schemas import _register_with_references
 
     crate = 'syntax = "proto3"; message Crate {int32 kilos = 1;}'
     shipment = 'syntax = "proto3"; import "crate.proto"; message Shipment {Crate crate = 1;}'

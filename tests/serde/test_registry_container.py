@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from qtt.serde import registry_container
-from qtt.serde.registry_container import DOCKER, RegistryUnavailable, docker_unavailable, resolve
-from qtt.serde.schema_registry import Registry
+from qtt.serde.registry import registry_container
+from qtt.serde.registry.registry_container import DOCKER, RegistryUnavailable, docker_unavailable, resolve
+from qtt.serde.registry.schema_registry import Registry
 
 NO_DOCKER = docker_unavailable()
 

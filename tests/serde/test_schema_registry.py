@@ -9,7 +9,7 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import SerdeColumn, get_format
-from qtt.serde.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
+from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 
 COLUMNS = [SerdeColumn("CITY", t.STRING), SerdeColumn("TEMP", t.DOUBLE)]
 

@@ -1,0 +1,54 @@
+"""Match ``expectedException`` against qtt's errors.
+
+ksqlDB names Java exception classes; each maps to the qtt error class with the same
+meaning. A case may also name a qtt class directly (``"qtt.errors.StatementError"``).
+The expected message must be contained in the error's text, as in ksqlDB, or in its message
+as ksqlDB prefixes an error it locates (``Line: 3, Col: 70: ...``, the position in the case's
+statements joined by newlines, which is the script ksqlDB runs).
+"""
+
+from __future__ import annotations
+
+from qtt import errors
+from qtt.harness.cases.model import ExpectedException
+
+#: ksqlDB exception class -> qtt error class. Subclasses match, as Java's instanceof does.
+KSQL_EXCEPTIONS: dict[str, type[errors.QttError]] = {
+    "io.confluent.ksql.util.KsqlException": errors.SqlError,
+    "io.confluent.ksql.util.KsqlStatementException": errors.StatementError,
+    "io.confluent.ksql.parser.exception.ParseFailedException": errors.SqlSyntaxError,
+    "io.confluent.ksql.parser.ParsingException": errors.SqlSyntaxError,
+    "io.confluent.ksql.function.KsqlFunctionException": errors.StatementError,
+    "io.confluent.ksql.util.KsqlServerException": errors.SqlError,
+    "java.lang.AssertionError": errors.AssertionFailedError,
+}
+
+
+def expected_class(name: str | None) -> type[errors.QttError] | None:
+    """The qtt class for a type named in a case file, or None when qtt has no equivalent."""
+    if name is None:
+        return errors.QttError
+    if name in KSQL_EXCEPTIONS:
+        return KSQL_EXCEPTIONS[name]
+    short = name.removeprefix("qtt.errors.")
+    found = getattr(errors, short, None)
+    if isinstance(found, type) and issubclass(found, errors.QttError):
+        return found
+    return None
+
+
+def mismatch(expected: ExpectedException, error: errors.QttError) -> str | None:
+    """None if ``error`` is what the case expects; otherwise why it is not."""
+    cls = expected_class(expected.type)
+    if cls is None:
+        return f"expected exception type {expected.type} has no qtt equivalent"
+    if not isinstance(error, cls):
+        return (
+            f"expected {expected.type} ({cls.__name__}) but got {type(error).__name__}: {error.message.splitlines()[0]}"
+        )
+    texts = [str(error), error.message]
+    if isinstance(error, errors.SqlError) and (located := error.ksql_text()) is not None:
+        texts.append(located)
+    if expected.message and all(expected.message not in text for text in texts):
+        return f"expected a message containing {expected.message!r} but got {str(error)!r}"
+    return None

@@ -1,0 +1,162 @@
+"""Stored checkpoints: a stateful plan's real Spark checkpoint at a restore point, kept in its folder.
+
+``qtt snapshot`` runs each stateful query of a new folder alone over the inputs before the
+restore point, stops it, and stores its checkpoint directory (offsets, commits, metadata, state
+store files) as ``checkpoint.tar.gz``, with ``checkpoint.json``: the Spark version and state
+store provider that wrote it, the qtt version, the restore point, and what the replay before it
+consumed and produced. Like the rest of the folder, both are written once and never changed.
+
+The restore point is the input record marked ``qttRestorePoint``, or else the middle one: the
+records before it are in the checkpoint, the records from it on are replayed from it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from qtt.errors import PlanFileError
+from qtt.harness.replay.driver import ReplayResult
+
+MANIFEST_FILE = "checkpoint.json"
+ARCHIVE_FILE = "checkpoint.tar.gz"
+MANIFEST_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What ``checkpoint.json`` records about the stored checkpoint."""
+
+    spark_version: str
+    state_store_provider: str
+    qtt_version: str
+    #: the input record (0-based, in the folder's inputs) that comes first after the restore point
+    restore_point: int
+    #: per stateful query: how many of its records the checkpoint consumed (its micro-batches)
+    consumed: dict[str, int] = field(default_factory=dict)
+    #: per output topic: how many of its recorded records the inputs before the point caused
+    outputs_before: dict[str, int] = field(default_factory=dict)
+    #: per stateful query: the directory Spark wrote its checkpoint in (its metadata names it)
+    written_at: dict[str, str] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "manifestVersion": MANIFEST_VERSION,
+            "sparkVersion": self.spark_version,
+            "stateStoreProvider": self.state_store_provider,
+            "qttVersion": self.qtt_version,
+            "restorePoint": self.restore_point,
+            "consumed": dict(sorted(self.consumed.items())),
+            "outputsBefore": dict(sorted(self.outputs_before.items())),
+            "writtenAt": dict(sorted(self.written_at.items())),
+        }
+
+
+def restore_point(markers: Sequence[bool]) -> int:
+    """The first input record after the restore point: the marked one, else the middle one."""
+    marked = [i for i, marker in enumerate(markers) if marker]
+    if len(marked) > 1:
+        raise ValueError(f"inputs {marked} are all marked qttRestorePoint; a case has one restore point")
+    return marked[0] if marked else len(markers) // 2
+
+
+def manifest_of(
+    outcome: ReplayResult, point: int, *, spark_version: str, state_store_provider: str, qtt_version: str
+) -> Manifest:
+    """The manifest of the checkpoints a replay with ``Restore(point, ..., capture=True)`` kept."""
+    return Manifest(
+        spark_version=spark_version,
+        state_store_provider=state_store_provider,
+        qtt_version=qtt_version,
+        restore_point=point,
+        consumed=dict(outcome.consumed),
+        outputs_before={
+            topic: sum(1 for record in records if record.seq < point) for topic, records in outcome.outputs.items()
+        },
+        written_at=dict(outcome.written_at),
+    )
+
+
+def pack(folder: Path) -> bytes:
+    """``folder``'s files as a gzipped tar, the same bytes for the same files (no times, no owners)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=9) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_dir() or path.name.endswith(".crc"):
+                continue  # Hadoop's checksum files: Spark writes them again and never needs them to read
+            info = archive.gettarinfo(str(path), arcname=path.relative_to(folder).as_posix())
+            info.mtime, info.uid, info.gid, info.uname, info.gname, info.mode = 0, 0, 0, "", "", 0o644
+            with path.open("rb") as data:
+                archive.addfile(info, data)
+    return buffer.getvalue()
+
+
+def unpack(data: bytes, dest: Path, *, file: str) -> None:
+    """Extract an archive that :func:`pack` wrote into ``dest``; refuse anything else."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+            if hasattr(tarfile, "data_filter"):  # Python 3.11.4 on: refuses links and paths outside dest
+                archive.extractall(dest, filter="data")
+            else:
+                for member in archive.getmembers():
+                    if not member.isfile() or member.name.startswith("/") or ".." in Path(member.name).parts:
+                        raise tarfile.TarError(f"unexpected member {member.name!r}")
+                archive.extractall(dest)
+    except (tarfile.TarError, OSError, EOFError) as e:
+        raise PlanFileError(f"the stored checkpoint cannot be read: {e}", file=file) from None
+
+
+def dumps(manifest: Manifest) -> str:
+    return json.dumps(manifest.as_json(), indent=2) + "\n"
+
+
+def loads(text: str, *, file: str) -> Manifest:
+    """Parse ``checkpoint.json``; a damaged file is a PlanFileError naming the field."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PlanFileError(f"invalid JSON: {e.msg}", file=file, line=e.lineno, column=e.colno) from None
+    if not isinstance(raw, dict):
+        raise PlanFileError("expected a JSON object", file=file, path="$")
+    if raw.get("manifestVersion") != MANIFEST_VERSION:
+        msg = f"manifestVersion is {raw.get('manifestVersion')!r}; this qtt reads version {MANIFEST_VERSION}"
+        raise PlanFileError(msg, file=file, path="$.manifestVersion")
+    fields = {
+        "sparkVersion": str,
+        "stateStoreProvider": str,
+        "qttVersion": str,
+        "restorePoint": int,
+        "consumed": dict,
+        "outputsBefore": dict,
+        "writtenAt": dict,
+    }
+    for name, kind in fields.items():
+        if not isinstance(raw.get(name), kind) or isinstance(raw.get(name), bool):
+            msg = f"expected {kind.__name__} for {name}, got {raw.get(name)!r}"
+            raise PlanFileError(msg, file=file, path=f"$.{name}")
+    for name in ("consumed", "outputsBefore"):
+        for key, value in raw[name].items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise PlanFileError(f"expected a count, got {value!r}", file=file, path=f"$.{name}.{key}")
+    return Manifest(
+        spark_version=raw["sparkVersion"],
+        state_store_provider=raw["stateStoreProvider"],
+        qtt_version=raw["qttVersion"],
+        restore_point=raw["restorePoint"],
+        consumed=dict(raw["consumed"]),
+        outputs_before=dict(raw["outputsBefore"]),
+        written_at={str(k): str(v) for k, v in raw["writtenAt"].items()},
+    )
+
+
+def stored(folder: Path) -> Manifest | None:
+    """The manifest of ``folder``'s stored checkpoint, or None if it has none."""
+    path = folder / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    return loads(path.read_text(encoding="utf-8"), file=str(path))

@@ -1,0 +1,141 @@
+"""The restored replay: a historical folder's stored checkpoint, resumed by today's runtime.
+
+A query that runs for months is not replayed from the start when its engine is upgraded: the
+new engine resumes from the checkpoint the old one wrote. For each folder with a stored
+checkpoint (:mod:`qtt.harness.historical.checkpoints`), today's runtime builds the plan, starts each
+stateful query on a copy of its stored checkpoint, and feeds it the inputs from the restore
+point on. It must produce the recorded outputs from there on, the recorded internal-topic
+records from there on, and the recorded processing log entries from there on. A checkpoint
+that today's Spark or today's operators cannot read fails the item with Spark's reason.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from qtt.errors import InfrastructureError, QttError
+from qtt.harness.historical import checkpoints, spec
+from qtt.harness.historical.replay import (
+    HistoricalResult,
+    Loaded,
+    compare_internal_topics,
+    compare_outputs,
+    compare_schemas,
+    inputs_of,
+    load,
+)
+from qtt.harness.replay.driver import ReplayItem, Restore
+from qtt.harness.replay.runner import replay_counted
+from qtt.harness.status import Status
+from qtt.runtime.spark import infrastructure
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+KIND = "restored"
+
+
+def has_checkpoint(folder: Path) -> bool:
+    return (folder / checkpoints.MANIFEST_FILE).is_file()
+
+
+def restore_folders(
+    paths: Sequence[Path], session: Callable[[], SparkSession], *, progress: Callable[[int, int], None] | None = None
+) -> list[HistoricalResult]:
+    """Resume every folder's stored checkpoint; each gets its own result."""
+    results: list[HistoricalResult] = []
+    work = Path(tempfile.mkdtemp(prefix="qtt-restore-"))
+    try:
+        pending: list[tuple[HistoricalResult, Loaded, checkpoints.Manifest]] = []
+        items: list[ReplayItem] = []
+        for index, path in enumerate(paths):
+            hint = f"rerun it: qtt run {path}; a stored checkpoint must keep restoring: fix the runtime, not the folder"
+            result = HistoricalResult(str(path), path.parent.name, path.name, Status.PASSED, kind=KIND, hint=hint)
+            results.append(result)
+            try:
+                loaded = load(path)
+                result.case, result.variant = loaded.spec.case.name, _label(loaded.spec.case.variant)
+                manifest = checkpoints.stored(path)
+                if manifest is None:
+                    raise QttError(f"{path} has no stored checkpoint ({checkpoints.MANIFEST_FILE})")
+                archive = path / checkpoints.ARCHIVE_FILE
+                folder = work / str(index)
+                checkpoints.unpack(archive.read_bytes(), folder, file=str(archive))
+                item = ReplayItem.from_recorded(loaded.plan, inputs_of(loaded.spec), loaded.spec.schemas)
+            except (QttError, OSError) as e:
+                result.status, result.reason = Status.ERROR, str(e)
+                continue
+            restore = Restore(
+                manifest.restore_point,
+                folder,
+                capture=False,
+                consumed=manifest.consumed,
+                written_at=manifest.written_at,
+            )
+            items.append(replace(item, restore=restore))
+            pending.append((result, loaded, manifest))
+        outcomes = replay_counted(items, session, total=len(paths), progress=progress, capture_state=True)
+        for (result, loaded, manifest), outcome in zip(pending, outcomes, strict=True):
+            if isinstance(outcome, InfrastructureError):
+                result.status = Status.INFRA
+                result.reason = f"Spark could not restore the checkpoint, so nothing was proven: {outcome.message}"
+                result.hint = outcome.hint or infrastructure.HINT
+            elif isinstance(outcome, QttError):
+                result.status = Status.FAILED
+                result.reason = f"today's runtime cannot resume the stored checkpoint: {outcome}"
+            else:
+                _judge(result, loaded, manifest, outcome)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return results
+
+
+def _label(variant: str) -> str:
+    return f"{variant}, restored" if variant else "restored"
+
+
+def _judge(result: HistoricalResult, loaded: Loaded, manifest: checkpoints.Manifest, outcome: object) -> None:
+    from qtt.harness.replay.driver import ReplayResult
+
+    assert isinstance(outcome, ReplayResult)
+    result.replay = outcome
+    result.seconds = outcome.seconds
+    recorded = loaded.spec
+    skip = dict(manifest.outputs_before)
+    seen: dict[str, int] = {}
+    expected_outputs = []
+    for record in recorded.outputs:
+        seen[record.topic] = seen.get(record.topic, 0) + 1
+        if seen[record.topic] > skip.get(record.topic, 0):
+            expected_outputs.append(record)
+    problems = compare_internal_topics(
+        [_after(topic, manifest) for topic in recorded.internal_topics],
+        spec.internal_topics_of(outcome.internal_topics),
+    )
+    problems += compare_schemas(recorded.schemas, outcome.schemas)
+    point = manifest.restore_point
+    recorded_log = [(e.input, e.query_id, e.context) for e in recorded.processing_log if e.input >= point]
+    now_log = [(e.seq, e.query_id, e.context) for e in outcome.processing_log]
+    if recorded_log != now_log:
+        problems.append(f"processing log from the restore point on: recorded {recorded_log}, now {now_log}")
+    result.comparison = compare_outputs(expected_outputs, outcome)
+    result.problems = problems
+    if problems or not result.comparison.ok:
+        result.status = Status.FAILED
+        parts = [f"resumed at input {manifest.restore_point} from a checkpoint of Spark {manifest.spark_version}"]
+        if not result.comparison.ok:
+            parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
+        if problems:
+            parts.append(f"{len(problems)} recorded fact(s) differ")
+        result.reason = "; ".join(parts)
+
+
+def _after(topic: spec.SpecInternalTopic, manifest: checkpoints.Manifest) -> spec.SpecInternalTopic:
+    """A recorded internal topic without the changes its query made before the restore point."""
+    consumed = next((n for query, n in manifest.consumed.items() if topic.name.startswith(f"{query}-")), 0)
+    return replace(topic, records=tuple(record for record in topic.records if record.batch >= consumed))

@@ -1,0 +1,323 @@
+"""Compare expected and actual records per topic, with ksqlDB's rules.
+
+Integers compare exactly, DOUBLE values within 1e-6, DECIMAL values exactly; windowed keys
+by start, end and type. An expected object's fields are looked up as ksqlDB's test runner
+does (``ExpectedRecordComparator``): by name, then by the name in upper case, and a field
+the record lacks reads as null; the two must have as many fields. Types come from the
+sink's schema, so a DECIMAL column is never compared with a tolerance.
+An empty ``outputs`` list asserts that nothing was emitted.
+"""
+
+from __future__ import annotations
+
+import base64
+import decimal
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deepdiff import DeepDiff
+from deepdiff.operator import BaseOperator
+
+from qtt import sqltypes as t
+from qtt.harness.cases.model import ExpectedLogEntry, Record
+from qtt.harness.replay.driver import OutputRecord
+from qtt.harness.replay.topic_serdes import TopicSerde
+from qtt.runtime.jobs import LogEntry
+
+DOUBLE_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Exact:
+    """A DECIMAL value: compared exactly (numerically), printed as written."""
+
+    value: decimal.Decimal
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Exact) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Approx:
+    """A DOUBLE value: equal to another within :data:`DOUBLE_TOLERANCE`."""
+
+    value: float
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Approx):
+            return False
+        a, b = self.value, other.value
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if math.isinf(a) or math.isinf(b):
+            return a == b
+        return abs(a - b) <= DOUBLE_TOLERANCE
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class _NumberOperator(BaseOperator):
+    """Lets DeepDiff compare :class:`Approx` and :class:`Exact` by their own equality."""
+
+    def __init__(self) -> None:
+        super().__init__(types=[Approx, Exact])
+
+    def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
+        if level.t1 != level.t2:
+            diff_instance.custom_report_result("values_changed", level)
+        return True
+
+
+_OPERATORS = [_NumberOperator()]
+
+
+@dataclass
+class TopicDiff:
+    """The differences on one topic, from the first record that differs."""
+
+    topic: str
+    first_index: int
+    expected: list[dict[str, Any]]
+    actual: list[dict[str, Any]]
+    details: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Comparison:
+    """The result of comparing a case's outputs."""
+
+    diffs: list[TopicDiff] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.diffs
+
+
+def normalize(document: Any, type_: t.SqlType | None) -> Any:
+    """Wrap numbers so that equality follows ksqlDB's rules for ``type_``."""
+    if document is None:
+        return None
+    if isinstance(type_, t.Struct) and isinstance(document, Mapping):
+        fields = {f.name: f.type for f in type_.fields}
+        return {k: normalize(v, fields.get(k, fields.get(str(k).upper()))) for k, v in document.items()}
+    if isinstance(type_, t.Map) and isinstance(document, Mapping):
+        return {k: normalize(v, type_.value) for k, v in document.items()}
+    if isinstance(type_, t.Array) and isinstance(document, list):
+        return [normalize(v, type_.element) for v in document]
+    if isinstance(document, Mapping):
+        return {k: normalize(v, None) for k, v in document.items()}
+    if isinstance(document, list):
+        return [normalize(v, None) for v in document]
+    if isinstance(document, str) and type_ is not None and type_.base == "DECIMAL":
+        # a DECIMAL may be written as a string ("3.40"), as ksqlDB's JSON reader accepts it
+        try:
+            return Exact(decimal.Decimal(document))
+        except decimal.InvalidOperation:
+            return document
+    if isinstance(document, bool | str):
+        return document
+    if isinstance(document, int) and (type_ is None or type_.base in ("INTEGER", "BIGINT")):
+        return document
+    if isinstance(document, int | float | decimal.Decimal):
+        if type_ is not None and type_.base == "DECIMAL":
+            return Exact(decimal.Decimal(str(document)))
+        return Approx(float(document))
+    return document
+
+
+def ksql_field_view(actual: Any, expected: Any) -> Any:
+    """``actual`` seen through ``expected``'s field names, as ksqlDB's test runner reads it.
+
+    ksqlDB looks each expected field up by its name, then by its name in upper case (so
+    ``"val"`` matches the column ``VAL``), and a field the record lacks reads as null. It
+    only does so when both objects have as many fields; otherwise ``actual`` is returned
+    unchanged, and the comparison reports the difference.
+    """
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        if len(expected) != len(actual):
+            return actual
+        view: dict[str, Any] = {}
+        for name, wanted in expected.items():
+            key = name if name in actual else str(name).upper()
+            view[name] = ksql_field_view(actual.get(key), wanted)
+        return view
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        return [ksql_field_view(a, w) for a, w in zip(actual, expected, strict=True)]
+    return actual
+
+
+def _columns_type(serde: TopicSerde | None, *, key: bool, document: Any) -> t.SqlType | None:
+    """The type a key or value document has: a struct of the columns, or the single column."""
+    if serde is None:
+        return None
+    columns = serde.schema.key if key else serde.schema.value
+    if not columns:
+        return None
+    if len(columns) == 1 and not isinstance(document, Mapping):
+        return columns[0].type
+    return t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
+
+
+def _record_view(record: Record | OutputRecord, serde: TopicSerde | None, *, like: Record) -> dict[str, Any]:
+    """What is compared: key and value, plus the timestamp and window if ``like`` declares them."""
+    key = ksql_field_view(record.key, like.key) if record is not like else record.key
+    value = ksql_field_view(record.value, like.value) if record is not like else record.value
+    view = {
+        "key": normalize(key, _columns_type(serde, key=True, document=key)),
+        "value": normalize(value, _columns_type(serde, key=False, document=value)),
+    }
+    if like.timestamp is not None:
+        view["timestamp"] = record.timestamp
+    if like.window is not None:
+        view["window"] = _window(getattr(record, "window", None))
+    if like.headers is not None:
+        view["headers"] = _headers(record)
+    return view
+
+
+def _headers(record: Record | OutputRecord) -> list[dict[str, str | None]]:
+    """A record's headers as the case file writes them: ``KEY`` and base64 ``VALUE``."""
+    if isinstance(record, Record):
+        return [{"KEY": h.KEY, "VALUE": h.VALUE} for h in record.headers or ()]
+    return [
+        {"KEY": key, "VALUE": None if value is None else base64.b64encode(value).decode("ascii")}
+        for key, value in record.headers
+    ]
+
+
+def compare(
+    expected: Sequence[Record],
+    actual: Mapping[str, Sequence[OutputRecord]],
+    sinks: Mapping[str, TopicSerde],
+) -> Comparison:
+    """Compare per topic, in order. Only topics named by ``expected`` are checked, unless
+    ``expected`` is empty: then no query may have emitted anything at all."""
+    result = Comparison()
+    if not expected:
+        for topic, records in sorted(actual.items()):
+            if records:
+                result.diffs.append(
+                    TopicDiff(
+                        topic,
+                        0,
+                        [],
+                        [_shown(r, None, with_timestamp=False) for r in records],
+                        [f"expected no output at all, but {len(records)} record(s) went there"],
+                    )
+                )
+        return result
+    by_topic: dict[str, list[Record]] = {}
+    for record in expected:
+        by_topic.setdefault(record.topic, []).append(record)
+    for topic, wanted in by_topic.items():
+        got = list(actual.get(topic, []))
+        serde = sinks.get(topic)
+        first: int | None = None
+        details: list[str] = []
+        for i in range(max(len(wanted), len(got))):
+            if i >= len(wanted):
+                details.append(f"record {i}: unexpected extra record")
+            elif i >= len(got):
+                details.append(f"record {i}: missing")
+            else:
+                exp = _record_view(wanted[i], serde, like=wanted[i])
+                act = _record_view(got[i], serde, like=wanted[i])
+                diff = DeepDiff(exp, act, verbose_level=2, custom_operators=_OPERATORS)
+                if not diff:
+                    continue
+                details.extend(f"record {i}: {line}" for line in _describe(diff))
+            if first is None:
+                first = i
+        if first is not None:
+            # Extra records are shown with a timestamp only if the case cares about timestamps.
+            timed = any(r.timestamp is not None for r in wanted)
+            result.diffs.append(
+                TopicDiff(
+                    topic,
+                    first,
+                    [_shown(r, r, with_timestamp=r.timestamp is not None) for r in wanted[first:]],
+                    [
+                        _shown(
+                            r,
+                            wanted[first + n] if first + n < len(wanted) else None,
+                            with_timestamp=timed,
+                        )
+                        for n, r in enumerate(got[first:])
+                    ],
+                    details,
+                )
+            )
+    return result
+
+
+def _shown(record: Record | OutputRecord, like: Record | None, *, with_timestamp: bool) -> dict[str, Any]:
+    """A record for the failure diff, with only the fields the expected record declares."""
+    out: dict[str, Any] = {"key": record.key, "value": record.value}
+    if like is not None:
+        with_timestamp = like.timestamp is not None
+        if like.window is not None:
+            out["window"] = _window(getattr(record, "window", None))
+    if with_timestamp:
+        out["timestamp"] = record.timestamp
+    return out
+
+
+def _window(window: Any) -> dict[str, Any] | None:
+    if window is None:
+        return None
+    return {"start": window.start, "end": window.end, "type": str(window.type).lower()}
+
+
+def check_processing_log(expected: Sequence[ExpectedLogEntry], actual: Sequence[LogEntry]) -> list[str]:
+    """Compare ``qttProcessingLog`` with the replay's processing log, entry by entry.
+
+    Actual entries are ordered by the input they belong to (stable, so the entries of one input
+    keep query order); each must name the expected input and contain the expected message.
+    """
+    got = sorted(actual, key=lambda entry: entry.seq)
+    problems = []
+    for i in range(max(len(expected), len(got))):
+        if i >= len(got):
+            want = expected[i]
+            problems.append(
+                f"entry {i}: missing: expected input #{want.input} with a message containing "
+                f"{want.message!r}, but nothing more was logged"
+            )
+        elif i >= len(expected):
+            problems.append(f"entry {i}: unexpected: input #{got[i].seq}: {got[i].message}")
+        elif got[i].seq != expected[i].input or expected[i].message not in got[i].message:
+            want = expected[i]
+            problems.append(
+                f"entry {i}: expected input #{want.input} with a message containing "
+                f"{want.message!r}, got input #{got[i].seq}: {got[i].message}"
+            )
+    return problems
+
+
+def _describe(diff: DeepDiff) -> list[str]:
+    lines = []
+    for kind, items in diff.items():
+        if isinstance(items, Mapping):
+            for path, change in items.items():
+                where = str(path).replace("root", "", 1) or "(whole record)"
+                if isinstance(change, Mapping) and "old_value" in change:
+                    lines.append(f"{where}: expected {change['old_value']!r}, got {change['new_value']!r}")
+                else:
+                    label = kind.replace("_", " ")
+                    lines.append(f"{where}: {label} {change!r}")
+        else:
+            for path in items:
+                lines.append(f"{str(path).replace('root', '', 1)}: {kind.replace('_', ' ')}")
+    return lines

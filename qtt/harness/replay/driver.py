@@ -1,0 +1,540 @@
+"""Replay plans: encode the inputs, run every query in dependency order, decode the sinks.
+
+Ordering rule: every output record inherits the position (``seq``) of the input record that
+caused it. A topic's records are ordered by that position, then by the statement order of
+the query that wrote them, then by the order in which that query emitted them for that
+input. This is ksqlDB's order when each input record is processed on its own.
+
+Many plans are replayed together (:func:`replay_many`): round *r* runs the *r*-th query of
+every plan, and the queries of different plans share Spark streaming queries.
+"""
+
+from __future__ import annotations
+
+import base64
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qtt.errors import CaseFileError, QttError, SerdeError
+from qtt.harness.cases.model import Record, TopicSpec
+from qtt.harness.replay import restored_runs, same_jobs
+from qtt.harness.replay.schemas import registry_for_case, registry_for_recorded
+from qtt.harness.replay.topic_serdes import TopicSerde, sink_serdes, topic_serdes
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.shape import QueryShape, query_levels
+from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
+from qtt.runtime.spark import scratch
+from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
+from qtt.serde.windowed import WindowBounds
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+#: how many queries may share one streaming query (64 against 32: the 338 historical plans in
+#: 201 s and 197 s against 212 s and 227 s, alternating, once unions ran as two tasks)
+GROUP_SIZE = 64
+#: the temp folders of replays (checkpoints); a killed run's are cleaned by the next replay
+REPLAY_PREFIX = "qtt-replay-"
+
+
+@dataclass(frozen=True)
+class InputRecord:
+    """An input record as bytes, ready to replay. ``new_batch`` is the case's ``qttBatch``."""
+
+    topic: str
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    partition: int = 0
+    headers: Headers = ()
+    new_batch: bool = False
+
+
+@dataclass(frozen=True)
+class OutputRecord:
+    """A record a query wrote: its bytes, and the bytes decoded back into case-file JSON."""
+
+    topic: str
+    key: Any
+    value: Any
+    timestamp: int
+    seq: int
+    query_id: str
+    key_bytes: bytes | None = None
+    value_bytes: bytes | None = None
+    partition: int = 0
+    #: the headers of the input record that caused this one (Kafka Streams forwards them)
+    headers: Headers = ()
+    #: the micro-batch that wrote it (-1 when not known); scenario failures name it
+    batch: int = -1
+    #: the window of a windowed key (start, end, ``time`` or ``session``)
+    window: WindowBounds | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"topic": self.topic, "key": self.key, "value": self.value, "timestamp": self.timestamp}
+
+
+@dataclass
+class ReplayResult:
+    """Everything one plan's replay produced."""
+
+    inputs: list[InputRecord] = field(default_factory=list)
+    outputs: dict[str, list[OutputRecord]] = field(default_factory=dict)
+    processing_log: list[LogEntry] = field(default_factory=list)
+    step_schemas: dict[str, dict[str, str]] = field(default_factory=dict)
+    runs: list[QueryRun] = field(default_factory=list)
+    sinks: dict[str, TopicSerde] = field(default_factory=dict)
+    stateful: bool = False
+    #: every state store's change feed, per query
+    internal_topics: list[InternalTopic] = field(default_factory=list)
+    #: every subject version the replay registered or read, in order
+    schemas: list[RegisteredSchema] = field(default_factory=list)
+    #: with :class:`Restore` capture: how many records each stateful query consumed before the point
+    consumed: dict[str, int] = field(default_factory=dict)
+    #: with :class:`Restore` capture: where each stateful query's checkpoint was written
+    written_at: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def batches(self) -> int:
+        return sum(run.batches for run in self.runs)
+
+    @property
+    def seconds(self) -> float:
+        return sum(run.seconds for run in self.runs)
+
+
+@dataclass(frozen=True)
+class Restore:
+    """Checkpoints at a restore point: input record ``point`` is the first one after it.
+
+    With ``capture``, each stateful query also runs alone over its records before the point,
+    and its checkpoint stays in ``folder/<queryId>``. Without, each stateful query starts from
+    ``folder/<queryId>`` (it consumed ``consumed[queryId]`` records there) and runs over the
+    rest: the result holds only what the inputs from the point on caused.
+    """
+
+    point: int
+    folder: Path
+    capture: bool
+    consumed: Mapping[str, int] = field(default_factory=dict)
+    #: per query: the directory its stored checkpoint was written in (Spark's metadata names it)
+    written_at: Mapping[str, str] = field(default_factory=dict)
+    #: resuming: keep each query's checkpoint after the run in ``keep/<queryId>`` (for a next point)
+    keep: Path | None = None
+
+
+@dataclass(frozen=True)
+class ReplayItem:
+    """A plan, the input bytes to replay through it, and its schema registry (if it uses one)."""
+
+    plan: s.Plan
+    inputs: tuple[InputRecord, ...]
+    registry: Registry | None = field(default=None, compare=False)
+    #: capture checkpoints at a restore point, or start from stored ones (see :class:`Restore`)
+    restore: Restore | None = field(default=None, compare=False)
+    #: the restart scenario: stop every query after each micro-batch, start it from its checkpoint
+    restart: bool = field(default=False, compare=False)
+    #: stateful queries take one record per micro-batch (ksqlDB with record caching off); the
+    #: rebatch scenario turns it off, and every query follows the inputs' ``new_batch`` marks
+    per_record: bool = field(default=True, compare=False)
+    #: the batch scenario: every query as a bounded batch query over all its records at once
+    bounded: bool = field(default=False, compare=False)
+
+    @classmethod
+    def from_case(
+        cls,
+        plan: s.Plan,
+        records: Sequence[Record],
+        *,
+        where: str = "$.inputs",
+        topics: Sequence[TopicSpec] = (),
+        topics_where: str = "$.topics",
+    ) -> ReplayItem:
+        """Register the case's schemas, then encode its input records with the plan's formats.
+
+        Raises:
+            CaseFileError: a record names an unknown topic or does not fit its format.
+        """
+        registry = registry_for_case(plan, topics, where=topics_where)
+        snapshot = registry.snapshot() if registry is not None else None
+        return cls(plan, tuple(encode_inputs(plan, records, where=where, registry=snapshot)), registry)
+
+    @classmethod
+    def from_recorded(
+        cls, plan: s.Plan, inputs: Sequence[InputRecord], schemas: Sequence[RegisteredSchema]
+    ) -> ReplayItem:
+        """A historical replay: recorded input bytes, and the recorded case schemas registered again."""
+        return cls(plan, tuple(inputs), registry_for_recorded(plan, schemas))
+
+    @property
+    def snapshot(self) -> RegistrySnapshot | None:
+        return self.registry.snapshot() if self.registry is not None else None
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A record waiting to be replayed: an input, or an output of an earlier query."""
+
+    seq: int
+    rank: tuple[int, int]  # (writer's statement position, emission order); inputs rank first
+    topic: str
+    partition: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: Headers
+
+
+def batch_ends(markers: Sequence[bool], *, per_record: bool) -> list[int]:
+    """Micro-batch boundaries (exclusive end indexes) over the replayed records.
+
+    A stateless plan takes everything in one batch unless the case splits its inputs with
+    ``qttBatch``; a stateful plan processes one record per batch, as ksqlDB does with record
+    caching off. ``markers[i]`` says whether record ``i`` starts a new batch.
+    """
+    count = len(markers)
+    if per_record:
+        return list(range(1, count + 1))
+    ends = [i for i, marker in enumerate(markers) if marker and i > 0]
+    return sorted(set(ends) | {count}) if count else []
+
+
+def encode_inputs(
+    plan: s.Plan,
+    inputs: Sequence[Record],
+    *,
+    where: str = "$.inputs",
+    registry: RegistrySnapshot | None = None,
+) -> list[InputRecord]:
+    """Input records as bytes, with the formats of the first source declared over each topic."""
+    serdes = {topic: serde.with_registry(registry) for topic, serde in topic_serdes(plan.ddl_commands()).items()}
+    pending = []
+    for position, record in enumerate(inputs):
+        serde = serdes.get(record.topic)
+        path = f"{where}[{position}]"
+        if serde is None:
+            known = ", ".join(sorted(serdes)) or "none"
+            msg = f"input record for topic {record.topic!r}, which no stream or table reads; known topics: {known}"
+            raise CaseFileError(msg, path=path)
+        try:
+            key = serde.encode_key(record.key, record.window)
+        except (SerdeError, ValueError, TypeError) as e:
+            msg = f"cannot write key {record.key!r} as {serde.formats.key_format.format}: {e}"
+            raise CaseFileError(msg, path=f"{path}.key") from None
+        try:
+            value = serde.encode_value(record.value)
+        except (SerdeError, ValueError, TypeError) as e:
+            msg = f"cannot write value as {serde.formats.value_format.format}: {e}"
+            raise CaseFileError(msg, path=f"{path}.value") from None
+        headers = tuple((h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ())
+        pending.append(InputRecord(record.topic, record.timestamp or 0, key, value, 0, headers, record.qtt_batch))
+    return pending
+
+
+class _State:
+    """One plan's replay in progress."""
+
+    def __init__(self, item: ReplayItem) -> None:
+        self.item = item
+        self.registry = item.snapshot
+        self.result = ReplayResult(
+            sinks={topic: serde.with_registry(self.registry) for topic, serde in sink_serdes(item.plan).items()}
+        )
+        if item.registry is not None:
+            self.result.schemas = list(item.registry.journal)
+        #: the queries in levels: a level's queries read only what earlier levels wrote
+        self.levels = query_levels(item.plan)
+        self.queries = [query for level in self.levels for query in level]
+        self.rank = {q.query_id: i for i, q in enumerate(item.plan.queries())}
+        self.offsets: dict[tuple[str, int], int] = {}
+        self.topic_records: dict[str, list[tuple[_Pending, int]]] = {}
+        self.error: QttError | None = None
+        self.result.inputs = list(item.inputs)
+        self.result.stateful = any(shape.stateful for _, shape in self.queries)
+        for seq, record in enumerate(item.inputs):
+            self.add(
+                _Pending(
+                    seq,
+                    (-1, 0),
+                    record.topic,
+                    record.partition,
+                    record.timestamp,
+                    record.key,
+                    record.value,
+                    record.headers,
+                )
+            )
+
+    def add(self, record: _Pending) -> None:
+        key = (record.topic, record.partition)
+        offset = self.offsets.get(key, 0)
+        self.offsets[key] = offset + 1
+        self.topic_records.setdefault(record.topic, []).append((record, offset))
+
+    def records_for(self, shape: QueryShape) -> tuple[list[ReplayRecord], list[bool]]:
+        """The query's input records (job 0: its job id is set once its group is known), and
+        which of them start a micro-batch of the case's own (``qttBatch``)."""
+        selected = sorted(
+            (item for topic in shape.source_topics for item in self.topic_records.get(topic, [])),
+            key=lambda item: (item[0].seq, item[0].rank),
+        )
+        records = [
+            ReplayRecord(
+                job=0,
+                seq=r.seq,
+                topic=r.topic,
+                partition=r.partition,
+                offset=offset,
+                timestamp=r.timestamp,
+                key=r.key,
+                value=r.value,
+                headers=r.headers,
+            )
+            for r, offset in selected
+        ]
+        markers = [r.rank[0] < 0 and self.item.inputs[r.seq].new_batch for r, _ in selected]
+        return records, markers
+
+    def accept(self, query: s.QueryPlan, shape: QueryShape, run: QueryRun) -> None:
+        if run.error is not None:
+            self.error = run.error
+            return
+        self.result.runs.append(run)
+        self.result.processing_log.extend(run.processing_log)
+        self.result.internal_topics.extend(run.internal_topics)
+        self.result.step_schemas[query.query_id] = {ctx: str(schema) for ctx, schema in run.schemas.items()}
+        topic = shape.sink_topic
+        assert topic is not None, "the executor refuses a query without a sink"
+        rank = self.rank[query.query_id]
+        for out in run.records:
+            # Every output carries the headers of the input record that caused it, as in ksqlDB.
+            headers = self.item.inputs[out.seq].headers
+            produced = _Pending(
+                out.seq, (rank, out.order), topic, out.partition, out.timestamp, out.key, out.value, headers
+            )
+            self.add(produced)
+            self.result.outputs.setdefault(topic, []).append(
+                replace(_decode(self.result.sinks[topic], produced, query.query_id), batch=out.batch)
+            )
+
+    def finish(self) -> ReplayResult:
+        restore = self.item.restore
+        if restore is not None and not restore.capture:  # only what the inputs after the point caused
+            self.result.outputs = {
+                topic: [r for r in records if r.seq >= restore.point] for topic, records in self.result.outputs.items()
+            }
+            self.result.processing_log = [e for e in self.result.processing_log if e.seq >= restore.point]
+        for topic, records in self.result.outputs.items():
+            # stable: the records one query wrote for one input keep their emission order
+            self.result.outputs[topic] = sorted(records, key=lambda r: (r.seq, self.rank[r.query_id]))
+        return self.result
+
+
+def replay_many(
+    items: Sequence[ReplayItem],
+    *,
+    session: SparkSession,
+    workdir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    capture_state: bool = False,
+) -> list[ReplayResult | QttError]:
+    """Replay every item; a failure affects only its own item, returned as the error.
+
+    ``capture_state`` also reads every state store back as internal topics, which snapshots
+    record and historical replays compare; a plain case run does not need them.
+    ``progress(done, len(items))`` is called whenever items finish: an item is done when its
+    last query ran (or it failed), one that cannot start is done at once.
+    """
+    from qtt.runtime.execute.executor import run_groups
+
+    states: list[_State | QttError] = []
+    for item in items:
+        try:
+            states.append(_State(item))
+        except QttError as e:
+            states.append(e)
+    live = [st for st in states if isinstance(st, _State)]
+    rounds = max((len(st.levels) for st in live), default=0)
+    scratch.clean_stale(workdir, f"{REPLAY_PREFIX}*")
+    root = scratch.make_owned(REPLAY_PREFIX, workdir)
+    finished = {id(st) for st in live if not st.queries}
+    total, reported = len(items), [0]
+
+    def report() -> None:
+        done = total - len(live) + len(finished)
+        if progress is not None and done > reported[0]:
+            reported[0] = done
+            progress(done, total)
+
+    report()
+    try:
+        for r in range(rounds):
+            todo = []
+            for st in live:
+                if r < len(st.levels) and st.error is None:
+                    for query, shape in st.levels[r]:
+                        records, markers = st.records_for(shape)
+                        ends = batch_ends(markers, per_record=shape.stateful and st.item.per_record)
+                        todo.append(_Todo(st, query, shape, records, ends))
+            ran = _Round(todo, r)
+            restored = [entry for entry in todo if _restores(entry)]
+            todo = [entry for entry in todo if not _restores(entry)]
+            for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
+                began = time.perf_counter()
+                run = restored_runs.run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
+                run.seconds = time.perf_counter() - began
+                finished.update(ran.done(entry, run))
+                report()
+            distinct, served = same_jobs.runs_once(todo, partial(same_jobs.job_content, capture_state=capture_state))
+            groups = _groups(distinct)
+            jobs = [_jobs(group, capture_state) for group in groups]
+            checkpoints = [str(root / f"round{r}-group{index}") for index in range(len(groups))]
+            for group, runs in zip(groups, run_groups(session, jobs, checkpoints), strict=True):
+                for job_id, entry in enumerate(group):
+                    mine = served[id(entry)]
+                    for each, run in zip(mine, same_jobs.shared(runs[job_id], len(mine)), strict=True):
+                        finished.update(ran.done(each, run))
+                report()
+            for entry in todo:
+                if _captures(entry):
+                    restored_runs.capture(session, entry)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    out: list[ReplayResult | QttError] = []
+    for state in states:
+        if isinstance(state, QttError):
+            out.append(state)
+        elif state.error is not None:
+            out.append(state.error)
+        else:
+            out.append(state.finish())
+    return out
+
+
+def _jobs(group: Sequence[_Todo], capture_state: bool) -> list[Job]:
+    return [
+        Job(
+            job_id,
+            entry.query,
+            tuple(replace(record, job=job_id) for record in entry.records),
+            tuple(entry.ends),
+            capture_state and entry.shape.stateful,
+            registry=entry.state.registry,
+            restart=entry.state.item.restart,
+            bounded=entry.state.item.bounded,
+        )
+        for job_id, entry in enumerate(group)
+    ]
+
+
+@dataclass(frozen=True)
+class _Todo:
+    """One plan's query to run in this round, with its records and micro-batch boundaries."""
+
+    state: _State
+    query: s.QueryPlan
+    shape: QueryShape
+    records: list[ReplayRecord]
+    ends: list[int]
+
+
+class _Round:
+    """One round's runs, handed to each plan's replay in query order once all of its level ran.
+
+    The queries of a level may run in any group and any order; a plan accepts their runs in
+    :func:`~qtt.plan.ir.shape.query_order`, so the offsets of the topics they write, the processing
+    log and the outputs are those of a replay that runs its queries one by one.
+    """
+
+    def __init__(self, todo: Sequence[_Todo], index: int) -> None:
+        self.index = index
+        self.waiting: dict[int, list[_Todo]] = {}
+        for entry in todo:
+            self.waiting.setdefault(id(entry.state), []).append(entry)
+        self.runs: dict[int, QueryRun] = {}
+
+    def done(self, entry: _Todo, run: QueryRun) -> list[int]:
+        """Record ``entry``'s run; the ids of the plans whose replay this finished."""
+        self.runs[id(entry)] = run
+        mine = self.waiting[id(entry.state)]
+        if any(id(other) not in self.runs for other in mine):
+            return []
+        st = entry.state
+        for other in mine:
+            if st.error is not None:
+                break
+            try:
+                st.accept(other.query, other.shape, self.runs[id(other)])
+            except QttError as e:
+                st.error = e
+        return [id(st)] if st.error is not None or self.index == len(st.levels) - 1 else []
+
+
+def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
+    """Queries in groups of up to :data:`GROUP_SIZE`, queries with as many micro-batches together.
+
+    Every query can share a streaming query (see :mod:`qtt.runtime.execute.executor`); a group runs as
+    many micro-batches as its deepest query, so queries of equal depth go side by side.
+    """
+    groups = []
+    modes = sorted({(entry.state.item.restart, entry.state.item.bounded) for entry in todo})
+    for mode in modes:  # a restarted or bounded group runs all its queries that way
+        ordered = sorted(
+            (e for e in todo if (e.state.item.restart, e.state.item.bounded) == mode), key=lambda e: len(e.ends)
+        )
+        groups += [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
+    return groups
+
+
+def _restores(entry: _Todo) -> bool:
+    restore = entry.state.item.restore
+    return restore is not None and not restore.capture and entry.shape.stateful
+
+
+def _captures(entry: _Todo) -> bool:
+    restore = entry.state.item.restore
+    return restore is not None and restore.capture and entry.shape.stateful and entry.state.error is None
+
+
+def replay(
+    plan: s.Plan,
+    inputs: Sequence[Record],
+    *,
+    session: SparkSession,
+    workdir: Path | None = None,
+    inputs_path: str = "$.inputs",
+) -> ReplayResult:
+    """Replay one plan over a case's input records; raises the :class:`QttError` that stopped it."""
+    item = ReplayItem.from_case(plan, inputs, where=inputs_path)
+    result = replay_many([item], session=session, workdir=workdir)[0]
+    if isinstance(result, QttError):
+        raise result
+    return result
+
+
+def _decode(serde: TopicSerde, record: _Pending, query_id: str) -> OutputRecord:
+    try:
+        key = serde.decode_key(record.key)
+        value = serde.decode_value(record.value)
+        window = serde.decode_window(record.key)
+    except QttError as e:
+        msg = f"{query_id} wrote bytes to {serde.topic} that its own format cannot read back: {e}"
+        raise SerdeError(msg) from None
+    return OutputRecord(
+        serde.topic,
+        key,
+        value,
+        record.timestamp,
+        record.seq,
+        query_id,
+        record.key,
+        record.value,
+        record.partition,
+        record.headers,
+        window=window,
+    )

@@ -1,0 +1,170 @@
+"""Check a case's ``post`` conditions: the sources and topics that exist after its statements."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from qtt.harness.cases.model import PostConditions, PostSource, PostTopic
+from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ddl.sql_schema import schema_from_sql
+from qtt.plan.ir.schema import LogicalSchema
+from qtt.plan.ir.steps import FormatInfo, Formats, WindowInfo
+from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
+from qtt.serde.registry.schema_registry import RegisteredSchema, subject_for
+
+
+def _format_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        name = value.get("format")
+        return str(name).upper() if name is not None else None
+    return str(value).upper()
+
+
+def _format_problems(label: str, expected: Any, actual: FormatInfo, window: WindowInfo | None = None) -> Iterable[str]:
+    """A key or value format as ksqlDB's post-conditions give it: a name, or an object with
+    ``format``, ``properties`` and (for keys) ``windowType`` / ``windowSize`` (``window`` is
+    the key's actual window)."""
+    want = _format_name(expected)
+    if want is not None and want != actual.format:
+        yield f"expected {label} {want}, got {actual.format}"
+    if not isinstance(expected, Mapping):
+        return
+    want_window = expected.get("windowType")
+    if want_window is not None:
+        if window is None:
+            yield f"expected a {want_window}-windowed {label}, got a non-windowed one"
+        elif str(want_window).upper() != window.type:
+            yield f"expected a {want_window}-windowed {label}, got a {window.type}-windowed one"
+    want_size = expected.get("windowSize")
+    if want_size is not None and window is not None and want_size != window.size_ms:
+        yield f"expected {label} windows of {want_size} ms, got {window.size_ms}"
+    properties = expected.get("properties")
+    if properties is not None and dict(properties) != dict(actual.properties):
+        yield f"expected {label} properties {dict(properties)}, got {dict(actual.properties)}"
+
+
+def ksql_features(formats: Formats, schema: LogicalSchema, *, key: bool) -> list[str]:
+    """The serde features ksqlDB reports for a source (``UNWRAP_SINGLES``, ``WRAP_SINGLES``)."""
+    if key:
+        fmt = formats.key_format.format
+        return ["UNWRAP_SINGLES"] if len(schema.key) == 1 and fmt in ("JSON", "AVRO", "PROTOBUF", "JSON_SR") else []
+    if WRAP_SINGLE_VALUE in formats.value_features:
+        return ["WRAP_SINGLES"]
+    if UNWRAP_SINGLE_VALUE in formats.value_features:
+        return ["UNWRAP_SINGLES"]
+    return []
+
+
+def check(
+    post: PostConditions,
+    sources: Mapping[str, DataSource],
+    topics: Mapping[str, tuple[Formats, int]],
+) -> list[str]:
+    """Every unmet condition, as a line of text (empty when all hold)."""
+    problems: list[str] = []
+    for expected in post.sources:
+        problems.extend(_check_source(expected, sources))
+    if post.topics is not None:
+        if post.topics.blacklist:
+            pattern = re.compile(post.topics.blacklist)
+            for name in sorted(topics):
+                # ksqlDB matches the whole topic name (Matcher.matches)
+                if pattern.fullmatch(name):
+                    problems.append(f"topic {name!r} exists but matches the blacklist {post.topics.blacklist!r}")
+        for topic in post.topics.topics:
+            problems.extend(_check_topic(topic, topics))
+    return problems
+
+
+def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> Iterable[str]:
+    actual = sources.get(expected.name)
+    if actual is None:
+        yield (f"source {expected.name!r} does not exist; sources: {', '.join(sorted(sources)) or 'none'}")
+        return
+    if expected.type is not None and expected.type.upper() != actual.kind:
+        yield f"source {expected.name}: expected type {expected.type.upper()}, got {actual.kind}"
+    if expected.schema is not None:
+        wanted = schema_from_sql(expected.schema)
+        if wanted != actual.schema:
+            yield f"source {expected.name}: expected schema {wanted}, got {actual.schema}"
+    for label, want, got, window in (
+        ("key format", expected.key_format, actual.formats.key_format, actual.formats.window),
+        ("value format", expected.value_format, actual.formats.value_format, None),
+    ):
+        for problem in _format_problems(label, want, got, window):
+            yield f"source {expected.name}: {problem}"
+    for label, want_features, key in (
+        ("key", expected.key_features, True),
+        ("value", expected.value_features, False),
+    ):
+        if want_features is not None:
+            got_features = ksql_features(actual.formats, actual.schema, key=key)
+            if sorted(want_features) != sorted(got_features):
+                yield (f"source {expected.name}: expected {label} features {list(want_features)}, got {got_features}")
+    if expected.is_source is not None and expected.is_source != actual.is_source:
+        yield (f"source {expected.name}: expected isSource {expected.is_source}, got {actual.is_source}")
+
+
+def check_schemas(post: PostConditions, schemas: Sequence[RegisteredSchema]) -> list[str]:
+    """Post-conditions on the schemas registered for topics (``keySchema`` / ``valueSchema``, as JSON).
+
+    An Avro or JSON schema compares as JSON with Kafka Connect's ``connect.*`` annotations left
+    out (which ksqlDB versions add differently); a Protobuf schema compares as text.
+    """
+    problems: list[str] = []
+    if post.topics is None:
+        return problems
+    for topic in post.topics.topics:
+        for is_key, expected in ((True, topic.key_schema), (False, topic.value_schema)):
+            if expected is None:
+                continue
+            subject = subject_for(topic.name, is_key=is_key)
+            found = [schema for schema in schemas if schema.subject == subject]
+            if not found:
+                problems.append(f"topic {topic.name}: expected a schema under subject {subject}, found none")
+                continue
+            actual = found[-1]
+            registered = actual.schema if actual.schema_type == "PROTOBUF" else json.loads(actual.schema)
+            if _schema_form(expected, actual.schema_type) != _schema_form(registered, actual.schema_type):
+                problems.append(
+                    f"topic {topic.name}: subject {subject} holds {actual.schema}, expected {json.dumps(expected)}"
+                )
+    return problems
+
+
+def _schema_form(schema: Any, schema_type: str) -> Any:
+    if schema_type == "PROTOBUF":
+        text = schema if isinstance(schema, str) else json.dumps(schema)
+        return " ".join(text.split())
+    if isinstance(schema, str):
+        schema = {"type": schema}  # a bare Avro primitive, in its object form
+    return _without_connect(schema)
+
+
+def _without_connect(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_connect(v) for k, v in value.items() if not str(k).startswith("connect.")}
+    if isinstance(value, list):
+        return [_without_connect(v) for v in value]
+    return value
+
+
+def _check_topic(expected: PostTopic, topics: Mapping[str, tuple[Formats, int]]) -> Iterable[str]:
+    actual = topics.get(expected.name)
+    if actual is None:
+        yield (f"topic {expected.name!r} does not exist; topics: {', '.join(sorted(topics)) or 'none'}")
+        return
+    formats, partitions = actual
+    for label, want, got, window in (
+        ("key format", expected.key_format, formats.key_format, formats.window),
+        ("value format", expected.value_format, formats.value_format, None),
+    ):
+        for problem in _format_problems(label, want, got, window):
+            yield f"topic {expected.name}: {problem}"
+    if expected.partitions is not None and expected.partitions != partitions:
+        yield f"topic {expected.name}: expected {expected.partitions} partitions, got {partitions}"

@@ -1,0 +1,315 @@
+"""Run one case variant: parse, plan, replay on Spark, compare, check post-conditions.
+
+Each variant gets a :class:`CaseResult` with a :class:`~qtt.harness.status.Status`.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qtt.errors import (
+    CaseFileError,
+    InfrastructureError,
+    QttError,
+    ReplayError,
+    RuntimeBuildError,
+    SqlError,
+    UnsupportedFeatureError,
+)
+from qtt.harness.cases import expected as expected_
+from qtt.harness.cases.model import CaseVariant, ExpectedException
+from qtt.harness.replay import post as post_
+from qtt.harness.replay.compare import Comparison, check_processing_log, compare
+from qtt.harness.replay.driver import ReplayItem, ReplayResult, Restore, replay_many
+from qtt.harness.replay.schemas import topic_schemas
+from qtt.harness.status import Status
+from qtt.plan.ir.depth import deep_call
+from qtt.plan.ir.steps import CreateSourceCommand, Formats
+from qtt.plan.statements import PlannedCase, plan_statements
+from qtt.runtime.spark import infrastructure
+from qtt.sql import parse_statements
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+SessionProvider = Callable[[], "SparkSession"]
+
+
+def spark_session() -> SparkSession:
+    """The session provider of the CLI, the plugin and the benchmark: the process-wide session.
+
+    Imports the runtime (and so pyspark) only when a replay first needs Spark.
+    """
+    from qtt.runtime.spark.session import get_session
+
+    return get_session()
+
+
+@dataclass
+class CaseResult:
+    """The outcome of one case variant (or one historical plan)."""
+
+    file: str
+    case: str
+    variant: str
+    status: Status
+    reason: str = ""
+    seconds: float = 0.0
+    comparison: Comparison | None = None
+    problems: list[str] = field(default_factory=list)
+    log_problems: list[str] = field(default_factory=list)
+    planned: PlannedCase | None = None
+    replay: ReplayResult | None = None
+    kind: str = "case"
+    #: the one command that shows or fixes this result, for failure reports
+    hint: str = ""
+
+    @property
+    def label(self) -> str:
+        """``case`` or ``case [variant]``, for people."""
+        return f"{self.case} [{self.variant}]" if self.variant else self.case
+
+    def as_json(self) -> dict[str, Any]:
+        """One line of the ``--json`` report."""
+        return {
+            "file": self.file,
+            "case": self.case,
+            "variant": self.variant,
+            "status": self.status,
+            "reason": self.reason,
+            "seconds": round(self.seconds, 3),
+            "kind": self.kind,
+        }
+
+
+def plan_variant(variant: CaseVariant) -> PlannedCase:
+    """Parse and plan a variant's statements (no Spark), on the large stack of a deep call.
+
+    Raises:
+        SqlError: a statement does not parse or plan, located in the case file.
+    """
+    script = "\n".join(variant.statements)
+    try:
+        schemas = topic_schemas(variant.topics)
+        return deep_call(lambda: plan_statements(parse_statements(script), variant.properties, schemas))
+    except SqlError as error:
+        raise _locate(error, variant) from None
+
+
+def _locate(error: SqlError, variant: CaseVariant) -> SqlError:
+    """Point ``error`` (a line of the joined script) at its statement in the case file."""
+    error.at(file=variant.file, case=variant.case)
+    if error.path is not None or error.line is None:
+        return error
+    if error.column:
+        error.script_position = (error.line, error.column)
+    first = 1
+    for position, statement in enumerate(variant.statements):
+        size = statement.count("\n") + 1
+        if error.line < first + size or position == len(variant.statements) - 1:
+            error.statement_line, error.statement_column = error.line - first + 1, error.column
+            error.path = f"$.tests[{variant.index}].statements[{position}]"
+            error.line = variant.statement_lines[position] if variant.statement_lines else None
+            error.column = None
+            break
+        first += size
+    return error
+
+
+def run_variants(
+    variants: Sequence[CaseVariant],
+    session: SessionProvider,
+    *,
+    workdir: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    capture_state: bool = False,
+    restores: Sequence[Restore | None] | None = None,
+) -> list[CaseResult]:
+    """Run many variants; replays of different variants share Spark queries where they can.
+
+    Planning happens first and needs no Spark; only variants that get as far as a replay
+    start the session. ``progress(done, len(variants))`` counts finished variants: one that
+    needs no replay is done at once, one that does when its last query ran. ``restores[i]``,
+    when given, is the restore point at which variant ``i``'s replay keeps its checkpoints.
+    """
+    results: list[CaseResult] = []
+    pending: list[tuple[CaseResult, CaseVariant, ReplayItem]] = []
+    for index, variant in enumerate(variants):
+        hint = f"rerun it alone: qtt run {variant.file} -k {shlex.quote(variant.case)}"
+        result = CaseResult(variant.file, variant.case, variant.variant, Status.PASSED, hint=hint)
+        began = time.perf_counter()
+        items: list[ReplayItem] = []
+        if guarded(result, partial(_prepare, variant, result, items)):
+            restore = restores[index] if restores is not None else None
+            pending.append((result, variant, replace(items[0], restore=restore) if restore else items[0]))
+        result.seconds = time.perf_counter() - began
+        results.append(result)
+    if pending or progress is not None:
+        began = time.perf_counter()
+        items = [item for _, _, item in pending]
+        outcomes = replay_counted(
+            items, session, total=len(variants), progress=progress, workdir=workdir, capture_state=capture_state
+        )
+        for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
+            result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
+            guarded(result, partial(_finish, variant, result, outcome))
+        if pending and not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
+            share = (time.perf_counter() - began) / len(pending)
+            for result, _, _ in pending:
+                result.seconds += share
+    return results
+
+
+def replay_counted(
+    items: Sequence[ReplayItem],
+    session: SessionProvider,
+    *,
+    total: int,
+    progress: Callable[[int, int], None] | None,
+    workdir: Path | None = None,
+    capture_state: bool = False,
+) -> list[ReplayResult | QttError]:
+    """Replay ``items``, the ones left of ``total`` that need Spark, counting progress over ``total``.
+
+    The others are done already, and reported so at once. A Spark that does not start makes
+    every item an :class:`InfrastructureError`.
+    """
+    settled = total - len(items)
+
+    def replayed(done: int, _total: int) -> None:
+        if progress is not None:
+            progress(settled + done, total)
+
+    if settled:
+        replayed(0, 0)
+    if not items:
+        return []
+    try:
+        spark = started(session)
+    except InfrastructureError as e:
+        replayed(len(items), len(items))
+        return [e] * len(items)
+    return replay_many(items, session=spark, workdir=workdir, progress=replayed, capture_state=capture_state)
+
+
+def started(session: SessionProvider) -> SparkSession:
+    """``session()``; a Spark that cannot start is an :class:`InfrastructureError` with its reason."""
+    try:
+        return session()
+    except QttError:
+        raise
+    except Exception as e:
+        msg = f"Spark did not start: {infrastructure.reason(e)}"
+        raise InfrastructureError(msg, hint=infrastructure.HINT) from e
+
+
+def guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
+    """Run ``action``, turning exceptions into the result's status; True to go on."""
+    try:
+        return bool(action())
+    except UnsupportedFeatureError as e:
+        result.status, result.reason = Status.SKIPPED, f"unsupported: {e.feature}"
+    except InfrastructureError as e:
+        # Spark or the machine could not run it, even after retries: no verdict either way
+        result.status, result.reason = Status.INFRA, e.message
+        result.hint = e.hint or infrastructure.HINT
+    except CaseFileError as e:
+        e.at(file=result.file, case=result.case)
+        result.status, result.reason = Status.ERROR, str(e)
+    except (ReplayError, RuntimeBuildError) as e:
+        # qtt planned the case but could not run its own plan: a qtt bug, not a case failure
+        result.status, result.reason = Status.ERROR, str(e)
+    except QttError as e:
+        result.status, result.reason = Status.FAILED, str(e)
+    except Exception as e:  # qtt itself broke: say so, with the place it broke
+        frame = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
+        where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+        result.status, result.reason = Status.ERROR, f"internal error{where}: {type(e).__name__}: {e}"
+    return False
+
+
+def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) -> bool:
+    """Plan the variant and encode its inputs into ``items``; True if it still needs a replay."""
+    if not variant.enabled:
+        result.status, result.reason = Status.SKIPPED, "disabled in the case file (enabled: false)"
+        return False
+    expected = variant.expected_exception
+    try:
+        planned = plan_variant(variant)
+    except SqlError as error:
+        if isinstance(error, UnsupportedFeatureError) or expected is None:
+            raise
+        _match_expected(expected, error, result)
+        return False
+    result.planned = planned
+    if expected is not None:
+        if expected_.expected_class(expected.type) is None:
+            raise UnsupportedFeatureError(f"expected exception type {expected.type}")
+        result.status = Status.FAILED
+        result.reason = (
+            f"expected {expected.type or 'an exception'}"
+            f"{' containing ' + repr(expected.message) if expected.message else ''}, "
+            "but every statement planned"
+        )
+        return False
+    items.append(
+        ReplayItem.from_case(
+            planned.plan,
+            variant.inputs,
+            where=f"$.tests[{variant.index}].inputs",
+            topics=variant.topics,
+            topics_where=f"$.tests[{variant.index}].topics",
+        )
+    )
+    return True
+
+
+def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | QttError) -> None:
+    if isinstance(outcome, QttError):
+        raise outcome
+    assert result.planned is not None
+    result.replay = outcome
+    result.comparison = compare(variant.outputs, outcome.outputs, outcome.sinks)
+    if variant.post is not None:
+        result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned))
+        result.problems += post_.check_schemas(variant.post, outcome.schemas)
+    if variant.qtt_processing_log is not None:
+        result.log_problems = check_processing_log(variant.qtt_processing_log, outcome.processing_log)
+    if not result.comparison.ok or result.problems or result.log_problems:
+        result.status = Status.FAILED
+        parts = []
+        if not result.comparison.ok:
+            parts.append("outputs differ on " + ", ".join(d.topic for d in result.comparison.diffs))
+        if result.problems:
+            parts.append(f"{len(result.problems)} post-condition(s) do not hold")
+        if result.log_problems:
+            parts.append("the processing log differs from qttProcessingLog")
+        result.reason = "; ".join(parts)
+
+
+def _match_expected(expected: ExpectedException, error: SqlError, result: CaseResult) -> None:
+    if expected_.expected_class(expected.type) is None:
+        raise UnsupportedFeatureError(f"expected exception type {expected.type}")
+    why = expected_.mismatch(expected, error)
+    if why is None:
+        result.status, result.reason = Status.PASSED, f"raised as expected: {type(error).__name__}"
+    else:
+        result.status, result.reason = Status.FAILED, why
+
+
+def topic_table(planned: PlannedCase) -> dict[str, tuple[Formats, int]]:
+    """Topic -> (formats, partitions) for every topic the statements declared or wrote."""
+    table: dict[str, tuple[Formats, int]] = {}
+    for source in planned.sources.values():
+        table.setdefault(source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1)))
+    for command in planned.plan.ddl_commands():
+        if isinstance(command, CreateSourceCommand):
+            table.setdefault(command.topic, (command.formats, planned.topic_partitions.get(command.topic, 1)))
+    return table

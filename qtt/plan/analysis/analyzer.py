@@ -1,0 +1,515 @@
+"""Type AST expressions into plan expressions, against a scope of visible columns.
+
+One method per AST node (``singledispatchmethod``). Name resolution, ksqlDB's typing rules,
+function resolution and the NULL-literal inference all happen here, once, so that the
+runtime never needs to type anything.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import singledispatchmethod
+
+from qtt import sqltypes as t
+from qtt.errors import SqlError, StatementError, UnsupportedFeatureError, did_you_mean
+from qtt.plan.analysis.coercion import (
+    arithmetic_type,
+    can_cast,
+    coerce_null,
+    common_type,
+    comparable,
+    decimal_literal_type,
+    implicit_cast,
+    is_null_literal,
+    unsupported_cast,
+)
+from qtt.plan.analysis.lambda_calls import is_lambda_function, resolve_lambda_call
+from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, can_coerce, convert
+from qtt.plan.functions import scalar_signatures as fns
+from qtt.plan.functions.aggregate_signatures import is_aggregate
+from qtt.plan.functions.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType
+from qtt.plan.ir import expressions as e
+from qtt.sql import ast
+from qtt.sql.formatter import format_expr
+
+
+@dataclass(frozen=True)
+class ScopeColumn:
+    """A column visible to expressions: its name, type and the names that qualify it."""
+
+    name: str
+    type: t.SqlType
+    qualifiers: frozenset[str] = frozenset()
+    #: the column's name in the step's input, when it differs from ``name``.
+    input_name: str | None = None
+
+
+@dataclass
+class Scope:
+    """The columns an expression may reference, and the source names that qualify them."""
+
+    columns: list[ScopeColumn]
+    sources: frozenset[str] = field(default_factory=frozenset)
+
+    def resolve(self, ref: ast.ColumnRef, clause: str) -> ScopeColumn:
+        if ref.source is not None and ref.source not in self.sources:
+            shown = f"{ref.source}.{ref.name}"
+            msg = f"{clause} column '{shown}' cannot be resolved."
+            raise StatementError(msg, line=_line(ref), column=_col(ref))
+        matches = [c for c in self.columns if c.name == ref.name and (ref.source is None or ref.source in c.qualifiers)]
+        if not matches:
+            shown = f"{ref.source}.{ref.name}" if ref.source else ref.name
+            msg = f"{clause} column '{shown}' cannot be resolved."
+            hint = did_you_mean(ref.name, sorted({c.name for c in self.columns})).strip() or None
+            raise StatementError(msg, line=_line(ref), column=_col(ref), hint=hint)
+        if len(matches) > 1:
+            candidates = sorted(f"{sorted(c.qualifiers)[0]}.{c.name}" for c in matches if c.qualifiers)
+            listed = " or ".join(filter(None, [", ".join(candidates[:-1]), candidates[-1] if candidates else ""]))
+            msg = f"Column '{ref.name}' is ambiguous. Could be {listed}."
+            raise StatementError(msg, line=_line(ref), column=_col(ref))
+        return matches[0]
+
+
+def _align_collections(left: e.Expression, right: e.Expression) -> tuple[e.Expression, e.Expression]:
+    """Arrays, maps or structs of different element types, cast to the one the other widens to.
+
+    ksqlDB compares ``ARRAY<INTEGER>`` with ``ARRAY<BIGINT>`` (element by element, as numbers);
+    qtt casts the narrower side so that Spark compares values of one type.
+    """
+    lt, rt = left.result_type, right.result_type
+    if lt == rt or not {lt.base, rt.base} <= {"ARRAY", "MAP", "STRUCT"}:
+        return left, right
+    common = can_coerce(lt, rt) or can_coerce(rt, lt)
+    if common is None:
+        return left, right
+    return implicit_cast(left, common), implicit_cast(right, common)
+
+
+def _line(node: ast.Node) -> int | None:
+    return node.pos.line if node.pos else None
+
+
+def _col(node: ast.Node) -> int | None:
+    return node.pos.column if node.pos else None
+
+
+_COMPARISON_NAMES = {
+    "=": "EQUAL",
+    "<>": "NOT_EQUAL",
+    "<": "LESS_THAN",
+    "<=": "LESS_THAN_OR_EQUAL",
+    ">": "GREATER_THAN",
+    ">=": "GREATER_THAN_OR_EQUAL",
+}
+
+
+_SELECT_CAST_PREFIX = {"SELECT": "Invalid Select: "}
+
+# ---------------------------------------------------------------------------- the analyzer
+
+
+class Analyzer:
+    """Types the expressions of one clause (``clause`` names it in error messages)."""
+
+    def __init__(
+        self,
+        scope: Scope,
+        clause: str,
+        *,
+        lambda_vars: dict[str, t.SqlType] | None = None,
+        aggregates: Callable[[ast.FunctionCall], e.Expression] | None = None,
+    ) -> None:
+        self.scope = scope
+        self.clause = clause
+        self.lambda_vars = lambda_vars or {}
+        #: plans an aggregate call (in an aggregating query's SELECT and HAVING); without it
+        #: an aggregate function is not allowed in the clause.
+        self.aggregates = aggregates
+
+    def __call__(self, node: ast.Expr) -> e.Expression:
+        return self.visit(node)
+
+    def typed(self, node: ast.Expr) -> e.Expression:
+        """Analyze and require a concrete type (no bare NULL)."""
+        expr = self.visit(node)
+        if is_null_literal(expr):
+            msg = NULL_TYPE_MESSAGE
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        return expr
+
+    def boolean(self, node: ast.Expr) -> e.Expression:
+        """Analyze a condition; it must be BOOLEAN."""
+        expr = coerce_null(self.visit(node), t.BOOLEAN)
+        if expr.result_type != t.BOOLEAN:
+            msg = (
+                f"Type error in {self.clause}: expression should evaluate to BOOLEAN but is "
+                f"{format_expr(node)} ({expr.result_type}) instead."
+            )
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        return expr
+
+    @singledispatchmethod
+    def visit(self, node: ast.Expr) -> e.Expression:
+        raise UnsupportedFeatureError(f"expression {type(node).__name__}", line=_line(node), column=_col(node))
+
+    # ------------------------------------------------------------------ literals
+
+    @visit.register
+    def visit_NullLiteral(self, node: ast.NullLiteral) -> e.Expression:
+        return e.Literal(value=None, sql_type=NULL)
+
+    @visit.register
+    def visit_BooleanLiteral(self, node: ast.BooleanLiteral) -> e.Expression:
+        return e.Literal(value=node.value, sql_type=t.BOOLEAN)
+
+    @visit.register
+    def visit_IntegerLiteral(self, node: ast.IntegerLiteral) -> e.Expression:
+        type_ = t.INTEGER if -(2**31) <= node.value < 2**31 else t.BIGINT
+        return e.Literal(value=node.value, sql_type=type_)
+
+    @visit.register
+    def visit_DecimalLiteral(self, node: ast.DecimalLiteral) -> e.Expression:
+        return e.Literal(value=str(decimal.Decimal(node.text)), sql_type=decimal_literal_type(node.text))
+
+    @visit.register
+    def visit_DoubleLiteral(self, node: ast.DoubleLiteral) -> e.Expression:
+        return e.Literal(value=float(node.text), sql_type=t.DOUBLE)
+
+    @visit.register
+    def visit_StringLiteral(self, node: ast.StringLiteral) -> e.Expression:
+        return e.Literal(value=node.value, sql_type=t.STRING)
+
+    # ------------------------------------------------------------------ references
+
+    @visit.register
+    def visit_ColumnRef(self, node: ast.ColumnRef) -> e.Expression:
+        if node.source is None and node.name in self.lambda_vars:
+            return e.LambdaVariable(name=node.name, sql_type=self.lambda_vars[node.name])
+        column = self.scope.resolve(node, self.clause)
+        return e.ColumnRef(name=column.input_name or column.name, sql_type=column.type)
+
+    @visit.register
+    def visit_Dereference(self, node: ast.Dereference) -> e.Expression:
+        base = self.typed(node.base)
+        type_ = base.result_type
+        if not isinstance(type_, t.Struct):
+            msg = f"Expected STRUCT type for '{format_expr(node.base)}' but got {type_}"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        found = type_.field(node.field)
+        if found is None:
+            msg = f"Could not find field '{node.field}' in '{format_expr(node.base)}'."
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        return e.FieldRef(base=base, name=found.name, sql_type=found.type)
+
+    @visit.register
+    def visit_Subscript(self, node: ast.Subscript) -> e.Expression:
+        base = self.typed(node.base)
+        index = self.visit(node.index)
+        type_ = base.result_type
+        if isinstance(type_, t.Array):
+            index = coerce_null(index, t.INTEGER)
+            if index.result_type.base not in ("INTEGER", "BIGINT"):
+                msg = f"Array index must be INTEGER or BIGINT, got {index.result_type}: {format_expr(node)}"
+                raise StatementError(msg, line=_line(node), column=_col(node))
+            return e.Subscript(base=base, index=index, sql_type=type_.element)
+        if isinstance(type_, t.Map):
+            index = coerce_null(index, type_.key)
+            return e.Subscript(base=base, index=index, sql_type=type_.value)
+        msg = f"Only ARRAY and MAP types can be subscripted, got {type_}: {format_expr(node)}"
+        raise StatementError(msg, line=_line(node), column=_col(node))
+
+    # ------------------------------------------------------------------ arithmetic
+
+    @visit.register
+    def visit_Negate(self, node: ast.Negate) -> e.Expression:
+        operand = self.typed(node.operand)
+        if not t.is_numeric(operand.result_type):
+            msg = f"Cannot negate {format_expr(node.operand)} of type {operand.result_type}"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        return e.Negate(operand=operand, sql_type=operand.result_type)
+
+    @visit.register
+    def visit_Arithmetic(self, node: ast.Arithmetic) -> e.Expression:
+        left, right = self.visit(node.left), self.visit(node.right)
+        lt, rt = left.result_type, right.result_type
+        if isinstance(lt, NullType) and isinstance(rt, NullType):
+            msg = f"Arithmetic on types NULL and NULL are not supported: {format_expr(node)}"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        left, right = coerce_null(left, rt), coerce_null(right, lt)
+        lt, rt = left.result_type, right.result_type
+        if node.op == "+" and lt == t.STRING and rt == t.STRING:
+            return e.Call(name="CONCAT", args=(left, right), sql_type=t.STRING)
+        result = arithmetic_type(node.op, lt, rt)
+        if result is None:
+            msg = f"Error processing expression: {format_expr(node)}. Unsupported arithmetic types. {lt} {rt}"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        return e.Arithmetic(op=node.op, left=left, right=right, sql_type=result)
+
+    @visit.register
+    def visit_Concat(self, node: ast.Concat) -> e.Expression:
+        call = ast.FunctionCall(name="CONCAT", args=(node.left, node.right), pos=node.pos)
+        return self.visit(call)
+
+    # ------------------------------------------------------------------ predicates
+
+    @visit.register
+    def visit_Comparison(self, node: ast.Comparison) -> e.Expression:
+        left, right = self.visit(node.left), self.visit(node.right)
+        if is_null_literal(left) or is_null_literal(right):
+            shown = f"{format_expr(node.left).upper()} {node.op} {format_expr(node.right).upper()}"
+            msg = f"Comparison with NULL not supported: {shown}"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        if node.op in ("=", "<>"):
+            left, right = _align_collections(left, right)
+        self._check_comparable(node.left, left, node.right, right, node.op)
+        return e.Comparison(op=node.op, left=left, right=right)
+
+    def _check_comparable(self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str) -> None:
+        lt, rt = left.result_type, right.result_type
+        if op in ("=", "<>") and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT") and lt != rt:
+            # ksqlDB accepts any two arrays (maps, structs) here; what it computes for element
+            # types that do not widen to each other is not known to qtt.
+            feature = f"comparing {lt} with {rt}"
+            raise UnsupportedFeatureError(feature, line=_line(ln), column=_col(ln))
+        if not comparable(lt, rt, op):
+            msg = (
+                f"Cannot compare {format_expr(ln)} ({left.result_type}) to {format_expr(rn)} "
+                f"({right.result_type}) with {_COMPARISON_NAMES.get(op, op)}."
+            )
+            raise StatementError(msg, line=_line(ln), column=_col(ln))
+
+    @visit.register
+    def visit_DistinctFrom(self, node: ast.DistinctFrom) -> e.Expression:
+        left, right = self.visit(node.left), self.visit(node.right)
+        left, right = coerce_null(left, right.result_type), coerce_null(right, left.result_type)
+        left, right = _align_collections(left, right)
+        self._check_comparable(node.left, left, node.right, right, "=")
+        return e.DistinctFrom(left=left, right=right, negated=node.negated)
+
+    @visit.register
+    def visit_And(self, node: ast.And) -> e.Expression:
+        return e.And(left=self.boolean(node.left), right=self.boolean(node.right))
+
+    @visit.register
+    def visit_Or(self, node: ast.Or) -> e.Expression:
+        return e.Or(left=self.boolean(node.left), right=self.boolean(node.right))
+
+    @visit.register
+    def visit_Not(self, node: ast.Not) -> e.Expression:
+        return e.Not(operand=self.boolean(node.operand))
+
+    @visit.register
+    def visit_IsNull(self, node: ast.IsNull) -> e.Expression:
+        operand = self.visit(node.operand)
+        return e.IsNull(operand=coerce_null(operand, t.STRING), negated=node.negated)
+
+    @visit.register
+    def visit_Between(self, node: ast.Between) -> e.Expression:
+        value, low, high = self.visit(node.value), self.visit(node.low), self.visit(node.high)
+        target = common_type([value.result_type, low.result_type, high.result_type])
+        if target is None or isinstance(target, NullType):
+            self._check_comparable(node.value, value, node.low, low, ">=")
+            self._check_comparable(node.value, value, node.high, high, "<=")
+            target = value.result_type
+        value, low, high = (coerce_null(x, target) for x in (value, low, high))
+        self._check_comparable(node.value, value, node.low, low, ">=")
+        self._check_comparable(node.value, value, node.high, high, "<=")
+        return e.Between(value=value, low=low, high=high, negated=node.negated)
+
+    @visit.register
+    def visit_InList(self, node: ast.InList) -> e.Expression:
+        value = self.visit(node.value)
+        items = [self.visit(i) for i in node.items]
+        exprs = [value, *items]
+        coercer = ListCoercer([format_expr(n) for n in (node.value, *node.items)])
+        try:
+            target = coercer.common_type(exprs)
+        except CoercionError as error:
+            # ksqlDB reports a WHERE clause's coercion failure as an invalid predicate.
+            prefix = "Invalid Predicate: " if self.clause == "WHERE" else ""
+            raise StatementError(prefix + error.message, line=_line(node), column=_col(node)) from None
+        if target is None:
+            return e.InList(value=value, items=tuple(items), negated=node.negated)
+        value, *converted = (convert(x, target) for x in exprs)
+        return e.InList(value=value, items=tuple(converted), negated=node.negated)
+
+    @visit.register
+    def visit_Like(self, node: ast.Like) -> e.Expression:
+        value = coerce_null(self.visit(node.value), t.STRING)
+        pattern = coerce_null(self.visit(node.pattern), t.STRING)
+        for raw, expr in ((node.value, value), (node.pattern, pattern)):
+            if expr.result_type != t.STRING:
+                msg = f"LIKE operands must be STRING, got {expr.result_type}: {format_expr(raw)}"
+                raise StatementError(msg, line=_line(raw), column=_col(raw))
+        if node.escape is not None and len(node.escape) != 1:
+            msg = f"Escape must be a single character, got '{node.escape}'"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        return e.Like(value=value, pattern=pattern, escape=node.escape, negated=node.negated)
+
+    # ------------------------------------------------------------------ conditionals
+
+    @visit.register
+    def visit_SearchedCase(self, node: ast.SearchedCase) -> e.Expression:
+        conditions = [self.boolean(w.condition) for w in node.whens]
+        return self._case(node, conditions, [w.result for w in node.whens])
+
+    @visit.register
+    def visit_SimpleCase(self, node: ast.SimpleCase) -> e.Expression:
+        operand = self.typed(node.operand)
+        conditions = []
+        for w in node.whens:
+            value = coerce_null(self.visit(w.condition), operand.result_type)
+            self._check_comparable(node.operand, operand, w.condition, value, "=")
+            conditions.append(e.Comparison(op="=", left=operand, right=value))
+        return self._case(node, conditions, [w.result for w in node.whens])
+
+    def _case(
+        self,
+        node: ast.SearchedCase | ast.SimpleCase,
+        conditions: Sequence[e.Expression],
+        result_nodes: Sequence[ast.Expr],
+    ) -> e.Expression:
+        results = [self.visit(r) for r in result_nodes]
+        default = self.visit(node.default) if node.default is not None else None
+        types = [r.result_type for r in results] + ([default.result_type] if default is not None else [])
+        if all(isinstance(x, NullType) for x in types):
+            msg = "Invalid Case expression. All case branches have NULL type"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        target = common_type(types)
+        if target is None:
+            first = next(x for x in types if not isinstance(x, NullType))
+            bad = next(x for x in types if not isinstance(x, NullType) and x != first)
+            msg = (
+                f"Invalid Case expression. Type for all 'THEN' clauses should be the same."
+                f"\nTHEN expression types: {first}, {bad}"
+            )
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        whens = tuple(
+            e.When(condition=c, result=coerce_null(r, target)) for c, r in zip(conditions, results, strict=True)
+        )
+        default = coerce_null(default, target) if default is not None else None
+        return e.Case(whens=whens, default=default, sql_type=target)
+
+    @visit.register
+    def visit_Cast(self, node: ast.Cast) -> e.Expression:
+        operand = self.visit(node.operand)
+        if not can_cast(operand.result_type, node.type):
+            # ksqlDB finds unsupported casts while compiling a clause, and names the clause.
+            prefix = _SELECT_CAST_PREFIX.get(self.clause, "")
+            msg = f"{prefix}Cast of {operand.result_type} to {node.type} is not supported"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        problem = unsupported_cast(operand.result_type, node.type)
+        if problem is not None:
+            raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
+        operand = coerce_null(operand, node.type)
+        if operand.result_type == node.type:
+            return operand
+        return e.Cast(operand=operand, sql_type=node.type)
+
+    # ------------------------------------------------------------------ constructors
+
+    @visit.register
+    def visit_CreateArray(self, node: ast.CreateArray) -> e.Expression:
+        items = [self.visit(i) for i in node.items]
+        element = common_type(i.result_type for i in items)
+        if element is None:
+            types = ", ".join(str(i.result_type) for i in items)
+            msg = (
+                f"invalid input syntax for type {items[0].result_type}: "
+                f"all elements of ARRAY must share one type, got {types}"
+            )
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        if isinstance(element, NullType):
+            msg = NULL_TYPE_MESSAGE
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        return e.CreateArray(items=tuple(coerce_null(i, element) for i in items), sql_type=t.Array(element))
+
+    @visit.register
+    def visit_CreateMap(self, node: ast.CreateMap) -> e.Expression:
+        keys = [self.visit(k) for k, _ in node.entries]
+        vals = [self.visit(v) for _, v in node.entries]
+        key_type = common_type(k.result_type for k in keys)
+        value_type = common_type(v.result_type for v in vals)
+        if key_type is None or value_type is None:
+            msg = f"invalid input syntax for type MAP: keys and values must each share one type: {format_expr(node)}"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        if isinstance(key_type, NullType) or isinstance(value_type, NullType):
+            msg = NULL_TYPE_MESSAGE
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        entries = tuple(
+            e.MapEntry(key=coerce_null(k, key_type), value=coerce_null(v, value_type))
+            for k, v in zip(keys, vals, strict=True)
+        )
+        return e.CreateMap(entries=entries, sql_type=t.Map(key_type, value_type))
+
+    @visit.register
+    def visit_CreateStruct(self, node: ast.CreateStruct) -> e.Expression:
+        values = []
+        for name, value_node in node.fields:
+            value = self.visit(value_node)
+            if is_null_literal(value):
+                value = e.Literal(value=None, sql_type=t.STRING)
+            values.append(e.StructFieldValue(name=name, value=value))
+        type_ = t.Struct(tuple(t.Field(v.name, v.value.result_type) for v in values))
+        return e.CreateStruct(fields=tuple(values), sql_type=type_)
+
+    # ------------------------------------------------------------------ functions
+
+    @visit.register
+    def visit_FunctionCall(self, node: ast.FunctionCall) -> e.Expression:
+        if is_aggregate(node.name):
+            if self.aggregates is None:
+                msg = f"Aggregate functions are not allowed in {self.clause}: {format_expr(node)}"
+                raise StatementError(msg, line=_line(node), column=_col(node))
+            return self.aggregates(node)
+        if any(isinstance(a, ast.Lambda) for a in node.args) or is_lambda_function(node.name):
+            try:
+                return resolve_lambda_call(node, self.visit, self._lambda_body)
+            except SqlError as error:
+                raise error.at(line=_line(node), column=_col(node)) from None
+        args = [self.visit(a) for a in node.args]
+        try:
+            resolved = fns.resolve(node.name, [a.result_type for a in args], node.written, node.identifier)
+        except SqlError as error:
+            raise error.at(line=_line(node), column=_col(node)) from None
+        self._check_constant_args(node, resolved.function, args)
+        typed_args = tuple(
+            implicit_cast(arg, param) if param is not None else arg
+            for arg, param in zip(args, resolved.param_types, strict=True)
+        )
+        for arg in typed_args:
+            if is_null_literal(arg):
+                msg = NULL_TYPE_MESSAGE
+                raise StatementError(msg, line=_line(node), column=_col(node))
+        return e.Call(name=node.name, args=typed_args, sql_type=resolved.return_type)
+
+    def _check_constant_args(self, node: ast.FunctionCall, function: Function, args: Sequence[e.Expression]) -> None:
+        # Spark takes some arguments (ROUND's places, date patterns) only as constants.
+        for index in sorted(function.constant_args):
+            if index < len(args) and not isinstance(args[index], e.Literal):
+                feature = f"{node.name} with a non-constant argument {index + 1}"
+                raise UnsupportedFeatureError(feature, line=_line(node), column=_col(node))
+        pattern_index = fns.DATETIME_PATTERN_ARGS.get(node.name)
+        if pattern_index is not None and pattern_index < len(args):
+            pattern = args[pattern_index]
+            if isinstance(pattern, e.Literal) and isinstance(pattern.value, str):
+                problem = fns.pattern_problem(node.name, pattern.value)
+                if problem is not None:
+                    raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
+
+    def _lambda_body(self, node: ast.Lambda, param_types: Sequence[t.SqlType]) -> e.Expression:
+        # The body sees the enclosing lambdas' variables and the columns; its own parameters
+        # shadow both. Aggregates are not allowed inside a lambda.
+        bound = {**self.lambda_vars, **dict(zip(node.params, param_types, strict=True))}
+        return Analyzer(self.scope, self.clause, lambda_vars=bound).visit(node.body)
+
+    @visit.register
+    def visit_IntervalUnit(self, node: ast.IntervalUnit) -> e.Expression:
+        return e.IntervalUnit(unit=node.unit)
+
+    @visit.register
+    def visit_Lambda(self, node: ast.Lambda) -> e.Expression:
+        msg = f"Lambda expressions are only valid as function arguments: {format_expr(node)}"
+        raise StatementError(msg, line=_line(node), column=_col(node))

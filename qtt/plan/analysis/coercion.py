@@ -1,0 +1,193 @@
+"""ksqlDB's typing rules: NULL inference, implicit casts, numeric widening, comparisons, CAST.
+
+Pure functions of SQL types (and of typed plan expressions for NULL handling); the analyzer
+applies them while it types a clause.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Iterable
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError
+from qtt.plan.functions.signature_matching import (
+    NULL,
+    NULL_TYPE_MESSAGE,
+    NullType,
+    widen_decimals,
+    widen_integer_to_decimal,
+)
+from qtt.plan.ir import expressions as e
+
+
+def is_null_literal(expr: e.Expression) -> bool:
+    return isinstance(expr, e.Literal) and isinstance(expr.sql_type, NullType)
+
+
+def reject_untyped_null(expr: e.Expression) -> e.Expression:
+    """``expr``, unless it is a bare NULL selected as a column (ksqlDB cannot type it)."""
+    if is_null_literal(expr):
+        raise StatementError(NULL_TYPE_MESSAGE)
+    return expr
+
+
+def coerce_null(expr: e.Expression, type_: t.SqlType) -> e.Expression:
+    """Give a bare NULL literal a concrete type; other expressions are returned unchanged."""
+    if is_null_literal(expr) and not isinstance(type_, NullType):
+        return e.Literal(value=None, sql_type=type_)
+    return expr
+
+
+def implicit_cast(expr: e.Expression, type_: t.SqlType) -> e.Expression:
+    """``expr`` as ``type_``: NULL gets the type, a widened argument gets an explicit CAST.
+
+    ksqlDB converts a function argument to the parameter type the same way, so the runtime
+    can rely on every argument having its parameter's exact type.
+    """
+    if is_null_literal(expr):
+        return coerce_null(expr, type_)
+    if expr.result_type == type_ or isinstance(type_, NullType):
+        return expr
+    return e.Cast(operand=expr, sql_type=type_)
+
+
+# ---------------------------------------------------------------------------- type rules
+
+
+def arithmetic_type(op: str, left: t.SqlType, right: t.SqlType) -> t.SqlType | None:
+    """ksqlDB's result type for ``left op right``, or None if the types do not combine."""
+    if not (t.is_numeric(left) and t.is_numeric(right)):
+        return None
+    bases = {left.base, right.base}
+    if "DOUBLE" in bases:
+        return t.DOUBLE
+    if "DECIMAL" in bases:
+        a, b = widen_integer_to_decimal(left), widen_integer_to_decimal(right)
+        p1, s1, p2, s2 = a.precision, a.scale, b.precision, b.scale
+        if op in ("+", "-"):
+            scale = max(s1, s2)
+            precision = scale + max(p1 - s1, p2 - s2) + 1
+        elif op == "*":
+            precision, scale = p1 + p2 + 1, s1 + s2
+        elif op == "/":
+            scale = max(6, s1 + p2 + 1)
+            precision = p1 - s1 + s2 + scale
+        else:
+            scale = max(s1, s2)
+            precision = min(p1 - s1, p2 - s2) + scale
+        return t.Decimal(min(precision, 38), min(scale, 38))
+    if "BIGINT" in bases:
+        return t.BIGINT
+    return t.INTEGER
+
+
+def common_type(types: Iterable[t.SqlType]) -> t.SqlType | None:
+    """The type every one of ``types`` converts to (NULL fits anything); None if none does."""
+    result: t.SqlType = NULL
+    for type_ in types:
+        if isinstance(type_, NullType):
+            continue
+        if isinstance(result, NullType) or result == type_:
+            result = type_
+        elif t.is_numeric(result) and t.is_numeric(type_):
+            widened = arithmetic_type("+", result, type_)
+            if widened is None:  # pragma: no cover - numeric types always combine
+                return None
+            if isinstance(widened, t.Decimal):
+                widened = widen_decimals(result, type_)
+            result = widened
+        else:
+            return None
+    return result
+
+
+def comparable(left: t.SqlType, right: t.SqlType, op: str) -> bool:
+    if isinstance(left, NullType) or isinstance(right, NullType):
+        return True
+    if t.is_numeric(left) and t.is_numeric(right):
+        return True
+    if left.base in ("ARRAY", "MAP", "STRUCT") or right.base in ("ARRAY", "MAP", "STRUCT"):
+        return op in ("=", "<>") and left == right
+    if left.base == right.base:
+        return left.base != "BOOLEAN" or op in ("=", "<>")
+    temporal = {"TIMESTAMP", "DATE", "TIME", "STRING"}
+    return left.base in temporal and right.base in temporal and "STRING" in (left.base, right.base)
+
+
+#: ksqlDB's CastEvaluator table: source base type -> target base types it casts to.
+_CASTS: dict[str, frozenset[str]] = {
+    "BOOLEAN": frozenset(["STRING"]),
+    "INTEGER": frozenset(["BIGINT", "DECIMAL", "DOUBLE", "STRING"]),
+    "BIGINT": frozenset(["INTEGER", "DECIMAL", "DOUBLE", "STRING"]),
+    "DECIMAL": frozenset(["INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "STRING"]),
+    "DOUBLE": frozenset(["INTEGER", "BIGINT", "DECIMAL", "STRING"]),
+    "STRING": frozenset(["BOOLEAN", "INTEGER", "BIGINT", "DECIMAL", "DOUBLE", "TIMESTAMP", "TIME", "DATE", "BYTES"]),
+    "ARRAY": frozenset(["ARRAY", "STRING"]),
+    "MAP": frozenset(["MAP", "STRING"]),
+    "STRUCT": frozenset(["STRUCT", "STRING"]),
+    "TIMESTAMP": frozenset(["STRING", "TIME", "DATE"]),
+    "DATE": frozenset(["TIMESTAMP", "STRING"]),
+    "TIME": frozenset(["STRING"]),
+}
+
+
+def can_cast(source: t.SqlType, target: t.SqlType) -> bool:
+    """Whether ksqlDB's CAST supports ``source`` to ``target`` (element and field types too)."""
+    if isinstance(source, NullType) or source == target:
+        return True
+    if target.base not in _CASTS.get(source.base, frozenset()):
+        return False
+    return all(can_cast(a, b) for a, b in _nested_pairs(source, target))
+
+
+def _nested_pairs(source: t.SqlType, target: t.SqlType) -> list[tuple[t.SqlType, t.SqlType]]:
+    """The element, key/value or field types a cast of ``source`` to ``target`` also casts."""
+    if isinstance(source, t.Array) and isinstance(target, t.Array):
+        return [(source.element, target.element)]
+    if isinstance(source, t.Map) and isinstance(target, t.Map):
+        return [(source.key, target.key), (source.value, target.value)]
+    if isinstance(source, t.Struct) and isinstance(target, t.Struct):
+        # Fields are matched by name; target fields the source lacks become null.
+        pairs = [(f.type, target.field(f.name)) for f in source.fields]
+        return [(a, b.type) for a, b in pairs if b is not None]
+    return []
+
+
+# Java's toString of these inside a collection (java.sql.Timestamp, ByteBuffer ...) has no
+# Spark equivalent worth emulating.
+_UNPRINTABLE_IN_COLLECTIONS = frozenset(["BYTES", "DATE", "TIME", "TIMESTAMP"])
+
+
+def unsupported_cast(source: t.SqlType, target: t.SqlType) -> str | None:
+    """The feature to name when qtt cannot run a cast that ksqlDB supports, else None."""
+    if isinstance(source, NullType) or source == target:
+        return None
+    if target == t.STRING and source.base in ("ARRAY", "MAP", "STRUCT"):
+        unprintable = _nested_bases(source) & _UNPRINTABLE_IN_COLLECTIONS
+        if unprintable:
+            nested = sorted(unprintable)[0]
+            return f"CAST of {source} to STRING (Java's text of nested {nested} values)"
+    problems = (unsupported_cast(a, b) for a, b in _nested_pairs(source, target))
+    return next((p for p in problems if p is not None), None)
+
+
+def _nested_bases(type_: t.SqlType) -> set[str]:
+    if isinstance(type_, t.Array):
+        return {type_.element.base} | _nested_bases(type_.element)
+    if isinstance(type_, t.Map):
+        return {type_.key.base, type_.value.base} | _nested_bases(type_.key) | _nested_bases(type_.value)
+    if isinstance(type_, t.Struct):
+        bases: set[str] = set()
+        for f in type_.fields:
+            bases |= {f.type.base} | _nested_bases(f.type)
+        return bases
+    return set()
+
+
+def decimal_literal_type(text: str) -> t.Decimal:
+    number = decimal.Decimal(text)
+    _, digits, exponent = number.as_tuple()
+    scale = max(-int(exponent), 0)
+    precision = max(len(digits), scale, 1)
+    return t.Decimal(precision, scale)

@@ -1,0 +1,129 @@
+"""ksqlDB's longer error texts, word for word, and how they print names and lists.
+
+Case files match on these texts, so each is written once, here, and the planners only pick
+which one to raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from qtt import sqltypes as t
+from qtt.plan.ir.schema import Column
+from qtt.sql import ast
+from qtt.sql.formatter import format_expr
+
+_KEY_RULES = (
+    "\nTables have PRIMARY KEYs, which are unique and NON NULL."
+    "\nStreams have KEYs, which have no uniqueness or NON NULL constraints."
+)
+
+
+def and_join(items: Sequence[str]) -> str:
+    """ksqlDB's GrammaticalJoiner.and(): ``A``, ``A and B``, ``A, B and C``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def column_name_sql(name: str) -> str:
+    """A column name as ksqlDB prints it: bare when it needs no quoting, else backquoted."""
+    return format_expr(ast.ColumnRef(name=name, source=None))
+
+
+def qualified_sql(node: ast.Expr, source: str) -> str:
+    """``node`` as SQL with bare column references qualified by ``source``, as ksqlDB prints it."""
+    return format_expr(_qualify(node, source))
+
+
+def _qualify(node: ast.Expr, source: str) -> ast.Expr:
+    if isinstance(node, ast.ColumnRef):
+        return replace(node, source=node.source or source)
+    changes: dict[str, object] = {}
+    for name in getattr(node, "__dataclass_fields__", {}):
+        if name == "pos":
+            continue
+        value = getattr(node, name)
+        if isinstance(value, ast.Expr):
+            changes[name] = _qualify(value, source)
+        elif isinstance(value, tuple) and value and all(isinstance(v, ast.Expr) for v in value):
+            changes[name] = tuple(_qualify(v, source) for v in value)
+    return replace(node, **changes) if changes else node  # type: ignore[arg-type]
+
+
+def wrong_key_constraint(column: str, *, stream: bool) -> str:
+    """A stream column declared ``PRIMARY KEY``, or a table column declared ``KEY``."""
+    if stream:
+        return f"Column {t.quote(column)} is a 'PRIMARY KEY' column: please use 'KEY' for streams.{_KEY_RULES}"
+    return f"Column {t.quote(column)} is a 'KEY' column: please use 'PRIMARY KEY' for tables.{_KEY_RULES}"
+
+
+def map_in_key(column: Column) -> str:
+    """A key column whose type is or contains a MAP."""
+    return (
+        "Map keys, including types that contain maps, are not supported as they may lead to unexpected "
+        f"behavior due to inconsistent serialization. Key column name: {t.quote(column.name)}. "
+        f"Column type: {column.type}. See https://github.com/confluentinc/ksql/issues/6621 for more."
+    )
+
+
+def key_selected_twice(key: str, aliases: Sequence[str]) -> str:
+    """A stateless query selects one key column under several names."""
+    return (
+        f"The projection contains a key column ({t.quote(key)}) more than once, aliased as: "
+        f"{and_join(sorted(aliases))}.\nEach key column must only be in the projection once. "
+        "If you intended to copy the key into the value, then consider using the AS_VALUE "
+        "function to indicate which key reference should be copied."
+    )
+
+
+def key_missing_from_projection(sink: str, noun: str, shown: Sequence[str], *, plural_key: bool = True) -> str:
+    """The projection lacks a key: ``noun`` (singular) names what it lacks, ``shown`` lists them.
+
+    ksqlDB writes ``Keys missing`` for several keys of a stateless query, but always ``Key
+    missing`` for an aggregation (``plural_key=False``).
+    """
+    several = len(shown) > 1
+    return (
+        f"Key{'s' if several and plural_key else ''} missing from projection (ie, SELECT). \n"
+        f"The query used to build {t.quote(sink)} must include the {noun}{'s' if several else ''} "
+        f"{and_join(shown)} in its projection (eg, SELECT {', '.join(shown)}...)."
+    )
+
+
+def non_aggregate_select(shown: Sequence[str]) -> str:
+    """SELECT expressions of an aggregation that are neither grouped nor aggregated."""
+    return (
+        f"Non-aggregate SELECT expression(s) not part of GROUP BY: {', '.join(shown)}\n"
+        "Either add the column(s) to the GROUP BY or remove them from the SELECT."
+    )
+
+
+def table_aggregates_without_group_by(shown: Sequence[str]) -> str:
+    """A CREATE TABLE AS SELECT that aggregates without GROUP BY."""
+    return (
+        f"CREATE TABLE AS SELECT statement does not support aggregate function [{', '.join(shown)}] "
+        "without a GROUP BY clause."
+    )
+
+
+def partition_by_unresolved(name: str) -> str:
+    """PARTITION BY reads a column its source does not have."""
+    return (
+        f"PARTITION BY column '{name}' cannot be resolved. '{name}' must be a column in the "
+        "source schema since PARTITION BY is applied on the input."
+    )
+
+
+def insert_values_unknown_target(name: str, alternative: str | None) -> str:
+    """INSERT VALUES into a source that does not exist; ``alternative`` differs only in case."""
+    msg = f"Cannot insert values into an unknown stream/table: {t.quote(name)}"
+    if alternative is None or alternative == name:
+        return msg
+    if name == name.upper():
+        return (
+            msg + f'\nDid you mean "{alternative}"? Hint: wrap the source name in double quotes to make '
+            "it case-sensitive."
+        )
+    return msg + f"\nDid you mean {alternative}? Hint: try removing double quotes from the source name."

@@ -1,0 +1,370 @@
+"""Aggregate function (UDAF) signatures: argument split, return types and state layouts.
+
+The planner resolves every aggregate call here once; ``qtt.runtime.aggregates.aggregators`` implements each
+:class:`Aggregate` it returns. Semantics follow ksqlDB's UDAFs
+(``io.confluent.ksql.function.udaf``):
+
+* the trailing arguments of some overloads are *init parameters* (``TOPK``'s ``k``,
+  ``LATEST_BY_OFFSET``'s ``n`` and ``ignoreNulls``); they must be literals, as in ksqlDB's
+  ``UdafUtil``. The leading arguments are the aggregated columns (a literal there is fine:
+  ``COUNT(1)``, ``SUM(2)``).
+* column arguments widen as ksqlDB's ``UdfIndex`` widens them (INTEGER -> BIGINT -> DECIMAL ->
+  DOUBLE), so ``AVG(DECIMAL)`` runs the DOUBLE average.
+* :attr:`Aggregate.state_type` is ksqlDB's aggregate ("intermediate") type, so that a planner can
+  reject formats that cannot hold it (DELIMITED and STRUCT/ARRAY states) with ksqlDB's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan.functions.names import shown_name
+from qtt.plan.functions.signature_matching import NULL_TYPE_MESSAGE, NullType, widening_cost, widens_to
+
+
+class _NotLiteral:
+    def __repr__(self) -> str:
+        return "NOT_LITERAL"
+
+
+#: Marks an argument that is not a literal in ``resolve_aggregate``'s ``literals``.
+NOT_LITERAL: Any = _NotLiteral()
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One resolved aggregate call.
+
+    Attributes:
+        name: canonical upper-case name, e.g. ``COUNT``.
+        arg_types: the types the implementation takes for the column arguments, after
+            ksqlDB's implicit widening (``COUNT(*)`` -> ``()``).
+        params: the init parameters as Python values with ksqlDB's defaults filled in, plus the
+            configuration the function reads at creation (see :func:`resolve_aggregate`).
+        return_type: the type of the result.
+        state_type: the accumulator's type: ksqlDB's aggregate type and the persisted layout.
+    """
+
+    name: str
+    arg_types: tuple[t.SqlType, ...]
+    params: tuple[Any, ...]
+    return_type: t.SqlType
+    state_type: t.SqlType
+
+    @property
+    def supports_tables(self) -> bool:
+        """Whether ksqlDB can undo this aggregate, so it may aggregate a table."""
+        return self.name in TABLE_AGGREGATES
+
+
+#: ksqlDB's ``ksql.functions.<name>.limit`` settings; unset or negative means no limit.
+COLLECT_LIST_LIMIT = "ksql.functions.collect_list.limit"
+COLLECT_SET_LIMIT = "ksql.functions.collect_set.limit"
+#: HISTOGRAM counts at most this many distinct values; ksqlDB hard-codes it.
+HISTOGRAM_LIMIT = 1000
+
+_NUMERIC = ("INTEGER", "BIGINT", "DOUBLE")
+_COMPARABLE = (
+    "INTEGER",
+    "BIGINT",
+    "DOUBLE",
+    "DECIMAL",
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "STRING",
+    "BYTES",
+)
+
+
+@dataclass(frozen=True)
+class _Overload:
+    """Column patterns (a base-type name, ``"ANY"``) and init parameter types of one overload."""
+
+    columns: tuple[str, ...]
+    inits: tuple[t.SqlType, ...] = ()
+
+    def describe(self, name: str) -> str:
+        return f"{name}({', '.join([*self.columns, *(str(i) for i in self.inits)])})"
+
+
+# (column types, params, config) -> (return type, state type, params)
+_Build = Callable[
+    [tuple[t.SqlType, ...], tuple[Any, ...], Mapping[str, Any]],
+    tuple[t.SqlType, t.SqlType, tuple[Any, ...]],
+]
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One row of the aggregate table.
+
+    Attributes:
+        overloads: the signatures qtt runs; empty when qtt does not run the aggregate yet.
+        build: the return and state types of a matched overload.
+        table: ksqlDB implements it as a ``TableUdaf`` (it can undo a value), so it may
+            aggregate a table.
+        unsupported: for a ksqlDB aggregate qtt does not run yet, the feature to name.
+    """
+
+    overloads: tuple[_Overload, ...]
+    build: _Build
+    table: bool = False
+    unsupported: str | None = None
+
+
+def _not_run(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    raise AssertionError("an unsupported aggregate has no overloads to build")  # pragma: no cover
+
+
+def _unsupported(name: str) -> _Spec:
+    return _Spec((), _not_run, unsupported=f"the {name} aggregate")
+
+
+def _one(*bases: str) -> tuple[_Overload, ...]:
+    return tuple(_Overload((b,)) for b in bases)
+
+
+def _same(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    return cols[0], cols[0], params
+
+
+def _count(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    return t.BIGINT, t.BIGINT, params
+
+
+def _sum_list(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    element = cols[0].element  # type: ignore[attr-defined]
+    return element, element, params
+
+
+def _avg(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    state = t.Struct((t.Field("SUM", cols[0]), t.Field("COUNT", t.BIGINT)))
+    return t.DOUBLE, state, params
+
+
+def _stddev(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    state = t.Struct((t.Field("SUM", cols[0]), t.Field("COUNT", t.BIGINT), t.Field("M2", t.DOUBLE)))
+    return t.DOUBLE, state, params
+
+
+def _correlation(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    # ksqlDB's CorrelationUdaf: running sums as DOUBLE fields and a BIGINT count.
+    sums = ("X_SUM", "Y_SUM", "X_SQUARED_SUM", "Y_SQUARED_SUM", "XY_SUM")
+    state = t.Struct((*(t.Field(n, t.DOUBLE) for n in sums), t.Field("COUNT", t.BIGINT)))
+    return t.DOUBLE, state, params
+
+
+def _limit(config: Mapping[str, Any], key: str) -> int | None:
+    raw = config.get(key)
+    if raw is None:
+        return None
+    try:
+        limit = int(raw)
+    except (TypeError, ValueError):
+        msg = f"Invalid value {raw!r} for configuration {key}: expected an integer"
+        raise StatementError(msg) from None
+    # ksqlDB's Collect.configure: a negative limit means no limit.
+    return None if limit < 0 else limit
+
+
+def _collect(key: str) -> _Build:
+    def build(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], config: Mapping[str, Any]) -> Any:
+        array = t.Array(cols[0])
+        return array, array, (_limit(config, key),)
+
+    return build
+
+
+def _by_offset(name: str, variable: str) -> _Build:
+    def build(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+        entry = t.Struct((t.Field("SEQ", t.BIGINT), t.Field("VAL", cols[0])))
+        if params and not isinstance(params[0], bool):
+            n = params[0]
+            if n <= 0:
+                # ksqlDB's factory throws this when the function is created.
+                msg = f"{variable} must be 1 or greater"
+                raise StatementError(msg)
+            ignore_nulls = params[1] if len(params) > 1 else True
+            return t.Array(cols[0]), t.Array(entry), (n, ignore_nulls)
+        ignore_nulls = params[0] if params else True
+        return cols[0], entry, (ignore_nulls,)
+
+    return build
+
+
+def _top(name: str) -> _Build:
+    def build(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+        if params[0] < 1:
+            # ksqlDB fails at runtime (index out of bounds) for these; never emit rows for them.
+            raise UnsupportedFeatureError(f"{name} with k < 1")
+        return t.Array(cols[0]), t.Array(cols[0]), params
+
+    return build
+
+
+def _count_distinct(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    # ksqlDB keeps HyperLogLog registers (ARRAY<INTEGER>); qtt keeps the distinct values
+    # themselves, which gives the exact count that HLL gives for small groups. Both are arrays,
+    # so formats that cannot hold an ARRAY state reject both.
+    return t.BIGINT, t.Array(cols[0]), params
+
+
+def _histogram(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    histogram = t.Map(t.STRING, t.BIGINT)
+    return histogram, histogram, params
+
+
+_BY_OFFSET_OVERLOADS = (
+    _Overload(("ANY",)),
+    _Overload(("ANY",), (t.BOOLEAN,)),
+    _Overload(("ANY",), (t.INTEGER,)),
+    _Overload(("ANY",), (t.INTEGER, t.BOOLEAN)),
+)
+
+#: Every ksqlDB aggregate: the ones qtt runs with their overloads, the others marked unsupported.
+_SPECS: dict[str, _Spec] = {
+    "COUNT": _Spec((_Overload(()), _Overload(("ANY",))), _count, table=True),
+    "SUM": _Spec(_one("INTEGER", "BIGINT", "DOUBLE", "DECIMAL"), _same, table=True),
+    "SUM_LIST": _Spec(_one("ARRAY<INTEGER>", "ARRAY<BIGINT>", "ARRAY<DOUBLE>"), _sum_list, table=True),
+    "AVG": _Spec(_one(*_NUMERIC), _avg, table=True),
+    "MIN": _Spec(_one(*_COMPARABLE), _same),
+    "MAX": _Spec(_one(*_COMPARABLE), _same),
+    "COLLECT_LIST": _Spec(_one("ANY"), _collect(COLLECT_LIST_LIMIT), table=True),
+    "COLLECT_SET": _Spec(_one("ANY"), _collect(COLLECT_SET_LIMIT)),
+    "LATEST_BY_OFFSET": _Spec(_BY_OFFSET_OVERLOADS, _by_offset("LATEST_BY_OFFSET", "latestN")),
+    "EARLIEST_BY_OFFSET": _Spec(_BY_OFFSET_OVERLOADS, _by_offset("EARLIEST_BY_OFFSET", "earliestN")),
+    "COUNT_DISTINCT": _Spec(_one("ANY"), _count_distinct),
+    "TOPK": _Spec(
+        tuple(_Overload((b,), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING")),
+        _top("TOPK"),
+    ),
+    "TOPKDISTINCT": _Spec(
+        tuple(_Overload((b,), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING", "DECIMAL")),
+        _top("TOPKDISTINCT"),
+    ),
+    "STDDEV_SAMP": _Spec(_one(*_NUMERIC), _stddev, table=True),
+    "STDDEV_SAMPLE": _Spec(_one(*_NUMERIC), _stddev, table=True),
+    "HISTOGRAM": _Spec(_one("STRING"), _histogram, table=True),
+    "CORRELATION": _Spec((_Overload(("DOUBLE", "DOUBLE")),), _correlation, table=True),
+    "COLLECT_MAP": _unsupported("COLLECT_MAP"),
+    "ATTR": _unsupported("ATTR"),
+    "STDDEV_POP": _unsupported("STDDEV_POP"),
+    "VAR_SAMP": _unsupported("VAR_SAMP"),
+    "VAR_POP": _unsupported("VAR_POP"),
+}
+
+#: Every aggregate name, run or not: what makes a function call an aggregate.
+AGGREGATE_NAMES = frozenset(_SPECS)
+#: Aggregates ksqlDB implements as ``TableUdaf`` (they can undo a value).
+TABLE_AGGREGATES = frozenset(name for name, spec in _SPECS.items() if spec.table)
+#: Aggregates qtt runs; the runtime has an implementation for exactly these.
+RUN_AGGREGATES = frozenset(name for name, spec in _SPECS.items() if spec.unsupported is None)
+
+
+def is_aggregate(name: str) -> bool:
+    """Whether ``name`` (any case) is an aggregate function."""
+    return name.upper() in AGGREGATE_NAMES
+
+
+def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | None:
+    """How much widening ``actual`` needs to fit ``pattern``, and the type it becomes."""
+    if pattern == "ANY":
+        return 0, actual
+    if pattern.startswith("ARRAY<"):
+        # ksqlDB never widens the elements of a collection.
+        return (0, actual) if str(actual) == pattern else None
+    if actual.base == pattern:
+        return 0, actual
+    target = t.Primitive(pattern) if pattern != "DECIMAL" else None
+    if target is not None and widens_to(actual, target):
+        return widening_cost(actual, target), target
+    return None
+
+
+def _match(overload: _Overload, arg_types: Sequence[t.SqlType]) -> tuple[int, tuple[t.SqlType, ...]] | None:
+    if len(arg_types) != len(overload.columns) + len(overload.inits):
+        return None
+    cost = 0
+    columns = []
+    for pattern, actual in zip(overload.columns, arg_types, strict=False):
+        if isinstance(actual, NullType):
+            return None
+        fit = _column_cost(pattern, actual)
+        if fit is None:
+            return None
+        cost += fit[0]
+        columns.append(fit[1])
+    # Init parameters bind to Java ``int``/``boolean`` factory arguments: no widening.
+    inits = arg_types[len(overload.columns) :]
+    if any(a != p and not isinstance(a, NullType) for a, p in zip(inits, overload.inits, strict=True)):
+        return None
+    return cost, tuple(columns)
+
+
+def resolve_aggregate(
+    name: str,
+    arg_types: Sequence[t.SqlType],
+    literals: Sequence[object],
+    *,
+    config: Mapping[str, Any] | None = None,
+    arg_sql: Sequence[str] | None = None,
+    written: str | None = None,
+) -> Aggregate:
+    """Resolve an aggregate call.
+
+    Args:
+        name: the function name, any case.
+        arg_types: the SQL type of each argument (``COUNT(*)`` has none).
+        literals: each argument's Python value if it is a literal, else :data:`NOT_LITERAL`.
+        config: the statement's properties; COLLECT_LIST and COLLECT_SET read their limits,
+            which end up in :attr:`Aggregate.params`.
+        arg_sql: each argument as SQL text, for ksqlDB's message about non-literal parameters.
+        written: the name as the statement spelled it, for ksqlDB's message about arguments.
+
+    Raises:
+        StatementError: for arguments no overload takes, or an init parameter that is not a
+            literal, with ksqlDB's messages.
+        UnsupportedFeatureError: for aggregates and overloads qtt does not run.
+    """
+    upper = name.upper()
+    spec = _SPECS.get(upper)
+    if spec is None:
+        msg = f"Can't find any functions with the name '{upper}'."
+        raise StatementError(msg)
+    if spec.unsupported is not None:
+        raise UnsupportedFeatureError(spec.unsupported)
+    if len(literals) != len(arg_types):
+        msg = f"{len(literals)} literal markers for {len(arg_types)} arguments of {upper}"
+        raise ValueError(msg)
+    if upper == "TOPK" and len(arg_types) > 2:
+        # ksqlDB 0.29+ takes TOPK(sort_col, other_cols..., k) and returns structs.
+        raise UnsupportedFeatureError("TOPK with additional columns")
+    if arg_types and isinstance(arg_types[0], NullType):
+        raise StatementError(NULL_TYPE_MESSAGE)
+    matches = [(m, o) for o in spec.overloads if (m := _match(o, arg_types)) is not None]
+    if not matches:
+        shown = ", ".join(str(a) for a in arg_types)
+        label = shown_name(upper, written)
+        options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
+        msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
+        raise StatementError(msg)
+    (_, columns), overload = min(matches, key=lambda m: m[0][0])
+    first_init = len(overload.columns)
+    params = []
+    for index in range(first_init, len(arg_types)):
+        value = literals[index]
+        if value is NOT_LITERAL:
+            msg = f"Parameter {index + 1} passed to function {upper} must be a literal constant"
+            msg += f", but was expression: '{arg_sql[index]}'" if arg_sql is not None else "."
+            raise StatementError(msg)
+        if value is None:
+            msg = f"Parameter {index + 1} passed to function {upper} must not be null"
+            raise StatementError(msg)
+        params.append(value)
+    return_type, state_type, final = spec.build(columns, tuple(params), config or {})
+    return Aggregate(upper, columns, final, return_type, state_type)

@@ -1,0 +1,294 @@
+"""Signature patterns and the matching of argument types against them.
+
+Parameter patterns are SQL types, type variables (``T``), container patterns (``ArrayOf(T)``)
+or ``ANY_DECIMAL``. ksqlDB's implicit numeric widening applies (INTEGER -> BIGINT -> DECIMAL ->
+DOUBLE), and a NULL argument fits any parameter. When only widened signatures fit, the one
+that widens least wins, then the first one listed. The table of functions is
+:mod:`qtt.plan.functions.scalar_signatures`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan.functions.names import shown_name
+
+
+class NullType(t.SqlType):
+    """The type of a bare NULL literal before the planner infers a real type. Never persisted."""
+
+    def __str__(self) -> str:
+        return "NULL"
+
+    @property
+    def base(self) -> str:
+        return "NULL"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NullType)
+
+    def __hash__(self) -> int:
+        return hash("NULL")
+
+
+NULL = NullType()
+
+
+@dataclass(frozen=True)
+class Var:
+    """A type variable, bound by the first argument that matches it."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ArrayOf:
+    element: Pattern
+
+
+@dataclass(frozen=True)
+class MapOf:
+    key: Pattern
+    value: Pattern
+
+
+@dataclass(frozen=True)
+class AnyDecimal:
+    """Any ``DECIMAL(p, s)``."""
+
+
+Pattern = t.SqlType | Var | ArrayOf | MapOf | AnyDecimal
+ReturnType = Pattern | Callable[[Sequence[t.SqlType]], t.SqlType]
+
+T, K, V = Var("T"), Var("K"), Var("V")
+ANY_DECIMAL = AnyDecimal()
+
+
+@dataclass(frozen=True)
+class Signature:
+    params: tuple[Pattern, ...]
+    returns: ReturnType
+    #: the last parameter may repeat (zero or more times beyond the fixed ones).
+    variadic: bool = False
+    #: set when ksqlDB has this overload but qtt does not run it yet: the feature to name.
+    unsupported: str | None = None
+
+    def describe(self) -> str:
+        parts = [describe_pattern(p) for p in self.params]
+        if self.variadic and parts:
+            parts[-1] += "..."
+        return f"({', '.join(parts)})"
+
+
+#: A planner-side check of a resolved call: gets the argument types, raises on misuse.
+Check = Callable[[Sequence[t.SqlType]], None]
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    signatures: tuple[Signature, ...]
+    description: str = ""
+    checks: tuple[Check, ...] = field(default=())
+    #: positions of arguments that must be literals, because Spark needs them at build time.
+    constant_args: frozenset[int] = frozenset()
+
+
+def describe_pattern(p: Pattern) -> str:
+    """A parameter pattern as ksqlDB's messages show it: ``ARRAY<T>``, ``MAP<K, V>``, ``DECIMAL``."""
+    if isinstance(p, Var):
+        return p.name
+    if isinstance(p, ArrayOf):
+        return f"ARRAY<{describe_pattern(p.element)}>"
+    if isinstance(p, MapOf):
+        return f"MAP<{describe_pattern(p.key)}, {describe_pattern(p.value)}>"
+    if isinstance(p, AnyDecimal):
+        return "DECIMAL"
+    return str(p)
+
+
+_WIDENING = {"INTEGER": 0, "BIGINT": 1, "DECIMAL": 2, "DOUBLE": 3}
+
+
+def widens_to(source: t.SqlType, target: t.SqlType) -> bool:
+    """Whether ksqlDB converts ``source`` to ``target`` implicitly (numeric widening only)."""
+    if source == target:
+        return True
+    if source.base in _WIDENING and target.base in _WIDENING:
+        return _WIDENING[source.base] < _WIDENING[target.base]
+    return False
+
+
+def widening_cost(source: t.SqlType, target: t.SqlType) -> int:
+    """How many widening steps (INTEGER -> BIGINT -> DECIMAL -> DOUBLE) ``source`` takes to ``target``."""
+    if source == target or source.base not in _WIDENING or target.base not in _WIDENING:
+        return 0
+    return _WIDENING[target.base] - _WIDENING[source.base]
+
+
+def widen_integer_to_decimal(type_: t.SqlType) -> t.Decimal:
+    """The DECIMAL that holds every value of an integer type (ksqlDB's rule)."""
+    if isinstance(type_, t.Decimal):
+        return type_
+    return t.Decimal(10, 0) if type_.base == "INTEGER" else t.Decimal(19, 0)
+
+
+def widen_decimals(a: t.SqlType, b: t.SqlType) -> t.Decimal:
+    """The DECIMAL that holds every value of both types (ksqlDB's ``DecimalUtil.widen``)."""
+    x, y = widen_integer_to_decimal(a), widen_integer_to_decimal(b)
+    scale = max(x.scale, y.scale)
+    return t.Decimal(min(scale + max(x.precision - x.scale, y.precision - y.scale), 38), scale)
+
+
+def _decimal_compatible(a: t.SqlType, b: t.SqlType) -> bool:
+    bases = {a.base, b.base}
+    return "DECIMAL" in bases and bases <= {"INTEGER", "BIGINT", "DECIMAL"}
+
+
+class _NoMatch(Exception):
+    pass
+
+
+def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], widen: bool) -> int:
+    """Match one argument; returns how much widening the match needs (0 for exact)."""
+    if isinstance(actual, NullType):
+        return 0
+    if isinstance(pattern, Var):
+        bound = bindings.get(pattern.name)
+        if bound is None:
+            bindings[pattern.name] = actual
+            return 0
+        if bound == actual:
+            return 0
+        if not widen:
+            raise _NoMatch
+        if _decimal_compatible(bound, actual):
+            # A DECIMAL wide enough for both, as ksqlDB's DecimalUtil.widen.
+            bindings[pattern.name] = widen_decimals(bound, actual)
+            return max(widening_cost(bound, actual), widening_cost(actual, bound), 1)
+        if widens_to(actual, bound):
+            return widening_cost(actual, bound)
+        if widens_to(bound, actual):
+            bindings[pattern.name] = actual
+            return widening_cost(bound, actual)
+        raise _NoMatch
+    if isinstance(pattern, ArrayOf):
+        if not isinstance(actual, t.Array):
+            raise _NoMatch
+        # ksqlDB widens top-level arguments only, never the elements of a collection.
+        return _match(pattern.element, actual.element, bindings, widen=False)
+    if isinstance(pattern, MapOf):
+        if not isinstance(actual, t.Map):
+            raise _NoMatch
+        return _match(pattern.key, actual.key, bindings, widen=False) + _match(
+            pattern.value, actual.value, bindings, widen=False
+        )
+    if isinstance(pattern, AnyDecimal):
+        if isinstance(actual, t.Decimal):
+            return 0
+        if widen and actual.base in ("INTEGER", "BIGINT"):
+            return 2 - _WIDENING[actual.base]
+        raise _NoMatch
+    if actual == pattern:
+        return 0
+    if widen and widens_to(actual, pattern):
+        return widening_cost(actual, pattern)
+    raise _NoMatch
+
+
+def substitute(pattern: ReturnType, bindings: dict[str, t.SqlType], args: Sequence[t.SqlType]) -> t.SqlType | None:
+    """The concrete type of ``pattern`` under ``bindings``; None if a variable is unbound."""
+    if callable(pattern) and not isinstance(pattern, t.SqlType):
+        return pattern(args)
+    if isinstance(pattern, Var):
+        return bindings.get(pattern.name)
+    if isinstance(pattern, ArrayOf):
+        element = substitute(pattern.element, bindings, args)
+        return t.Array(element) if element is not None else None
+    if isinstance(pattern, MapOf):
+        key = substitute(pattern.key, bindings, args)
+        value = substitute(pattern.value, bindings, args)
+        return t.Map(key, value) if key is not None and value is not None else None
+    if isinstance(pattern, AnyDecimal):
+        return None
+    if isinstance(pattern, t.SqlType):
+        return pattern
+    return None
+
+
+def _param_type(
+    pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], args: Sequence[t.SqlType]
+) -> t.SqlType | None:
+    if isinstance(pattern, AnyDecimal):
+        return None if isinstance(actual, NullType) else widen_integer_to_decimal(actual)
+    return substitute(pattern, bindings, args)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A call matched to one signature."""
+
+    function: Function
+    signature: Signature
+    param_types: tuple[t.SqlType | None, ...]
+    return_type: t.SqlType
+
+
+def expand_params(signature: Signature, count: int) -> tuple[Pattern, ...] | None:
+    fixed = signature.params
+    if signature.variadic:
+        if count < len(fixed) - 1:
+            return None
+        return fixed[:-1] + (fixed[-1],) * (count - len(fixed) + 1)
+    return fixed if count == len(fixed) else None
+
+
+NULL_TYPE_MESSAGE = (
+    "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
+)
+
+
+def match_signature(function: Function, arg_types: Sequence[t.SqlType], written: str | None = None) -> Resolved:
+    """Pick the signature of ``function`` that fits ``arg_types``.
+
+    Exact matches win; otherwise the signature that needs the least numeric widening.
+    ``written`` is the name as the statement spelled it, for the message.
+
+    Raises:
+        StatementError: for arguments that fit no signature.
+        UnsupportedFeatureError: for an overload ksqlDB has and qtt does not run yet.
+    """
+    name = function.name
+    for widen in (False, True):
+        candidates: list[tuple[int, int, Signature, dict[str, t.SqlType], tuple[Pattern, ...]]] = []
+        for order, signature in enumerate(function.signatures):
+            params = expand_params(signature, len(arg_types))
+            if params is None:
+                continue
+            bindings: dict[str, t.SqlType] = {}
+            try:
+                cost = sum(_match(p, a, bindings, widen) for p, a in zip(params, arg_types, strict=True))
+            except _NoMatch:
+                continue
+            candidates.append((cost, order, signature, bindings, params))
+        if not candidates:
+            continue
+        _, _, signature, bindings, params = min(candidates, key=lambda c: (c[0], c[1]))
+        if signature.unsupported is not None:
+            raise UnsupportedFeatureError(f"{name}{signature.describe()}: {signature.unsupported}")
+        concrete = [_param_type(p, a, bindings, arg_types) for p, a in zip(params, arg_types, strict=True)]
+        effective = [c or a for c, a in zip(concrete, arg_types, strict=True)]
+        returns = substitute(signature.returns, bindings, effective)
+        if returns is None:
+            raise StatementError(NULL_TYPE_MESSAGE)
+        for check in function.checks:
+            check(effective)
+        return Resolved(function, signature, tuple(concrete), returns)
+    shown = ", ".join(str(a) for a in arg_types)
+    name = shown_name(name, written)
+    options = "\n".join(f"  {name}{s.describe()}" for s in function.signatures)
+    msg = f"Function '{name}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
+    raise StatementError(msg)

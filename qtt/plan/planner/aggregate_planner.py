@@ -1,0 +1,323 @@
+"""Planning GROUP BY queries: grouping, aggregate calls, HAVING and the final projection.
+
+The rules are ksqlDB's (AggregateAnalyzer, AggregateNode): every aggregate call becomes a
+column ``KSQL_AGG_VARIABLE_n`` of the aggregate step; a SELECT or HAVING expression that
+equals a GROUP BY expression reads the group's key column instead; anything else it reads
+must be an aggregate, or the query is rejected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, is_dataclass
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.plan.analysis import messages
+from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
+from qtt.plan.analysis.coercion import implicit_cast, reject_untyped_null
+from qtt.plan.ddl.metastore import TABLE, DataSource
+from qtt.plan.functions.aggregate_signatures import NOT_LITERAL, TABLE_AGGREGATES, is_aggregate, resolve_aggregate
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
+from qtt.plan.planner.aliases import ColumnAliasGenerator
+from qtt.plan.planner.window_planner import reject_window_bounds_outside_select, window_expression, window_info
+from qtt.serde.formats import unsupported_base
+from qtt.sql import ast
+from qtt.sql.formatter import format_expr
+from qtt.sql.parser import iter_nodes
+
+
+@dataclass(frozen=True)
+class AggregationContext:
+    """What planning an aggregation needs to know about its query.
+
+    Attributes:
+        source: the stream or table the query reads.
+        sink_name: the stream or table the query writes, for messages.
+        qualifier: the name that qualifies bare columns in messages (the source's alias or name).
+        config: the statement's properties (some aggregates read their limits there).
+        scope: the columns the query's expressions may reference.
+    """
+
+    source: DataSource
+    sink_name: str
+    qualifier: str
+    config: Mapping[str, str]
+    scope: Scope
+    #: whether SELECT may read a windowed aggregation's WINDOWSTART and WINDOWEND (not over a
+    #: join: ksqlDB cannot resolve them there)
+    window_bounds: bool = True
+
+    @property
+    def processing_names(self) -> list[str]:
+        """The names of the columns the query reads, which generated names must not reuse."""
+        return [c.name for c in self.source.schema.columns] + list(PSEUDO_COLUMNS)
+
+
+def column_refs(expr: e.Expression) -> list[e.ColumnRef]:
+    """Every column reference in ``expr``."""
+    return [x for x in e.walk(expr) if isinstance(x, e.ColumnRef)]
+
+
+class AggregationPlanner:
+    """Plans the aggregation part of one query, after its source and WHERE steps."""
+
+    def __init__(self, context: AggregationContext) -> None:
+        self.context = context
+        self.scope = context.scope
+        self.table = context.source.kind == TABLE
+        self.calls: list[s.AggregateCall] = []
+        #: set by :meth:`plan` for a windowed aggregation: what its keys' windows are
+        self.window_info: s.WindowInfo | None = None
+
+    # ------------------------------------------------------------------ aggregate calls
+
+    def _aggregate(self, node: ast.FunctionCall) -> e.Expression:
+        if any(_aggregate_calls(arg) for arg in node.args):
+            msg = f"Aggregate functions can not be nested: {format_expr(node)}"
+            raise StatementError(msg)
+        inner = Analyzer(self.scope, "SELECT")  # no hook: a nested aggregate is an error
+        arg_nodes = [a for a in node.args if not isinstance(a, ast.AllColumns)]
+        args = [inner(a) for a in arg_nodes]
+        literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
+        resolved = resolve_aggregate(
+            node.name,
+            [a.result_type for a in args],
+            literals,
+            config=self.context.config,
+            arg_sql=[format_expr(a) for a in arg_nodes],
+            written=node.written,
+        )
+        n = len(resolved.arg_types)
+        call = s.AggregateCall(
+            alias=f"KSQL_AGG_VARIABLE_{len(self.calls)}",
+            function=resolved.name,
+            args=tuple(implicit_cast(a, type_) for a, type_ in zip(args[:n], resolved.arg_types, strict=True)),
+            params=tuple(resolved.params),
+            return_type=resolved.return_type,
+            state_type=resolved.state_type,
+        )
+        for existing in self.calls:
+            if dataclasses.replace(existing, alias=call.alias) == call:
+                return e.ColumnRef(name=existing.alias, sql_type=existing.return_type)
+        self.calls.append(call)
+        return e.ColumnRef(name=call.alias, sql_type=call.return_type)
+
+    # ------------------------------------------------------------------ the query
+
+    def plan(
+        self, query: ast.Query, step: s.ExecutionStep, items: Sequence[ast.SelectItem]
+    ) -> tuple[s.ExecutionStep, LogicalSchema]:
+        """The aggregation's steps on top of ``step``, and the schema of the table it produces."""
+        if not query.group_by:
+            raise UnsupportedFeatureError("aggregations without GROUP BY")
+        value_format = self.context.source.formats.value_format.format
+        if value_format == "KAFKA":
+            # the group-by repartition and the aggregate's state use the source's value format
+            msg = (
+                f"Source(s) {self.context.source.name} are using the 'KAFKA' value format. "
+                "This format does not yet support GROUP BY."
+            )
+            raise StatementError(msg)
+        if any(isinstance(i, (ast.AllColumns, ast.StructAll)) for i in items):
+            raise UnsupportedFeatureError("SELECT * in an aggregating query")
+        final = query.emit == "FINAL"
+        window = window_expression(query.window, emit_final=final) if query.window is not None else None
+        select_scope = self.scope
+        if window is not None and self.context.window_bounds:
+            reject_window_bounds_outside_select(query)
+            bounds = [ScopeColumn(name, type_, self.scope.sources) for name, type_ in WINDOW_BOUNDS.items()]
+            select_scope = Scope(self.scope.columns + bounds, self.scope.sources)
+        group_analyzer = Analyzer(self.scope, "GROUP BY")
+        groups: list[e.Expression] = []
+        for node in query.group_by:
+            nested = _aggregate_calls(node)
+            if nested:
+                msg = f"GROUP BY does not support aggregate functions: {nested[0].name} is an aggregate function."
+                raise StatementError(msg)
+            expr = group_analyzer.typed(node)
+            if expr in groups:
+                msg = f"Duplicate GROUP BY expression: {messages.qualified_sql(node, self.context.qualifier)}"
+                raise StatementError(msg)
+            groups.append(expr)
+        generator = ColumnAliasGenerator([self.context.processing_names])
+        key_names = []
+        for node, expr in zip(query.group_by, groups, strict=True):
+            key_names.append(expr.name if isinstance(expr, e.ColumnRef) else generator.unique_alias_for(node))
+        key_refs = {g: e.ColumnRef(name=n, sql_type=g.result_type) for g, n in zip(groups, key_names, strict=True)}
+
+        select_analyzer = Analyzer(select_scope, "SELECT", aggregates=self._aggregate)
+        selected: list[tuple[str, e.Expression, ast.Expr]] = []
+        for item in items:
+            assert isinstance(item, ast.SingleColumn) and item.alias is not None
+            expr = reject_untyped_null(select_analyzer(item.expr))
+            selected.append((item.alias, e.substitute(expr, key_refs), item.expr))
+        having = None
+        if query.having is not None:
+            having = e.substitute(
+                Analyzer(self.scope, "HAVING", aggregates=self._aggregate).boolean(query.having), key_refs
+            )
+        if not self.calls:
+            msg = "GROUP BY requires aggregate functions in either the SELECT or HAVING clause."
+            raise StatementError(msg)
+        if any(unsupported_base(c.state_type, value_format) for c in self.calls):
+            msg = (
+                "One of the functions used in the statement has an intermediate type that the value format "
+                "can not handle. Please remove the function or change the format."
+            )
+            raise StatementError(msg)
+        allowed = set(key_names) | {c.alias for c in self.calls} | (set(WINDOW_BOUNDS) if window else set())
+        strays = [node for alias, expr, node in selected if any(ref.name not in allowed for ref in column_refs(expr))]
+        if strays:
+            raise StatementError(messages.non_aggregate_select([format_expr(n) for n in strays]))
+        if having is not None and any(ref.name not in allowed for ref in column_refs(having)):
+            stray = next(ref.name for ref in column_refs(having) if ref.name not in allowed)
+            msg = f"Non-aggregate HAVING expression not part of GROUP BY: {stray}"
+            raise StatementError(msg)
+        if self.table:
+            refused = [c.function for c in self.calls if c.function not in TABLE_AGGREGATES]
+            if refused:
+                joined = messages.and_join(list(dict.fromkeys(refused)))
+                msg = (
+                    f"The aggregation functions {joined} cannot be applied to a table source, only to a stream source."
+                )
+                raise StatementError(msg)
+
+        group_selects = tuple(s.SelectExpression(alias=n, expression=g) for n, g in zip(key_names, groups, strict=True))
+        if self.table:
+            arguments = _argument_columns(self.calls)
+            step = s.TableGroupByV1(
+                context="Aggregate/GroupBy",
+                source=step,
+                group_by_expressions=group_selects,
+                argument_expressions=tuple(arguments.values()),
+            )
+            calls = tuple(
+                dataclasses.replace(c, args=tuple(arguments_ref(arguments, a) for a in c.args)) for c in self.calls
+            )
+            step = s.TableAggregateV2(context="Aggregate/Aggregate", source=step, aggregations=calls)
+        else:
+            step = s.StreamGroupByV1(context="Aggregate/GroupBy", source=step, group_by_expressions=group_selects)
+            if window is not None:
+                step = s.StreamWindowedAggregateV1(
+                    context="Aggregate/Aggregate",
+                    source=step,
+                    aggregations=tuple(self.calls),
+                    window=window,
+                    internal_formats=dataclasses.replace(self.context.source.formats, window=None),
+                )
+                self.window_info = window_info(window)
+            else:
+                step = s.StreamAggregateV1(context="Aggregate/Aggregate", source=step, aggregations=tuple(self.calls))
+        if having is not None:
+            step = s.TableFilterV2(context="Aggregate/HavingFilter", source=step, filter_expression=having)
+        return self._project(step, key_names, groups, selected, query)
+
+    def _project(
+        self,
+        step: s.ExecutionStep,
+        key_names: list[str],
+        groups: list[e.Expression],
+        selected: list[tuple[str, e.Expression, ast.Expr]],
+        query: ast.Query,
+    ) -> tuple[s.ExecutionStep, LogicalSchema]:
+        aliases: dict[str, list[str]] = {}
+        values: list[tuple[str, e.Expression]] = []
+        for alias, expr, _ in selected:
+            if isinstance(expr, e.ColumnRef) and expr.name in key_names:
+                aliases.setdefault(expr.name, []).append(alias)
+            else:
+                values.append((alias, expr))
+        for names in aliases.values():
+            if len(names) > 1:
+                shown = " and ".join(t.quote(n) for n in names)
+                msg = f"The projection contains a key column more than once: {shown}."
+                raise StatementError(msg)
+        missing = [n for n in key_names if n not in aliases]
+        if missing:
+            shown_nodes = [
+                format_expr(node) for node, name in zip(query.group_by or (), key_names, strict=True) if name in missing
+            ]
+            msg = messages.key_missing_from_projection(
+                self.context.sink_name, "grouping expression", shown_nodes, plural_key=False
+            )
+            raise StatementError(msg)
+        if not values:
+            msg = "The projection contains no value columns."
+            raise StatementError(msg)
+        seen: set[str] = set()
+        for alias, expr, _ in selected:
+            if alias in seen:
+                msg = f"Duplicate value columns found in schema: `{alias}` {expr.result_type}"
+                raise StatementError(msg)
+            seen.add(alias)
+        key_columns = [Column(aliases[n][0], g.result_type, KEY) for n, g in zip(key_names, groups, strict=True)]
+        value_columns = [Column(alias, expr.result_type, VALUE) for alias, expr in values]
+        schema = LogicalSchema(tuple(key_columns + value_columns))
+        expressions = [
+            s.SelectExpression(alias=aliases[n][0], expression=e.ColumnRef(name=n, sql_type=g.result_type))
+            for n, g in zip(key_names, groups, strict=True)
+        ]
+        expressions += [s.SelectExpression(alias=alias, expression=expr) for alias, expr in values]
+        step = s.TableSelectV1(
+            context="Aggregate/Project",
+            source=step,
+            key_column_names=tuple(c.name for c in key_columns),
+            select_expressions=tuple(expressions),
+        )
+        return step, schema
+
+
+def _argument_columns(calls: Sequence[s.AggregateCall]) -> dict[e.Expression, s.SelectExpression]:
+    """Each distinct aggregate argument of a table aggregation, as a column of the group-by step."""
+    out: dict[e.Expression, s.SelectExpression] = {}
+    for call in calls:
+        for arg in call.args:
+            if arg not in out:
+                out[arg] = s.SelectExpression(alias=f"KSQL_INTERNAL_COL_{len(out)}", expression=arg)
+    return out
+
+
+def arguments_ref(arguments: dict[e.Expression, s.SelectExpression], arg: e.Expression) -> e.Expression:
+    column = arguments[arg]
+    return e.ColumnRef(name=column.alias, sql_type=arg.result_type)
+
+
+def _aggregate_calls(node: object) -> list[ast.FunctionCall]:
+    """The aggregate calls in ``node`` and below it."""
+    return [x for x in iter_nodes(node) if isinstance(x, ast.FunctionCall) and is_aggregate(x.name)]
+
+
+def reject_aggregates_without_group_by(query: ast.Query, sink_kind: str) -> None:
+    """An aggregate function without GROUP BY: ksqlDB's message depends on the statement."""
+    calls = _aggregate_calls(query.select)
+    if not calls:
+        return
+    if sink_kind != TABLE:
+        msg = f"Use of aggregate function {calls[0].name} requires a GROUP BY clause."
+        raise StatementError(msg)
+    outside = [
+        format_expr(item.expr)
+        for item in query.select
+        if isinstance(item, ast.SingleColumn) and _has_column_outside_aggregates(item.expr)
+    ]
+    if outside:
+        raise StatementError(messages.non_aggregate_select(outside))
+    # ksqlDB counts rows as COUNT(ROWTIME), and names it so in this message
+    shown = [f"{c.name}({ROWTIME})" if c.star or (c.name == "COUNT" and not c.args) else format_expr(c) for c in calls]
+    raise StatementError(messages.table_aggregates_without_group_by(shown))
+
+
+def _has_column_outside_aggregates(node: object) -> bool:
+    if isinstance(node, ast.FunctionCall) and is_aggregate(node.name):
+        return False
+    if isinstance(node, ast.ColumnRef):
+        return True
+    if is_dataclass(node) and not isinstance(node, type):
+        return any(_has_column_outside_aggregates(getattr(node, f.name)) for f in fields(node) if f.name != "pos")
+    if isinstance(node, tuple | list):
+        return any(_has_column_outside_aggregates(item) for item in node)
+    return False

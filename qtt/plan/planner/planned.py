@@ -1,0 +1,62 @@
+"""What planning a query produces, and the checks every kind of query shares."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError
+from qtt.plan.analysis import messages
+from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import RESERVED_NAMES, Column, LogicalSchema
+from qtt.sql import ast
+
+
+@dataclass
+class PlannedQuery:
+    """A planned query: its last step, the schema it produces and the source it reads."""
+
+    step: s.ExecutionStep
+    schema: LogicalSchema
+    source: DataSource
+    partitioned_by_null: bool = False
+    is_table: bool = False
+    #: the windows of a windowed aggregation's keys
+    window: s.WindowInfo | None = None
+    #: every source the query reads, when it reads more than ``source`` (a join)
+    source_names: tuple[str, ...] = ()
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return self.source_names or (self.source.name,)
+
+
+@dataclass(frozen=True)
+class SelectItem:
+    """One output column of a projection: its alias and its typed expression."""
+
+    alias: str
+    expression: e.Expression
+
+
+def check_reserved_alias(item: ast.SingleColumn) -> None:
+    """ksqlDB's Analyzer.checkForReservedToken, for persistent queries."""
+    assert item.alias is not None
+    reserved = next((name for name in RESERVED_NAMES if name == item.alias.upper()), None)
+    if reserved is None:
+        return
+    if isinstance(item.expr, ast.ColumnRef) and item.expr.name.upper() == reserved:
+        msg = f"Reserved column name in select: `{reserved}`. Please remove or alias the column."
+    else:
+        msg = f"`{reserved}` is a reserved column name. You cannot use it as an alias for a column."
+    raise StatementError(msg)
+
+
+def check_no_map_keys(columns: Iterable[Column]) -> None:
+    """Reject key columns whose type is or contains a MAP, as ksqlDB does."""
+    for column in columns:
+        if t.contains_map(column.type):
+            raise StatementError(messages.map_in_key(column))

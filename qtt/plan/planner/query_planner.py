@@ -1,0 +1,458 @@
+"""Plan one persistent query: source, WHERE, PARTITION BY or GROUP BY, and the projection.
+
+The rules are ksqlDB's (LogicalPlanner, PartitionByParamsFactory, FinalProjectNode); an
+aggregating query hands its GROUP BY part to :mod:`qtt.plan.planner.aggregate_planner`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+
+from qtt import sqltypes as t
+from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
+from qtt.plan.analysis import messages
+from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
+from qtt.plan.analysis.coercion import is_null_literal, reject_untyped_null
+from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
+from qtt.plan.planner.aggregate_planner import (
+    AggregationContext,
+    AggregationPlanner,
+    reject_aggregates_without_group_by,
+)
+from qtt.plan.planner.aliases import ColumnAliasGenerator
+from qtt.plan.planner.join_query import aliased, joined_rows, plan_join_query, plan_joined_rows
+from qtt.plan.planner.new_planner import CONFIG_NEW_QUERY_PLANNER, plan_projection, reject_unsupported_clauses
+from qtt.plan.planner.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
+from qtt.plan.planner.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
+from qtt.sql import ast
+from qtt.sql.formatter import format_expr
+
+
+def plan_query(
+    query: ast.Query,
+    sources: Mapping[str, DataSource],
+    config: Mapping[str, object],
+    *,
+    sink_name: str,
+    sink_kind: str = STREAM,
+) -> PlannedQuery:
+    """Plan the query of a C*AS or INSERT INTO statement that writes ``sink_name``.
+
+    Raises:
+        SqlError: the query is invalid (subclasses name the reason).
+        UnsupportedFeatureError: the query needs a feature qtt does not support yet.
+    """
+    new_planner = str(config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
+    if new_planner:
+        reject_unsupported_clauses(query)
+    if query.having is not None and query.group_by is None:
+        msg = "HAVING requires GROUP BY."
+        raise StatementError(msg)
+    if isinstance(query.from_, ast.Join):
+        if query.partition_by is not None:
+            return _plan_partitioned_join(query, sources, config, sink_name, sink_kind)
+        return plan_join_query(query, sources, config, sink_name=sink_name, sink_kind=sink_kind)
+    relation = query.from_
+    assert isinstance(relation, ast.Table)
+    source = sources.get(relation.name)
+    if source is None:
+        msg = f"{relation.name} does not exist."
+        raise SqlError(msg, hint=unknown_source_hint(relation.name, sources))
+    for column in source.schema.columns:
+        if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
+            raise UnsupportedFeatureError(f"reading a source with a column named like a pseudo column ({column.name})")
+    if source.kind == TABLE and query.partition_by is not None:
+        raise UnsupportedFeatureError("PARTITION BY on a table")
+    if query.limit is not None:
+        msg = "CREATE STREAM AS SELECT statements don't support LIMIT clause."
+        raise StatementError(msg)
+    if query.emit == "FINAL" and query.window is None:
+        msg = "EMIT FINAL is only supported for windowed aggregations."
+        raise StatementError(msg)
+    if source.formats.window is not None and query.partition_by is not None:
+        msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
+        raise StatementError(msg)
+    if query.window is not None and source.kind == TABLE:
+        raise StatementError("Windowing not supported for table aggregations.")
+    if query.group_by is None:
+        reject_aggregates_without_group_by(query, sink_kind)
+        if query.window is not None:
+            raise StatementError("A WINDOW clause needs an aggregation: add GROUP BY and aggregate functions.")
+    return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
+
+
+def _plan_partitioned_join(
+    query: ast.Query, sources: Mapping[str, DataSource], config: Mapping[str, object], sink_name: str, sink_kind: str
+) -> PlannedQuery:
+    """PARTITION BY over a join's rows: re-keyed as a stream's (``streamSelectKeyV1``), then
+    projected, where ``*`` lists every column of the joined rows but the new key (each side's
+    pseudo columns and key copy included, as ksqlDB's join schema holds them)."""
+    joined, step = plan_joined_rows(query, sources, sink_kind)
+    assert joined.key is not None
+    leftmost = joined.sources[0][1]
+    if joined.kind == TABLE:
+        raise UnsupportedFeatureError("PARTITION BY on a table")
+    if leftmost.formats.window is not None:
+        msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
+        raise StatementError(msg)
+    if any(isinstance(item, ast.AllColumns) and item.source is not None for item in query.select):
+        raise UnsupportedFeatureError("a qualified * with PARTITION BY over a join")
+    planner = QueryPlanner(config, joined_rows(joined), joined.shown, sink_name, scope=joined.scope())
+    key = Column(joined.key[0], joined.key[1], KEY)
+    values = [Column(c.prefixed, c.type, VALUE) for c in joined.columns]
+    planned = planner.plan_partitioned_rows(query, step, ([key], values), aliased(query.select, joined))
+    return replace(planned, source=leftmost, source_names=tuple(source.name for _, source in joined.sources))
+
+
+@dataclass(frozen=True)
+class _Parent:
+    """What the projection reads: ksqlDB's processing schema of the node below it.
+
+    ``value`` lists the processing value columns in order: the value columns, the header
+    columns, the pseudo columns, then copies of the key columns (and, after PARTITION BY, the new key columns
+    computed from expressions). ``select *`` expands over it the way ksqlDB does.
+    """
+
+    key: tuple[Column, ...]
+    value: tuple[Column, ...]
+
+    def star(self) -> list[Column]:
+        """ksqlDB's ``orderColumns``: key columns first, then values without pseudo columns."""
+        by_name = {c.name: c for c in self.value}
+        key_names = {c.name for c in self.key}
+        keys = [by_name[k.name] for k in self.key if k.name in by_name]
+        values, seen = [], set()
+        for column in self.value:
+            if column.name in PSEUDO_COLUMNS or column.name in key_names or column.name in seen:
+                continue
+            seen.add(column.name)
+            values.append(column)
+        return [Column(c.name, c.type, KEY if c.name in key_names else VALUE) for c in keys + values]
+
+
+@dataclass(frozen=True)
+class _PartitionColumn:
+    node: ast.Expr
+    expression: e.Expression
+    name: str
+
+
+class QueryPlanner:
+    """Plans one stateless stream query: source, filter, PARTITION BY, projection.
+
+    The rules are ksqlDB's (LogicalPlanner, PartitionByParamsFactory, FinalProjectNode):
+    PARTITION BY names its key columns after the column it reads, a struct field, or a
+    generated ``KSQL_COL_n``; the projection keeps the key columns in the order of the node
+    below it and must select every one of them.
+    """
+
+    def __init__(
+        self,
+        config: Mapping[str, object],
+        source: DataSource,
+        alias: str | None,
+        sink_name: str,
+        *,
+        new_planner: bool = False,
+        scope: Scope | None = None,
+    ) -> None:
+        """``scope``: what the query's expressions read, when not the source's own columns (a
+        join's rows are read through the join's scope)."""
+        self.source = source
+        self.alias = alias
+        self.sink_name = sink_name
+        self.new_planner = new_planner
+        self.qualifiers = frozenset([source.name] + ([alias] if alias else []))
+        self.context = AggregationContext(
+            source=source,
+            sink_name=sink_name,
+            qualifier=alias or source.name,
+            config={k: str(v) for k, v in config.items()},
+            scope=scope or self._source_scope(),
+        )
+
+    def _source_scope(self) -> Scope:
+        columns = [ScopeColumn(c.name, c.type, self.qualifiers) for c in self.source.schema.columns]
+        columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in PSEUDO_COLUMNS.items()]
+        if self.source.formats.window is not None:  # a windowed source's keys bring their window
+            columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in WINDOW_BOUNDS.items()]
+        return Scope(columns, self.qualifiers)
+
+    def _source_parent(self) -> _Parent:
+        schema = self.source.schema
+        pseudo = [Column(name, type_, VALUE) for name, type_ in PSEUDO_COLUMNS.items()]
+        # LogicalSchema.withPseudoAndKeyColsInValue: values, header columns, pseudo columns, keys.
+        headers = [Column(c.name, c.type, VALUE) for c in schema.headers]
+        value = list(schema.value) + headers + pseudo + [Column(c.name, c.type, VALUE) for c in schema.key]
+        return _Parent(key=schema.key, value=tuple(value))
+
+    def plan(self, query: ast.Query) -> PlannedQuery:
+        """The query's steps up to (not including) its sink."""
+        source = self.source
+        table = source.kind == TABLE
+        step: s.ExecutionStep = (s.TableSourceV1 if table else s.StreamSourceV1)(
+            context="KsqlTopic/Source",
+            topic=source.topic,
+            source_name=source.name,
+            source_schema=source.schema,
+            formats=source.formats,
+            timestamp_column=source.timestamp_column,
+        )
+        if self.new_planner:
+            step, schema = plan_projection(step, source, self.qualifiers, self._alias_select_items(query.select))
+            return PlannedQuery(step=step, schema=schema, source=source)
+        scope = self.context.scope
+        with_table_functions = any(contains_table_function(item) for item in query.select)
+        if with_table_functions:
+            check_table_functions_allowed(query, table)
+        if query.where is not None:
+            if contains_table_function(query.where):
+                msg = f"Table functions are not allowed in WHERE: {format_expr(query.where)}"
+                raise StatementError(msg)
+            predicate = Analyzer(scope, "WHERE").boolean(query.where)
+            filter_step = s.TableFilterV1 if table else s.StreamFilterV1
+            step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
+
+        named = self._alias_select_items(query.select)
+        if query.group_by is not None:
+            aggregation = AggregationPlanner(self.context)
+            step, schema = aggregation.plan(query, step, named)
+            return PlannedQuery(step=step, schema=schema, source=source, is_table=True, window=aggregation.window_info)
+        parent = self._source_parent()
+        partition: list[_PartitionColumn] | None = None
+        by_null = False
+        if query.partition_by is not None:
+            partition, by_null = self._partition_columns(query.partition_by, scope)
+            step, parent = self._repartition(step, parent, partition)
+
+        flat_map = plan_flat_map(step, named, scope) if with_table_functions else None
+        if flat_map is not None:
+            step, named, scope = flat_map.step, flat_map.items, flat_map.scope
+        select = self._resolve_select(named, scope, parent, partition or [])
+        planned = self._project(step, parent, select, named, partition, by_null, scope)
+        if table:
+            select_step = planned.step
+            assert isinstance(select_step, s.SelectStep)
+            planned.step = s.TableSelectV1(**{f.name: getattr(select_step, f.name) for f in fields(select_step)})
+            planned.is_table = True
+        planned.window = source.formats.window
+        return planned
+
+    def plan_partitioned_rows(
+        self,
+        query: ast.Query,
+        step: s.ExecutionStep,
+        rows: tuple[Sequence[Column], Sequence[Column]],
+        named: Sequence[ast.SelectItem],
+    ) -> PlannedQuery:
+        """PARTITION BY over rows that ``step`` computes, ``rows`` their key and value columns
+        (a join's: its key, then each side's columns, key copies and pseudo columns included),
+        the items already aliased; the planner's scope is the one those rows are read in."""
+        assert query.partition_by is not None
+        scope = self.context.scope
+        parent = _Parent(key=tuple(rows[0]), value=tuple(rows[1]))
+        partition, by_null = self._partition_columns(query.partition_by, scope)
+        step, parent = self._repartition(step, parent, partition)
+        select = self._resolve_select(named, scope, parent, partition)
+        return self._project(step, parent, select, named, partition, by_null, scope)
+
+    # ------------------------------------------------------------------ select items
+
+    def _alias_select_items(self, items: Sequence[ast.SelectItem]) -> list[ast.SelectItem]:
+        """Give every single-column item an alias, as ksqlDB's AstSanitizer does."""
+        generator = ColumnAliasGenerator([self.source.schema.names()])
+        out: list[ast.SelectItem] = []
+        for item in items:
+            if isinstance(item, ast.SingleColumn) and item.alias is None:
+                node = item.expr
+                alias = node.name if isinstance(node, ast.ColumnRef) else generator.unique_alias_for(node)
+                item = replace(item, alias=alias)
+            if isinstance(item, ast.SingleColumn):
+                check_reserved_alias(item)
+            out.append(item)
+        return out
+
+    def _resolve_select(
+        self,
+        items: Sequence[ast.SelectItem],
+        scope: Scope,
+        parent: _Parent,
+        partition: Sequence[_PartitionColumn],
+    ) -> list[SelectItem]:
+        analyzer = Analyzer(scope, "SELECT")
+        keys = {c.name: c for c in parent.key}
+
+        def resolve(expr: e.Expression) -> e.Expression:
+            # UserRepartitionNode.resolveSelect: a select of a PARTITION BY expression reads the
+            # new key column instead.
+            for column in partition:
+                if column.expression == expr:
+                    return e.ColumnRef(name=column.name, sql_type=keys[column.name].type)
+            return expr
+
+        out: list[SelectItem] = []
+        for item in items:
+            if isinstance(item, ast.AllColumns):
+                if item.source is not None and item.source not in self.qualifiers:
+                    msg = f"Invalid table reference: {item.source}"
+                    raise StatementError(msg)
+                for column in parent.star():
+                    out.append(SelectItem(column.name, e.ColumnRef(name=column.name, sql_type=column.type)))
+            elif isinstance(item, ast.StructAll):
+                base = resolve(analyzer.typed(item.base))
+                type_ = base.result_type
+                if not isinstance(type_, t.Struct):
+                    msg = f"Expected STRUCT type for '{format_expr(item.base)}->*' but got {type_}"
+                    raise StatementError(msg)
+                for f in type_.fields:
+                    out.append(SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type)))
+            else:
+                assert isinstance(item, ast.SingleColumn) and item.alias is not None
+                expr = reject_untyped_null(analyzer(item.expr))
+                out.append(SelectItem(item.alias, resolve(expr)))
+        seen: set[str] = set()
+        for selected in out:
+            if selected.alias in seen:
+                msg = f"Duplicate value columns found in schema: `{selected.alias}`"
+                raise StatementError(msg)
+            seen.add(selected.alias)
+        return out
+
+    # ------------------------------------------------------------------ projection
+
+    def _project(
+        self,
+        step: s.ExecutionStep,
+        parent: _Parent,
+        select: Sequence[SelectItem],
+        items: Sequence[ast.SelectItem],
+        partition: Sequence[_PartitionColumn] | None,
+        by_null: bool,
+        scope: Scope,
+    ) -> PlannedQuery:
+        key_names = [c.name for c in parent.key]
+        aliases: dict[str, list[str]] = {}
+        values: list[SelectItem] = []
+        for item in select:
+            expr = item.expression
+            if isinstance(expr, e.ColumnRef) and expr.name in key_names:
+                aliases.setdefault(expr.name, []).append(item.alias)
+            else:
+                values.append(item)
+        for key, names in aliases.items():
+            if len(names) > 1:
+                raise StatementError(messages.key_selected_twice(key, names))
+        if not values:
+            msg = "The projection contains no value columns."
+            raise StatementError(msg)
+        self._validate_key_present(parent, items, select, partition, by_null, scope)
+
+        key_columns = [Column(aliases[k.name][0], k.type, KEY) for k in parent.key if k.name in aliases]
+        value_columns = [Column(v.alias, v.expression.result_type, VALUE) for v in values]
+        # a key column named ROWTIME ... comes from PARTITION BY ROWTIME (PartitionByParamsFactory
+        # names the key after the column it reads, pseudo columns included)
+        for column in value_columns:
+            if column.name in PSEUDO_COLUMNS:
+                raise UnsupportedFeatureError(f"output columns named like pseudo columns ({column.name})")
+        out_schema = LogicalSchema(tuple(key_columns + value_columns))
+        check_no_map_keys(out_schema.key)
+        expressions = [
+            s.SelectExpression(alias=aliases[k.name][0], expression=e.ColumnRef(name=k.name, sql_type=k.type))
+            for k in parent.key
+            if k.name in aliases
+        ]
+        expressions += [s.SelectExpression(alias=v.alias, expression=v.expression) for v in values]
+        step = s.StreamSelectV1(
+            context="Project",
+            source=step,
+            key_column_names=tuple(c.name for c in key_columns),
+            select_expressions=tuple(expressions),
+        )
+        return PlannedQuery(step=step, schema=out_schema, source=self.source, partitioned_by_null=by_null)
+
+    def _validate_key_present(
+        self,
+        parent: _Parent,
+        items: Sequence[ast.SelectItem],
+        select: Sequence[SelectItem],
+        partition: Sequence[_PartitionColumn] | None,
+        by_null: bool,
+        scope: Scope,
+    ) -> None:
+        # ksqlDB's Projection.containsExpression: an unqualified * contains everything, a
+        # qualified * every column reference, otherwise an item must match exactly.
+        all_columns = any(isinstance(i, ast.AllColumns) and i.source is None for i in items)
+        qualified_all = any(isinstance(i, ast.AllColumns) and i.source is not None for i in items)
+        singles = [Analyzer(scope, "SELECT")(i.expr) for i in items if isinstance(i, ast.SingleColumn)]
+
+        def contains(expr: e.Expression) -> bool:
+            if all_columns or (qualified_all and isinstance(expr, e.ColumnRef)):
+                return True
+            return expr in singles
+
+        if partition is not None:
+            if by_null or all(contains(c.expression) for c in partition):
+                return
+            shown = [messages.qualified_sql(c.node, self.context.qualifier) for c in partition]
+            noun = "partitioning expression"
+        else:
+            if not parent.key or all(contains(e.ColumnRef(name=k.name, sql_type=k.type)) for k in parent.key):
+                return
+            shown = [messages.column_name_sql(k.name) for k in parent.key]
+            noun = "key column"
+        raise StatementError(messages.key_missing_from_projection(self.sink_name, noun, shown))
+
+    # ------------------------------------------------------------------ PARTITION BY
+
+    def _partition_columns(self, exprs: Sequence[ast.Expr], scope: Scope) -> tuple[list[_PartitionColumn], bool]:
+        if not exprs:
+            msg = "PARTITION BY requires at least one expression"
+            raise StatementError(msg)
+        analyzer = Analyzer(scope, "PARTITION BY")
+        typed: list[tuple[ast.Expr, e.Expression]] = []
+        for node in exprs:
+            try:
+                expr = analyzer(node)
+            except StatementError as error:
+                match = re.match(r"PARTITION BY column '([^']*)' cannot be resolved", error.message)
+                if match:
+                    msg = messages.partition_by_unresolved(match.group(1))
+                    raise StatementError(msg, line=error.line, column=error.column, hint=error.hint) from None
+                raise
+            typed.append((node, expr))
+        nulls = [x for _, x in typed if is_null_literal(x)]
+        if nulls:
+            if len(typed) > 1:
+                msg = "Cannot PARTITION BY multiple columns including NULL"
+                raise StatementError(msg)
+            return [], True
+        # PartitionByParamsFactory names generated keys against the processing schema.
+        generator = ColumnAliasGenerator([self.context.processing_names])
+        columns = []
+        for node, expr in typed:
+            name = expr.name if isinstance(expr, e.ColumnRef) else generator.unique_alias_for(node)
+            columns.append(_PartitionColumn(node=node, expression=expr, name=name))
+        return columns, False
+
+    def _repartition(
+        self, step: s.ExecutionStep, parent: _Parent, partition: Sequence[_PartitionColumn]
+    ) -> tuple[s.ExecutionStep, _Parent]:
+        keys = [Column(c.name, c.expression.result_type, KEY) for c in partition]
+        appended = [
+            Column(c.name, c.expression.result_type, VALUE)
+            for c in partition
+            if not isinstance(c.expression, e.ColumnRef)
+        ]
+        new_parent = _Parent(key=tuple(keys), value=parent.value + tuple(appended))
+        check_no_map_keys(keys)
+        step = s.StreamSelectKeyV1(
+            context="PartitionBy",
+            source=step,
+            key_expressions=tuple(s.SelectExpression(alias=c.name, expression=c.expression) for c in partition),
+        )
+        return step, new_parent

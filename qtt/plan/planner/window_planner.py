@@ -1,0 +1,131 @@
+"""Planning a ``WINDOW`` clause: the windows in milliseconds, ksqlDB's defaults, and where the
+window bounds may be read.
+
+Kafka Streams' rules: a window's size (and a hopping window's advance, at most the size) must
+be positive; the grace period is the one the query names, else the legacy default of 24 hours
+less the window size (never negative) that ksqlDB keeps (0 for ``EMIT FINAL``); a window's state is retained for the
+``RETENTION`` the query names, at least size plus grace, else for exactly size plus grace.
+``WINDOWSTART`` and ``WINDOWEND`` are readable in the SELECT clause of a windowed aggregation
+only, outside aggregate calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from qtt.errors import SqlSyntaxError, StatementError
+from qtt.plan.functions.aggregate_signatures import is_aggregate
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import WINDOW_BOUNDS
+from qtt.sql import ast
+from qtt.sql.ast_builder import TIME_UNITS_MS
+from qtt.sql.parser import iter_nodes
+
+#: Kafka Streams' legacy default grace period, less the window size
+DEFAULT_GRACE_MS = 24 * 60 * 60 * 1000
+
+
+def window_expression(spec: ast.WindowSpec, *, emit_final: bool = False) -> s.WindowExpression:
+    """The plan's form of ``spec``, with the grace period and retention in force.
+
+    With ``EMIT FINAL`` and no ``GRACE PERIOD``, a window closes at its end (grace 0), as
+    ksqlDB's own tests show: waiting out the legacy day would emit nothing for a day.
+
+    Raises:
+        StatementError: a size or advance that Kafka Streams refuses, or a retention shorter
+            than size plus grace.
+    """
+    size = spec.size_ms
+    if size <= 0:
+        raise StatementError(f"Window size must be larger than zero, got {size} ms.")
+    advance = spec.advance_ms if spec.kind == "HOPPING" and spec.advance_ms is not None else size
+    if spec.kind == "SESSION":
+        advance = 0  # a session window does not advance: ``size`` is its inactivity gap
+    elif not 0 < advance <= size:
+        msg = (
+            "Window advancement interval should be more than zero and less than window duration which is "
+            f"{size} ms, but given advancement interval is: {advance} ms"
+        )
+        raise StatementError(msg)
+    default_grace = 0 if emit_final else max(DEFAULT_GRACE_MS - size, 0)
+    grace = spec.grace_ms if spec.grace_ms is not None else default_grace
+    retention = spec.retention_ms if spec.retention_ms is not None else size + grace
+    if retention < size + grace:
+        msg = (
+            "The retention period of the window store must be no smaller than its window size plus "
+            f"the grace period. Got size=[{size}], grace=[{grace}], retention=[{retention}]"
+        )
+        raise StatementError(msg)
+    return s.WindowExpression(
+        type=spec.kind,
+        size_ms=size,
+        advance_ms=advance,
+        grace_ms=grace,
+        retention_ms=retention,
+        emit_final=emit_final,
+    )
+
+
+def window_info(window: s.WindowExpression) -> s.WindowInfo:
+    """What the sink's windowed keys carry: the window type, and the size of a time window."""
+    return s.WindowInfo(type=window.type, size_ms=None if window.type == "SESSION" else window.size_ms)
+
+
+def reject_window_bounds_outside_select(query: ast.Query) -> None:
+    """``WINDOWSTART``/``WINDOWEND`` in GROUP BY, HAVING or an aggregate's arguments: ksqlDB's error."""
+    places: list[object] = [query.group_by or (), query.having]
+    places += [
+        node.args
+        for item in query.select
+        for node in iter_nodes(item)
+        if isinstance(node, ast.FunctionCall) and is_aggregate(node.name)
+    ]
+    for place in places:
+        for node in iter_nodes(place):
+            if isinstance(node, ast.ColumnRef) and node.name in WINDOW_BOUNDS:
+                msg = f"Window bounds column {node.name} can only be used in the SELECT clause of windowed aggregations"
+                raise StatementError(msg)
+
+
+WINDOW_TYPES = ("SESSION", "HOPPING", "TUMBLING")
+
+
+def source_window(properties: Mapping[str, object]) -> s.WindowInfo | None:
+    """The windows a source's keys carry: ``WINDOW_TYPE`` and ``WINDOW_SIZE`` (``'30 SECONDS'``).
+
+    Raises:
+        SqlSyntaxError: an unknown type, a size that is no duration, a size on a session
+            window, or none on a time window (ksqlDB's messages; it checks them as it parses).
+    """
+    kind, size = properties.get("WINDOW_TYPE"), properties.get("WINDOW_SIZE")
+    if kind is None:
+        if size is not None:
+            raise SqlSyntaxError("WINDOW_SIZE is only valid with WINDOW_TYPE.")
+        return None
+    window_type = str(kind).upper()
+    if window_type not in WINDOW_TYPES:
+        msg = f"Invalid value {kind} for property WINDOW_TYPE: String must be one of: {', '.join(WINDOW_TYPES)}"
+        raise SqlSyntaxError(msg)
+    if window_type == "SESSION":
+        if size is not None:
+            raise SqlSyntaxError("'WINDOW_SIZE' should not be set for SESSION windows.")
+        return s.WindowInfo(type=window_type)
+    if size is None:
+        raise SqlSyntaxError("Tumbling and Hopping window types should set WINDOW_SIZE in the WITH clause.")
+    return s.WindowInfo(type=window_type, size_ms=duration_ms(str(size)))
+
+
+def duration_ms(text: str) -> int:
+    """``'30 SECONDS'`` in milliseconds."""
+    parts = text.split()
+    problem = None
+    if len(parts) != 2 or not parts[0].isdigit():
+        problem = "Expected 2 tokens, got: " + str(len(parts)) if len(parts) != 2 else "Not a number: " + parts[0]
+    else:
+        unit = parts[1].upper()
+        factor = TIME_UNITS_MS.get(unit[:-1] if unit.endswith("S") and unit[:-1] in TIME_UNITS_MS else unit)
+        if factor is None:
+            problem = f"Unknown time unit: '{unit}'"
+        else:
+            return int(parts[0]) * factor
+    raise SqlSyntaxError(f"Configuration WINDOW_SIZE is invalid: Invalid duration: '{text}'. {problem}")

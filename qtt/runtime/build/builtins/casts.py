@@ -1,0 +1,148 @@
+"""CAST as ksqlDB's ``CastEvaluator`` runs it, and Java's text of a value.
+
+A conversion that fails in Java (``CAST('1.5' AS INT)``) makes the expression null, where
+Spark would truncate or fail the query.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from qtt import sqltypes as t
+from qtt.errors import RuntimeBuildError
+from qtt.runtime.build.builtins.registry import null_of
+from qtt.runtime.build.builtins.strings import java_trim
+from qtt.runtime.build.builtins.time_functions import time_millis
+from qtt.runtime.spark.spark_types import to_spark
+
+_INTEGER_TEXT = r"^[+-]?[0-9]+$"
+# What Java's Double.parseDouble accepts (without hexadecimal floating point).
+_DOUBLE_TEXT = r"^[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)$"
+# What java.math.BigDecimal(String) accepts.
+_DECIMAL_TEXT = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+# What java.time.LocalTime.parse accepts: HH:mm, HH:mm:ss, HH:mm:ss.fffffffff.
+_TIME_TEXT = r"^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$"
+
+
+def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
+    """CAST with ksqlDB's semantics (its ``CastEvaluator``); a failed conversion is null."""
+    if source == target:
+        return value
+    spark_target = to_spark(target)
+    if target == t.TIME:
+        return _cast_to_time(value, source)
+    if source == t.TIME and target == t.STRING:
+        # LocalTime.ofSecondOfDay(millis / 1000).toString(): no seconds when they are zero.
+        return F.when(F.second(value) == 0, F.date_format(value, "HH:mm")).otherwise(F.date_format(value, "HH:mm:ss"))
+    if target == t.STRING:
+        return java_string(value, source, top_level=True)
+    if source == t.STRING:
+        text = java_trim(value)
+        if target.base in ("INTEGER", "BIGINT"):
+            # Integer.parseInt: no fraction, no exponent; Spark's cast would truncate "1.5".
+            return F.when(text.rlike(_INTEGER_TEXT), text.cast(spark_target))
+        if target == t.DOUBLE:
+            return F.when(text.rlike(_DOUBLE_TEXT), F.regexp_replace(text, "[fFdD]$", "").cast("double"))
+        if isinstance(target, t.Decimal):
+            return F.when(text.rlike(_DECIMAL_TEXT), text.cast(spark_target))
+        if target == t.BOOLEAN:
+            # ksqlDB's SqlBooleans: any prefix of "true" or "yes" is true, anything else false.
+            lowered = F.lower(text)
+            truthy = (F.length(lowered) > 0) & (F.lit("true").startswith(lowered) | F.lit("yes").startswith(lowered))
+            return F.when(value.isNotNull(), truthy)
+        if target == t.BYTES:
+            return F.unbase64(text)
+        return text.cast(spark_target)
+    if isinstance(source, t.Array) and isinstance(target, t.Array):
+        src, dst = source.element, target.element
+        return F.transform(value, lambda x: cast(x, src, dst))
+    if isinstance(source, t.Map) and isinstance(target, t.Map):
+        return _cast_map(value, source, target)
+    if isinstance(source, t.Struct) and isinstance(target, t.Struct):
+        return _cast_struct(value, source, target)
+    return value.cast(spark_target)
+
+
+def _cast_to_time(value: Column, source: t.SqlType) -> Column:
+    if source == t.STRING:
+        # LocalTime.parse: ISO_LOCAL_TIME only, where Spark's cast also takes "1:00".
+        text = java_trim(value)
+        return F.when(text.rlike(_TIME_TEXT), time_millis(text.cast(to_spark(t.TIME))))
+    return time_millis(value.cast(to_spark(t.TIME)))  # a TIMESTAMP's time of day in UTC
+
+
+def _cast_map(value: Column, source: t.Map, target: t.Map) -> Column:
+    casted = F.transform_values(value, lambda k, v: cast(v, source.value, target.value))
+    if source.key == target.key:
+        return casted
+    # A key that fails to convert fails ksqlDB's whole expression; Spark cannot hold a null key.
+    keys_ok = F.forall(F.map_keys(value), lambda k: cast(k, source.key, target.key).isNotNull())
+    converted = F.transform_keys(casted, lambda k, v: cast(k, source.key, target.key))
+    return F.when(keys_ok, converted)
+
+
+def _cast_struct(value: Column, source: t.Struct, target: t.Struct) -> Column:
+    # Fields are matched by name; a target field the source lacks is null.
+    fields = []
+    for f in target.fields:
+        found = source.field(f.name)
+        field_value = cast(value.getField(f.name), found.type, f.type) if found is not None else null_of(f.type)
+        fields.append(field_value.alias(f.name))
+    return F.when(value.isNotNull(), F.struct(*fields))
+
+
+def java_string(value: Column, type_: t.SqlType, *, top_level: bool = False) -> Column:
+    """Java's text of a value: ``String.valueOf`` / ``toString`` as ksqlDB's CAST uses it.
+
+    Inside collections a null prints as ``null``; a null at the top level stays null (ksqlDB's
+    ``ksql.cast.strings.preserve.nulls`` default).
+    """
+    text = _java_text(value, type_, plain_decimal=top_level)
+    return text if top_level else F.coalesce(text, F.lit("null"))
+
+
+def _java_text(value: Column, type_: t.SqlType, *, plain_decimal: bool) -> Column:
+    if type_ == t.STRING:
+        return value
+    if type_.base in ("BOOLEAN", "INTEGER", "BIGINT", "DOUBLE"):
+        # Spark prints these as Java does (Double.toString included: 1.0E10, 4.9E-324).
+        return value.cast("string")
+    if isinstance(type_, t.Decimal):
+        if plain_decimal:
+            # CAST(DECIMAL AS STRING) is BigDecimal.toPlainString(); Spark's cast may use
+            # scientific notation, format_number never does (its grouping commas go).
+            return F.regexp_replace(F.format_number(value, type_.scale), ",", "")
+        return value.cast("string")  # BigDecimal.toString(), as Spark prints decimals
+    if type_ == t.DATE:
+        return F.date_format(value, "yyyy-MM-dd")
+    if type_ == t.TIMESTAMP:
+        return F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss.SSS")
+    if isinstance(type_, t.Array):
+        element = type_.element
+        items = F.transform(value, lambda x: java_string(x, element))
+        return F.concat(F.lit("["), F.array_join(items, ", "), F.lit("]"))
+    if isinstance(type_, t.Map):
+        key_type, value_type = type_.key, type_.value
+        entries = F.transform(
+            F.map_entries(value),
+            lambda entry: F.concat(
+                java_string(entry["key"], key_type),
+                F.lit("="),
+                java_string(entry["value"], value_type),
+            ),
+        )
+        return F.concat(F.lit("{"), F.array_join(entries, ", "), F.lit("}"))
+    if isinstance(type_, t.Struct):
+        # Kafka Connect's Struct.toString() leaves out null fields.
+        parts = [
+            F.when(
+                value.getField(f.name).isNotNull(),
+                F.concat(F.lit(f.name + "="), java_string(value.getField(f.name), f.type)),
+            )
+            for f in type_.fields
+        ]
+        inner = F.concat_ws(",", *parts) if parts else F.lit("")
+        return F.when(value.isNotNull(), F.concat(F.lit("Struct{"), inner, F.lit("}")))
+    msg = f"no Java text for values of type {type_}"
+    raise RuntimeBuildError(msg)

@@ -1,0 +1,103 @@
+"""ARRAY and MAP functions, with Java's ``List`` and ``Map`` semantics."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from qtt import sqltypes as t
+from qtt.plan.ir import expressions as e
+from qtt.runtime.build.builtins.casts import java_string
+from qtt.runtime.build.builtins.comparisons import comparable
+from qtt.runtime.build.builtins.registry import implements
+from qtt.runtime.spark.spark_types import to_spark
+
+
+@implements("ARRAY_LENGTH")
+def _array_length(expr: e.Call, args: Sequence[Column]) -> Column:
+    # Spark's size(null) is -1 when ANSI mode is off; ksqlDB returns null.
+    return F.when(args[0].isNull(), F.lit(None)).otherwise(F.size(args[0]))
+
+
+@implements("ARRAY_CONTAINS")
+def _array_contains(expr: e.Call, args: Sequence[Column]) -> Column:
+    # Java's List.contains: false for a null list, true for a null value the list holds.
+    array, value = args
+    return (
+        F.when(array.isNull(), F.lit(False))
+        .when(value.isNull(), F.exists(array, lambda x: x.isNull()))
+        .otherwise(F.coalesce(F.array_contains(array, value), F.lit(False)))
+    )
+
+
+@implements("ARRAY_SORT")
+def _array_sort(expr: e.Call, args: Sequence[Column]) -> Column:
+    # ksqlDB sorts nulls last in both directions; an unknown or null direction gives null.
+    ascending = F.array_sort(args[0])
+    if len(args) == 1:
+        return ascending
+    direction = F.upper(args[1])
+    return F.when(direction.isin("ASC", "ASCENDING"), ascending).when(
+        direction.isin("DESC", "DESCENDING"), F.sort_array(args[0], asc=False)
+    )
+
+
+@implements("ARRAY_REMOVE")
+def _array_remove(expr: e.Call, args: Sequence[Column]) -> Column:
+    # Objects.equals: a null victim removes the nulls.
+    array_type = expr.args[0].result_type
+    assert isinstance(array_type, t.Array)
+    victim = comparable(args[1], expr.args[1].result_type)
+    return F.filter(args[0], lambda x: ~comparable(x, array_type.element).eqNullSafe(victim))
+
+
+@implements("ARRAY_CONCAT")
+def _array_concat(expr: e.Call, args: Sequence[Column]) -> Column:
+    # A null array counts as empty, unless both are null.
+    first, second = args
+    return F.when(first.isNull(), second).when(second.isNull(), first).otherwise(F.concat(first, second))
+
+
+@implements("ARRAY_JOIN")
+def _array_join(expr: e.Call, args: Sequence[Column]) -> Column:
+    # Elements print as Java's toString, a null element as "null"; the default delimiter is
+    # "," and a null delimiter joins with nothing.
+    array_type = expr.args[0].result_type
+    assert isinstance(array_type, t.Array)
+    element = array_type.element
+    texts = F.transform(args[0], lambda x: java_string(x, element))
+    delimiter = F.coalesce(args[1], F.lit("")) if len(args) > 1 else F.lit(",")
+    return F.call_function("array_join", texts, delimiter)
+
+
+@implements("MAP_UNION")
+def _map_union(expr: e.Call, args: Sequence[Column]) -> Column:
+    # The second map wins on a shared key; a null map counts as empty unless both are null.
+    first, second = args
+    merged = F.map_concat(F.map_filter(first, lambda k, v: ~F.array_contains(F.map_keys(second), k)), second)
+    return F.when(first.isNull(), second).when(second.isNull(), first).otherwise(merged)
+
+
+@implements("ENTRIES")
+def _entries(expr: e.Call, args: Sequence[Column]) -> Column:
+    entries = F.transform(
+        F.map_entries(args[0]),
+        lambda entry: F.struct(entry["key"].alias("K"), entry["value"].alias("V")),
+    )
+    # ``sorted`` is a Java boolean: null fails the call.
+    return F.when(args[1], F.array_sort(entries)).when(~args[1], entries)
+
+
+@implements("GENERATE_SERIES")
+def _generate_series(expr: e.Call, args: Sequence[Column]) -> Column:
+    start, end = args[0], args[1]
+    if len(args) == 2:
+        step = F.when(end >= start, F.lit(1)).otherwise(F.lit(-1)).cast(to_spark(expr.args[0].result_type))
+    else:
+        step = args[2]
+    # ksqlDB fails (so emits null) for a zero step or one that points away from the end;
+    # Spark's sequence would fail the whole query.
+    wrong_way = (step == 0) | ((end > start) & (step < 0)) | ((end < start) & (step > 0))
+    return F.when(wrong_way, F.lit(None)).otherwise(F.sequence(start, end, step))

@@ -1,0 +1,523 @@
+"""Run built queries over replay records and collect what they wrote.
+
+Several independent queries ("jobs") can share one streaming query: each job's plan is
+built over its own slice of one replay source, and their sinks are unioned. This pays the
+per-query start-up cost of Spark once per group instead of once per case. Jobs never see
+each other's records, so their results do not depend on the grouping. If a group fails,
+every job is run alone, so that one broken plan fails only its own case.
+
+A query that fails for an infrastructure reason (see :mod:`qtt.runtime.spark.infrastructure`) is
+run again, up to :data:`~qtt.runtime.spark.infrastructure.RETRIES` times, a group as a whole first;
+what still fails becomes :class:`~qtt.errors.InfrastructureError` with Spark's reason, never a
+verdict on the plan. Each retry is said on stderr and counted (:func:`retries`).
+
+Queries run with ``Trigger.AvailableNow``: they stop by themselves once every micro-batch
+asked for has run. Nothing here sleeps or polls.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pyspark.errors import PySparkException
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError
+from qtt.plan.ir.shape import QueryShape
+from qtt.runtime.build import repartitions
+from qtt.runtime.build.builder import PlanBuilder, StatefulHook
+from qtt.runtime.build.names import col
+from qtt.runtime.execute import internal_topics
+from qtt.runtime.execute.group_source import DecodedColumns, GroupSource, group_source
+from qtt.runtime.execute.sink_rows import run_and_collect
+from qtt.runtime.execute.staged import (
+    UNION_TASKS,
+    StagedGroup,
+    StagedPlans,
+    build_stages,
+    read_topics,
+    run_stages,
+)
+from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
+from qtt.runtime.operators.wide import ColumnPool
+from qtt.runtime.spark import infrastructure
+from qtt.runtime.spark.frames import in_threads, union_all
+from qtt.runtime.spark.infrastructure import first_line
+from qtt.runtime.spark.session import is_connect
+
+_T = TypeVar("_T")
+_retries: list[str] = []
+
+
+def retries() -> list[str]:
+    """Every retry this process made, as ``"<what>: <Spark's reason>"``, oldest first."""
+    return list(_retries)
+
+
+@dataclass
+class Built:
+    """A group's plans, built before its queries start (the driver builds the next group's while
+    Spark runs this one's). Building runs no Spark job."""
+
+    jobs: Sequence[Job]
+    checkpoint: str
+    #: a group without stages: each job's plan over the replay source, or why it has none
+    builders: dict[int, PlanBuilder] = field(default_factory=dict)
+    errors: dict[int, QttError] = field(default_factory=dict)
+    #: a staged group (:mod:`qtt.runtime.execute.staged`)
+    staged: StagedPlans | None = None
+
+
+def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> Built:
+    """Build every job's plan, for :func:`run_jobs` with the same ``checkpoint``.
+
+    Raises:
+        InfrastructureError: Spark could not be reached while building.
+    """
+    built = Built(jobs, checkpoint)
+    if _staged(session, jobs):
+        plain = _infrastructure_guard(lambda: group_source(session, jobs, checkpoint))
+
+        def build(raw: DataFrame, job: Job, hook: StatefulHook) -> PlanBuilder:
+            return _build(raw, job, hook, plain.decoded.get(job.job_id, {}), encode_after=True)
+
+        built.staged = _infrastructure_guard(lambda: build_stages(session, jobs, checkpoint, plain.df, build))
+    else:
+        source = _infrastructure_guard(lambda: _source(session, jobs, checkpoint))
+
+        def build_one(job: Job) -> PlanBuilder | QttError:
+            decoded = source.decoded.get(job.job_id, {})
+            try:
+                return _infrastructure_guard(lambda: _build(source.df, job, decoded=decoded, encode_after=source.file))
+            except InfrastructureError:
+                raise
+            except QttError as e:
+                return e
+
+        for job, one in zip(jobs, in_threads(build_one, [(job,) for job in jobs]), strict=True):
+            if isinstance(one, QttError):
+                built.errors[job.job_id] = one
+            else:
+                built.builders[job.job_id] = one
+    return built
+
+
+def run_groups(
+    session: SparkSession, groups: Sequence[Sequence[Job]], checkpoints: Sequence[str]
+) -> Iterator[dict[int, QueryRun]]:
+    """Run each group of jobs (:func:`run_jobs`), in order, yielding its runs.
+
+    The driver builds the next group's plans while Spark runs this group's queries. A run's
+    seconds are its share of the wall time its group added, its build included.
+    """
+    with ThreadPoolExecutor(1, thread_name_prefix="qtt-build") as builder:
+        builds = [builder.submit(build_jobs, session, groups[0], checkpoints[0])] if groups else []
+        began = time.perf_counter()
+        for index, jobs in enumerate(groups):
+            if index + 1 < len(groups):
+                builds.append(builder.submit(build_jobs, session, groups[index + 1], checkpoints[index + 1]))
+            runs = run_jobs(session, jobs, checkpoints[index], built=builds[index])
+            ended = time.perf_counter()
+            for run in runs.values():
+                run.seconds = (ended - began) / len(jobs)
+            began = ended
+            yield runs
+
+
+def run_jobs(
+    session: SparkSession,
+    jobs: Sequence[Job],
+    checkpoint: str,
+    *,
+    attempt: int = 0,
+    seed: Callable[[Path], None] | None = None,
+    built: Future[Built] | None = None,
+) -> dict[int, QueryRun]:
+    """Run ``jobs`` as one streaming query; on failure, run each alone to isolate it.
+
+    ``seed`` fills each attempt's checkpoint directory before its query starts (a stored
+    checkpoint to resume from). ``built``: the jobs' plans, being built by
+    :func:`build_jobs` for ``checkpoint`` (a retry builds them again).
+
+    A job whose plan cannot be built, or whose query fails on its own, gets a
+    :class:`QueryRun` with ``error`` set; the other jobs are unaffected. A failure for an
+    infrastructure reason is retried first; one that lasts is an :class:`InfrastructureError`.
+    """
+    what = ", ".join(job.query.query_id for job in jobs[:3]) + (f" and {len(jobs) - 3} more" if len(jobs) > 3 else "")
+    try:
+        if seed is not None:
+            seed(Path(checkpoint))
+        return _run_jobs(session, built.result() if built is not None else build_jobs(session, jobs, checkpoint))
+    except InfrastructureError as e:
+        if attempt < infrastructure.RETRIES:
+            _note_retry(what, attempt, e)
+            return run_jobs(session, jobs, f"{checkpoint}-retry{attempt + 1}", attempt=attempt + 1, seed=seed)
+        if len(jobs) > 1:
+            # a group that keeps failing: one job alone may still run, and each error is its own.
+            # Each is tried once more, not RETRIES times: a lasting failure must not cost 3 x n starts.
+            return {
+                job_id: run
+                for index, job in enumerate(jobs)
+                for job_id, run in run_jobs(
+                    session, [job], f"{checkpoint}-alone-{index}", attempt=infrastructure.RETRIES
+                ).items()
+            }
+        e.message = f"{jobs[0].query.query_id}: {e.message} (tried {attempt + 1} times)"
+        return {jobs[0].job_id: QueryRun(query_id=jobs[0].query.query_id, topic="", error=e)}
+
+
+def _note_retry(what: str, attempt: int, error: InfrastructureError) -> None:
+    line = f"{what}: {infrastructure.reason(error)}"
+    _retries.append(line)
+    print(
+        f"qtt: retry {attempt + 1}/{infrastructure.RETRIES} after an infrastructure error in {line}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _run_jobs(session: SparkSession, built: Built) -> dict[int, QueryRun]:
+    if built.staged is not None:
+        return _run_staged(session, built.jobs, built.checkpoint, built.staged)
+    runs = {
+        job.job_id: QueryRun(query_id=job.query.query_id, topic="", error=error)
+        for job in built.jobs
+        if (error := built.errors.get(job.job_id)) is not None
+    }
+    builders, checkpoint = built.builders, built.checkpoint
+    runnable = [job for job in built.jobs if job.job_id in builders]
+    try:
+        runs.update(_infrastructure_guard(lambda: _run_group(runnable, builders, checkpoint)))
+    except InfrastructureError:
+        raise
+    except ReplayError as group_error:
+        if len(runnable) == 1:
+            job = runnable[0]
+            runs[job.job_id] = _failed_run(job, builders[job.job_id], group_error)
+        else:
+            runs.update(_alone(session, runnable, checkpoint))
+    return runs
+
+
+def _alone(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
+    """Each job run on its own: a group failed, and each failure must be its own job's."""
+    runs: dict[int, QueryRun] = {}
+    for index, job in enumerate(jobs):
+        runs.update(run_jobs(session, [job], f"{checkpoint}-alone-{index}"))
+    return runs
+
+
+def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
+    """Whether a group runs stage by stage (:mod:`qtt.runtime.execute.staged`): it has two stateful jobs
+    or more, runs micro-batch after micro-batch from empty state, and its driver shares a disk
+    with this process (the relay is a file)."""
+    if any(job.restart or job.bounded for job in jobs) or is_connect(session):
+        return False
+    return sum(1 for job in jobs if QueryShape.of(job.query).stateful) >= 2
+
+
+def _run_staged(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plans: StagedPlans) -> dict[int, QueryRun]:
+    began = time.perf_counter()
+    try:
+        group = _infrastructure_guard(lambda: run_stages(session, jobs, checkpoint, plans))
+    except ReplayError:
+        return _alone(session, jobs, checkpoint)
+    runs = {
+        job.job_id: QueryRun(query_id=job.query.query_id, topic="", error=group.errors[job.job_id])
+        for job in jobs
+        if job.job_id in group.errors
+    }
+    runnable = [job for job in jobs if job.job_id in group.builders]
+    try:
+        runs.update(
+            _infrastructure_guard(
+                lambda: _run_group(runnable, group.builders, f"{checkpoint}-sinks", staged=group, began=began)
+            )
+        )
+    except ReplayError:
+        runs.update(_alone(session, runnable, checkpoint))
+    return runs
+
+
+def _infrastructure_guard(action: Callable[[], _T]) -> _T:
+    """Run ``action``; an error for an infrastructure reason becomes :class:`InfrastructureError`."""
+    try:
+        return action()
+    except InfrastructureError:
+        raise
+    except Exception as e:
+        if not infrastructure.is_infrastructure(e):
+            raise
+        msg = f"Spark could not run the replay: {infrastructure.reason(e)}"
+        raise InfrastructureError(msg, hint=infrastructure.HINT) from e
+
+
+def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> GroupSource:
+    """The source of a group without stages: a Parquet file of the records when every job is
+    stateless and runs in one micro-batch on a classic session (each branch of the union scans
+    its source, and a file costs a branch less), else the Python replay source. A stateful job
+    keeps the Python source even in one micro-batch: its checkpoint may be stored and resumed
+    later, and the offsets of one source mean nothing to the other."""
+    if is_connect(session) or any(
+        job.restart or job.bounded or len(job.batch_ends) > 1 or QueryShape.of(job.query).stateful for job in jobs
+    ):
+        return GroupSource(_replay_source(session, jobs, _stop_file(jobs, checkpoint)), {}, file=False)
+    return group_source(session, jobs, checkpoint)
+
+
+def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None) -> DataFrame:
+    """The jobs' records, micro-batch after micro-batch."""
+    records, ends = batch_major(jobs)
+    options = encode_options(records, ends, stop_file=stop_file)
+    if any(job.bounded for job in jobs):
+        return session.read.format(FORMAT_NAME).options(**options).load()
+    return session.readStream.format(FORMAT_NAME).options(**options).load()
+
+
+def _stop_file(jobs: Sequence[Job], checkpoint: str) -> str | None:
+    return f"{checkpoint}.stop" if any(job.restart for job in jobs) else None
+
+
+def _build(
+    raw: DataFrame,
+    job: Job,
+    hook: StatefulHook | None = None,
+    decoded: Mapping[str, DecodedColumns] | None = None,
+    *,
+    encode_after: bool = False,
+) -> PlanBuilder:
+    mine = raw.where(F.col("job") == F.lit(job.job_id))
+    builder = PlanBuilder(
+        mine,
+        job.query.query_id,
+        label=f"j{job.job_id}.",
+        registry=job.registry,
+        stateful_hook=hook,
+        decoded=decoded or {},
+        encode_after=encode_after,
+    )
+    try:
+        builder.build(job.query.physical_plan)
+    except QttError:
+        raise
+    except PySparkException as e:
+        msg = f"Spark rejected the plan of {job.query.query_id}: {first_line(e)}"
+        raise RuntimeBuildError(msg) from e
+    if builder.sink is None:
+        msg = f"the plan of {job.query.query_id} has no sink step"
+        raise RuntimeBuildError(msg)
+    return builder
+
+
+def _run_group(
+    jobs: Sequence[Job],
+    builders: dict[int, PlanBuilder],
+    checkpoint: str,
+    *,
+    staged: StagedGroup | None = None,
+    began: float | None = None,
+) -> dict[int, QueryRun]:
+    """Run the jobs' sinks as one streaming query; ``staged``: after their stages ran."""
+    began = time.perf_counter() if began is None else began
+    runs = {
+        job.job_id: QueryRun(
+            query_id=job.query.query_id,
+            topic=builders[job.job_id].sink.topic,  # type: ignore[union-attr]
+            schemas=dict(builders[job.job_id].schemas),
+            group_size=len(jobs),
+        )
+        for job in jobs
+    }
+    with_records = [job for job in jobs if job.records]
+    if not with_records:
+        return runs  # nothing to replay: starting Spark would only cost time
+
+    pool = ColumnPool("sink")
+    pooled = {job.job_id: _pooled(builders[job.job_id], pool) for job in with_records}
+    sinks = [_sink_branch(job, builders[job.job_id], pooled[job.job_id]) for job in with_records]
+    # A repartition branch holds no stateful operator: after the sinks, the operators keep their
+    # ids. It runs whether its topic is wanted or not: each branch reads the source anew, and a
+    # checkpoint resumes only a query that reads as many sources as the one that wrote it.
+    sinks += [
+        written.df.select(F.lit(job.job_id).alias("job"), "*")
+        for job in with_records
+        if not job.bounded
+        for written in builders[job.job_id].repartitions
+    ]
+    union = union_all(sinks, by_name=True).coalesce(UNION_TASKS)  # only stateful sinks carry "order"
+    stop_file = _stop_file(jobs, checkpoint)
+    # The restart scenario stops the query after each micro-batch and starts it again from its
+    # checkpoint; the same query, so every job keeps its batch boundaries and batch ids.
+    stops = batch_major(jobs)[1] if stop_file is not None else [None]
+    collected: list[tuple[int, Any]] = []
+    progress: list[Any] = []
+    if any(job.bounded for job in jobs):
+        stops = []
+        try:
+            collected = [(0, row) for row in union.collect()]
+        except PySparkException as e:
+            raise ReplayError(f"batch query failed: {first_line(e)}") from e
+    for stop in stops:
+        if stop_file is not None:
+            Path(stop_file).write_text(str(stop), encoding="utf-8")
+        try:
+            segment, stream = run_and_collect(union, checkpoint)
+        except PySparkException as e:
+            raise ReplayError(f"streaming query failed{_after(len(progress), stop_file)}: {first_line(e)}") from e
+        failure = stream.exception()
+        if failure is not None:
+            msg = f"streaming query failed{_after(len(progress), stop_file)}: {first_line(failure)}"
+            raise ReplayError(msg) from failure
+        collected += segment
+        progress += list(stream.recentProgress)
+    for job in with_records:
+        run = runs[job.job_id]
+        run.started = True
+        run.batches = len(job.batch_ends)  # its own: the group ran as many as its deepest job
+        run.starts = max(len(stops), 1)
+        run.stages = len(staged.operators.get(job.job_id, [])) if staged is not None else 0
+        run.stage_batches = sum(len(stage) for stage in staged.progress) if staged is not None else 0
+        mine = [(b, row) for b, row in collected if row["job"] == job.job_id]
+        if staged is not None:  # the sinks' query ran in one micro-batch: each output's is its input's
+            batches = staged.units[job.job_id]
+            mine = [(batches[row["seq"]], row) for _, row in mine]
+        written = [(b, row) for b, row in mine if not repartitions.written(row)]
+        try:
+            encoded = [(b, _sink_row(row, builders[job.job_id], pooled[job.job_id])) for b, row in written]
+        except Exception as e:  # a serializer that raises fails its own replay, as in its query
+            runs[job.job_id] = _failed_run(job, builders[job.job_id], ReplayError(f"the sink could not encode: {e}"))
+            continue
+        run.records = _sink_records(encoded)
+        if job.capture_state and not job.bounded:
+            run.internal_topics = [repartitions.topic_of(r, mine) for r in builders[job.job_id].repartitions]
+        queries = [*staged.progress, progress] if staged is not None else [progress]
+        run.processing_log = _processing_log(queries, builders[job.job_id], job.query.query_id)
+    if staged is not None:
+        for job in with_records:
+            if job.capture_state:
+                topics = read_topics(union.sparkSession, staged, job) + runs[job.job_id].internal_topics
+                runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
+    elif any(job.capture_state for job in with_records):
+        owners = [
+            internal_topics.Owner(job.query.query_id, tuple(builders[job.job_id].state_operators), job.capture_state)
+            for job in with_records
+        ]
+        try:
+            feeds = internal_topics.read(union.sparkSession, checkpoint, owners)
+        except internal_topics.StateLayoutError as e:
+            raise ReplayError(str(e)) from e
+        for job, topics in zip(with_records, feeds, strict=True):
+            topics += runs[job.job_id].internal_topics
+            runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
+    seconds = (time.perf_counter() - began) / len(jobs)  # reading the state back included
+    for run in runs.values():
+        run.seconds = seconds
+    return runs
+
+
+def _after(batches: int, stop_file: str | None) -> str:
+    return f" (restarted from its checkpoint after micro-batch {batches - 1})" if stop_file and batches else ""
+
+
+def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:
+    error.message = f"{job.query.query_id}: {error.message}"
+    return QueryRun(
+        query_id=job.query.query_id,
+        topic=builder.sink.topic if builder.sink else "",
+        schemas=dict(builder.schemas),
+        error=error,
+    )
+
+
+def _pooled(builder: PlanBuilder, pool: ColumnPool) -> dict[str, str]:
+    """The columns of ``pool`` that hold the typed key and value columns of ``builder``'s sink
+    (none when its query encodes them), so that every job's sink rows union."""
+    encoding = builder.sink.encoding if builder.sink is not None else None
+    if encoding is None:
+        return {}
+    own = (*encoding.key_columns, *encoding.value_columns)
+    return dict(zip(own, pool.take(encoding.types), strict=True))
+
+
+def _sink_branch(job: Job, builder: PlanBuilder, pooled: Mapping[str, str]) -> DataFrame:
+    """``job``'s sink rows, tagged with its id, its typed columns in their ``pooled`` columns."""
+    assert builder.sink is not None
+    rows = builder.sink.df.select(F.lit(job.job_id).alias("job"), "*")
+    if not pooled:
+        return rows
+    return rows.select(*[col(name).alias(pooled.get(name, name)) for name in rows.columns])
+
+
+def _sink_row(row: Any, builder: PlanBuilder, pooled: Mapping[str, str]) -> Mapping[str, Any]:
+    """A sink row as :func:`_sink_records` reads it: encoded here if its query left it typed."""
+    fields = row.asDict()
+    encoding = builder.sink.encoding if builder.sink is not None else None
+    if encoding is None:
+        return fields
+    fields.update({own: fields[column] for own, column in pooled.items()})
+    fields["key"], fields["value"], fields["partition"] = encoding.record(fields)
+    return fields
+
+
+def _sink_records(collected: list[tuple[int, Mapping[str, Any]]]) -> list[SinkRecord]:
+    out: list[SinkRecord] = []
+
+    # Order by batch, then by the input record that caused each output; Python's sort is
+    # stable, so several outputs of one input keep the order Spark produced them in.
+    # A stateful step numbers the outputs of one input itself ("order"), since Spark visits
+    # the groups of one micro-batch in no particular order.
+    def explicit(row: Mapping[str, Any]) -> int:
+        return row.get("order") or 0
+
+    ordered = sorted(collected, key=lambda item: (item[0], item[1]["seq"], explicit(item[1])))
+    last_seq, order = None, 0
+    for batch, row in ordered:
+        order = order + 1 if row["seq"] == last_seq else 0
+        last_seq = row["seq"]
+        out.append(
+            SinkRecord(
+                seq=row["seq"],
+                order=order,
+                batch=batch,
+                timestamp=row["timestamp"] or 0,
+                partition=row["partition"] or 0,
+                key=bytes(row["key"]) if row["key"] is not None else None,
+                value=bytes(row["value"]) if row["value"] is not None else None,
+            )
+        )
+    return out
+
+
+def _processing_log(queries: Sequence[Sequence[Any]], builder: PlanBuilder, query_id: str) -> list[LogEntry]:
+    """The job's processing log from its queries' progress (``queries``: each query's updates).
+
+    A step that feeds two stages of a staged replay runs in both queries; its entries are
+    taken from the first query that observed it.
+    """
+    entries: list[LogEntry] = []
+    for observation in builder.observations:
+        for progress in queries:
+            rows = [
+                row
+                for update in progress
+                if (row := (getattr(update, "observedMetrics", None) or {}).get(observation.name)) is not None
+            ]
+            if not rows:
+                continue
+            for row in rows:
+                for error in row["errors"] or []:
+                    entries.append(
+                        LogEntry(
+                            seq=error["seq"], query_id=query_id, context=observation.context, message=error["message"]
+                        )
+                    )
+            break
+    entries.sort(key=lambda entry: entry.seq)
+    return entries

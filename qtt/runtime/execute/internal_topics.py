@@ -1,0 +1,180 @@
+"""Internal topics: the change feed of every state store a query wrote, read back from Spark.
+
+After a replay, each stateful operator's state variable is read with Spark's state data
+source (``statestore`` with ``readChangeFeed``) from the query's real checkpoint. It becomes
+the internal topic ``<queryId>-<state variable>-changelog``; the state variable is named after
+the step's context (``CTAS_OUT_0-Aggregate-Aggregate-changelog``), so names are the same on
+every run and machine.
+
+Sort rule: Spark returns a change feed in no promised order. qtt orders each topic's records
+by micro-batch, then state partition, then the key's canonical JSON text, then change type
+(``delete`` before ``update``). With one input record per micro-batch, each batch changes a
+key at most once, so this order is total.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import Row, SparkSession
+from pyspark.sql.types import DataType, StructField, StructType
+
+from qtt.runtime.jobs import InternalRecord, InternalTopic
+from qtt.runtime.spark.spark_types import from_spark
+
+
+def jsonable(value: Any) -> Any:
+    """A state value as plain JSON: structs as objects, decimals as exact numbers' text."""
+    if isinstance(value, Row):
+        return {k: jsonable(v) for k, v in value.asDict(recursive=False).items()}
+    if isinstance(value, dict):
+        return {str(jsonable(k)): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (datetime.date, datetime.time, datetime.datetime)):
+        return value.isoformat()
+    return value
+
+
+class StateLayoutError(Exception):
+    """The checkpoint's stateful operators are not the ones the group's queries built."""
+
+
+@dataclass(frozen=True)
+class Owner:
+    """One query of a streaming query, as the checkpoint's state sees it.
+
+    ``operators`` holds each of its stateful operators' state variable names, as built;
+    ``wanted`` says whether its change feeds are to be read back.
+    """
+
+    query_id: str
+    operators: tuple[tuple[str, ...], ...]
+    wanted: bool = True
+
+
+def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> list[list[InternalTopic]]:
+    """Every state variable of every stateful operator in ``checkpoint``, per owner.
+
+    ``owners`` are the queries that shared the streaming query, in the order their sinks were
+    unioned. Spark numbers stateful operators depth-first over the plan, so each query's
+    operators hold consecutive ids, in that order (a query's own operators numbered from the
+    sink up, the reverse of the order they were built in); the state variables found must be
+    the ones each query built, or :class:`StateLayoutError` is raised.
+    """
+    topics: list[list[InternalTopic]] = [[] for _ in owners]
+    if not (Path(checkpoint) / "state").is_dir():  # no stateful operator ever committed a batch
+        return topics
+    operators = sorted(session.read.format("state-metadata").load(checkpoint).collect(), key=lambda r: r["operatorId"])
+    variables = [
+        [v["stateName"] for v in json.loads(op["operatorProperties"] or "{}").get("stateVariables", [])]
+        for op in operators
+    ]
+    expected = sum(len(owner.operators) for owner in owners)
+    if expected != len(operators):
+        msg = f"the checkpoint holds {len(operators)} stateful operator(s), the queries built {expected}"
+        raise StateLayoutError(msg)
+    first = 0
+    for index, owner in enumerate(owners):
+        mine = range(first, first + len(owner.operators))
+        first += len(owner.operators)
+        found = sorted(sorted(variables[i]) for i in mine)
+        if found != sorted(sorted(names) for names in owner.operators):
+            msg = f"the state variables of {owner.query_id}'s operators are {found}, it built {list(owner.operators)}"
+            raise StateLayoutError(msg)
+        if owner.wanted:
+            for i in mine:
+                topics[index] += [
+                    topic_of(
+                        change_feed(session, checkpoint, operators[i]["operatorId"], name),
+                        f"{owner.query_id}-{name}-changelog",
+                    )
+                    for name in variables[i]
+                ]
+    return topics
+
+
+@dataclass(frozen=True)
+class ChangeFeed:
+    """One state variable's change feed as Spark returned it."""
+
+    rows: list[Row]
+    key_type: DataType
+    value_type: DataType
+
+
+def change_feed(session: SparkSession, checkpoint: str, operator_id: int, variable: str) -> ChangeFeed:
+    """State variable ``variable`` of operator ``operator_id``: every change, in one Spark job."""
+    loaded = (
+        session.read.format("statestore")
+        .option("readChangeFeed", "true")
+        .option("changeStartBatchId", 0)
+        .option("operatorId", operator_id)
+        .option("stateVarName", variable)
+        .load(checkpoint)
+    )
+    return ChangeFeed(loaded.collect(), loaded.schema["key"].dataType, loaded.schema["value"].dataType)
+
+
+def topic_of(
+    feed: ChangeFeed,
+    topic: str,
+    key_fields: Sequence[tuple[str, str]] | None = None,
+    keep: Callable[[Row], bool] | None = None,
+    batches: Sequence[int] | None = None,
+    value_fields: Sequence[tuple[str, str]] | None = None,
+) -> InternalTopic:
+    """The change feed's records as internal topic ``topic``, in the documented order.
+
+    ``key_fields`` keeps only these fields of the state's key, renamed (``(field, name)``
+    pairs), and ``keep`` only the changes whose key it accepts: a staged replay's wide operator
+    keys every slot's state by the slot and all slots' key columns. ``batches`` gives each
+    change of the feed, in its order, its replay's own micro-batch, where a staged replay ran
+    them in one (:mod:`qtt.runtime.execute.staged`). ``value_fields`` does for the value what
+    ``key_fields`` does for the key: a wide operator pools every slot's state variables' fields.
+    """
+    if batches is not None and len(batches) != len(feed.rows):
+        raise ValueError(f"{len(batches)} micro-batches for the {len(feed.rows)} changes of {topic}")
+
+    def project(part: Row | None, fields: Sequence[tuple[str, str]] | None) -> Any:
+        if fields is None or part is None:
+            return jsonable(part)
+        return {name: jsonable(part[field]) for field, name in fields}
+
+    records = [
+        InternalRecord(
+            key=project(row["key"], key_fields),
+            value=project(row["value"], value_fields),
+            change=row["change_type"],
+            batch=row["batch_id"] if batches is None else batches[index],
+            partition=row["partition_id"],
+        )
+        for index, row in enumerate(feed.rows)
+        if keep is None or keep(row["key"])
+    ]
+    records.sort(key=InternalRecord.sort_key)
+    return InternalTopic(
+        name=topic,
+        key_schema=str(from_spark(_projected(feed.key_type, key_fields))),
+        value_schema=str(from_spark(_projected(feed.value_type, value_fields))),
+        records=records,
+    )
+
+
+def _projected(type_: DataType, fields: Sequence[tuple[str, str]] | None) -> DataType:
+    """``type_`` with only ``fields`` (``(field, name)`` pairs), renamed; all of it without them."""
+    if fields is None:
+        return type_
+    assert isinstance(type_, StructType)
+    return StructType([StructField(name, type_[field].dataType) for field, name in fields])

@@ -1,0 +1,140 @@
+"""Run a replay's unioned sink as a streaming query and bring its rows back to the driver.
+
+On a classic session ``foreachBatch`` runs in this process, so each micro-batch is collected
+as it ends. On Spark Connect ``foreachBatch`` runs on the server, where appending to a list
+of this process is impossible: each micro-batch is written (with its batch id and each row's
+position) to a parquet folder next to the checkpoint, and read back once the query ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pyspark.sql import DataFrame, Row
+from pyspark.sql import functions as F
+
+from qtt.runtime.build.repartitions import KEY_FIELD, TOPIC_FIELD, VALUE_FIELD
+from qtt.runtime.spark.session import is_connect
+
+if TYPE_CHECKING:
+    from pyspark.sql.streaming import StreamingQuery
+
+#: the columns of a repartition topic's rows (:mod:`qtt.runtime.build.repartitions`), null in a sink's
+#: The sink columns the executor reads back (``order`` only a stateful step writes).
+ROW_FIELDS = ("job", "seq", "order", "timestamp", "partition", "key", "value", TOPIC_FIELD, KEY_FIELD, VALUE_FIELD)
+_BATCH = "_qtt_batch"
+_POSITION = "_qtt_position"
+
+
+def run_and_collect(
+    union: DataFrame, checkpoint: str, rows: Callable[[DataFrame], Sequence[Any]] | None = None
+) -> tuple[list[tuple[int, Any]], FinishedQuery]:
+    """Run ``union`` to the end (``availableNow``) and return its ``(batch_id, row)`` pairs, in
+    the order Spark produced them, with the finished query.
+
+    ``rows`` turns each micro-batch into its rows (``DataFrame.collect`` by default).
+
+    Raises:
+        PySparkException: the query could not start or failed (the caller makes it a verdict).
+    """
+    if is_connect(union):
+        assert rows is None, "only a classic session collects micro-batches its own way"
+        return _run_on_connect(union, checkpoint)
+    collected: list[tuple[int, Any]] = []
+    to_rows = rows or DataFrame.collect
+
+    def on_batch(df: DataFrame, batch_id: int) -> None:
+        collected.extend((batch_id, row) for row in to_rows(df))
+
+    return collected, _run_to_end(union, on_batch, checkpoint)
+
+
+def _run_on_connect(union: DataFrame, checkpoint: str) -> tuple[list[tuple[int, Row]], FinishedQuery]:
+    rows_folder = f"{checkpoint}-rows"
+    kept = [name for name in ROW_FIELDS if name in union.columns]
+
+    def on_batch(df: DataFrame, batch_id: int) -> None:  # runs on the Spark Connect server
+        (
+            df.select(*kept)
+            # the collect order of the classic path: by partition, then position in it
+            .withColumn(_POSITION, F.monotonically_increasing_id())
+            .withColumn(_BATCH, F.lit(batch_id))
+            .write.mode("append")
+            .parquet(rows_folder)
+        )
+
+    finished = _ConnectQuery(_run_to_end(union, on_batch, checkpoint))
+    if finished.exception() is not None or not finished.recentProgress:
+        return [], finished
+    written = union.sparkSession.read.parquet(rows_folder).orderBy(_BATCH, _POSITION).collect()
+    return [(int(row[_BATCH]), Row(**{name: row[name] for name in kept})) for row in written], finished
+
+
+class FinishedQuery(Protocol):
+    """What the executor reads of a finished streaming query."""
+
+    @property
+    def recentProgress(self) -> Sequence[Any]: ...
+
+    def exception(self) -> Any: ...
+
+
+class _ConnectQuery:
+    """A finished Spark Connect query whose progress carries observed metrics as rows.
+
+    PySpark 4.3's Connect client reads each observed metric from the progress JSON as
+    ``Row(values=[...], schema={...})`` instead of the row itself; the processing log needs
+    the row (``row["errors"]``), as the classic client gives it.
+    """
+
+    def __init__(self, stream: StreamingQuery) -> None:
+        self._stream = stream
+        self.recentProgress = [
+            SimpleNamespace(
+                observedMetrics={
+                    name: _metric_row(raw) for name, raw in (getattr(update, "observedMetrics", None) or {}).items()
+                }
+            )
+            for update in stream.recentProgress
+        ]
+
+    def exception(self) -> Any:
+        return self._stream.exception()
+
+
+def _metric_row(raw: Any) -> Any:
+    if not (isinstance(raw, Row) and "schema" in raw.__fields__ and "values" in raw.__fields__):
+        return raw  # already a row: a client that reads metrics properly
+    return _typed(raw["values"], raw["schema"])
+
+
+def _typed(value: Any, spark_type: Any) -> Any:
+    """``value`` (as the Connect client parsed it) as the classic client gives it: each struct a
+    Row, by the JSON form of its Spark type."""
+    if value is None or not isinstance(spark_type, dict):
+        return value
+    kind = spark_type.get("type")
+    if kind == "struct":
+        fields = spark_type["fields"]
+        # a nested struct comes as {"values": [...], "schema": {...}} as well
+        values = value["values"] if isinstance(value, dict) and "values" in value else value
+        return Row(**{f["name"]: _typed(v, f["type"]) for f, v in zip(fields, values, strict=True)})
+    if kind == "array":
+        return [_typed(element, spark_type["elementType"]) for element in value]
+    if kind == "map":
+        return {k: _typed(v, spark_type["valueType"]) for k, v in value.items()}
+    return value
+
+
+def _run_to_end(union: DataFrame, on_batch: Callable[[DataFrame, int], None], checkpoint: str) -> Any:
+    """Start ``union`` with ``on_batch`` as its sink, every micro-batch asked for, and wait for its end."""
+    stream = (
+        union.writeStream.foreachBatch(on_batch)
+        .trigger(availableNow=True)
+        .option("checkpointLocation", checkpoint)
+        .start()
+    )
+    stream.awaitTermination()
+    return stream

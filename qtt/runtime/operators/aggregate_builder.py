@@ -1,0 +1,196 @@
+"""The aggregate steps' one builder: group, aggregate in a stateful operator, emit per input.
+
+A windowed aggregate (``window``) first passes its rows through the stream-time operator and
+into their open windows (:mod:`qtt.runtime.operators.windows`), then groups by key and window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as st
+
+from qtt import sqltypes as t
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import WINDOWEND, WINDOWSTART, LogicalSchema
+from qtt.plan.ir.schema import Column as SchemaColumn
+from qtt.runtime.build.compiler import Compiler
+from qtt.runtime.build.names import (
+    HAD_PREVIOUS,
+    KEY_BYTES,
+    NULL_KEY,
+    OP,
+    ORDER,
+    PSEUDO_COLUMNS,
+    ROWPARTITION,
+    ROWTIME,
+    SEQ,
+    TOMBSTONE,
+    WINDOW_END,
+    WINDOW_START,
+    argument_column,
+    col,
+    group_column,
+    previous_name,
+)
+from qtt.runtime.spark.spark_types import to_spark
+
+#: the Spark types of ksqlDB's pseudo columns
+PSEUDO_TYPES: dict[str, st.DataType] = {name: to_spark(type_) for name, type_ in PSEUDO_COLUMNS.items()}
+
+if TYPE_CHECKING:
+    from qtt.runtime.build.builder import Built, PlanBuilder
+    from qtt.runtime.operators.stateful import AggregateProcessor, AggregateSpec
+
+
+def build_aggregate(
+    builder: PlanBuilder,
+    step: s.AggregateStep,
+    source: Built,
+    *,
+    emit_once_per_input: bool = False,
+    window: s.WindowExpression | None = None,
+) -> tuple[DataFrame, LogicalSchema]:
+    from qtt.plan.functions.aggregate_signatures import Aggregate
+    from qtt.runtime.operators.stateful import AggregateProcessor, AggregateSpec, state_name, struct
+
+    compile_ = Compiler()
+    keys = [c.name for c in source.schema.key]
+    # PySpark's transformWithState mishandles grouping keys that are not primitive: a struct
+    # key shares one state among all its values, an array key fails to start. Such a key is
+    # grouped by its JSON text instead, which is equal exactly when the values are.
+    grouping = {
+        c.name: F.to_json(col(c.name)).alias(group_column(c.name))
+        for c in source.schema.key
+        if isinstance(c.type, (t.Struct, t.Array, t.Map))
+    }
+    arguments, calls = [], []
+    for i, call in enumerate(step.aggregations):
+        names = []
+        for j, arg in enumerate(call.args):
+            names.append(argument_column(i, j))
+            arguments.append(compile_(arg).alias(names[-1]))
+        resolved = Aggregate(
+            call.function, tuple(a.result_type for a in call.args), call.params, call.return_type, call.state_type
+        )
+        calls.append((resolved, call.alias, tuple(names)))
+    op = col(OP) if OP in source.df.columns else F.lit(1)
+    order = col(ORDER) if ORDER in source.df.columns else F.lit(0)
+    # a key named like a pseudo column (GROUP BY ROWTIME) is that column
+    pseudo = untaken(PSEUDO_COLUMNS, set(keys))
+    df = source.df.select(
+        *[col(k) for k in keys],
+        *grouping.values(),
+        *arguments,
+        *[col(c) for c in pseudo],
+        col(SEQ),
+        op.cast("int").alias(OP),
+        order.cast("int").alias(ORDER),
+    )
+    # A time-windowed aggregate groups by key and window, so the window bounds are key columns of
+    # its state; a session-windowed one groups by key and keeps the key's sessions as its state.
+    session = window is not None and window.type == "SESSION"
+    state_keys = [*keys, WINDOWSTART, WINDOWEND] if window is not None and not session else keys
+    bounds = [WINDOWSTART, WINDOWEND] if session else []
+    if window is not None:
+        df = _windowed(builder, df, window, f"{state_name(step.context)}-StreamTime")
+    types = {f.name: f.dataType for f in df.schema.fields} | {b: st.LongType() for b in bounds}
+    spec = AggregateSpec(
+        state_name=state_name(step.context),
+        state_schema=struct(
+            [(c.alias, to_spark(c.state_type)) for c in step.aggregations] + [(ROWTIME, st.LongType())]
+        ),
+        key_names=tuple(state_keys),
+        calls=tuple(calls),
+        emit_once_per_input=emit_once_per_input,
+        emit_previous=id(step) in builder._previous_wanted,
+        arguments=struct([(name, types[name]) for _, _, names in calls for name in names]),
+    )
+    previous = (
+        [(previous_name(c.alias), to_spark(c.return_type)) for c in step.aggregations]
+        + [(HAD_PREVIOUS, st.BooleanType())]
+        if spec.emit_previous
+        else []
+    )
+    output = struct(
+        [(k, types[k]) for k in [*state_keys, *bounds]]
+        + [(c.alias, to_spark(c.return_type)) for c in step.aggregations]
+        + [(c, PSEUDO_TYPES[c]) for c in pseudo]
+        + [
+            (SEQ, st.LongType()),
+            (TOMBSTONE, st.BooleanType()),
+            (NULL_KEY, st.BooleanType()),
+            (ORDER, st.IntegerType()),
+        ]
+        + previous
+    )
+    group_names = [group_column(k) if k in grouping else k for k in state_keys]
+    processor = AggregateProcessor(spec) if not session else _sessions(spec, step, window)
+    out = builder._stateful(df, group_names, processor, output)
+    if window is not None:  # carried on next to the system columns, for the sink's windowed key
+        out = out.withColumn(WINDOW_START, col(WINDOWSTART)).withColumn(WINDOW_END, col(WINDOWEND))
+    if window is not None and window.emit_final:
+        assert isinstance(step, s.StreamWindowedAggregateV1)
+        out = _final(builder, out, step, source, f"{state_name(step.context)}-Final")
+    return out, builder.schema_of(out, keys, [c.alias for c in step.aggregations])
+
+
+def _windowed(builder: PlanBuilder, df: DataFrame, window: s.WindowExpression, state: str) -> DataFrame:
+    """``df``'s rows in their open windows: through the stream-time operator (keyed by source
+    partition), then once per window (:func:`qtt.runtime.operators.windows.windowed_rows`)."""
+    from qtt.runtime.operators.windows import stream_time_operator, windowed_rows
+
+    processor, output = stream_time_operator(df, state)
+    timed = builder._stateful(df, [ROWPARTITION], processor, output)
+    return timed if window.type == "SESSION" else windowed_rows(timed, window)
+
+
+def _sessions(spec: AggregateSpec, step: s.AggregateStep, window: s.WindowExpression | None) -> AggregateProcessor:
+    """The session-windowed aggregate operator; its state is the key's sessions."""
+    from qtt.runtime.operators.stateful import struct
+    from qtt.runtime.operators.windows import SessionAggregateProcessor, SessionSpec
+
+    assert window is not None
+    session = struct(
+        [("start", st.LongType()), ("end", st.LongType())]
+        + [(c.alias, to_spark(c.state_type)) for c in step.aggregations]
+    )
+    sessions = struct([("sessions", st.ArrayType(session))])
+    return SessionAggregateProcessor(SessionSpec(spec, window.size_ms, window.grace_ms, window.retention_ms, sessions))
+
+
+#: key formats whose bytes need the schema registry; their final windows are ordered by the key's JSON instead
+_REGISTRY_FORMATS = frozenset({"AVRO", "PROTOBUF", "PROTOBUF_NOSR", "JSON_SR"})
+
+
+def _final(
+    builder: PlanBuilder, out: DataFrame, step: s.StreamWindowedAggregateV1, source: Built, state: str
+) -> DataFrame:
+    """``EMIT FINAL``: the aggregate's rows held per partition until their window closes."""
+    from qtt.runtime.operators.windows import FinalSpec, WindowFinalProcessor
+
+    keyed = out.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, source.schema.key))
+    processor = WindowFinalProcessor(FinalSpec(state, keyed.schema, step.window))
+    final = builder._stateful(keyed, [ROWPARTITION], processor, keyed.schema)
+    return final.drop(KEY_BYTES)
+
+
+def key_bytes(builder: PlanBuilder, formats: s.Formats, key: Sequence[SchemaColumn]) -> Column:
+    """The key columns ``key`` as the state stores' bytes, to order rows by key as Kafka Streams'
+    stores do (a registry format's key is ordered by its JSON text instead)."""
+    from qtt.runtime.build import serde_udfs
+
+    row = F.struct(*[col(c.name) for c in key])
+    if formats.key_format.format in _REGISTRY_FORMATS:
+        return F.encode(F.to_json(row), "UTF-8")
+    return serde_udfs.encode(
+        formats.key_format, formats.key_features, key, is_key=True, row=row, topic="", registry=builder.registry
+    )
+
+
+def untaken(names: Iterable[str], taken: set[str]) -> list[str]:
+    """``names`` without those in ``taken``, in order."""
+    return [n for n in names if n not in taken]

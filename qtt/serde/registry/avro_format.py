@@ -1,0 +1,88 @@
+"""AVRO: Confluent's Avro serializers over a schema registry, with ksqlDB's schemas."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any, ClassVar
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError
+from qtt.serde.interface import Layout, Row, SerdeColumn, has_non_string_map_key
+from qtt.serde.registry import avro_schema
+from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
+from qtt.serde.registry.schema_registry import RegisteredSchema, RegistrySnapshot
+
+
+class AvroFormat(RegistryFormat):
+    """AVRO: rows as Avro records named ``io.confluent.ksql.avro_schemas.KsqlDataSourceSchema``."""
+
+    name: ClassVar[str] = "AVRO"
+    schema_type: ClassVar[str] = "AVRO"
+    supported_types: ClassVar[frozenset[str]] = frozenset([*t.Primitive.NAMES, "DECIMAL", "ARRAY", "MAP", "STRUCT"])
+    supported_properties: ClassVar[frozenset[str]] = frozenset([FULL_SCHEMA_NAME, SCHEMA_ID])
+
+    def check(self, layout: Layout) -> None:
+        super().check(layout)
+        if any(has_non_string_map_key(c.type) for c in layout.columns):
+            msg = "Avro only supports MAPs with STRING keys"
+            raise StatementError(msg)
+        avro_schema.check_avro_names(layout.columns)
+
+    def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
+        full_name = properties.get(FULL_SCHEMA_NAME) or avro_schema.DEFAULT_FULL_NAME
+        schema = avro_schema.avro_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
+        return json.dumps(schema, separators=(",", ":"))
+
+    def infer_columns(
+        self,
+        text: str,
+        *,
+        is_key: bool,
+        unwrapped: bool,
+        properties: Mapping[str, str],
+        references: Sequence[tuple[str, str]] = (),
+    ) -> list[tuple[str | None, t.SqlType]]:
+        schema = parsed(text)
+        if not unwrapped and isinstance(schema, dict) and schema.get("type") == "record":
+            return [(str(f["name"]).upper(), avro_schema.sql_type_of(f["type"])) for f in schema.get("fields", [])]
+        return [(None, avro_schema.sql_type_of(schema))]
+
+    def make_serializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema, *, by_id: bool) -> Any:
+        from confluent_kafka.schema_registry.avro import AvroSerializer
+
+        conf: dict[str, Any] = {"auto.register.schemas": False, **subject_conf(schema)}
+        if by_id:
+            conf["use.schema.id"] = schema.schema_id
+        return AvroSerializer(snapshot.client(), schema.confluent(), conf=conf)
+
+    def make_deserializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema | None) -> Any:
+        from confluent_kafka.schema_registry.avro import AvroDeserializer
+
+        return AvroDeserializer(snapshot.client())
+
+    def datum_for(self, plain: Any, schema: RegisteredSchema) -> Any:
+        return avro_schema.datum_for_schema(plain, parsed(schema.schema))
+
+    def plain_of(self, datum: Any) -> Any:
+        return avro_schema.avro_to_plain(datum)
+
+    def row_of(self, datum: Any, layout: Layout) -> Row:
+        target = "key" if layout.is_key else "value"
+        if datum is None:
+            return None  # type: ignore[return-value]
+        return avro_schema.row_from_datum(datum, layout.columns, unwrapped=is_unwrapped(layout), target=target)
+
+    def plain_row(self, row: Row, layout: Layout) -> Any:
+        if is_unwrapped(layout):
+            from qtt.serde import values
+
+            return values.to_json(row[0], layout.columns[0].type)
+        return avro_schema.plain_row(row, layout.columns)
+
+
+@cache
+def parsed(text: str) -> Any:
+    """A registered schema's JSON (cached: the same few schemas are used for every record)."""
+    return json.loads(text)

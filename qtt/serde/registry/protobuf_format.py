@@ -1,0 +1,249 @@
+"""PROTOBUF (Confluent's Protobuf serializers over a schema registry) and PROTOBUF_NOSR (bare messages).
+
+Both hold a row as one message (keys too: ksqlDB's Protobuf never writes a single column
+bare), whose schema ksqlDB derives from the columns (:mod:`qtt.serde.registry.protobuf_schema`).
+
+PROTOBUF writes through Confluent's ``ProtobufSerializer`` and reads through its
+``ProtobufDeserializer``: magic byte, schema id and message indexes come from them. Their
+Python implementation needs generated message classes and reads registry schemas in the
+registry's *serialized* form (a base64 ``FileDescriptorProto``, what a real registry answers
+to ``format=serialized``); the client they get here therefore serves each snapshot's Protobuf
+schemas in that form, parsed from the ``.proto`` text by :mod:`qtt.serde.registry.protobuf_compile`.
+
+PROTOBUF_NOSR (ksqlDB's schemaless Protobuf) writes the bare message of the columns' schema.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from qtt import sqltypes as t
+from qtt.errors import SerdeError, StatementError
+from qtt.serde import values
+from qtt.serde.interface import Layout, Row, RowWriter, SerdeColumn
+from qtt.serde.registry import protobuf_schema as ps
+from qtt.serde.registry.protobuf_compile import ParsedSchema, parse
+from qtt.serde.registry.protobuf_values import message_from_plain, plain_of
+from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, subject_conf
+from qtt.serde.registry.schema_registry import RegisteredSchema, RegistrySnapshot
+
+
+class ProtobufFormat(RegistryFormat):
+    """PROTOBUF: rows as messages named ``ConnectDefault1`` (or the schema's full name)."""
+
+    name: ClassVar[str] = "PROTOBUF"
+    schema_type: ClassVar[str] = "PROTOBUF"
+    supported_types: ClassVar[frozenset[str]] = frozenset([*t.Primitive.NAMES, "DECIMAL", "ARRAY", "MAP", "STRUCT"])
+    supported_properties: ClassVar[frozenset[str]] = frozenset(
+        [FULL_SCHEMA_NAME, SCHEMA_ID, ps.UNWRAP_PRIMITIVES, ps.NULLABLE_REPRESENTATION]
+    )
+    supports_unwrapping: ClassVar[bool] = False
+
+    def check(self, layout: Layout) -> None:
+        super().check(layout)
+        for column in layout.columns:
+            reason = ps.unsupported_reason(column.type)
+            if reason is not None:
+                raise StatementError(reason)
+        name = ps.bad_name(layout.columns)
+        if name is not None:
+            msg = f"Schema is not compatible with Protobuf: '{name}' is not a valid Protobuf field name"
+            raise StatementError(msg)
+
+    def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
+        return ps.proto_schema_for(
+            columns,
+            full_name=properties.get(FULL_SCHEMA_NAME),
+            nullable=properties.get(ps.NULLABLE_REPRESENTATION),
+        )
+
+    def infer_columns(
+        self,
+        text: str,
+        *,
+        is_key: bool,
+        unwrapped: bool,
+        properties: Mapping[str, str],
+        references: Sequence[tuple[str, str]] = (),
+    ) -> list[tuple[str | None, t.SqlType]]:
+        # a Protobuf key is a message too: its fields are the key columns
+        descriptor = parse(text, references).descriptor(properties.get(FULL_SCHEMA_NAME))
+        return list(ps.columns_of(descriptor, upper=SCHEMA_ID not in properties))
+
+    def serializer_for(self, layout: Layout, schema: RegisteredSchema) -> Any:
+        snapshot = layout.registry or RegistrySnapshot()
+        parsed = parsed_registered(snapshot, schema)
+        message_class = parsed.message_class(layout.properties.get(FULL_SCHEMA_NAME))
+        return _Writer(message_class, self.make_serializer(snapshot, schema, by_id=True, message_class=message_class))
+
+    def make_serializer(
+        self, snapshot: RegistrySnapshot, schema: RegisteredSchema, *, by_id: bool, message_class: Any = None
+    ) -> Any:
+        from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
+
+        if message_class is None:
+            message_class = parsed_registered(snapshot, schema).message_class()
+        conf = {"auto.register.schemas": False, "use.schema.id": schema.schema_id, **subject_conf(schema)}
+        return ProtobufSerializer(message_class, serialized_client(snapshot), conf=conf)
+
+    def make_deserializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema | None) -> Any:
+        return _Reader(snapshot)
+
+    def datum_for(self, plain: Any, schema: RegisteredSchema) -> Any:
+        # the message class depends on the layout: the serializer (see serializer_for) builds the message
+        return plain
+
+    def plain_of(self, datum: Any) -> Any:
+        return plain_of(datum)
+
+    def row_of(self, datum: Any, layout: Layout) -> Row:
+        if datum is None:
+            return None  # type: ignore[return-value]
+        target = "key" if layout.is_key else "value"
+        return row_from_plain(plain_of(datum), layout.columns, target=target, fmt=self.name)
+
+    def plain_row(self, row: Row, layout: Layout) -> Any:
+        return {c.name: values.to_json(v, c.type) for c, v in zip(layout.columns, row, strict=True)}
+
+
+class ProtobufNoSrFormat(ProtobufFormat):
+    """PROTOBUF_NOSR: the bare message of the columns' schema, no registry and no framing."""
+
+    name: ClassVar[str] = "PROTOBUF_NOSR"
+    uses_registry: ClassVar[bool] = False
+    supported_properties: ClassVar[frozenset[str]] = frozenset(
+        [FULL_SCHEMA_NAME, ps.UNWRAP_PRIMITIVES, ps.NULLABLE_REPRESENTATION]
+    )
+
+    def _message_class(self, layout: Layout) -> Any:
+        text = self.schema_text(layout.columns, is_key=layout.is_key, properties=layout.properties, unwrapped=False)
+        return parse(text).message_class()
+
+    def row_writer(self, layout: Layout) -> RowWriter:
+        if not layout.columns:
+            return lambda row: None
+        message_class = self._message_class(layout)
+
+        def write(row: Row) -> bytes | None:
+            message = message_from_plain(self.plain_row(row, layout), message_class)
+            return bytes(message.SerializeToString())
+
+        return write
+
+    def write_document(self, document: Any, layout: Layout) -> bytes | None:
+        if not layout.columns:
+            return None
+        message = message_from_plain(document, self._message_class(layout))
+        return bytes(message.SerializeToString())
+
+    def _reader(self, layout: Layout) -> Any:
+        # the bare message: no magic byte, no schema id (the base's reading otherwise)
+        message_class = self._message_class(layout)
+        side = "key" if layout.is_key else "value"
+
+        def read(data: bytes) -> Any:
+            try:
+                return message_class.FromString(data)
+            except Exception as e:
+                msg = f"Failed to deserialize {side} as {self.name}: {e or type(e).__name__}"
+                raise SerdeError(msg) from None
+
+        return read
+
+
+def row_from_plain(plain: Any, columns: Sequence[SerdeColumn], *, target: str, fmt: str) -> tuple[Any, ...]:
+    """A row of SQL values from a message's JSON-like form, fields matched case-insensitively."""
+    try:
+        return values.row_from_json(plain, columns)
+    except SerdeError as e:
+        msg = f"Failed to deserialize {target} as {fmt}: {e.message}"
+        raise SerdeError(msg) from None
+
+
+class _Writer:
+    """Confluent's serializer behind a step that makes the message from the JSON-like row."""
+
+    def __init__(self, message_class: Any, serializer: Any) -> None:
+        self.message_class = message_class
+        self.serializer = serializer
+
+    def __call__(self, plain: Any, context: Any) -> Any:
+        return self.serializer(message_from_plain(plain, self.message_class), context)
+
+
+class _Reader:
+    """Confluent's deserializer for the message the bytes name (schema id and message indexes)."""
+
+    def __init__(self, snapshot: RegistrySnapshot) -> None:
+        self.snapshot = snapshot
+        self.found: dict[tuple[int, tuple[int, ...]], Any] = {}
+
+    def __call__(self, data: bytes, context: Any) -> Any:
+        from confluent_kafka.schema_registry.error import SchemaRegistryError
+        from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer
+        from confluent_kafka.schema_registry.serde import SchemaId
+
+        framing = SchemaId("PROTOBUF")
+        framing.from_bytes(io.BytesIO(data))
+        key = (int(framing.id or 0), tuple(framing.message_indexes or [0]))
+        deserializer = self.found.get(key)
+        if deserializer is None:
+            schema = self.snapshot.by_id(key[0])
+            if schema is None:
+                raise SchemaRegistryError(404, 40403, "Schema not found")
+            descriptor = _by_indexes(parsed_registered(self.snapshot, schema), key[1])
+            from google.protobuf.message_factory import GetMessageClass
+
+            deserializer = ProtobufDeserializer(GetMessageClass(descriptor), {}, serialized_client(self.snapshot))
+            self.found[key] = deserializer
+        return deserializer(data, context)
+
+
+def _by_indexes(parsed: ParsedSchema, indexes: Sequence[int]) -> Any:
+    """The message that Confluent's message indexes name (top-level index, then nested ones)."""
+    descriptor = parsed.pool.FindMessageTypeByName(parsed.message_names()[indexes[0]])
+    for index in indexes[1:]:
+        descriptor = descriptor.nested_types[index]
+    return descriptor
+
+
+def parsed_registered(snapshot: RegistrySnapshot, schema: RegisteredSchema) -> ParsedSchema:
+    """A registered Protobuf schema, parsed with the schemas its references name."""
+    references = []
+    for reference in schema.references:
+        found = next(
+            (s for s in snapshot.schemas if s.subject == reference.subject and s.version == reference.version), None
+        )
+        if found is None:
+            msg = f"the schema registry has no version {reference.version} of subject {reference.subject}"
+            raise SerdeError(msg)
+        references.append((reference.name, found.schema))
+    return parse(schema.schema, references)
+
+
+_CLIENTS: dict[RegistrySnapshot, Any] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def serialized_client(snapshot: RegistrySnapshot) -> Any:
+    """A client serving the snapshot's schemas, Protobuf ones in the registry's serialized form."""
+    from qtt.serde.registry.schema_registry import _seeded_client
+
+    with _CLIENTS_LOCK:
+        found = _CLIENTS.get(snapshot)
+        if found is None:
+            schemas = [
+                replace(s, schema=_serialized(parsed_registered(snapshot, s))) if s.schema_type == "PROTOBUF" else s
+                for s in snapshot.schemas
+            ]
+            found = _CLIENTS[snapshot] = _seeded_client(schemas)
+        return found
+
+
+def _serialized(parsed: ParsedSchema) -> str:
+    return base64.standard_b64encode(parsed.main.SerializeToString()).decode("ascii")
