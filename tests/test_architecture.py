@@ -1,7 +1,8 @@
 """The package's shape: no import cycles, small modules, small folders, and the layering of docs/architecture.md.
 
 Imports are read from the source with :mod:`ast`, so these tests need no Spark and see imports
-inside functions too. Imports under ``if TYPE_CHECKING:`` are left out: they never run.
+inside functions and under ``if TYPE_CHECKING:`` too: a circle that only type checking closes is
+still a circle in the design.
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+def _all_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement, those under ``if TYPE_CHECKING:`` and inside functions included."""
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
+
+
+def _run_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """The imports that run: those under ``if TYPE_CHECKING:`` left out."""
     found: list[ast.Import | ast.ImportFrom] = []
 
     def visit(node: ast.AST) -> None:
@@ -44,12 +51,13 @@ def _runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 
 
 @cache
-def _imports(name: str) -> frozenset[str]:
+def _imports(name: str, *, typing_too: bool = True) -> frozenset[str]:
     """Every module ``name`` imports (qtt modules by module name, others by top-level name)."""
     path = _modules()[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    for node in _runtime_imports(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in _all_imports(tree) if typing_too else _run_imports(tree):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
             continue
@@ -122,8 +130,9 @@ def test_no_module_is_over_the_size_limit(name: str) -> None:
 
 @pytest.mark.parametrize("name", [n for n in sorted(_modules()) if not n.startswith("qtt.runtime")])
 def test_only_the_runtime_imports_pyspark(name: str) -> None:
-    spark = sorted(m for m in _imports(name) if m == "pyspark" or m.startswith("pyspark."))
-    assert not spark, f"{name} imports {spark}; only qtt.runtime may import pyspark (STYLE.md rule 1)"
+    # a type annotation may name a Spark type; running code outside the runtime may not import it
+    spark = sorted(m for m in _imports(name, typing_too=False) if m == "pyspark" or m.startswith("pyspark."))
+    assert not spark, f"{name} imports {spark}; only qtt.runtime may import pyspark (docs/style.md)"
 
 
 def test_loading_a_plan_never_reaches_the_grammar() -> None:
@@ -224,3 +233,27 @@ def test_no_folder_holds_more_than_fifteen_modules(folder: Path) -> None:
     assert count <= MAX_MODULES_PER_FOLDER, (
         f"{folder.relative_to(PACKAGE.parent)} holds {count} modules; group them into a subpackage by job"
     )
+
+
+def _private_imports(name: str) -> list[str]:
+    """The ``_``-prefixed names ``name`` imports from other qtt modules."""
+    path = _modules()[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in _all_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = node.module or ""
+        if node.level:
+            anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+            base = ".".join([*anchor, *([node.module] if node.module else [])])
+        if base != "qtt" and not base.startswith("qtt."):
+            continue
+        found += [f"{base}.{a.name}" for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(_modules()))
+def test_no_module_imports_another_modules_private_name(name: str) -> None:
+    private = _private_imports(name)
+    assert not private, f"{name} imports private names {private}; make them public in their module, or move them"

@@ -106,7 +106,8 @@ def test_invalid_json_gives_line_and_column() -> None:
 
 
 def test_every_step_tag_has_a_builder() -> None:
-    from qtt.runtime.build.builder import BUILDERS
+    from qtt.runtime import operators  # noqa: F401 (registers the stateful step builders)
+    from qtt.runtime.build.context import BUILDERS
 
     missing = [cls.type_tag for cls in ExecutionStep.registry.values() if cls not in BUILDERS]
     assert not missing, f"step tags without a builder: {missing}"

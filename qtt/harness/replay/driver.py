@@ -322,6 +322,14 @@ class _State:
                 replace(_decode(self.result.sinks[topic], produced, query.query_id), batch=out.batch)
             )
 
+    def stored(self, query_id: str, stored: restored_runs.Stored) -> None:
+        """A query's checkpoint was left at a restore point: record where, or its failure."""
+        self.result.consumed[query_id] = stored.consumed
+        if stored.written_at is not None:
+            self.result.written_at[query_id] = stored.written_at
+        if stored.error is not None:
+            self.error = stored.error
+
     def finish(self) -> ReplayResult:
         restore = self.item.restore
         if restore is not None and not restore.capture:  # only what the inputs after the point caused
@@ -386,7 +394,17 @@ def replay_many(
             todo = [entry for entry in todo if not _restores(entry)]
             for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
                 began = time.perf_counter()
-                run = restored_runs.run_restored(session, entry, root / f"round{r}-restored{index}", capture_state)
+                run, kept = restored_runs.run_restored(
+                    session,
+                    entry.query,
+                    entry.records,
+                    _restore_point(entry),
+                    entry.state.registry,
+                    root / f"round{r}-restored{index}",
+                    capture_state,
+                )
+                if kept is not None:
+                    entry.state.stored(entry.query.query_id, kept)
                 run.seconds = time.perf_counter() - began
                 finished.update(ran.done(entry, run))
                 report()
@@ -402,7 +420,10 @@ def replay_many(
                 report()
             for entry in todo:
                 if _captures(entry):
-                    restored_runs.capture(session, entry)
+                    stored = restored_runs.capture(
+                        session, entry.query, entry.records, _restore_point(entry), entry.state.registry
+                    )
+                    entry.state.stored(entry.query.query_id, stored)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     out: list[ReplayResult | QttError] = []
@@ -489,6 +510,14 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
         )
         groups += [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
     return groups
+
+
+def _restore_point(entry: _Todo) -> restored_runs.RestorePoint:
+    restore = entry.state.item.restore
+    assert restore is not None
+    return restored_runs.RestorePoint(
+        restore.point, restore.folder, dict(restore.consumed), dict(restore.written_at), restore.keep
+    )
 
 
 def _restores(entry: _Todo) -> bool:

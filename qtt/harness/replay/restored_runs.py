@@ -10,20 +10,48 @@ there too, so that a later restore point can resume from it in turn (a chain of 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from qtt.errors import QttError
+from qtt.plan.ir import steps as s
 from qtt.runtime.jobs import Job, QueryRun, ReplayRecord
 from qtt.runtime.spark.checkpoint_files import copy_checkpoint, unreadable_state
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from qtt.harness.replay.driver import _Todo
+    from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 #: stands in for a record a restored query consumed before the restore point (never read again)
 _CONSUMED = ReplayRecord(job=0, seq=-1, topic="", partition=0, offset=0, timestamp=0, key=None, value=None)
+
+
+@dataclass(frozen=True)
+class RestorePoint:
+    """Where a query's checkpoint is captured or resumed: records before ``point`` come first.
+
+    ``folder/<queryId>`` holds each query's checkpoint; resuming, the query consumed
+    ``consumed[queryId]`` records there, written in ``written_at[queryId]``. ``keep``: keep a
+    resumed query's checkpoint in ``keep/<queryId>`` for a next point.
+    """
+
+    point: int
+    folder: Path
+    consumed: dict[str, int] = field(default_factory=dict)
+    written_at: dict[str, str] = field(default_factory=dict)
+    keep: Path | None = None
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A checkpoint a run left for a later restore: how many records it consumed, and where."""
+
+    consumed: int
+    written_at: str | None = None
+    error: QttError | None = None
 
 
 def _per_record(records: Sequence[ReplayRecord]) -> tuple[int, ...]:
@@ -31,36 +59,44 @@ def _per_record(records: Sequence[ReplayRecord]) -> tuple[int, ...]:
     return tuple(range(1, len(records) + 1))
 
 
-def capture(session: SparkSession, entry: _Todo) -> None:
+def capture(
+    session: SparkSession,
+    query: s.QueryPlan,
+    records: Sequence[ReplayRecord],
+    restore: RestorePoint,
+    registry: RegistrySnapshot | None,
+) -> Stored:
     """Run the query alone over its records before the restore point; keep its checkpoint."""
     from qtt.runtime.execute.executor import run_jobs
 
-    restore = entry.state.item.restore
-    assert restore is not None
-    before = tuple(record for record in entry.records if record.seq < restore.point)
-    entry.state.result.consumed[entry.query.query_id] = len(before)
+    before = tuple(record for record in records if record.seq < restore.point)
     if not before:
-        return
-    job = Job(0, entry.query, before, _per_record(before), registry=entry.state.registry)
-    checkpoint = restore.folder / entry.query.query_id
-    entry.state.result.written_at[entry.query.query_id] = str(checkpoint.absolute())
+        return Stored(0)
+    job = Job(0, query, before, _per_record(before), registry=registry)
+    checkpoint = restore.folder / query.query_id
     run = run_jobs(session, [job], str(checkpoint))[0]
-    if run.error is not None:
-        entry.state.error = run.error
+    return Stored(len(before), str(checkpoint.absolute()), run.error)
 
 
-def run_restored(session: SparkSession, entry: _Todo, checkpoint: Path, capture_state: bool) -> QueryRun:
+def run_restored(
+    session: SparkSession,
+    query: s.QueryPlan,
+    records: Sequence[ReplayRecord],
+    restore: RestorePoint,
+    registry: RegistrySnapshot | None,
+    checkpoint: Path,
+    capture_state: bool,
+) -> tuple[QueryRun, Stored | None]:
     """Start the query from its stored checkpoint and feed it the records after the restore point.
 
     Spark resumes from the checkpoint's offsets, so the records it consumed are never read
     again; only their count matters. Its internal topics keep the changes made after the point.
-    The run's checkpoint is written to ``checkpoint``, or kept in ``Restore.keep/<queryId>``.
+    The run's checkpoint is written to ``checkpoint``, or kept in ``keep/<queryId>``: then the
+    second value says where, for a next restore point.
     """
     from qtt.runtime.execute.executor import run_jobs
 
-    restore = entry.state.item.restore
-    assert restore is not None
-    query_id = entry.query.query_id
+    query_id = query.query_id
     consumed = restore.consumed.get(query_id, 0)
     stored = restore.folder / query_id
     seed = None
@@ -69,13 +105,13 @@ def run_restored(session: SparkSession, entry: _Todo, checkpoint: Path, capture_
         seed = partial(copy_checkpoint, stored, written_at=written_at)
     else:
         consumed = 0
-    after = [record for record in entry.records if record.seq >= restore.point]
-    records = (_CONSUMED,) * consumed + tuple(after)
+    after = [record for record in records if record.seq >= restore.point]
+    replayed = (_CONSUMED,) * consumed + tuple(after)
+    kept = None
     if restore.keep is not None:
         checkpoint = restore.keep / query_id
-        entry.state.result.consumed[query_id] = len(records)
-        entry.state.result.written_at[query_id] = str(checkpoint.absolute())
-    job = Job(0, entry.query, records, _per_record(records), capture_state, registry=entry.state.registry)
+        kept = Stored(len(replayed), str(checkpoint.absolute()))
+    job = Job(0, query, replayed, _per_record(replayed), capture_state, registry=registry)
     run = run_jobs(session, [job], str(checkpoint), seed=seed)[0]
     if run.error is not None and seed is not None:
         unreadable = unreadable_state(session, checkpoint, run.error)
@@ -83,4 +119,4 @@ def run_restored(session: SparkSession, entry: _Todo, checkpoint: Path, capture_
             run.error.message = f"{query_id}: {unreadable}"
     for topic in run.internal_topics:
         topic.records = [record for record in topic.records if record.batch >= consumed]
-    return run
+    return run, kept

@@ -7,9 +7,9 @@ value columns followed by :data:`qtt.runtime.build.names.SYSTEM_COLUMNS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
@@ -26,14 +26,13 @@ from qtt.plan.ir.schema import KEY, VALUE, WINDOWEND, WINDOWSTART, LogicalSchema
 from qtt.plan.ir.schema import Column as SchemaColumn
 from qtt.runtime.build import flat_map, serde_udfs
 from qtt.runtime.build.compiler import Compiler
+from qtt.runtime.build.context import BUILDERS, Built, StatefulHook, StateProcessor, builds
 from qtt.runtime.build.header_reader import header_columns
 from qtt.runtime.build.names import (
     DECODED,
     HAD_PREVIOUS,
     NULL_KEY,
-    OP,
     ORDER,
-    PSEUDO_COLUMNS,
     ROWOFFSET,
     ROWPARTITION,
     ROWTIME,
@@ -52,42 +51,11 @@ from qtt.runtime.build.repartitions import Repartition, repartition, select_key
 from qtt.runtime.build.sink_builder import SinkOutput, build_sink
 from qtt.runtime.build.timeformat import timestamp_millis
 from qtt.runtime.build.windowed_keys import source_window
-from qtt.runtime.operators.aggregate_builder import PSEUDO_TYPES, build_aggregate, untaken
 from qtt.runtime.spark.spark_types import from_spark, to_spark
 from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 if TYPE_CHECKING:
-    from qtt.runtime.execute.group_source import DecodedColumns
-    from qtt.runtime.operators.stateful import StatefulOperator
-
-StepT = TypeVar("StepT", bound=s.ExecutionStep)
-
-#: a stateful operator's stand-in: (its index in build order, input, key columns, processor,
-#: output schema) -> the operator's output
-StatefulHook = Callable[[int, DataFrame, list[str], "StatefulOperator", st.StructType], DataFrame]
-
-#: step class -> builder method; filled by :func:`builds`.
-BUILDERS: dict[type[s.ExecutionStep], Callable[..., Built]] = {}
-
-
-def builds(step_class: type[StepT]) -> Callable[[Callable[..., Built]], Callable[..., Built]]:
-    """Register a :class:`PlanBuilder` method as the builder of ``step_class``."""
-
-    def register(method: Callable[..., Built]) -> Callable[..., Built]:
-        if step_class in BUILDERS:
-            raise TypeError(f"two builders for {step_class.type_tag}")
-        BUILDERS[step_class] = method
-        return method
-
-    return register
-
-
-@dataclass
-class Built:
-    """A built step: its DataFrame and its logical schema (key and value columns)."""
-
-    df: DataFrame
-    schema: LogicalSchema
+    from qtt.runtime.build.serde_udfs import DecodedColumns
 
 
 @dataclass
@@ -194,8 +162,13 @@ class PlanBuilder:
             + ([col(WINDOW_START), col(WINDOW_END)] if windowed else [])
         )
 
-    def _stateful(
-        self, df: DataFrame, keys: Sequence[str], processor: StatefulOperator, output: st.StructType
+    def emits_previous(self, step: s.ExecutionStep) -> bool:
+        """Whether a ``HAVING`` filter (``TableFilterV2``) reads ``step``: then ``step`` sends each
+        key's previous result along."""
+        return id(step) in self._previous_wanted
+
+    def stateful(
+        self, df: DataFrame, keys: Sequence[str], processor: StateProcessor, output: st.StructType
     ) -> DataFrame:
         """The one way a step keeps state: ``processor`` over ``df`` grouped by the ``keys`` columns,
         its variables recorded.
@@ -207,7 +180,7 @@ class PlanBuilder:
         if self.stateful_hook is not None:
             return self.stateful_hook(len(self.state_operators) - 1, df, list(keys), processor, output)
         return df.groupBy(*[col(k) for k in keys]).transformWithState(
-            statefulProcessor=processor,
+            statefulProcessor=processor,  # type: ignore[arg-type]
             outputStructType=output,
             outputMode="Update",
             timeMode="None",
@@ -434,104 +407,3 @@ class PlanBuilder:
         keys = [g.alias for g in step.group_by_expressions]
         values = [n for n in dict.fromkeys(keep) if n not in keys]
         return Built(df, self.schema_of(df, keys, values))
-
-    @builds(s.TableGroupByV1)
-    def table_group_by_v1(self, step: s.TableGroupByV1, source: Built) -> Built:
-        from qtt.runtime.operators.stateful import GroupBySpec, TableGroupByProcessor, state_name, struct
-
-        compile_ = Compiler()
-        groups = [compile_(g.expression).alias(g.alias) for g in step.group_by_expressions]
-        arguments = [compile_(a.expression).alias(a.alias) for a in step.argument_expressions]
-        table_keys = [c.name for c in source.schema.key]
-        # A grouping column named like a table key or a pseudo column is that very column
-        # (GROUP BY ID, GROUP BY ROWTIME), so the one column serves as both.
-        taken = {g.alias for g in step.group_by_expressions}
-        pseudo = untaken(PSEUDO_COLUMNS, taken)
-        df = source.df.select(
-            *[col(k) for k in untaken(table_keys, taken)],
-            *groups,
-            *arguments,
-            *[col(c) for c in pseudo],
-            col(SEQ),
-            col(TOMBSTONE),
-        )
-        columns = [g.alias for g in step.group_by_expressions] + [a.alias for a in step.argument_expressions]
-        types = {f.name: f.dataType for f in df.schema.fields}
-        spec = GroupBySpec(
-            state_name=state_name(step.context),
-            state_schema=struct([(c, types[c]) for c in columns]),
-            columns=tuple(columns),
-            group_columns=tuple(g.alias for g in step.group_by_expressions),
-        )
-        output = struct(
-            [(c, types[c]) for c in columns]
-            + [(c, PSEUDO_TYPES[c]) for c in pseudo]
-            + [(SEQ, st.LongType()), (OP, st.IntegerType()), (ORDER, st.IntegerType())]
-        )
-        out = self._stateful(df, table_keys, TableGroupByProcessor(spec), output)
-        keys = [g.alias for g in step.group_by_expressions]
-        return Built(out, self.schema_of(out, keys, [a.alias for a in step.argument_expressions]))
-
-    @builds(s.StreamAggregateV1)
-    def stream_aggregate_v1(self, step: s.StreamAggregateV1, source: Built) -> Built:
-        return self._aggregate(step, source)
-
-    @builds(s.StreamWindowedAggregateV1)
-    def stream_windowed_aggregate_v1(self, step: s.StreamWindowedAggregateV1, source: Built) -> Built:
-        return self._aggregate(step, source, window=step.window)
-
-    @builds(s.TableAggregateV1)
-    def table_aggregate_v1(self, step: s.TableAggregateV1, source: Built) -> Built:
-        # the undo rows come from the table group-by's OP column
-        return self._aggregate(step, source)
-
-    @builds(s.TableAggregateV2)
-    def table_aggregate_v2(self, step: s.TableAggregateV2, source: Built) -> Built:
-        return self._aggregate(step, source, emit_once_per_input=True)
-
-    def _aggregate(
-        self,
-        step: s.AggregateStep,
-        source: Built,
-        *,
-        emit_once_per_input: bool = False,
-        window: s.WindowExpression | None = None,
-    ) -> Built:
-        df, schema = build_aggregate(self, step, source, emit_once_per_input=emit_once_per_input, window=window)
-        return Built(df, schema)
-
-    # ------------------------------------------------------------------ joins
-
-    @builds(js.StreamTableJoinV1)
-    def stream_table_join_v1(self, step: js.StreamTableJoinV1, left: Built, right: Built) -> Built:
-        return self._join(step, left, right)
-
-    @builds(js.StreamStreamJoinV1)
-    def stream_stream_join_v1(self, step: js.StreamStreamJoinV1, left: Built, right: Built) -> Built:
-        return self._join(step, left, right)
-
-    @builds(js.StreamStreamJoinV2)
-    def stream_stream_join_v2(self, step: js.StreamStreamJoinV2, left: Built, right: Built) -> Built:
-        return self._join(step, left, right)
-
-    @builds(js.TableTableJoinV1)
-    def table_table_join_v1(self, step: js.TableTableJoinV1, left: Built, right: Built) -> Built:
-        return self._join(step, left, right)
-
-    @builds(js.ForeignKeyTableTableJoinV1)
-    def fk_table_table_join_v1(self, step: js.ForeignKeyTableTableJoinV1, left: Built, right: Built) -> Built:
-        from qtt.runtime.operators.fk_join_builder import build_foreign_key_join
-
-        df, keys, values = build_foreign_key_join(self, step, left, right)
-        return Built(df, self.schema_of(df, keys, values))
-
-    def _join(self, step: js.JoinStep, left: Built, right: Built) -> Built:
-        from qtt.runtime.operators.join_builder import build_join
-
-        df, values = build_join(self, step, left, right)
-        return Built(df, self.schema_of(df, [step.key_col_name], values))
-
-
-def builder_for(step_class: type[s.ExecutionStep]) -> Callable[..., Any] | None:
-    """The builder method registered for ``step_class`` (used by tests)."""
-    return BUILDERS.get(step_class)

@@ -7,6 +7,7 @@ error message, logged to the processing log and skipped, as ksqlDB does.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import Column
@@ -17,6 +18,7 @@ from qtt.errors import SerdeError
 from qtt.hashable import hashable
 from qtt.plan.ir.schema import Column as SchemaColumn
 from qtt.plan.ir.steps import FormatInfo, Formats
+from qtt.runtime.build.names import col
 from qtt.runtime.spark.jvm_functions import per_session
 from qtt.runtime.spark.spark_types import struct_of
 from qtt.serde import SerdeColumn, get_format
@@ -240,3 +242,25 @@ def partitioner(partitions: int) -> Callable[[Any, int | None], int]:
         return partition_for(data, partitions, fallback=fallback or 0)
 
     return route
+
+
+@dataclass(frozen=True)
+class DecodedColumns:
+    """Where the group's source holds one source step's decoded records, field by field."""
+
+    error: str
+    tombstone: str
+    null_key: str
+    #: each key column: its name, and the source column holding it
+    key: tuple[tuple[str, str], ...]
+    value: tuple[tuple[str, str], ...]
+
+    def struct(self) -> Column:
+        """The record as :func:`qtt.runtime.build.decode` returns it."""
+        return F.struct(
+            col(self.error).alias(ERROR_FIELD),
+            col(self.tombstone).alias(TOMBSTONE_FIELD),
+            col(self.null_key).alias(NULL_KEY_FIELD),
+            F.struct(*[col(source).alias(name) for name, source in self.key]).alias(KEY_FIELD),
+            F.struct(*[col(source).alias(name) for name, source in self.value]).alias(VALUE_FIELD),
+        )

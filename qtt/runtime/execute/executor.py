@@ -32,10 +32,12 @@ from pyspark.sql import functions as F
 from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError
 from qtt.plan.ir.shape import QueryShape
 from qtt.runtime.build import repartitions
-from qtt.runtime.build.builder import PlanBuilder, StatefulHook
+from qtt.runtime.build.builder import PlanBuilder
+from qtt.runtime.build.context import StatefulHook
 from qtt.runtime.build.names import col
+from qtt.runtime.build.serde_udfs import DecodedColumns
 from qtt.runtime.execute import internal_topics
-from qtt.runtime.execute.group_source import DecodedColumns, GroupSource, group_source
+from qtt.runtime.execute.group_source import GroupSource, group_source
 from qtt.runtime.execute.sink_rows import run_and_collect
 from qtt.runtime.execute.staged import (
     UNION_TASKS,

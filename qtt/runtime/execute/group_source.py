@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 from pyspark.sql.pandas.types import to_arrow_schema
@@ -34,33 +34,12 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from qtt.plan.ir import steps as s
 from qtt.runtime.build import serde_udfs
 from qtt.runtime.build.names import UNDECODED, col
+from qtt.runtime.build.serde_udfs import DecodedColumns
 from qtt.runtime.build.windowed_keys import source_window
 from qtt.runtime.execute.relay import relay_stream, write_rows
 from qtt.runtime.jobs import SCHEMA, Job, batch_major, source_row
 from qtt.runtime.operators.wide import ColumnPool
 from qtt.runtime.spark import infrastructure
-
-
-@dataclass(frozen=True)
-class DecodedColumns:
-    """Where the group's source holds one source step's decoded records, field by field."""
-
-    error: str
-    tombstone: str
-    null_key: str
-    #: each key column: its name, and the source column holding it
-    key: tuple[tuple[str, str], ...]
-    value: tuple[tuple[str, str], ...]
-
-    def struct(self) -> Column:
-        """The record as :func:`qtt.runtime.build.serde_udfs.decode` returns it."""
-        return F.struct(
-            col(self.error).alias(serde_udfs.ERROR_FIELD),
-            col(self.tombstone).alias(serde_udfs.TOMBSTONE_FIELD),
-            col(self.null_key).alias(serde_udfs.NULL_KEY_FIELD),
-            F.struct(*[col(source).alias(name) for name, source in self.key]).alias(serde_udfs.KEY_FIELD),
-            F.struct(*[col(source).alias(name) for name, source in self.value]).alias(serde_udfs.VALUE_FIELD),
-        )
 
 
 @dataclass(frozen=True)

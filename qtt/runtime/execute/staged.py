@@ -51,7 +51,8 @@ from qtt.runtime.spark.frames import in_threads
 from qtt.runtime.spark.infrastructure import first_line
 
 if TYPE_CHECKING:
-    from qtt.runtime.build.builder import PlanBuilder, StatefulHook
+    from qtt.runtime.build.builder import PlanBuilder
+    from qtt.runtime.build.context import StatefulHook
     from qtt.runtime.operators.stateful import StatefulOperator
 
 #: Tasks of a micro-batch over a union of a group's replays (each stage's input, and the sinks

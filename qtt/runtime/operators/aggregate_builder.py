@@ -1,4 +1,4 @@
-"""The aggregate steps' one builder: group, aggregate in a stateful operator, emit per input.
+"""The aggregate steps' builders: group, aggregate in a stateful operator, emit per input.
 
 A windowed aggregate (``window``) first passes its rows through the stream-time operator and
 into their open windows (:mod:`qtt.runtime.operators.windows`), then groups by key and window.
@@ -6,18 +6,17 @@ into their open windows (:mod:`qtt.runtime.operators.windows`), then groups by k
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt import sqltypes as t
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import WINDOWEND, WINDOWSTART, LogicalSchema
-from qtt.plan.ir.schema import Column as SchemaColumn
 from qtt.runtime.build.compiler import Compiler
+from qtt.runtime.build.context import PSEUDO_TYPES, BuildContext, Built, builds, key_bytes, untaken
 from qtt.runtime.build.names import (
     HAD_PREVIOUS,
     KEY_BYTES,
@@ -38,16 +37,12 @@ from qtt.runtime.build.names import (
 )
 from qtt.runtime.spark.spark_types import to_spark
 
-#: the Spark types of ksqlDB's pseudo columns
-PSEUDO_TYPES: dict[str, st.DataType] = {name: to_spark(type_) for name, type_ in PSEUDO_COLUMNS.items()}
-
 if TYPE_CHECKING:
-    from qtt.runtime.build.builder import Built, PlanBuilder
     from qtt.runtime.operators.stateful import AggregateProcessor, AggregateSpec
 
 
 def build_aggregate(
-    builder: PlanBuilder,
+    context: BuildContext,
     step: s.AggregateStep,
     source: Built,
     *,
@@ -96,7 +91,7 @@ def build_aggregate(
     state_keys = [*keys, WINDOWSTART, WINDOWEND] if window is not None and not session else keys
     bounds = [WINDOWSTART, WINDOWEND] if session else []
     if window is not None:
-        df = _windowed(builder, df, window, f"{state_name(step.context)}-StreamTime")
+        df = _windowed(context, df, window, f"{state_name(step.context)}-StreamTime")
     types = {f.name: f.dataType for f in df.schema.fields} | {b: st.LongType() for b in bounds}
     spec = AggregateSpec(
         state_name=state_name(step.context),
@@ -106,7 +101,7 @@ def build_aggregate(
         key_names=tuple(state_keys),
         calls=tuple(calls),
         emit_once_per_input=emit_once_per_input,
-        emit_previous=id(step) in builder._previous_wanted,
+        emit_previous=context.emits_previous(step),
         arguments=struct([(name, types[name]) for _, _, names in calls for name in names]),
     )
     previous = (
@@ -129,22 +124,22 @@ def build_aggregate(
     )
     group_names = [group_column(k) if k in grouping else k for k in state_keys]
     processor = AggregateProcessor(spec) if not session else _sessions(spec, step, window)
-    out = builder._stateful(df, group_names, processor, output)
+    out = context.stateful(df, group_names, processor, output)
     if window is not None:  # carried on next to the system columns, for the sink's windowed key
         out = out.withColumn(WINDOW_START, col(WINDOWSTART)).withColumn(WINDOW_END, col(WINDOWEND))
     if window is not None and window.emit_final:
         assert isinstance(step, s.StreamWindowedAggregateV1)
-        out = _final(builder, out, step, source, f"{state_name(step.context)}-Final")
-    return out, builder.schema_of(out, keys, [c.alias for c in step.aggregations])
+        out = _final(context, out, step, source, f"{state_name(step.context)}-Final")
+    return out, context.schema_of(out, keys, [c.alias for c in step.aggregations])
 
 
-def _windowed(builder: PlanBuilder, df: DataFrame, window: s.WindowExpression, state: str) -> DataFrame:
+def _windowed(context: BuildContext, df: DataFrame, window: s.WindowExpression, state: str) -> DataFrame:
     """``df``'s rows in their open windows: through the stream-time operator (keyed by source
     partition), then once per window (:func:`qtt.runtime.operators.windows.windowed_rows`)."""
     from qtt.runtime.operators.windows import stream_time_operator, windowed_rows
 
     processor, output = stream_time_operator(df, state)
-    timed = builder._stateful(df, [ROWPARTITION], processor, output)
+    timed = context.stateful(df, [ROWPARTITION], processor, output)
     return timed if window.type == "SESSION" else windowed_rows(timed, window)
 
 
@@ -163,34 +158,74 @@ def _sessions(spec: AggregateSpec, step: s.AggregateStep, window: s.WindowExpres
 
 
 #: key formats whose bytes need the schema registry; their final windows are ordered by the key's JSON instead
-_REGISTRY_FORMATS = frozenset({"AVRO", "PROTOBUF", "PROTOBUF_NOSR", "JSON_SR"})
 
 
 def _final(
-    builder: PlanBuilder, out: DataFrame, step: s.StreamWindowedAggregateV1, source: Built, state: str
+    context: BuildContext, out: DataFrame, step: s.StreamWindowedAggregateV1, source: Built, state: str
 ) -> DataFrame:
     """``EMIT FINAL``: the aggregate's rows held per partition until their window closes."""
     from qtt.runtime.operators.windows import FinalSpec, WindowFinalProcessor
 
-    keyed = out.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, source.schema.key))
+    keyed = out.withColumn(KEY_BYTES, key_bytes(context, step.internal_formats, source.schema.key))
     processor = WindowFinalProcessor(FinalSpec(state, keyed.schema, step.window))
-    final = builder._stateful(keyed, [ROWPARTITION], processor, keyed.schema)
+    final = context.stateful(keyed, [ROWPARTITION], processor, keyed.schema)
     return final.drop(KEY_BYTES)
 
 
-def key_bytes(builder: PlanBuilder, formats: s.Formats, key: Sequence[SchemaColumn]) -> Column:
-    """The key columns ``key`` as the state stores' bytes, to order rows by key as Kafka Streams'
-    stores do (a registry format's key is ordered by its JSON text instead)."""
-    from qtt.runtime.build import serde_udfs
+@builds(s.StreamAggregateV1)
+def stream_aggregate_v1(context: BuildContext, step: s.StreamAggregateV1, source: Built) -> Built:
+    return Built(*build_aggregate(context, step, source))
 
-    row = F.struct(*[col(c.name) for c in key])
-    if formats.key_format.format in _REGISTRY_FORMATS:
-        return F.encode(F.to_json(row), "UTF-8")
-    return serde_udfs.encode(
-        formats.key_format, formats.key_features, key, is_key=True, row=row, topic="", registry=builder.registry
+
+@builds(s.StreamWindowedAggregateV1)
+def stream_windowed_aggregate_v1(context: BuildContext, step: s.StreamWindowedAggregateV1, source: Built) -> Built:
+    return Built(*build_aggregate(context, step, source, window=step.window))
+
+
+@builds(s.TableAggregateV1)
+def table_aggregate_v1(context: BuildContext, step: s.TableAggregateV1, source: Built) -> Built:
+    # the undo rows come from the table group-by's OP column
+    return Built(*build_aggregate(context, step, source))
+
+
+@builds(s.TableAggregateV2)
+def table_aggregate_v2(context: BuildContext, step: s.TableAggregateV2, source: Built) -> Built:
+    return Built(*build_aggregate(context, step, source, emit_once_per_input=True))
+
+
+@builds(s.TableGroupByV1)
+def table_group_by_v1(context: BuildContext, step: s.TableGroupByV1, source: Built) -> Built:
+    from qtt.runtime.operators.stateful import GroupBySpec, TableGroupByProcessor, state_name, struct
+
+    compile_ = Compiler()
+    groups = [compile_(g.expression).alias(g.alias) for g in step.group_by_expressions]
+    arguments = [compile_(a.expression).alias(a.alias) for a in step.argument_expressions]
+    table_keys = [c.name for c in source.schema.key]
+    # A grouping column named like a table key or a pseudo column is that very column
+    # (GROUP BY ID, GROUP BY ROWTIME), so the one column serves as both.
+    taken = {g.alias for g in step.group_by_expressions}
+    pseudo = untaken(PSEUDO_COLUMNS, taken)
+    df = source.df.select(
+        *[col(k) for k in untaken(table_keys, taken)],
+        *groups,
+        *arguments,
+        *[col(c) for c in pseudo],
+        col(SEQ),
+        col(TOMBSTONE),
     )
-
-
-def untaken(names: Iterable[str], taken: set[str]) -> list[str]:
-    """``names`` without those in ``taken``, in order."""
-    return [n for n in names if n not in taken]
+    columns = [g.alias for g in step.group_by_expressions] + [a.alias for a in step.argument_expressions]
+    types = {f.name: f.dataType for f in df.schema.fields}
+    spec = GroupBySpec(
+        state_name=state_name(step.context),
+        state_schema=struct([(c, types[c]) for c in columns]),
+        columns=tuple(columns),
+        group_columns=tuple(g.alias for g in step.group_by_expressions),
+    )
+    output = struct(
+        [(c, types[c]) for c in columns]
+        + [(c, PSEUDO_TYPES[c]) for c in pseudo]
+        + [(SEQ, st.LongType()), (OP, st.IntegerType()), (ORDER, st.IntegerType())]
+    )
+    out = context.stateful(df, table_keys, TableGroupByProcessor(spec), output)
+    keys = [g.alias for g in step.group_by_expressions]
+    return Built(out, context.schema_of(out, keys, [a.alias for a in step.argument_expressions]))

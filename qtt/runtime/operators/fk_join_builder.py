@@ -12,7 +12,6 @@ the left rows that name it).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -20,6 +19,7 @@ from pyspark.sql import types as st
 
 from qtt.plan.ir import join_steps as js
 from qtt.runtime.build.compiler import Compiler
+from qtt.runtime.build.context import BuildContext, Built, builds, key_bytes
 from qtt.runtime.build.names import (
     CURRENT,
     INSTRUCTION,
@@ -35,15 +35,11 @@ from qtt.runtime.build.names import (
     data_col,
     spark_safe,
 )
-from qtt.runtime.operators.aggregate_builder import key_bytes
 from qtt.runtime.operators.join_builder import CARRIED, grouped, restored, side_state
-
-if TYPE_CHECKING:
-    from qtt.runtime.build.builder import Built, PlanBuilder
 
 
 def build_foreign_key_join(
-    builder: PlanBuilder, step: js.ForeignKeyTableTableJoinV1, left: Built, right: Built
+    context: BuildContext, step: js.ForeignKeyTableTableJoinV1, left: Built, right: Built
 ) -> tuple[DataFrame, list[str], list[str]]:
     """The joined rows (key: the left key columns, then the left columns, the right key and the
     right columns), their key column names and their value column names."""
@@ -76,7 +72,7 @@ def build_foreign_key_join(
             *[col(c) for c in CARRIED],
             order.cast("int").alias(ORDER),
         )
-        .withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, key_columns))
+        .withColumn(KEY_BYTES, key_bytes(context, step.internal_formats, key_columns))
     )
     types = {f.name: f.dataType for f in left_rows.schema.fields}
     keys = [(name, types[name]) for name in key_names]
@@ -105,7 +101,7 @@ def build_foreign_key_join(
         ]
     )
     keyed, grouping = grouped(left_rows, keys)
-    asks = builder._stateful(keyed, grouping, LeftTableProcessor(left_spec), asks_schema)
+    asks = context.stateful(keyed, grouping, LeftTableProcessor(left_spec), asks_schema)
     right_order = col(ORDER) if ORDER in right.df.columns else F.lit(0)
     right_rows = right.df.where(data_col(right.df, right_key).isNotNull()).select(
         data_col(right.df, right_key).alias(foreign_key),
@@ -133,6 +129,14 @@ def build_foreign_key_join(
     )
     output = struct(keys + [(c, types[c]) for c in (*left_columns, foreign_key, *right_columns)] + list(OUTPUT_SYSTEM))
     keyed, grouping = grouped(union, [(foreign_key, types[foreign_key])])
-    joined = builder._stateful(keyed, grouping, ForeignKeyJoinProcessor(spec), output)
+    joined = context.stateful(keyed, grouping, ForeignKeyJoinProcessor(spec), output)
     values = [original[c] for c in (*left_columns, foreign_key, *right_columns)]
     return restored(joined, original), left_keys, values
+
+
+@builds(js.ForeignKeyTableTableJoinV1)
+def fk_table_table_join_v1(
+    context: BuildContext, step: js.ForeignKeyTableTableJoinV1, left: Built, right: Built
+) -> Built:
+    df, keys, values = build_foreign_key_join(context, step, left, right)
+    return Built(df, context.schema_of(df, keys, values))

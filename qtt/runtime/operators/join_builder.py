@@ -19,6 +19,7 @@ from pyspark.sql import types as st
 from qtt.errors import RuntimeBuildError
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
+from qtt.runtime.build.context import BuildContext, Built, builds, key_bytes
 from qtt.runtime.build.names import (
     HAD_PREVIOUS,
     JOIN_SIDE,
@@ -37,17 +38,15 @@ from qtt.runtime.build.names import (
     previous_name,
     spark_safe,
 )
-from qtt.runtime.operators.aggregate_builder import key_bytes
 
 if TYPE_CHECKING:
-    from qtt.runtime.build.builder import Built, PlanBuilder
     from qtt.runtime.operators.grace_joins import GraceJoinProcessor
 
 #: the system columns a join carries from the row that caused each output
 CARRIED = (ROWTIME, ROWPARTITION, ROWOFFSET, SEQ, TOMBSTONE)
 
 
-def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Built) -> tuple[DataFrame, list[str]]:
+def build_join(context: BuildContext, step: js.JoinStep, left: Built, right: Built) -> tuple[DataFrame, list[str]]:
     """The joined rows (key ``step.key_col_name``, then each side's columns) and their value
     column names."""
     from qtt.runtime.operators.joins import LEFT, RIGHT, JoinProcessor, JoinSpec
@@ -89,9 +88,9 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
     if isinstance(step, js.StreamStreamJoinV2):
         output = _output_schema(key_name, key_type, types, left_columns + right_columns, [])
         key_column = dataclasses.replace(left.schema.key[0], name=key_name)
-        keyed = union.withColumn(KEY_BYTES, key_bytes(builder, step.internal_formats, [key_column]))
+        keyed = union.withColumn(KEY_BYTES, key_bytes(context, step.internal_formats, [key_column]))
         processor = _grace_processor(step, key_name, types, (left_columns, right_columns))
-        joined = builder._stateful(keyed, [ROWPARTITION], processor, output)
+        joined = context.stateful(keyed, [ROWPARTITION], processor, output)
         return restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
     table_table = isinstance(step, js.TableTableJoinV1)
     window = (step.before_ms, step.after_ms) if isinstance(step, js.StreamStreamJoinV1) else None
@@ -113,7 +112,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
             struct([(c, types[c]) for c in left_columns] + [(ROWTIME, st.LongType())]),
             struct([(c, types[c]) for c in right_columns] + [(ROWTIME, st.LongType())]),
         ),
-        emit_previous=id(step) in builder._previous_wanted,
+        emit_previous=context.emits_previous(step),
         window=window,
         windowed=windowed,
     )
@@ -126,7 +125,7 @@ def build_join(builder: PlanBuilder, step: js.JoinStep, left: Built, right: Buil
         key_name, key_type, types, left_columns + right_columns, [(b, st.LongType()) for b in bounds] + previous
     )
     keyed, grouping = grouped(union, [(key_name, key_type)])  # the state's key: the internal topics' key
-    joined = builder._stateful(keyed, [*grouping, *_window_keys(step, bounds)], JoinProcessor(spec), output)
+    joined = context.stateful(keyed, [*grouping, *_window_keys(step, bounds)], JoinProcessor(spec), output)
     return restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
 
 
@@ -215,3 +214,12 @@ def side_state(step: s.ExecutionStep) -> str:
     if isinstance(step, s.SourceStep):
         return state_name(step.context).removesuffix("-Source") + "-Reduce"
     return f"{state_name(step.context)}-Materialize"
+
+
+def _built(context: BuildContext, step: js.JoinStep, left: Built, right: Built) -> Built:
+    df, values = build_join(context, step, left, right)
+    return Built(df, context.schema_of(df, [step.key_col_name], values))
+
+
+for _step_class in (js.StreamTableJoinV1, js.StreamStreamJoinV1, js.StreamStreamJoinV2, js.TableTableJoinV1):
+    builds(_step_class)(_built)

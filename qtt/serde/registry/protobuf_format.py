@@ -232,7 +232,7 @@ _CLIENTS_LOCK = threading.Lock()
 
 def serialized_client(snapshot: RegistrySnapshot) -> Any:
     """A client serving the snapshot's schemas, Protobuf ones in the registry's serialized form."""
-    from qtt.serde.registry.schema_registry import _seeded_client
+    from qtt.serde.registry.schema_registry import seeded_client
 
     with _CLIENTS_LOCK:
         found = _CLIENTS.get(snapshot)
@@ -241,7 +241,7 @@ def serialized_client(snapshot: RegistrySnapshot) -> Any:
                 replace(s, schema=_serialized(parsed_registered(snapshot, s))) if s.schema_type == "PROTOBUF" else s
                 for s in snapshot.schemas
             ]
-            found = _CLIENTS[snapshot] = _seeded_client(schemas)
+            found = _CLIENTS[snapshot] = seeded_client(schemas)
         return found
 
 

@@ -256,7 +256,7 @@ class RegistrySnapshot:
         with _CLIENTS_LOCK:
             found = _CLIENTS.get(self)
             if found is None:
-                found = _CLIENTS[self] = _seeded_client(self.schemas)
+                found = _CLIENTS[self] = seeded_client(self.schemas)
             return found
 
 
@@ -264,7 +264,7 @@ _CLIENTS: dict[RegistrySnapshot, Any] = {}
 _CLIENTS_LOCK = threading.Lock()
 
 
-def _seeded_client(schemas: Iterable[RegisteredSchema]) -> SchemaRegistryClient:
+def seeded_client(schemas: Iterable[RegisteredSchema]) -> SchemaRegistryClient:
     """Confluent's in-process registry, holding ``schemas`` under their original ids.
 
     The in-process registry numbers schemas itself (1, 2, ...); a snapshot of a real registry
