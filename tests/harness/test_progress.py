@@ -70,10 +70,11 @@ def test_restored_queries_count_as_each_one_ends(
 ) -> None:
     # a restored query runs alone: a run of 40 of them must not stay silent until the last ends
     monkeypatch.setattr(driver, "_restores", lambda entry: True)
+    monkeypatch.setattr(driver, "_restore_point", lambda entry: None)
     monkeypatch.setattr(
         driver.restored_runs,
         "run_restored",
-        lambda session, entry, checkpoint, capture: QueryRun(query_id=entry.query.query_id, topic="", batches=1),
+        lambda session, query, *_: (QueryRun(query_id=query.query_id, topic="", batches=1), None),
     )
     variants = load_file(FIXTURES / "replays.json").variants * 3
     calls: list[tuple[int, int]] = []

@@ -5,6 +5,3 @@ plain-data contract with the harness; :mod:`~qtt.runtime.execute.staged` runs a 
 operators stage by stage; :mod:`~qtt.runtime.execute.internal_topics` reads state back through
 Spark's state data source; :mod:`~qtt.runtime.execute.topology` describes what a plan builds.
 """
-
-# the stateful steps' builders register themselves when their package is imported
-from qtt.runtime import operators  # noqa: F401

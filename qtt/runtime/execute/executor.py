@@ -31,6 +31,7 @@ from pyspark.sql import functions as F
 
 from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError
 from qtt.plan.ir.shape import QueryShape
+from qtt.runtime import operators  # noqa: F401 (the stateful steps' builders register themselves)
 from qtt.runtime.build import repartitions
 from qtt.runtime.build.builder import PlanBuilder
 from qtt.runtime.build.context import StatefulHook
