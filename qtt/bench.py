@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from qtt.harness.replay.runner import CaseResult
+    from qtt.harness.results import CaseResult
 
 CASES, HISTORICAL = "case variant", "historical plan"
 #: the stateful case variants and historical plans, as their own figure (replayed in the sections above)
@@ -167,10 +167,9 @@ def _raise_if_infrastructure(error: Exception, what: str) -> None:
 def _replay_sections(
     figures: Figures, paths: Sequence[str], folders: Sequence[Path], log: Callable[[str], None]
 ) -> None:
-    from qtt.harness.historical.replay import replay_folders
-    from qtt.harness.historical.restored import has_checkpoint, restore_folders
-    from qtt.harness.replay.runner import run_variants, spark_session
+    from qtt.harness.historical.restored import has_checkpoint
     from qtt.harness.selection import load_variants
+    from qtt.harness.session import Kind, run_items
 
     variants, _ = load_variants(paths)
     stateful_variants = {id(v) for v in variants if _variant_is_stateful(v)}
@@ -178,24 +177,18 @@ def _replay_sections(
 
     # Each section replays its stateless and its stateful items as two batches, so that the
     # stateful ones also make a figure of their own: replays per minute over stateful plans.
-    def cases(chosen: list[Any]) -> Callable[[Callable[[int, int], None]], Sequence[CaseResult]]:
-        return lambda progress: run_variants(chosen, spark_session, progress=progress)
-
-    def plans(chosen: list[Path]) -> Callable[[Callable[[int, int], None]], Sequence[CaseResult]]:
-        return lambda progress: replay_folders(chosen, spark_session, progress=progress)
-
-    def restored(chosen: list[Path]) -> Callable[[Callable[[int, int], None]], Sequence[CaseResult]]:
-        return lambda progress: restore_folders(chosen, spark_session, progress=progress)
+    def runs(kind: Kind, chosen: Sequence[Any]) -> Callable[[Callable[[int, int], None]], Sequence[CaseResult]]:
+        return lambda progress: run_items(kind, chosen, progress=progress)
 
     halves = []
     for stateful in (False, True):
         mine = [v for v in variants if (id(v) in stateful_variants) == stateful]
-        halves.append((CASES, stateful, len(mine), cases(mine), ""))
+        halves.append((CASES, stateful, len(mine), runs(Kind.CASES, mine), ""))
     for stateful in (False, True):
         theirs = [f for f in folders if (f in stateful_folders) == stateful]
-        halves.append((HISTORICAL, stateful, len(theirs), plans(theirs), ""))
+        halves.append((HISTORICAL, stateful, len(theirs), runs(Kind.HISTORICAL, theirs), ""))
     stored = [f for f in folders if has_checkpoint(f)]
-    halves.append((RESTORED, False, len(stored), restored(stored), f"{RESTORED}s"))
+    halves.append((RESTORED, False, len(stored), runs(Kind.RESTORED, stored), f"{RESTORED}s"))
     for kind, stateful, count, replay, label in halves:
         if not count:
             continue
@@ -222,7 +215,7 @@ def _replay_sections(
         section = figures.sections[kind] = Section(count=count)
         began = time.perf_counter()
         for _ in range(FORMAT_REPEATS):
-            for result in run_variants(same_cases, spark_session):
+            for result in run_items(Kind.CASES, same_cases):
                 section.add(result)
         section.wall = time.perf_counter() - began
     if STATEFUL in figures.sections:  # printed after the sections whose replays it pools

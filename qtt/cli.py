@@ -15,13 +15,13 @@ from qtt import __version__
 from qtt.errors import QttError
 from qtt.harness.replay import scenarios
 from qtt.harness.selection import HISTORICAL_ROOT
-from qtt.harness.shard import Shard, case_identity
+from qtt.harness.shard import Shard
 from qtt.harness.shard import parse as parse_shard
 
 if TYPE_CHECKING:
     from qtt.harness.cases.model import CaseVariant
-    from qtt.harness.replay.runner import CaseResult
-    from qtt.harness.sqltests.files import SqlTest
+    from qtt.harness.results import CaseResult
+    from qtt.harness.session import Selection
 
 DESCRIPTION = """\
 qtt replays streaming-SQL cases (ksqlDB's QTT format) through execution plans built on
@@ -144,9 +144,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> int:
     from qtt.harness import report, selection
-    from qtt.harness.cases.loader import discover, load_file
-    from qtt.harness.replay.runner import run_variants, spark_session
-    from qtt.harness.status import Status
+    from qtt.harness.session import run_selection, select
 
     began = time.perf_counter()
     _check_output(args.json)
@@ -154,96 +152,47 @@ def _run(args: argparse.Namespace) -> int:
     if not given:
         print("qtt: no PATH given and no ./cases directory here", file=sys.stderr)
         return 2
-    paths, all_folders = selection.split_paths(given)
-    folders = selection.select_folders(all_folders, args.keyword)
-    shard = args.shard
-    files = discover(paths)
-    variants: list[CaseVariant] = []
-    # (file position, case position, result): the report follows the files' own order
-    placed: list[tuple[int, int, CaseResult]] = []
-    unloadable = 0  # cases (or files) that do not load, in any shard
-    for file_index, path in enumerate(files):
-        try:
-            loaded = load_file(path, display=str(path))
-        except QttError as unreadable:  # one error for the file; the other files go on
-            unloadable += 1
-            if _in_shard(shard, path, ""):
-                placed.append((file_index, -1, report.load_error_result(str(path), unreadable)))
-            continue
-        for error in loaded.errors:
-            if not selection.matches(error.case or "", args.keyword):
-                continue
-            unloadable += 1
-            if _in_shard(shard, path, error.case or ""):
-                placed.append((file_index, _case_index(error.path), report.load_error_result(str(path), error)))
-        variants.extend(v for v in loaded.variants if selection.matches(v.label, args.keyword))
-    sql_tests = _sql_tests(paths, args.keyword, shard, placed, len(files))
-    if not (variants or unloadable or folders or sql_tests):
-        return _nothing("run", given, args.keyword, found=bool(files or all_folders))
-    selected = len(variants) + unloadable + len(folders)
-    variants = selection.shard_variants(variants, shard)
-    folders = selection.shard_folders(folders, shard)
-    if shard and not (variants or placed or folders or sql_tests):
+    chosen = select(given, args.keyword, args.shard)
+    if chosen.nothing_selected:
+        return _nothing("run", given, args.keyword, found=chosen.found)
+    if args.shard and chosen.shard_is_empty:
         # a legitimate outcome when N machines share a small selection: not a usage error
-        print(f"qtt run: shard {shard} holds none of the {selected} selected item(s); nothing to run", file=sys.stderr)
-        return 0
-    broken = len(placed)
-    print(
-        f"qtt {__version__}{f' shard {shard}' if shard else ''}: "
-        f"{len(variants)} case variant(s) in {len(files)} file(s)"
-        + (f", {broken} case(s) that do not load" if broken else "")
-        + (f", {len(folders)} historical plan(s)" if folders else "")
-        + (f", {len(sql_tests)} SQL test(s)" if sql_tests else ""),
-        file=sys.stderr,
-    )
-    file_order = {str(path): i for i, path in enumerate(files)}
-    chosen = args.scenario or (scenarios.FRESH, scenarios.RESTORED)
-    case_progress = _progress("case variants", began, quiet=args.quiet)
-    if args.scenario is None or args.scenario == (scenarios.FRESH,):
-        replayed = run_variants(variants, spark_session, progress=case_progress)
-    else:
-        replayed = scenarios.run_scenarios(
-            variants,
-            chosen,
-            spark_session,
-            seed=args.seed,
-            progress=case_progress,
-            scenario_progress=lambda name: _progress(f"case variants ({name})", time.perf_counter(), quiet=args.quiet),
+        print(
+            f"qtt run: shard {args.shard} holds none of the {chosen.selected} selected item(s); nothing to run",
+            file=sys.stderr,
         )
-    for index, result in enumerate(replayed):
-        variant = variants[index % len(variants)]
-        placed.append((file_order[variant.file], variant.index, result))
-    if sql_tests:
-        from qtt.harness.sqltests.run import not_for_scenario, run_sql_tests
+        return 0
+    print(_header(chosen), file=sys.stderr)
+    outcome = run_selection(
+        chosen,
+        scenario_names=args.scenario,
+        seed=args.seed,
+        progress_for=lambda stage: _progress(stage, began, quiet=args.quiet),
+    )
+    for line in outcome.drift:
+        print(f"DRIFT {line}", file=sys.stderr)
+    _print_results(outcome.results, args)
+    print(f"{len(outcome.results)} variant(s): {report.summary(outcome.results)} in {time.perf_counter() - began:.1f}s")
+    return report.exit_status(outcome.results)
 
-        sql_results = []
-        if scenarios.FRESH in chosen:
-            progress = _progress("SQL tests", began, quiet=args.quiet)
-            sql_results = run_sql_tests(sql_tests, spark_session, progress=progress)
-        asked = [name for name in args.scenario or () if name != scenarios.FRESH]
-        sql_results += [not_for_scenario(test, name) for name in asked for test in sql_tests]
-        placed += [(len(files), index, result) for index, result in enumerate(sql_results)]
-    placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
-    results = [result for _, _, result in placed]
-    if folders:
-        from qtt.harness.historical.replay import replay_folders
-        from qtt.harness.historical.restored import has_checkpoint, restore_folders
 
-        historical = []
-        if scenarios.FRESH in chosen:
-            progress = _progress("historical plans", began, quiet=args.quiet)
-            historical = replay_folders(folders, spark_session, progress=progress)
-        results += historical
-        results += [
-            _not_for_folders(folder, name) for name in chosen if name in scenarios.CASES_ONLY for folder in folders
-        ]
-        stored = [folder for folder in folders if has_checkpoint(folder)] if scenarios.RESTORED in chosen else []
-        if stored:
-            progress = _progress("restored checkpoints", time.perf_counter(), quiet=args.quiet)
-            results += restore_folders(stored, spark_session, progress=progress)
-        for folder_result in historical:
-            for line in folder_result.drift:
-                print(f"DRIFT {folder_result.file}: {line}", file=sys.stderr)
+def _header(chosen: Selection) -> str:
+    """The line naming what a run holds, before anything runs."""
+    broken = len(chosen.unloadable)
+    return (
+        f"qtt {__version__}{f' shard {chosen.shard}' if chosen.shard else ''}: "
+        f"{len(chosen.variants)} case variant(s) in {len(chosen.files)} file(s)"
+        + (f", {broken} case(s) that do not load" if broken else "")
+        + (f", {len(chosen.folders)} historical plan(s)" if chosen.folders else "")
+        + (f", {len(chosen.sql_tests)} SQL test(s)" if chosen.sql_tests else "")
+    )
+
+
+def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> None:
+    """Per-file lines, each failure with its diff, skips with their reasons, and ``--json``."""
+    from qtt.harness import report
+    from qtt.harness.status import Status
+
     if not args.quiet:
         for file, line in report.file_lines(results):
             print(f"{file} {line}")
@@ -258,29 +207,6 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{file}: {counts}")
     if args.json:
         report.write_json(results, args.json)
-    elapsed = time.perf_counter() - began
-    print(f"{len(results)} variant(s): {report.summary(results)} in {elapsed:.1f}s")
-    return report.exit_status(results)
-
-
-def _sql_tests(
-    paths: Sequence[str], keyword: str | None, shard: Shard | None, placed: list[tuple[int, int, CaseResult]], at: int
-) -> list[SqlTest]:
-    """The selected tests of the SQL test files under ``paths``; a file that does not load is
-    placed as an error result."""
-    from qtt.harness import report, selection
-    from qtt.harness.sqltests.files import discover_sql, load_sql_tests
-
-    tests: list[SqlTest] = []
-    for path in discover_sql(paths):
-        try:
-            loaded = load_sql_tests(path)
-        except QttError as unreadable:
-            if _in_shard(shard, path, ""):
-                placed.append((at, -1, report.load_error_result(str(path), unreadable)))
-            continue
-        tests += [t for t in loaded if selection.matches(t.name, keyword) and _in_shard(shard, path, t.name)]
-    return tests
 
 
 def _progress(noun: str, began: float, *, quiet: bool = False) -> Callable[[int, int], None]:
@@ -534,35 +460,12 @@ def _scenarios(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(e.message) from None
 
 
-def _not_for_folders(folder: Path, scenario: str) -> CaseResult:
-    from qtt.harness.replay.runner import CaseResult
-    from qtt.harness.status import Status
-
-    reason = f"the {scenario} scenario runs on case variants; a historical folder replays fresh and restored"
-    return CaseResult(
-        str(folder), folder.parent.name, f"{folder.name}, {scenario}", Status.SKIPPED, reason, kind=scenario
-    )
-
-
 def _shard(text: str) -> Shard:
     """``--shard K/N``, read for argparse (which reports the error as a usage error)."""
     try:
         return parse_shard(text)
     except QttError as e:
         raise argparse.ArgumentTypeError(e.message) from None
-
-
-def _in_shard(shard: Shard | None, file: Path, case: str) -> bool:
-    """Whether a case of ``file`` that does not load belongs to ``shard`` (it is an item too)."""
-    return shard is None or shard.holds(case_identity(file, case))
-
-
-def _case_index(path: str | None) -> int:
-    """The position of the case a JSON path points into (``$.tests[3]...`` -> 3)."""
-    import re
-
-    match = re.match(r"\$\.tests\[(\d+)\]", path or "")
-    return int(match.group(1)) if match else -1
 
 
 if __name__ == "__main__":

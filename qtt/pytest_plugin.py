@@ -29,7 +29,7 @@ from qtt.harness.status import Status
 if TYPE_CHECKING:
     from qtt.harness.cases.model import CaseVariant
     from qtt.harness.historical.uptodate import CheckEntry
-    from qtt.harness.replay.runner import CaseResult
+    from qtt.harness.results import CaseResult
     from qtt.harness.shard import Shard
     from qtt.harness.sqltests.files import SqlTest
 
@@ -260,8 +260,17 @@ class ReplayedItem(pytest.Item):
     def _same_batch(self, other: pytest.Item) -> bool:
         return other.path == self.path
 
-    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
+    #: the kind of item it is, as the run session names it (:class:`qtt.harness.session.Kind`)
+    kind = ""
+
+    def subject(self) -> Any:
+        """What the run session runs for this item: a variant, a SQL test or a folder."""
         raise NotImplementedError
+
+    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
+        from qtt.harness.session import Kind, run_items
+
+        return run_items(Kind(self.kind), [item.subject() for item in batch])
 
     def result(self) -> CaseResult:
         """This item's result, replaying its batch first if needed."""
@@ -295,10 +304,10 @@ class CaseItem(ReplayedItem):
         super().__init__(**kwargs)
         self.variant = variant
 
-    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.replay.runner import run_variants, spark_session
+    kind = "case variants"
 
-        return run_variants([item.variant for item in batch if isinstance(item, CaseItem)], spark_session)
+    def subject(self) -> Any:
+        return self.variant
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"case: {self.variant.label}"
@@ -312,14 +321,13 @@ class ScenarioItem(CaseItem):
         self.scenario = scenario
 
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.replay.runner import spark_session
-        from qtt.harness.replay.scenarios import run_scenarios
+        from qtt.harness.session import Kind, run_items
 
         mine = [item for item in batch if isinstance(item, ScenarioItem)]
         results: dict[str, CaseResult] = {}
         for scenario in dict.fromkeys(item.scenario for item in mine):
             same = [item for item in mine if item.scenario == scenario]
-            outcomes = run_scenarios([i.variant for i in same], [scenario], spark_session)
+            outcomes = run_items(Kind.CASES, [i.variant for i in same], scenario=scenario)
             for item, result in zip(same, outcomes, strict=True):
                 results[item.nodeid] = result
         return [results[item.nodeid] for item in mine]
@@ -354,11 +362,10 @@ class SqlTestItem(ReplayedItem):
         super().__init__(**kwargs)
         self.test = test
 
-    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.replay.runner import spark_session
-        from qtt.harness.sqltests.run import run_sql_tests
+    kind = "SQL tests"
 
-        return run_sql_tests([item.test for item in batch if isinstance(item, SqlTestItem)], spark_session)
+    def subject(self) -> Any:
+        return self.test
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, self.test.line - 1, f"SQL test: {self.test.name}"
@@ -447,11 +454,10 @@ class HistoricalItem(ReplayedItem):
     def _same_batch(self, other: pytest.Item) -> bool:
         return other is self
 
-    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.historical.replay import replay_folders
-        from qtt.harness.replay.runner import spark_session
+    kind = "historical plans"
 
-        return list(replay_folders([item.folder for item in batch if isinstance(item, HistoricalItem)], spark_session))
+    def subject(self) -> Any:
+        return self.folder
 
     def runtest(self) -> None:
         import warnings
@@ -469,11 +475,7 @@ class HistoricalItem(ReplayedItem):
 class RestoredItem(HistoricalItem):
     """A persisted plan's stored checkpoint, resumed by today's runtime over the inputs after it."""
 
-    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.historical.restored import restore_folders
-        from qtt.harness.replay.runner import spark_session
-
-        return list(restore_folders([item.folder for item in batch if isinstance(item, RestoredItem)], spark_session))
+    kind = "restored checkpoints"
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.folder, None, f"restored checkpoint: {self.name}"

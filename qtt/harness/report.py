@@ -12,7 +12,7 @@ import simplejson
 
 from qtt.errors import QttError
 from qtt.harness.replay.compare import Comparison
-from qtt.harness.replay.runner import CaseResult
+from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.harness.status import exit_status as status_exit
 

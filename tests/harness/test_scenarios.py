@@ -11,7 +11,7 @@ from qtt.errors import QttError
 from qtt.harness.cases.loader import load_file
 from qtt.harness.replay import scenarios
 from qtt.harness.replay.driver import OutputRecord, ReplayResult
-from qtt.harness.replay.runner import CaseResult
+from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.runtime.jobs import InternalRecord, InternalTopic
 

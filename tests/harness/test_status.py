@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from qtt.harness import report
-from qtt.harness.replay.runner import CaseResult
+from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 
 

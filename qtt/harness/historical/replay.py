@@ -21,7 +21,8 @@ from qtt.errors import InfrastructureError, QttError, RuntimeBuildError
 from qtt.harness.historical import plan_store, spec
 from qtt.harness.replay.compare import Comparison, TopicDiff
 from qtt.harness.replay.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult
-from qtt.harness.replay.runner import CaseResult, replay_counted
+from qtt.harness.replay.runner import replay_counted
+from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.plan.ir import codec
 from qtt.plan.ir.steps import Plan

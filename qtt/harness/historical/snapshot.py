@@ -23,7 +23,8 @@ from qtt.harness.cases.slugs import project_root, relative_file
 from qtt.harness.historical import checkpoints, plan_store, spec
 from qtt.harness.historical.uptodate import PlanStatus, check_variant
 from qtt.harness.replay.driver import Restore
-from qtt.harness.replay.runner import CaseResult, SessionProvider, run_variants
+from qtt.harness.replay.runner import SessionProvider, run_variants
+from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.plan.ir import codec
 from qtt.plan.ir.shape import query_order

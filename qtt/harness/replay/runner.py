@@ -9,10 +9,10 @@ import shlex
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from qtt.errors import (
     CaseFileError,
@@ -26,9 +26,10 @@ from qtt.errors import (
 from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.model import CaseVariant, ExpectedException
 from qtt.harness.replay import post as post_
-from qtt.harness.replay.compare import Comparison, check_processing_log, compare
+from qtt.harness.replay.compare import check_processing_log, compare
 from qtt.harness.replay.driver import ReplayItem, ReplayResult, Restore, replay_many
 from qtt.harness.replay.schemas import topic_schemas
+from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.steps import CreateSourceCommand, Formats
@@ -50,43 +51,6 @@ def spark_session() -> SparkSession:
     from qtt.runtime.spark.session import get_session
 
     return get_session()
-
-
-@dataclass
-class CaseResult:
-    """The outcome of one case variant (or one historical plan)."""
-
-    file: str
-    case: str
-    variant: str
-    status: Status
-    reason: str = ""
-    seconds: float = 0.0
-    comparison: Comparison | None = None
-    problems: list[str] = field(default_factory=list)
-    log_problems: list[str] = field(default_factory=list)
-    planned: PlannedCase | None = None
-    replay: ReplayResult | None = None
-    kind: str = "case"
-    #: the one command that shows or fixes this result, for failure reports
-    hint: str = ""
-
-    @property
-    def label(self) -> str:
-        """``case`` or ``case [variant]``, for people."""
-        return f"{self.case} [{self.variant}]" if self.variant else self.case
-
-    def as_json(self) -> dict[str, Any]:
-        """One line of the ``--json`` report."""
-        return {
-            "file": self.file,
-            "case": self.case,
-            "variant": self.variant,
-            "status": self.status,
-            "reason": self.reason,
-            "seconds": round(self.seconds, 3),
-            "kind": self.kind,
-        }
 
 
 def plan_variant(variant: CaseVariant) -> PlannedCase:

@@ -28,7 +28,8 @@ from qtt.errors import QttError
 from qtt.harness.cases.model import CaseVariant
 from qtt.harness.replay.compare import Comparison, TopicDiff
 from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult
-from qtt.harness.replay.runner import CaseResult, SessionProvider, replay_counted, run_variants
+from qtt.harness.replay.runner import SessionProvider, replay_counted, run_variants
+from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.plan.ir import steps as s
 

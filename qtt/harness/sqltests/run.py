@@ -24,9 +24,10 @@ from qtt.errors import AssertionFailedError, QttError, SqlError, UnsupportedFeat
 from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.model import ExpectedException
 from qtt.harness.replay.driver import InputRecord, ReplayItem, ReplayResult, Restore
-from qtt.harness.replay.runner import CaseResult, SessionProvider, guarded, replay_counted
+from qtt.harness.replay.runner import SessionProvider, guarded, replay_counted
 from qtt.harness.replay.schemas import registry_for_case
 from qtt.harness.replay.topic_serdes import TopicSerde, topic_serdes
+from qtt.harness.results import CaseResult
 from qtt.harness.sqltests.files import SqlTest
 from qtt.harness.sqltests.script import ROWTIME, Check, Insert, Script, interpret
 from qtt.harness.status import Status

@@ -1,0 +1,261 @@
+"""One run session: how a selection of items runs, for ``qtt run``, ``qtt bench`` and pytest.
+
+An item is a case variant (fresh, or under a scenario), a SQL test, a historical folder or a
+historical folder's stored checkpoint (restored). :func:`select` reads what a command line
+names (files, ``-k``, ``--shard``) into a :class:`Selection`; :func:`run_selection` runs it
+and returns every result in report order; :func:`run_items` is the one place that decides
+which runner handles which kind of item. The adapters parse their options and print.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from qtt.errors import QttError
+from qtt.harness import report, selection
+from qtt.harness.cases.loader import discover, load_file
+from qtt.harness.replay import runner, scenarios
+from qtt.harness.replay.runner import SessionProvider
+from qtt.harness.results import CaseResult
+from qtt.harness.shard import Shard, case_identity
+from qtt.harness.status import Status
+
+if TYPE_CHECKING:
+    from qtt.harness.cases.model import CaseVariant
+    from qtt.harness.sqltests.files import SqlTest
+
+Progress = Callable[[int, int], None]
+#: a stage's name (``case variants``, ``historical plans`` ...) -> its progress callback
+ProgressFor = Callable[[str], Progress]
+
+
+class Kind(StrEnum):
+    """The kinds of item a session runs, named as progress lines name them."""
+
+    CASES = "case variants"
+    SQL = "SQL tests"
+    HISTORICAL = "historical plans"
+    RESTORED = "restored checkpoints"
+
+
+def run_items(
+    kind: Kind,
+    items: Sequence[Any],
+    session: SessionProvider | None = None,
+    *,
+    progress: Progress | None = None,
+    scenario: str = scenarios.FRESH,
+) -> list[CaseResult]:
+    """Run items of one kind with the runner for that kind; ``scenario`` applies to case variants.
+
+    ``items`` are :class:`CaseVariant` (``CASES``), :class:`SqlTest` (``SQL``) or historical
+    folders (``HISTORICAL``, ``RESTORED``). One result per item, in order (a scenario other
+    than fresh: one per variant, under that scenario). ``session`` defaults to the process's
+    SparkSession, started on first use.
+    """
+    session = session or runner.spark_session
+    if kind is Kind.CASES:
+        from qtt.harness.replay.runner import run_variants
+
+        if scenario == scenarios.FRESH:
+            return run_variants(list(items), session, progress=progress)
+        return scenarios.run_scenarios(list(items), (scenario,), session, progress=progress)
+    if kind is Kind.SQL:
+        from qtt.harness.sqltests.run import run_sql_tests
+
+        return run_sql_tests(list(items), session, progress=progress)
+    if kind is Kind.HISTORICAL:
+        from qtt.harness.historical.replay import replay_folders
+
+        return list(replay_folders(list(items), session, progress=progress))
+    from qtt.harness.historical.restored import restore_folders
+
+    return list(restore_folders(list(items), session, progress=progress))
+
+
+@dataclass
+class Selection:
+    """What a command line names: its files' variants and SQL tests, and historical folders."""
+
+    given: Sequence[str]
+    keyword: str | None
+    shard: Shard | None
+    files: list[Path] = field(default_factory=list)
+    variants: list[CaseVariant] = field(default_factory=list)
+    sql_tests: list[SqlTest] = field(default_factory=list)
+    folders: list[Path] = field(default_factory=list)
+    #: (file position, case position, error result) of each case or file that does not load
+    unloadable: list[tuple[int, int, CaseResult]] = field(default_factory=list)
+    #: how many items the paths and ``-k`` select, in every shard
+    selected: int = 0
+    #: whether the paths hold anything at all (to tell an empty ``-k`` from an empty folder)
+    found: bool = False
+
+    @property
+    def nothing_selected(self) -> bool:
+        return not self.selected and not self.sql_tests
+
+    @property
+    def shard_is_empty(self) -> bool:
+        return not (self.variants or self.unloadable or self.folders or self.sql_tests)
+
+
+def select(given: Sequence[str], keyword: str | None = None, shard: Shard | None = None) -> Selection:
+    """Load what ``given`` names: case files (strictly; a case that does not load is an error
+    result, the others go on), SQL test files and historical folders, filtered by ``keyword``
+    and cut to ``shard``."""
+    paths, all_folders = selection.split_paths(given)
+    chosen = Selection(given, keyword, shard, files=discover(paths))
+    unloadable = 0
+    for file_index, path in enumerate(chosen.files):
+        try:
+            loaded = load_file(path, display=str(path))
+        except QttError as unreadable:  # one error for the file; the other files go on
+            unloadable += 1
+            if _in_shard(shard, path, ""):
+                chosen.unloadable.append((file_index, -1, report.load_error_result(str(path), unreadable)))
+            continue
+        for error in loaded.errors:
+            if not selection.matches(error.case or "", keyword):
+                continue
+            unloadable += 1
+            if _in_shard(shard, path, error.case or ""):
+                result = report.load_error_result(str(path), error)
+                chosen.unloadable.append((file_index, _case_index(error.path), result))
+        chosen.variants.extend(v for v in loaded.variants if selection.matches(v.label, keyword))
+    chosen.sql_tests = _sql_tests(paths, keyword, shard, chosen.unloadable, len(chosen.files))
+    folders = selection.select_folders(all_folders, keyword)
+    chosen.selected = len(chosen.variants) + unloadable + len(folders)
+    chosen.found = bool(chosen.files or all_folders)
+    chosen.variants = selection.shard_variants(chosen.variants, shard)
+    chosen.folders = selection.shard_folders(folders, shard)
+    return chosen
+
+
+@dataclass
+class Outcome:
+    """A session's results, in report order, and the topology drift its historical replays saw."""
+
+    results: list[CaseResult]
+    drift: list[str] = field(default_factory=list)
+
+
+def run_selection(
+    chosen: Selection,
+    *,
+    scenario_names: Sequence[str] | None = None,
+    seed: int = 0,
+    session: SessionProvider | None = None,
+    progress_for: ProgressFor | None = None,
+) -> Outcome:
+    """Run a selection: case variants (under each scenario asked), SQL tests, historical
+    folders and their stored checkpoints. Results follow the files' order, then the folders'.
+
+    ``scenario_names``: ``None`` runs fresh, and restored for folders with a checkpoint.
+    """
+
+    session = session or runner.spark_session
+
+    def progress(stage: str) -> Progress | None:
+        return progress_for(stage) if progress_for is not None else None
+
+    chosen_names = tuple(scenario_names or (scenarios.FRESH, scenarios.RESTORED))
+    placed = list(chosen.unloadable)
+    file_order = {str(path): i for i, path in enumerate(chosen.files)}
+    variants = chosen.variants
+    if scenario_names is None or tuple(scenario_names) == (scenarios.FRESH,):
+        replayed = run_items(Kind.CASES, variants, session, progress=progress(Kind.CASES))
+    else:
+        replayed = scenarios.run_scenarios(
+            variants,
+            chosen_names,
+            session,
+            seed=seed,
+            progress=progress(Kind.CASES),
+            scenario_progress=(lambda name: progress_for(f"{Kind.CASES} ({name})")) if progress_for else None,
+        )
+    for index, result in enumerate(replayed):
+        variant = variants[index % len(variants)]
+        placed.append((file_order[variant.file], variant.index, result))
+    if chosen.sql_tests:
+        from qtt.harness.sqltests.run import not_for_scenario
+
+        tests = chosen.sql_tests
+        sql_results = []
+        if scenarios.FRESH in chosen_names:
+            sql_results = run_items(Kind.SQL, tests, session, progress=progress(Kind.SQL))
+        asked = [name for name in scenario_names or () if name != scenarios.FRESH]
+        sql_results += [not_for_scenario(test, name) for name in asked for test in tests]
+        placed += [(len(chosen.files), index, result) for index, result in enumerate(sql_results)]
+    placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
+    outcome = Outcome([result for _, _, result in placed])
+    if chosen.folders:
+        outcome.results += _run_folders(chosen.folders, chosen_names, session, progress, outcome.drift)
+    return outcome
+
+
+def _run_folders(
+    folders: list[Path],
+    chosen_names: Sequence[str],
+    session: SessionProvider,
+    progress: Callable[[str], Progress | None],
+    drift: list[str],
+) -> list[CaseResult]:
+    from qtt.harness.historical.replay import HistoricalResult
+    from qtt.harness.historical.restored import has_checkpoint
+
+    results: list[CaseResult] = []
+    historical: list[HistoricalResult] = []
+    if scenarios.FRESH in chosen_names:
+        ran = run_items(Kind.HISTORICAL, folders, session, progress=progress(Kind.HISTORICAL))
+        historical = [r for r in ran if isinstance(r, HistoricalResult)]
+        results += ran
+    results += [not_for_folders(f, name) for name in chosen_names if name in scenarios.CASES_ONLY for f in folders]
+    stored = [folder for folder in folders if has_checkpoint(folder)] if scenarios.RESTORED in chosen_names else []
+    if stored:
+        results += run_items(Kind.RESTORED, stored, session, progress=progress(Kind.RESTORED))
+    drift += [f"{result.file}: {line}" for result in historical for line in result.drift]
+    return results
+
+
+def not_for_folders(folder: Path, scenario: str) -> CaseResult:
+    """The skip of a historical folder asked for under a scenario that runs on case variants only."""
+    reason = f"the {scenario} scenario runs on case variants; a historical folder replays fresh and restored"
+    return CaseResult(
+        str(folder), folder.parent.name, f"{folder.name}, {scenario}", Status.SKIPPED, reason, kind=scenario
+    )
+
+
+def _sql_tests(
+    paths: Sequence[str], keyword: str | None, shard: Shard | None, placed: list[tuple[int, int, CaseResult]], at: int
+) -> list[SqlTest]:
+    """The selected tests of the SQL test files under ``paths``; a file that does not load is
+    placed as an error result."""
+    from qtt.harness.sqltests.files import discover_sql, load_sql_tests
+
+    tests: list[SqlTest] = []
+    for path in discover_sql(paths):
+        try:
+            loaded = load_sql_tests(path)
+        except QttError as unreadable:
+            if _in_shard(shard, path, ""):
+                placed.append((at, -1, report.load_error_result(str(path), unreadable)))
+            continue
+        tests += [t for t in loaded if selection.matches(t.name, keyword) and _in_shard(shard, path, t.name)]
+    return tests
+
+
+def _in_shard(shard: Shard | None, file: Path, case: str) -> bool:
+    """Whether a case of ``file`` that does not load belongs to ``shard`` (it is an item too)."""
+    return shard is None or shard.holds(case_identity(file, case))
+
+
+def _case_index(path: str | None) -> int:
+    """The position of the case a JSON path points into (``$.tests[3]...`` -> 3)."""
+    match = re.match(r"\$\.tests\[(\d+)\]", path or "")
+    return int(match.group(1)) if match else -1
