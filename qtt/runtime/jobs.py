@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from qtt.errors import QttError
 from qtt.plan.ir.schema import LogicalSchema
@@ -104,6 +105,33 @@ def decode_row(row: Sequence[Any]) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True)
+class ReplayMode:
+    """How a replay runs its queries: the one value for the ways a query's life can go.
+
+    The harness's scenarios set it (restart, rebatch, batch); snapshots and historical replays
+    capture state. The default is the fresh replay.
+    """
+
+    #: stop the streaming query after every micro-batch and start it again from its checkpoint
+    #: (the restart scenario)
+    restart: bool = False
+    #: run as a bounded batch query over all records at once (the batch scenario); nothing is
+    #: checkpointed, so no internal topics
+    bounded: bool = False
+    #: stateful queries take one record per micro-batch (ksqlDB with record caching off); off,
+    #: every query follows the inputs' ``new_batch`` marks (the rebatch and batch scenarios)
+    per_record: bool = True
+    #: read the query's state stores back as internal topics (a few Spark jobs per query)
+    capture_state: bool = False
+
+
+#: the fresh replay: streaming, one record per micro-batch for stateful queries, no state read back
+FRESH = ReplayMode()
+#: the fresh replay with every state store read back (snapshots and historical replays)
+CAPTURE = ReplayMode(capture_state=True)
+
+
+@dataclass(frozen=True)
 class Job:
     """One query to replay over its own records. ``job_id`` must be unique in a group."""
 
@@ -111,16 +139,10 @@ class Job:
     query: QueryPlan
     records: tuple[ReplayRecord, ...]
     batch_ends: tuple[int, ...]
-    #: read the query's state stores back as internal topics (a few Spark jobs per query)
-    capture_state: bool = False
+    #: how the query runs (a group restarts, or is bounded, if any of its jobs is)
+    mode: ReplayMode = FRESH
     #: the schemas of the replay's registry, for the registry formats
     registry: RegistrySnapshot | None = None
-    #: stop the streaming query after every micro-batch and start it again from its checkpoint
-    #: (the restart scenario; a group restarts if any of its jobs asks)
-    restart: bool = False
-    #: run as a bounded batch query over all records at once (the batch scenario; a group is
-    #: bounded if any of its jobs is); nothing is checkpointed, so no internal topics
-    bounded: bool = False
 
     def batch_of_seq(self) -> dict[int, int]:
         """Each record's micro-batch, by its ``seq``."""
@@ -225,3 +247,22 @@ class QueryRun:
     stage_batches: int = 0
     error: QttError | None = None
     internal_topics: list[InternalTopic] = field(default_factory=list)
+
+
+class Runtime(Protocol):
+    """What a replay runs its jobs on. :class:`qtt.runtime.execute.spark_runtime.SparkRuntime`
+    is Spark; a test may pass another."""
+
+    def run_groups(self, groups: Sequence[Sequence[Job]], checkpoints: Sequence[str]) -> Iterator[dict[int, QueryRun]]:
+        """Run each group of jobs as one query, in order, yielding each group's runs by job id."""
+        ...
+
+    def run_jobs(
+        self, jobs: Sequence[Job], checkpoint: str, *, seed: Callable[[Path], None] | None = None
+    ) -> dict[int, QueryRun]:
+        """Run ``jobs`` as one query; ``seed`` fills the checkpoint directory before it starts."""
+        ...
+
+    def unreadable_state(self, checkpoint: Path, error: QttError) -> str | None:
+        """Which stored state variable ``error`` says today's operators cannot read, if any."""
+        ...

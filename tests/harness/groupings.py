@@ -7,6 +7,7 @@ each stateful operator check it with these helpers.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from qtt.harness.cases.loader import load_file
 from qtt.harness.replay import driver
 from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.replay.runner import plan_variant
+from qtt.runtime.execute.spark_runtime import SparkRuntime
+from qtt.runtime.jobs import CAPTURE
 
 Results = list[ReplayResult | QttError]
 
@@ -49,10 +52,10 @@ def replay_in_three_groupings(
     """``items`` replayed one query each, all together, and together in the other order
     (results in ``items`` order), each capturing state."""
     monkeypatch.setattr(driver, "GROUP_SIZE", 1)
-    alone = replay_many(items(), session=spark, capture_state=True)
+    alone = replay_many([replace(i, mode=CAPTURE) for i in items()], runtime=SparkRuntime(spark))
     monkeypatch.undo()
-    together = replay_many(items(), session=spark, capture_state=True)
-    reversed_ = replay_many(items()[::-1], session=spark, capture_state=True)[::-1]
+    together = replay_many([replace(i, mode=CAPTURE) for i in items()], runtime=SparkRuntime(spark))
+    reversed_ = replay_many([replace(i, mode=CAPTURE) for i in items()[::-1]], runtime=SparkRuntime(spark))[::-1]
     return alone, together, reversed_
 
 

@@ -17,6 +17,7 @@ from qtt.harness.historical.replay import load, replay_folders
 from qtt.harness.replay.driver import replay
 from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
+from qtt.runtime.execute.spark_runtime import SparkRuntime
 from qtt.sql import parse_statements
 from qtt.topics.partitioner import partition_for
 
@@ -83,7 +84,9 @@ def test_v2_spreads_keys_over_the_sink_partitions_as_kafka_would(spark) -> None:
     )
     plan = plan_statements(parse_statements(sql)).plan
     keys = ["D1", "D2", "D3", "D5", None]
-    result = replay(plan, [Record(topic="a", key=k, value={"V": i}) for i, k in enumerate(keys)], session=spark)
+    result = replay(
+        plan, [Record(topic="a", key=k, value={"V": i}) for i, k in enumerate(keys)], runtime=SparkRuntime(spark)
+    )
     # murmur2 as Kafka's producer: D1 -> 2, D2 -> 0, D3 -> 1, D5 -> 1; a null key stays where it came from
     assert [(o.key, o.partition) for o in result.outputs["B"]] == [
         ("D1", 2),

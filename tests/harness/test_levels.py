@@ -7,6 +7,7 @@ topics, step schemas and registry subjects.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from qtt.harness.historical.replay import inputs_of, load
 from qtt.harness.replay import driver
 from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
 from qtt.plan.ir.shape import query_order
+from qtt.runtime.execute.spark_runtime import SparkRuntime
+from qtt.runtime.jobs import CAPTURE
 from tests.harness.groupings import facts
 
 ROOT = Path(__file__).parents[2] / "historical_plans"
@@ -36,9 +39,9 @@ def _items() -> list[ReplayItem]:
 @pytest.mark.slow
 @pytest.mark.usefixtures("no_active_streams")
 def test_a_level_of_queries_records_what_the_queries_one_by_one_record(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    side_by_side = replay_many(_items(), session=spark, capture_state=True)
+    side_by_side = replay_many([replace(i, mode=CAPTURE) for i in _items()], runtime=SparkRuntime(spark))
     monkeypatch.setattr(driver, "query_levels", lambda plan: [[query] for query in query_order(plan)])
-    one_by_one = replay_many(_items(), session=spark, capture_state=True)
+    one_by_one = replay_many([replace(i, mode=CAPTURE) for i in _items()], runtime=SparkRuntime(spark))
 
     assert all(isinstance(r, ReplayResult) for r in side_by_side), side_by_side
     # both plans' seven queries ran in one group; one by one, a round held a query of each plan

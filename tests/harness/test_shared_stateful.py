@@ -8,6 +8,7 @@ that only the broken replay fails.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from qtt.errors import QttError
 from qtt.harness.historical import plan_store
 from qtt.harness.historical.replay import inputs_of, load
 from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
+from qtt.runtime.execute.spark_runtime import SparkRuntime
+from qtt.runtime.jobs import CAPTURE
 from qtt.runtime.operators import stateful
 from tests.harness.groupings import assert_same_facts, facts, replay_in_three_groupings
 from tests.harness.replaced_aggregate import replaced_aggregate
@@ -90,7 +93,7 @@ def test_a_group_whose_query_fails_is_retried_job_by_job(spark) -> None:  # type
     items = _items(paths)
     keys = [{r.key for r in load(p).spec.outputs} for p in paths]
     PoisonedAggregate.poison = next(iter(sorted(map(str, keys[1] - keys[0]))))
-    good, bad = replay_many(items, session=spark, capture_state=True)
+    good, bad = replay_many([replace(i, mode=CAPTURE) for i in items], runtime=SparkRuntime(spark))
     assert isinstance(bad, QttError) and "CTAS_PER_STATION_0: streaming query failed" in str(bad)
     assert isinstance(good, ReplayResult)
     assert good.runs[0].group_size == 1  # run again on its own, after the group failed

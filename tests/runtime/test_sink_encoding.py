@@ -10,7 +10,7 @@ import pytest
 
 from qtt.plan.statements import plan_statements
 from qtt.runtime.execute import executor
-from qtt.runtime.jobs import Job, ReplayRecord
+from qtt.runtime.jobs import Job, ReplayMode, ReplayRecord
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def test_the_driver_encodes_a_sink_as_its_udfs_do(spark: SparkSession) -> None:
     plan = plan_statements(parse_statements(STATEMENTS), {}).plan
     windowed = 0
     for query in plan.queries():
-        job = Job(0, query, RECORDS, (len(RECORDS),), bounded=True)
+        job = Job(0, query, RECORDS, (len(RECORDS),), ReplayMode(bounded=True))
         raw = executor._replay_source(spark, [job])
         written = {}
         # a map's entry order does not survive collect(): a sink with one keeps its UDFs

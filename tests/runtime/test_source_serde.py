@@ -9,6 +9,7 @@ import pytest
 from qtt.harness.cases.model import Record
 from qtt.harness.replay.driver import replay
 from qtt.plan.statements import plan_statements
+from qtt.runtime.execute.spark_runtime import SparkRuntime
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def test_undecodable_records_are_skipped_and_logged(spark: SparkSession) -> None
         Record(topic="in", key=None, value={"ID": 3, "NAME": "z"}),
         Record(topic="in", key="d", value=None),
     ]
-    result = replay(plan, inputs, session=spark)
+    result = replay(plan, inputs, runtime=SparkRuntime(spark))
 
     repartitioned = [(r.key, r.value) for r in result.outputs["OUTPUT"]]
     assert repartitioned == [

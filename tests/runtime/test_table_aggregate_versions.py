@@ -15,6 +15,7 @@ from qtt.harness.cases.loader import load_file
 from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.replay.runner import plan_variant
 from qtt.plan.ir import codec
+from qtt.runtime.execute.spark_runtime import SparkRuntime
 
 CASE = "a table row updated within its group emits the group once"
 TABLES = Path(__file__).parents[2] / "cases" / "tables.json"
@@ -32,7 +33,7 @@ def test_v2_emits_a_same_group_update_once_and_v1_keeps_its_old_outputs(spark) -
     assert '"tableAggregateV2"' in text
     v1 = codec.loads(text.replace('"tableAggregateV2"', '"tableAggregateV1"'))
     items = [ReplayItem.from_case(plan, variant.inputs) for plan in (v2, v1)]
-    new, old = replay_many(items, session=spark)
+    new, old = replay_many(items, runtime=SparkRuntime(spark))
     assert isinstance(new, ReplayResult) and isinstance(old, ReplayResult)
     assert _floors(new) == [("ground", 1, 10), ("ground", 2, 14), ("ground", 2, 16), ("ground", 1, 12), ("first", 1, 4)]
     # V1: key 1's update in "ground" first emits the group without the row, then with it

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,7 @@ from qtt.harness.status import Status
 from qtt.plan.ir import codec
 from qtt.plan.ir.steps import Plan
 from qtt.runtime.execute.topology_text import QueryTopology, parse
+from qtt.runtime.jobs import CAPTURE
 from qtt.runtime.spark import infrastructure
 from qtt.serde.registry.schema_registry import RegisteredSchema
 
@@ -100,7 +101,9 @@ def replay_folders(
             refused[index] = e
             items.append(ReplayItem(item.plan, ()))
     with _Topologies(session, [item.plan for _, item in loaded]) as topologies:
-        outcomes = replay_counted(items, session, total=len(paths), progress=progress, capture_state=True)
+        outcomes = replay_counted(
+            [replace(item, mode=CAPTURE) for item in items], session, total=len(paths), progress=progress
+        )
         for index, ((result, item), outcome) in enumerate(zip(loaded, outcomes, strict=True)):
             _conclude(result, item, outcome, refused.get(index), topologies.of(index))
     return results

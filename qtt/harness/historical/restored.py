@@ -32,6 +32,7 @@ from qtt.harness.historical.replay import (
 from qtt.harness.replay.driver import ReplayItem, Restore
 from qtt.harness.replay.runner import replay_counted
 from qtt.harness.status import Status
+from qtt.runtime.jobs import CAPTURE
 from qtt.runtime.spark import infrastructure
 
 if TYPE_CHECKING:
@@ -79,7 +80,9 @@ def restore_folders(
             )
             items.append(replace(item, restore=restore))
             pending.append((result, loaded, manifest))
-        outcomes = replay_counted(items, session, total=len(paths), progress=progress, capture_state=True)
+        outcomes = replay_counted(
+            [replace(item, mode=CAPTURE) for item in items], session, total=len(paths), progress=progress
+        )
         for (result, loaded, manifest), outcome in zip(pending, outcomes, strict=True):
             if isinstance(outcome, InfrastructureError):
                 result.status = Status.INFRA

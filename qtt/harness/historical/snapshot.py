@@ -29,7 +29,7 @@ from qtt.harness.status import Status
 from qtt.plan.ir import codec
 from qtt.plan.ir.shape import query_order
 from qtt.plan.ir.steps import CreateSourceCommand, Plan
-from qtt.runtime.jobs import Headers
+from qtt.runtime.jobs import CAPTURE, Headers
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -126,9 +126,7 @@ def snapshot(
         kept = [(entry, plan, restore) for (entry, plan), restore in zip(to_replay, restores, strict=True) if restore]
         variants_to_replay = [entry.variant for entry, _, _ in kept]
         restore_points = [restore for _, _, restore in kept]
-        results = run_variants(
-            variants_to_replay, session, capture_state=True, progress=progress, restores=restore_points
-        )
+        results = run_variants(variants_to_replay, session, mode=CAPTURE, progress=progress, restores=restore_points)
         stamp = epoch_ms if epoch_ms is not None else int(time.time() * 1000)
         if not dry_run:
             say(f"writing under {root}")

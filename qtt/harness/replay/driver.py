@@ -16,9 +16,8 @@ import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from qtt.errors import CaseFileError, QttError, SerdeError
 from qtt.harness.cases.model import Record, TopicSpec
@@ -27,13 +26,10 @@ from qtt.harness.replay.schemas import registry_for_case, registry_for_recorded
 from qtt.harness.replay.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.shape import QueryShape, query_levels
-from qtt.runtime.jobs import Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayRecord
+from qtt.runtime.jobs import FRESH, Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayMode, ReplayRecord, Runtime
 from qtt.runtime.spark import scratch
 from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 from qtt.serde.windowed import WindowBounds
-
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
 
 #: how many queries may share one streaming query (64 against 32: the 338 historical plans in
 #: 201 s and 197 s against 212 s and 227 s, alternating, once unions ran as two tasks)
@@ -137,13 +133,8 @@ class ReplayItem:
     registry: Registry | None = field(default=None, compare=False)
     #: capture checkpoints at a restore point, or start from stored ones (see :class:`Restore`)
     restore: Restore | None = field(default=None, compare=False)
-    #: the restart scenario: stop every query after each micro-batch, start it from its checkpoint
-    restart: bool = field(default=False, compare=False)
-    #: stateful queries take one record per micro-batch (ksqlDB with record caching off); the
-    #: rebatch scenario turns it off, and every query follows the inputs' ``new_batch`` marks
-    per_record: bool = field(default=True, compare=False)
-    #: the batch scenario: every query as a bounded batch query over all its records at once
-    bounded: bool = field(default=False, compare=False)
+    #: how its queries run: the scenario, and whether state is read back (see :class:`ReplayMode`)
+    mode: ReplayMode = field(default=FRESH, compare=False)
 
     @classmethod
     def from_case(
@@ -346,20 +337,18 @@ class _State:
 def replay_many(
     items: Sequence[ReplayItem],
     *,
-    session: SparkSession,
+    runtime: Runtime,
     workdir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
-    capture_state: bool = False,
 ) -> list[ReplayResult | QttError]:
-    """Replay every item; a failure affects only its own item, returned as the error.
+    """Replay every item on ``runtime``; a failure affects only its own item, returned as the error.
 
-    ``capture_state`` also reads every state store back as internal topics, which snapshots
-    record and historical replays compare; a plain case run does not need them.
+    Each item's :class:`ReplayMode` says how its queries run; with ``capture_state`` every state
+    store is also read back as internal topics, which snapshots record and historical replays
+    compare (a plain case run does not need them).
     ``progress(done, len(items))`` is called whenever items finish: an item is done when its
     last query ran (or it failed), one that cannot start is done at once.
     """
-    from qtt.runtime.execute.executor import run_groups
-
     states: list[_State | QttError] = []
     for item in items:
         try:
@@ -387,7 +376,7 @@ def replay_many(
                 if r < len(st.levels) and st.error is None:
                     for query, shape in st.levels[r]:
                         records, markers = st.records_for(shape)
-                        ends = batch_ends(markers, per_record=shape.stateful and st.item.per_record)
+                        ends = batch_ends(markers, per_record=shape.stateful and st.item.mode.per_record)
                         todo.append(_Todo(st, query, shape, records, ends))
             ran = _Round(todo, r)
             restored = [entry for entry in todo if _restores(entry)]
@@ -395,24 +384,24 @@ def replay_many(
             for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
                 began = time.perf_counter()
                 run, kept = restored_runs.run_restored(
-                    session,
+                    runtime,
                     entry.query,
                     entry.records,
                     _restore_point(entry),
                     entry.state.registry,
                     root / f"round{r}-restored{index}",
-                    capture_state,
+                    entry.state.item.mode.capture_state,
                 )
                 if kept is not None:
                     entry.state.stored(entry.query.query_id, kept)
                 run.seconds = time.perf_counter() - began
                 finished.update(ran.done(entry, run))
                 report()
-            distinct, served = same_jobs.runs_once(todo, partial(same_jobs.job_content, capture_state=capture_state))
+            distinct, served = same_jobs.runs_once(todo, same_jobs.job_content)
             groups = _groups(distinct)
-            jobs = [_jobs(group, capture_state) for group in groups]
+            jobs = [_jobs(group) for group in groups]
             checkpoints = [str(root / f"round{r}-group{index}") for index in range(len(groups))]
-            for group, runs in zip(groups, run_groups(session, jobs, checkpoints), strict=True):
+            for group, runs in zip(groups, runtime.run_groups(jobs, checkpoints), strict=True):
                 for job_id, entry in enumerate(group):
                     mine = served[id(entry)]
                     for each, run in zip(mine, same_jobs.shared(runs[job_id], len(mine)), strict=True):
@@ -421,7 +410,7 @@ def replay_many(
             for entry in todo:
                 if _captures(entry):
                     stored = restored_runs.capture(
-                        session, entry.query, entry.records, _restore_point(entry), entry.state.registry
+                        runtime, entry.query, entry.records, _restore_point(entry), entry.state.registry
                     )
                     entry.state.stored(entry.query.query_id, stored)
     finally:
@@ -437,20 +426,24 @@ def replay_many(
     return out
 
 
-def _jobs(group: Sequence[_Todo], capture_state: bool) -> list[Job]:
+def _jobs(group: Sequence[_Todo]) -> list[Job]:
     return [
         Job(
             job_id,
             entry.query,
             tuple(replace(record, job=job_id) for record in entry.records),
             tuple(entry.ends),
-            capture_state and entry.shape.stateful,
+            _job_mode(entry),
             registry=entry.state.registry,
-            restart=entry.state.item.restart,
-            bounded=entry.state.item.bounded,
         )
         for job_id, entry in enumerate(group)
     ]
+
+
+def _job_mode(entry: _Todo) -> ReplayMode:
+    """The item's mode, for one query: only a stateful query has state to read back."""
+    mode = entry.state.item.mode
+    return replace(mode, capture_state=mode.capture_state and entry.shape.stateful)
 
 
 @dataclass(frozen=True)
@@ -503,10 +496,11 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     many micro-batches as its deepest query, so queries of equal depth go side by side.
     """
     groups = []
-    modes = sorted({(entry.state.item.restart, entry.state.item.bounded) for entry in todo})
+    modes = sorted({(entry.state.item.mode.restart, entry.state.item.mode.bounded) for entry in todo})
     for mode in modes:  # a restarted or bounded group runs all its queries that way
         ordered = sorted(
-            (e for e in todo if (e.state.item.restart, e.state.item.bounded) == mode), key=lambda e: len(e.ends)
+            (e for e in todo if (e.state.item.mode.restart, e.state.item.mode.bounded) == mode),
+            key=lambda e: len(e.ends),
         )
         groups += [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
     return groups
@@ -534,13 +528,13 @@ def replay(
     plan: s.Plan,
     inputs: Sequence[Record],
     *,
-    session: SparkSession,
+    runtime: Runtime,
     workdir: Path | None = None,
     inputs_path: str = "$.inputs",
 ) -> ReplayResult:
     """Replay one plan over a case's input records; raises the :class:`QttError` that stopped it."""
     item = ReplayItem.from_case(plan, inputs, where=inputs_path)
-    result = replay_many([item], session=session, workdir=workdir)[0]
+    result = replay_many([item], runtime=runtime, workdir=workdir)[0]
     if isinstance(result, QttError):
         raise result
     return result

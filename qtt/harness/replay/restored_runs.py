@@ -17,12 +17,10 @@ from typing import TYPE_CHECKING
 
 from qtt.errors import QttError
 from qtt.plan.ir import steps as s
-from qtt.runtime.jobs import Job, QueryRun, ReplayRecord
-from qtt.runtime.spark.checkpoint_files import copy_checkpoint, unreadable_state
+from qtt.runtime.jobs import Job, QueryRun, ReplayMode, ReplayRecord, Runtime
+from qtt.runtime.spark.checkpoint_files import copy_checkpoint
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
-
     from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 #: stands in for a record a restored query consumed before the restore point (never read again)
@@ -60,26 +58,24 @@ def _per_record(records: Sequence[ReplayRecord]) -> tuple[int, ...]:
 
 
 def capture(
-    session: SparkSession,
+    runtime: Runtime,
     query: s.QueryPlan,
     records: Sequence[ReplayRecord],
     restore: RestorePoint,
     registry: RegistrySnapshot | None,
 ) -> Stored:
     """Run the query alone over its records before the restore point; keep its checkpoint."""
-    from qtt.runtime.execute.executor import run_jobs
-
     before = tuple(record for record in records if record.seq < restore.point)
     if not before:
         return Stored(0)
     job = Job(0, query, before, _per_record(before), registry=registry)
     checkpoint = restore.folder / query.query_id
-    run = run_jobs(session, [job], str(checkpoint))[0]
+    run = runtime.run_jobs([job], str(checkpoint))[0]
     return Stored(len(before), str(checkpoint.absolute()), run.error)
 
 
 def run_restored(
-    session: SparkSession,
+    runtime: Runtime,
     query: s.QueryPlan,
     records: Sequence[ReplayRecord],
     restore: RestorePoint,
@@ -94,8 +90,6 @@ def run_restored(
     The run's checkpoint is written to ``checkpoint``, or kept in ``keep/<queryId>``: then the
     second value says where, for a next restore point.
     """
-    from qtt.runtime.execute.executor import run_jobs
-
     query_id = query.query_id
     consumed = restore.consumed.get(query_id, 0)
     stored = restore.folder / query_id
@@ -111,10 +105,10 @@ def run_restored(
     if restore.keep is not None:
         checkpoint = restore.keep / query_id
         kept = Stored(len(replayed), str(checkpoint.absolute()))
-    job = Job(0, query, replayed, _per_record(replayed), capture_state, registry=registry)
-    run = run_jobs(session, [job], str(checkpoint), seed=seed)[0]
+    job = Job(0, query, replayed, _per_record(replayed), ReplayMode(capture_state=capture_state), registry=registry)
+    run = runtime.run_jobs([job], str(checkpoint), seed=seed)[0]
     if run.error is not None and seed is not None:
-        unreadable = unreadable_state(session, checkpoint, run.error)
+        unreadable = runtime.unreadable_state(checkpoint, run.error)
         if unreadable is not None:
             run.error.message = f"{query_id}: {unreadable}"
     for topic in run.internal_topics:

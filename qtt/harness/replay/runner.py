@@ -34,6 +34,7 @@ from qtt.harness.status import Status
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.steps import CreateSourceCommand, Formats
 from qtt.plan.statements import PlannedCase, plan_statements
+from qtt.runtime.jobs import FRESH, ReplayMode, Runtime
 from qtt.runtime.spark import infrastructure
 from qtt.sql import parse_statements
 
@@ -93,8 +94,9 @@ def run_variants(
     *,
     workdir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
-    capture_state: bool = False,
+    mode: ReplayMode = FRESH,
     restores: Sequence[Restore | None] | None = None,
+    runtime: Runtime | None = None,
 ) -> list[CaseResult]:
     """Run many variants; replays of different variants share Spark queries where they can.
 
@@ -102,6 +104,8 @@ def run_variants(
     start the session. ``progress(done, len(variants))`` counts finished variants: one that
     needs no replay is done at once, one that does when its last query ran. ``restores[i]``,
     when given, is the restore point at which variant ``i``'s replay keeps its checkpoints.
+    ``mode`` is how every replay runs; ``runtime`` what it runs on (default: Spark, started
+    from ``session``).
     """
     results: list[CaseResult] = []
     pending: list[tuple[CaseResult, CaseVariant, ReplayItem]] = []
@@ -112,14 +116,15 @@ def run_variants(
         items: list[ReplayItem] = []
         if guarded(result, partial(_prepare, variant, result, items)):
             restore = restores[index] if restores is not None else None
-            pending.append((result, variant, replace(items[0], restore=restore) if restore else items[0]))
+            item = replace(items[0], mode=mode)
+            pending.append((result, variant, replace(item, restore=restore) if restore else item))
         result.seconds = time.perf_counter() - began
         results.append(result)
     if pending or progress is not None:
         began = time.perf_counter()
         items = [item for _, _, item in pending]
         outcomes = replay_counted(
-            items, session, total=len(variants), progress=progress, workdir=workdir, capture_state=capture_state
+            items, session, total=len(variants), progress=progress, workdir=workdir, runtime=runtime
         )
         for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
@@ -138,12 +143,13 @@ def replay_counted(
     total: int,
     progress: Callable[[int, int], None] | None,
     workdir: Path | None = None,
-    capture_state: bool = False,
+    runtime: Runtime | None = None,
 ) -> list[ReplayResult | QttError]:
     """Replay ``items``, the ones left of ``total`` that need Spark, counting progress over ``total``.
 
-    The others are done already, and reported so at once. A Spark that does not start makes
-    every item an :class:`InfrastructureError`.
+    The others are done already, and reported so at once. ``runtime`` defaults to Spark,
+    started from ``session``: a Spark that does not start makes every item an
+    :class:`InfrastructureError`.
     """
     settled = total - len(items)
 
@@ -155,12 +161,20 @@ def replay_counted(
         replayed(0, 0)
     if not items:
         return []
-    try:
-        spark = started(session)
-    except InfrastructureError as e:
-        replayed(len(items), len(items))
-        return [e] * len(items)
-    return replay_many(items, session=spark, workdir=workdir, progress=replayed, capture_state=capture_state)
+    if runtime is None:
+        try:
+            runtime = spark_runtime(started(session))
+        except InfrastructureError as e:
+            replayed(len(items), len(items))
+            return [e] * len(items)
+    return replay_many(items, runtime=runtime, workdir=workdir, progress=replayed)
+
+
+def spark_runtime(session: SparkSession) -> Runtime:
+    """The Spark runtime over ``session`` (imports the runtime, and so pyspark, on first use)."""
+    from qtt.runtime.execute.spark_runtime import SparkRuntime
+
+    return SparkRuntime(session)
 
 
 def started(session: SessionProvider) -> SparkSession:

@@ -40,15 +40,15 @@ def runs_once(entries: Sequence[_T], key: Callable[[_T], Hashable | None]) -> tu
     return chosen, served
 
 
-def job_content(entry: Any, *, capture_state: bool) -> Hashable | None:
+def job_content(entry: Any) -> Hashable | None:
     """What makes the run of a round's entry (the driver's ``_Todo``) what it is; None for one
     that starts from or captures stored checkpoints."""
     item = entry.state.item
     if item.restore is not None:
         return None
-    captures = capture_state and entry.shape.stateful
+    captures = item.mode.capture_state and entry.shape.stateful
     parts = (entry.query, entry.shape, entry.records, entry.ends, captures, entry.state.registry)
-    return hashable((*parts, item.restart, item.bounded))
+    return hashable((*parts, item.mode.restart, item.mode.bounded))
 
 
 def shared(run: QueryRun, times: int) -> list[QueryRun]:

@@ -32,6 +32,7 @@ from qtt.harness.replay.runner import SessionProvider, replay_counted, run_varia
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.plan.ir import steps as s
+from qtt.runtime.jobs import ReplayMode
 
 FRESH, RESTORED, RESTART, REBATCH, BATCH = "fresh", "restored", "restart", "rebatch", "batch"
 SCENARIOS = (FRESH, RESTORED, RESTART, REBATCH, BATCH)
@@ -65,7 +66,7 @@ def run_scenarios(
     """Every variant under every scenario: the fresh results (when asked for), then one result
     per variant and other scenario, labelled with the scenario. ``progress`` counts the fresh
     replays; ``scenario_progress(name)`` gives the callback that counts a scenario's."""
-    fresh = run_variants(variants, session, capture_state=RESTART in scenarios, progress=progress)
+    fresh = run_variants(variants, session, mode=ReplayMode(capture_state=RESTART in scenarios), progress=progress)
     results = list(fresh) if FRESH in scenarios else []
     for scenario in scenarios:
         if scenario == FRESH:
@@ -85,7 +86,6 @@ def run_scenarios(
             session,
             total=len(todo),
             progress=scenario_progress(scenario) if scenario_progress and todo else None,
-            capture_state=scenario == RESTART,
         )
         for (result, before_replay, item), outcome in zip(todo, outcomes, strict=True):
             _judge(scenario, result, before_replay, outcome, table_topics(item.plan))
@@ -111,14 +111,14 @@ def _item(scenario: str, variant: CaseVariant, fresh: CaseResult, seed: int) -> 
     replay = fresh.replay
     item = ReplayItem.from_recorded(fresh.planned.plan, replay.inputs, replay.schemas)
     if scenario == RESTART:
-        return replace(item, restart=True)
+        return replace(item, mode=ReplayMode(restart=True, capture_state=True))
     if scenario == BATCH:
-        return replace(item, bounded=True, per_record=False)
+        return replace(item, mode=ReplayMode(bounded=True, per_record=False))
     marks = rebatched(len(replay.inputs), stateful=replay.stateful, key=f"{variant.file}|{variant.label}|{seed}")
     if marks is None:
         return None
     inputs = tuple(replace(record, new_batch=mark) for record, mark in zip(replay.inputs, marks, strict=True))
-    return replace(item, inputs=inputs, per_record=False)
+    return replace(item, inputs=inputs, mode=ReplayMode(per_record=False))
 
 
 def rebatched(count: int, *, stateful: bool, key: str) -> list[bool] | None:

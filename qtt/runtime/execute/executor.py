@@ -221,7 +221,7 @@ def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
     """Whether a group runs stage by stage (:mod:`qtt.runtime.execute.staged`): it has two stateful jobs
     or more, runs micro-batch after micro-batch from empty state, and its driver shares a disk
     with this process (the relay is a file)."""
-    if any(job.restart or job.bounded for job in jobs) or is_connect(session):
+    if any(job.mode.restart or job.mode.bounded for job in jobs) or is_connect(session):
         return False
     return sum(1 for job in jobs if QueryShape.of(job.query).stateful) >= 2
 
@@ -269,7 +269,8 @@ def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> Grou
     keeps the Python source even in one micro-batch: its checkpoint may be stored and resumed
     later, and the offsets of one source mean nothing to the other."""
     if is_connect(session) or any(
-        job.restart or job.bounded or len(job.batch_ends) > 1 or QueryShape.of(job.query).stateful for job in jobs
+        job.mode.restart or job.mode.bounded or len(job.batch_ends) > 1 or QueryShape.of(job.query).stateful
+        for job in jobs
     ):
         return GroupSource(_replay_source(session, jobs, _stop_file(jobs, checkpoint)), {}, file=False)
     return group_source(session, jobs, checkpoint)
@@ -279,13 +280,13 @@ def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | 
     """The jobs' records, micro-batch after micro-batch."""
     records, ends = batch_major(jobs)
     options = encode_options(records, ends, stop_file=stop_file)
-    if any(job.bounded for job in jobs):
+    if any(job.mode.bounded for job in jobs):
         return session.read.format(FORMAT_NAME).options(**options).load()
     return session.readStream.format(FORMAT_NAME).options(**options).load()
 
 
 def _stop_file(jobs: Sequence[Job], checkpoint: str) -> str | None:
-    return f"{checkpoint}.stop" if any(job.restart for job in jobs) else None
+    return f"{checkpoint}.stop" if any(job.mode.restart for job in jobs) else None
 
 
 def _build(
@@ -351,7 +352,7 @@ def _run_group(
     sinks += [
         written.df.select(F.lit(job.job_id).alias("job"), "*")
         for job in with_records
-        if not job.bounded
+        if not job.mode.bounded
         for written in builders[job.job_id].repartitions
     ]
     union = union_all(sinks, by_name=True).coalesce(UNION_TASKS)  # only stateful sinks carry "order"
@@ -361,7 +362,7 @@ def _run_group(
     stops = batch_major(jobs)[1] if stop_file is not None else [None]
     collected: list[tuple[int, Any]] = []
     progress: list[Any] = []
-    if any(job.bounded for job in jobs):
+    if any(job.mode.bounded for job in jobs):
         stops = []
         try:
             collected = [(0, row) for row in union.collect()]
@@ -398,18 +399,20 @@ def _run_group(
             runs[job.job_id] = _failed_run(job, builders[job.job_id], ReplayError(f"the sink could not encode: {e}"))
             continue
         run.records = _sink_records(encoded)
-        if job.capture_state and not job.bounded:
+        if job.mode.capture_state and not job.mode.bounded:
             run.internal_topics = [repartitions.topic_of(r, mine) for r in builders[job.job_id].repartitions]
         queries = [*staged.progress, progress] if staged is not None else [progress]
         run.processing_log = _processing_log(queries, builders[job.job_id], job.query.query_id)
     if staged is not None:
         for job in with_records:
-            if job.capture_state:
+            if job.mode.capture_state:
                 topics = read_topics(union.sparkSession, staged, job) + runs[job.job_id].internal_topics
                 runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
-    elif any(job.capture_state for job in with_records):
+    elif any(job.mode.capture_state for job in with_records):
         owners = [
-            internal_topics.Owner(job.query.query_id, tuple(builders[job.job_id].state_operators), job.capture_state)
+            internal_topics.Owner(
+                job.query.query_id, tuple(builders[job.job_id].state_operators), job.mode.capture_state
+            )
             for job in with_records
         ]
         try:
