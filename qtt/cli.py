@@ -334,7 +334,6 @@ def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
 
 def _snapshot(args: argparse.Namespace) -> int:
     from qtt.harness.historical.snapshot import Action, snapshot
-    from qtt.harness.replay.runner import spark_session
     from qtt.harness.selection import default_paths
 
     began = time.perf_counter()
@@ -351,7 +350,6 @@ def _snapshot(args: argparse.Namespace) -> int:
 
     entries = snapshot(
         variants,
-        spark_session,
         root=historical,
         dry_run=args.dry_run,
         phase=phase,

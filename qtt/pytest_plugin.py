@@ -260,17 +260,19 @@ class ReplayedItem(pytest.Item):
     def _same_batch(self, other: pytest.Item) -> bool:
         return other.path == self.path
 
-    #: the kind of item it is, as the run session names it (:class:`qtt.harness.session.Kind`)
+    #: the kind of item it is, as the run session names it (:class:`qtt.harness.session.Kind`),
+    #: and the scenario it runs under: the run session's item protocol (``session.Item``)
     kind = ""
+    scenario = "fresh"
 
     def subject(self) -> Any:
         """What the run session runs for this item: a variant, a SQL test or a folder."""
         raise NotImplementedError
 
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.session import Kind, run_items
+        from qtt.harness.session import run_batch
 
-        return run_items(Kind(self.kind), [item.subject() for item in batch])
+        return run_batch(batch)
 
     def result(self) -> CaseResult:
         """This item's result, replaying its batch first if needed."""
@@ -319,18 +321,6 @@ class ScenarioItem(CaseItem):
     def __init__(self, *, scenario: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
-
-    def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
-        from qtt.harness.session import Kind, run_items
-
-        mine = [item for item in batch if isinstance(item, ScenarioItem)]
-        results: dict[str, CaseResult] = {}
-        for scenario in dict.fromkeys(item.scenario for item in mine):
-            same = [item for item in mine if item.scenario == scenario]
-            outcomes = run_items(Kind.CASES, [i.variant for i in same], scenario=scenario)
-            for item, result in zip(same, outcomes, strict=True):
-                results[item.nodeid] = result
-        return [results[item.nodeid] for item in mine]
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"case: {self.variant.label} ({self.scenario})"

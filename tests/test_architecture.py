@@ -257,3 +257,12 @@ def _private_imports(name: str) -> list[str]:
 def test_no_module_imports_another_modules_private_name(name: str) -> None:
     private = _private_imports(name)
     assert not private, f"{name} imports private names {private}; make them public in their module, or move them"
+
+
+def test_the_cli_run_command_holds_no_orchestration() -> None:
+    # the run session (qtt.harness.session) decides how a selection runs; the CLI parses and prints
+    tree = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8"))
+    run = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_run")
+    assert run.end_lineno is not None and run.end_lineno - run.lineno + 1 <= 40
+    runners = {"qtt.harness.replay.runner", "qtt.harness.historical.replay", "qtt.harness.historical.restored"}
+    assert not (_imports("qtt.cli") & runners), "qtt.cli calls a runner itself; go through qtt.harness.session"

@@ -1,7 +1,15 @@
 """The QTT harness: case files, replay, comparison, historical plans and reports.
 
+Subpackages, lowest layer first: :mod:`~qtt.harness.cases` (the case-file model and loader),
+:mod:`~qtt.harness.replay` (driver, runner, scenarios, comparison),
+:mod:`~qtt.harness.historical` (the plan store, snapshot, check, historical and restored
+replays) and :mod:`~qtt.harness.sqltests` (SQL test files).
+
 The CLI, the pytest plugin and the benchmark are thin adapters over these entry points:
 
+- :func:`qtt.harness.session.select` and :func:`~qtt.harness.session.run_selection`: one run
+  session, from what a command line names to results in report order;
+  :func:`~qtt.harness.session.run_items` runs items of one kind;
 - :func:`qtt.harness.selection.split_paths`, :func:`~qtt.harness.selection.load_variants`:
   which cases and historical plan folders a command names;
 - :func:`qtt.harness.replay.runner.run_variants` with :func:`~qtt.harness.replay.runner.spark_session`:
@@ -20,6 +28,9 @@ from qtt.lazy import lazy_exports
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "select": "qtt.harness.session",
+        "run_selection": "qtt.harness.session",
+        "run_items": "qtt.harness.session",
         "split_paths": "qtt.harness.selection",
         "load_variants": "qtt.harness.selection",
         "run_variants": "qtt.harness.replay.runner",

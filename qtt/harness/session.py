@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from qtt.errors import QttError
 from qtt.harness import report, selection
@@ -76,6 +76,31 @@ def run_items(
     from qtt.harness.historical.restored import restore_folders
 
     return list(restore_folders(list(items), session, progress=progress))
+
+
+class Item(Protocol):
+    """One thing a session runs, as an adapter holds it (a pytest item, say): its kind, the
+    scenario it runs under (``fresh`` but for scenario items) and what its runner takes."""
+
+    kind: str
+    scenario: str
+
+    def subject(self) -> Any: ...
+
+
+def run_batch(
+    items: Sequence[Item], session: SessionProvider | None = None, *, progress: Progress | None = None
+) -> list[CaseResult]:
+    """Run items of any kinds: each kind and scenario by its runner (:func:`run_items`), in
+    the order they first appear; one result per item, in the items' order."""
+    results: dict[int, CaseResult] = {}
+    groups: dict[tuple[str, str], list[Item]] = {}
+    for item in items:
+        groups.setdefault((item.kind, item.scenario), []).append(item)
+    for (kind, scenario), group in groups.items():
+        ran = run_items(Kind(kind), [item.subject() for item in group], session, progress=progress, scenario=scenario)
+        results.update((id(item), result) for item, result in zip(group, ran, strict=True))
+    return [results[id(item)] for item in items]
 
 
 @dataclass

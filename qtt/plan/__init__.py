@@ -1,5 +1,11 @@
 """SQL statements -> execution plans, and the plan's canonical JSON form.
 
+Subpackages, lowest layer first: :mod:`~qtt.plan.ir` (the persisted contract: steps,
+expressions, schemas, the codec), :mod:`~qtt.plan.functions` (signature tables),
+:mod:`~qtt.plan.ddl` (sources, WITH properties, upgrades), :mod:`~qtt.plan.analysis`
+(typing expressions) and :mod:`~qtt.plan.planner` (one query into steps);
+:mod:`qtt.plan.statements` plans a case's statements in order.
+
 Entry points, in pipeline order:
 
 - :func:`plan_statements` (:mod:`qtt.plan.statements`): parsed statements -> :class:`Plan`;

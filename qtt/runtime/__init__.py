@@ -1,5 +1,12 @@
 """Plan -> PySpark Structured Streaming. The only package that imports pyspark.
 
+Subpackages, lowest layer first: :mod:`~qtt.runtime.spark` (the session and the JVM),
+:mod:`~qtt.runtime.aggregates` (UDAF implementations), :mod:`~qtt.runtime.build` (steps and
+expressions into DataFrames), :mod:`~qtt.runtime.operators` (the stateful steps) and
+:mod:`~qtt.runtime.execute` (running jobs). :mod:`qtt.runtime.jobs` is the plain-data contract
+with the harness: :class:`~qtt.runtime.jobs.Job`, :class:`~qtt.runtime.jobs.ReplayMode`,
+:class:`~qtt.runtime.jobs.QueryRun` and the :class:`~qtt.runtime.jobs.Runtime` a replay runs on.
+
 Entry points:
 
 - :func:`get_session` (:mod:`qtt.runtime.spark.session`): the one SparkSession of the process;

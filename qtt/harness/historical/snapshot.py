@@ -23,7 +23,7 @@ from qtt.harness.cases.slugs import project_root, relative_file
 from qtt.harness.historical import checkpoints, plan_store, spec
 from qtt.harness.historical.uptodate import PlanStatus, check_variant
 from qtt.harness.replay.driver import Restore
-from qtt.harness.replay.runner import SessionProvider, run_variants
+from qtt.harness.replay.runner import SessionProvider, run_variants, spark_session
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.plan.ir import codec
@@ -69,7 +69,7 @@ class Entry:
 
 def snapshot(
     variants: Sequence[CaseVariant],
-    session: SessionProvider,
+    session: SessionProvider | None = None,
     *,
     root: Path,
     version: str = __version__,
@@ -82,7 +82,8 @@ def snapshot(
 
     Args:
         variants: the case variants to consider.
-        session: the Spark session, started only if a plan needs a replay.
+        session: the Spark session, started only if a plan needs a replay (default: the
+            process's own).
         root: the historical plans directory.
         version: the qtt version the new folders are named after.
         dry_run: replay and report, but write nothing.
@@ -91,6 +92,7 @@ def snapshot(
         progress: called with (replays done, replays in all) as replays finish.
     """
     say = phase or (lambda line: None)
+    session = session or spark_session
     if not dry_run:
         plan_store.clean_staging(root)
     say(f"planning {len(variants)} case variant(s) and comparing with {root}")

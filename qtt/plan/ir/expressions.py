@@ -2,7 +2,7 @@
 
 The planner resolves names, types and functions once; the runtime compiles these nodes
 without a parser or a type checker. Each node declares a ``type_tag``, and a shipped tag
-never changes shape (see STYLE.md, rule 3). Boolean-valued nodes do not store their type.
+never changes shape (see docs/style.md). Boolean-valued nodes do not store their type.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every concrete class declares an explicit ``type_tag`` and is registered in its root's
 registry (:mod:`qtt.plan.ir.tagged`). A shipped tag never changes shape: to change a step, keep
-the old class under its ``...V1`` tag, buildable, and add a ``...V2`` class (STYLE.md rule 3).
+the old class under its ``...V1`` tag, buildable, and add a ``...V2`` class (docs/style.md).
 """
 
 from __future__ import annotations
