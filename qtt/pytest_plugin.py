@@ -80,7 +80,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="NAME[,NAME]",
         default=None,
         help="run every case under these scenarios: fresh, restored, restart, rebatch, batch (default: fresh, "
-        'and restored for historical folders with a stored checkpoint); see the README\'s "Scenarios"',
+        'and restored for historical folders with a stored checkpoint); see docs/guide.md, "Scenarios"',
     )
     group.addoption(
         "--qtt-schema-registry",

@@ -13,7 +13,7 @@ from typing import Any
 #: Keys ksqlDB's files use for free text; accepted at any level and otherwise ignored.
 ANNOTATION_KEYS = frozenset(["comment", "comments", "description", "note", "notes", "issues", "tracked by"])
 
-#: qtt's own extension keys (names ksqlDB does not use); documented in the README.
+#: qtt's own extension keys (names ksqlDB does not use); documented in docs/reference/case-files.md.
 QTT_BATCH_KEY = "qttBatch"
 QTT_RESTORE_POINT_KEY = "qttRestorePoint"
 QTT_PROCESSING_LOG_KEY = "qttProcessingLog"

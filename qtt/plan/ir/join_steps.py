@@ -1,7 +1,7 @@
 """The join steps: two inputs keyed by the join key, through one stateful operator.
 
 Kept apart from :mod:`qtt.plan.ir.steps` (which holds every other step); the codec imports this
-module so that the join tags are registered wherever plans are read. See the README's "Joins".
+module so that the join tags are registered wherever plans are read. See docs/reference/joins.md.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ class JoinStep(ExecutionStep):
     """Role: joins two inputs whose key is the join key; owns the state of the sides it keeps.
 
     Both inputs arrive keyed by the join key (a side keyed otherwise is re-keyed first), and
-    the output's key column is ``key_col_name``. See the README's "Joins".
+    the output's key column is ``key_col_name``. See docs/reference/joins.md.
     """
 
     stateful: ClassVar[bool] = True
@@ -49,7 +49,7 @@ class StreamTableJoinV1(JoinStep):
 class StreamStreamJoinV1(JoinStep):
     """Two streams joined within a time window (``WITHIN``: ``before_ms`` before a left row,
     ``after_ms`` after it), as Kafka Streams' KStream-KStream join without the spurious-result
-    fix: unmatched rows of a kept side emit with nulls at once (README, "Joins"). State: both
+    fix: unmatched rows of a kept side emit with nulls at once (docs/reference/joins.md). State: both
     sides' buffers (``<context>-this-join-store``, ``<context>-other-join-store``).
     """
 
@@ -71,7 +71,7 @@ class StreamStreamJoinV2(JoinStep):
     an unmatched row of a kept side is held until its window closes and then emitted with nulls
     (or at once if its window had closed on arrival); a match releases it. State, per source
     partition: both sides' buffers and, for ``LEFT``, ``RIGHT`` and ``OUTER``, the held rows
-    (``<context>-outer-shared-join-store``). README, "Joins".
+    (``<context>-outer-shared-join-store``). See docs/reference/joins.md.
     """
 
     type_tag: ClassVar[str] = "streamStreamJoinV2"
@@ -109,7 +109,7 @@ class ForeignKeyTableTableJoinV1(JoinStep):
     key names as of then, a change of a right row emits every left row that names it, in the
     order of their serialized keys (``internal_formats``: the left table's). State: the left
     rows with their foreign keys, the right rows, and per foreign key the left rows that name it
-    (README, "Joins").
+    (docs/reference/joins.md).
     """
 
     type_tag: ClassVar[str] = "fkTableTableJoinV1"

@@ -367,7 +367,7 @@ class StreamWindowedAggregateV1(AggregateStep):
     end plus the grace period is at or before stream time (Kafka Streams' rule). Emits the
     window's new aggregate row for every row it takes, windows in start order; the row's
     timestamp is the newest in the window. Session windows merge the sessions a row reaches
-    and emit tombstones for those they replace (README, "Windows"). With ``emit_final``, a
+    and emit tombstones for those they replace (docs/reference/windows.md). With ``emit_final``, a
     window is emitted once, when it closes. State: per partition, its stream time (and, for
     ``EMIT FINAL``, the windows not yet emitted); per group and window, one accumulator per
     call plus the newest ROWTIME (per group, its sessions).

@@ -173,7 +173,7 @@ class PlanBuilder:
         """The one way a step keeps state: ``processor`` over ``df`` grouped by the ``keys`` columns,
         its variables recorded.
 
-        See "Stateful operators" in the README's architecture section for the contract. A staged
+        See docs/architecture.md, "Stateful operators: the contract". A staged
         replay (:mod:`qtt.runtime.execute.staged`) sets :attr:`stateful_hook` to run the operator itself.
         """
         self.state_operators.append(tuple(processor.state_names()))

@@ -6,9 +6,10 @@ reads it back as the step's internal topic. Rows carry an ``ORDER`` column so th
 outputs one input causes (a table update retracting from one group and adding to another)
 keep ksqlDB's order, whatever order Spark visits the groups in.
 
-Every operator derives from :class:`StatefulOperator` and is started by the builder's one
-``_stateful`` method; the README's "Stateful operators" section is the contract that lets a
-query carry many replays at once.
+Every operator derives from :class:`StatefulOperator` and is started through the build
+context's one ``stateful`` method (:class:`qtt.runtime.build.context.BuildContext`);
+docs/architecture.md, "Stateful operators: the contract", is the contract that lets a query
+carry many replays at once.
 """
 
 from __future__ import annotations
