@@ -1,7 +1,7 @@
 """Escapes the fuzz suite found in code this suite's author does not own, until they are fixed.
 
-Each is written up, with a reproducer, in ``/work/briefs/escapes.md`` under its reference,
-and has an ``xfail`` reproducer test next to its target. The targets skip over these
+Each entry below names its reference and what escapes, and has an ``xfail`` reproducer test
+next to its target. The targets skip over these
 (counting them with ``hypothesis.event``), so that they keep looking for new escapes; delete
 an entry once its fix has landed, and the target guards that fix too.
 """
