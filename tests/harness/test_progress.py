@@ -14,7 +14,8 @@ import pytest
 
 from qtt.harness.cases.loader import load_file
 from qtt.harness.replay import driver
-from qtt.harness.replay.driver import ReplayItem, Restore
+from qtt.harness.replay.driver import ReplayItem
+from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import plan_variant, run_variants
 from qtt.runtime.jobs import Job, QueryRun
 from qtt.runtime.spark import scratch

@@ -29,7 +29,8 @@ from qtt.harness.historical.replay import (
     inputs_of,
     load,
 )
-from qtt.harness.replay.driver import ReplayItem, Restore
+from qtt.harness.replay.driver import ReplayItem
+from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import replay_counted
 from qtt.harness.status import Status
 from qtt.runtime.jobs import CAPTURE

@@ -22,7 +22,7 @@ from qtt.harness.cases.model import CaseVariant
 from qtt.harness.cases.slugs import project_root, relative_file
 from qtt.harness.historical import checkpoints, plan_store, spec
 from qtt.harness.historical.uptodate import PlanStatus, check_variant
-from qtt.harness.replay.driver import Restore
+from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import SessionProvider, run_variants, spark_session
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status

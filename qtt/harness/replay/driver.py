@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from qtt.errors import CaseFileError, QttError, SerdeError
 from qtt.harness.cases.model import Record, TopicSpec
 from qtt.harness.replay import restored_runs, same_jobs
+from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.schemas import registry_for_case, registry_for_recorded
 from qtt.harness.replay.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan.ir import steps as s
@@ -102,26 +103,6 @@ class ReplayResult:
     @property
     def seconds(self) -> float:
         return sum(run.seconds for run in self.runs)
-
-
-@dataclass(frozen=True)
-class Restore:
-    """Checkpoints at a restore point: input record ``point`` is the first one after it.
-
-    With ``capture``, each stateful query also runs alone over its records before the point,
-    and its checkpoint stays in ``folder/<queryId>``. Without, each stateful query starts from
-    ``folder/<queryId>`` (it consumed ``consumed[queryId]`` records there) and runs over the
-    rest: the result holds only what the inputs from the point on caused.
-    """
-
-    point: int
-    folder: Path
-    capture: bool
-    consumed: Mapping[str, int] = field(default_factory=dict)
-    #: per query: the directory its stored checkpoint was written in (Spark's metadata names it)
-    written_at: Mapping[str, str] = field(default_factory=dict)
-    #: resuming: keep each query's checkpoint after the run in ``keep/<queryId>`` (for a next point)
-    keep: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -506,12 +487,10 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     return groups
 
 
-def _restore_point(entry: _Todo) -> restored_runs.RestorePoint:
+def _restore_point(entry: _Todo) -> Restore:
     restore = entry.state.item.restore
     assert restore is not None
-    return restored_runs.RestorePoint(
-        restore.point, restore.folder, dict(restore.consumed), dict(restore.written_at), restore.keep
-    )
+    return restore
 
 
 def _restores(entry: _Todo) -> bool:

@@ -1,6 +1,6 @@
 """Runs at a restore point: capture a query's checkpoint there, or resume a query from one.
 
-A stateful query of an item with a :class:`~qtt.harness.replay.driver.Restore` runs alone: a
+A stateful query of an item with a :class:`Restore` (a restore point) runs alone: a
 checkpoint belongs to one query. Capturing runs it over its records before the point and
 keeps the checkpoint in ``folder/<queryId>``; resuming starts it from that checkpoint and feeds
 it the records from the point on. With ``Restore.keep``, a resumed query's checkpoint is kept
@@ -9,7 +9,7 @@ there too, so that a later restore point can resume from it in turn (a chain of 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -28,18 +28,22 @@ _CONSUMED = ReplayRecord(job=0, seq=-1, topic="", partition=0, offset=0, timesta
 
 
 @dataclass(frozen=True)
-class RestorePoint:
-    """Where a query's checkpoint is captured or resumed: records before ``point`` come first.
+class Restore:
+    """Checkpoints at a restore point: input record ``point`` is the first one after it.
 
-    ``folder/<queryId>`` holds each query's checkpoint; resuming, the query consumed
-    ``consumed[queryId]`` records there, written in ``written_at[queryId]``. ``keep``: keep a
-    resumed query's checkpoint in ``keep/<queryId>`` for a next point.
+    With ``capture``, each stateful query also runs alone over its records before the point,
+    and its checkpoint stays in ``folder/<queryId>``. Without, each stateful query starts from
+    ``folder/<queryId>`` (it consumed ``consumed[queryId]`` records there) and runs over the
+    rest: the result holds only what the inputs from the point on caused.
     """
 
     point: int
     folder: Path
-    consumed: dict[str, int] = field(default_factory=dict)
-    written_at: dict[str, str] = field(default_factory=dict)
+    capture: bool
+    consumed: Mapping[str, int] = field(default_factory=dict)
+    #: per query: the directory its stored checkpoint was written in (Spark's metadata names it)
+    written_at: Mapping[str, str] = field(default_factory=dict)
+    #: resuming: keep each query's checkpoint after the run in ``keep/<queryId>`` (for a next point)
     keep: Path | None = None
 
 
@@ -61,7 +65,7 @@ def capture(
     runtime: Runtime,
     query: s.QueryPlan,
     records: Sequence[ReplayRecord],
-    restore: RestorePoint,
+    restore: Restore,
     registry: RegistrySnapshot | None,
 ) -> Stored:
     """Run the query alone over its records before the restore point; keep its checkpoint."""
@@ -78,7 +82,7 @@ def run_restored(
     runtime: Runtime,
     query: s.QueryPlan,
     records: Sequence[ReplayRecord],
-    restore: RestorePoint,
+    restore: Restore,
     registry: RegistrySnapshot | None,
     checkpoint: Path,
     capture_state: bool,

@@ -27,7 +27,8 @@ from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.model import CaseVariant, ExpectedException
 from qtt.harness.replay import post as post_
 from qtt.harness.replay.compare import check_processing_log, compare
-from qtt.harness.replay.driver import ReplayItem, ReplayResult, Restore, replay_many
+from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.schemas import topic_schemas
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status

@@ -23,7 +23,8 @@ from typing import Any
 from qtt.errors import AssertionFailedError, QttError, SqlError, UnsupportedFeatureError
 from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.model import ExpectedException
-from qtt.harness.replay.driver import InputRecord, ReplayItem, ReplayResult, Restore
+from qtt.harness.replay.driver import InputRecord, ReplayItem, ReplayResult
+from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import SessionProvider, guarded, replay_counted
 from qtt.harness.replay.schemas import registry_for_case
 from qtt.harness.replay.topic_serdes import TopicSerde, topic_serdes
