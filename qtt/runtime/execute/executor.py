@@ -65,7 +65,7 @@ def retries() -> list[str]:
 
 
 @dataclass
-class Built:
+class BuiltGroup:
     """A group's plans, built before its queries start (the driver builds the next group's while
     Spark runs this one's). Building runs no Spark job."""
 
@@ -78,13 +78,13 @@ class Built:
     staged: StagedPlans | None = None
 
 
-def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> Built:
+def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> BuiltGroup:
     """Build every job's plan, for :func:`run_jobs` with the same ``checkpoint``.
 
     Raises:
         InfrastructureError: Spark could not be reached while building.
     """
-    built = Built(jobs, checkpoint)
+    built = BuiltGroup(jobs, checkpoint)
     if _staged(session, jobs):
         plain = _infrastructure_guard(lambda: group_source(session, jobs, checkpoint))
 
@@ -141,7 +141,7 @@ def run_jobs(
     *,
     attempt: int = 0,
     seed: Callable[[Path], None] | None = None,
-    built: Future[Built] | None = None,
+    built: Future[BuiltGroup] | None = None,
 ) -> dict[int, QueryRun]:
     """Run ``jobs`` as one streaming query; on failure, run each alone to isolate it.
 
@@ -186,7 +186,7 @@ def _note_retry(what: str, attempt: int, error: InfrastructureError) -> None:
     )
 
 
-def _run_jobs(session: SparkSession, built: Built) -> dict[int, QueryRun]:
+def _run_jobs(session: SparkSession, built: BuiltGroup) -> dict[int, QueryRun]:
     if built.staged is not None:
         return _run_staged(session, built.jobs, built.checkpoint, built.staged)
     runs = {
