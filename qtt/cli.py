@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
 from qtt.errors import QttError
@@ -63,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    previous = _on_sigterm_raise()
     try:
         return int(args.handler(args))
     except QttError as e:
@@ -71,6 +73,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("qtt: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("qtt: terminated", file=sys.stderr)
+        return 143
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every ``finally`` cleans up as on SIGINT."""
+
+
+def _on_sigterm_raise() -> Any:
+    """Turn SIGTERM into :class:`Terminated`; returns the handler it replaced (None off the main thread)."""
+
+    def terminated(_signum: int, _frame: object) -> None:
+        raise Terminated
+
+    try:
+        return signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread: leave the signal alone
+        return None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -173,6 +197,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"DRIFT {line}", file=sys.stderr)
     _print_results(outcome.results, args)
     print(f"{len(outcome.results)} variant(s): {report.summary(outcome.results)} in {time.perf_counter() - began:.1f}s")
+    if args.json:  # after the summary: a report that cannot be written loses no result
+        report.write_json(outcome.results, args.json)
     return report.exit_status(outcome.results)
 
 
@@ -205,8 +231,6 @@ def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> N
     if args.per_file:
         for file, counts in report.per_file(results):
             print(f"{file}: {counts}")
-    if args.json:
-        report.write_json(results, args.json)
 
 
 def _progress(noun: str, began: float, *, quiet: bool = False) -> Callable[[int, int], None]:
@@ -386,7 +410,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _check(args: argparse.Namespace) -> int:
-    from qtt.harness.historical import uptodate
+    from qtt.harness.historical import ledger, uptodate
     from qtt.harness.selection import default_paths
 
     given = args.paths or default_paths(historical=False)
@@ -402,16 +426,25 @@ def _check(args: argparse.Namespace) -> int:
         print(f"{entry.status.upper()} {entry.variant.file}: {entry.variant.label}: {entry.reason}")
         for line in entry.diff[:40]:
             print(f"    {line}")
+    golden = uptodate.check_ledger(historical)
+    for folder, reason in golden.corrupt:
+        print(f"CORRUPT {folder}: {reason}")
     statuses = Counter(e.status for e in entries)
     stale = statuses[uptodate.PlanStatus.CHANGED] + statuses[uptodate.PlanStatus.MISSING]
     errors = statuses[uptodate.PlanStatus.ERROR] + statuses[uptodate.PlanStatus.CORRUPT] + broken
     print(
         f"{statuses[uptodate.PlanStatus.UP_TO_DATE]} up to date, {stale} out of date, "
-        f"{statuses[uptodate.PlanStatus.SKIPPED]} without a plan" + (f", {errors} error(s)" if errors else "")
+        f"{statuses[uptodate.PlanStatus.SKIPPED]} without a plan"
+        + (f", {errors} error(s)" if errors else "")
+        + (f", {len(golden.corrupt)} corrupt historical folder(s)" if golden.corrupt else "")
+        + (f", {len(golden.unrecorded)} folder(s) not in the ledger yet" if golden.unrecorded else "")
     )
-    for hint in dict.fromkeys(e.hint for e in failing):
+    hints = [e.hint for e in failing] + [ledger.corrupt_hint(folder) for folder, _ in golden.corrupt]
+    if golden.unrecorded:
+        hints.append("qtt snapshot records the folders the ledger does not hold yet")
+    for hint in dict.fromkeys(hints):
         print(f"hint: {hint}")
-    return 1 if failing or broken else 0
+    return 1 if failing or broken or golden.corrupt else 0
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

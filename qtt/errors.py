@@ -107,6 +107,11 @@ class PlanFileError(QttError):
     """A persisted ``plan.json``, ``spec.json`` or ``topology`` cannot be read."""
 
 
+class CorruptGoldenError(PlanFileError):
+    """A stored golden is damaged: a historical folder's files differ from the ledger, or its
+    stored checkpoint cannot be read or does not fit its manifest. Not the runtime's fault."""
+
+
 class SqlError(QttError):
     """A statement cannot be executed. ksqlDB's ``KsqlException``."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -43,21 +44,45 @@ def load_error_result(file: str, error: QttError) -> CaseResult:
 def counts_text(counts: Counter[str], *, all_statuses: bool = True) -> str:
     """``2 passed, 0 failed, ...`` in :class:`Status` order (only the non-zero ones unless ``all_statuses``).
 
-    Infrastructure errors are rare and no verdict: they are named only when there are some.
+    Corrupt goldens and infrastructure errors are rare: they are named only when there are some.
     """
-    return ", ".join(f"{counts.get(s, 0)} {s}" for s in Status if counts.get(s) or (all_statuses and s != Status.INFRA))
+    rare = (Status.CORRUPT, Status.INFRA)
+    return ", ".join(f"{counts.get(s, 0)} {s}" for s in Status if counts.get(s) or (all_statuses and s not in rare))
 
 
 def exit_status(results: Iterable[CaseResult]) -> int:
-    """0, 1 for a failure or error, 3 when only infrastructure errors: see :func:`status.exit_status`."""
+    """0; 1 for a failure, an error or a corrupt golden; 3 when only infrastructure errors (see status)."""
     return status_exit(r.status for r in results)
 
 
 def write_json(results: Iterable[CaseResult], path: str | Path) -> None:
-    """Write one JSON object per line: file, case, variant, status, reason and seconds."""
-    with Path(path).open("w", encoding="utf-8") as out:
-        for result in results:
-            out.write(json.dumps(result.as_json(), ensure_ascii=False) + "\n")
+    """Write one JSON object per line: file, case, variant, status, reason and seconds.
+
+    A file is written whole or not at all: into a temporary file beside it, then renamed into
+    place, so a full disk never leaves a truncated report (a device such as ``/dev/stdout`` is
+    written directly).
+
+    Raises:
+        QttError: the report could not be written; says why, and that nothing was left behind.
+    """
+    target = Path(path)
+    text = "".join(json.dumps(result.as_json(), ensure_ascii=False) + "\n" for result in results)
+    direct = target.exists() and not target.is_file()
+    staged = target if direct else target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with staged.open("w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if not direct:
+            os.replace(staged, target)
+    except OSError as e:
+        left = "" if direct else f"; {target} was left as it was"
+        msg = f"--json {path}: the report could not be written ({e.strerror or e}){left}"
+        raise QttError(msg, hint="free space or choose another path; the results above are complete") from None
+    finally:
+        if not direct:
+            staged.unlink(missing_ok=True)
 
 
 def summary(results: Sequence[CaseResult]) -> str:

@@ -15,12 +15,13 @@ from __future__ import annotations
 import io
 import json
 import tarfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qtt.errors import PlanFileError
+from qtt.errors import CorruptGoldenError, PlanFileError
 from qtt.harness.replay.driver import ReplayResult
 
 MANIFEST_FILE = "checkpoint.json"
@@ -107,8 +108,49 @@ def unpack(data: bytes, dest: Path, *, file: str) -> None:
                     if not member.isfile() or member.name.startswith("/") or ".." in Path(member.name).parts:
                         raise tarfile.TarError(f"unexpected member {member.name!r}")
                 archive.extractall(dest)
-    except (tarfile.TarError, OSError, EOFError) as e:
-        raise PlanFileError(f"the stored checkpoint cannot be read: {e}", file=file) from None
+    except (tarfile.TarError, OSError, EOFError, zlib.error, ValueError) as e:
+        # a flipped byte surfaces as zlib's error, a cut archive as EOF: the golden is damaged
+        raise CorruptGoldenError(f"the stored checkpoint cannot be read: {type(e).__name__}: {e}", file=file) from None
+
+
+def check_fits(manifest: Manifest, unpacked: Path, *, inputs: int, outputs: dict[str, int], file: str) -> None:
+    """Refuse a stored checkpoint that does not fit its manifest and folder.
+
+    The restore point lies within the folder's inputs; each query the manifest says consumed
+    records has a checkpoint with Spark's metadata, offset log and commit log, holding a batch
+    for each record it consumed; no topic had more outputs before the point than the folder
+    recorded.
+
+    Raises:
+        CorruptGoldenError: what does not fit, naming the query and the missing part.
+    """
+    if not 0 <= manifest.restore_point <= inputs:
+        msg = f"its restore point {manifest.restore_point} lies outside the folder's {inputs} input record(s)"
+        raise CorruptGoldenError(msg, file=file, path="$.restorePoint")
+    for topic, before in sorted(manifest.outputs_before.items()):
+        if before > outputs.get(topic, 0):
+            recorded = outputs.get(topic, 0)
+            msg = f"{before} output(s) of {topic} before the restore point, but the folder records {recorded}"
+            raise CorruptGoldenError(msg, file=file, path=f"$.outputsBefore.{topic}")
+    for query, consumed in sorted(manifest.consumed.items()):
+        if consumed > manifest.restore_point:
+            msg = f"{query} consumed {consumed} record(s) before the restore point {manifest.restore_point}"
+            raise CorruptGoldenError(msg, file=file, path=f"$.consumed.{query}")
+        if not consumed:
+            continue
+        checkpoint = unpacked / query
+        for part in ("metadata", "offsets", "commits"):
+            if not (checkpoint / part).exists():
+                msg = f"the stored checkpoint of {query} has no {part} (Spark's {_PARTS[part]}); the archive is damaged"
+                raise CorruptGoldenError(msg, file=file)
+        last = consumed - 1  # one micro-batch per consumed record, numbered from 0
+        for part in ("offsets", "commits"):
+            if not (checkpoint / part / str(last)).is_file():
+                msg = f"the stored checkpoint of {query} has no {part}/{last} for the {consumed} record(s) it consumed"
+                raise CorruptGoldenError(msg, file=file)
+
+
+_PARTS = {"metadata": "query metadata", "offsets": "offset log", "commits": "commit log"}
 
 
 def dumps(manifest: Manifest) -> str:

@@ -13,6 +13,7 @@ the staging folders of processes that are gone (:func:`clean_staging`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -129,6 +130,9 @@ def write_folder(root: Path, slug: str, version: str, epoch_ms: int, files: Mapp
         os.rename(staging, target)  # atomic on one file system; fails if target appeared meanwhile
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if new_slug:  # a full disk or an interrupt leaves no empty slug folder behind
+            with contextlib.suppress(OSError):
+                target.parent.rmdir()
         raise
     _fsync_directory(target.parent)
     if new_slug:
@@ -161,11 +165,20 @@ def _staging_folder(root: Path) -> Path:
     parent = root / STAGING
     parent.mkdir(parents=True, exist_ok=True)
     ignore = parent / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# qtt snapshot's staging folders: never committed\n*\n", encoding="utf-8")
+    if not ignore.is_file() or ignore.read_text(encoding="utf-8", errors="replace") != _IGNORE_ALL:
+        # written whole or not at all: a truncated .gitignore would let git see staged files
+        staged = parent / f".gitignore.{os.getpid()}.tmp"
+        try:
+            staged.write_text(_IGNORE_ALL, encoding="utf-8")
+            os.replace(staged, ignore)
+        finally:
+            staged.unlink(missing_ok=True)
     folder = parent / f"{os.getpid()}-{secrets.token_hex(6)}"
     folder.mkdir()  # the user's umask, unlike tempfile.mkdtemp's 0700
     return folder
+
+
+_IGNORE_ALL = "# qtt snapshot's staging folders: never committed\n*\n"
 
 
 def _alive(pid: int) -> bool:

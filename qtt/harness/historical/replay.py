@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import simplejson
 
-from qtt.errors import InfrastructureError, QttError, RuntimeBuildError
-from qtt.harness.historical import plan_store, spec
+from qtt.errors import CorruptGoldenError, InfrastructureError, QttError, RuntimeBuildError
+from qtt.harness.historical import ledger, plan_store, spec
 from qtt.harness.replay.compare import Comparison, TopicDiff
 from qtt.harness.replay.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult
 from qtt.harness.replay.runner import replay_counted
@@ -82,15 +82,17 @@ def replay_folders(
     """
     results: list[HistoricalResult] = []
     loaded: list[tuple[HistoricalResult, Loaded]] = []
+    checker = ledger.Checker()
     for path in paths:
         hint = f"rerun it: qtt run {path}; a historical plan must keep replaying: fix the runtime, never the folder"
         result = HistoricalResult(str(path), path.parent.name, path.name, Status.PASSED, kind="historical", hint=hint)
         try:
+            checker.check(path)
             item = load(path)
             result.case, result.variant = item.spec.case.name, item.spec.case.variant
             loaded.append((result, item))
         except QttError as e:
-            result.status, result.reason = Status.ERROR, str(e)
+            not_loaded(result, e, path)
         results.append(result)
     items: list[ReplayItem] = []
     refused: dict[int, QttError] = {}
@@ -107,6 +109,14 @@ def replay_folders(
         for index, ((result, item), outcome) in enumerate(zip(loaded, outcomes, strict=True)):
             _conclude(result, item, outcome, refused.get(index), topologies.of(index))
     return results
+
+
+def not_loaded(result: CaseResult, error: QttError, folder: Path) -> None:
+    """A folder that cannot be read: ``corrupt`` when its golden is damaged, else ``error``."""
+    if isinstance(error, CorruptGoldenError):
+        result.status, result.reason, result.hint = Status.CORRUPT, str(error), ledger.corrupt_hint(folder)
+    else:
+        result.status, result.reason = Status.ERROR, str(error)
 
 
 def _conclude(

@@ -12,14 +12,14 @@ that today's Spark or today's operators cannot read fails the item with Spark's 
 from __future__ import annotations
 
 import shutil
-import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qtt.errors import InfrastructureError, QttError
-from qtt.harness.historical import checkpoints, spec
+from qtt.harness.historical import checkpoints, ledger, spec
 from qtt.harness.historical.replay import (
     HistoricalResult,
     Loaded,
@@ -28,18 +28,21 @@ from qtt.harness.historical.replay import (
     compare_schemas,
     inputs_of,
     load,
+    not_loaded,
 )
 from qtt.harness.replay.driver import ReplayItem
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import replay_counted
 from qtt.harness.status import Status
 from qtt.runtime.jobs import CAPTURE
-from qtt.runtime.spark import infrastructure
+from qtt.runtime.spark import infrastructure, scratch
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 KIND = "restored"
+#: the temp folders the stored checkpoints are unpacked into
+RESTORE_PREFIX = "qtt-restore-"
 
 
 def has_checkpoint(folder: Path) -> bool:
@@ -51,7 +54,9 @@ def restore_folders(
 ) -> list[HistoricalResult]:
     """Resume every folder's stored checkpoint; each gets its own result."""
     results: list[HistoricalResult] = []
-    work = Path(tempfile.mkdtemp(prefix="qtt-restore-"))
+    checker = ledger.Checker()
+    scratch.clean_stale(None, f"{RESTORE_PREFIX}*")  # what a killed run left
+    work = scratch.make_owned(RESTORE_PREFIX)
     try:
         pending: list[tuple[HistoricalResult, Loaded, checkpoints.Manifest]] = []
         items: list[ReplayItem] = []
@@ -60,6 +65,7 @@ def restore_folders(
             result = HistoricalResult(str(path), path.parent.name, path.name, Status.PASSED, kind=KIND, hint=hint)
             results.append(result)
             try:
+                checker.check(path)
                 loaded = load(path)
                 result.case, result.variant = loaded.spec.case.name, _label(loaded.spec.case.variant)
                 manifest = checkpoints.stored(path)
@@ -68,9 +74,16 @@ def restore_folders(
                 archive = path / checkpoints.ARCHIVE_FILE
                 folder = work / str(index)
                 checkpoints.unpack(archive.read_bytes(), folder, file=str(archive))
+                outputs = Counter(record.topic for record in loaded.spec.outputs)
+                checkpoints.check_fits(
+                    manifest, folder, inputs=len(loaded.spec.inputs), outputs=dict(outputs), file=str(archive)
+                )
                 item = ReplayItem.from_recorded(loaded.plan, inputs_of(loaded.spec), loaded.spec.schemas)
-            except (QttError, OSError) as e:
-                result.status, result.reason = Status.ERROR, str(e)
+            except QttError as e:
+                not_loaded(result, e, path)
+                continue
+            except OSError as e:
+                result.status, result.reason = Status.ERROR, f"{path}: {e}"
                 continue
             restore = Restore(
                 manifest.restore_point,

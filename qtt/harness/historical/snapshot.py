@@ -8,19 +8,20 @@ is reported and not snapshotted. Existing folders are never touched.
 
 from __future__ import annotations
 
-import tempfile
+import contextlib
+import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
-from qtt.errors import CaseFileError, QttError
+from qtt.errors import CaseFileError, QttError, SnapshotError
 from qtt.harness.cases.model import CaseVariant
 from qtt.harness.cases.slugs import project_root, relative_file
-from qtt.harness.historical import checkpoints, plan_store, spec
+from qtt.harness.historical import checkpoints, ledger, plan_store, spec
 from qtt.harness.historical.uptodate import PlanStatus, check_variant
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import SessionProvider, run_variants, spark_session
@@ -30,6 +31,7 @@ from qtt.plan.ir import codec
 from qtt.plan.ir.shape import query_order
 from qtt.plan.ir.steps import CreateSourceCommand, Plan
 from qtt.runtime.jobs import CAPTURE, Headers
+from qtt.runtime.spark import scratch
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -95,6 +97,45 @@ def snapshot(
     session = session or spark_session
     if not dry_run:
         plan_store.clean_staging(root)
+    try:
+        return _snapshot(variants, session, root, version, dry_run, epoch_ms, say, progress)
+    finally:
+        if not dry_run:
+            _record(root)
+
+
+#: the temp folders of the checkpoints a snapshot captures before it stores them
+CAPTURE_PREFIX = "qtt-capture-"
+
+
+@contextlib.contextmanager
+def _owned(prefix: str) -> Iterator[str]:
+    folder = scratch.make_owned(prefix)
+    try:
+        yield str(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _record(root: Path) -> None:
+    """Append every folder the ledger does not record yet (new ones, and older ones once)."""
+    try:
+        ledger.append(root, plan_store.folders(root))
+    except OSError as e:
+        msg = f"the ledger {root / ledger.LEDGER_FILE} could not be extended: {e}; it is unchanged"
+        raise SnapshotError(msg, hint="free space, then run qtt snapshot again to record the new folders") from None
+
+
+def _snapshot(
+    variants: Sequence[CaseVariant],
+    session: SessionProvider,
+    root: Path,
+    version: str,
+    dry_run: bool,
+    epoch_ms: int | None,
+    say: Callable[[str], None],
+    progress: Callable[[int, int], None] | None,
+) -> list[Entry]:
     say(f"planning {len(variants)} case variant(s) and comparing with {root}")
     entries: list[Entry] = []
     to_replay: list[tuple[Entry, Plan]] = []
@@ -123,7 +164,9 @@ def snapshot(
     if not to_replay:
         return entries
     say(f"replaying {len(to_replay)} new or changed plan(s)")
-    with tempfile.TemporaryDirectory(prefix="qtt-capture-") as work:
+    # owned, so that the next snapshot removes what a killed one left (SIGKILL runs no cleanup)
+    scratch.clean_stale(None, f"{CAPTURE_PREFIX}*")
+    with _owned(CAPTURE_PREFIX) as work:
         restores = [_restore(entry, Path(work) / str(index)) for index, (entry, _) in enumerate(to_replay)]
         kept = [(entry, plan, restore) for (entry, plan), restore in zip(to_replay, restores, strict=True) if restore]
         variants_to_replay = [entry.variant for entry, _, _ in kept]

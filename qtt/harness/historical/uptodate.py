@@ -16,7 +16,7 @@ from pathlib import Path
 from qtt.errors import PlanFileError, QttError, SqlError, UnsupportedFeatureError
 from qtt.harness.cases.model import CaseVariant
 from qtt.harness.cases.slugs import slug_of
-from qtt.harness.historical import plan_store
+from qtt.harness.historical import ledger, plan_store
 from qtt.harness.replay.runner import plan_variant
 from qtt.plan.ir import codec
 from qtt.plan.ir.diff import diff_lines
@@ -149,3 +149,33 @@ def load_persisted(text: str, *, file: str) -> Plan:
 def _no_constant(name: str) -> object:
     msg = f"{name} is not a JSON value (a persisted plan is strict JSON)"
     raise ValueError(msg)
+
+
+@dataclass
+class LedgerCheck:
+    """The historical folders against the ledger: the corrupt ones, and those not recorded yet."""
+
+    #: (folder, what differs) for each folder whose files differ from the ledger
+    corrupt: list[tuple[Path, str]] = field(default_factory=list)
+    unrecorded: list[Path] = field(default_factory=list)
+
+
+def check_ledger(root: Path) -> LedgerCheck:
+    """Hash every folder under ``root`` and compare with the ledger (:mod:`.ledger`).
+
+    An unreadable ledger makes every folder's check a corrupt entry naming the ledger's line.
+    """
+    found = LedgerCheck()
+    if not root.is_dir():
+        return found
+    try:
+        book = ledger.load(root)
+    except PlanFileError as e:
+        found.corrupt.append((root / ledger.LEDGER_FILE, str(e)))
+        return found
+    for folder in plan_store.folders(root):
+        if not book.recorded(folder):
+            found.unrecorded.append(folder)
+        elif problems := book.problems(folder):
+            found.corrupt.append((folder, "; ".join(problems)))
+    return found
