@@ -95,6 +95,8 @@ def snapshot(
     """
     say = phase or (lambda line: None)
     session = session or spark_session
+    # the capture folders are owned: a snapshot removes what a killed one left (SIGKILL cleans nothing)
+    scratch.clean_stale(None, f"{CAPTURE_PREFIX}*")
     if not dry_run:
         plan_store.clean_staging(root)
     try:
@@ -164,8 +166,6 @@ def _snapshot(
     if not to_replay:
         return entries
     say(f"replaying {len(to_replay)} new or changed plan(s)")
-    # owned, so that the next snapshot removes what a killed one left (SIGKILL runs no cleanup)
-    scratch.clean_stale(None, f"{CAPTURE_PREFIX}*")
     with _owned(CAPTURE_PREFIX) as work:
         restores = [_restore(entry, Path(work) / str(index)) for index, (entry, _) in enumerate(to_replay)]
         kept = [(entry, plan, restore) for (entry, plan), restore in zip(to_replay, restores, strict=True) if restore]
