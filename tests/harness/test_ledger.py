@@ -178,3 +178,14 @@ def without_offsets(archive: bytes) -> bytes:
             if "/offsets/" not in f"/{member.name}":
                 kept.addfile(member, source.extractfile(member) if member.isfile() else None)
     return out.getvalue()
+
+
+def test_a_manifest_nested_deep_is_a_located_error_not_a_recursion() -> None:
+    # found by tests/fuzz/test_stored_checkpoints.py: the reader and the message both recursed
+    deep = '{"manifestVersion": ' + "[" * 3000 + "1" + "]" * 3000 + "}"
+    with pytest.raises(PlanFileError, match=r"manifestVersion is an array of 1 element\(s\)") as raised:
+        checkpoints.loads(deep, file="checkpoint.json")
+    assert raised.value.path == "$.manifestVersion"
+    deeper = '{"a": ' + "[" * 6000 + "]" * 6000 + "}"
+    with pytest.raises(PlanFileError, match="nests deeper than"):
+        checkpoints.loads(deeper, file="checkpoint.json")

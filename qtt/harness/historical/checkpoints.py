@@ -23,6 +23,8 @@ from typing import Any
 
 from qtt.errors import CorruptGoldenError, PlanFileError
 from qtt.harness.replay.driver import ReplayResult
+from qtt.plan.ir.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
+from qtt.serde.excerpt import json_value
 
 MANIFEST_FILE = "checkpoint.json"
 ARCHIVE_FILE = "checkpoint.tar.gz"
@@ -159,14 +161,19 @@ def dumps(manifest: Manifest) -> str:
 
 def loads(text: str, *, file: str) -> Manifest:
     """Parse ``checkpoint.json``; a damaged file is a PlanFileError naming the field."""
+    deep = json_too_deep(text)
+    if deep is not None:  # found by the fuzz suite: json's reader recursed out of the stack
+        msg = too_deep_message("the manifest", MAX_JSON_DEPTH)
+        raise PlanFileError(msg, file=file, path=deep[0], line=deep[1], column=deep[2])
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PlanFileError(f"invalid JSON: {e.msg}", file=file, line=e.lineno, column=e.colno) from None
+        raw = deep_call(json.loads, text)
+    except ValueError as e:
+        line, column = json_error_position(text, e)
+        raise PlanFileError(f"invalid JSON: {getattr(e, 'msg', e)}", file=file, line=line, column=column) from None
     if not isinstance(raw, dict):
         raise PlanFileError("expected a JSON object", file=file, path="$")
     if raw.get("manifestVersion") != MANIFEST_VERSION:
-        msg = f"manifestVersion is {raw.get('manifestVersion')!r}; this qtt reads version {MANIFEST_VERSION}"
+        msg = f"manifestVersion is {json_value(raw.get('manifestVersion'))}; this qtt reads version {MANIFEST_VERSION}"
         raise PlanFileError(msg, file=file, path="$.manifestVersion")
     fields = {
         "sparkVersion": str,
@@ -179,12 +186,12 @@ def loads(text: str, *, file: str) -> Manifest:
     }
     for name, kind in fields.items():
         if not isinstance(raw.get(name), kind) or isinstance(raw.get(name), bool):
-            msg = f"expected {kind.__name__} for {name}, got {raw.get(name)!r}"
+            msg = f"expected {kind.__name__} for {name}, got {json_value(raw.get(name))}"
             raise PlanFileError(msg, file=file, path=f"$.{name}")
     for name in ("consumed", "outputsBefore"):
         for key, value in raw[name].items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise PlanFileError(f"expected a count, got {value!r}", file=file, path=f"$.{name}.{key}")
+                raise PlanFileError(f"expected a count, got {json_value(value)}", file=file, path=f"$.{name}.{key}")
     return Manifest(
         spark_version=raw["sparkVersion"],
         state_store_provider=raw["stateStoreProvider"],
@@ -192,7 +199,7 @@ def loads(text: str, *, file: str) -> Manifest:
         restore_point=raw["restorePoint"],
         consumed=dict(raw["consumed"]),
         outputs_before=dict(raw["outputsBefore"]),
-        written_at={str(k): str(v) for k, v in raw["writtenAt"].items()},
+        written_at={str(k): v if isinstance(v, str) else json_value(v) for k, v in raw["writtenAt"].items()},
     )
 
 
