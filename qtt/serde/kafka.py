@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import values
+from qtt.serde.excerpt import json_value
 from qtt.serde.interface import Format, Layout, RowReader, RowWriter, text_of
 
 _LAYOUT = {
@@ -25,9 +26,9 @@ def encode(value: Any, type_: t.SqlType) -> bytes | None:
     if base in _LAYOUT:
         fmt = _LAYOUT[base][0]
         try:
-            return struct.pack(fmt, float(value) if base == "DOUBLE" else int(value))
-        except (struct.error, ValueError, TypeError) as e:
-            raise SerdeError(f"cannot write {value!r} as KAFKA {base}: {e}") from None
+            return struct.pack(fmt, values.double_value(value) if base == "DOUBLE" else int(value))
+        except (struct.error, ValueError, TypeError, OverflowError) as e:
+            raise SerdeError(f"cannot write {json_value(value)} as KAFKA {base}: {e}") from None
     if base == "STRING":
         return str(value).encode("utf-8")
     if base == "BYTES":

@@ -88,7 +88,7 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
     if base in ("INTEGER", "BIGINT"):
         return _json_whole(value, type_, path, 32 if base == "INTEGER" else 64)
     if base == "DOUBLE":
-        return _json_number(value, type_, path, from_number=float, from_text=java_parse_double)
+        return _json_number(value, type_, path, from_number=double_value, from_text=java_parse_double)
     if base == "DECIMAL":
         assert isinstance(type_, t.Decimal)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -159,6 +159,16 @@ def _in_range(epoch: Any, count: int, unit: str, bounds: tuple[int, int], path: 
         )
         raise SerdeError(msg)
     return epoch + dt.timedelta(**{unit: count})
+
+
+def double_value(number: int | float | decimal.Decimal) -> float:
+    """A number as Java's ``Number.doubleValue()`` gives it: the nearest double, and past the
+    double range infinity of its sign (Jackson holds a long JSON integer as a ``BigInteger``,
+    whose ``doubleValue()`` does not fail, where Python's ``float()`` of an int does)."""
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
 
 
 def _finite(value: float | decimal.Decimal) -> bool:

@@ -60,6 +60,8 @@ EDGE_NUMBERS = (
     "-9223372036854775809",
     "2147483648",
     "1" * 5000,
+    # more digits than a double holds (Java's BigInteger.doubleValue() gives Infinity)
+    "9" * 310,
     "0." + "0" * 400 + "1",
     "1.5e308",
     "4.9e-324",

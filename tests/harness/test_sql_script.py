@@ -117,3 +117,31 @@ def test_an_insert_into_a_windowed_source_is_ksqldbs_error() -> None:
     script = interpret(_test(windowed + "INSERT INTO w (id, n) VALUES (1, 2);"))
     assert script.error is not None
     assert script.error.message == "Cannot insert values into windowed stream/table!"
+
+
+@pytest.mark.parametrize(
+    ("statement", "shown"),
+    [
+        ("INSERT INTO a (rowtime, id, x) VALUES ('soon', 1, 2);", "'soon'"),
+        ("ASSERT VALUES a (rowtime, id, x) VALUES ('soon', 1, 2);", "'soon'"),
+        ("ASSERT VALUES a (rowtime, id, x) VALUES (true, 1, 2);", "True"),
+    ],
+)
+def test_a_rowtime_that_is_not_a_number_is_a_statement_error_at_its_line(statement: str, shown: str) -> None:
+    script = interpret(_test(SOURCE + "INSERT INTO a (id, x) VALUES (1, 1);\n" + statement))
+    assert isinstance(script.error, StatementError)
+    assert script.error.line == 3
+    assert script.error.message.startswith(f"Expected type BIGINT for field ROWTIME but got {shown}: ")
+    assert script.error.message.endswith("ROWTIME is the record's timestamp, a BIGINT number of milliseconds")
+    script.error.at(file="t.sql")
+    assert str(script.error).startswith("t.sql: line 3:1: Expected type BIGINT for field ROWTIME")
+
+
+def test_a_rowtime_is_coerced_as_a_bigint_column_is() -> None:
+    script = interpret(
+        _test(SOURCE + "INSERT INTO a (rowtime, id) VALUES ('42', 1);\nASSERT VALUES a (rowtime, id) VALUES (7.9, 1);")
+    )
+    assert script.error is None
+    assert script.inserts[0].timestamp == 42
+    (check,) = script.checks
+    assert isinstance(check, Check) and check.expected["ROWTIME"] == 7

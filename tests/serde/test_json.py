@@ -159,3 +159,14 @@ def test_rejected_values_are_quoted_in_bounded_excerpts(data: bytes, type_: t.Sq
 
 def test_nesting_up_to_jacksons_limit_reads() -> None:
     assert _timed_read([SerdeColumn("V", t.STRING)], b"[" * 1000 + b"]" * 1000) == ("[" * 1000 + "]" * 1000,)
+
+
+@pytest.mark.parametrize("digits", [310, 4000, 4500])
+def test_a_double_of_more_digits_than_a_double_holds_reads_as_infinity_of_its_sign(digits: int) -> None:
+    # Jackson holds the integer as a BigIntegerNode; ksqlDB's JsonSerdeUtils.toDouble takes its
+    # doubleValue(), which is +-Infinity past the double range (never an error)
+    number = "9" * digits
+    assert read(SINGLE, f'{{"V": {number}}}'.encode()) == (float("inf"),)
+    assert read(SINGLE, f'{{"V": -{number}}}'.encode()) == (float("-inf"),)
+    assert read(SINGLE, b'{"V": 1' + b"0" * 308 + b"}") == (1e308,)
+    assert write(SINGLE, read(SINGLE, f'{{"V": {number}}}'.encode())) == b'{"V":"Infinity"}'

@@ -275,3 +275,97 @@ def test_a_case_schema_without_its_own_id_takes_the_first_id_before_its_referenc
     snapshot = registry.snapshot()
     data = PROTOBUF.serializer(columns, registry=snapshot, **kwargs)(((3,),))
     assert PROTOBUF.deserializer(columns, registry=snapshot, **kwargs)(data) == ((3,),)
+
+
+def _date_bytes(columns: tuple[SerdeColumn, ...], snapshot: RegistrySnapshot | None) -> bytes:
+    """A message whose DAY is the google.type.Date 2024-00-10 (month 0), framed for the registry if there is one."""
+    message = parse(proto_schema_for(columns)).message_class()()
+    message.DAY.year, message.DAY.month, message.DAY.day = 2024, 0, 10
+    if snapshot is None:
+        return bytes(message.SerializeToString())
+    schema_id = snapshot.schemas[0].schema_id
+    return b"\x00" + schema_id.to_bytes(4, "big") + b"\x00" + message.SerializeToString()
+
+
+@pytest.mark.parametrize("fmt", [PROTOBUF, NOSR], ids=lambda fmt: fmt.name)
+def test_a_date_of_month_zero_is_a_serde_error_naming_the_field_and_the_months(fmt: Any) -> None:
+    columns = (SerdeColumn("DAY", t.DATE),)
+    snapshot = _registered(columns) if fmt is PROTOBUF else None
+    data = _date_bytes(columns, snapshot)
+    _, read = _serde(fmt, columns, snapshot)
+    for attempt in (
+        lambda: read(data),
+        lambda: fmt.to_document(data, columns, is_key=False, properties={}, topic="t", registry=snapshot),
+    ):
+        with pytest.raises(SerdeError) as raised:
+            attempt()
+        message = raised.value.message
+        assert message.startswith(
+            f"Failed to deserialize value as {fmt.name}: the google.type.Date 2024-00-10 at $.DAY"
+        )
+        assert "expected a month 1 to 12" in message
+
+
+def test_a_date_past_year_9999_is_a_serde_error() -> None:
+    columns = (SerdeColumn("DAY", t.DATE),)
+    message = parse(proto_schema_for(columns)).message_class()()
+    message.DAY.year, message.DAY.month, message.DAY.day = 10000, 1, 1
+    _, read = _serde(NOSR, columns, None)
+    with pytest.raises(SerdeError, match=r"the date 10000-01-01 at \$\.DAY is outside the years 1 to 9999"):
+        read(bytes(message.SerializeToString()))
+
+
+@pytest.mark.parametrize("fmt", [PROTOBUF, NOSR], ids=lambda fmt: fmt.name)
+@pytest.mark.parametrize(
+    ("element", "present", "document"),
+    [(t.INTEGER, 1, 1), (t.STRING, "a", "a"), (t.Struct((t.Field("A", t.INTEGER),)), (1,), {"A": 1})],
+    ids=["INTEGER", "STRING", "STRUCT"],
+)
+def test_a_null_array_element_is_a_serde_error_as_protobuf_cannot_hold_it(
+    fmt: Any, element: t.SqlType, present: Any, document: Any
+) -> None:
+    # Connect's ProtobufData hands protobuf-java a list holding the null, and protobuf's
+    # FieldSet refuses it (NullPointerException): ksqlDB cannot write such a record either.
+    columns = (SerdeColumn("LIST", t.Array(element)),)
+    snapshot = _registered(columns) if fmt is PROTOBUF else None
+    write, read = _serde(fmt, columns, snapshot)
+    assert read(write(([present, present],))) == ([present, present],)
+    with pytest.raises(SerdeError) as raised:
+        write(([present, None],))
+    assert raised.value.message == (
+        f"Failed to serialize value as {fmt.name}: "
+        "null at $.LIST[1]: a Protobuf array (a repeated field) cannot hold null elements"
+    )
+    side: dict[str, Any] = {"is_key": False, "properties": {}, "topic": "t", "registry": snapshot}
+    with pytest.raises(SerdeError, match=r"null at \$\.LIST\[1\]: a Protobuf array"):
+        fmt.from_document({"LIST": [document, None]}, columns, **side)
+
+
+def test_schemaless_protobuf_writes_what_protobuf_refuses_as_serde_errors() -> None:
+    columns = (SerdeColumn("A", t.INTEGER), SerdeColumn("R", t.DOUBLE))
+    with pytest.raises(SerdeError, match=r"Failed to serialize value as PROTOBUF_NOSR: .*out of range"):
+        NOSR.from_document({"A": 2**40}, columns, is_key=False, properties={})
+    with pytest.raises(SerdeError, match=r"cannot write 'many' as Protobuf field A at \$\.A"):
+        NOSR.from_document({"A": "many"}, columns, is_key=False, properties={})
+    # a JSON integer past the double range is Java's BigInteger.doubleValue(): infinity
+    data = NOSR.from_document({"R": 10**310}, columns, is_key=False, properties={})
+    assert NOSR.deserializer(columns, is_key=False, properties={}, features=frozenset())(data) == (0, float("inf"))
+
+
+def test_a_schema_with_a_lone_surrogate_is_a_statement_error_naming_its_line() -> None:
+    # a case file's JSON can spell one ("\ud800"); no UTF-8 file, and so no protoc, can hold it
+    text = 'syntax = "proto3";\nmessage A {\n  string n\ud800 = 1;\n}'
+    with pytest.raises(StatementError) as raised:
+        PROTOBUF.infer_columns(text, is_key=False, unwrapped=False, properties={})
+    assert raised.value.message == (
+        "Failed to parse Protobuf schema: the schema holds a lone surrogate \\ud800 at line 3:11; "
+        "expected Unicode text, as a .proto file is UTF-8"
+    )
+    with pytest.raises(StatementError, match=r"its import 'crate.proto' holds a lone surrogate \\udfff at line 1:1"):
+        parse('syntax = "proto3"; message A {int32 x = 1;}', [("crate.proto", "\udfff")])
+
+
+@pytest.mark.parametrize("name", ["../crate.proto", "/tmp/crate.proto", "", "a\0.proto"])
+def test_an_import_name_outside_the_schemas_folder_is_a_statement_error(name: str) -> None:
+    with pytest.raises(StatementError, match=r"is not a relative path such as 'crate\.proto'"):
+        parse('syntax = "proto3"; import "crate.proto"; message A {int32 x = 1;}', [(name, 'syntax = "proto3";')])

@@ -26,9 +26,11 @@ from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.schemas import registry_for_case, registry_for_recorded
 from qtt.harness.replay.topic_serdes import TopicSerde, sink_serdes, topic_serdes
 from qtt.plan.ir import steps as s
+from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.shape import QueryShape, query_levels
 from qtt.runtime.jobs import FRESH, Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayMode, ReplayRecord, Runtime
 from qtt.runtime.spark import scratch
+from qtt.serde.excerpt import json_value
 from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 from qtt.serde.windowed import WindowBounds
 
@@ -183,29 +185,43 @@ def encode_inputs(
     where: str = "$.inputs",
     registry: RegistrySnapshot | None = None,
 ) -> list[InputRecord]:
-    """Input records as bytes, with the formats of the first source declared over each topic."""
+    """Input records as bytes, with the formats of the first source declared over each topic.
+
+    Runs on the large stack of :func:`~qtt.plan.ir.depth.deep_call`: a record's value may nest
+    as deep as a case file may (:data:`~qtt.plan.ir.depth.MAX_JSON_DEPTH`), and writing it out
+    (as JSON text, or into a STRING field) recurses once per level.
+
+    Raises:
+        CaseFileError: a record names an unknown topic or does not fit its format, with its path.
+    """
     serdes = {topic: serde.with_registry(registry) for topic, serde in topic_serdes(plan.ddl_commands()).items()}
-    pending = []
-    for position, record in enumerate(inputs):
-        serde = serdes.get(record.topic)
-        path = f"{where}[{position}]"
-        if serde is None:
-            known = ", ".join(sorted(serdes)) or "none"
-            msg = f"input record for topic {record.topic!r}, which no stream or table reads; known topics: {known}"
-            raise CaseFileError(msg, path=path)
-        try:
-            key = serde.encode_key(record.key, record.window)
-        except (SerdeError, ValueError, TypeError) as e:
-            msg = f"cannot write key {record.key!r} as {serde.formats.key_format.format}: {e}"
-            raise CaseFileError(msg, path=f"{path}.key") from None
-        try:
-            value = serde.encode_value(record.value)
-        except (SerdeError, ValueError, TypeError) as e:
-            msg = f"cannot write value as {serde.formats.value_format.format}: {e}"
-            raise CaseFileError(msg, path=f"{path}.value") from None
-        headers = tuple((h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ())
-        pending.append(InputRecord(record.topic, record.timestamp or 0, key, value, 0, headers, record.qtt_batch))
-    return pending
+
+    def encode() -> list[InputRecord]:
+        pending = []
+        for position, record in enumerate(inputs):
+            serde = serdes.get(record.topic)
+            path = f"{where}[{position}]"
+            if serde is None:
+                known = ", ".join(sorted(serdes)) or "none"
+                msg = f"input record for topic {record.topic!r}, which no stream or table reads; known topics: {known}"
+                raise CaseFileError(msg, path=path)
+            try:
+                key = serde.encode_key(record.key, record.window)
+            except (SerdeError, ValueError, TypeError, ArithmeticError) as e:
+                msg = f"cannot write key {json_value(record.key)} as {serde.formats.key_format.format}: {e}"
+                raise CaseFileError(msg, path=f"{path}.key") from None
+            try:
+                value = serde.encode_value(record.value)
+            except (SerdeError, ValueError, TypeError, ArithmeticError) as e:
+                msg = f"cannot write value as {serde.formats.value_format.format}: {e}"
+                raise CaseFileError(msg, path=f"{path}.value") from None
+            headers = tuple(
+                (h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ()
+            )
+            pending.append(InputRecord(record.topic, record.timestamp or 0, key, value, 0, headers, record.qtt_batch))
+        return pending
+
+    return deep_call(encode)
 
 
 class _State:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from qtt import sqltypes as t
 from qtt.errors import QttError, SerdeError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.harness.sqltests.files import SqlTest
 from qtt.plan.ddl.metastore import DataSource
@@ -22,6 +23,7 @@ from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.schema import Column, LogicalSchema
 from qtt.plan.statements import Planner, current_plan
+from qtt.serde.excerpt import json_value
 from qtt.serde.values import from_json
 from qtt.sql import ast, parse_statements
 
@@ -138,7 +140,7 @@ def _insert(target: DataSource, statement: ast.InsertValues) -> Insert:
     typed = _typed(target.schema, given, target.name)
     key = tuple(typed.get(c.name) for c in target.schema.key)
     value = tuple(typed.get(c.name) for c in target.schema.value)
-    return Insert(target, key, value, 0 if timestamp is None else int(timestamp))
+    return Insert(target, key, value, 0 if timestamp is None else _rowtime(timestamp))
 
 
 def _check(planner: Planner, statement: ast.AssertValues | ast.AssertTombstone, seen: int) -> Check:
@@ -156,7 +158,7 @@ def _check(planner: Planner, statement: ast.AssertValues | ast.AssertTombstone, 
     timestamp = given.pop(ROWTIME, None)
     expected = _typed(source.schema, given, source.name)
     if timestamp is not None:
-        expected[ROWTIME] = int(timestamp)
+        expected[ROWTIME] = _rowtime(timestamp)
     return Check(statement, source, expected, isinstance(statement, ast.AssertTombstone), seen)
 
 
@@ -174,6 +176,22 @@ def _typed(schema: LogicalSchema, given: dict[str, Any], source: str) -> dict[st
             msg = f"Expected type {column.type} for field {name} but got {value!r}: {e.message}"
             raise StatementError(msg) from None
     return typed
+
+
+def _rowtime(value: Any) -> int:
+    """A ``ROWTIME`` value as the record's timestamp, coerced as a BIGINT column's value is.
+
+    Raises:
+        StatementError: the value is not a BIGINT number of milliseconds.
+    """
+    try:
+        return int(from_json(value, t.BIGINT))
+    except SerdeError as e:
+        msg = (
+            f"Expected type BIGINT for field {ROWTIME} but got {json_value(value)}: {e.message}; "
+            f"{ROWTIME} is the record's timestamp, a BIGINT number of milliseconds"
+        )
+        raise StatementError(msg) from None
 
 
 def _literal(expr: ast.Expr) -> Any:

@@ -45,9 +45,16 @@ class AvroFormat(RegistryFormat):
         references: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[str | None, t.SqlType]]:
         schema = parsed(text)
-        if not unwrapped and isinstance(schema, dict) and schema.get("type") == "record":
-            return [(str(f["name"]).upper(), avro_schema.sql_type_of(f["type"])) for f in schema.get("fields", [])]
-        return [(None, avro_schema.sql_type_of(schema))]
+        try:
+            if not unwrapped and isinstance(schema, dict) and schema.get("type") == "record":
+                fields = avro_schema.record_fields(schema)
+                return [(name.upper(), avro_schema.sql_type_of(type_, where)) for name, type_, where in fields]
+            return [(None, avro_schema.sql_type_of(schema))]
+        except StatementError as e:
+            if not e.message.startswith(avro_schema.INVALID):
+                raise
+            side = "key" if is_key else "value"
+            raise StatementError(e.message.replace(avro_schema.INVALID, f"Invalid Avro {side} schema", 1)) from None
 
     def make_serializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema, *, by_id: bool) -> Any:
         from confluent_kafka.schema_registry.avro import AvroSerializer
@@ -60,10 +67,10 @@ class AvroFormat(RegistryFormat):
     def make_deserializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema | None) -> Any:
         from confluent_kafka.schema_registry.avro import AvroDeserializer
 
-        return AvroDeserializer(snapshot.client())
+        return _Reader(AvroDeserializer(snapshot.client()), snapshot)
 
     def datum_for(self, plain: Any, schema: RegisteredSchema) -> Any:
-        return avro_schema.datum_for_schema(plain, parsed(schema.schema))
+        return avro_schema.root_datum(plain, parsed(schema.schema))
 
     def plain_of(self, datum: Any) -> Any:
         return avro_schema.avro_to_plain(datum)
@@ -80,6 +87,26 @@ class AvroFormat(RegistryFormat):
 
             return values.to_json(row[0], layout.columns[0].type)
         return avro_schema.plain_row(row, layout.columns)
+
+
+class _Reader:
+    """Confluent's deserializer, and the writer schema's reading of a bare decimal's bytes.
+
+    Confluent's deserializer hands back the payload of a bare ``bytes`` schema as it is (its
+    logical type unread), as Java's does; Connect then reads a decimal's unscaled value from it.
+    """
+
+    def __init__(self, deserializer: Any, snapshot: RegistrySnapshot) -> None:
+        self.deserializer = deserializer
+        self.snapshot = snapshot
+
+    def __call__(self, data: bytes, context: Any) -> Any:
+        datum = self.deserializer(data, context)
+        if isinstance(datum, bytes | bytearray):
+            writer = self.snapshot.by_id(int.from_bytes(data[1:5], "big"))
+            if writer is not None:
+                return avro_schema.root_value(datum, parsed(writer.schema))
+        return datum
 
 
 @cache

@@ -23,7 +23,7 @@ from typing import Any
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import values
-from qtt.serde.excerpt import json_value
+from qtt.serde.excerpt import excerpt, json_value
 from qtt.serde.interface import SerdeColumn
 
 NAMESPACE = "io.confluent.ksql.avro_schemas"
@@ -133,19 +133,26 @@ def _type_schema(type_: t.SqlType, path_name: str, *, optional: bool = True, enc
 # ---- inference: Avro types -> SQL types
 
 
-def sql_type_of(schema: Any) -> t.SqlType:
-    """The SQL type ksqlDB infers for an Avro type."""
+def sql_type_of(schema: Any, path: str = "$") -> t.SqlType:
+    """The SQL type ksqlDB infers for an Avro type.
+
+    Raises:
+        StatementError: the type has no SQL type, or is not a valid Avro schema (a record without
+            ``fields``, an array without ``items`` ...), naming where in the schema (``path``).
+    """
     if isinstance(schema, list):
-        members = [m for m in schema if m != "null"]
+        members = [(m, f"{path}[{i}]") for i, m in enumerate(schema) if m != "null"]
         if len(members) == 1:
-            return sql_type_of(members[0])
-        return t.Struct(tuple(t.Field(_union_field_name(m), sql_type_of(m)) for m in members))
+            return sql_type_of(*members[0])
+        return t.Struct(tuple(t.Field(_union_field_name(m, where), sql_type_of(m, where)) for m, where in members))
     if isinstance(schema, str):
-        return _sql_primitive(schema)
+        return _sql_primitive(schema, path)
+    if not isinstance(schema, Mapping):
+        raise _invalid(path, f"a type name, a union or a type object, got {json_value(schema)}")
     kind = schema.get("type")
     logical = schema.get("logicalType")
     if logical == "decimal":
-        return t.Decimal(int(schema.get("precision", 64)), int(schema.get("scale", 0)))
+        return t.Decimal(_whole_member(schema, "precision", 64, path), _whole_member(schema, "scale", 0, path))
     if logical == "date":
         return t.DATE
     if logical in ("time-millis", "time-micros"):
@@ -153,22 +160,66 @@ def sql_type_of(schema: Any) -> t.SqlType:
     if logical in ("timestamp-millis", "timestamp-micros"):
         return t.TIMESTAMP
     if kind == "record":
-        return t.Struct(tuple(t.Field(str(f["name"]).upper(), sql_type_of(f["type"])) for f in schema["fields"]))
+        fields = record_fields(schema, path)
+        return t.Struct(tuple(t.Field(name.upper(), sql_type_of(type_, where)) for name, type_, where in fields))
     if kind == "array":
-        return t.Array(sql_type_of(schema["items"]))
+        return t.Array(sql_type_of(_member(schema, "items", "array", path), f"{path}.items"))
     if kind == "map":
-        return t.Map(t.STRING, sql_type_of(schema["values"]))
+        return t.Map(t.STRING, sql_type_of(_member(schema, "values", "map", path), f"{path}.values"))
     if kind == "enum":
         return t.STRING
     if kind == "fixed":
         return t.BYTES
     if isinstance(kind, (str, list, dict)):
-        return sql_type_of(kind)
-    msg = f"Avro type {schema!r} has no SQL type"
+        return sql_type_of(kind, f"{path}.type")
+    if kind is None:
+        raise StatementError(f'{INVALID} at {path}: a type object needs "type", and this one has none')
+    msg = f"Avro type {json_value(kind)} at {path}.type has no SQL type"
     raise StatementError(msg)
 
 
-def _sql_primitive(name: str) -> t.SqlType:
+def record_fields(schema: Mapping[str, Any], path: str = "$") -> list[tuple[str, Any, str]]:
+    """A record schema's fields as (name, type, path of the type).
+
+    Raises:
+        StatementError: the record has no ``fields`` array, or a field is not an object with a
+            ``name`` and a ``type`` (Avro's parser rejects such a schema: ``Record has no fields``).
+    """
+    fields = _member(schema, "fields", "record", path)
+    if not isinstance(fields, list):
+        raise _invalid(f"{path}.fields", f"an array of fields, got {json_value(fields)}")
+    out = []
+    for index, field in enumerate(fields):
+        where = f"{path}.fields[{index}]"
+        if not isinstance(field, Mapping) or not isinstance(field.get("name"), str) or "type" not in field:
+            raise _invalid(where, f'a field object with a "name" and a "type", got {json_value(field)}')
+        out.append((field["name"], field["type"], f"{where}.type"))
+    return out
+
+
+def _member(schema: Mapping[str, Any], key: str, kind: str, path: str) -> Any:
+    if key not in schema:
+        msg = f'{INVALID} at {path}: an Avro {kind} needs "{key}", and this one has none'
+        raise StatementError(msg)
+    return schema[key]
+
+
+def _whole_member(schema: Mapping[str, Any], key: str, default: int, path: str) -> int:
+    value = schema.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _invalid(f"{path}.{key}", f"a whole number, got {json_value(value)}")
+    return value
+
+
+#: how the message of a schema Avro's parser would reject begins
+INVALID = "Invalid Avro schema"
+
+
+def _invalid(path: str, expected: str) -> StatementError:
+    return StatementError(f"{INVALID} at {path}: expected {expected}")
+
+
+def _sql_primitive(name: str, path: str) -> t.SqlType:
     found = {
         "boolean": t.BOOLEAN,
         "int": t.INTEGER,
@@ -179,17 +230,19 @@ def _sql_primitive(name: str) -> t.SqlType:
         "bytes": t.BYTES,
     }.get(name)
     if found is None:
-        msg = f"Avro type {name!r} has no SQL type"
+        msg = f"Avro type {excerpt(repr(name))} at {path} has no SQL type"
         raise StatementError(msg)
     return found
 
 
-def _union_field_name(member: Any) -> str:
+def _union_field_name(member: Any, path: str) -> str:
     """Connect's name for a union member's field (``io.confluent.connect.avro.Union``)."""
     if isinstance(member, str):
         return member.upper()
+    if not isinstance(member, Mapping):
+        raise _invalid(path, f"a type name or a type object as a union member, got {json_value(member)}")
     name = member.get("name") or member.get("type")
-    return str(name).rpartition(".")[2].upper()
+    return excerpt(str(name)).rpartition(".")[2].upper()
 
 
 # ---- values
@@ -257,10 +310,7 @@ def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
             return None
         raise SerdeError(f"null where {path} must be {kind}")
     if logical == "decimal":
-        number = decimal.Decimal(str(value)) if not isinstance(value, decimal.Decimal) else value
-        # quantize within the schema's precision, not Python's default 28 digits
-        context = decimal.Context(prec=max(int(schema.get("precision", 0)), number.adjusted() + 1, 1) + 1)
-        return number.quantize(decimal.Decimal(1).scaleb(-int(schema.get("scale", 0))), context=context)
+        return _decimal_datum(value, schema, path)
     if logical in ("date", "time-millis", "timestamp-millis", "time-micros", "timestamp-micros"):
         return int(value)
     if kind == "record":
@@ -298,6 +348,83 @@ def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
     raise SerdeError(f"unsupported Avro type {kind!r} at {path}")
 
 
+def _decimal_datum(value: Any, schema: Mapping[str, Any], path: str) -> decimal.Decimal:
+    """A value at the scale of a decimal schema, within its precision (as fastavro checks it)."""
+    shown = excerpt(str(value)) if isinstance(value, int | float | decimal.Decimal) else json_value(value)
+    number = _as_decimal(value)
+    if number is None:
+        raise SerdeError(f"cannot write {shown} as an Avro decimal at {path}")
+    precision, scale = int(schema.get("precision", 0)), int(schema.get("scale", 0))
+    msg = f"{shown} does not fit the Avro decimal({precision}, {scale}) at {path}"
+    # checked before quantizing too: 1E+999999999 would be written out to a billion digits
+    if not number.is_finite() or (precision and number.adjusted() >= precision - scale):
+        raise SerdeError(msg)
+    # quantize within the schema's precision, not Python's default 28 digits
+    context = decimal.Context(prec=max(precision, number.adjusted() + 1, 1) + 1)
+    fitted = number.quantize(decimal.Decimal(1).scaleb(-scale), context=context)
+    if precision and len(fitted.as_tuple().digits) > precision:  # rounded up past the precision
+        raise SerdeError(msg)
+    return fitted
+
+
+def _as_decimal(value: Any) -> decimal.Decimal | None:
+    if isinstance(value, decimal.Decimal):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return decimal.Decimal(str(value))
+    except decimal.InvalidOperation:
+        return None
+
+
+def root_datum(value: Any, schema: Any) -> Any:
+    """:func:`datum_for_schema` for a whole key or value.
+
+    A schema whose root is ``bytes`` is written as the bytes themselves, not Avro-encoded:
+    Confluent's serializers (Java's and Python's alike) write a bare ``bytes`` schema's payload
+    as it is. A decimal's bytes are then its unscaled value, as Kafka Connect's
+    ``Decimal.fromLogical`` gives them to ksqlDB's serializer.
+    """
+    datum = datum_for_schema(value, schema)
+    if isinstance(datum, decimal.Decimal) and _bare_bytes(schema):
+        return unscaled_bytes(datum, int(schema.get("scale", 0)))
+    return datum
+
+
+def root_value(datum: Any, schema: Any) -> Any:
+    """A datum Confluent's deserializer returned, with a bare decimal's bytes read as its number."""
+    if isinstance(datum, bytes | bytearray) and _bare_bytes(schema) and schema.get("logicalType") == "decimal":
+        return decimal_of(bytes(datum), int(schema.get("scale", 0)))
+    return datum
+
+
+def _bare_bytes(schema: Any) -> bool:
+    return isinstance(schema, Mapping) and schema.get("type") == "bytes"
+
+
+def unscaled_bytes(number: decimal.Decimal, scale: int) -> bytes:
+    """``number``'s unscaled value at ``scale`` as Java's ``BigInteger.toByteArray()`` writes it:
+    big-endian two's complement in the fewest bytes that keep the sign."""
+    sign, digits, exponent = number.as_tuple()
+    assert isinstance(exponent, int) and exponent == -scale, "quantized to the schema's scale"
+    unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
+    size = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1
+    return unscaled.to_bytes(size, "big", signed=True)
+
+
+def decimal_of(data: bytes, scale: int) -> decimal.Decimal:
+    """The decimal whose unscaled value ``data`` holds (``new BigInteger(bytes)``), at ``scale``.
+
+    Raises:
+        ValueError: no bytes, as Java's ``BigInteger`` rejects them.
+    """
+    if not data:
+        msg = "Zero length BigInteger"
+        raise ValueError(msg)
+    return decimal.Decimal(int.from_bytes(data, "big", signed=True)).scaleb(-scale, decimal.Context(prec=len(data) * 3))
+
+
 def _takes_null(schema: Any) -> bool:
     return schema == "null" or (isinstance(schema, list) and "null" in schema)
 
@@ -319,7 +446,7 @@ def _primitive_datum(value: Any, name: str, path: str) -> Any:
             return int(value)
     elif name in ("float", "double"):
         if isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool):
-            return float(value)
+            return values.double_value(value)
         if isinstance(value, str):
             return float(value)
     elif name == "string":

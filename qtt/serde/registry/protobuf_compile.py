@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from qtt.errors import StatementError
+from qtt.serde.excerpt import excerpt
 
 #: the file name protoc gives the schema being parsed
 MAIN_FILE = "qtt_schema.proto"
@@ -85,12 +86,23 @@ def _parse(text: str, references: tuple[tuple[str, str], ...]) -> ParsedSchema:
     from google.protobuf import descriptor_pb2
     from google.protobuf.descriptor_pool import DescriptorPool
 
+    for name, body in references:
+        _check_import_name(name)
+        _check_text(body, f"its import {excerpt(repr(name))}")
+    _check_text(text, "the schema")
+    written = (*references, (MAIN_FILE, with_meta_import(text)))
     with _LOCK, tempfile.TemporaryDirectory(prefix="qtt-proto-") as folder:
-        for name, body in (*references, (MAIN_FILE, with_meta_import(text))):
+        for name, body in written:
             path = os.path.join(folder, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(body)
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as out:
+                    out.write(body)
+            except OSError as e:
+                msg = (
+                    f"Failed to parse Protobuf schema: its import {excerpt(repr(name))} cannot be written: {e.strerror}"
+                )
+                raise StatementError(msg) from None
         builtins = os.path.join(folder, "qtt-builtins.pb")
         with open(builtins, "wb") as out:
             out.write(_builtin_set().SerializeToString())
@@ -111,6 +123,46 @@ def _parse(text: str, references: tuple[tuple[str, str], ...]) -> ParsedSchema:
     for file in files:
         pool.Add(file)
     return ParsedSchema(files=files, pool=pool)
+
+
+#: the names of the files qtt writes next to the schema's own
+_RESERVED = frozenset([MAIN_FILE, "qtt-builtins.pb", "qtt-out.pb"])
+
+
+def _check_import_name(name: str) -> None:
+    """Reject an import name that is not a relative path inside the folder protoc parses in.
+
+    Raises:
+        StatementError: naming the import.
+    """
+    shown = f"its import name {excerpt(repr(name))}"
+    if name in _RESERVED:
+        msg = f"Failed to parse Protobuf schema: {shown} is a name qtt gives its own files; name the import otherwise"
+        raise StatementError(msg)
+    parts = name.replace("\\", "/").split("/")
+    if not name or os.path.isabs(name) or ".." in parts or "\0" in name:
+        msg = f"Failed to parse Protobuf schema: {shown} is not a relative path such as 'crate.proto'"
+        raise StatementError(msg)
+    _check_text(name, shown)
+
+
+def _check_text(text: str, what: str) -> None:
+    """Reject text that is not Unicode: a lone surrogate, which a case file's JSON can spell as
+    ``\\ud800`` and no UTF-8 file can hold.
+
+    Raises:
+        StatementError: naming the character's line and column.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        line = text.count("\n", 0, e.start) + 1
+        column = e.start - text.rfind("\n", 0, e.start)
+        msg = (
+            f"Failed to parse Protobuf schema: {what} holds a lone surrogate \\u{ord(text[e.start]):04x} "
+            f"at line {line}:{column}; expected Unicode text, as a .proto file is UTF-8"
+        )
+        raise StatementError(msg) from None
 
 
 _SYNTAX = re.compile(r"""\bsyntax\s*=\s*["']proto[23]["']\s*;""")

@@ -105,7 +105,19 @@ class ProtobufFormat(RegistryFormat):
         if datum is None:
             return None  # type: ignore[return-value]
         target = "key" if layout.is_key else "value"
-        return row_from_plain(plain_of(datum), layout.columns, target=target, fmt=self.name)
+        return row_from_plain(self._plain(datum, layout), layout.columns, target=target, fmt=self.name)
+
+    def read_document(self, data: bytes, layout: Layout) -> Any:
+        if not layout.columns:
+            return None
+        return self._plain(self._reader(layout)(data), layout)
+
+    def _plain(self, message: Any, layout: Layout) -> Any:
+        """:func:`plain_of` a message read, or the error that names the format and the side."""
+        try:
+            return plain_of(message)
+        except SerdeError as e:
+            raise SerdeError(f"Failed to deserialize {_side(layout)} as {self.name}: {e.message}") from None
 
     def plain_row(self, row: Row, layout: Layout) -> Any:
         return {c.name: values.to_json(v, c.type) for c, v in zip(layout.columns, row, strict=True)}
@@ -130,30 +142,40 @@ class ProtobufNoSrFormat(ProtobufFormat):
         message_class = self._message_class(layout)
 
         def write(row: Row) -> bytes | None:
-            message = message_from_plain(self.plain_row(row, layout), message_class)
-            return bytes(message.SerializeToString())
+            return self._bytes(self.plain_row(row, layout), message_class, layout)
 
         return write
 
     def write_document(self, document: Any, layout: Layout) -> bytes | None:
         if not layout.columns:
             return None
-        message = message_from_plain(document, self._message_class(layout))
-        return bytes(message.SerializeToString())
+        return self._bytes(document, self._message_class(layout), layout)
+
+    def _bytes(self, plain: Any, message_class: Any, layout: Layout) -> bytes:
+        """The bare message holding ``plain``; what it cannot hold is a :class:`SerdeError`."""
+        try:
+            return bytes(message_from_plain(plain, message_class).SerializeToString())
+        except SerdeError as e:
+            raise SerdeError(f"Failed to serialize {_side(layout)} as {self.name}: {e.message}") from None
+        except Exception as e:  # protobuf's own checks: a number outside its field's range ...
+            raise SerdeError(f"Failed to serialize {_side(layout)} as {self.name}: {e or type(e).__name__}") from None
 
     def _reader(self, layout: Layout) -> Any:
         # the bare message: no magic byte, no schema id (the base's reading otherwise)
         message_class = self._message_class(layout)
-        side = "key" if layout.is_key else "value"
 
         def read(data: bytes) -> Any:
             try:
                 return message_class.FromString(data)
             except Exception as e:
-                msg = f"Failed to deserialize {side} as {self.name}: {e or type(e).__name__}"
+                msg = f"Failed to deserialize {_side(layout)} as {self.name}: {e or type(e).__name__}"
                 raise SerdeError(msg) from None
 
         return read
+
+
+def _side(layout: Layout) -> str:
+    return "key" if layout.is_key else "value"
 
 
 def row_from_plain(plain: Any, columns: Sequence[SerdeColumn], *, target: str, fmt: str) -> tuple[Any, ...]:

@@ -11,8 +11,10 @@ message); an unset message field reads as null.
 from __future__ import annotations
 
 import base64
+import contextlib
 import datetime as dt
 import decimal
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -55,6 +57,11 @@ def fill(message: Any, plain: Any, path: str) -> None:
                 raise SerdeError(f"expected an array at {where}, got {json_value(value)}")
             target = getattr(message, field.name)
             for index, item in enumerate(value):
+                if item is None:
+                    # Connect's ProtobufData hands protobuf a list holding the null, which
+                    # protobuf refuses (a NullPointerException): ksqlDB cannot write it either
+                    msg = f"null at {where}[{index}]: a Protobuf array (a repeated field) cannot hold null elements"
+                    raise SerdeError(msg)
                 if field.type == field.TYPE_MESSAGE:
                     _set_message(target.add(), field, item, f"{where}[{index}]")
                 else:
@@ -103,15 +110,12 @@ def _whole(value: Any, path: str) -> int:
         raise SerdeError(f"cannot write {json_value(value)} as a number at {path}")
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise SerdeError(f"cannot write {json_value(value)} as a number at {path}") from None
 
 
 def _scalar(value: Any, field: Any, path: str) -> Any:
     kind = field.type
-    if value is None:
-        # an array element or map value Protobuf cannot hold as null: the type's default
-        return field.default_value
     if kind == field.TYPE_BOOL:
         if isinstance(value, bool):
             return value
@@ -123,51 +127,82 @@ def _scalar(value: Any, field: Any, path: str) -> Any:
         if isinstance(value, bytes | bytearray):
             return bytes(value)
         if isinstance(value, str):
-            return base64.b64decode(value)
+            with contextlib.suppress(ValueError):
+                return base64.b64decode(value)
     elif kind in (field.TYPE_FLOAT, field.TYPE_DOUBLE):
-        if isinstance(value, int | float | decimal.Decimal | str) and not isinstance(value, bool):
-            return float(value)
-    elif kind == field.TYPE_ENUM:
+        if isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool):
+            return values.double_value(value)
         if isinstance(value, str):
-            return field.enum_type.values_by_name[value].number
+            with contextlib.suppress(ValueError):
+                return float(value)
+    elif kind == field.TYPE_ENUM:
+        found = field.enum_type.values_by_name.get(value) if isinstance(value, str) else None
+        if found is not None:
+            return found.number
         if isinstance(value, int) and not isinstance(value, bool):
             return value
     elif not isinstance(value, bool):
         if isinstance(value, int):
             return value
-        if isinstance(value, decimal.Decimal | float) and value == int(value):
+        if isinstance(value, decimal.Decimal | float) and _finite(value) and value == int(value):
             return int(value)
         if isinstance(value, str):
-            return int(value)
+            with contextlib.suppress(ValueError):
+                return int(value)
     raise SerdeError(f"cannot write {json_value(value)} as Protobuf field {field.name} at {path}")
 
 
-def plain_of(message: Any) -> dict[str, Any]:
-    """A message as a JSON-like object keyed by field name, with proto3's defaults for unset scalars."""
+def _finite(value: decimal.Decimal | float) -> bool:
+    return value.is_finite() if isinstance(value, decimal.Decimal) else math.isfinite(value)
+
+
+def plain_of(message: Any, path: str = "$") -> dict[str, Any]:
+    """A message as a JSON-like object keyed by field name, with proto3's defaults for unset scalars.
+
+    Raises:
+        SerdeError: a field holds what its type cannot mean (a ``google.type.Date`` of month 0),
+            naming its path.
+    """
     out: dict[str, Any] = {}
     for field in message.DESCRIPTOR.fields:
         value = getattr(message, field.name)
+        where = f"{path}.{field.name}"
         if _is_map(field):
             value_field = field.message_type.fields_by_name["value"]
-            out[field.name] = {str(k): _plain_single(v, value_field) for k, v in value.items()}
+            out[field.name] = {str(k): _plain_single(v, value_field, f"{where}.{k}") for k, v in value.items()}
         elif field.is_repeated:
-            out[field.name] = [_plain_single(v, field) for v in value]
+            out[field.name] = [_plain_single(v, field, f"{where}[{i}]") for i, v in enumerate(value)]
         elif field.has_presence and not message.HasField(field.name):
             out[field.name] = None
         else:
-            out[field.name] = _plain_single(value, field)
+            out[field.name] = _plain_single(value, field, where)
     return out
 
 
-def _plain_single(value: Any, field: Any) -> Any:
+def _days(date: Any, path: str) -> int:
+    """A ``google.type.Date`` as days since 1970-01-01 (an unset date, year 0, as 0)."""
+    if date.year == 0:
+        return 0
+    shown = f"{date.year:04d}-{date.month:02d}-{date.day:02d}"
+    try:
+        day = dt.date(date.year, date.month, date.day)
+    except ValueError as e:
+        if not 1 <= date.year <= 9999:
+            msg = f"the date {shown} at {path} is outside the years 1 to 9999 that qtt (and Spark) can hold"
+            raise SerdeError(msg) from None
+        # as Java's LocalDate.of refuses it
+        msg = f"the google.type.Date {shown} at {path} is not a date ({e}); expected a month 1 to 12 and a day of it"
+        raise SerdeError(msg) from None
+    return (day - values.EPOCH_DATE).days
+
+
+def _plain_single(value: Any, field: Any, path: str) -> Any:
     if field.type == field.TYPE_MESSAGE:
         name = field.message_type.full_name
         if name == "google.protobuf.Timestamp":
             return value.seconds * 1000 + value.nanos // 1_000_000
         if name == "google.type.Date":
-            if value.year == 0:
-                return 0
-            return (dt.date(value.year, value.month, value.day) - values.EPOCH_DATE).days
+            return _days(value, path)
         if name == "google.type.TimeOfDay":
             return ((value.hours * 60 + value.minutes) * 60 + value.seconds) * 1000 + value.nanos // 1_000_000
         if name == DECIMAL_TYPE:
@@ -175,8 +210,8 @@ def _plain_single(value: Any, field: Any) -> Any:
 
             return protobuf_to_decimal(value)
         if name in WRAPPER_TYPES:
-            return _plain_single(value.value, value.DESCRIPTOR.fields_by_name["value"])
-        return plain_of(value)
+            return _plain_single(value.value, value.DESCRIPTOR.fields_by_name["value"], path)
+        return plain_of(value, path)
     if field.type == field.TYPE_BYTES:
         return base64.b64encode(value).decode("ascii")
     if field.type == field.TYPE_ENUM:

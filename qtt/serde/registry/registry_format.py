@@ -154,8 +154,6 @@ class RegistryFormat(Format):
             try:
                 datum = self.datum_for(self.plain_row(row, layout), schema)
                 return serializer(datum, context)
-            except SerdeError:
-                raise
             except Exception as e:
                 msg = f"Failed to serialize {_side(layout)} as {self.name}: {_reason(e)}"
                 raise SerdeError(msg) from None
@@ -176,8 +174,6 @@ class RegistryFormat(Format):
         try:
             datum = self.datum_for(document, schema)
             return serializer(datum, self._context(layout))
-        except SerdeError:
-            raise
         except Exception as e:
             msg = f"cannot write {_side(layout)} as {self.name} with schema id {schema.schema_id}: {_reason(e)}"
             raise SerdeError(msg) from None
@@ -220,5 +216,5 @@ def _side(layout: Layout) -> str:
 
 
 def _reason(error: Exception) -> str:
-    text = str(error) or type(error).__name__
+    text = (error.message if isinstance(error, SerdeError) else str(error)) or type(error).__name__
     return text if len(text) <= 300 else text[:300] + "..."

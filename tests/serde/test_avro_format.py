@@ -1,0 +1,119 @@
+"""AVRO: DECIMAL keys and values in the bytes ksqlDB writes, and registered schemas Avro rejects."""
+
+from __future__ import annotations
+
+import io
+import json
+from decimal import Decimal
+from typing import Any
+
+import fastavro
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import SerdeError, StatementError
+from qtt.serde import get_format
+from qtt.serde.formats import UNWRAP_SINGLE_VALUE
+from qtt.serde.interface import SerdeColumn
+from qtt.serde.registry.schema_registry import Registry, RegistrySnapshot
+
+AVRO = get_format("AVRO")
+PRICE = (SerdeColumn("PRICE", t.Decimal(5, 2)),)
+
+
+def _registered(is_key: bool, features: frozenset[str] = frozenset()) -> tuple[RegistrySnapshot, int]:
+    registry = Registry()
+    unwrapped = is_key or UNWRAP_SINGLE_VALUE in features
+    text = AVRO.schema_text(PRICE, is_key=is_key, properties={}, unwrapped=unwrapped)
+    registered = registry.register(f"t-{'key' if is_key else 'value'}", "AVRO", text)
+    return registry.snapshot(), registered.schema_id
+
+
+def _side(is_key: bool, snapshot: RegistrySnapshot, features: frozenset[str] = frozenset()) -> dict[str, Any]:
+    return {"is_key": is_key, "properties": {}, "features": features, "topic": "t", "registry": snapshot}
+
+
+@pytest.mark.parametrize(
+    ("number", "unscaled"),
+    [(Decimal("123.45"), b"\x30\x39"), (Decimal("-1.29"), b"\xff\x7f"), (Decimal("1.28"), b"\x00\x80"), (0, b"\x00")],
+)
+def test_a_decimal_key_is_its_unscaled_value_in_the_fewest_twos_complement_bytes(number: Any, unscaled: bytes) -> None:
+    # A bare bytes schema's payload is the bytes themselves (Confluent's serializers, Java's as
+    # Python's); Connect's Decimal.fromLogical gives BigInteger.toByteArray() of the unscaled value.
+    snapshot, schema_id = _registered(is_key=True)
+    side = _side(True, snapshot)
+    data = AVRO.serializer(PRICE, **side)((number,))
+    assert data == b"\x00" + schema_id.to_bytes(4, "big") + unscaled
+    assert AVRO.deserializer(PRICE, **side)(data) == (Decimal(number).quantize(Decimal("0.01")),)
+    assert AVRO.to_document(data, PRICE, **side) == Decimal(number).quantize(Decimal("0.01"))
+
+
+def test_a_decimal_key_from_a_case_file_is_written_as_ksqldb_writes_it() -> None:
+    snapshot, schema_id = _registered(is_key=True)
+    data = AVRO.from_document(123.45, PRICE, **_side(True, snapshot))
+    assert data == b"\x00" + schema_id.to_bytes(4, "big") + b"\x30\x39"
+
+
+def test_an_unwrapped_decimal_value_round_trips_as_its_unscaled_bytes() -> None:
+    features = frozenset([UNWRAP_SINGLE_VALUE])
+    snapshot, schema_id = _registered(is_key=False, features=features)
+    side = _side(False, snapshot, features)
+    data = AVRO.serializer(PRICE, **side)((Decimal("-7.5"),))
+    assert data == b"\x00" + schema_id.to_bytes(4, "big") + (-750).to_bytes(2, "big", signed=True)
+    assert AVRO.deserializer(PRICE, **side)(data) == (Decimal("-7.50"),)
+
+
+def test_a_wrapped_decimal_value_is_avro_bytes_with_its_logical_type() -> None:
+    snapshot, schema_id = _registered(is_key=False)
+    side = _side(False, snapshot)
+    data = AVRO.serializer(PRICE, **side)((Decimal("123.45"),))
+    assert data is not None and data[:5] == b"\x00" + schema_id.to_bytes(4, "big")
+    # the union's branch 1, the length 2 (zigzag varints), then the unscaled value
+    assert data[5:] == b"\x02\x04\x30\x39"
+    (schema,) = snapshot.schemas
+    parsed = fastavro.parse_schema(json.loads(schema.schema))
+    assert fastavro.schemaless_reader(io.BytesIO(data[5:]), parsed) == {"PRICE": Decimal("123.45")}
+    assert AVRO.deserializer(PRICE, **side)(data) == (Decimal("123.45"),)
+
+
+def test_a_decimal_past_its_precision_is_a_serde_error_that_names_the_type() -> None:
+    snapshot, _ = _registered(is_key=True)
+    with pytest.raises(SerdeError) as raised:
+        AVRO.serializer(PRICE, **_side(True, snapshot))((Decimal("1000"),))
+    assert "1000 does not fit the Avro decimal(5, 2) at $" in raised.value.message
+    with pytest.raises(SerdeError, match=r"1E\+999999999 does not fit the Avro decimal\(5, 2\)"):
+        AVRO.from_document(Decimal("1E+999999999"), PRICE, **_side(True, snapshot))
+
+
+def test_a_bare_decimal_key_of_no_bytes_is_a_serde_error() -> None:
+    snapshot, schema_id = _registered(is_key=True)
+    framed = b"\x00" + schema_id.to_bytes(4, "big")
+    with pytest.raises(SerdeError, match="Failed to deserialize key as AVRO"):
+        AVRO.deserializer(PRICE, **_side(True, snapshot))(framed)
+
+
+@pytest.mark.parametrize(
+    ("schema", "is_key", "where"),
+    [
+        ({"type": "record", "name": "K"}, True, 'Invalid Avro key schema at $: an Avro record needs "fields"'),
+        (
+            {"type": "record", "name": "V", "fields": [{"name": "a", "type": {"type": "record", "name": "B"}}]},
+            False,
+            'Invalid Avro value schema at $.fields[0].type: an Avro record needs "fields"',
+        ),
+        (
+            {"type": "record", "name": "V", "fields": [{"name": "a", "type": ["null", {"type": "array"}]}]},
+            False,
+            'Invalid Avro value schema at $.fields[0].type[1]: an Avro array needs "items"',
+        ),
+        ({"type": "map"}, True, 'Invalid Avro key schema at $: an Avro map needs "values"'),
+        ({"type": "record", "name": "V", "fields": [{"type": "int"}]}, False, "at $.fields[0]: expected a field"),
+        ({"type": "bytes", "logicalType": "decimal", "precision": "x"}, True, "at $.precision: expected a whole"),
+    ],
+)
+def test_a_registered_schema_avro_rejects_is_a_statement_error_naming_where(
+    schema: Any, is_key: bool, where: str
+) -> None:
+    with pytest.raises(StatementError) as raised:
+        AVRO.infer_columns(json.dumps(schema), is_key=is_key, unwrapped=is_key, properties={})
+    assert where in raised.value.message
