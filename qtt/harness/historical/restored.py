@@ -11,7 +11,6 @@ that today's Spark or today's operators cannot read fails the item with Spark's 
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -56,8 +55,7 @@ def restore_folders(
     results: list[HistoricalResult] = []
     checker = ledger.Checker()
     scratch.clean_stale(None, f"{RESTORE_PREFIX}*")  # what a killed run left
-    work = scratch.make_owned(RESTORE_PREFIX)
-    try:
+    with scratch.owned(RESTORE_PREFIX) as work:
         pending: list[tuple[HistoricalResult, Loaded, checkpoints.Manifest]] = []
         items: list[ReplayItem] = []
         for index, path in enumerate(paths):
@@ -107,8 +105,6 @@ def restore_folders(
                 result.reason = f"today's runtime cannot resume the stored checkpoint: {outcome}"
             else:
                 _judge(result, loaded, manifest, outcome)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return results
 
 

@@ -8,10 +8,8 @@ is reported and not snapshotted. Existing folders are never touched.
 
 from __future__ import annotations
 
-import contextlib
-import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -110,15 +108,6 @@ def snapshot(
 CAPTURE_PREFIX = "qtt-capture-"
 
 
-@contextlib.contextmanager
-def _owned(prefix: str) -> Iterator[str]:
-    folder = scratch.make_owned(prefix)
-    try:
-        yield str(folder)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def _record(root: Path) -> None:
     """Append every folder the ledger does not record yet (new ones, and older ones once)."""
     try:
@@ -166,7 +155,7 @@ def _snapshot(
     if not to_replay:
         return entries
     say(f"replaying {len(to_replay)} new or changed plan(s)")
-    with _owned(CAPTURE_PREFIX) as work:
+    with scratch.owned(CAPTURE_PREFIX) as work:
         restores = [_restore(entry, Path(work) / str(index)) for index, (entry, _) in enumerate(to_replay)]
         kept = [(entry, plan, restore) for (entry, plan), restore in zip(to_replay, restores, strict=True) if restore]
         variants_to_replay = [entry.variant for entry, _, _ in kept]

@@ -8,11 +8,14 @@ Pure: no pyspark import.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
+import secrets
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 OWNER_FILE = "owner"
@@ -66,6 +69,21 @@ def claim(folder: Path) -> Path:
 def make_owned(prefix: str, parent: str | Path | None = None) -> Path:
     """A new folder ``<parent>/<prefix>XXXX`` owned by this process."""
     return claim(Path(tempfile.mkdtemp(prefix=prefix, dir=parent)))
+
+
+@contextlib.contextmanager
+def owned(prefix: str, parent: str | Path | None = None) -> Iterator[Path]:
+    """A new owned folder for the ``with`` block, removed when the block ends however it ends.
+
+    Its name is chosen before it is made, so that an interrupt arriving at any point after
+    the ``with`` began still removes whatever was made (a SIGKILL leaves it to the next run).
+    """
+    folder = Path(parent or tempfile.gettempdir()) / f"{prefix}{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        folder.mkdir(mode=0o700)
+        yield claim(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def is_stale(folder: Path, *, now: float | None = None, max_age: float = STALE_SECONDS) -> bool:
