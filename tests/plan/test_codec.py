@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from qtt.plan.ir.expressions import Expression
 from qtt.plan.ir.steps import DdlCommand, ExecutionStep, Plan, StatementPlan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tags"
+HISTORICAL_FOR_CODEC = Path(__file__).parents[2] / "historical_plans"
 ROOTS = {ExecutionStep: "step", Expression: "expression", DdlCommand: "command", StatementPlan: "statement plan"}
 ALL_TAGS = sorted((tag, root) for root in ROOTS for tag in root.registry)
 
@@ -132,3 +134,16 @@ def test_a_container_where_a_scalar_belongs_is_described_not_printed() -> None:
     with pytest.raises(PlanFileError) as caught:
         codec.loads(bad, file="plan.json")
     assert "an array of 1 element(s)" in caught.value.message and len(caught.value.message) < 2000
+
+
+@pytest.mark.parametrize(("value", "got"), [([1], "an array"), ("x", "a string"), (7, "a number"), (None, "null")])
+def test_a_value_of_the_wrong_json_type_says_what_was_expected(value: object, got: str) -> None:
+    # Python's own words were quoted before ("AttributeError: 'list' object has no attribute 'keys'")
+    text = sorted(HISTORICAL_FOR_CODEC.glob("*/*/plan.json"))[0].read_text(encoding="utf-8")
+    doc = json.loads(text)
+    doc["statements"][0]["ddlCommand"]["formats"] = value
+    with pytest.raises(PlanFileError) as raised:
+        codec.loads(json.dumps(doc), file="plan.json")
+    assert raised.value.file == "plan.json"
+    assert raised.value.path == "$.statements[0].ddlCommand.formats"
+    assert str(raised.value).endswith(f"expected an object, got {got}")

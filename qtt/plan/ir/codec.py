@@ -226,6 +226,9 @@ def describe_structure_error(exc: BaseException) -> str:
     """Turn a cattrs error into lines of ``problem @ $.json.path`` with JSON key names."""
 
     def fmt(e: BaseException, type_: Any) -> str:
+        wrong = _wrong_json_type(e, type_)
+        if wrong:
+            return wrong
         if isinstance(e, UnknownTagError | TypeError | ValueError) and str(e):
             return str(e)
         if isinstance(e, KeyError):
@@ -239,6 +242,42 @@ def describe_structure_error(exc: BaseException) -> str:
     else:
         lines = [fmt(exc, None)]
     return "; ".join(_camel_path(line) for line in lines)
+
+
+#: Python's type names in its errors, as JSON calls the values
+_JSON_KINDS = {
+    "dict": "an object",
+    "list": "an array",
+    "str": "a string",
+    "int": "a number",
+    "float": "a number",
+    "decimal.Decimal": "a number",
+    "Decimal": "a number",
+    "bool": "a boolean",
+    "NoneType": "null",
+}
+_PYTHON_OBJECT = re.compile(
+    r"'([\w.]+)' object (?:has no attribute 'keys'|is not iterable|is not subscriptable)"
+    r"|argument of type '([\w.]+)' is not iterable"
+)
+
+
+def _wrong_json_type(error: BaseException, type_: Any) -> str:
+    """``expected an object, got an array`` for what Python says as ``'list' object has no
+    attribute 'keys'``; empty when ``error`` is not a value of the wrong JSON type."""
+    found = _PYTHON_OBJECT.search(str(error)) if isinstance(error, AttributeError | TypeError) else None
+    if found is None:
+        return ""
+    name = found.group(1) or found.group(2)
+    got = _JSON_KINDS.get(name, name)
+    origin = get_origin(type_) or type_
+    if dataclasses.is_dataclass(origin) or (isinstance(origin, type) and issubclass(origin, Mapping)):
+        expected = "an object"
+    elif isinstance(origin, type) and issubclass(origin, tuple | list):
+        expected = "an array"
+    else:
+        expected = "an object" if "keys" in str(error) or found.group(2) else "an array"
+    return f"expected {expected}, got {got}"
 
 
 def step_paths(root: ExecutionStep, base: str) -> dict[int, str]:
