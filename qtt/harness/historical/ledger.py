@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from qtt.errors import CorruptGoldenError, PlanFileError
+from qtt.errors import CorruptGoldenError
 
 LEDGER_FILE = "ledger.sha256"
 
@@ -74,7 +74,7 @@ def load(root: Path) -> Ledger:
     """The ledger of the historical root ``root`` (empty when there is none yet).
 
     Raises:
-        PlanFileError: a line is not ``<64 hex digits>  <path>``, or a path is recorded twice
+        CorruptGoldenError: a line is not ``<64 hex digits>  <path>``, or a path is recorded twice
             with different hashes; names the line.
     """
     path = root / LEDGER_FILE
@@ -84,17 +84,17 @@ def load(root: Path) -> Ledger:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise PlanFileError(f"the ledger cannot be read: {e}", file=str(path)) from None
+        raise CorruptGoldenError(f"the ledger cannot be read: {e}", file=str(path)) from None
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         digest, sep, name = line.partition("  ")
         if not sep or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest) or not name:
             msg = f"expected '<sha-256 in 64 hex digits>  <slug>/<folder>/<file>', got {line[:120]!r}"
-            raise PlanFileError(msg, file=str(path), line=number)
+            raise CorruptGoldenError(msg, file=str(path), line=number)
         if hashes.get(name, digest) != digest:
             msg = f"{name} is recorded twice with different hashes; restore the ledger from version control"
-            raise PlanFileError(msg, file=str(path), line=number)
+            raise CorruptGoldenError(msg, file=str(path), line=number)
         hashes[name] = digest
     return Ledger(root, hashes)
 
@@ -155,7 +155,7 @@ class Checker:
 
         Raises:
             CorruptGoldenError: naming each file that differs, is missing or was added.
-            PlanFileError: the ledger itself cannot be read.
+            (also when the ledger itself cannot be read: it is a golden too)
         """
         root = folder.parents[1]
         if root not in self._ledgers:
