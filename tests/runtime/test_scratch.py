@@ -59,3 +59,26 @@ def test_a_finished_run_is_kept_for_a_while(tmp_path: Path) -> None:
     for path in (run / "spark.log", run / scratch.OWNER_FILE, run):
         os.utime(path, (hour_ago, hour_ago))
     assert scratch.clean_stale(tmp_path, "run-*", keep_finished=scratch.STALE_SECONDS) == [run]
+
+
+def test_an_owned_folder_is_removed_however_its_block_ends(tmp_path: Path) -> None:
+    try:
+        with scratch.owned("qtt-capture-", tmp_path) as folder:
+            assert scratch.owner_of(folder) == os.getpid()
+            (folder / "data").write_text("x")
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_killed_before_it_was_claimed_is_known_by_its_name(tmp_path: Path) -> None:
+    # SIGKILL between making the folder and writing its owner file: the name says whose it was
+    dead = _dead_pid()
+    unclaimed = tmp_path / f"qtt-capture-{dead}-0123abcd"
+    unclaimed.mkdir()
+    running = tmp_path / f"qtt-capture-{os.getpid()}-0123abcd"
+    running.mkdir()
+    assert scratch.owner_of(unclaimed) == dead
+    assert scratch.clean_stale(tmp_path, "qtt-capture-*") == [unclaimed]
+    assert running.is_dir()

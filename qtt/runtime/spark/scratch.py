@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -53,11 +54,17 @@ def pid_alive(pid: int) -> bool:
 
 
 def owner_of(folder: Path) -> int | None:
-    """The pid recorded in ``folder``, or None."""
+    """The pid recorded in ``folder`` (or in the name :func:`owned` gave it), or None."""
     try:
         return int((folder / OWNER_FILE).read_text(encoding="ascii").strip())
     except (OSError, ValueError):
-        return None
+        # killed between making the folder and claiming it: its name still says whose it is
+        named = _OWNED_NAME.search(folder.name)
+        return int(named.group(1)) if named else None
+
+
+#: the end of a name :func:`owned` gives: ``<pid>-<8 hex digits>``
+_OWNED_NAME = re.compile(r"(?<![0-9])([0-9]+)-[0-9a-f]{8}$")
 
 
 def claim(folder: Path) -> Path:
