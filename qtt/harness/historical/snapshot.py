@@ -154,8 +154,8 @@ def _snapshot(
             to_replay.append((entry, check.plan))
     if not to_replay:
         return entries
-    say(f"replaying {len(to_replay)} new or changed plan(s)")
     with scratch.owned(CAPTURE_PREFIX) as work:
+        say(f"replaying {len(to_replay)} new or changed plan(s)")
         restores = [_restore(entry, Path(work) / str(index)) for index, (entry, _) in enumerate(to_replay)]
         kept = [(entry, plan, restore) for (entry, plan), restore in zip(to_replay, restores, strict=True) if restore]
         variants_to_replay = [entry.variant for entry, _, _ in kept]
