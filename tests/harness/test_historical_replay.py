@@ -104,3 +104,19 @@ def test_topologies_are_described_off_the_main_thread_and_a_changed_state_operat
     assert failed.status == Status.FAILED
     assert any("stateful operators recorded" in problem for problem in failed.problems), failed.problems
     assert threads and all(name.startswith("qtt-topology") for name in threads)
+
+
+def test_topology_drift_shows_the_lines_that_differ() -> None:
+    from qtt.harness.historical.replay import compare_topology
+    from qtt.runtime.execute.topology_text import QueryTopology
+
+    recorded = {"Q": QueryTopology("Q", ["op 0"], ["Project [a]", "Filter (a > 1)", "Scan"])}
+    now = {"Q": QueryTopology("Q", ["op 0"], ["Project [a]", "Filter (a >= 1)", "Scan"])}
+    problems, drift = compare_topology(recorded, now)
+    assert problems == []
+    assert drift == [
+        "topology of Q: 1 plan line(s) differ from the recorded plan\n    - Filter (a > 1)\n    + Filter (a >= 1)"
+    ]
+    many = {"Q": QueryTopology("Q", ["op 0"], [f"line {i}" for i in range(10)])}
+    _, drift = compare_topology(recorded, many)
+    assert drift[0].endswith("... and 7 more")

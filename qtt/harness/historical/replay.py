@@ -8,6 +8,7 @@ topology is drift: reported, never failing. A folder that cannot be read fails o
 
 from __future__ import annotations
 
+import difflib
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -307,6 +308,21 @@ def _same(recorded: spec.SpecRecord, actual: OutputRecord) -> bool:
     )
 
 
+#: the most differing plan lines a drift report quotes
+DRIFT_LINES = 6
+
+
+def _plan_diff(recorded: Sequence[str], now: Sequence[str]) -> str:
+    """The differing lines, ``- recorded`` then ``+ now``, indented under the drift line."""
+    lines = [
+        line
+        for line in difflib.unified_diff(list(recorded), list(now), lineterm="", n=0)
+        if line[:1] in "-+" and not line.startswith(("---", "+++"))
+    ]
+    more = f"\n    ... and {len(lines) - DRIFT_LINES} more" if len(lines) > DRIFT_LINES else ""
+    return "".join(f"\n    {line[0]} {line[1:].strip()[:200]}" for line in lines[:DRIFT_LINES]) + more
+
+
 def compare_topology(before: dict[str, QueryTopology], after: dict[str, QueryTopology]) -> tuple[list[str], list[str]]:
     """(state differences, which fail; plan drift, which is only reported)."""
     problems, drift = [], []
@@ -320,7 +336,8 @@ def compare_topology(before: dict[str, QueryTopology], after: dict[str, QueryTop
         if old.plan != new.plan:
             changed = sum(1 for a, b in zip(old.plan, new.plan, strict=False) if a != b)
             changed += abs(len(old.plan) - len(new.plan))
-            drift.append(f"topology of {query_id}: {changed} plan line(s) differ from the recorded plan")
+            shown = _plan_diff(old.plan, new.plan)
+            drift.append(f"topology of {query_id}: {changed} plan line(s) differ from the recorded plan" + shown)
     return problems, drift
 
 
