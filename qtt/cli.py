@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
 from qtt.errors import QttError
-from qtt.harness.replay import scenarios
 from qtt.harness.selection import HISTORICAL_ROOT
 from qtt.harness.shard import Shard
 from qtt.harness.shard import parse as parse_shard
@@ -485,6 +484,8 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _scenarios(text: str) -> tuple[str, ...]:
     """``--scenario NAME[,NAME]``, read for argparse."""
+    from qtt.harness.replay import scenarios  # its comparison pulls in deepdiff: only when asked for
+
     try:
         return scenarios.parse(text)
     except QttError as e:

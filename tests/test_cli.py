@@ -377,3 +377,10 @@ def test_a_sql_test_under_another_scenario_is_skipped_with_the_reason(capsys, tm
     assert status == 0
     assert "SKIPPED" in out and "a SQL test runs fresh" in out
     assert "1 variant(s): 0 passed, 0 failed, 1 skipped" in out
+
+
+def test_the_command_line_starts_without_the_heavy_libraries(modules_loaded_by):
+    # --help and usage errors answer at once: deepdiff (and pandas under it) and pyspark load
+    # only when a command needs them
+    loaded = modules_loaded_by("qtt.cli")
+    assert not {"deepdiff", "pandas", "pyspark"} & loaded
