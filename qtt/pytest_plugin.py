@@ -16,7 +16,7 @@ file (or folder), so workers never repeat each other's work.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -182,6 +182,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """A skip of a case, SQL test or folder is reported at the item (its file and line), not at
+    the plugin line that raised it."""
+    report = yield
+    if report.skipped and isinstance(item, ReplayedItem | PlanCheckItem) and isinstance(report.longrepr, tuple):
+        path, line, _ = item.location
+        report.longrepr = (path, line, report.longrepr[2])
+    return report
+
+
+def _case_line(variant: CaseVariant) -> int | None:
+    """The 0-based line of a case's first statement in its file, where pytest points at it."""
+    return variant.statement_lines[0] - 1 if variant.statement_lines else None
+
+
 def pytest_report_header(config: pytest.Config) -> str | None:
     shard = config.stash[SHARD]
     return f"qtt: shard {shard} (--qtt-shard)" if shard else None
@@ -293,10 +309,20 @@ class ReplayedItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailure):
+            from dataclasses import replace
+
             from qtt.harness.report import render_failure
 
-            return render_failure(excinfo.value.result)
+            result = excinfo.value.result
+            return render_failure(replace(result, hint=self._rerun_hint(result.hint)))
         return str(super().repr_failure(excinfo))
+
+    def _rerun_hint(self, hint: str) -> str:
+        """The result's hint, with its ``qtt run ...`` rerun as this item under pytest."""
+        import re
+        import shlex
+
+        return re.sub(r"qtt run [^;]*", lambda _: f"pytest {shlex.quote(self.nodeid)}", hint, count=1)
 
 
 class CaseItem(ReplayedItem):
@@ -312,7 +338,7 @@ class CaseItem(ReplayedItem):
         return self.variant
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"case: {self.variant.label}"
+        return self.path, _case_line(self.variant), f"case: {self.variant.label}"
 
 
 class ScenarioItem(CaseItem):
@@ -323,7 +349,7 @@ class ScenarioItem(CaseItem):
         self.scenario = scenario
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"case: {self.variant.label} ({self.scenario})"
+        return self.path, _case_line(self.variant), f"case: {self.variant.label} ({self.scenario})"
 
 
 class SqlTestFile(pytest.File):
@@ -407,7 +433,7 @@ class PlanCheckItem(pytest.Item):
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"plan up to date: {self.variant.label}"
+        return self.path, _case_line(self.variant), f"plan up to date: {self.variant.label}"
 
 
 class PlanOutOfDate(Exception):

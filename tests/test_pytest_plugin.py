@@ -70,7 +70,7 @@ def test_a_failure_is_a_report_not_a_traceback(project):
             "FAILED cases/wrong_exception.json: expects an error that never comes: expected "
             "io.confluent.ksql.util.KsqlStatementException containing 'no such luck', "
             "but every statement planned",
-            "hint: rerun it alone: qtt run cases/wrong_exception.json -k 'expects an error that never comes'",
+            "hint: rerun it alone: pytest cases/wrong_exception.json::expects_an_error_that_never_comes",
         ]
     )
     assert "Traceback" not in result.stdout.str()
@@ -248,3 +248,12 @@ def test_an_unknown_qtt_scenario_is_a_usage_error(project):
     result = project.runpytest("--collect-only", "-q", "--qtt-scenario", "sideways")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--qtt-scenario: unknown scenario sideways; the scenarios are fresh*"])
+
+
+def test_a_skip_points_at_the_case_not_at_the_plugin(project):
+    add_cases(project, "unsupported.json")
+    (project.path / "historical_plans").mkdir()
+    result = project.runpytest("-q", "-rs", "-m", "not spark")
+    skips = [line for line in result.outlines if line.startswith("SKIPPED")]
+    assert skips, result.outlines
+    assert all("cases/unsupported.json:" in line and "pytest_plugin" not in line for line in skips), skips
