@@ -402,9 +402,11 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "compares the canonical plan with the newest one persisted under historical_plans/. Prints the "
         "step diff of every case that changed; `qtt snapshot` fixes it. Exit status: 0 when every plan is "
         "up to date, 1 when one changed, is missing or corrupt, or a case does not load or plan, 2 on a "
-        "usage error or when there is no case to check.",
+        "usage error or when there is no case to check. It also hashes every historical folder against "
+        "historical_plans/ledger.sha256 and fails on a corrupt one.",
     )
     _add_cases_and_root(check)
+    check.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
     check.set_defaults(handler=_check)
 
 
@@ -413,9 +415,9 @@ def _check(args: argparse.Namespace) -> int:
     from qtt.harness.selection import default_paths
 
     given = args.paths or default_paths(historical=False)
-    variants, broken = _load_variants(given, None)
+    variants, broken = _load_variants(given, args.keyword)
     if not (variants or broken):
-        return _nothing("check", given, None, found=False)
+        return _nothing("check", given, args.keyword, found=_any_case(given))
     historical = Path(args.historical)
     if (status := _outside_project(variants, historical)) is not None:
         return status

@@ -227,6 +227,31 @@ def test_check_finds_every_case_up_to_date_however_the_path_is_spelled(capsys, m
     assert out.startswith("256 up to date, 0 out of date")
 
 
+def test_check_takes_k_like_run_and_snapshot(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    status, out, _ = run(capsys, "check", "-k", "counts sums and averages")
+    assert status == 0, out
+    assert out.splitlines()[-1] == "1 up to date, 0 out of date, 0 without a plan"
+    status, _, err = run(capsys, "check", "-k", "no case is named like this")
+    assert status == 2
+    assert "-k 'no case is named like this' matches nothing" in err
+
+
+def test_check_fails_on_a_historical_folder_that_differs_from_the_ledger(capsys, monkeypatch, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "cases", project / "cases")
+    shutil.copytree(REPO / "historical_plans", project / "historical_plans")
+    monkeypatch.chdir(project)
+    folder = sorted((project / "historical_plans").glob("*/*"))[0]
+    (folder / "topology").write_text("changed by hand\n")
+    status, out, _ = run(capsys, "check")
+    assert status == 1
+    assert f"CORRUPT {folder.relative_to(project)}: " in out
+    assert "topology: its content differs from the ledger's hash" in out
+    assert "1 corrupt historical folder(s)" in out
+    assert "hint: restore it from version control (git checkout -- " in out
+
+
 def test_check_refuses_cases_outside_the_project_of_the_historical_plans(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     status, _, err = run(capsys, "check", str(REPO / "cases"))
