@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from qtt.errors import CorruptGoldenError
@@ -30,11 +30,17 @@ class Ledger:
 
     root: Path
     hashes: dict[str, str]
+    #: ``<slug>/<folder>`` -> its files' hashes by name within it (the lines, indexed once)
+    by_folder: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for path, digest in self.hashes.items():
+            folder, _, name = path.partition("/")[2].partition("/")
+            self.by_folder.setdefault(f"{path.partition('/')[0]}/{folder}", {})[name] = digest
 
     def recorded(self, folder: Path) -> bool:
         """Whether the ledger holds any line of ``folder``."""
-        prefix = _relative(folder, self.root) + "/"
-        return any(path.startswith(prefix) for path in self.hashes)
+        return _relative(folder, self.root) in self.by_folder
 
     def problems(self, folder: Path) -> list[str]:
         """What in ``folder`` differs from its lines: each names the file and what is wrong.
@@ -42,8 +48,7 @@ class Ledger:
         Empty when every recorded file is there with its hash and no other file is, and for a
         folder the ledger does not record at all.
         """
-        prefix = _relative(folder, self.root) + "/"
-        mine = {path[len(prefix) :]: digest for path, digest in self.hashes.items() if path.startswith(prefix)}
+        mine = self.by_folder.get(_relative(folder, self.root), {})
         if not mine:
             return []
         present = {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*")) if p.is_file()}
