@@ -6,8 +6,11 @@ The qtt plugin itself is loaded through its ``pytest11`` entry point.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +21,21 @@ import qtt
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # `qtt run` records its failures for --lf; the suite's runs keep theirs out of the checkout
+    if "QTT_CACHE_DIR" not in os.environ:
+        os.environ["QTT_CACHE_DIR"] = _OWN_CACHE[0] = tempfile.mkdtemp(prefix="qtt-test-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _OWN_CACHE[0]:
+        shutil.rmtree(_OWN_CACHE[0], ignore_errors=True)
+        os.environ.pop("QTT_CACHE_DIR", None)
+
+
+_OWN_CACHE: list[str] = [""]
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -125,7 +125,13 @@ def _parser() -> argparse.ArgumentParser:
         help="case files (*.json), SQL test files (*.sql) or directories; historical_plans/, one case's "
         "historical_plans/<slug>/, or one <slug>/<version>_<ms>/ folder (default: ./cases and ./historical_plans)",
     )
-    run.add_argument("--json", metavar="FILE", help="write one JSON object per case variant to FILE")
+    run.add_argument(
+        "--jsonl",
+        metavar="FILE",
+        help="write the report as JSON Lines to FILE: one JSON object per line, one line per result "
+        "(case variant, SQL test, historical or restored folder, out-of-date plan)",
+    )
+    run.add_argument("--json", metavar="FILE", dest="json_alias", help=argparse.SUPPRESS)
     run.add_argument(
         "-k",
         metavar="TEXT",
@@ -152,6 +158,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--seed", type=int, default=0, help="the seed of the rebatch scenario's splits (default 0)")
     run.add_argument("-q", "--quiet", action="store_true", help="print only failures and the summary")
+    run.add_argument(
+        "-v", "--verbose", action="store_true", help="also print one line per result: status, label and seconds"
+    )
+    run.add_argument(
+        "-x",
+        "--exitfirst",
+        action="store_true",
+        help="stop after the first failure: run one case file (then one SQL test file, one case's historical "
+        "folders) at a time and stop after the first that holds a failure or error",
+    )
+    run.add_argument(
+        "--lf",
+        "--last-failed",
+        dest="last_failed",
+        action="store_true",
+        help="rerun only the cases that failed in the last run here (recorded in .qtt_cache/); everything "
+        "selected when none is recorded",
+    )
     _add_registry_option(run)
     run.add_argument(
         "--per-file",
@@ -166,16 +190,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from qtt.harness import report, selection
-    from qtt.harness.session import run_selection, select
+    from qtt.harness import lastfailed, report, selection
+    from qtt.harness.progress import ProgressLine
+    from qtt.harness.session import run_selection, select, stale_plans
 
     began = time.perf_counter()
-    _check_output(args.json)
+    jsonl = _jsonl_option(args)
     given = args.paths or selection.default_paths(historical=True)
     if not given:
         print("qtt: no PATH given and no ./cases directory here", file=sys.stderr)
         return 2
     chosen = select(given, args.keyword, args.shard)
+    if args.last_failed:
+        chosen = _last_failed(chosen)
     if chosen.nothing_selected:
         return _nothing("run", given, args.keyword, found=chosen.found)
     if args.shard and chosen.shard_is_empty:
@@ -185,32 +212,72 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
-    print(_header(chosen), file=sys.stderr)
-    outcome = run_selection(
-        chosen,
-        scenario_names=args.scenario,
-        seed=args.seed,
-        progress_for=lambda stage: _progress(stage, began, quiet=args.quiet),
-    )
-    for line in outcome.drift:
-        print(f"DRIFT {line}", file=sys.stderr)
+    print(_header(chosen, args.scenario), file=sys.stderr)
+    with ProgressLine(sys.stderr, quiet=args.quiet, began=began) as line:
+        outcome = run_selection(
+            chosen, scenario_names=args.scenario, seed=args.seed, progress_for=line.stage, exitfirst=args.exitfirst
+        )
+    stale = stale_plans(chosen)
+    for drifted in outcome.drift:
+        print(f"DRIFT {drifted}", file=sys.stderr)
     _print_results(outcome.results, args)
+    _print_stale(stale, outcome.not_run)
     print(f"{len(outcome.results)} variant(s): {report.summary(outcome.results)} in {time.perf_counter() - began:.1f}s")
-    if args.json:  # after the summary: a report that cannot be written loses no result
-        report.write_json(outcome.results, args.json)
-    return report.exit_status(outcome.results)
+    lastfailed.record(outcome.results + stale)
+    if jsonl:  # after the summary: a report that cannot be written loses no result
+        report.write_json(outcome.results + stale, jsonl)
+    return max(report.exit_status(outcome.results), 1 if stale else 0)
 
 
-def _header(chosen: Selection) -> str:
+def _jsonl_option(args: argparse.Namespace) -> str | None:
+    """``--jsonl FILE`` (``--json`` is its former name), checked before anything runs."""
+    if args.json_alias and not args.jsonl:
+        print("qtt run: --json writes JSON Lines and is now called --jsonl", file=sys.stderr)
+    path = args.jsonl or args.json_alias
+    _check_output(path, "--jsonl" if args.jsonl else "--json")
+    return str(path) if path else None
+
+
+def _last_failed(chosen: Selection) -> Selection:
+    """``--lf``: the selected cases that failed last time, or all of them (saying why)."""
+    from qtt.harness import lastfailed
+
+    failed = lastfailed.load()
+    kept = lastfailed.keep(chosen, failed) if failed else None
+    if kept is None or kept.shard_is_empty:
+        why = f"none of the {len(failed)} recorded failure(s) is selected" if failed else "no failure is recorded"
+        print(f"qtt run --lf: {why}; running everything selected", file=sys.stderr)
+        return chosen
+    return kept
+
+
+def _header(chosen: Selection, scenario_names: Sequence[str] | None) -> str:
     """The line naming what a run holds, before anything runs."""
+    from qtt.harness.replay.scenarios import RESTORED
+
     broken = len(chosen.unloadable)
+    restorable = len(chosen.restorable()) if chosen.folders and RESTORED in (scenario_names or (RESTORED,)) else 0
     return (
         f"qtt {__version__}{f' shard {chosen.shard}' if chosen.shard else ''}: "
         f"{len(chosen.variants)} case variant(s) in {len(chosen.files)} file(s)"
         + (f", {broken} case(s) that do not load" if broken else "")
         + (f", {len(chosen.folders)} historical plan(s)" if chosen.folders else "")
+        + (f" and {restorable} stored checkpoint(s) to restore" if restorable else "")
         + (f", {len(chosen.sql_tests)} SQL test(s)" if chosen.sql_tests else "")
     )
+
+
+def _print_stale(stale: Sequence[CaseResult], not_run: int) -> None:
+    """Out-of-date plans (as ``qtt check`` finds them), and what ``-x`` left out."""
+    from qtt.harness import report
+
+    for result in stale:
+        print()
+        print(report.render_failure(result))
+    if stale:
+        print(f"{len(stale)} plan(s) out of date: `qtt snapshot` persists them (`qtt check` shows every diff)")
+    if not_run:
+        print(f"stopped at the first failure (-x): {not_run} selected item(s) not run")
 
 
 def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> None:
@@ -221,6 +288,9 @@ def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> N
     if not args.quiet:
         for file, line in report.file_lines(results):
             print(f"{file} {line}")
+    if args.verbose:
+        for result in results:
+            print(f"{result.status.upper()} {result.file}: {result.label} ({result.seconds:.2f}s)")
     for result in results:
         if result.status.bad:
             print()
@@ -232,21 +302,8 @@ def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> N
             print(f"{file}: {counts}")
 
 
-def _progress(noun: str, began: float, *, quiet: bool = False) -> Callable[[int, int], None]:
-    """A progress callback printing ``replayed X/Y <noun>`` on stderr (one updated line on a terminal)."""
-    live = sys.stderr.isatty()
-
-    def progress(done: int, total: int) -> None:
-        if quiet:
-            return
-        line = f"  replayed {done}/{total} {noun} ({time.perf_counter() - began:.0f}s)"
-        print("\r" + line if live else line, end="" if live and done < total else "\n", file=sys.stderr, flush=True)
-
-    return progress
-
-
-def _check_output(path: str | None) -> None:
-    """Fail before any replay if ``--json PATH`` cannot be written.
+def _check_output(path: str | None, option: str = "--json") -> None:
+    """Fail before any replay if ``option PATH`` cannot be written.
 
     Raises:
         QttError: the parent directory is missing, or the file or directory is not writable.
@@ -256,13 +313,13 @@ def _check_output(path: str | None) -> None:
     target = Path(path)
     parent = target.parent
     if not parent.is_dir():
-        msg = f"--json {path}: the directory {parent} does not exist; create it or choose another path"
+        msg = f"{option} {path}: the directory {parent} does not exist; create it or choose another path"
         raise QttError(msg)
     if target.is_dir():
-        raise QttError(f"--json {path}: is a directory; give a file name")
+        raise QttError(f"{option} {path}: is a directory; give a file name")
     if not os.access(target if target.exists() else parent, os.W_OK):
         what = "the file" if target.exists() else f"the directory {parent}"
-        raise QttError(f"--json {path}: {what} is not writable; choose another path")
+        raise QttError(f"{option} {path}: {what} is not writable; choose another path")
 
 
 def _nothing(command: str, given: Sequence[str], keyword: str | None, *, found: bool) -> int:
@@ -357,6 +414,7 @@ def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
 
 def _snapshot(args: argparse.Namespace) -> int:
     from qtt.harness.historical.snapshot import Action, snapshot
+    from qtt.harness.progress import ProgressLine
     from qtt.harness.selection import default_paths
 
     began = time.perf_counter()
@@ -371,13 +429,10 @@ def _snapshot(args: argparse.Namespace) -> int:
     def phase(line: str) -> None:
         print(f"qtt snapshot{' --dry-run' if args.dry_run else ''}: {line}", file=sys.stderr, flush=True)
 
-    entries = snapshot(
-        variants,
-        root=historical,
-        dry_run=args.dry_run,
-        phase=phase,
-        progress=_progress("case variants", began),
-    )
+    with ProgressLine(sys.stderr, began=began) as progress:
+        entries = snapshot(
+            variants, root=historical, dry_run=args.dry_run, phase=phase, progress=progress.stage("replays")
+        )
     counts: dict[str, int] = {}
     for entry in entries:
         counts[entry.action] = counts.get(entry.action, 0) + 1

@@ -36,7 +36,7 @@ def test_run_help_explains_options_and_exit_statuses(capsys):
     assert info.value.code == 0
     out = " ".join(capsys.readouterr().out.split())
     for text in (
-        "--json FILE",
+        "--jsonl FILE",
         "-k TEXT",
         "Exit status: 0 when nothing failed, 1 when a variant failed",
         "2 on a usage error",
@@ -64,7 +64,7 @@ def test_a_missing_path_is_a_usage_error(capsys, tmp_path):
 
 def test_all_passing_exits_zero_and_writes_the_json_report(capsys, tmp_path):
     report = tmp_path / "report.json"
-    status, out, _ = run(capsys, "run", str(CASES / "named.json"), "--json", str(report))
+    status, out, _ = run(capsys, "run", str(CASES / "named.json"), "--jsonl", str(report))
     assert status == 0
     assert f"{CASES / 'named.json'} ....  4 passed" in out
     assert "4 variant(s): 4 passed, 0 failed, 0 skipped, 0 error" in out
@@ -87,7 +87,7 @@ def test_a_failure_exits_one_and_prints_the_report(capsys, tmp_path):
         "run",
         str(CASES / "wrong_exception.json"),
         str(CASES / "named.json"),
-        "--json",
+        "--jsonl",
         str(report),
     )
     assert status == 1
@@ -104,7 +104,7 @@ def test_a_broken_case_is_an_error_and_the_rest_still_run(capsys, tmp_path):
         "run",
         str(CASES / "broken.json"),
         str(CASES / "unloadable.json"),
-        "--json",
+        "--jsonl",
         str(report),
     )
     assert status == 1
@@ -132,7 +132,7 @@ def test_replays_report_pass_and_fail(capsys, tmp_path, spark):
         "run",
         str(CASES / "replays.json"),
         str(CASES / "wrong_output.json"),
-        "--json",
+        "--jsonl",
         str(report),
     )
     assert status == 1
@@ -147,7 +147,7 @@ def test_replays_report_pass_and_fail(capsys, tmp_path, spark):
 
 def test_an_unsupported_feature_skips_with_the_feature_named(capsys, tmp_path):
     report = tmp_path / "report.json"
-    status, out, _ = run(capsys, "run", str(CASES / "unsupported.json"), "--json", str(report))
+    status, out, _ = run(capsys, "run", str(CASES / "unsupported.json"), "--jsonl", str(report))
     assert status == 0
     (row,) = [json.loads(line) for line in report.read_text().splitlines()]
     assert row["status"] == "skipped"
@@ -321,9 +321,9 @@ def test_run_with_nothing_to_run_or_a_selection_of_nothing_fails(capsys, tmp_pat
 
 @pytest.mark.parametrize("where", ["missing/report.json", "."])
 def test_json_path_is_checked_before_anything_runs(capsys, tmp_path, where):
-    status, out, err = run(capsys, "run", str(CASES / "named.json"), "--json", str(tmp_path / where))
+    status, out, err = run(capsys, "run", str(CASES / "named.json"), "--jsonl", str(tmp_path / where))
     assert status == 2
-    assert err.startswith(f"qtt: --json {tmp_path / where}: ")
+    assert err.startswith(f"qtt: --jsonl {tmp_path / where}: ")
     assert out == "" and "case variant(s)" not in err
 
 
@@ -369,7 +369,7 @@ def test_three_shards_through_the_cli_run_every_variant_exactly_once(capsys, tmp
     ran: list[tuple[str, str]] = []
     for k in (1, 2, 3):
         report = tmp_path / f"shard{k}.json"
-        status, _, err = run(capsys, "run", "cases", "--shard", f"{k}/3", "--json", str(report))
+        status, _, err = run(capsys, "run", "cases", "--shard", f"{k}/3", "--jsonl", str(report))
         assert status == 0, err
         assert err.startswith(f"qtt {__version__} shard {k}/3: ")
         ran += [(row["file"], row["case"]) for row in map(json.loads, report.read_text().splitlines())]

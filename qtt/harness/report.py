@@ -55,8 +55,8 @@ def exit_status(results: Iterable[CaseResult]) -> int:
     return status_exit(r.status for r in results)
 
 
-def write_json(results: Iterable[CaseResult], path: str | Path) -> None:
-    """Write one JSON object per line: file, case, variant, status, reason and seconds.
+def write_json(results: Iterable[CaseResult], path: str | Path, *, option: str = "--jsonl") -> None:
+    """Write JSON Lines: one JSON object per line (file, case, variant, status, reason, seconds, kind).
 
     A file is written whole or not at all: into a temporary file beside it, then renamed into
     place, so a full disk never leaves a truncated report (a device such as ``/dev/stdout`` is
@@ -78,7 +78,7 @@ def write_json(results: Iterable[CaseResult], path: str | Path) -> None:
             os.replace(staged, target)
     except OSError as e:
         left = "" if direct else f"; {target} was left as it was"
-        msg = f"--json {path}: the report could not be written ({e.strerror or e}){left}"
+        msg = f"{option} {path}: the report could not be written ({e.strerror or e}){left}"
         raise QttError(msg, hint="free space or choose another path; the results above are complete") from None
     finally:
         if not direct:

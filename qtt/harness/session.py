@@ -10,9 +10,10 @@ which runner handles which kind of item. The adapters parse their options and pr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -129,6 +130,35 @@ class Selection:
     def shard_is_empty(self) -> bool:
         return not (self.variants or self.unloadable or self.folders or self.sql_tests)
 
+    @property
+    def items(self) -> int:
+        """How many results a fresh run of this selection gives (stored checkpoints apart)."""
+        return len(self.variants) + len(self.unloadable) + len(self.sql_tests) + len(self.folders)
+
+    def restorable(self) -> list[Path]:
+        """The selected historical folders that hold a stored checkpoint (restored by default)."""
+        from qtt.harness.historical.restored import has_checkpoint
+
+        return [folder for folder in self.folders if has_checkpoint(folder)]
+
+    def parts(self) -> Iterator[Selection]:
+        """This selection cut into small parts, in report order: each case file (its variants and
+        the cases that do not load), each SQL test file, each case's historical folders."""
+        for index, path in enumerate(self.files):
+            broken = [entry for entry in self.unloadable if entry[0] == index]
+            variants = [v for v in self.variants if v.file == str(path)]
+            if variants or broken:
+                yield replace(self, variants=variants, unloadable=broken, sql_tests=[], folders=[])
+        tail = [entry for entry in self.unloadable if entry[0] >= len(self.files)]
+        if tail:
+            yield replace(self, variants=[], unloadable=tail, sql_tests=[], folders=[])
+        for file in dict.fromkeys(test.file for test in self.sql_tests):
+            tests = [test for test in self.sql_tests if test.file == file]
+            yield replace(self, variants=[], unloadable=[], sql_tests=tests, folders=[])
+        for slug in dict.fromkeys(folder.parent for folder in self.folders):
+            folders = [folder for folder in self.folders if folder.parent == slug]
+            yield replace(self, variants=[], unloadable=[], sql_tests=[], folders=folders)
+
 
 def select(given: Sequence[str], keyword: str | None = None, shard: Shard | None = None) -> Selection:
     """Load what ``given`` names: case files (strictly; a case that does not load is an error
@@ -164,10 +194,14 @@ def select(given: Sequence[str], keyword: str | None = None, shard: Shard | None
 
 @dataclass
 class Outcome:
-    """A session's results, in report order, and the topology drift its historical replays saw."""
+    """A session's results, in report order, and the topology drift its historical replays saw.
+
+    ``not_run``: how many selected items a run that stopped at its first failure left out.
+    """
 
     results: list[CaseResult]
     drift: list[str] = field(default_factory=list)
+    not_run: int = 0
 
 
 def run_selection(
@@ -177,14 +211,40 @@ def run_selection(
     seed: int = 0,
     session: SessionProvider | None = None,
     progress_for: ProgressFor | None = None,
+    exitfirst: bool = False,
 ) -> Outcome:
     """Run a selection: case variants (under each scenario asked), SQL tests, historical
     folders and their stored checkpoints. Results follow the files' order, then the folders'.
 
     ``scenario_names``: ``None`` runs fresh, and restored for folders with a checkpoint.
+    ``exitfirst``: run the selection a part at a time (:meth:`Selection.parts`) and stop after
+    the first part with a bad result; the others are counted in ``Outcome.not_run``.
     """
-
     session = session or runner.spark_session
+    run = partial(_run_whole, scenario_names=scenario_names, seed=seed, session=session, progress_for=progress_for)
+    if not exitfirst:
+        return run(chosen)
+    outcome = Outcome([])
+    left = chosen.items
+    for part in chosen.parts():
+        ran = run(part)
+        outcome.results += ran.results
+        outcome.drift += ran.drift
+        left -= part.items
+        if any(result.status.bad for result in ran.results):
+            outcome.not_run = left
+            break
+    return outcome
+
+
+def _run_whole(
+    chosen: Selection,
+    *,
+    scenario_names: Sequence[str] | None,
+    seed: int,
+    session: SessionProvider,
+    progress_for: ProgressFor | None,
+) -> Outcome:
 
     def progress(stage: str) -> Progress | None:
         return progress_for(stage) if progress_for is not None else None
@@ -284,3 +344,39 @@ def _case_index(path: str | None) -> int:
     """The position of the case a JSON path points into (``$.tests[3]...`` -> 3)."""
     match = re.match(r"\$\.tests\[(\d+)\]", path or "")
     return int(match.group(1)) if match else -1
+
+
+def stale_plans(
+    chosen: Selection, historical: str | Path = selection.HISTORICAL_ROOT, own: str | Path = selection.DEFAULT_CASES
+) -> list[CaseResult]:
+    """The up-to-date check of ``qtt check``, on the selected variants of the project's own cases.
+
+    A variant of a case file under ``own`` whose plan differs from its newest plan persisted
+    under ``historical`` (changed, never persisted, or persisted but unreadable) is stale: a
+    failed result of kind ``plan`` names it, with the step diff, as pytest's ``@plan`` item of
+    the same variant does. Nothing is checked when ``historical`` does not exist (a project
+    that keeps no plans), and a case that does not plan is left to its replay's result.
+    """
+    from qtt.harness.historical.uptodate import PlanStatus, check_variant
+
+    root = Path(historical)
+    if not root.is_dir():
+        return []
+    cases = Path(own).resolve()
+    stale = []
+    for variant in chosen.variants:
+        if cases not in Path(variant.file).resolve().parents:
+            continue
+        entry = check_variant(variant, root)
+        if not entry.ok and entry.status is not PlanStatus.ERROR:
+            reason = "\n".join([f"plan {entry.status}: {entry.reason}", *entry.diff[:PLAN_DIFF_LINES]])
+            stale.append(
+                CaseResult(
+                    variant.file, variant.case, variant.variant, Status.FAILED, reason, kind="plan", hint=entry.hint
+                )
+            )
+    return stale
+
+
+#: the step-diff lines a stale plan shows in a run (``qtt check`` shows more)
+PLAN_DIFF_LINES = 20

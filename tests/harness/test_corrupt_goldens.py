@@ -54,7 +54,7 @@ def test_damaged_folders_are_corrupt_and_the_run_reports_everything(tmp_path: Pa
     (far_point / checkpoints.MANIFEST_FILE).write_text(json.dumps(manifest))
     report = tmp_path / "report.json"
 
-    status = cli.main(["run", str(root), "--json", str(report)])
+    status = cli.main(["run", str(root), "--jsonl", str(report)])
     out = capsys.readouterr().out
 
     lines = [json.loads(line) for line in report.read_text().splitlines()]

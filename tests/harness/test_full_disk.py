@@ -37,7 +37,7 @@ def small_file_system(where: Path, size: str = "16k") -> Iterator[Path]:
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
 def test_a_report_to_a_failing_device_is_a_clear_error() -> None:
-    with pytest.raises(QttError, match=r"--json /dev/full: the report could not be written \(No space left"):
+    with pytest.raises(QttError, match=r"--jsonl /dev/full: the report could not be written \(No space left"):
         report.write_json(RESULTS, "/dev/full")
 
 

@@ -121,7 +121,7 @@ def _qtt_run(tmp_path: Path, master: str) -> tuple[subprocess.CompletedProcess[s
     env = {**os.environ, "QTT_SPARK_MASTER": master, "SPARK_LOCAL_IP": "127.0.0.1", "TZ": "UTC"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     done = subprocess.run(
-        [sys.executable, "-m", "qtt.cli", "run", *CASE_FILES, "--json", str(report)],
+        [sys.executable, "-m", "qtt.cli", "run", *CASE_FILES, "--jsonl", str(report)],
         cwd=REPO,
         env=env,
         capture_output=True,

@@ -59,7 +59,7 @@ def _run(tmp_path: Path, mode: str) -> tuple[subprocess.CompletedProcess[str], d
     cases = tmp_path / "counts.json"
     cases.write_text(json.dumps({"tests": [COUNTS]}))
     done = subprocess.run(
-        [sys.executable, "-m", "qtt.cli", "run", str(cases), "--json", str(report)],
+        [sys.executable, "-m", "qtt.cli", "run", str(cases), "--jsonl", str(report)],
         env=env,
         cwd=tmp_path,
         capture_output=True,

@@ -49,15 +49,29 @@ class _Seen:
 def run_sql_tests(
     tests: Sequence[SqlTest], session: SessionProvider, *, progress: Callable[[int, int], None] | None = None
 ) -> list[CaseResult]:
-    """One result per test, in order."""
+    """One result per test, in order. ``progress`` counts the tests judged: a test is judged
+    as soon as its last statement group ran (or it failed), not when the slowest test ends."""
     results = [CaseResult(t.file, t.name, "", Status.PASSED, kind=KIND, hint=_hint(t)) for t in tests]
     scripts: list[tuple[CaseResult, Script]] = []
     for result, test in zip(results, tests, strict=True):
         found: list[Script] = []
         if guarded(result, partial(_prepare, test, result, found)):
             scripts.append((result, found[0]))
-    done = len(results) - len(scripts)
     records: dict[int, dict[str, list[_Seen]]] = {id(script): _inserted(script) for _, script in scripts}
+    judged: set[int] = set()
+
+    def judge(i: int) -> None:
+        if i in judged:
+            return
+        judged.add(i)
+        result, script = scripts[i]
+        if result.status == Status.PASSED:
+            guarded(result, partial(_judge, script, result, records[id(script)]))
+        if progress is not None:
+            progress(len(results) - len(scripts) + len(judged), len(results))
+
+    if progress is not None and len(scripts) < len(results):
+        progress(len(results) - len(scripts), len(results))
     work = Path(tempfile.mkdtemp(prefix="qtt-sql-"))
     try:
         previous: dict[int, ReplayResult] = {}
@@ -79,12 +93,11 @@ def run_sql_tests(
                 scripts[i][0].seconds += outcome.seconds
                 previous[i] = outcome
                 _add_outputs(records[id(script)], outcome)
-        for result, script in scripts:
-            if result.status == Status.PASSED:
-                guarded(result, partial(_judge, script, result, records[id(script)]))
-            done += 1
-            if progress is not None:
-                progress(done, len(results))
+            for i, script in live:
+                if epoch == len(script.epochs) - 1 or i not in previous or scripts[i][0].status != Status.PASSED:
+                    judge(i)
+        for i in range(len(scripts)):
+            judge(i)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return results
