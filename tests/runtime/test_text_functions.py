@@ -186,3 +186,36 @@ def test_split_bytes() -> None:
 def test_split_bytes_keeps_ksqldb_quirk() -> None:
     # Past the delimiter's length only its first byte is compared (BytesUtils.arrayEquals).
     assert java_bytes.split_bytes(b"xyzab", b"ac") == [b"xyz", b""]
+
+
+# ---------------------------------------------------------------------------- regular expressions
+
+
+@pytest.mark.spark
+def test_a_literal_pattern_is_checked_once_whatever_session_the_thread_has(spark: SparkSession) -> None:
+    """A literal pattern is compiled while the plan is built, so the query checks nothing per row.
+
+    It once asked the thread's active session for the JVM: a thread without one (which thread
+    has one depends on what ran before in the process) got the per-row check instead, and the
+    historical plans of functions_text showed topology drift only in full test runs.
+    """
+    import threading
+
+    from pyspark.sql import functions as F
+
+    from qtt import sqltypes as t
+    from qtt.runtime.build.builtins.registry import IMPLEMENTATIONS
+
+    pattern = e.Literal(value="[0-9]+", sql_type=t.STRING)
+    call = e.Call(name="REGEXP_EXTRACT", args=(pattern, e.ColumnRef(name="T", sql_type=t.STRING)), sql_type=t.STRING)
+    built: list[str] = []
+
+    def build() -> None:
+        spark._jvm.org.apache.spark.sql.SparkSession.clearActiveSession()  # type: ignore[union-attr]
+        built.append(str(IMPLEMENTATIONS["REGEXP_EXTRACT"](call, [F.lit("[0-9]+"), F.col("t")])))
+
+    thread = threading.Thread(target=build)
+    thread.start()
+    thread.join()
+    assert built and "RegExUtils" not in built[0], built
+    assert built[0] == str(IMPLEMENTATIONS["REGEXP_EXTRACT"](call, [F.lit("[0-9]+"), F.col("t")]))

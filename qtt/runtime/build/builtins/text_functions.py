@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyspark.sql import Column, SparkSession
+from pyspark import SparkContext
+from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
@@ -128,24 +129,28 @@ def _mask_right(expr: e.Call, args: Sequence[Column]) -> Column:
 # ---------------------------------------------------------------------------- regular expressions
 
 
-def _constant_groups(expr: e.Expression) -> int | None:
-    """The group count of a literal Java regex (-1 if it does not compile), None if not literal."""
+def _constant_groups(expr: e.Expression, column: Column) -> int | None:
+    """The group count of a literal Java regex (-1 if it does not compile), None if not literal.
+
+    The JVM is the one ``column`` belongs to, never the thread's active session: which session
+    is active depends on what ran before in the process, and the plan (its topology) must not.
+    """
     if not isinstance(expr, e.Literal):
         return None
     if expr.value is None:
         return -1
-    spark = SparkSession.getActiveSession()
-    if spark is None or is_connect(spark):  # Spark Connect: no JVM here; the per-row check decides
+    context = SparkContext._active_spark_context
+    if context is None or is_connect(column):  # Spark Connect: no JVM here; the per-row check decides
         return None
     try:
-        return int(spark._jvm.java.util.regex.Pattern.compile(str(expr.value)).matcher("").groupCount())  # type: ignore[union-attr]
+        return int(context._jvm.java.util.regex.Pattern.compile(str(expr.value)).matcher("").groupCount())  # type: ignore[union-attr]
     except Exception:  # py4j wraps the PatternSyntaxException
         return -1
 
 
 def _group_problem(expr: e.Call, pattern: Column, text: Column, group: Column) -> Column | None:
     """A per-row "this call throws in Java" condition for (pattern, group), or None if none can."""
-    groups = _constant_groups(expr.args[0])
+    groups = _constant_groups(expr.args[0], pattern)
     if groups is not None:
         if groups < 0:
             return F.lit(True)
@@ -196,7 +201,7 @@ def _regexp_replace(expr: e.Call, args: Sequence[Column]) -> Column:
 @implements("REGEXP_SPLIT_TO_ARRAY")
 def _regexp_split_to_array(expr: e.Call, args: Sequence[Column]) -> Column:
     text, pattern = args
-    groups = _constant_groups(expr.args[1])
+    groups = _constant_groups(expr.args[1], pattern)
     if groups is not None and groups < 0:
         return null_of(expr.sql_type)
     matches_empty = java_call("java.util.regex.Pattern", "matches", pattern, F.lit(""))
