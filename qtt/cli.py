@@ -7,7 +7,6 @@ import os
 import signal
 import sys
 import time
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -431,7 +430,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 
     with ProgressLine(sys.stderr, began=began) as progress:
         entries = snapshot(
-            variants, root=historical, dry_run=args.dry_run, phase=phase, progress=progress.stage("replays")
+            variants, root=historical, dry_run=args.dry_run, phase=phase, progress=progress.stage("case variants")
         )
     counts: dict[str, int] = {}
     for entry in entries:
@@ -454,14 +453,24 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "check",
         help="fail if today's plan of any case differs from its newest persisted plan",
         description="The up-to-date check (no Spark needed): plans every case variant under PATH and "
-        "compares the canonical plan with the newest one persisted under historical_plans/. Prints the "
-        "step diff of every case that changed; `qtt snapshot` fixes it. Exit status: 0 when every plan is "
-        "up to date, 1 when one changed, is missing or corrupt, or a case does not load or plan, 2 on a "
-        "usage error or when there is no case to check. It also hashes every historical folder against "
+        "compares the canonical plan with the newest one persisted under historical_plans/. Each case is "
+        "one of: up to date; changed (its step diff is printed); new (never persisted); unsupported (it "
+        "uses a feature qtt does not support yet, named); expected error or disabled (it has no plan by "
+        "design); error (it does not plan: the statement and the place). One line per case that is not "
+        "up to date, then the counts under the same words. `qtt snapshot` persists changed and new plans. "
+        "Exit status: 0 when no plan is changed, new or corrupt and every case loads and plans "
+        "(unsupported cases do not fail it, as `qtt run` skips them), 1 otherwise, 2 on a usage error or "
+        "when there is no case to check. It also hashes every historical folder against "
         "historical_plans/ledger.sha256 and fails on a corrupt one.",
     )
     _add_cases_and_root(check)
     check.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
+    check.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print a line for each case that expects an error or is disabled",
+    )
     check.set_defaults(handler=_check)
 
 
@@ -478,20 +487,15 @@ def _check(args: argparse.Namespace) -> int:
         return status
     entries = uptodate.check(variants, historical)
     failing = [e for e in entries if not e.ok]
-    for entry in failing:
-        print(f"{entry.status.upper()} {entry.variant.file}: {entry.variant.label}: {entry.reason}")
-        for line in entry.diff[:40]:
-            print(f"    {line}")
+    quiet = (uptodate.PlanStatus.UP_TO_DATE.value,) + (() if args.verbose else uptodate.BY_DESIGN)
+    for entry in entries:
+        if entry.label not in quiet:
+            print("\n".join(entry.lines()))
     golden = uptodate.check_ledger(historical)
     for folder, reason in golden.corrupt:
         print(f"CORRUPT {folder}: {reason}")
-    statuses = Counter(e.status for e in entries)
-    stale = statuses[uptodate.PlanStatus.CHANGED] + statuses[uptodate.PlanStatus.MISSING]
-    errors = statuses[uptodate.PlanStatus.ERROR] + statuses[uptodate.PlanStatus.CORRUPT] + broken
     print(
-        f"{statuses[uptodate.PlanStatus.UP_TO_DATE]} up to date, {stale} out of date, "
-        f"{statuses[uptodate.PlanStatus.SKIPPED]} without a plan"
-        + (f", {errors} error(s)" if errors else "")
+        uptodate.summary(entries, unloadable=broken)
         + (f", {len(golden.corrupt)} corrupt historical folder(s)" if golden.corrupt else "")
         + (f", {len(golden.unrecorded)} folder(s) not in the ledger yet" if golden.unrecorded else "")
     )
