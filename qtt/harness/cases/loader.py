@@ -7,12 +7,10 @@ file, the case, the JSON path and the line. One bad case does not stop the other
 
 from __future__ import annotations
 
-import json
 import re
-from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, is_dataclass, replace
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
@@ -20,6 +18,7 @@ import cattrs
 
 from qtt.errors import CaseFileError, did_you_mean
 from qtt.harness.cases.json_comments import UnterminatedCommentError, blank_comments
+from qtt.harness.cases.json_index import json_lines
 from qtt.harness.cases.model import (
     ANNOTATION_KEYS,
     QTT_PROCESSING_LOG_KEY,
@@ -136,61 +135,6 @@ def _statement_lines(text: str, index: int, count: int) -> tuple[int, ...]:
 def _case_name(raw: Any, index: int) -> str:
     name = raw.get("name") if isinstance(raw, dict) else None
     return name if isinstance(name, str) and name else f"#{index}"
-
-
-@lru_cache(maxsize=4)
-def json_lines(text: str) -> dict[str, int]:
-    """The 1-based line of every value of a valid JSON text, by JSON path (``$.tests[0].name``).
-
-    Only called when a case is malformed, so that its error can point at the offending line.
-    An object member's path maps to the line of its key.
-    """
-    newlines = [i for i, c in enumerate(text) if c == "\n"]
-    lines: dict[str, int] = {}
-    size = len(text)
-
-    def line_at(i: int) -> int:
-        return bisect_right(newlines, i - 1) + 1
-
-    def skip(i: int) -> int:
-        while i < size and text[i] in " \t\r\n":
-            i += 1
-        return i
-
-    def string_end(i: int) -> int:
-        j = i + 1
-        while text[j] != '"':
-            j += 2 if text[j] == "\\" else 1
-        return j + 1
-
-    def value(i: int, path: str) -> int:
-        i = skip(i)
-        lines.setdefault(path, line_at(i))
-        opener = text[i]
-        if opener in "{[":
-            closer = "}" if opener == "{" else "]"
-            i, index = skip(i + 1), 0
-            while text[i] != closer:
-                if opener == "{":
-                    end = string_end(i)
-                    child = f"{path}.{json.loads(text[i:end])}"
-                    lines[child] = line_at(i)
-                    i = skip(end) + 1  # past the colon
-                else:
-                    child = f"{path}[{index}]"
-                    index += 1
-                i = skip(value(i, child))
-                if text[i] == ",":
-                    i = skip(i + 1)
-            return i + 1
-        if opener == '"':
-            return string_end(i)
-        while i < size and text[i] not in ",]} \t\r\n":
-            i += 1
-        return i
-
-    value(0, "$")
-    return lines
 
 
 def _line_of(text: str, path: str) -> int | None:
