@@ -6,6 +6,7 @@ the JSON report can say *where* something went wrong without parsing messages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from difflib import get_close_matches
 
@@ -51,15 +52,16 @@ class QttError(Exception):
         self.statement_line = statement_line
         self.statement_column = statement_column
 
-    def location(self, *, innermost: bool = True) -> str:
+    def location(self, *, innermost: bool = True, file_and_case: bool = True) -> str:
         """Where the error is, as ``file: case 'x': $.path: line L:C: statement line L:C``, or ``""``.
 
-        ``innermost=False`` leaves out the last line:column, for a message that starts with it.
+        ``innermost=False`` leaves out the last line:column, for a message that starts with it;
+        ``file_and_case=False`` the file and the case, for a line that already names them.
         """
         parts = []
-        if self.file:
+        if self.file and file_and_case:
             parts.append(self.file)
-        if self.case:
+        if self.case and file_and_case:
             parts.append(f"case {self.case!r}")
         if self.path:
             parts.append(self.path)
@@ -82,14 +84,28 @@ class QttError(Exception):
         )
         return None if line is None or not column else f"line {line}:{column}:"
 
-    def __str__(self) -> str:
+    def shown_message(self) -> str:
+        """The message as qtt prints it after the error's location (:attr:`message` by default)."""
+        return self.message
+
+    def describe(self, *, file_and_case: bool = True, hint: bool = True) -> str:
+        """The location, then the message, then the hint: ``str(error)``.
+
+        ``file_and_case=False`` leaves the file and the case out (for a line that names them),
+        ``hint=False`` the hint (for a report that gives its own).
+        """
+        message = self.shown_message()
         # ksqlDB's syntax errors start with their own "line L:C:"; say it once.
         position = self._innermost_position()
-        where = self.location(innermost=not (position and self.message.startswith(position)))
-        text = f"{where}: {self.message}" if where else self.message
-        if self.hint:
+        innermost = not (position and message.startswith(position))
+        where = self.location(innermost=innermost, file_and_case=file_and_case)
+        text = f"{where}: {message}" if where else message
+        if self.hint and hint:
             text += f"\nhint: {self.hint}"
         return text
+
+    def __str__(self) -> str:
+        return self.describe()
 
     def at(self, **fields: object) -> QttError:
         """Fill in location fields that are still unknown, and return self."""
@@ -128,7 +144,39 @@ class SqlError(QttError):
 
 
 class SqlSyntaxError(SqlError):
-    """A statement does not parse. ksqlDB's ``ParseFailedException``."""
+    """A statement does not parse. ksqlDB's ``ParseFailedException``.
+
+    :attr:`message` is ksqlDB's text, with ksqlDB's positions (in the case's statements joined by
+    newlines): what a case's ``expectedException`` matches. qtt prints :attr:`detail` instead when
+    there is one: the offending token and what was expected, with no position of its own (the
+    error's location is the one position), then :attr:`snippet`, the line with a caret under the
+    mistake.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        detail: str | None = None,
+        snippet: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, line=line, column=column, hint=hint)
+        self.detail = detail
+        self.snippet = snippet
+
+    def shown_message(self) -> str:
+        """:attr:`detail` (or the message without its leading ``line L:C:``, once located), and the snippet."""
+        text = self.detail
+        if text is None:
+            located = self.line is not None or self.statement_line is not None
+            text = _LEADING_POSITION.sub("", self.message, count=1) if located else self.message
+        return f"{text}\n{self.snippet}" if self.snippet else text
+
+
+_LEADING_POSITION = re.compile(r"^line \d+:\d+: ")
 
 
 class StatementError(SqlError):

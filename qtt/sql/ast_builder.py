@@ -60,8 +60,9 @@ def _int(token: Token) -> int:
         line, column = token.line or 0, token.column or 0
         shown = f"{text[:20]}... ({len(text):,} digits)"
         # the same form as the planner's range check of literals (qtt.sql.parser._raise_literal)
-        message = f"Failed to prepare statement: line {line}:{column + 1}: Invalid numeric literal: {shown}"
-        raise SqlSyntaxError(message, line=line, column=column)
+        detail = f"Invalid numeric literal: {shown}"
+        message = f"Failed to prepare statement: line {line}:{column + 1}: {detail}"
+        raise SqlSyntaxError(message, line=line, column=column, detail=detail)
     return int(text)
 
 
@@ -86,6 +87,11 @@ class AstBuilder(Transformer_NonRecursive):
     def __init__(self, text: str) -> None:
         super().__init__()
         self._text = text
+
+    @property
+    def text(self) -> str:
+        """The SQL text being built, which positions index."""
+        return self._text
 
     # ------------------------------------------------------------------ identifiers
 
@@ -544,11 +550,12 @@ class AstBuilder(Transformer_NonRecursive):
             if name.upper() in _RESERVED_LITERALS:
                 # ksqlDB's grammar has no type named by a literal keyword: a plain syntax error.
                 msg += f"Syntax error at or near '{name}' at line {meta.line}:{meta.column}\n"
-            msg += (
+            unknown = (
                 f"Unknown type: {name}; expected one of "
                 f"{', '.join(sorted(t.TYPE_ALIASES))}, DECIMAL, ARRAY, MAP or STRUCT"
             )
-            raise SqlSyntaxError(msg, line=meta.line, column=meta.column)
+            detail = f"Syntax Error: {unknown}"
+            raise SqlSyntaxError(msg + unknown, line=meta.line, column=meta.column, detail=detail)
         return found
 
 

@@ -16,13 +16,20 @@ from importlib import resources
 from typing import Any
 
 import lark
-from lark import Transformer
 
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
 from qtt.sql.ast_builder import AstBuilder
-from qtt.sql.syntax_errors import antlr_name, expecting, ksql_message, missing_message, statement_at
+from qtt.sql.syntax_errors import (
+    antlr_name,
+    expecting,
+    ksql_message,
+    missing_message,
+    readable_expecting,
+    snippet,
+    statement_at,
+)
 
 _PUNCTUATION = {
     "LPAR": "(",
@@ -45,7 +52,55 @@ def _parser() -> lark.Lark:
         start=["statements", "type", "expression", "schema"],
         propagate_positions=True,
         maybe_placeholders=True,
+        lexer_callbacks={"IDENTIFIER": _keyword},
     )
+
+
+#: The keywords that are never names, as in ksqlDB (which reserves these and more): the words
+#: that begin or join a statement, a clause or an expression, where a stray one is a mistake to
+#: be reported where it stands. The other keywords ksqlDB reserves stay names where no keyword
+#: is expected, as qtt has always read them: time units (``DATEADD(DAYS, 1, d)``), window words
+#: (a column ``SIZE``), ``BY`` (a column ``BY``), literals (a type named ``NULL`` gets ksqlDB's
+#: "Syntax error at or near" message from the AST builder).
+RESERVED_WORDS = frozenset(
+    {"SELECT", "FROM", "WHERE", "GROUP", "HAVING", "WINDOW", "LIMIT", "AS", "DISTINCT", "WITH", "WITHIN"}
+    | {"AND", "OR", "NOT", "IS", "IN", "LIKE", "BETWEEN", "EXISTS", "CASE", "WHEN", "THEN", "ELSE", "END", "CAST"}
+    | {"JOIN", "INNER", "LEFT", "RIGHT", "FULL", "OUTER", "ON"}
+    | {"CREATE", "INSERT", "INTO", "VALUES", "DROP", "DELETE", "UNSET", "TABLE", "STREAM"}
+)
+
+
+@cache
+def _reserved() -> dict[str, str]:
+    """Reserved word -> its terminal in the grammar."""
+    terminals = {t.pattern.value.upper(): t.name for t in _parser().terminals if t.pattern.type == "str"}
+    return {word: terminals[word] for word in RESERVED_WORDS}
+
+
+_NONRESERVED_RULES = ("nonreserved", "clause_free_nonreserved")
+
+#: Non-reserved keywords that start an expression of their own (a constructor), not only a name.
+_CONSTRUCTORS = frozenset(["ARRAY", "MAP", "STRUCT"])
+
+
+@cache
+def _clause_free_nonreserved() -> frozenset[str]:
+    """The non-reserved keywords a readable "expecting" set counts as names (``IDENTIFIER``)."""
+    rules = _parser().rules
+    names = {s.name for r in rules if r.origin.name == "clause_free_nonreserved" for s in r.expansion}
+    return frozenset(names - _CONSTRUCTORS)
+
+
+def _keyword(token: lark.Token) -> lark.Token:
+    """A reserved keyword is never a name, as in ksqlDB's lexer.
+
+    lark's contextual lexer only tries the terminals the parser accepts next, so where a keyword
+    cannot come it reads the word as an ``IDENTIFIER``: ``WHERE a AND AND b`` would parse the
+    second ``AND`` as a column and fail later, at ``b``. Typed as its keyword, it fails where
+    it stands.
+    """
+    name = _reserved().get(token.value.upper())
+    return token if name is None else lark.Token.new_borrow_pos(name, token.value, token)
 
 
 def parse_statements(text: str) -> list[ast.Statement]:
@@ -56,8 +111,11 @@ def parse_statements(text: str) -> list[ast.Statement]:
     """
     tree = _parse(text, "statements")
     statements = _transform(AstBuilder(text), tree)
-    for statement in statements:
-        _check_literals(statement)
+    try:
+        for statement in statements:
+            _check_literals(statement)
+    except SqlSyntaxError as error:
+        raise _with_snippet(error, text) from None
     return statements
 
 
@@ -69,7 +127,10 @@ def parse_type(text: str) -> t.SqlType:
 def parse_expression(text: str) -> ast.Expr:
     """Parse a single expression."""
     expr = _transform(AstBuilder(text), _parse(text, "expression"))
-    _check_literals(expr)
+    try:
+        _check_literals(expr)
+    except SqlSyntaxError as error:
+        raise _with_snippet(error, text) from None
     return expr
 
 
@@ -115,38 +176,59 @@ def _check_depth(tree: lark.Tree) -> None:
         stack.extend((child, depth + 1) for child in node.children if isinstance(child, lark.Tree))
 
 
-def _transform(builder: Transformer, tree: lark.Tree) -> Any:
+def _transform(builder: AstBuilder, tree: lark.Tree) -> Any:
     # lark wraps exceptions raised in callbacks; ours carry their own position.
     try:
         return builder.transform(tree)
     except lark.exceptions.VisitError as e:
         if isinstance(e.orig_exc, SqlSyntaxError):
-            raise e.orig_exc from None
+            raise _with_snippet(e.orig_exc, builder.text) from None
         raise
+
+
+def _with_snippet(error: SqlSyntaxError, text: str) -> SqlSyntaxError:
+    """Give an error raised after parsing (by the AST builder, or a literal check) its snippet."""
+    if error.snippet is None and error.line and error.column:
+        error.snippet = snippet(text, error.line, error.column)
+    return error
 
 
 def _syntax_error(e: lark.UnexpectedInput, text: str) -> SqlSyntaxError:
     line, column = e.line, e.column
+    width = 1
     if isinstance(e, lark.UnexpectedToken):
         at_end = e.token.type == "$END"
         near = "<EOF>" if at_end else str(e.token)
         offset = len(text) if at_end or e.token.start_pos is None else e.token.start_pos
         if at_end:
             line, column = _end_position(text)
+        else:
+            width = len(near.split("\n", 1)[0])
         terminals = _acceptable(e)
         missing = None if at_end else _missing_token(e, terminals)
+        seen = "end of input" if at_end else f"{near!r}"
     elif isinstance(e, lark.UnexpectedCharacters):
         offset = e.pos_in_stream or 0
         near = text[offset] if offset < len(text) else "<EOF>"
         terminals = set(e.allowed or ())
+        seen = f"character {near!r}"
     else:  # pragma: no cover - lark has no other kinds of UnexpectedInput for LALR
-        near, offset, terminals = "?", 0, set()
+        near, offset, terminals, seen = "?", 0, set(), "?"
+    shown = snippet(text, line, column, width)
     if isinstance(e, lark.UnexpectedToken) and missing is not None:
         message = missing_message(line, column, _antlr_name(missing), statement_at(text, offset), near)
-        return SqlSyntaxError(message, line=line, column=column)
-    expected = expecting(_antlr_name(name) for name in terminals) if terminals else None
+        detail = f"Syntax Error: missing {_antlr_name(missing)} before {seen}"
+        return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
+    names = [_antlr_name(name) for name in terminals]
+    expected = expecting(names) if terminals else None
     message = ksql_message(line, column, expected, statement_at(text, offset), near)
-    return SqlSyntaxError(message, line=line, column=column)
+    detail = f"Syntax Error: unexpected {seen}"
+    # a character no token starts with is the mistake itself: the long list of every token the
+    # lexer could have read there would not help
+    if terminals and isinstance(e, lark.UnexpectedToken):
+        nonreserved = (_antlr_name(name) for name in _clause_free_nonreserved())
+        detail += f"; expecting {readable_expecting(names, nonreserved)}"
+    return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
 
 
 def _acceptable(e: lark.UnexpectedToken) -> set[str]:
@@ -231,5 +313,5 @@ def _raise_literal(message: str, node: ast.Node) -> None:
         raise SqlSyntaxError(message)
     # ksqlDB rejects these while building its AST, which prefixes the message and counts
     # the column one further than its parser does; case files match on that text.
-    message = f"Failed to prepare statement: line {pos.line}:{pos.column + 1}: {message}"
-    raise SqlSyntaxError(message, line=pos.line, column=pos.column)
+    ksql = f"Failed to prepare statement: line {pos.line}:{pos.column + 1}: {message}"
+    raise SqlSyntaxError(ksql, line=pos.line, column=pos.column, detail=message)

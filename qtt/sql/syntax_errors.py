@@ -88,3 +88,36 @@ def ksql_message(line: int, column: int, expected: str | None, statement: str, n
 def missing_message(line: int, column: int, token: str, statement: str, near: str) -> str:
     """ksqlDB's message when inserting one ``token`` would have let the parser go on."""
     return f"line {line}:{column}: Syntax Error\nmissing {token} at '{near}'\nStatement: {statement}"
+
+
+#: Names a user reads as one: the quoted forms of a name, and the non-reserved keywords (which
+#: are names too), are left out of a readable "expecting" set that has ``IDENTIFIER``.
+_NAME_FORMS = frozenset(["DIGIT_IDENTIFIER", "QUOTED_IDENTIFIER", "BACKQUOTED_IDENTIFIER"])
+
+
+def readable_expecting(names: Iterable[str], nonreserved: Iterable[str]) -> str:
+    """The expected tokens as :func:`expecting` names them, without the ones ``IDENTIFIER`` stands for."""
+    names = set(names)
+    if "IDENTIFIER" in names:
+        names -= _NAME_FORMS | set(nonreserved)
+    return expecting(names)
+
+
+#: At most this many characters of the offending line are shown on each side of the mistake.
+_SNIPPET_REACH = 60
+
+
+def snippet(text: str, line: int, column: int, width: int = 1) -> str:
+    """The ``line`` of ``text`` and a caret line under ``width`` characters from ``column`` (both 1-based).
+
+    A long line is cut to the part around the mistake, marked with ``...``.
+    """
+    lines = text.split("\n")
+    source = lines[line - 1] if 0 < line <= len(lines) else ""
+    start = max(0, column - 1 - _SNIPPET_REACH)
+    end = column - 1 + max(width, 1) + _SNIPPET_REACH
+    head = "..." if start > 0 else ""
+    shown = head + source[start:end].rstrip() + ("..." if end < len(source.rstrip()) else "")
+    offset = len(head) + column - 1 - start
+    width = max(1, min(width, len(source) - (column - 1))) if column - 1 < len(source) else 1
+    return f"{shown}\n{' ' * offset}{'^' * width}"

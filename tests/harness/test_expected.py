@@ -82,3 +82,17 @@ def test_a_mismatch_says_what_was_expected_and_what_came():
     expected = ExpectedException(type="io.confluent.ksql.util.KsqlStatementException", message="nope")
     why = mismatch(expected, errors.StatementError("something else"))
     assert why == "expected a message containing 'nope' but got 'something else'"
+
+
+def test_a_syntax_error_mismatch_shows_ksqldbs_text_that_was_matched_not_the_printed_one():
+    error = errors.SqlSyntaxError(
+        "line 3:6: Syntax Error\nExpecting {'('}",
+        line=3,
+        column=6,
+        detail="Syntax Error: unexpected 'FROM'; expecting {'('}",
+        snippet=" v + FROM s;\n     ^^^^",
+    )
+    error.at(path="$.tests[0].statements[1]")
+    expected = ExpectedException(type="io.confluent.ksql.parser.exception.ParseFailedException", message="nope")
+    why = mismatch(expected, error)
+    assert why == "expected a message containing 'nope' but got \"line 3:6: Syntax Error\\nExpecting {'('}\""

@@ -25,7 +25,7 @@ def _error(case: str) -> SqlError:
 @pytest.mark.parametrize(
     ("case", "kind", "path", "line", "inside"),
     [
-        ("bad", SqlSyntaxError, "$.tests[1].statements[1]", 8, (2, 12)),
+        ("bad", SqlSyntaxError, "$.tests[1].statements[1]", 8, (2, 6)),
         ("unknown column", StatementError, "$.tests[2].statements[1]", 16, (1, 30)),
     ],
 )
@@ -41,6 +41,21 @@ def test_a_sql_error_names_the_statement_in_the_case_file(
 
 def test_a_syntax_error_keeps_ksqldbs_message() -> None:
     assert "Syntax Error\nExpecting {" in _error("bad").message
+
+
+def test_a_syntax_error_in_a_case_file_gives_one_position_and_points_at_the_token() -> None:
+    # the second statement's "v + FROM s": the operand is missing where FROM stands (line 2:6 of
+    # the statement, whose string is on line 8 of the file); the joined script's own "line 3:6"
+    # stays in the ksqlDB message that expectedException matches, and is not printed
+    error = _error("bad")
+    assert error.message.startswith("line 3:6: Syntax Error\n")
+    first, source, caret = str(error).splitlines()
+    assert first.startswith(
+        "sql_errors.json: case 'bad': $.tests[1].statements[1]: line 8: statement line 2:6: "
+        "Syntax Error: unexpected 'FROM'; expecting {'(',"
+    )
+    assert "line 3:" not in str(error)
+    assert (source, caret) == (" v + FROM s;", "     ^^^^")
 
 
 def test_a_located_error_also_reads_as_ksqldb_prefixes_it_in_the_joined_script() -> None:

@@ -145,3 +145,18 @@ def test_a_rowtime_is_coerced_as_a_bigint_column_is() -> None:
     assert script.inserts[0].timestamp == 42
     (check,) = script.checks
     assert isinstance(check, Check) and check.expected["ROWTIME"] == 7
+
+
+def test_a_syntax_error_in_a_sql_test_file_is_at_the_files_own_line_and_column() -> None:
+    from qtt.errors import SqlSyntaxError
+    from qtt.harness.sqltests.files import parse_sql_tests
+
+    text = "--@test: bad\n" + SOURCE + "\nCREATE STREAM o AS SELECT id, x FROM a\n WHERE x = 1 AND AND x = 2;\n"
+    (test,) = parse_sql_tests(text, file="t.sql")
+    with pytest.raises(SqlSyntaxError) as info:
+        interpret(test)
+    error = info.value.at(file="t.sql", case="bad")
+    assert (error.line, error.column) == (5, 18)
+    first, source, caret = str(error).splitlines()
+    assert first.startswith("t.sql: case 'bad': line 5:18: Syntax Error: unexpected 'AND'; expecting {")
+    assert (source, caret) == (" WHERE x = 1 AND AND x = 2;", " " * 17 + "^^^")

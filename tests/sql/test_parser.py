@@ -276,6 +276,65 @@ def test_syntax_error_names_the_token_line_and_column() -> None:
     assert "line 2:7: mismatched input 'c'" in error.message
 
 
+def test_a_reserved_keyword_where_a_name_would_go_fails_where_it_stands() -> None:
+    # lark's contextual lexer would read the second AND as a column name and fail later, at V
+    # ("missing 'HAVING' at 'V'"); ksqlDB's lexer never makes a name of a reserved keyword
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements("CREATE STREAM O AS SELECT ID, V FROM S\n WHERE V = 'x' AND AND V = 'y';")
+    error = info.value
+    assert (error.line, error.column) == (2, 20)
+    assert error.message.startswith("line 2:20: Syntax Error\nExpecting {'(', 'ADD', ")
+    assert error.detail is not None and error.detail.startswith("Syntax Error: unexpected 'AND'; expecting {'(', ")
+    # the non-reserved keywords and the quoted forms of a name are what IDENTIFIER stands for
+    assert error.detail.endswith(", FLOATING_POINT_VALUE, IDENTIFIER}") and "'ADD'" not in error.detail
+    assert error.snippet == " WHERE V = 'x' AND AND V = 'y';\n                   ^^^"
+
+
+def test_a_reserved_keyword_is_a_name_only_when_quoted() -> None:
+    assert parse_expression("`AND` + by + size") == ast.Arithmetic(
+        op="+",
+        left=ast.Arithmetic(op="+", left=ast.ColumnRef(name="AND"), right=ast.ColumnRef(name="BY")),
+        right=ast.ColumnRef(name="SIZE"),
+    )
+    with pytest.raises(SqlSyntaxError, match="unexpected 'and'"):
+        parse_expression("x + and")
+
+
+@pytest.mark.parametrize(
+    ("sql", "detail", "caret"),
+    [
+        ("CREATE STREAM o AS SELECT a FROM", "Syntax Error: unexpected end of input; expecting {", 33),
+        ("CREATE STREAM o AS SELECT a # b FROM s;", "Syntax Error: unexpected character '#'", 29),
+        (
+            "CREATE TABLE t AS SELECT a, COUNT(*) FROM s GROUP BY a, (b, c);",
+            "Syntax Error: missing ')' before ','",
+            59,
+        ),
+        ("CREATE STREAM o AS SELECT 9223372036854775808 FROM s;", "Invalid numeric literal: 9223372036854775808", 27),
+        ("CREATE STREAM o AS SELECT CAST(a AS FOO) FROM s;", "Syntax Error: Unknown type: FOO; expected one of", 37),
+    ],
+)
+def test_a_syntax_error_names_the_offending_token_and_carries_a_caret_under_it(
+    sql: str, detail: str, caret: int
+) -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements(sql)
+    error = info.value
+    assert error.detail is not None and error.detail.startswith(detail)
+    assert "line " not in error.detail
+    source, marks = (error.snippet or "").split("\n")
+    assert source == sql and marks.index("^") == caret - 1
+
+
+def test_a_long_line_is_cut_around_the_mistake_in_the_snippet() -> None:
+    sql = "CREATE STREAM o AS SELECT " + "a + " * 100 + "FROM s;"
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements(sql)
+    source, marks = (info.value.snippet or "").split("\n")
+    assert source.startswith("...") and len(source) < 140
+    assert source[marks.index("^") :].startswith("FROM")
+
+
 def test_syntax_error_names_ksqldbs_expected_tokens_in_antlrs_words() -> None:
     with pytest.raises(SqlSyntaxError) as info:
         parse_statements(

@@ -50,5 +50,7 @@ def mismatch(expected: ExpectedException, error: errors.QttError) -> str | None:
     if isinstance(error, errors.SqlError) and (located := error.ksql_text()) is not None:
         texts.append(located)
     if expected.message and all(expected.message not in text for text in texts):
-        return f"expected a message containing {expected.message!r} but got {str(error)!r}"
+        # a syntax error prints a readable form of its own; show ksqlDB's text, which was matched
+        got = error.message if isinstance(error, errors.SqlSyntaxError) else str(error)
+        return f"expected a message containing {expected.message!r} but got {got!r}"
     return None
