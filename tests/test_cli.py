@@ -187,7 +187,7 @@ def test_check_fails_on_a_case_that_does_not_load(capsys, tmp_path, monkeypatch)
     status, out, err = run(capsys, "check")
     assert status == 1
     assert "unknown field(s) 'ouputs'" in err
-    assert "1 error(s)" in out
+    assert out.endswith(" changed, 0 new, 0 unsupported, 1 expected error, 1 error\n")
 
 
 def test_check_fails_on_sql_that_does_not_plan(capsys, tmp_path, monkeypatch):
@@ -196,8 +196,62 @@ def test_check_fails_on_sql_that_does_not_plan(capsys, tmp_path, monkeypatch):
     status, out, _ = run(capsys, "check")
     assert status == 1
     assert "ERROR cases/c.json: cut short: does not plan: " in out
-    assert "0 without a plan, 1 error(s)" in out
+    assert "0 up to date, 0 changed, 0 new, 0 unsupported, 0 expected error, 1 error" in out
     assert "hint: fix the statements, or declare the error the case expects (expectedException)" in out
+
+
+def test_check_points_a_syntax_error_at_its_one_place_in_the_case_file(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    stream = "CREATE STREAM s (k INT KEY, v STRING) WITH (kafka_topic='t', value_format='JSON');"
+    bad = "CREATE STREAM o AS SELECT k, v FROM s\n WHERE v = 'x' AND AND v = 'y';"
+    case = {"name": "and and", "statements": [stream, bad], "inputs": [{"topic": "t", "key": 1, "value": {}}]}
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "c.json").write_text(json.dumps({"tests": [case]}, indent=2))
+    status, out, _ = run(capsys, "check")
+    assert status == 1
+    first, source, caret, *_ = out.splitlines()
+    assert first.startswith(
+        "ERROR cases/c.json: and and: does not plan: $.tests[0].statements[1]: line 7: statement line 2:20: "
+        "Syntax Error: unexpected 'AND'; expecting {"
+    )
+    assert (source, caret) == ("     WHERE v = 'x' AND AND v = 'y';", "    " + " " * 19 + "^^^")
+    assert "line 3:" not in out and "Statement:" not in out
+
+
+def test_check_names_the_feature_of_an_unsupported_case_and_does_not_fail_on_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cases").mkdir()
+    shutil.copy(CASES / "unsupported.json", tmp_path / "cases")
+    (tmp_path / "historical_plans").mkdir()
+    status, out, _ = run(capsys, "check")
+    assert status == 0, out
+    assert out.splitlines() == [
+        "UNSUPPORTED cases/unsupported.json: adds a column: ALTER STREAM/TABLE",
+        "0 up to date, 0 changed, 0 new, 1 unsupported, 0 expected error, 0 error",
+    ]
+
+
+def test_check_calls_a_case_never_persisted_new_and_counts_it_so(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    stream = "CREATE STREAM s (k INT KEY, v INT) WITH (kafka_topic='t', value_format='JSON');"
+    fresh = {"name": "fresh", "statements": [stream], "inputs": [{"topic": "t", "key": 1, "value": {"V": 1}}]}
+    expects = {
+        "name": "expects",
+        "statements": ["CREATE STREAM o AS SELECT * FROM nowhere;"],
+        "expectedException": {"type": "io.confluent.ksql.util.KsqlStatementException"},
+    }
+    _cases(tmp_path, fresh, expects)
+    status, out, _ = run(capsys, "check")
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("NEW cases/c.json: fresh: never persisted: no plan under historical_plans/")
+    assert "0 up to date, 0 changed, 1 new, 0 unsupported, 1 expected error, 0 error" in lines
+    assert "EXPECTED ERROR" not in out
+    status, out, _ = run(capsys, "check", "-v")
+    assert (
+        "EXPECTED ERROR cases/c.json: expects: no plan: the case expects an error "
+        "(io.confluent.ksql.util.KsqlStatementException)"
+    ) in out.splitlines()
 
 
 def test_check_names_a_corrupt_newest_plan_and_does_not_advise_a_snapshot(capsys, tmp_path, monkeypatch):
@@ -224,14 +278,14 @@ def test_check_finds_every_case_up_to_date_however_the_path_is_spelled(capsys, m
         argv += ["--historical", str(REPO / "historical_plans")]
     status, out, _ = run(capsys, *argv)
     assert status == 0, out
-    assert out.startswith("256 up to date, 0 out of date")
+    assert out.startswith("256 up to date, 0 changed, 0 new, 0 unsupported, 76 expected error, 0 error\n")
 
 
 def test_check_takes_k_like_run_and_snapshot(capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     status, out, _ = run(capsys, "check", "-k", "counts sums and averages")
     assert status == 0, out
-    assert out.splitlines()[-1] == "1 up to date, 0 out of date, 0 without a plan"
+    assert out.splitlines()[-1] == "1 up to date, 0 changed, 0 new, 0 unsupported, 0 expected error, 0 error"
     status, _, err = run(capsys, "check", "-k", "no case is named like this")
     assert status == 2
     assert "-k 'no case is named like this' matches nothing" in err
@@ -266,7 +320,7 @@ def test_a_lone_surrogate_or_a_long_name_is_checked_without_a_crash(capsys, monk
     _cases(tmp_path, {**case, "name": "lone \udcff surrogate"}, {**case, "name": "n" * 400}, name="s" * 200 + ".json")
     status, out, _ = run(capsys, "check")
     assert status == 1
-    assert out.count("MISSING ") == 2 and "0 up to date, 2 out of date" in out
+    assert out.count("NEW ") == 2 and "0 up to date, 0 changed, 2 new," in out
 
 
 def test_snapshot_with_nothing_to_read_fails_and_says_why(capsys, tmp_path, monkeypatch):

@@ -86,3 +86,39 @@ def test_sql_that_does_not_plan_is_an_error_unless_the_case_expects_one(tmp_path
         expectedException={"type": "io.confluent.ksql.util.KsqlStatementException"},
     )
     assert check_variant(expected, tmp_path).status == PlanStatus.SKIPPED
+
+
+def test_each_case_gets_one_word_and_the_summary_counts_by_those_words(tmp_path: Path) -> None:
+    from qtt.harness.historical.uptodate import summary
+
+    stream = "CREATE STREAM s (k INT KEY, v INT) WITH (kafka_topic='t', value_format='JSON');"
+    fresh = check_variant(_case([stream], **INPUTS), tmp_path)
+    assert (fresh.status, fresh.label) == (PlanStatus.MISSING, "new")
+    assert fresh.reason.startswith("never persisted: no plan under ")
+    unsupported = check_variant(_case([stream, "ALTER STREAM s ADD COLUMN w INT;"], **INPUTS), tmp_path)
+    assert (unsupported.status, unsupported.label) == (PlanStatus.SKIPPED, "unsupported")
+    assert unsupported.lines() == ["UNSUPPORTED cases/c.json: c: ALTER STREAM/TABLE"]
+    expects = check_variant(
+        _case([stream], expectedException={"type": "io.confluent.ksql.util.KsqlStatementException"}), tmp_path
+    )
+    assert expects.label == "expected error"
+    disabled = check_variant(_case([stream], enabled=False, **INPUTS), tmp_path)
+    assert disabled.label == "disabled" and disabled.reason == "no plan: the case is disabled (enabled: false)"
+    broken = check_variant(_case(["CREATE STREAM o AS SELECT * FROM nowhere;"], **INPUTS), tmp_path)
+    assert broken.label == "error"
+    entries = [fresh, unsupported, expects, disabled, broken]
+    assert summary(entries) == "0 up to date, 0 changed, 1 new, 1 unsupported, 1 expected error, 1 disabled, 1 error"
+    unloadable = summary(entries[:1], unloadable=2)
+    assert unloadable == "0 up to date, 0 changed, 1 new, 0 unsupported, 0 expected error, 2 error"
+
+
+def test_a_statement_that_does_not_plan_is_reported_at_its_place_in_the_case_file(tmp_path: Path) -> None:
+    stream = "CREATE STREAM s (k INT KEY, v INT) WITH (kafka_topic='t', value_format='JSON');"
+    entry = check_variant(_case([stream, "CREATE STREAM o AS SELECT k,\n v + FROM s;"], **INPUTS), tmp_path)
+    assert entry.status == PlanStatus.ERROR
+    first, source, caret = entry.lines()
+    assert first.startswith(
+        "ERROR cases/c.json: c: does not plan: $.tests[0].statements[1]: line 1: statement line 2:6: "
+        "Syntax Error: unexpected 'FROM'"
+    )
+    assert (source, caret) == ("     v + FROM s;", "         ^^^^")

@@ -8,6 +8,7 @@ same comparison (:func:`check_variant`).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -27,6 +28,15 @@ FIX = "qtt snapshot"
 HINT = f"run `{FIX}` to persist today's plan (after checking the diff)"
 #: the hint of a case whose statements do not plan
 ERROR_HINT = "fix the statements, or declare the error the case expects (expectedException)"
+#: the most lines of a step diff ``qtt check`` prints per case
+DIFF_LINES = 40
+
+#: A case without a plan: it uses a feature qtt does not support yet (``qtt run`` skips it).
+UNSUPPORTED = "unsupported"
+#: A case without a plan: it expects an error (``expectedException``).
+EXPECTED_ERROR = "expected error"
+#: A case without a plan: it is disabled (``enabled: false``).
+DISABLED = "disabled"
 
 
 class PlanStatus(StrEnum):
@@ -34,12 +44,43 @@ class PlanStatus(StrEnum):
 
     UP_TO_DATE = "up to date"
     CHANGED = "changed"
-    MISSING = "missing"
+    #: no plan was ever persisted for the case (a new case)
+    MISSING = "new"
+    #: the case has no plan to check: it uses an unsupported feature, expects an error or is
+    #: disabled (:attr:`CheckEntry.label` says which)
     SKIPPED = "skipped"
     #: the statements do not parse or plan, and the case does not expect an error
     ERROR = "error"
     #: the newest persisted plan cannot be read: named with its path, never taken for "none yet"
     CORRUPT = "corrupt"
+
+
+#: The cases without a plan by design: ``qtt check`` prints them only with ``-v``.
+BY_DESIGN = (EXPECTED_ERROR, DISABLED)
+
+#: ``qtt check``'s words, in its summary's order: each case variant is counted under one.
+LABELS = (
+    PlanStatus.UP_TO_DATE.value,
+    PlanStatus.CHANGED.value,
+    PlanStatus.MISSING.value,
+    UNSUPPORTED,
+    EXPECTED_ERROR,
+    DISABLED,
+    PlanStatus.ERROR.value,
+    PlanStatus.CORRUPT.value,
+)
+#: the words the summary shows even at 0 (disabled and corrupt only when there are some)
+_ALWAYS = frozenset(LABELS) - {DISABLED, PlanStatus.CORRUPT.value}
+
+
+def summary(entries: Sequence[CheckEntry], *, unloadable: int = 0) -> str:
+    """``256 up to date, 0 changed, 0 new, ...``: the entries counted by :attr:`CheckEntry.label`.
+
+    ``unloadable`` cases (or files) that do not load count as errors.
+    """
+    counts = Counter(entry.label for entry in entries)
+    counts[PlanStatus.ERROR.value] += unloadable
+    return ", ".join(f"{counts[word]} {word}" for word in LABELS if word in _ALWAYS or counts[word])
 
 
 @dataclass
@@ -61,6 +102,24 @@ class CheckEntry:
     folder: plan_store.HistoricalFolder | None = None
     previous: Plan | None = None
     error: QttError | None = None
+
+    @property
+    def label(self) -> str:
+        """The entry's word in ``qtt check``'s lines and summary: one of :data:`LABELS`."""
+        if self.status != PlanStatus.SKIPPED:
+            return self.status.value
+        if isinstance(self.error, UnsupportedFeatureError):
+            return UNSUPPORTED
+        return DISABLED if not self.variant.enabled else EXPECTED_ERROR
+
+    def lines(self) -> list[str]:
+        """What ``qtt check`` prints for this entry: ``LABEL file: case: reason``, then its diff, indented."""
+        reason = self.reason
+        if isinstance(self.error, UnsupportedFeatureError):
+            reason = self.error.feature  # the label says "unsupported" already
+        first, *rest = reason.splitlines() or [""]
+        lines = [f"{self.label.upper()} {self.variant.file}: {self.variant.label}: {first}"]
+        return lines + [f"    {line}" for line in [*rest, *self.diff[:DIFF_LINES]]]
 
     @property
     def ok(self) -> bool:
@@ -106,13 +165,19 @@ def check_variant(variant: CaseVariant, root: Path, *, file: str | Path | None =
     except UnsupportedFeatureError as e:
         return CheckEntry(variant, slug, PlanStatus.SKIPPED, f"unsupported: {e.feature}", error=e)
     except SqlError as e:
-        reason = "does not plan: " + "; ".join(line for line in e.message.splitlines() if line)[:300]
+        # the error's one position (the statement's line in the case file, and the place inside it)
+        reason = "does not plan: " + e.describe(file_and_case=False, hint=False)
         return CheckEntry(variant, slug, PlanStatus.ERROR, reason, error=e)
     if plan is None:
-        return CheckEntry(variant, slug, PlanStatus.SKIPPED, "no plan: the case expects an error or is disabled")
+        if not variant.enabled:
+            reason = "no plan: the case is disabled (enabled: false)"
+        else:
+            expected = variant.expected_exception.type if variant.expected_exception else None
+            reason = f"no plan: the case expects an error ({expected or 'any'})"
+        return CheckEntry(variant, slug, PlanStatus.SKIPPED, reason)
     folder = plan_store.newest(root, slug)
     if folder is None:
-        reason = f"no plan is persisted under {root / slug}; run `{FIX}`"
+        reason = f"never persisted: no plan under {root / slug}; run `{FIX}`"
         return CheckEntry(variant, slug, PlanStatus.MISSING, reason, diff_lines(None, plan), plan)
     try:
         persisted = folder.read(plan_store.PLAN_FILE)
