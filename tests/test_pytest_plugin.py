@@ -137,7 +137,8 @@ def test_a_wrong_output_shows_the_labelled_per_topic_diff(project, spark):
     result.stdout.fnmatch_lines(
         [
             "FAILED cases/wrong_output.json: doubles the wrong way: outputs differ on OUT",
-            "topic OUT: first difference at record 0",
+            "topic OUT: first difference at record 0 of OUT, counting from 0 "
+            "(expected: outputs[0], cases/wrong_output.json line 10)",
             "  record 0: ['value']['W']: expected 9, got 8",
             '  - expected: {"key": 1, "value": {"W": 9}}',
             '  + actual:   {"key": 1, "value": {"W": 8}}',

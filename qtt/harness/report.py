@@ -11,8 +11,8 @@ from typing import Any
 
 import simplejson
 
-from qtt.errors import QttError
-from qtt.harness.replay.compare import Comparison
+from qtt.errors import QttError, did_you_mean
+from qtt.harness.replay.compare import Comparison, UnknownField
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.harness.status import exit_status as status_exit
@@ -115,11 +115,30 @@ def _short(value: Any, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def render_comparison(comparison: Comparison, *, limit: int = 5) -> list[str]:
-    """A labelled diff per topic, from the first record that differs."""
+def render_comparison(comparison: Comparison, *, limit: int = 5, file: str | None = None) -> list[str]:
+    """A labelled diff per topic, from the first record that differs.
+
+    Records are numbered per topic from 0, in the order they were written; the first differing
+    expected record is also named by its index in the case's ``outputs`` array and its line in
+    ``file``, when known. A topic no query writes, and fields the written records do not have,
+    are said as such (with "did you mean"), not as a diff.
+    """
     lines: list[str] = []
     for diff in comparison.diffs:
-        lines.append(f"topic {diff.topic}: first difference at record {diff.first_index}")
+        where = _expected_at(diff.expected_output, diff.expected_line, file)
+        if diff.written is not None:
+            lines.append(f"topic {diff.topic}: {_no_such_topic(diff.topic, diff.written, where)}")
+            continue
+        if diff.unknown_fields:
+            lines += [f"topic {diff.topic}: {_no_such_field(diff.topic, u, file)}" for u in diff.unknown_fields[:limit]]
+            if len(diff.unknown_fields) > limit:
+                lines.append(f"  ... and {len(diff.unknown_fields) - limit} more")
+        else:
+            at = f" (expected: {where})" if where else ""
+            lines.append(
+                f"topic {diff.topic}: first difference at record {diff.first_index} of {diff.topic}, "
+                f"counting from 0{at}"
+            )
         for detail in diff.details[:limit]:
             lines.append(f"  {detail}")
         if len(diff.details) > limit:
@@ -132,13 +151,46 @@ def render_comparison(comparison: Comparison, *, limit: int = 5) -> list[str]:
     return lines
 
 
+def _expected_at(output: int | None, line: int | None, file: str | None) -> str:
+    """``outputs[3], cases/x.json line 14``: where an expected record is written, as far as known."""
+    if output is None:
+        return ""
+    if line is None:
+        return f"outputs[{output}]"
+    return f"outputs[{output}], {file} line {line}" if file else f"outputs[{output}], line {line}"
+
+
+def _no_such_topic(topic: str, written: tuple[str, ...], where: str) -> str:
+    by = f" (expected by {where})" if where else ""
+    if not written:
+        return f"no such topic: no query writes {topic}{by}, nor any other topic"
+    hint = did_you_mean(topic, written) or did_you_mean(topic.upper(), written)
+    return f"no such topic: no query writes {topic}{by}; the queries write {', '.join(written)}.{hint}"
+
+
+def _no_such_field(topic: str, found: tuple[int, int, int | None, UnknownField], file: str | None) -> str:
+    index, output, line, unknown = found
+    name = ".".join(unknown.path)
+    where = _expected_at(output, line, file)
+    inside = f" in {'.'.join(unknown.path[:-1])}" if len(unknown.path) > 1 else ""
+    last = unknown.path[-1]
+    hint = did_you_mean(last, unknown.have) or did_you_mean(last.upper(), unknown.have)
+    return (
+        f"no such field: expected record {index} ({where}) names the {unknown.side} field {name}, which "
+        f"record {index} written to {topic} does not have (its {unknown.side}{inside} has "
+        f"{', '.join(unknown.have) or 'no fields'}).{hint}"
+    )
+
+
 def render_failure(result: CaseResult) -> str:
     """What failed and where, then the labelled diff, then the result's one hint."""
     where = f"{result.file}: {result.label}"
-    lines = [f"{result.status.upper()} {where}: {result.reason.splitlines()[0] if result.reason else ''}"]
-    lines += [f"  {line}" for line in result.reason.splitlines()[1:]]
+    # an error's own text starts with its file and case too: say them once
+    reason = result.reason.removeprefix(f"{result.file}: case {result.case!r}: ")
+    lines = [f"{result.status.upper()} {where}: {reason.splitlines()[0] if reason else ''}"]
+    lines += [f"  {line}" for line in reason.splitlines()[1:]]
     if result.comparison is not None and not result.comparison.ok:
-        lines += render_comparison(result.comparison)
+        lines += render_comparison(result.comparison, file=result.file)
     for problem in result.problems:
         lines.append(f"  post: {problem}")
     for problem in result.log_problems:

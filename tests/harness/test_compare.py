@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from qtt.harness.cases.model import ExpectedLogEntry, Record, Window
-from qtt.harness.replay.compare import check_processing_log, compare
+from qtt.harness.cases.model import ExpectedLogEntry, Record, Window, at_line
+from qtt.harness.replay.compare import UnknownField, check_processing_log, compare, unknown_fields
 from qtt.harness.replay.driver import OutputRecord
 from qtt.harness.replay.topic_serdes import TopicSerde
 from qtt.plan.ddl.sql_schema import schema_from_sql
@@ -190,3 +190,43 @@ def test_a_decimal_written_as_a_string_compares_by_value(wanted, ok) -> None:
 )
 def test_expected_fields_are_read_as_ksqldb_reads_them(want, got, ok):
     assert run([expected(want)], [actual(got)]).ok is ok
+
+
+def test_an_expected_topic_no_query_writes_is_named_with_the_topics_written():
+    result = run([expected({"I": 1}, topic="out")], [actual({"I": 1})])
+    (diff,) = result.diffs
+    assert (diff.topic, diff.written, diff.actual, diff.details) == ("out", ("OUT",), [], [])
+    assert diff.expected_output == 0
+
+
+def test_a_field_the_written_record_lacks_is_named_not_read_as_null():
+    result = run([expected({"I": 1}), expected({"J": 2})], [actual({"I": 1}), actual({"I": 2})])
+    (diff,) = result.diffs
+    assert diff.first_index == 1 and diff.details == []
+    assert diff.unknown_fields == [(1, 1, None, UnknownField("value", ("J",), ("I",)))]
+    # the record is still shown, so that the two spellings can be read side by side
+    assert diff.expected[0] == {"key": 1, "value": {"J": 2}} and diff.actual[0] == {"key": 1, "value": {"I": 2}}
+
+
+def test_fields_are_looked_up_as_ksqldb_does_before_being_called_unknown():
+    assert run([expected({"i": 1})], [actual({"I": 1})]).ok  # upper-cased
+    assert run([expected({"J": None})], [actual({"I": None})]).ok  # a field the record lacks reads as null
+    nested = unknown_fields(expected({"S": {"A": 1, "b": 2, "C": 3}}), actual({"S": {"A": 1, "B": 2, "D": 3}}))
+    assert nested == [UnknownField("value", ("S", "C"), ("A", "B", "D"))]
+    assert unknown_fields(expected({"I": 1}, key={"K1": 1}), actual({"I": 1}, key={"K2": 1})) == [
+        UnknownField("key", ("K1",), ("K2",))
+    ]
+    assert unknown_fields(expected(5), actual({"I": 5})) == []  # a bare value has no field names
+
+
+def test_the_first_difference_names_the_expected_records_place_in_outputs_and_its_line():
+    wanted = [
+        at_line(expected({"I": 5}, topic="B"), 10),
+        at_line(expected({"I": 1}), 11),
+        at_line(expected({"I": 2}), 12),
+    ]
+    (diff,) = run(wanted, [actual({"I": 5}, topic="B"), actual({"I": 1}), actual({"I": 3})]).diffs
+    assert (diff.topic, diff.first_index, diff.expected_output, diff.expected_line) == ("OUT", 1, 2, 12)
+    assert diff.details == ["record 1: ['value']['I']: expected 2, got 3"]
+    (extra,) = run(wanted[1:2], [actual({"I": 1}), actual({"I": 9})]).diffs
+    assert (extra.first_index, extra.expected_output, extra.expected_line) == (1, None, None)

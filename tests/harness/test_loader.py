@@ -207,3 +207,30 @@ def test_an_integer_of_more_than_4300_digits_is_a_located_error():
         load_text(text, file="c.json")
     assert (info.value.file, info.value.line, info.value.column) == ("c.json", 2, 52)
     assert len(info.value.message) < 200
+
+
+def test_each_expected_output_knows_its_line_in_the_case_file_in_every_variant():
+    case = {
+        "name": "c",
+        "format": ["JSON", "AVRO"],
+        "statements": ["CREATE STREAM S (A INT) WITH (kafka_topic='t', value_format='{FORMAT}');"],
+        "inputs": [{"topic": "t", "value": {"A": 1}}],
+        "outputs": [{"topic": "O", "value": {"A": 1}}, {"topic": "P", "value": {"A": 1}}],
+    }
+    # each expected record on a line of its own, as case files write them
+    text = json.dumps({"tests": [case]}, indent=2)
+    for record in case["outputs"]:
+        text = text.replace(json.dumps(record, indent=2).replace("\n", "\n        "), json.dumps(record))
+    lines = text.splitlines()
+    where = [lines.index(line) + 1 for line in lines if '"topic": "O"' in line or '"topic": "P"' in line]
+    assert len(where) == 2, text
+    variants = load_text(text, file="f.json").variants
+    assert [v.variant for v in variants] == ["JSON", "AVRO"]
+    assert all([r.line for r in v.outputs] == where for v in variants)
+    # the line is no part of the record: not compared, and not a field a case file may write
+    from qtt.harness.cases.model import Record
+
+    assert variants[0].outputs[0] == Record(topic="O", value={"A": 1}) and Record(topic="O", value=1).line is None
+    case["outputs"] = [{"topic": "O", "value": {"A": 1}, "line": 3}]
+    [error] = load_text(json.dumps({"tests": [case]}), file="f.json").errors
+    assert error.message == "unknown field(s) 'line'"

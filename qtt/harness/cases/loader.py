@@ -26,6 +26,7 @@ from qtt.harness.cases.model import (
     CaseVariant,
     Record,
     TopicSpec,
+    at_line,
 )
 from qtt.plan.ir.codec import camel, describe_structure_error, make_converter
 from qtt.plan.ir.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
@@ -115,6 +116,7 @@ def _load_text(text: str, file: str) -> LoadedFile:
     for index, raw in enumerate(tests):
         try:
             node = parse_case(raw, file=file, index=index, text=text)
+            _note_output_lines(text, index, node)
             lines = _statement_lines(text, index, len(node.statements))
             variants.extend(replace(v, statement_lines=lines) for v in expand(node, file=file, index=index))
         except CaseFileError as e:
@@ -130,6 +132,16 @@ def _statement_lines(text: str, index: int, count: int) -> tuple[int, ...]:
         return ()
     found = tuple(lines.get(f"$.tests[{index}].statements[{j}]", 0) for j in range(count))
     return found if all(found) else ()
+
+
+def _note_output_lines(text: str, index: int, node: CaseNode) -> None:
+    """Note on each expected output of case ``index`` its line in ``text``, so reports can point there."""
+    try:
+        lines = json_lines(text)
+    except (IndexError, ValueError):
+        return
+    for j, record in enumerate(node.outputs):
+        at_line(record, lines.get(f"$.tests[{index}].outputs[{j}]"))
 
 
 def _case_name(raw: Any, index: int) -> str:
@@ -185,13 +197,13 @@ def _known_keys(path: str) -> list[str]:
     """The JSON keys of the case-file object at ``path`` (relative to the case: ``.inputs[0]``)."""
     model: Any = CaseNode
     for name in re.findall(r"\.([A-Za-z_][A-Za-z0-9_]*)", path):
-        hints = {camel(f.name): f.name for f in fields(model)}
+        hints = {camel(f.name): f.name for f in fields(model) if f.init}
         if name not in hints:
             return []
         model = _dataclass_in(get_type_hints(model)[hints[name]])
         if model is None:
             return []
-    return [camel(f.name) for f in fields(model)]
+    return [camel(f.name) for f in fields(model) if f.init]
 
 
 def _dataclass_in(hint: Any) -> type | None:

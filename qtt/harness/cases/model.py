@@ -42,6 +42,10 @@ class Record:
     that the file leaves out is null. ``qtt_batch`` (JSON ``qttBatch``), a qtt extension,
     starts a new micro-batch at this input record; ``qtt_restore_point`` (JSON
     ``qttRestorePoint``) makes it the first input after a stored checkpoint's restore point.
+
+    ``line`` is where an expected output record is written in its case file (1-based), for
+    reports; None when not known (a record made in code). It is no part of the record: not a
+    JSON field, not compared, and set only by the loader (:func:`at_line`).
     """
 
     topic: str
@@ -52,6 +56,17 @@ class Record:
     headers: tuple[Header, ...] | None = None
     qtt_batch: bool = False
     qtt_restore_point: bool = False
+    line: int | None = field(default=None, init=False, compare=False, repr=False)
+
+
+def at_line(record: Record, line: int | None) -> Record:
+    """``record``, noted as written at ``line`` of its case file (see :attr:`Record.line`).
+
+    Sets the field on the record as loaded, before anything shares it: the record stays frozen
+    for everything else, and its value and equality do not change.
+    """
+    object.__setattr__(record, "line", line)
+    return record
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -83,15 +83,41 @@ class _NumberOperator(BaseOperator):
 _OPERATORS = [_NumberOperator()]
 
 
+@dataclass(frozen=True)
+class UnknownField:
+    """A field an expected record names that the record written in its place does not have.
+
+    ``path`` is the field's name, or the names down to it in a struct; ``have`` the names the
+    written record has there. Checked against the records written (their decoded key and value),
+    so the check is the comparison's own view whatever the format.
+    """
+
+    side: str  # "key" or "value"
+    path: tuple[str, ...]
+    have: tuple[str, ...]
+
+
 @dataclass
 class TopicDiff:
-    """The differences on one topic, from the first record that differs."""
+    """The differences on one topic, from the first record that differs.
+
+    Records are numbered per topic from 0, in the order they were written (``first_index``,
+    and ``record N`` in ``details``). ``expected_output`` is the first differing expected
+    record's index in the case's ``outputs`` array and ``expected_line`` its line in the case
+    file, when known. ``written`` is set when no query writes ``topic``: the topics they do write.
+    """
 
     topic: str
     first_index: int
     expected: list[dict[str, Any]]
     actual: list[dict[str, Any]]
     details: list[str] = field(default_factory=list)
+    expected_output: int | None = None
+    expected_line: int | None = None
+    #: per differing record (numbered as ``first_index``): the fields its expected record
+    #: names that the written record does not have, with that expected record's place
+    unknown_fields: list[tuple[int, int, int | None, UnknownField]] = field(default_factory=list)
+    written: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -203,7 +229,13 @@ def compare(
     sinks: Mapping[str, TopicSerde],
 ) -> Comparison:
     """Compare per topic, in order. Only topics named by ``expected`` are checked, unless
-    ``expected`` is empty: then no query may have emitted anything at all."""
+    ``expected`` is empty: then no query may have emitted anything at all.
+
+    ``expected`` is the case's ``outputs`` array: a record's index there names it in the report.
+    A topic that no query writes (in ``sinks`` or ``actual``) is reported as such, with the
+    topics written; a differing record whose expected key or value names a field the written
+    record lacks is reported by that field, not by the values it then reads as null.
+    """
     result = Comparison()
     if not expected:
         for topic, records in sorted(actual.items()):
@@ -218,48 +250,92 @@ def compare(
                     )
                 )
         return result
-    by_topic: dict[str, list[Record]] = {}
-    for record in expected:
-        by_topic.setdefault(record.topic, []).append(record)
-    for topic, wanted in by_topic.items():
-        got = list(actual.get(topic, []))
-        serde = sinks.get(topic)
-        first: int | None = None
-        details: list[str] = []
-        for i in range(max(len(wanted), len(got))):
-            if i >= len(wanted):
-                details.append(f"record {i}: unexpected extra record")
-            elif i >= len(got):
-                details.append(f"record {i}: missing")
-            else:
-                exp = _record_view(wanted[i], serde, like=wanted[i])
-                act = _record_view(got[i], serde, like=wanted[i])
-                diff = DeepDiff(exp, act, verbose_level=2, custom_operators=_OPERATORS)
-                if not diff:
-                    continue
-                details.extend(f"record {i}: {line}" for line in _describe(diff))
-            if first is None:
-                first = i
-        if first is not None:
-            # Extra records are shown with a timestamp only if the case cares about timestamps.
-            timed = any(r.timestamp is not None for r in wanted)
-            result.diffs.append(
-                TopicDiff(
-                    topic,
-                    first,
-                    [_shown(r, r, with_timestamp=r.timestamp is not None) for r in wanted[first:]],
-                    [
-                        _shown(
-                            r,
-                            wanted[first + n] if first + n < len(wanted) else None,
-                            with_timestamp=timed,
-                        )
-                        for n, r in enumerate(got[first:])
-                    ],
-                    details,
-                )
-            )
+    by_topic: dict[str, list[tuple[int, Record]]] = {}
+    for position, record in enumerate(expected):
+        by_topic.setdefault(record.topic, []).append((position, record))
+    written = tuple(sorted(set(sinks) | {topic for topic, records in actual.items() if records}))
+    for topic, placed in by_topic.items():
+        wanted = [record for _, record in placed]
+        if topic not in sinks and topic not in actual:
+            shown = [_shown(r, r, with_timestamp=r.timestamp is not None) for r in wanted]
+            position, first_record = placed[0]
+            result.diffs.append(TopicDiff(topic, 0, shown, [], [], position, first_record.line, written=written))
+            continue
+        result.diffs.extend(_compare_topic(topic, placed, list(actual.get(topic, [])), sinks.get(topic)))
     return result
+
+
+def _compare_topic(
+    topic: str, placed: list[tuple[int, Record]], got: list[OutputRecord], serde: TopicSerde | None
+) -> list[TopicDiff]:
+    wanted = [record for _, record in placed]
+    first: int | None = None
+    details: list[str] = []
+    unknown: list[tuple[int, int, int | None, UnknownField]] = []
+    for i in range(max(len(wanted), len(got))):
+        if i >= len(wanted):
+            details.append(f"record {i}: unexpected extra record")
+        elif i >= len(got):
+            details.append(f"record {i}: missing")
+        else:
+            exp = _record_view(wanted[i], serde, like=wanted[i])
+            act = _record_view(got[i], serde, like=wanted[i])
+            differences = DeepDiff(exp, act, verbose_level=2, custom_operators=_OPERATORS)
+            if not differences:
+                continue
+            fields_ = unknown_fields(wanted[i], got[i])
+            if fields_:
+                unknown += [(i, placed[i][0], wanted[i].line, f) for f in fields_]
+            else:
+                details.extend(f"record {i}: {line}" for line in _describe(differences))
+        if first is None:
+            first = i
+    if first is None:
+        return []
+    # Extra records are shown with a timestamp only if the case cares about timestamps.
+    timed = any(r.timestamp is not None for r in wanted)
+    position, line = (placed[first][0], placed[first][1].line) if first < len(placed) else (None, None)
+    diff = TopicDiff(
+        topic,
+        first,
+        [_shown(r, r, with_timestamp=r.timestamp is not None) for r in wanted[first:]],
+        [
+            _shown(r, wanted[first + n] if first + n < len(wanted) else None, with_timestamp=timed)
+            for n, r in enumerate(got[first:])
+        ],
+        details,
+        position,
+        line,
+        unknown,
+    )
+    return [diff]
+
+
+def unknown_fields(expected: Record, actual: Record | OutputRecord) -> list[UnknownField]:
+    """The fields ``expected``'s key and value name that ``actual``'s do not have.
+
+    A name is looked up as ksqlDB's test runner does, as written and then in upper case; struct
+    values are looked into. Only objects are checked: a bare key or value has no field names.
+    """
+    found: list[UnknownField] = []
+    for side in ("key", "value"):
+        found += [
+            UnknownField(side, path, have) for path, have in _missing(getattr(expected, side), getattr(actual, side))
+        ]
+    return found
+
+
+def _missing(expected: Any, actual: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    if not (isinstance(expected, Mapping) and isinstance(actual, Mapping)):
+        return []
+    found = []
+    for name, wanted in expected.items():
+        key = name if name in actual else str(name).upper()
+        if key in actual:
+            found += _missing(wanted, actual[key], (*path, str(name)))
+        else:
+            found.append(((*path, str(name)), tuple(str(k) for k in actual)))
+    return found
 
 
 def _shown(record: Record | OutputRecord, like: Record | None, *, with_timestamp: bool) -> dict[str, Any]:
