@@ -181,6 +181,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also print passed/failed/skipped/error counts per file",
     )
+    run.add_argument(
+        "--update",
+        action="store_true",
+        help="write the actual outputs of the cases that failed on their outputs into their case files (each "
+        "case's outputs array, laid out like the file; nothing else in it changes), for review with git diff; "
+        "refuses, saying why, a case whose variants disagree, that expects an exception or whose variant "
+        "errored; never writes SQL test files or historical_plans/. The exit status is still the run's",
+    )
     run.set_defaults(handler=_run)
     _add_snapshot(commands)
     _add_check(commands)
@@ -220,6 +228,7 @@ def _run(args: argparse.Namespace) -> int:
     for drifted in outcome.drift:
         print(f"DRIFT {drifted}", file=sys.stderr)
     _print_results(outcome.results, args)
+    _print_updates(outcome.results, args)
     _print_stale(stale, outcome.not_run)
     print(f"{len(outcome.results)} variant(s): {report.summary(outcome.results)} in {time.perf_counter() - began:.1f}s")
     lastfailed.record(outcome.results + stale)
@@ -299,6 +308,17 @@ def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> N
     if args.per_file:
         for file, counts in report.per_file(results):
             print(f"{file}: {counts}")
+
+
+def _print_updates(results: Sequence[CaseResult], args: argparse.Namespace) -> None:
+    """``--update``: write the actual outputs of the cases that failed on them; say what was written."""
+    if not args.update:
+        return
+    from qtt.harness.update import update_outputs
+
+    print()
+    for line in update_outputs(results).lines():
+        print(line)
 
 
 def _check_output(path: str | None, option: str = "--json") -> None:
