@@ -3,7 +3,9 @@
 ``pyspark.sql.functions.udf`` called without ``useArrow`` guesses the UDF's eval type from
 its type hints and, for a plain Python function with hints, writes ``UserWarning: Cannot
 infer the eval type from type hints`` on the user's stderr. Every UDF qtt makes says
-``useArrow=False``, which is also the road it takes when left to guess.
+``useArrow=True``: the Arrow-optimized road it takes anyway when left to guess, since Spark 4
+enables ``spark.sql.execution.pythonUDF.arrow.enabled`` by default (the two roads differ: a
+pickled UDF hands a map back through a Java HashMap, in hash order).
 """
 
 from __future__ import annotations
@@ -11,9 +13,14 @@ from __future__ import annotations
 import ast
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import pytest
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 QTT = Path(__file__).parents[2] / "qtt"
 
@@ -27,27 +34,32 @@ def _udf_calls() -> list[tuple[Path, ast.Call]]:
     return calls
 
 
-def test_every_udf_qtt_makes_says_use_arrow_false() -> None:
+def test_every_udf_qtt_makes_says_use_arrow_true() -> None:
     calls = _udf_calls()
     assert len(calls) >= 10
     loud = [
         f"{path.relative_to(QTT.parent)}:{call.lineno}"
         for path, call in calls
         if not any(
-            k.arg == "useArrow" and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords
+            k.arg == "useArrow" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords
         )
     ]
-    assert not loud, f"F.udf without useArrow=False (PySpark warns on stderr): {loud}"
+    assert not loud, f"F.udf without useArrow=True (PySpark warns on stderr): {loud}"
 
 
-def test_a_hinted_function_made_a_udf_with_use_arrow_false_warns_nothing() -> None:
+def test_a_hinted_function_made_a_udf_with_use_arrow_true_warns_nothing() -> None:
     def hinted(text: str | None) -> bool:
         return text is not None
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        F.udf(hinted, st.BooleanType(), useArrow=False)
+        F.udf(hinted, st.BooleanType(), useArrow=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         F.udf(hinted, st.BooleanType())
     assert any("Cannot infer the eval type" in str(w.message) for w in caught), "PySpark no longer warns: drop this"
+
+
+@pytest.mark.spark
+def test_the_road_qtt_names_is_the_one_spark_takes_by_default(spark: SparkSession) -> None:
+    assert spark.conf.get("spark.sql.execution.pythonUDF.arrow.enabled") == "true"

@@ -67,7 +67,7 @@ def _decode_udf(
     registry: RegistrySnapshot | None,
 ) -> UserDefinedFunctionLike:
     run = decoder(formats, key_columns, value_columns, topic=topic, registry=registry)
-    return F.udf(run, decoded_type(key_columns, value_columns), useArrow=False)
+    return F.udf(run, decoded_type(key_columns, value_columns), useArrow=True)
 
 
 def decoded_type(key_columns: Sequence[SchemaColumn], value_columns: Sequence[SchemaColumn]) -> st.StructType:
@@ -179,7 +179,7 @@ def _encode_udf(
     registry: RegistrySnapshot | None,
 ) -> UserDefinedFunctionLike:
     run = encoder(info, features, columns, is_key=is_key, topic=topic, registry=registry)
-    return F.udf(run, st.BinaryType(), useArrow=False)
+    return F.udf(run, st.BinaryType(), useArrow=True)
 
 
 def encoder(
@@ -227,7 +227,7 @@ def kafka_partition(key: Column, fallback: Column, partitions: int) -> Column:
     def run(key_bytes, fallback_partition):  # Spark reads type hints as a pandas UDF request
         return route(key_bytes, fallback_partition)
 
-    return F.udf(run, st.IntegerType(), useArrow=False)(key, fallback)
+    return F.udf(run, st.IntegerType(), useArrow=True)(key, fallback)
 
 
 def partitioner(partitions: int) -> Callable[[Any, int | None], int]:

@@ -205,7 +205,7 @@ def _decode(
     wide_type = st.StructType([*fields, st.StructField(UNDECODED, st.ArrayType(st.IntegerType()))])
     read = session.read.schema(schema).parquet(str(folder))
     keys = [col("key"), *[source_window(col("key"), windows[kind])[0] for kind in kinds]]
-    wide = F.udf(run, wide_type, useArrow=False)(col("job"), col("topic"), col("value"), *keys)
+    wide = F.udf(run, wide_type, useArrow=True)(col("job"), col("topic"), col("value"), *keys)
     flat = read.select(*[col(name) for name in schema.names], wide.alias("wide")).select(
         *[col(name) for name in schema.names],
         *[col("wide").getField(f.name).alias(f.name) for f in wide_type.fields],

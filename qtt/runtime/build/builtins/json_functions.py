@@ -29,27 +29,27 @@ _RECORDS = st.MapType(st.StringType(), st.StringType())
 
 @implements("IS_JSON_STRING")
 def _is_json_string(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.udf(java_json.is_json_string, st.BooleanType(), useArrow=False)(args[0])
+    return F.udf(java_json.is_json_string, st.BooleanType(), useArrow=True)(args[0])
 
 
 @implements("JSON_ARRAY_LENGTH")
 def _json_array_length(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.udf(java_json.json_array_length, st.IntegerType(), useArrow=False)(args[0])
+    return F.udf(java_json.json_array_length, st.IntegerType(), useArrow=True)(args[0])
 
 
 @implements("JSON_KEYS")
 def _json_keys(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.udf(java_json.json_keys, _STRINGS, useArrow=False)(args[0])
+    return F.udf(java_json.json_keys, _STRINGS, useArrow=True)(args[0])
 
 
 @implements("JSON_RECORDS")
 def _json_records(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.udf(java_json.json_records, _RECORDS, useArrow=False)(args[0])
+    return F.udf(java_json.json_records, _RECORDS, useArrow=True)(args[0])
 
 
 @implements("JSON_CONCAT")
 def _json_concat(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.udf(java_json.json_concat, st.StringType(), useArrow=False)(*args)
+    return F.udf(java_json.json_concat, st.StringType(), useArrow=True)(*args)
 
 
 _CONTAINS_KINDS = frozenset(["INTEGER", "BIGINT", "DOUBLE", "STRING", "BOOLEAN"])
@@ -66,7 +66,7 @@ def _json_array_contains(expr: e.Call, args: Sequence[Column]) -> Column:
     def contains(text: str | None, wanted: Any) -> bool:
         return java_json.json_array_contains(text, wanted, kind)
 
-    return F.udf(contains, st.BooleanType(), useArrow=False)(args[0], value)
+    return F.udf(contains, st.BooleanType(), useArrow=True)(args[0], value)
 
 
 # ---------------------------------------------------------------------------- TO_JSON_STRING

@@ -192,7 +192,7 @@ def _rpad(expr: e.Call, args: Sequence[Column]) -> Column:
 def _split(expr: e.Call, args: Sequence[Column]) -> Column:
     if expr.args[0].result_type == t.BYTES:
         # BytesUtils.split has no Spark equivalent (and a quirk of its own): a Python UDF.
-        return F.udf(split_bytes, st.ArrayType(st.BinaryType()), useArrow=False)(args[0], args[1])
+        return F.udf(split_bytes, st.ArrayType(st.BinaryType()), useArrow=True)(args[0], args[1])
     # ksqlDB splits on the literal delimiter; an empty delimiter splits into characters.
     return F.when(args[1] == "", F.split(args[0], "")).otherwise(F.split(args[0], quote_regex(args[1]), -1))
 
