@@ -81,3 +81,29 @@ def test_the_jvm_writes_its_console_output_into_the_log(spark) -> None:  # type:
     assert os.readlink(proc / "2") == os.readlink(proc / "1")
     assert Path(session.spark_log_path()).is_file()
     assert spark.conf.get("spark.sql.caseSensitive") == "true"
+
+
+STARTED_ON_ANOTHER_THREAD = """
+import threading
+from pyspark.sql import SparkSession
+from qtt.runtime.spark.session import get_session
+started = threading.Thread(target=get_session)
+started.start()
+started.join()
+spark = get_session()
+assert SparkSession.getActiveSession() is not None, "no active session on the main thread"
+# a streaming writer is analysed with the thread's settings: TIME needs spark.sql.timeType.enabled
+spark.readStream.format("rate").load().selectExpr("CAST('12:00:00' AS TIME) AS t").writeStream
+print("ok")
+"""
+
+
+@pytest.mark.spark
+def test_spark_started_on_another_thread_is_active_on_the_thread_that_uses_it() -> None:
+    """Historical replays describe topologies on a thread of their own, which could start Spark:
+    the main thread then had no active session, fell back to Spark's defaults and failed every
+    query with a TIME column (and a regex lost its build-time check: topology drift)."""
+    done = subprocess.run(
+        [sys.executable, "-c", STARTED_ON_ANOTHER_THREAD], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]

@@ -36,6 +36,7 @@ from qtt.runtime.build.builtins.comparisons import comparable, compare, distinct
 from qtt.runtime.build.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
 from qtt.runtime.build.lambda_failures import failure
 from qtt.runtime.build.names import col
+from qtt.runtime.spark.session import activate
 from qtt.runtime.spark.spark_types import to_spark
 
 # Expressions up to this depth compile on the caller's stack; deeper ones in a deep call.
@@ -76,12 +77,17 @@ class Compiler:
     def __call__(self, expr: e.Expression) -> Column:
         if self._nesting == 0 and not in_deep_call() and tree_depth(expr, _children, stop=_SHALLOW) > _SHALLOW:
             # Deep expressions (generated SQL: hundreds of OR terms) compile on a large stack.
-            return deep_call(self, expr)
+            return deep_call(self._on_this_thread, expr)
         self._nesting += 1
         try:
             return self.visit(expr)
         finally:
             self._nesting -= 1
+
+    def _on_this_thread(self, expr: e.Expression) -> Column:
+        """Compile ``expr`` on a thread of its own (the large stack), with the session active there."""
+        activate()
+        return self(expr)
 
     @singledispatchmethod
     def visit(self, expr: e.Expression) -> Column:

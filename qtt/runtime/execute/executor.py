@@ -53,7 +53,7 @@ from qtt.runtime.operators.wide import ColumnPool
 from qtt.runtime.spark import infrastructure
 from qtt.runtime.spark.frames import in_threads, union_all
 from qtt.runtime.spark.infrastructure import first_line
-from qtt.runtime.spark.session import is_connect
+from qtt.runtime.spark.session import activate, is_connect
 
 _T = TypeVar("_T")
 _retries: list[str] = []
@@ -120,7 +120,7 @@ def run_groups(
     The driver builds the next group's plans while Spark runs this group's queries. A run's
     seconds are its share of the wall time its group added, its build included.
     """
-    with ThreadPoolExecutor(1, thread_name_prefix="qtt-build") as builder:
+    with ThreadPoolExecutor(1, thread_name_prefix="qtt-build", initializer=activate, initargs=(session,)) as builder:
         builds = [builder.submit(build_jobs, session, groups[0], checkpoints[0])] if groups else []
         began = time.perf_counter()
         for index, jobs in enumerate(groups):

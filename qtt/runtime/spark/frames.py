@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 from pyspark.sql import DataFrame
 
+from qtt.runtime.spark.session import activate
+
 #: threads that build a group's DataFrames (:func:`in_threads`)
 BUILD_THREADS = 2
 _R = TypeVar("_R")
@@ -30,7 +32,7 @@ def in_threads(action: Callable[..., _R], arguments: Sequence[tuple[Any, ...]]) 
     """``action(*a)`` for each of ``arguments``, on :data:`BUILD_THREADS` threads, in order."""
     if len(arguments) <= 1:
         return [action(*a) for a in arguments]
-    with ThreadPoolExecutor(BUILD_THREADS, thread_name_prefix="qtt-build-plan") as pool:
+    with ThreadPoolExecutor(BUILD_THREADS, thread_name_prefix="qtt-build-plan", initializer=activate) as pool:
         return list(pool.map(lambda a: action(*a), arguments))
 
 

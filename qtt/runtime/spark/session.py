@@ -198,8 +198,37 @@ def master_url(master: str | None = None) -> str:
     return master or os.environ.get("QTT_SPARK_MASTER") or DEFAULT_MASTER
 
 
+_activated = threading.local()
+
+
+def activate(session: SparkSession | None = None) -> None:
+    """Make ``session`` (default: the process's) the active one of this thread's JVM thread.
+
+    Spark reads settings through the thread's active session (``SQLConf.get``): a thread
+    without one falls back to Spark's defaults, so a query built or started there does not see
+    ``spark.sql.timeType.enabled`` and fails on TIME columns, and a thread that asks PySpark for
+    the active session gets none. Which thread started Spark (the main one, a build thread, the
+    topology thread) depends on what ran first; every thread that calls into Spark activates
+    the session once, through :func:`get_session` or as its pool's initializer.
+    """
+    session = session or _session
+    if session is None or is_connect(session) or getattr(_activated, "session", None) is session:
+        return
+    jvm = session.sparkContext._jvm
+    assert jvm is not None
+    jvm.org.apache.spark.sql.SparkSession.setActiveSession(session._jsparkSession)
+    _activated.session = session
+
+
 def get_session(master: str | None = None) -> SparkSession:
-    """The process-wide SparkSession, started on first call (about 4 s of JVM start)."""
+    """The process-wide SparkSession, started on first call (about 4 s of JVM start), and
+    active in the calling thread (:func:`activate`)."""
+    session = _get_session(master)
+    activate(session)
+    return session
+
+
+def _get_session(master: str | None = None) -> SparkSession:
     global _session, _started_seconds
     with _lock:
         if _session is not None:
