@@ -11,7 +11,9 @@ Four kinds of items:
 A thin adapter. Collection reads JSON and SQL test files only and never starts a JVM. The first item of a kind
 that runs replays its whole batch through :mod:`qtt.harness`, so replays share Spark
 queries; each item then reports its own result. Under pytest-xdist the batch is the item's
-file (or folder), so workers never repeat each other's work.
+file (``historical_plans`` for every folder) and the plugin distributes with ``--dist loadfile``
+instead of xdist's default ``load``: a whole batch goes to one worker, so workers never repeat
+each other's work.
 """
 
 from __future__ import annotations
@@ -103,6 +105,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", None) == "load":
+        # xdist's default splits a file's items over workers, and each would replay the batch
+        config.option.dist = "loadfile"
     config.addinivalue_line("markers", "qtt: a qtt case variant or historical plan")
     config.addinivalue_line("markers", "spark: needs a SparkSession (case variants and historical replays do)")
     # Without qtt_cases in the ini file, ./cases counts both under the rootdir and under the
@@ -263,18 +268,23 @@ class ReplayedItem(pytest.Item):
         self.add_marker("spark")
 
     def _batch(self) -> list[ReplayedItem]:
-        """This item and every not-yet-run item of its kind (under xdist: of its file)."""
+        """This item and every not-yet-run item of its kind (under xdist: of its batch group)."""
         results = self.config.stash[RESULTS]
         under_xdist = hasattr(self.config, "workerinput")
         batch = [
             item
             for item in self.session.items
-            if type(item) is type(self) and item.nodeid not in results and (not under_xdist or self._same_batch(item))
+            if type(item) is type(self)
+            and item.nodeid not in results
+            and (not under_xdist or item.batch_file == self.batch_file)
         ]
         return batch if self in batch else [self, *batch]
 
-    def _same_batch(self, other: pytest.Item) -> bool:
-        return other.path == self.path
+    @property
+    def batch_file(self) -> str:
+        """The batch this item replays in under xdist: the file part of its node id, the scope
+        ``--dist loadfile`` sends to one worker."""
+        return self.nodeid.split("::", 1)[0]
 
     #: the kind of item it is, as the run session names it (:class:`qtt.harness.session.Kind`),
     #: and the scenario it runs under: the run session's item protocol (``session.Item``)
@@ -466,9 +476,6 @@ class HistoricalItem(ReplayedItem):
     def __init__(self, *, folder: Path, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.folder = folder
-
-    def _same_batch(self, other: pytest.Item) -> bool:
-        return other is self
 
     kind = "historical plans"
 

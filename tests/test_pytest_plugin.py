@@ -258,3 +258,19 @@ def test_a_skip_points_at_the_case_not_at_the_plugin(project):
     skips = [line for line in result.outlines if line.startswith("SKIPPED")]
     assert skips, result.outlines
     assert all("cases/unsupported.json:" in line and "pytest_plugin" not in line for line in skips), skips
+
+
+def test_under_xdist_a_case_files_batch_runs_on_one_worker(project):
+    """xdist's default ``--dist load`` splits a file's items over workers, and each worker
+    replayed the whole batch: the plugin distributes by file (``loadfile``) instead."""
+    add_cases(project, "named.json", "wrong_exception.json")
+    result = project.runpytest_subprocess("-n", "2", "-v", "-p", "no:cacheprovider")
+    workers: dict[str, set[str]] = {}
+    for line in result.outlines:
+        if "::" in line and line.startswith("[gw"):
+            worker, rest = line.split("]", 1)
+            node = rest.split()[-1] if "::" in rest.split()[-1] else next(w for w in rest.split() if "::" in w)
+            workers.setdefault(node.split("::")[0], set()).add(worker)
+    assert set(workers) == {"cases/named.json", "cases/wrong_exception.json"}, result.outlines
+    assert all(len(on) == 1 for on in workers.values()), workers
+    assert "pytest cases/wrong_exception.json::" in result.stdout.str(), "the rerun hint drops the group"
