@@ -212,11 +212,10 @@ def activate(session: SparkSession | None = None) -> None:
     the session once, through :func:`get_session` or as its pool's initializer.
     """
     session = session or _session
-    if session is None or is_connect(session) or getattr(_activated, "session", None) is session:
+    jsession = getattr(session, "_jsparkSession", None)  # none in Spark Connect: no JVM here
+    if jsession is None or getattr(_activated, "session", None) is session:
         return
-    jvm = session.sparkContext._jvm
-    assert jvm is not None
-    jvm.org.apache.spark.sql.SparkSession.setActiveSession(session._jsparkSession)
+    session._jvm.org.apache.spark.sql.SparkSession.setActiveSession(jsession)  # type: ignore[union-attr]
     _activated.session = session
 
 
