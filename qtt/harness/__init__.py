@@ -17,8 +17,11 @@ The CLI, the pytest plugin and the benchmark are thin adapters over these entry 
 - :func:`qtt.harness.historical.replay.replay_folders`: replay persisted plans;
 - :func:`qtt.harness.historical.uptodate.check` and :func:`qtt.harness.historical.snapshot.snapshot`: the plan
   check and the release tool;
-- :mod:`qtt.harness.report`: the JSON report and failure rendering, by
-  :class:`~qtt.harness.status.Status`.
+- :mod:`qtt.harness.report`: the JSON Lines report and failure rendering, by
+  :class:`~qtt.harness.status.Status`;
+- :func:`qtt.harness.session.stale_plans`: the up-to-date check of a run's own cases;
+- :class:`qtt.harness.progress.ProgressLine`, :mod:`qtt.harness.lastfailed` and
+  :func:`qtt.harness.update.update_outputs`: a run's progress, ``--lf`` and ``--update``.
 """
 
 from __future__ import annotations
