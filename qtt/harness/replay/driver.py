@@ -14,7 +14,8 @@ from __future__ import annotations
 import base64
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -331,6 +332,38 @@ class _State:
         return self.result
 
 
+#: stored checkpoints resumed at once: each is a query of its own, started from its own
+#: checkpoint, and spends most of its time waiting for its per-record micro-batches
+RESTORE_THREADS = 2
+
+
+def _run_restored(
+    runtime: Runtime, restored: Sequence[_Todo], root: Path, round_: int
+) -> Iterator[tuple[QueryRun, restored_runs.Stored | None]]:
+    """Resume each entry's query from its stored checkpoint, :data:`RESTORE_THREADS` at a time;
+    the runs come back in ``restored``'s order, each timed alone."""
+
+    def resume(index: int, entry: _Todo) -> tuple[QueryRun, restored_runs.Stored | None]:
+        began = time.perf_counter()
+        run, kept = restored_runs.run_restored(
+            runtime,
+            entry.query,
+            entry.records,
+            _restore_point(entry),
+            entry.state.registry,
+            root / f"round{round_}-restored{index}",
+            entry.state.item.mode.capture_state,
+        )
+        run.seconds = time.perf_counter() - began
+        return run, kept
+
+    if len(restored) <= 1:
+        yield from (resume(index, entry) for index, entry in enumerate(restored))
+        return
+    with ThreadPoolExecutor(RESTORE_THREADS, thread_name_prefix="qtt-restore") as pool:
+        yield from pool.map(resume, range(len(restored)), restored)
+
+
 def replay_many(
     items: Sequence[ReplayItem],
     *,
@@ -378,20 +411,9 @@ def replay_many(
             ran = _Round(todo, r)
             restored = [entry for entry in todo if _restores(entry)]
             todo = [entry for entry in todo if not _restores(entry)]
-            for index, entry in enumerate(restored):  # a stored checkpoint belongs to its query alone
-                began = time.perf_counter()
-                run, kept = restored_runs.run_restored(
-                    runtime,
-                    entry.query,
-                    entry.records,
-                    _restore_point(entry),
-                    entry.state.registry,
-                    root / f"round{r}-restored{index}",
-                    entry.state.item.mode.capture_state,
-                )
+            for entry, (run, kept) in zip(restored, _run_restored(runtime, restored, root, r), strict=True):
                 if kept is not None:
                     entry.state.stored(entry.query.query_id, kept)
-                run.seconds = time.perf_counter() - began
                 finished.update(ran.done(entry, run))
                 report()
             distinct, served = same_jobs.runs_once(todo, same_jobs.job_content)

@@ -12,6 +12,7 @@ from qtt.errors import QttError
 from qtt.runtime.execute import executor
 from qtt.runtime.jobs import Job, QueryRun
 from qtt.runtime.spark.checkpoint_files import unreadable_state
+from qtt.runtime.spark.session import activate
 
 
 @dataclass(frozen=True)
@@ -21,11 +22,13 @@ class SparkRuntime:
     session: SparkSession
 
     def run_groups(self, groups: Sequence[Sequence[Job]], checkpoints: Sequence[str]) -> Iterator[dict[int, QueryRun]]:
+        activate(self.session)
         return executor.run_groups(self.session, groups, checkpoints)
 
     def run_jobs(
         self, jobs: Sequence[Job], checkpoint: str, *, seed: Callable[[Path], None] | None = None
     ) -> dict[int, QueryRun]:
+        activate(self.session)  # the caller may be a thread of its own (restored runs are)
         return executor.run_jobs(self.session, jobs, checkpoint, seed=seed)
 
     def unreadable_state(self, checkpoint: Path, error: QttError) -> str | None:
