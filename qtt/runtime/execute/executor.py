@@ -112,26 +112,45 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
     return built
 
 
+#: groups whose queries run at once: a group's time goes mostly to waiting for its
+#: micro-batches, so two keep a 2-core machine busier than one (see ``qtt bench``)
+GROUP_THREADS = 2
+
+
 def run_groups(
     session: SparkSession, groups: Sequence[Sequence[Job]], checkpoints: Sequence[str]
 ) -> Iterator[dict[int, QueryRun]]:
-    """Run each group of jobs (:func:`run_jobs`), in order, yielding its runs.
+    """Run each group of jobs (:func:`run_jobs`), :data:`GROUP_THREADS` at a time, yielding
+    each group's runs in order as soon as it and the groups before it ended.
 
-    The driver builds the next group's plans while Spark runs this group's queries. A run's
-    seconds are its share of the wall time its group added, its build included.
+    One thread builds the groups' plans, in order, while Spark runs the groups built before. A
+    run's seconds are its share of its group's time, from the start of its run (its build
+    included, when the build was not done yet) to its end.
     """
-    with ThreadPoolExecutor(1, thread_name_prefix="qtt-build", initializer=activate, initargs=(session,)) as builder:
-        builds = [builder.submit(build_jobs, session, groups[0], checkpoints[0])] if groups else []
+
+    def run(index: int) -> dict[int, QueryRun]:
         began = time.perf_counter()
-        for index, jobs in enumerate(groups):
-            if index + 1 < len(groups):
-                builds.append(builder.submit(build_jobs, session, groups[index + 1], checkpoints[index + 1]))
-            runs = run_jobs(session, jobs, checkpoints[index], built=builds[index])
-            ended = time.perf_counter()
-            for run in runs.values():
-                run.seconds = (ended - began) / len(jobs)
-            began = ended
-            yield runs
+        runs = run_jobs(session, groups[index], checkpoints[index], built=builds[index])
+        seconds = (time.perf_counter() - began) / max(len(groups[index]), 1)
+        for each in runs.values():
+            each.seconds = seconds
+        return runs
+
+    with (
+        ThreadPoolExecutor(1, thread_name_prefix="qtt-build", initializer=activate, initargs=(session,)) as builder,
+        ThreadPoolExecutor(
+            GROUP_THREADS, thread_name_prefix="qtt-group", initializer=activate, initargs=(session,)
+        ) as runner,
+    ):
+        builds = [
+            builder.submit(build_jobs, session, jobs, checkpoint)
+            for jobs, checkpoint in zip(groups, checkpoints, strict=True)
+        ]
+        if len(groups) == 1:  # nothing to overlap: run it on this thread
+            yield run(0)
+            return
+        for future in [runner.submit(run, index) for index in range(len(groups))]:
+            yield future.result()
 
 
 def run_jobs(
