@@ -268,7 +268,7 @@ class ReplayedItem(pytest.Item):
         self.add_marker("spark")
 
     def _batch(self) -> list[ReplayedItem]:
-        """This item and every not-yet-run item of its kind (under xdist: of its batch group)."""
+        """This item and every not-yet-run item of its kind (under xdist: of its file)."""
         results = self.config.stash[RESULTS]
         under_xdist = hasattr(self.config, "workerinput")
         batch = [

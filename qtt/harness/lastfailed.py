@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qtt.harness.results import CaseResult
+from qtt.harness.whole_file import write_whole
 
 if TYPE_CHECKING:
     from qtt.harness.session import Selection
@@ -62,16 +63,14 @@ def record(results: Iterable[CaseResult], cache: Path | None = None) -> None:
             failed.add(key(result))
     kept = (load(cache) or set()) - ran
     text = json.dumps({"failed": sorted(kept | failed)}, ensure_ascii=False, indent=1)
-    staged = cache / f".{FILE_NAME}.{os.getpid()}.tmp"
     try:
         cache.mkdir(parents=True, exist_ok=True)
         ignore = cache / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# written by qtt run: its last failures, for --lf\n*\n", encoding="utf-8")
-        staged.write_text(text + "\n", encoding="utf-8")
-        os.replace(staged, cache / FILE_NAME)
+        write_whole(cache / FILE_NAME, text + "\n")
     except OSError:
-        staged.unlink(missing_ok=True)
+        pass
 
 
 def keep(chosen: Selection, failed: set[Key]) -> Selection:

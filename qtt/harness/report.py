@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from qtt.harness.replay.compare import Comparison, UnknownField
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.harness.status import exit_status as status_exit
+from qtt.harness.whole_file import write_whole
 
 
 def without_file_and_case(error: QttError) -> str:
@@ -55,12 +55,12 @@ def exit_status(results: Iterable[CaseResult]) -> int:
     return status_exit(r.status for r in results)
 
 
-def write_json(results: Iterable[CaseResult], path: str | Path, *, option: str = "--jsonl") -> None:
+def write_json(results: Iterable[CaseResult], path: str | Path) -> None:
     """Write JSON Lines: one JSON object per line (file, case, variant, status, reason, seconds, kind).
 
-    A file is written whole or not at all: into a temporary file beside it, then renamed into
-    place, so a full disk never leaves a truncated report (a device such as ``/dev/stdout`` is
-    written directly).
+    A file is written whole or not at all (:func:`~qtt.harness.whole_file.write_whole`), so a
+    full disk never leaves a truncated report; a device such as ``/dev/stdout`` is written
+    directly.
 
     Raises:
         QttError: the report could not be written; says why, and that nothing was left behind.
@@ -68,21 +68,16 @@ def write_json(results: Iterable[CaseResult], path: str | Path, *, option: str =
     target = Path(path)
     text = "".join(json.dumps(result.as_json(), ensure_ascii=False) + "\n" for result in results)
     direct = target.exists() and not target.is_file()
-    staged = target if direct else target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with staged.open("w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        if not direct:
-            os.replace(staged, target)
+        if direct:
+            with target.open("w", encoding="utf-8") as out:
+                out.write(text)
+        else:
+            write_whole(target, text)
     except OSError as e:
         left = "" if direct else f"; {target} was left as it was"
-        msg = f"{option} {path}: the report could not be written ({e.strerror or e}){left}"
+        msg = f"--jsonl {path}: the report could not be written ({e.strerror or e}){left}"
         raise QttError(msg, hint="free space or choose another path; the results above are complete") from None
-    finally:
-        if not direct:
-            staged.unlink(missing_ok=True)
 
 
 def summary(results: Sequence[CaseResult]) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import heapq
-import os
 import shlex
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,6 +41,7 @@ from qtt.harness.replay.compare import compare
 from qtt.harness.results import CaseResult
 from qtt.harness.selection import HISTORICAL_ROOT
 from qtt.harness.status import Status
+from qtt.harness.whole_file import write_whole
 from qtt.plan.ir.depth import deep_call
 from qtt.serde.values import loads
 
@@ -204,7 +204,7 @@ def _update_file(path: str, failing: Mapping[str, list[CaseResult]], updates: Up
     if not splices:
         return
     try:
-        _write(path, _spliced(read.text, splices))
+        write_whole(path, _spliced(read.text, splices))
     except OSError as e:
         reason = f"the file could not be written ({e.strerror or e}); it was left as it was"
         updates.refused += [Refused(path, f"case {u.case!r}", reason) for u in done]
@@ -512,21 +512,6 @@ def _spliced(text: str, splices: Iterable[tuple[tuple[int, int], str]]) -> str:
     for (start, end), new in sorted(splices, reverse=True):
         text = text[:start] + new + text[end:]
     return text
-
-
-def _write(path: str, text: str) -> None:
-    """Write ``text`` whole or not at all: beside the file, then renamed into place."""
-    target = Path(path)
-    staged = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with staged.open("wb") as out:
-            out.write(text.encode("utf-8"))
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(staged, target.stat().st_mode & 0o7777)
-        os.replace(staged, target)
-    finally:
-        staged.unlink(missing_ok=True)
 
 
 __all__ = ["Refused", "Updated", "Updates", "update_outputs"]
