@@ -268,17 +268,25 @@ class ReplayedItem(pytest.Item):
         self.add_marker("spark")
 
     def _batch(self) -> list[ReplayedItem]:
-        """This item and every not-yet-run item of its kind (under xdist: of its file)."""
+        """This item and every not-yet-run item of its batch kind (under xdist: of its file)."""
         results = self.config.stash[RESULTS]
         under_xdist = hasattr(self.config, "workerinput")
         batch = [
             item
             for item in self.session.items
-            if type(item) is type(self)
+            if isinstance(item, ReplayedItem)
+            and item.batch_kind == self.batch_kind
             and item.nodeid not in results
             and (not under_xdist or item.batch_file == self.batch_file)
         ]
         return batch if self in batch else [self, *batch]
+
+    @property
+    def batch_kind(self) -> str:
+        """Items of one batch kind replay together: fresh case variants with historical folders
+        (a case then takes the run of its newest folder when plan and inputs are the same, see
+        :func:`qtt.harness.replay.same_jobs.sharing`), every other kind on its own."""
+        return "fresh" if type(self) in (CaseItem, HistoricalItem) else type(self).__name__
 
     @property
     def batch_file(self) -> str:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from qtt.errors import QttError
 from qtt.harness import report, selection
 from qtt.harness.cases.loader import discover, load_file
-from qtt.harness.replay import runner, scenarios
+from qtt.harness.replay import runner, same_jobs, scenarios
 from qtt.harness.replay.runner import SessionProvider
 from qtt.harness.results import CaseResult
 from qtt.harness.shard import Shard, case_identity
@@ -93,14 +93,18 @@ def run_batch(
     items: Sequence[Item], session: SessionProvider | None = None, *, progress: Progress | None = None
 ) -> list[CaseResult]:
     """Run items of any kinds: each kind and scenario by its runner (:func:`run_items`), in
-    the order they first appear; one result per item, in the items' order."""
+    the order they first appear but historical folders first, so that cases take the runs they
+    share with them (:func:`~qtt.harness.replay.same_jobs.sharing`); one result per item, in the
+    items' order."""
     results: dict[int, CaseResult] = {}
     groups: dict[tuple[str, str], list[Item]] = {}
     for item in items:
         groups.setdefault((item.kind, item.scenario), []).append(item)
-    for (kind, scenario), group in groups.items():
-        ran = run_items(Kind(kind), [item.subject() for item in group], session, progress=progress, scenario=scenario)
-        results.update((id(item), result) for item, result in zip(group, ran, strict=True))
+    with same_jobs.sharing():
+        for (kind, scenario), group in sorted(groups.items(), key=lambda entry: entry[0][0] != Kind.HISTORICAL):
+            subjects = [item.subject() for item in group]
+            ran = run_items(Kind(kind), subjects, session, progress=progress, scenario=scenario)
+            results.update((id(item), result) for item, result in zip(group, ran, strict=True))
     return [results[id(item)] for item in items]
 
 
@@ -222,19 +226,20 @@ def run_selection(
     """
     session = session or runner.spark_session
     run = partial(_run_whole, scenario_names=scenario_names, seed=seed, session=session, progress_for=progress_for)
-    if not exitfirst:
-        return run(chosen)
-    outcome = Outcome([])
-    left = chosen.items
-    for part in chosen.parts():
-        ran = run(part)
-        outcome.results += ran.results
-        outcome.drift += ran.drift
-        left -= part.items
-        if any(result.status.bad for result in ran.results):
-            outcome.not_run = left
-            break
-    return outcome
+    with same_jobs.sharing():
+        if not exitfirst:
+            return run(chosen)
+        outcome = Outcome([])
+        left = chosen.items
+        for part in chosen.parts():
+            ran = run(part)
+            outcome.results += ran.results
+            outcome.drift += ran.drift
+            left -= part.items
+            if any(result.status.bad for result in ran.results):
+                outcome.not_run = left
+                break
+        return outcome
 
 
 def _run_whole(
@@ -250,6 +255,9 @@ def _run_whole(
         return progress_for(stage) if progress_for is not None else None
 
     chosen_names = tuple(scenario_names or (scenarios.FRESH, scenarios.RESTORED))
+    drift: list[str] = []
+    # folders first: a case whose plan and inputs are its newest folder's takes that run
+    folder_results = _run_folders(chosen.folders, chosen_names, session, progress, drift) if chosen.folders else []
     placed = list(chosen.unloadable)
     file_order = {str(path): i for i, path in enumerate(chosen.files)}
     variants = chosen.variants
@@ -278,10 +286,7 @@ def _run_whole(
         sql_results += [not_for_scenario(test, name) for name in asked for test in tests]
         placed += [(len(chosen.files), index, result) for index, result in enumerate(sql_results)]
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
-    outcome = Outcome([result for _, _, result in placed])
-    if chosen.folders:
-        outcome.results += _run_folders(chosen.folders, chosen_names, session, progress, outcome.drift)
-    return outcome
+    return Outcome([result for _, _, result in placed] + folder_results, drift)
 
 
 def _run_folders(

@@ -59,3 +59,84 @@ def test_two_folders_of_one_plan_replay_it_once_and_each_passes(spark, tmp_path,
     assert [r.status for r in results] == [Status.PASSED, Status.PASSED, Status.FAILED], [r.reason for r in results]
     assert results[0].replay is not results[1].replay
     assert results[0].seconds > 0 and results[1].seconds > 0
+
+
+class _Mode:
+    def __init__(self, capture_state: bool) -> None:
+        self.capture_state, self.restart, self.bounded = capture_state, False, False
+
+
+class _Shape:
+    stateful = True
+
+
+class _Entry:
+    """What :class:`same_jobs.SessionRuns` reads of a driver's round entry."""
+
+    SHAPE = _Shape()
+
+    def __init__(self, query: str, *, reads_state: bool, restore: object = None) -> None:
+        self.query, self.records, self.ends, self.shape = query, ("r1", "r2"), (1, 2), self.SHAPE
+        item = type("Item", (), {"mode": _Mode(reads_state), "restore": restore})()
+        self.state = type("State", (), {"item": item, "registry": None})()
+
+
+def test_a_session_keeps_runs_and_serves_the_state_only_to_who_has_it() -> None:
+    runs = same_jobs.SessionRuns()
+    plain = QueryRun("Q", "T", internal_topics=[])
+    runs.keep(_Entry("q", reads_state=False), plain)
+    assert runs.run_for(_Entry("q", reads_state=True)) is None  # a run without its state cannot serve one with
+    assert runs.run_for(_Entry("q", reads_state=False)) is plain
+    captured = QueryRun("Q", "T", internal_topics=["changelog"])  # type: ignore[list-item]
+    runs.keep(_Entry("q", reads_state=True), captured)
+    assert runs.run_for(_Entry("q", reads_state=True)) is captured
+    without = runs.run_for(_Entry("q", reads_state=False))
+    assert without is not None and without.internal_topics == [] and without.query_id == "Q"
+    assert runs.run_for(_Entry("other", reads_state=False)) is None
+    assert runs.served == 3
+    failed = QueryRun("Q", "T", error=ValueError("boom"))  # type: ignore[arg-type]
+    runs.keep(_Entry("bad", reads_state=False), failed)
+    assert runs.run_for(_Entry("bad", reads_state=False)) is None  # a failure is never kept
+    runs.keep(_Entry("stored", reads_state=False, restore=object()), plain)
+    assert runs.run_for(_Entry("stored", reads_state=False, restore=object())) is None
+
+
+def test_sharing_is_one_session_per_block_and_nested_blocks_share_it() -> None:
+    assert same_jobs.session_runs() is None
+    with same_jobs.sharing() as outer:
+        assert same_jobs.session_runs() is outer
+        with same_jobs.sharing() as inner:
+            assert inner is outer
+    assert same_jobs.session_runs() is None
+
+
+@pytest.mark.spark
+def test_in_one_session_a_case_takes_the_run_of_its_newest_folder_but_not_the_reverse(spark, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from qtt.harness.cases.loader import load_file
+    from qtt.harness.historical import replay as historical_replay
+    from qtt.harness.replay.runner import run_variants
+    from qtt.harness.status import Status
+    from qtt.runtime.execute import executor
+
+    newest = STATION / "0.7.0_1795620141001"
+    cases = Path(__file__).parents[2] / "cases" / "aggregation.json"
+    variant = next(v for v in load_file(cases).variants if v.case == "counts sums and averages per station")
+    jobs: list[int] = []
+    run_groups = executor.run_groups
+
+    def counting(session, groups, checkpoints):  # type: ignore[no-untyped-def]
+        jobs.extend(len(group) for group in groups)
+        return run_groups(session, groups, checkpoints)
+
+    monkeypatch.setattr(executor, "run_groups", counting)
+    with same_jobs.sharing() as shared:
+        folder = historical_replay.replay_folders([newest], lambda: spark)
+        case = run_variants([variant], lambda: spark)
+    assert [r.status for r in folder + case] == [Status.PASSED] * 2, [r.reason for r in folder + case]
+    assert sum(jobs) == 1 and shared.served == 1  # the case ran nothing of its own
+    jobs.clear()
+    with same_jobs.sharing() as shared:  # the case's run has no state read back: the folder runs its own
+        case = run_variants([variant], lambda: spark)
+        folder = historical_replay.replay_folders([newest], lambda: spark)
+    assert [r.status for r in case + folder] == [Status.PASSED] * 2
+    assert sum(jobs) == 2 and shared.served == 0

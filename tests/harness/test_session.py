@@ -62,7 +62,9 @@ class _Item:
         return self.name
 
 
-def test_run_batch_runs_each_kind_and_scenario_once_and_keeps_the_items_order(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_batch_runs_each_kind_and_scenario_once_historical_first_and_keeps_the_items_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     calls: list[tuple[Kind, str, list[str]]] = []
 
     def run_items(
@@ -81,8 +83,8 @@ def test_run_batch_runs_each_kind_and_scenario_once_and_keeps_the_items_order(mo
     results = run_batch(items)
     assert [(r.file, r.variant) for r in results] == [("a", "fresh"), ("h", "fresh"), ("b", "restart"), ("c", "fresh")]
     assert calls == [
-        (Kind.CASES, "fresh", ["a", "c"]),
         (Kind.HISTORICAL, "fresh", ["h"]),
+        (Kind.CASES, "fresh", ["a", "c"]),
         (Kind.CASES, "restart", ["b"]),
     ]
 

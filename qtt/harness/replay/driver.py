@@ -416,12 +416,22 @@ def replay_many(
                     entry.state.stored(entry.query.query_id, kept)
                 finished.update(ran.done(entry, run))
                 report()
-            distinct, served = same_jobs.runs_once(todo, same_jobs.job_content)
+            shared, to_run = same_jobs.session_runs(), list[_Todo]()
+            for entry in todo:  # a run the session kept does for an entry with the same content
+                kept_run = shared.run_for(entry) if shared is not None else None
+                if kept_run is None:
+                    to_run.append(entry)
+                else:
+                    finished.update(ran.done(entry, kept_run))
+            report()
+            distinct, served = same_jobs.runs_once(to_run, same_jobs.job_content)
             groups = _groups(distinct)
             jobs = [_jobs(group) for group in groups]
             checkpoints = [str(root / f"round{r}-group{index}") for index in range(len(groups))]
             for group, runs in zip(groups, runtime.run_groups(jobs, checkpoints), strict=True):
                 for job_id, entry in enumerate(group):
+                    if shared is not None:
+                        shared.keep(entry, runs[job_id])
                     mine = served[id(entry)]
                     for each, run in zip(mine, same_jobs.shared(runs[job_id], len(mine)), strict=True):
                         finished.update(ran.done(each, run))
