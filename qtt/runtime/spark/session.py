@@ -232,6 +232,9 @@ def _get_session(master: str | None = None) -> SparkSession:
     with _lock:
         if _session is not None:
             return _session
+        from qtt.runtime.spark import lines
+
+        lines.check_supported()
         _prepare_environment()
         from pyspark.sql import SparkSession
 
@@ -256,6 +259,11 @@ def _get_session(master: str | None = None) -> SparkSession:
             session.addArtifacts(str(_qtt_zip()), pyfile=True)
         else:
             session.sparkContext.setLogLevel(os.environ.get("QTT_SPARK_LOG_LEVEL", "ERROR"))
+            # Hadoop's Configuration loads its properties on first read and is not thread-safe:
+            # two queries started at once on a fresh JVM (restores, two at a time) could each copy
+            # it mid-load, and the tasks of every later job failed to deserialize their copy
+            # (java.io.OptionalDataException). Loading it here, on one thread, settles it.
+            session.sparkContext._jsc.hadoopConfiguration().size()
             from qtt.runtime.spark import jvm_functions
 
             jvm_functions.install()
@@ -304,17 +312,12 @@ def _check_server_imports_qtt(session: SparkSession, url: str) -> None:
 
     from qtt.errors import QttError
     from qtt.runtime.jobs import FORMAT_NAME, encode_options
+    from qtt.runtime.spark import lines
 
     probe = session.readStream.format(FORMAT_NAME).options(**encode_options([], [])).load()
     checkpoint = run_folder() / f"connect-probe-{time.time_ns()}"
     try:
-        query = (
-            probe.writeStream.format("noop")
-            .trigger(availableNow=True)
-            .option("checkpointLocation", str(checkpoint))
-            .start()
-        )
-        query.awaitTermination()
+        lines.run_to_end(probe.writeStream.format("noop").option("checkpointLocation", str(checkpoint)))
     except PySparkException as e:
         if "No module named 'qtt'" not in str(e):
             raise
