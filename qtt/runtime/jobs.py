@@ -67,11 +67,17 @@ def source_row(r: ReplayRecord) -> tuple[Any, ...]:
 
 
 def encode_options(
-    records: Sequence[ReplayRecord], batch_ends: Sequence[int], *, stop_file: str | None = None
+    records: Sequence[ReplayRecord],
+    batch_ends: Sequence[int],
+    *,
+    stop_file: str | None = None,
+    checkpoint: str | None = None,
 ) -> dict[str, str]:
     """The reader options that carry ``records`` and the micro-batch boundaries.
 
     ``stop_file``, when it exists as a query starts, holds the offset that start stops at.
+    ``checkpoint``: the query's checkpoint, whose offset log says where a restarted query
+    resumes (read on pyspark 4.1 only, see :mod:`qtt.runtime.spark.stepped_reader`).
     """
     rows = []
     for record in records:
@@ -80,6 +86,8 @@ def encode_options(
     options = {"records": json.dumps(rows), "batch_ends": json.dumps(list(batch_ends))}
     if stop_file is not None:
         options["stop_file"] = stop_file
+    if checkpoint is not None:
+        options["checkpoint"] = checkpoint
     return options
 
 

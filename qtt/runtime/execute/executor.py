@@ -291,14 +291,14 @@ def _source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> Grou
         job.mode.restart or job.mode.bounded or len(job.batch_ends) > 1 or QueryShape.of(job.query).stateful
         for job in jobs
     ):
-        return GroupSource(_replay_source(session, jobs, _stop_file(jobs, checkpoint)), {}, file=False)
+        return GroupSource(_replay_source(session, jobs, checkpoint), {}, file=False)
     return group_source(session, jobs, checkpoint)
 
 
-def _replay_source(session: SparkSession, jobs: Sequence[Job], stop_file: str | None = None) -> DataFrame:
-    """The jobs' records, micro-batch after micro-batch."""
+def _replay_source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> DataFrame:
+    """The jobs' records, micro-batch after micro-batch, for a query checkpointed in ``checkpoint``."""
     records, ends = batch_major(jobs)
-    options = encode_options(records, ends, stop_file=stop_file)
+    options = encode_options(records, ends, stop_file=_stop_file(jobs, checkpoint), checkpoint=checkpoint)
     if any(job.mode.bounded for job in jobs):
         return session.read.format(FORMAT_NAME).options(**options).load()
     return session.readStream.format(FORMAT_NAME).options(**options).load()

@@ -16,6 +16,7 @@ from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
 from qtt.runtime.build.repartitions import KEY_FIELD, TOPIC_FIELD, VALUE_FIELD
+from qtt.runtime.spark import lines
 from qtt.runtime.spark.session import is_connect
 
 if TYPE_CHECKING:
@@ -130,11 +131,4 @@ def _typed(value: Any, spark_type: Any) -> Any:
 
 def _run_to_end(union: DataFrame, on_batch: Callable[[DataFrame, int], None], checkpoint: str) -> Any:
     """Start ``union`` with ``on_batch`` as its sink, every micro-batch asked for, and wait for its end."""
-    stream = (
-        union.writeStream.foreachBatch(on_batch)
-        .trigger(availableNow=True)
-        .option("checkpointLocation", checkpoint)
-        .start()
-    )
-    stream.awaitTermination()
-    return stream
+    return lines.run_to_end(union.writeStream.foreachBatch(on_batch).option("checkpointLocation", checkpoint))

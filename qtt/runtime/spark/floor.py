@@ -16,6 +16,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from qtt.runtime.jobs import FORMAT_NAME, ReplayRecord, encode_options
+from qtt.runtime.spark import lines
 
 
 @dataclass(frozen=True)
@@ -34,14 +35,8 @@ def _trivial_query(session: SparkSession, batches: int, checkpoint: str) -> floa
     ]
     raw = session.readStream.format(FORMAT_NAME).options(**encode_options(records, range(1, batches + 1))).load()
     began = time.perf_counter()
-    query = (
-        raw.select(F.col("seq"), F.length("value").alias("n"))
-        .writeStream.foreachBatch(_collect)
-        .trigger(availableNow=True)
-        .option("checkpointLocation", checkpoint)
-        .start()
-    )
-    query.awaitTermination()
+    selected = raw.select(F.col("seq"), F.length("value").alias("n"))
+    lines.run_to_end(selected.writeStream.foreachBatch(_collect).option("checkpointLocation", checkpoint))
     return time.perf_counter() - began
 
 

@@ -3,81 +3,22 @@
 It serves a fixed list of records, shaped like Kafka source rows, in micro-batches whose
 boundaries the harness chooses (one record per batch for stateful plans, everything at once
 for stateless ones). The records travel inside the query's options, so executors need no
-shared disk; their encoding is plain data, in :mod:`qtt.runtime.jobs`.
+shared disk; their encoding is plain data, in :mod:`qtt.runtime.jobs`. Its stream reader is
+:mod:`~qtt.runtime.spark.admitted_reader` where pyspark has admission control (4.2 and later),
+else :mod:`~qtt.runtime.spark.stepped_reader` (see :mod:`qtt.runtime.spark.lines`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from pyspark.sql import SparkSession
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
-from pyspark.sql.streaming.datasource import (
-    ReadAllAvailable,
-    ReadLimit,
-    ReadMaxRows,
-    SupportsTriggerAvailableNow,
-)
 
-from qtt.runtime.jobs import FORMAT_NAME, SCHEMA, decode_options, decode_row
-
-
-class _Slice(InputPartition):
-    def __init__(self, rows: list[list[Any]]) -> None:
-        super().__init__(len(rows))
-        self.rows = rows
-
-
-class ReplayStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """Offsets are ``{"next": i}``: the index of the next record to serve."""
-
-    def __init__(self, rows: list[list[Any]], batch_ends: list[int], stop_file: str | None = None) -> None:
-        self.rows = rows
-        self.stop_file = stop_file
-        self.batch_ends = sorted(set(batch_ends) | {len(rows)}) if rows else []
-        self.largest_batch = max(
-            (b - a for a, b in zip([0, *self.batch_ends], self.batch_ends, strict=False)), default=1
-        )
-        self.target = len(rows)
-
-    def initialOffset(self) -> dict[str, int]:
-        return {"next": 0}
-
-    def prepareForTriggerAvailableNow(self) -> None:
-        # A query that is to stop early (the restart scenario) is told where before each start.
-        self.target = len(self.rows)
-        if self.stop_file and Path(self.stop_file).is_file():
-            self.target = min(self.target, int(Path(self.stop_file).read_text(encoding="utf-8")))
-
-    def getDefaultReadLimit(self) -> ReadLimit:
-        return ReadMaxRows(self.largest_batch)
-
-    def latestOffset(self, start: dict[str, int], limit: ReadLimit) -> dict[str, int]:
-        begin = start["next"]
-        if isinstance(limit, ReadAllAvailable):
-            return {"next": self.target}
-        end = next((b for b in self.batch_ends if b > begin), begin)
-        if isinstance(limit, ReadMaxRows):
-            end = min(end, begin + limit.max_rows)
-        return {"next": min(end, self.target)}
-
-    def reportLatestOffset(self) -> dict[str, int]:
-        return {"next": self.target}
-
-    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
-        if end["next"] <= start["next"]:
-            return []
-        return [_Slice(self.rows[start["next"] : end["next"]])]
-
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
-        assert isinstance(partition, _Slice)
-        for row in partition.rows:
-            yield decode_row(row)
-
-    def commit(self, end: dict[str, int]) -> None:
-        pass
+from qtt.runtime.jobs import FORMAT_NAME, SCHEMA, decode_options
+from qtt.runtime.spark import lines
+from qtt.runtime.spark.replay_slices import Slice, read_slice
 
 
 class ReplayBatchReader(DataSourceReader):
@@ -87,12 +28,10 @@ class ReplayBatchReader(DataSourceReader):
         self.rows = rows
 
     def partitions(self) -> Sequence[InputPartition]:
-        return [_Slice(self.rows)]
+        return [Slice(self.rows)]
 
     def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
-        assert isinstance(partition, _Slice)
-        for row in partition.rows:
-            yield decode_row(row)
+        return read_slice(partition)
 
 
 class ReplaySource(DataSource):
@@ -111,7 +50,13 @@ class ReplaySource(DataSource):
 
     def streamReader(self, schema: Any) -> DataSourceStreamReader:
         rows, ends = decode_options(self.options)
-        return ReplayStreamReader(rows, ends, self.options.get("stop_file"))
+        if lines.admission_control():
+            from qtt.runtime.spark.admitted_reader import AdmittedStreamReader
+
+            return AdmittedStreamReader(rows, ends, self.options.get("stop_file"))
+        from qtt.runtime.spark.stepped_reader import SteppedStreamReader
+
+        return SteppedStreamReader(rows, ends, self.options.get("stop_file"), self.options.get("checkpoint"))
 
 
 def register(session: SparkSession) -> None:

@@ -1,0 +1,64 @@
+"""The Spark lines qtt supports, and the replay source's stepping where pyspark has no admission control."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from qtt.errors import QttError
+from qtt.runtime.spark import lines
+from qtt.runtime.spark.stepped_reader import SteppedStreamReader, logged_position
+
+
+@pytest.mark.parametrize(("version", "expected"), [("4.1.4", (4, 1)), ("4.3.0", (4, 3)), ("4.2.1.dev0", (4, 2))])
+def test_a_version_belongs_to_its_line(version: str, expected: tuple[int, int]) -> None:
+    assert lines.line(version) == expected
+
+
+def test_every_supported_line_passes_and_another_is_refused_naming_the_supported_ones() -> None:
+    for major, minor in lines.SUPPORTED:
+        lines.check_supported(f"{major}.{minor}.0")
+    with pytest.raises(
+        QttError, match=r"pyspark 4\.0\.5 is not a Spark line qtt supports \(it supports 4\.1, 4\.2, 4\.3\)"
+    ):
+        lines.check_supported("4.0.5")
+
+
+def test_the_pin_is_the_supported_range() -> None:
+    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    oldest, newest = lines.SUPPORTED[0], lines.SUPPORTED[-1]
+    assert f'"pyspark[connect]>={oldest[0]}.{oldest[1]},<{newest[0]}.{newest[1] + 1}"' in pyproject
+
+
+def _steps(reader: SteppedStreamReader, calls: int) -> list[int]:
+    return [reader.latestOffset()["next"] for _ in range(calls)]
+
+
+def test_each_latest_offset_steps_one_chosen_micro_batch_and_stays_at_the_end() -> None:
+    rows: list[list[object]] = [[i] for i in range(5)]
+    assert _steps(SteppedStreamReader(rows, [1, 2, 3, 4]), 6) == [1, 2, 3, 4, 5, 5]
+    assert _steps(SteppedStreamReader(rows, [2]), 3) == [2, 5, 5]  # everything after the mark at once
+    assert _steps(SteppedStreamReader([], []), 2) == [0, 0]
+
+
+def test_a_stop_file_holds_the_query_at_its_offset(tmp_path: Path) -> None:
+    stop = tmp_path / "q.stop"
+    stop.write_text("2", encoding="utf-8")
+    reader = SteppedStreamReader([[i] for i in range(4)], [1, 2, 3], str(stop))
+    assert _steps(reader, 3) == [1, 2, 2]
+    stop.write_text("4", encoding="utf-8")  # the next start of the restart scenario goes further
+    assert _steps(reader, 3) == [3, 4, 4]
+
+
+def test_a_query_resumed_from_a_checkpoint_steps_on_from_its_offset_log(tmp_path: Path) -> None:
+    offsets = tmp_path / "offsets"
+    offsets.mkdir()
+    for batch, at in enumerate([1, 3]):
+        (offsets / str(batch)).write_text(f'v1\n{{"batchWatermarkMs":0}}\n{json.dumps({"next": at})}\n')
+    (offsets / ".1.crc").write_text("")
+    assert logged_position(str(tmp_path)) == 3
+    assert logged_position(str(tmp_path / "missing")) == 0 and logged_position(None) == 0
+    reader = SteppedStreamReader([[i] for i in range(5)], [1, 2, 3, 4], checkpoint=str(tmp_path))
+    assert _steps(reader, 3) == [4, 5, 5]
