@@ -94,6 +94,36 @@ def test_a_stateful_folder_stores_a_small_checkpoint_at_its_restore_point(snapsh
 
 @pytest.mark.spark
 @pytest.mark.slow
+def test_a_stored_checkpoint_says_who_wrote_it_and_in_which_format_and_nothing_of_the_machine(
+    snapshotted: list[Path],
+) -> None:
+    import pyspark
+
+    manifest_text = (snapshotted[0] / checkpoints.MANIFEST_FILE).read_text(encoding="utf-8")
+    raw = json.loads(manifest_text)
+    assert raw["manifestVersion"] == 2 and raw["pysparkVersion"] == pyspark.__version__
+    assert raw["qttVersion"] == "9.9.9"
+    query = next(iter(raw["consumed"]))
+    assert raw["writtenAt"] == {query: f"/qtt-stored-checkpoint/{query}"}
+    state_format = raw["stateFormat"]
+    assert state_format["settings"]["changelogCheckpointing"] == "true"
+    written = state_format["queries"][query]
+    assert written["pinned"]["spark.sql.streaming.stateStore.providerClass"].endswith("RocksDBStateStoreProvider")
+    assert written["pinned"]["spark.sql.shuffle.partitions"]
+    assert {op["metadataVersion"] for op in written["operators"]} == {"v2"}
+    assert written["operators"][0]["stateSchemaVersions"]
+    with tarfile.open(snapshotted[0] / checkpoints.ARCHIVE_FILE) as stored:
+        text = b"".join(
+            stored.extractfile(member).read()  # type: ignore[union-attr]
+            for member in stored.getmembers()
+            if "/_metadata/" in member.name
+        )
+    assert b"qtt-capture-" not in text and b"/tmp/" not in text and b"/qtt-stored-checkpoint/" in text
+    assert "qtt-capture-" not in manifest_text
+
+
+@pytest.mark.spark
+@pytest.mark.slow
 @pytest.mark.usefixtures("no_active_streams")
 def test_the_restored_replay_gives_the_recorded_outputs_and_state_changes_after_the_point(
     spark, snapshotted: list[Path]

@@ -2,9 +2,11 @@
 
 ``qtt snapshot`` runs each stateful query of a new folder alone over the inputs before the
 restore point, stops it, and stores its checkpoint directory (offsets, commits, metadata, state
-store files) as ``checkpoint.tar.gz``, with ``checkpoint.json``: the Spark version and state
-store provider that wrote it, the qtt version, the restore point, and what the replay before it
-consumed and produced. Like the rest of the folder, both are written once and never changed.
+store files) as ``checkpoint.tar.gz``, with ``checkpoint.json``: the Spark and pyspark
+versions and state store provider that wrote it, the qtt version, the state format
+(:mod:`~qtt.harness.historical.provenance`), the restore point, and what the replay before it
+consumed and produced. Like the rest of the folder, both are written once and never changed;
+this qtt writes manifest version 2 and reads 1 and 2.
 
 The restore point is the input record marked ``qttRestorePoint``, or else the middle one: the
 records before it are in the checkpoint, the records from it on are replayed from it.
@@ -28,7 +30,9 @@ from qtt.serde.excerpt import json_value
 
 MANIFEST_FILE = "checkpoint.json"
 ARCHIVE_FILE = "checkpoint.tar.gz"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
+#: the manifest versions this qtt reads (1: before the pyspark version and state format were recorded)
+READS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -44,15 +48,28 @@ class Manifest:
     consumed: dict[str, int] = field(default_factory=dict)
     #: per output topic: how many of its recorded records the inputs before the point caused
     outputs_before: dict[str, int] = field(default_factory=dict)
-    #: per stateful query: the directory Spark wrote its checkpoint in (its metadata names it)
+    #: per stateful query: the directory its checkpoint's metadata names (version 1: a temporary
+    #: directory of the writer's machine; version 2: ``provenance.STORED_AT/<queryId>``)
     written_at: dict[str, str] = field(default_factory=dict)
+    #: the pyspark version that wrote it ("" in a version 1 manifest)
+    pyspark_version: str = ""
+    #: the state format it was written in (:func:`~qtt.harness.historical.provenance.state_format`;
+    #: empty in a version 1 manifest)
+    state_format: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def writer(self) -> str:
+        """Who wrote it, as results name it: ``spark 4.1.4``."""
+        return f"spark {self.spark_version}"
 
     def as_json(self) -> dict[str, Any]:
         return {
             "manifestVersion": MANIFEST_VERSION,
             "sparkVersion": self.spark_version,
+            "pysparkVersion": self.pyspark_version,
             "stateStoreProvider": self.state_store_provider,
             "qttVersion": self.qtt_version,
+            "stateFormat": self.state_format,
             "restorePoint": self.restore_point,
             "consumed": dict(sorted(self.consumed.items())),
             "outputsBefore": dict(sorted(self.outputs_before.items())),
@@ -69,11 +86,20 @@ def restore_point(markers: Sequence[bool]) -> int:
 
 
 def manifest_of(
-    outcome: ReplayResult, point: int, *, spark_version: str, state_store_provider: str, qtt_version: str
+    outcome: ReplayResult,
+    point: int,
+    *,
+    spark_version: str,
+    state_store_provider: str,
+    qtt_version: str,
+    pyspark_version: str = "",
+    state_format: dict[str, Any] | None = None,
 ) -> Manifest:
     """The manifest of the checkpoints a replay with ``Restore(point, ..., capture=True)`` kept."""
     return Manifest(
         spark_version=spark_version,
+        pyspark_version=pyspark_version,
+        state_format=state_format or {},
         state_store_provider=state_store_provider,
         qtt_version=qtt_version,
         restore_point=point,
@@ -172,10 +198,12 @@ def loads(text: str, *, file: str) -> Manifest:
         raise PlanFileError(f"invalid JSON: {getattr(e, 'msg', e)}", file=file, line=line, column=column) from None
     if not isinstance(raw, dict):
         raise PlanFileError("expected a JSON object", file=file, path="$")
-    if raw.get("manifestVersion") != MANIFEST_VERSION:
-        msg = f"manifestVersion is {json_value(raw.get('manifestVersion'))}; this qtt reads version {MANIFEST_VERSION}"
+    version = raw.get("manifestVersion")
+    if version not in READS or isinstance(version, bool):
+        reads = " and ".join(str(v) for v in READS)
+        msg = f"manifestVersion is {json_value(version)}; this qtt reads versions {reads}"
         raise PlanFileError(msg, file=file, path="$.manifestVersion")
-    fields = {
+    fields: dict[str, type] = {
         "sparkVersion": str,
         "stateStoreProvider": str,
         "qttVersion": str,
@@ -184,6 +212,8 @@ def loads(text: str, *, file: str) -> Manifest:
         "outputsBefore": dict,
         "writtenAt": dict,
     }
+    if version >= 2:
+        fields |= {"pysparkVersion": str, "stateFormat": dict}
     for name, kind in fields.items():
         if not isinstance(raw.get(name), kind) or isinstance(raw.get(name), bool):
             msg = f"expected {kind.__name__} for {name}, got {json_value(raw.get(name))}"
@@ -200,6 +230,8 @@ def loads(text: str, *, file: str) -> Manifest:
         consumed=dict(raw["consumed"]),
         outputs_before=dict(raw["outputsBefore"]),
         written_at={str(k): v if isinstance(v, str) else json_value(v) for k, v in raw["writtenAt"].items()},
+        pyspark_version=raw.get("pysparkVersion", ""),
+        state_format=raw.get("stateFormat", {}),
     )
 
 

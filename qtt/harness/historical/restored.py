@@ -69,6 +69,7 @@ def restore_folders(
                 manifest = checkpoints.stored(path)
                 if manifest is None:
                     raise QttError(f"{path} has no stored checkpoint ({checkpoints.MANIFEST_FILE})")
+                result.variant = _label(loaded.spec.case.variant, manifest)
                 archive = path / checkpoints.ARCHIVE_FILE
                 folder = work / str(index)
                 checkpoints.unpack(archive.read_bytes(), folder, file=str(archive))
@@ -108,8 +109,10 @@ def restore_folders(
     return results
 
 
-def _label(variant: str) -> str:
-    return f"{variant}, restored" if variant else "restored"
+def _label(variant: str, manifest: checkpoints.Manifest | None = None) -> str:
+    """``variant, restored, written by spark 4.1.4``: the variant, and who wrote the checkpoint."""
+    restored = f"restored, written by {manifest.writer}" if manifest is not None else "restored"
+    return f"{variant}, {restored}" if variant else restored
 
 
 def _judge(result: HistoricalResult, loaded: Loaded, manifest: checkpoints.Manifest, outcome: object) -> None:

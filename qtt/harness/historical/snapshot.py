@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +19,7 @@ from qtt import __version__
 from qtt.errors import CaseFileError, QttError, SnapshotError
 from qtt.harness.cases.model import CaseVariant
 from qtt.harness.cases.slugs import project_root, relative_file
-from qtt.harness.historical import checkpoints, ledger, plan_store, spec
+from qtt.harness.historical import checkpoints, ledger, plan_store, provenance, spec
 from qtt.harness.historical.uptodate import PlanStatus, check_variant
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import SessionProvider, run_variants, spark_session
@@ -224,13 +224,21 @@ def _checkpoint_files(
     restore: Restore, result: CaseResult, session: SparkSession, version: str
 ) -> dict[str, str | bytes]:
     """The stored checkpoint of a stateful plan, kept by its replay: the manifest and the archive."""
+    from qtt.runtime.spark.checkpoint_files import relocate
+    from qtt.runtime.spark.lines import pyspark_version
     from qtt.runtime.spark.session import ROCKSDB_PROVIDER
 
     assert result.replay is not None
+    replay = result.replay
+    for query_id, written_at in replay.written_at.items():  # nothing of this machine in the golden
+        relocate(restore.folder / query_id, written_at, provenance.stored_at(query_id))
+    stored = replace(replay, written_at={query_id: provenance.stored_at(query_id) for query_id in replay.written_at})
     manifest = checkpoints.manifest_of(
-        result.replay,
+        stored,
         restore.point,
         spark_version=session.version,
+        pyspark_version=pyspark_version(),
+        state_format=provenance.state_format(restore.folder, lambda key: session.conf.get(key, None)),
         state_store_provider=session.conf.get("spark.sql.streaming.stateStore.providerClass") or ROCKSDB_PROVIDER,
         qtt_version=version,
     )

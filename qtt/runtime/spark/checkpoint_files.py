@@ -21,13 +21,18 @@ if TYPE_CHECKING:
 def copy_checkpoint(source: Path, dest: Path, written_at: str) -> None:
     """Copy the checkpoint ``source``, written by Spark at ``written_at``, to ``dest``, and relocate it."""
     shutil.copytree(source, dest)
-    if not written_at:
-        return
-    for metadata in sorted(dest.glob("state/*/_metadata/v2/*")):
+    if written_at:
+        relocate(dest, written_at, str(dest.absolute()))
+
+
+def relocate(checkpoint: Path, written_at: str, location: str) -> None:
+    """Make the checkpoint in ``checkpoint``, written by Spark at ``written_at``, name
+    ``location`` as its place instead."""
+    for metadata in sorted(checkpoint.glob("state/*/_metadata/v2/*")):
         if metadata.name.startswith("."):  # Hadoop's checksum of the file beside it
             continue
         text = metadata.read_text(encoding="utf-8")
-        moved = text.replace(written_at.rstrip("/") + "/", str(dest.absolute()) + "/")
+        moved = text.replace(written_at.rstrip("/") + "/", location.rstrip("/") + "/")
         if moved != text:
             metadata.write_text(moved, encoding="utf-8")
             # the old checksum no longer matches; Hadoop reads a file without one unchecked
