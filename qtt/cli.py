@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qtt import __version__
+from qtt import cli_inputs as inputs
 from qtt.errors import QttError
-from qtt.harness.selection import HISTORICAL_ROOT
 from qtt.harness.shard import Shard
 from qtt.harness.shard import parse as parse_shard
 
 if TYPE_CHECKING:
-    from qtt.harness.cases.model import CaseVariant
     from qtt.harness.results import CaseResult
     from qtt.harness.session import Selection
 
@@ -64,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     previous = _on_sigterm_raise()
     try:
+        if getattr(args, "spark", None):
+            return _under_spark(args, list(sys.argv[1:] if argv is None else argv))
         return int(args.handler(args))
     except QttError as e:
         print(f"qtt: {e}", file=sys.stderr)
@@ -77,6 +78,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _under_spark(args: argparse.Namespace, argv: list[str]) -> int:
+    """The command under another pyspark, in its own environment (a snapshot stores checkpoints only)."""
+    from qtt.harness import spark_envs
+
+    command = spark_envs.without_spark_option(argv)
+    if args.command == "snapshot" and not args.checkpoints_only:
+        command.append("--checkpoints-only")
+    return spark_envs.rerun(args.spark, command, lambda line: print(f"qtt: {line}", file=sys.stderr, flush=True))
 
 
 class Terminated(BaseException):
@@ -175,7 +186,7 @@ def _parser() -> argparse.ArgumentParser:
         help="rerun only the cases that failed in the last run here (recorded in .qtt_cache/); everything "
         "selected when none is recorded",
     )
-    _add_registry_option(run)
+    inputs.add_registry_option(run)
     run.add_argument(
         "--per-file",
         action="store_true",
@@ -188,6 +199,13 @@ def _parser() -> argparse.ArgumentParser:
         "case's outputs array, laid out like the file; nothing else in it changes), for review with git diff; "
         "refuses, saying why, a case whose variants disagree, that expects an exception or whose variant "
         "errored; never writes SQL test files or historical_plans/. The exit status is still the run's",
+    )
+    run.add_argument(
+        "--spark",
+        metavar="VERSION",
+        help="run this command under pyspark VERSION (a candidate before the pin moves, or an older line), "
+        "in an environment of its own made on first use under .qtt_cache/spark/VERSION; the project's "
+        "environment is not touched. Prints what breaks and why, as any run does",
     )
     run.set_defaults(handler=_run)
     _add_snapshot(commands)
@@ -211,7 +229,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.last_failed:
         chosen = _last_failed(chosen)
     if chosen.nothing_selected:
-        return _nothing("run", given, args.keyword, found=chosen.found)
+        return inputs.nothing("run", given, args.keyword, found=chosen.found)
     if args.shard and chosen.shard_is_empty:
         # a legitimate outcome when N machines share a small selection: not a usage error
         print(
@@ -242,7 +260,7 @@ def _jsonl_option(args: argparse.Namespace) -> str | None:
     if args.json_alias and not args.jsonl:
         print("qtt run: --json writes JSON Lines and is now called --jsonl", file=sys.stderr)
     path = args.jsonl or args.json_alias
-    _check_output(path, "--jsonl" if args.jsonl else "--json")
+    inputs.check_output(path, "--jsonl" if args.jsonl else "--json")
     return str(path) if path else None
 
 
@@ -321,71 +339,6 @@ def _print_updates(results: Sequence[CaseResult], args: argparse.Namespace) -> N
         print(line)
 
 
-def _check_output(path: str | None, option: str = "--json") -> None:
-    """Fail before any replay if ``option PATH`` cannot be written.
-
-    Raises:
-        QttError: the parent directory is missing, or the file or directory is not writable.
-    """
-    if not path:
-        return
-    target = Path(path)
-    parent = target.parent
-    if not parent.is_dir():
-        msg = f"{option} {path}: the directory {parent} does not exist; create it or choose another path"
-        raise QttError(msg)
-    if target.is_dir():
-        raise QttError(f"{option} {path}: is a directory; give a file name")
-    if not os.access(target if target.exists() else parent, os.W_OK):
-        what = "the file" if target.exists() else f"the directory {parent}"
-        raise QttError(f"{option} {path}: {what} is not writable; choose another path")
-
-
-def _nothing(command: str, given: Sequence[str], keyword: str | None, *, found: bool) -> int:
-    """Say why there is nothing to do and return the usage-error status: never a green run."""
-    where = " ".join(given) if given else "./cases (there is none here)"
-    if keyword and found:
-        print(f"qtt {command}: -k {keyword!r} matches nothing under {where}", file=sys.stderr)
-    else:
-        print(f"qtt {command}: nothing to {command}: no case variant under {where}", file=sys.stderr)
-    return 2
-
-
-def _any_case(paths: Sequence[str]) -> bool:
-    """Whether ``paths`` hold any case variant at all (to tell an empty -k selection apart)."""
-    from qtt.harness.selection import load_variants
-
-    return bool(load_variants(paths)[0])
-
-
-def _load_variants(paths: Sequence[str], keyword: str | None) -> tuple[list[CaseVariant], int]:
-    """The variants under ``paths`` and the number of cases (or files) that do not load,
-    each printed on stderr."""
-    from qtt.harness.selection import load_variants
-
-    variants, errors = load_variants(paths, keyword)
-    for error in errors:
-        print(f"ERROR {error}", file=sys.stderr)
-    return variants, len(errors)
-
-
-def _outside_project(variants: Sequence[CaseVariant], historical: Path) -> int | None:
-    """Exit status 2 if a case file is outside the project root its slug is hashed against."""
-    from qtt.harness.cases.slugs import is_outside, project_root, relative_file
-
-    root = project_root(historical)
-    outside = sorted({v.file for v in variants if is_outside(relative_file(v.file, root))})
-    if not outside:
-        return None
-    print(
-        f"qtt: {outside[0]}{f' and {len(outside) - 1} other file(s)' if len(outside) > 1 else ''} "
-        f"lie outside the project {root}, the directory that holds {historical}; case paths are "
-        "hashed relative to it.\nhint: run qtt from the project directory, or pass --historical DIR",
-        file=sys.stderr,
-    )
-    return 2
-
-
 def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     snapshot = commands.add_parser(
         "snapshot",
@@ -396,39 +349,30 @@ def _add_snapshot(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "spec.json and topology. A plan with state also stores its Spark checkpoint at the restore point "
         "(the input marked qttRestorePoint, else the middle one) as checkpoint.tar.gz with checkpoint.json, "
         "and gets a new folder when its newest one has no checkpoint or one written by another Spark "
-        "version. Existing folders are never changed. Prints what was added and why "
+        "version (with --spark, an older line writes its own beside today's). Existing folders are never "
+        "changed. Prints what was added and why "
         "(a diff of the steps), with progress on stderr. Exit status: 0 when every new or changed plan was "
         "written, 1 when a case could not be snapshotted or does not load, 2 on a usage error or when there "
         "is nothing to snapshot.",
     )
-    _add_cases_and_root(snapshot)
-    _add_registry_option(snapshot)
+    inputs.add_cases_and_root(snapshot)
+    inputs.add_registry_option(snapshot)
     snapshot.add_argument("--dry-run", action="store_true", help="replay and report, but write nothing")
     snapshot.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
+    snapshot.add_argument(
+        "--spark",
+        metavar="VERSION",
+        help="store the checkpoints pyspark VERSION writes (an older line), in an environment of its own made "
+        "on first use under .qtt_cache/spark/VERSION: a new folder for every stateful case whose plan is up "
+        "to date and has no checkpoint written by that version; implies --checkpoints-only",
+    )
+    snapshot.add_argument(
+        "--checkpoints-only",
+        action="store_true",
+        help="store checkpoints only: a case whose plan is new or changed is reported as not snapshotted "
+        "(persist its plan on today's line first)",
+    )
     snapshot.set_defaults(handler=_snapshot)
-
-
-def _add_registry_option(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--schema-registry",
-        metavar="URL",
-        help=(
-            "a Confluent-compatible schema registry for the AVRO, PROTOBUF and JSON_SR formats, or "
-            "'docker' to start Confluent's registry image (default: an embedded one per replay; "
-            "also QTT_SCHEMA_REGISTRY_URL)"
-        ),
-    )
-
-
-def _add_cases_and_root(command: argparse.ArgumentParser) -> None:
-    command.add_argument("paths", nargs="*", metavar="PATH", help="case files or directories (default: ./cases)")
-
-    command.add_argument(
-        "--historical",
-        metavar="DIR",
-        default=HISTORICAL_ROOT,
-        help="the historical plans directory (default: ./historical_plans)",
-    )
 
 
 def _snapshot(args: argparse.Namespace) -> int:
@@ -438,11 +382,11 @@ def _snapshot(args: argparse.Namespace) -> int:
 
     began = time.perf_counter()
     given = args.paths or default_paths(historical=False)
-    variants, broken = _load_variants(given, args.keyword)
+    variants, broken = inputs.load_variants(given, args.keyword)
     if not (variants or broken):
-        return _nothing("snapshot", given, args.keyword, found=_any_case(given))
+        return inputs.nothing("snapshot", given, args.keyword, found=inputs.any_case(given))
     historical = Path(args.historical)
-    if (status := _outside_project(variants, historical)) is not None:
+    if (status := inputs.outside_project(variants, historical)) is not None:
         return status
 
     def phase(line: str) -> None:
@@ -450,7 +394,12 @@ def _snapshot(args: argparse.Namespace) -> int:
 
     with ProgressLine(sys.stderr, began=began) as progress:
         entries = snapshot(
-            variants, root=historical, dry_run=args.dry_run, phase=phase, progress=progress.stage("case variants")
+            variants,
+            root=historical,
+            dry_run=args.dry_run,
+            phase=phase,
+            progress=progress.stage("case variants"),
+            checkpoints_only=args.checkpoints_only,
         )
     counts: dict[str, int] = {}
     for entry in entries:
@@ -483,7 +432,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "when there is no case to check. It also hashes every historical folder against "
         "historical_plans/ledger.sha256 and fails on a corrupt one.",
     )
-    _add_cases_and_root(check)
+    inputs.add_cases_and_root(check)
     check.add_argument("-k", metavar="TEXT", dest="keyword", help="only cases whose name contains TEXT")
     check.add_argument(
         "-v",
@@ -499,11 +448,11 @@ def _check(args: argparse.Namespace) -> int:
     from qtt.harness.selection import default_paths
 
     given = args.paths or default_paths(historical=False)
-    variants, broken = _load_variants(given, args.keyword)
+    variants, broken = inputs.load_variants(given, args.keyword)
     if not (variants or broken):
-        return _nothing("check", given, args.keyword, found=_any_case(given))
+        return inputs.nothing("check", given, args.keyword, found=inputs.any_case(given))
     historical = Path(args.historical)
-    if (status := _outside_project(variants, historical)) is not None:
+    if (status := inputs.outside_project(variants, historical)) is not None:
         return status
     entries = uptodate.check(variants, historical)
     failing = [e for e in entries if not e.ok]
@@ -545,7 +494,7 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="case files or directories, and historical plan folders (default: ./cases and ./historical_plans)",
     )
     bench.add_argument("--repetitions", type=int, default=3, help="repetitions of each floor measurement")
-    _add_registry_option(bench)
+    inputs.add_registry_option(bench)
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON to FILE")
     bench.set_defaults(handler=_bench)
 
@@ -554,7 +503,7 @@ def _bench(args: argparse.Namespace) -> int:
     from qtt import bench
     from qtt.harness.selection import default_paths, split_paths
 
-    _check_output(args.json)
+    inputs.check_output(args.json)
     paths, folders = split_paths(args.paths or default_paths(historical=True))
     figures = bench.run(paths, folders, repetitions=args.repetitions)
     print(bench.render(figures))

@@ -62,3 +62,15 @@ def test_a_query_resumed_from_a_checkpoint_steps_on_from_its_offset_log(tmp_path
     assert logged_position(str(tmp_path / "missing")) == 0 and logged_position(None) == 0
     reader = SteppedStreamReader([[i] for i in range(5)], [1, 2, 3, 4], checkpoint=str(tmp_path))
     assert _steps(reader, 3) == [4, 5, 5]
+
+
+def test_a_gap_of_an_older_line_is_named_with_the_line_that_has_it() -> None:
+    cast = 'Cannot resolve "RUNG" due to data type mismatch: cannot cast "TIME(6)" to "TIMESTAMP".'
+    routine = "[UNRESOLVED_ROUTINE] Cannot resolve routine `time_from_millis` on search path"
+    assert lines.lacking(cast, "4.1.4") == (
+        "TIME values cast to and from TIMESTAMP and text (CAST, FORMAT_TIME): "
+        "needs pyspark 4.2 or later (this is 4.1.4)"
+    )
+    assert "PARSE_TIME, TIMEADD, TIMESUB" in (lines.lacking(routine, "4.1.4") or "")
+    assert lines.lacking(cast, "4.2.1") is None  # on a line that has it, the error is the plan's own
+    assert lines.lacking("[UNRESOLVED_COLUMN] A column `X` cannot be resolved", "4.1.4") is None

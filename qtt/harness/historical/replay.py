@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import simplejson
 
-from qtt.errors import CorruptGoldenError, InfrastructureError, QttError, RuntimeBuildError
+from qtt.errors import CorruptGoldenError, InfrastructureError, QttError, RuntimeBuildError, UnsupportedFeatureError
 from qtt.harness.historical import ledger, plan_store, spec
 from qtt.harness.replay.compare import Comparison, TopicDiff
 from qtt.harness.replay.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult
@@ -127,6 +127,8 @@ def _conclude(
         result.status, result.reason = Status.FAILED, f"the plan no longer registers its schemas: {refused}"
     elif isinstance(outcome, InfrastructureError):
         _infrastructure(result, outcome)
+    elif isinstance(outcome, UnsupportedFeatureError):  # this Spark line lacks what the plan needs
+        result.status, result.reason = Status.SKIPPED, f"unsupported: {outcome.feature}"
     elif isinstance(outcome, QttError):
         if isinstance(outcome, RuntimeBuildError):
             outcome.at(file=str(Path(result.file) / "plan.json"))  # the builder knows the step, not the file

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qtt.errors import InfrastructureError, QttError
+from qtt.errors import InfrastructureError, QttError, UnsupportedFeatureError
 from qtt.harness.historical import checkpoints, ledger, spec
 from qtt.harness.historical.replay import (
     HistoricalResult,
@@ -101,6 +101,8 @@ def restore_folders(
                 result.status = Status.INFRA
                 result.reason = f"Spark could not restore the checkpoint, so nothing was proven: {outcome.message}"
                 result.hint = outcome.hint or infrastructure.HINT
+            elif isinstance(outcome, UnsupportedFeatureError):  # this Spark line lacks what the plan needs
+                result.status, result.reason = Status.SKIPPED, f"unsupported: {outcome.feature}"
             elif isinstance(outcome, QttError):
                 result.status = Status.FAILED
                 result.reason = f"today's runtime cannot resume the stored checkpoint: {outcome}"

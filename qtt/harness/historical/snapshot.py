@@ -77,8 +77,10 @@ def snapshot(
     epoch_ms: int | None = None,
     phase: Callable[[str], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    checkpoints_only: bool = False,
 ) -> list[Entry]:
-    """Persist a plan for every variant whose canonical plan is new or changed.
+    """Persist a plan for every variant whose canonical plan is new or changed, and a stored
+    checkpoint for every stateful one that has none written by today's Spark version.
 
     Args:
         variants: the case variants to consider.
@@ -90,6 +92,9 @@ def snapshot(
         epoch_ms: the folders' time stamp (default: now).
         phase: called with one line as each phase starts (planning, replaying, writing).
         progress: called with (replays done, replays in all) as replays finish.
+        checkpoints_only: store checkpoints only (``qtt snapshot --spark``, an older line): a
+            variant whose plan is new or changed is not snapshotted, its plan is persisted on
+            today's line first.
     """
     say = phase or (lambda line: None)
     session = session or spark_session
@@ -98,7 +103,7 @@ def snapshot(
     if not dry_run:
         plan_store.clean_staging(root)
     try:
-        return _snapshot(variants, session, root, version, dry_run, epoch_ms, say, progress)
+        return _snapshot(variants, session, root, version, dry_run, epoch_ms, say, progress, checkpoints_only)
     finally:
         if not dry_run:
             _record(root)
@@ -126,6 +131,7 @@ def _snapshot(
     epoch_ms: int | None,
     say: Callable[[str], None],
     progress: Callable[[int, int], None] | None,
+    checkpoints_only: bool = False,
 ) -> list[Entry]:
     say(f"planning {len(variants)} case variant(s) and comparing with {root}")
     entries: list[Entry] = []
@@ -151,6 +157,12 @@ def _snapshot(
             entry.reason = (
                 "no plan persisted yet" if check.folder is None else f"the plan differs from {check.folder.name}"
             )
+            if checkpoints_only:
+                entry.action, entry.diff = Action.NOT_SNAPSHOTTED, []
+                entry.reason += (
+                    ": only checkpoints are stored here; persist the plan with today's Spark first (qtt snapshot)"
+                )
+                continue
             to_replay.append((entry, check.plan))
     if not to_replay:
         return entries
@@ -188,23 +200,37 @@ def _snapshot(
 
 
 def _checkpoint_wanted(plan: Plan | None, newest: Path | None) -> str:
-    """Why a stateful plan whose newest folder is up to date still needs a new folder, or ""."""
+    """Why a stateful plan whose newest folder is up to date still needs a new folder, or "":
+    no folder of the same plan stores a checkpoint that today's Spark version wrote (each
+    Spark version leaves one for the next to restore, and an older line's checkpoints, written
+    with ``qtt snapshot --spark``, sit beside today's)."""
     from qtt.runtime.spark.session import spark_version
 
     if plan is None or newest is None or not any(shape.stateful for _, shape in query_order(plan)):
         return ""
-    try:
-        manifest = checkpoints.stored(newest)
-    except QttError as e:
-        return f"the stored checkpoint of {newest.name} cannot be read ({e}): a new folder stores a new one"
-    if manifest is None:
-        return f"{newest.name} stores no checkpoint to restore from"
-    if manifest.spark_version != spark_version():
+    text, today = codec.dumps(plan), spark_version()
+    writers: set[str] = set()
+    unreadable = []
+    for folder in sorted(p for p in newest.parent.iterdir() if p.is_dir() and plan_store.is_folder_name(p.name)):
+        try:
+            if (folder / plan_store.PLAN_FILE).read_text(encoding="utf-8") != text:
+                continue
+            manifest = checkpoints.stored(folder)
+        except (QttError, OSError) as e:
+            unreadable.append(f"{folder.name} ({e})")
+            continue
+        if manifest is not None:
+            writers.add(manifest.spark_version)
+    if today in writers:
+        return ""
+    if writers:
         return (
-            f"{newest.name}'s checkpoint was written by Spark {manifest.spark_version}, today's is "
-            f"{spark_version()}: each Spark version leaves a checkpoint for the next one to read"
+            f"the stored checkpoints of this plan were written by Spark {', '.join(sorted(writers))}, none by "
+            f"today's {today}: each Spark version leaves a checkpoint for the next one to read"
         )
-    return ""
+    if unreadable:
+        return f"the stored checkpoint of {unreadable[0]} cannot be read: a new folder stores a new one"
+    return "no folder of this plan stores a checkpoint to restore from"
 
 
 def _restore(entry: Entry, folder: Path) -> Restore | None:

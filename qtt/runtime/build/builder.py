@@ -17,7 +17,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
-from qtt.errors import RuntimeBuildError
+from qtt.errors import RuntimeBuildError, UnsupportedFeatureError
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.codec import step_paths
@@ -51,6 +51,7 @@ from qtt.runtime.build.repartitions import Repartition, repartition, select_key
 from qtt.runtime.build.sink_builder import SinkOutput, build_sink
 from qtt.runtime.build.timeformat import timestamp_millis
 from qtt.runtime.build.windowed_keys import source_window
+from qtt.runtime.spark import lines
 from qtt.runtime.spark.spark_types import from_spark, to_spark
 from qtt.serde.registry.schema_registry import RegistrySnapshot
 
@@ -131,6 +132,9 @@ class PlanBuilder:
             if isinstance(e, PySparkException):
                 # Spark's analyzer names the column that an expression reads and the source lacks.
                 needs = str(e).splitlines()[0][:300]
+                gap = lines.lacking(str(e))
+                if gap is not None:  # an older Spark line, not a damaged plan
+                    raise UnsupportedFeatureError(gap) from None
             else:
                 needs = f"it needs {e.args[0] if e.args else '?'!r}, which its source does not have"
             msg = f"step {step.type_tag!r} ({step.context}) of {self.query_id} does not fit its sources: {needs}"

@@ -29,7 +29,6 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
-from pyspark.sql.pandas.types import to_arrow_schema
 
 from qtt.plan.ir import steps as s
 from qtt.runtime.build import serde_udfs
@@ -39,7 +38,7 @@ from qtt.runtime.build.windowed_keys import source_window
 from qtt.runtime.execute.relay import relay_stream, write_rows
 from qtt.runtime.jobs import SCHEMA, Job, batch_major, source_row
 from qtt.runtime.operators.wide import ColumnPool
-from qtt.runtime.spark import infrastructure
+from qtt.runtime.spark import infrastructure, lines
 
 
 @dataclass(frozen=True)
@@ -111,7 +110,7 @@ def group_source(session: SparkSession, jobs: Sequence[Job], checkpoint: str) ->
     for row in rows:
         row["headers"] = [{"key": k, "value": v} for k, v in row["headers"]]
     folder = Path(f"{checkpoint}-relay-source")
-    write_rows(folder, pa.Table.from_pylist(rows, schema=to_arrow_schema(schema, timezone="UTC")))
+    write_rows(folder, pa.Table.from_pylist(rows, schema=lines.arrow_schema(schema)))
     decodings = _decodings(jobs)
     if not rows or not decodings:
         return GroupSource(relay_stream(session, schema, folder), {})

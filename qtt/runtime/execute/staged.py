@@ -38,7 +38,6 @@ import pyarrow.compute as pc
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as st
-from pyspark.sql.pandas.types import to_arrow_schema
 
 from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.runtime.build.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col
@@ -47,6 +46,7 @@ from qtt.runtime.execute.relay import relay_stream, write_rows
 from qtt.runtime.execute.sink_rows import run_and_collect
 from qtt.runtime.jobs import InternalTopic, Job
 from qtt.runtime.operators.wide import SlotInput, SlotState, WideLayout, wide_input, wide_layout, wide_operator
+from qtt.runtime.spark import lines
 from qtt.runtime.spark.frames import in_threads
 from qtt.runtime.spark.infrastructure import first_line
 
@@ -171,9 +171,7 @@ def run_stages(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plan
         group.progress.append(progress)
         group.checkpoints.append(stage_checkpoint)
         tables = [table for _, table in written]
-        table = (
-            pa.concat_tables(tables) if tables else to_arrow_schema(layout.output_schema, timezone="UTC").empty_table()
-        )
+        table = pa.concat_tables(tables) if tables else lines.arrow_schema(layout.output_schema).empty_table()
         writing = pc.is_valid(table[WRITE_STATE])
         _record_writes(group, stage, table.filter(writing))
         outputs = table.filter(pc.invert(writing))

@@ -11,15 +11,23 @@ time under the default trigger, and a query runs until everything available is p
 from __future__ import annotations
 
 import importlib.util
+import inspect
+import os
+import re
 from typing import TYPE_CHECKING
 
 from qtt.errors import QttError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql.streaming import DataStreamWriter, StreamingQuery
+    from pyspark.sql.types import StructType
 
 #: the pyspark lines qtt supports, oldest first (``project.dependencies`` pins the same range)
 SUPPORTED = ((4, 1), (4, 2), (4, 3))
+#: names the pyspark version a ``--spark`` command runs under: a candidate line is tried, not
+#: refused (see :mod:`qtt.harness.spark_envs`)
+CANDIDATE_ENV = "QTT_SPARK_CANDIDATE"
 
 
 def line(version: str) -> tuple[int, int]:
@@ -36,9 +44,9 @@ def pyspark_version() -> str:
 
 def check_supported(version: str | None = None) -> None:
     """Raise a :class:`QttError` naming the supported lines when ``version`` (default: the
-    installed pyspark) is outside them."""
+    installed pyspark) is outside them, unless it is the candidate a ``--spark`` command tries."""
     found = version or pyspark_version()
-    if line(found) not in SUPPORTED:
+    if line(found) not in SUPPORTED and os.environ.get(CANDIDATE_ENV) != found:
         names = ", ".join(f"{a}.{b}" for a, b in SUPPORTED)
         raise QttError(
             f"pyspark {found} is not a Spark line qtt supports (it supports {names})",
@@ -68,3 +76,47 @@ def run_to_end(writer: DataStreamWriter) -> StreamingQuery:
     finally:
         query.stop()
     return query
+
+
+def arrow_schema(schema: StructType) -> pa.Schema:
+    """Spark ``schema`` as an Arrow schema, timestamps in UTC (from 4.2 pyspark names the zone,
+    4.1 takes ``timestamp_utc``)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if "timezone" in inspect.signature(to_arrow_schema).parameters:
+        return to_arrow_schema(schema, timezone="UTC")
+    return to_arrow_schema(schema, timestamp_utc=True)  # type: ignore[call-arg]  # pyspark 4.1
+
+
+#: what an older line lacks that qtt uses: the first line that has it, the feature, and how
+#: Spark's analyzer says so when a plan needs it
+GAPS = (
+    (
+        (4, 2),
+        "TIME values cast to and from TIMESTAMP and text (CAST, FORMAT_TIME)",
+        re.compile(r'cast "TIME\(\d\)" to|to "TIME\(\d\)"|AS TIME\(\d\)\)" due to data type mismatch'),
+    ),
+    ((4, 2), "TIME values made from milliseconds (PARSE_TIME, TIMEADD, TIMESUB)", re.compile(r"`time_from_millis`")),
+)
+
+
+def lacking(error: str, version: str | None = None) -> str | None:
+    """The feature a plan needs that this pyspark line lacks, when Spark's ``error`` is one of
+    the :data:`GAPS` of the installed line (or ``version``): ``"...: needs pyspark 4.2 or later
+    (this is 4.1.4)"``; None for any other error."""
+    found = version or pyspark_version()
+    for first, feature, signature in GAPS:
+        if line(found) < first and signature.search(error):
+            return f"{feature}: needs pyspark {first[0]}.{first[1]} or later (this is {found})"
+    return None
+
+
+def quiet_query_context_logs() -> None:
+    """Spark 4.1 logs each analysis error with a DataFrame context as a JSON line on stderr,
+    even one qtt expects and reports itself; the run's output is qtt's."""
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pragma: no cover - every supported line has it
+        return
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = True

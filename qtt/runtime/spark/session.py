@@ -235,6 +235,7 @@ def _get_session(master: str | None = None) -> SparkSession:
         from qtt.runtime.spark import lines
 
         lines.check_supported()
+        lines.quiet_query_context_logs()
         _prepare_environment()
         from pyspark.sql import SparkSession
 
