@@ -71,3 +71,29 @@ def test_a_checkpoint_relocated_names_only_its_new_place(tmp_path: Path) -> None
     relocate(query, manifest.written_at["CTAS_PER_STATION_0"], provenance.stored_at("CTAS_PER_STATION_0"))
     text = "".join(p.read_text() for p in query.glob("state/*/_metadata/v2/*") if not p.name.startswith("."))
     assert "qtt-capture-" not in text and "file:/qtt-stored-checkpoint/CTAS_PER_STATION_0/state/0/" in text
+
+
+def test_a_stateful_plan_wants_a_folder_until_one_of_its_folders_holds_todays_checkpoint(tmp_path: Path) -> None:
+    import shutil
+
+    import pyspark
+
+    from qtt.harness.historical import plan_store
+    from qtt.harness.historical.snapshot import _checkpoint_wanted
+    from qtt.harness.historical.uptodate import load_persisted
+
+    plan = load_persisted((STATION / plan_store.PLAN_FILE).read_text(encoding="utf-8"), file="plan.json")
+    older = tmp_path / STATION.parent.name / "0.7.0_1795620141001"
+    shutil.copytree(STATION, older)
+    manifest = json.loads((older / checkpoints.MANIFEST_FILE).read_text(encoding="utf-8"))
+    manifest["sparkVersion"] = "4.1.4"
+    (older / checkpoints.MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
+    wanted = _checkpoint_wanted(plan, older)
+    assert f"written by Spark 4.1.4, none by today's {pyspark.__version__}" in wanted
+    today = older.parent / "0.7.0_1795620141002"  # a later folder of the same plan, by today's Spark
+    shutil.copytree(STATION, today)
+    manifest["sparkVersion"] = pyspark.__version__
+    (today / checkpoints.MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
+    assert _checkpoint_wanted(plan, today) == "" and _checkpoint_wanted(plan, older) == ""
+    (today / plan_store.PLAN_FILE).write_text("{}", encoding="utf-8")  # another plan's checkpoint does not count
+    assert "none by today's" in _checkpoint_wanted(plan, older)
