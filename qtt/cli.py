@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from qtt import __version__
 from qtt import cli_inputs as inputs
 from qtt.errors import QttError
+from qtt.harness.selection import HISTORICAL_ROOT
 from qtt.harness.shard import Shard
 from qtt.harness.shard import parse as parse_shard
 
@@ -211,6 +212,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_snapshot(commands)
     _add_check(commands)
     _add_bench(commands)
+    _add_matrix(commands)
     return parser
 
 
@@ -510,6 +512,45 @@ def _bench(args: argparse.Namespace) -> int:
     if args.json:
         bench.write_json(figures, args.json)
     return figures.exit_status
+
+
+def _add_matrix(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    matrix = commands.add_parser(
+        "matrix",
+        help="restore every stored checkpoint and print the compatibility matrix (cases by writer line)",
+        description="Restores every stored checkpoint under PATH on today's Spark, as qtt run does, and "
+        "prints a Markdown table: a row per stateful case, a column per Spark line that wrote its "
+        "checkpoints, each cell passed or the verdict with its reason. Exit status: 0 when every restore "
+        "passed, 1 otherwise, 2 when there is no stored checkpoint under PATH.",
+    )
+    matrix.add_argument(
+        "paths", nargs="*", metavar="PATH", help="historical folders or directories (default: ./historical_plans)"
+    )
+    matrix.add_argument("--out", metavar="FILE", help="write the matrix into FILE instead of stdout")
+    matrix.set_defaults(handler=_matrix)
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    from qtt.harness import whole_file
+    from qtt.harness.historical.matrix import render
+    from qtt.harness.progress import ProgressLine
+    from qtt.harness.session import Kind, run_items, stored_checkpoints
+    from qtt.runtime.spark.lines import pyspark_version
+
+    given = args.paths or [HISTORICAL_ROOT]
+    stored = stored_checkpoints(given)
+    if not stored:
+        print(f"qtt matrix: no stored checkpoint under {' '.join(given)}", file=sys.stderr)
+        return 2
+    inputs.check_output(args.out, "--out")
+    with ProgressLine(sys.stderr, began=time.perf_counter()) as line:
+        results = run_items(Kind.RESTORED, stored, progress=line.stage(Kind.RESTORED))
+    text = render(results, pyspark_version())
+    if args.out:
+        whole_file.write_whole(args.out, text)
+    else:
+        print(text, end="")
+    return 0 if all(result.status == "passed" for result in results) else 1
 
 
 def _scenarios(text: str) -> tuple[str, ...]:

@@ -313,6 +313,13 @@ def _run_folders(
     return results
 
 
+def stored_checkpoints(paths: Sequence[str]) -> list[Path]:
+    """The historical folders under ``paths`` that store a checkpoint (what a restore runs on)."""
+    from qtt.harness.historical.restored import has_checkpoint
+
+    return [folder for folder in select(paths, None, None).folders if has_checkpoint(folder)]
+
+
 def not_for_folders(folder: Path, scenario: str) -> CaseResult:
     """The skip of a historical folder asked for under a scenario that runs on case variants only."""
     reason = f"the {scenario} scenario runs on case variants; a historical folder replays fresh and restored"

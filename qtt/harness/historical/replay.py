@@ -47,6 +47,8 @@ class Loaded:
 @dataclass
 class HistoricalResult(CaseResult):
     drift: list[str] = field(default_factory=list)
+    #: a restored checkpoint's writer: the Spark version in its manifest ("" for a fresh replay)
+    writer: str = ""
 
 
 def load(path: Path) -> Loaded:

@@ -69,7 +69,7 @@ def restore_folders(
                 manifest = checkpoints.stored(path)
                 if manifest is None:
                     raise QttError(f"{path} has no stored checkpoint ({checkpoints.MANIFEST_FILE})")
-                result.variant = _label(loaded.spec.case.variant, manifest)
+                result.variant, result.writer = _label(loaded.spec.case.variant, manifest), manifest.spark_version
                 archive = path / checkpoints.ARCHIVE_FILE
                 folder = work / str(index)
                 checkpoints.unpack(archive.read_bytes(), folder, file=str(archive))
