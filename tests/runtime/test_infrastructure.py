@@ -48,3 +48,14 @@ def test_the_chain_of_causes_is_searched_and_the_reason_is_sparks_line() -> None
         assert infrastructure.reason(spark) == "org.apache.spark.SparkException: Python worker failed to connect back."
     assert not infrastructure.is_infrastructure(SqlError("mismatched input"))
     assert len(infrastructure.reason(RuntimeError("timed out " + "x" * 1000))) == 400
+
+
+def test_a_py4j_error_is_told_by_what_the_jvm_said() -> None:
+    from qtt.runtime.spark.infrastructure import java_reason
+
+    class Py4JLike(Exception):
+        java_exception = "org.apache.spark.SparkException: [CANNOT_LOAD_STATE_STORE] no 3.changelog\n\tat x"
+
+    said = java_reason(Py4JLike("An error occurred while calling o606.collectToPython."))
+    assert said == "org.apache.spark.SparkException: [CANNOT_LOAD_STATE_STORE] no 3.changelog"
+    assert java_reason(ValueError("plain\nmore")) == "plain"

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -438,6 +439,8 @@ def _run_group(
             feeds = internal_topics.read(union.sparkSession, checkpoint, owners)
         except internal_topics.StateLayoutError as e:
             raise ReplayError(str(e)) from e
+        except (PySparkException, Py4JJavaError) as e:  # Spark could not read its own state back
+            raise ReplayError(f"the state could not be read back: {infrastructure.java_reason(e)}") from e
         for job, topics in zip(with_records, feeds, strict=True):
             topics += runs[job.job_id].internal_topics
             runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)

@@ -74,6 +74,17 @@ def reason(error: BaseException, width: int = 400) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
+def java_reason(error: BaseException) -> str:
+    """The first line of what the JVM said: a Py4J error's Java exception (Spark's error class
+    and message), else :func:`first_line`."""
+    java = getattr(error, "java_exception", None)
+    if java is not None:
+        text = str(java).strip()
+        if text:
+            return text.splitlines()[0][:400]
+    return first_line(error)
+
+
 def first_line(error: BaseException) -> str:
     """The first line of ``error``'s message (its type's name when it has none)."""
     text = str(error).strip()
