@@ -496,6 +496,8 @@ class HistoricalItem(ReplayedItem):
         result = self.result()
         for line in getattr(result, "drift", []):
             warnings.warn(QttDriftWarning(f"{self.name}: {line}"), stacklevel=1)
+        if result.status == Status.SKIPPED:  # this Spark line lacks what the plan needs
+            pytest.skip(result.reason)
         if result.status != Status.PASSED:
             raise CaseFailure(result)
 

@@ -86,10 +86,10 @@ def test_a_stateful_plan_wants_a_folder_until_one_of_its_folders_holds_todays_ch
     older = tmp_path / STATION.parent.name / "0.7.0_1795620141001"
     shutil.copytree(STATION, older)
     manifest = json.loads((older / checkpoints.MANIFEST_FILE).read_text(encoding="utf-8"))
-    manifest["sparkVersion"] = "4.1.4"
+    manifest["sparkVersion"] = "3.5.0"  # a line older than any qtt runs on: never today's
     (older / checkpoints.MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
     wanted = _checkpoint_wanted(plan, older)
-    assert f"written by Spark 4.1.4, none by today's {pyspark.__version__}" in wanted
+    assert f"written by Spark 3.5.0, none by today's {pyspark.__version__}" in wanted
     today = older.parent / "0.7.0_1795620141002"  # a later folder of the same plan, by today's Spark
     shutil.copytree(STATION, today)
     manifest["sparkVersion"] = pyspark.__version__

@@ -12,7 +12,6 @@ import pyarrow as pa
 import pytest
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
-from pyspark.sql.pandas.types import to_arrow_schema
 
 from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
@@ -22,6 +21,7 @@ from qtt.runtime.build.windowed_keys import source_window
 from qtt.runtime.execute import group_source
 from qtt.runtime.execute.relay import write_rows
 from qtt.runtime.jobs import SCHEMA, Job, ReplayRecord, source_row
+from qtt.runtime.spark import lines
 from qtt.sql import parse_statements
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def test_a_step_whose_decoder_raises_keeps_its_own_udf(spark: SparkSession, tmp_
     schema = st.StructType.fromDDL(SCHEMA)
     folder = tmp_path / "source"
     rows = [dict(zip(schema.names, source_row(r), strict=True)) for job in jobs for r in job.records]
-    write_rows(folder, pa.Table.from_pylist(rows, schema=to_arrow_schema(schema, timezone="UTC")))
+    write_rows(folder, pa.Table.from_pylist(rows, schema=lines.arrow_schema(schema)))
     pool = group_source.ColumnPool("decoded")
     placed = [(d, pool.take(d.field_types())) for d in (good, bad)]
     table, undecoded = group_source._decode(spark, schema, folder, placed, pool.fields)

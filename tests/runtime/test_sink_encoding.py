@@ -4,6 +4,7 @@ key and value bytes (windowed keys included), partitions and timestamps."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -47,12 +48,12 @@ RECORDS = (
 
 
 @pytest.mark.usefixtures("no_active_streams")
-def test_the_driver_encodes_a_sink_as_its_udfs_do(spark: SparkSession) -> None:
+def test_the_driver_encodes_a_sink_as_its_udfs_do(spark: SparkSession, tmp_path: Path) -> None:
     plan = plan_statements(parse_statements(STATEMENTS), {}).plan
     windowed = 0
     for query in plan.queries():
         job = Job(0, query, RECORDS, (len(RECORDS),), ReplayMode(bounded=True))
-        raw = executor._replay_source(spark, [job])
+        raw = executor._replay_source(spark, [job], str(tmp_path / "checkpoint"))
         written = {}
         # a map's entry order does not survive collect(): a sink with one keeps its UDFs
         has_map = "SPREAD" in query.query_id or "WITH_MAP" in query.query_id

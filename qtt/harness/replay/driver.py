@@ -357,11 +357,13 @@ def _run_restored(
         run.seconds = time.perf_counter() - began
         return run, kept
 
-    if len(restored) <= 1:
-        yield from (resume(index, entry) for index, entry in enumerate(restored))
+    if not restored:
         return
+    # The first alone: two resumed at once as a fresh JVM's first stateful work failed every
+    # restore of the run, now and then (java.io.OptionalDataException deserializing a task).
+    yield resume(0, restored[0])
     with ThreadPoolExecutor(RESTORE_THREADS, thread_name_prefix="qtt-restore") as pool:
-        yield from pool.map(resume, range(len(restored)), restored)
+        yield from pool.map(resume, range(1, len(restored)), restored[1:])
 
 
 def replay_many(

@@ -265,6 +265,9 @@ def _get_session(master: str | None = None) -> SparkSession:
             # it mid-load, and the tasks of every later job failed to deserialize their copy
             # (java.io.OptionalDataException). Loading it here, on one thread, settles it.
             session.sparkContext._jsc.hadoopConfiguration().size()
+            # Spark 4.1 registers its state store coordinator with the first streaming query, and
+            # a bounded query with state (the batch scenario) run before any failed to find it
+            session.streams.active  # noqa: B018
             from qtt.runtime.spark import jvm_functions
 
             jvm_functions.install()
