@@ -16,6 +16,21 @@ HISTORICAL = Path(__file__).parents[2] / "historical_plans"
 STATION = HISTORICAL / "aggregation__counts_sums_and_averages_per_station__880598fa"
 
 
+def _counted_jobs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every group Spark runs from now on, one entry a group."""
+    from qtt.runtime.execute import executor
+
+    jobs: list[int] = []
+    run_groups = executor.run_groups
+
+    def counting(session, groups, checkpoints):  # type: ignore[no-untyped-def]
+        jobs.extend(len(group) for group in groups)
+        return run_groups(session, groups, checkpoints)
+
+    monkeypatch.setattr(executor, "run_groups", counting)
+    return jobs
+
+
 def test_equal_entries_run_once_and_serve_each_other_in_order() -> None:
     entries = ["a", "b", "a2", "solo", "solo2", "b2"]
     key = {"a": 1, "a2": 1, "b": 2, "b2": 2, "solo": None, "solo2": None}
@@ -38,7 +53,6 @@ def test_a_shared_run_is_a_run_for_each_with_its_share_of_the_seconds() -> None:
 def test_two_folders_of_one_plan_replay_it_once_and_each_passes(spark, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from qtt.harness.historical import replay as historical_replay
     from qtt.harness.status import Status
-    from qtt.runtime.execute import executor
 
     older, newer = STATION / "0.3.0_1795228811139", STATION / "0.7.0_1795620141001"
     broken = tmp_path / "broken" / older.name  # the same plan and inputs, a different recorded output
@@ -46,14 +60,7 @@ def test_two_folders_of_one_plan_replay_it_once_and_each_passes(spark, tmp_path,
     spec = json.loads((broken / "spec.json").read_text(encoding="utf-8"))
     spec["outputs"][0]["valueBytes"] = base64.b64encode(b'{"RENTALS":7}').decode()
     (broken / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-    jobs: list[int] = []
-    run_groups = executor.run_groups
-
-    def counting(session, groups, checkpoints):  # type: ignore[no-untyped-def]
-        jobs.extend(len(group) for group in groups)
-        return run_groups(session, groups, checkpoints)
-
-    monkeypatch.setattr(executor, "run_groups", counting)
+    jobs = _counted_jobs(monkeypatch)
     results = historical_replay.replay_folders([older, newer, broken], lambda: spark)
     assert sum(jobs) == 1  # one query, one plan, the same inputs: one run
     assert [r.status for r in results] == [Status.PASSED, Status.PASSED, Status.FAILED], [r.reason for r in results]
@@ -116,19 +123,11 @@ def test_in_one_session_a_case_takes_the_run_of_its_newest_folder_but_not_the_re
     from qtt.harness.historical import replay as historical_replay
     from qtt.harness.replay.runner import run_variants
     from qtt.harness.status import Status
-    from qtt.runtime.execute import executor
 
     newest = STATION / "0.7.0_1795620141001"
     cases = Path(__file__).parents[2] / "cases" / "aggregation.json"
     variant = next(v for v in load_file(cases).variants if v.case == "counts sums and averages per station")
-    jobs: list[int] = []
-    run_groups = executor.run_groups
-
-    def counting(session, groups, checkpoints):  # type: ignore[no-untyped-def]
-        jobs.extend(len(group) for group in groups)
-        return run_groups(session, groups, checkpoints)
-
-    monkeypatch.setattr(executor, "run_groups", counting)
+    jobs = _counted_jobs(monkeypatch)
     with same_jobs.sharing() as shared:
         folder = historical_replay.replay_folders([newest], lambda: spark)
         case = run_variants([variant], lambda: spark)

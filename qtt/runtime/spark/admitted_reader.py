@@ -7,10 +7,8 @@ file before each start.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from typing import Any
 
-from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
     ReadAllAvailable,
     ReadLimit,
@@ -18,10 +16,10 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
-from qtt.runtime.spark.replay_slices import Slice, batch_ends, read_slice, stop_target
+from qtt.runtime.spark.replay_slices import SlicedStreamReader, batch_ends, stop_target
 
 
-class AdmittedStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+class AdmittedStreamReader(SlicedStreamReader, SupportsTriggerAvailableNow):
     """Offsets are ``{"next": i}``: the index of the next record to serve."""
 
     def __init__(self, rows: list[list[Any]], ends: list[int], stop_file: str | None = None) -> None:
@@ -53,14 +51,3 @@ class AdmittedStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def reportLatestOffset(self) -> dict[str, int]:
         return {"next": self.target}
-
-    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
-        if end["next"] <= start["next"]:
-            return []
-        return [Slice(self.rows[start["next"] : end["next"]])]
-
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
-        return read_slice(partition)
-
-    def commit(self, end: dict[str, int]) -> None:
-        pass

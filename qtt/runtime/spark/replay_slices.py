@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql.datasource import InputPartition
+from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from qtt.runtime.jobs import decode_row
 
@@ -36,3 +36,21 @@ def read_slice(partition: InputPartition) -> Iterator[tuple[Any, ...]]:
     assert isinstance(partition, Slice)
     for row in partition.rows:
         yield decode_row(row)
+
+
+class SlicedStreamReader(DataSourceStreamReader):
+    """What both stream readers do the same way: a micro-batch's rows are one partition, read
+    back decoded; nothing to commit."""
+
+    rows: list[list[Any]]
+
+    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
+        if end["next"] <= start["next"]:
+            return []
+        return [Slice(self.rows[start["next"] : end["next"]])]
+
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+        return read_slice(partition)
+
+    def commit(self, end: dict[str, int]) -> None:
+        pass

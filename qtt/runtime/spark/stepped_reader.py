@@ -11,16 +11,13 @@ log's last micro-batch ended.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
-
-from qtt.runtime.spark.replay_slices import Slice, batch_ends, read_slice, stop_target
+from qtt.runtime.spark.replay_slices import SlicedStreamReader, batch_ends, stop_target
 
 
-class SteppedStreamReader(DataSourceStreamReader):
+class SteppedStreamReader(SlicedStreamReader):
     """Offsets are ``{"next": i}``: the index of the next record to serve."""
 
     def __init__(
@@ -39,17 +36,6 @@ class SteppedStreamReader(DataSourceStreamReader):
         step = next((b for b in self.batch_ends if b > self.position), self.position)
         self.position = max(self.position, min(step, target))
         return {"next": self.position}
-
-    def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[InputPartition]:
-        if end["next"] <= start["next"]:
-            return []
-        return [Slice(self.rows[start["next"] : end["next"]])]
-
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
-        return read_slice(partition)
-
-    def commit(self, end: dict[str, int]) -> None:
-        pass
 
 
 def logged_position(checkpoint: str | None) -> int:
