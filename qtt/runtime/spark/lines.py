@@ -10,6 +10,7 @@ time under the default trigger, and a query runs until everything available is p
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import inspect
 import os
@@ -54,6 +55,7 @@ def check_supported(version: str | None = None) -> None:
         )
 
 
+@functools.cache
 def admission_control() -> bool:
     """Whether Python streaming sources choose each micro-batch's size (pyspark 4.2 and later)."""
     return importlib.util.find_spec("pyspark.sql.streaming.datasource") is not None

@@ -263,7 +263,8 @@ def _get_session(master: str | None = None) -> SparkSession:
             # Hadoop's Configuration loads its properties on first read and is not thread-safe:
             # two queries started at once on a fresh JVM (restores, two at a time) could each copy
             # it mid-load, and the tasks of every later job failed to deserialize their copy
-            # (java.io.OptionalDataException). Loading it here, on one thread, settles it.
+            # (java.io.OptionalDataException). Loading it here, on one thread, made that rarer;
+            # the first restore of a run also runs alone (driver._run_restored).
             session.sparkContext._jsc.hadoopConfiguration().size()
             # Spark 4.1 registers its state store coordinator with the first streaming query, and
             # a bounded query with state (the batch scenario) run before any failed to find it
@@ -350,6 +351,6 @@ def started_seconds() -> float | None:
 
 def spark_version() -> str:
     """The version of the PySpark (and so the Spark) that replays run on."""
-    import pyspark
+    from qtt.runtime.spark import lines
 
-    return str(pyspark.__version__)
+    return lines.pyspark_version()
