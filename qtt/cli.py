@@ -164,7 +164,9 @@ def _parser() -> argparse.ArgumentParser:
         help="run under these scenarios (default: fresh, and restored for historical folders with a stored "
         "checkpoint): fresh (from empty state), restored (from a folder's stored checkpoint), restart (stop "
         "after every micro-batch and start again from the checkpoint), rebatch (other micro-batch splits, "
-        "seeded by --seed), batch (all inputs as one bounded batch query). A scenario is compared "
+        "seeded by --seed), batch (all inputs as one bounded batch query); restored-partitions, "
+        "restored-hdfs, restored-format2, restored-no-changelog (restored after one of Spark's upgrade "
+        "operations, see docs/spark-upgrades.md). A scenario is compared "
         "with the fresh replay of the same case; one a plan cannot run under is skipped with the reason",
     )
     run.add_argument("--seed", type=int, default=0, help="the seed of the rebatch scenario's splits (default 0)")
@@ -281,10 +283,11 @@ def _last_failed(chosen: Selection) -> Selection:
 
 def _header(chosen: Selection, scenario_names: Sequence[str] | None) -> str:
     """The line naming what a run holds, before anything runs."""
-    from qtt.harness.replay.scenarios import RESTORED
+    from qtt.harness.replay.scenarios import RESTORED, RESTORES
 
     broken = len(chosen.unloadable)
-    restorable = len(chosen.restorable()) if chosen.folders and RESTORED in (scenario_names or (RESTORED,)) else 0
+    restores = sum(1 for name in scenario_names or (RESTORED,) if name in RESTORES)
+    restorable = len(chosen.restorable()) * restores if chosen.folders else 0
     return (
         f"qtt {__version__}{f' shard {chosen.shard}' if chosen.shard else ''}: "
         f"{len(chosen.variants)} case variant(s) in {len(chosen.files)} file(s)"

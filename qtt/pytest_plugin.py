@@ -81,8 +81,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--qtt-scenario",
         metavar="NAME[,NAME]",
         default=None,
-        help="run every case under these scenarios: fresh, restored, restart, rebatch, batch (default: fresh, "
-        'and restored for historical folders with a stored checkpoint); see docs/guide.md, "Scenarios"',
+        help="run every case under these scenarios: fresh, restored, restart, rebatch, batch, and the "
+        "restores after Spark's upgrade operations: restored-partitions, restored-hdfs, restored-format2, "
+        "restored-no-changelog (default: fresh, and restored for historical folders with a stored "
+        'checkpoint); see docs/guide.md, "Scenarios"',
     )
     group.addoption(
         "--qtt-schema-registry",
@@ -468,14 +470,15 @@ class HistoricalPlans(pytest.Directory):
     def collect(self) -> Iterator[pytest.Item]:
         from qtt.harness.historical.plan_store import folders
         from qtt.harness.historical.restored import has_checkpoint
+        from qtt.harness.replay.scenarios import RESTORES
 
         chosen = _scenarios(self.config)
         for folder in folders(self.path):
             name = f"{folder.parent.name}/{folder.name}"
             if "fresh" in chosen:
                 yield HistoricalItem.from_parent(self, name=name, folder=folder)
-            if "restored" in chosen and has_checkpoint(folder):
-                yield RestoredItem.from_parent(self, name=f"{name}[restored]", folder=folder)
+            for scenario in (s for s in RESTORES if s in chosen) if has_checkpoint(folder) else ():
+                yield RestoredItem.from_parent(self, name=f"{name}[{scenario}]", folder=folder, scenario=scenario)
 
 
 class HistoricalItem(ReplayedItem):
@@ -506,9 +509,18 @@ class HistoricalItem(ReplayedItem):
 
 
 class RestoredItem(HistoricalItem):
-    """A persisted plan's stored checkpoint, resumed by today's runtime over the inputs after it."""
+    """A persisted plan's stored checkpoint, resumed by today's runtime over the inputs after it
+    (``scenario``: plainly, or after one of Spark's upgrade operations)."""
 
     kind = "restored checkpoints"
+
+    def __init__(self, *, scenario: str = "restored", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+
+    @property
+    def batch_kind(self) -> str:
+        return f"{type(self).__name__}[{self.scenario}]"
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.folder, None, f"restored checkpoint: {self.name}"

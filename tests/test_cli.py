@@ -258,7 +258,10 @@ def test_check_names_a_corrupt_newest_plan_and_does_not_advise_a_snapshot(capsys
     shutil.copytree(REPO / "cases", tmp_path / "cases")
     shutil.copytree(REPO / "historical_plans", tmp_path / "historical_plans")
     monkeypatch.chdir(tmp_path)
-    plan_file = max((tmp_path / "historical_plans").glob("aggregation__counts_sums*/*/plan.json"))
+    plan_file = max(  # the newest: by the epoch milliseconds of its folder
+        (tmp_path / "historical_plans").glob("aggregation__counts_sums*/*/plan.json"),
+        key=lambda path: int(path.parent.name.rsplit("_", 1)[1]),
+    )
     plan_file.write_text(plan_file.read_text()[:100])
     status, out, _ = run(capsys, "check", "cases/aggregation.json")
     assert status == 1

@@ -52,7 +52,8 @@ def run_items(
     progress: Progress | None = None,
     scenario: str = scenarios.FRESH,
 ) -> list[CaseResult]:
-    """Run items of one kind with the runner for that kind; ``scenario`` applies to case variants.
+    """Run items of one kind with the runner for that kind; ``scenario`` applies to case variants
+    and restored checkpoints.
 
     ``items`` are :class:`CaseVariant` (``CASES``), :class:`SqlTest` (``SQL``) or historical
     folders (``HISTORICAL``, ``RESTORED``). One result per item, in order (a scenario other
@@ -76,7 +77,7 @@ def run_items(
         return list(replay_folders(list(items), session, progress=progress))
     from qtt.harness.historical.restored import restore_folders
 
-    return list(restore_folders(list(items), session, progress=progress))
+    return list(restore_folders(list(items), session, progress=progress, scenario=scenario))
 
 
 class Item(Protocol):
@@ -306,9 +307,11 @@ def _run_folders(
         historical = [r for r in ran if isinstance(r, HistoricalResult)]
         results += ran
     results += [not_for_folders(f, name) for name in chosen_names if name in scenarios.CASES_ONLY for f in folders]
-    stored = [folder for folder in folders if has_checkpoint(folder)] if scenarios.RESTORED in chosen_names else []
-    if stored:
-        results += run_items(Kind.RESTORED, stored, session, progress=progress(Kind.RESTORED))
+    restores = [name for name in chosen_names if name in scenarios.RESTORES]
+    stored = [folder for folder in folders if has_checkpoint(folder)] if restores else []
+    for name in restores if stored else ():
+        stage = Kind.RESTORED if name == scenarios.RESTORED else f"{Kind.RESTORED} ({name})"
+        results += run_items(Kind.RESTORED, stored, session, progress=progress(stage), scenario=name)
     drift += [f"{result.file}: {line}" for result in historical for line in result.drift]
     return results
 

@@ -38,6 +38,7 @@ from qtt.harness.cases.json_index import JsonIndex, json_index
 from qtt.harness.cases.loader import LoadedFile, load_text
 from qtt.harness.cases.model import CaseVariant, Record
 from qtt.harness.replay.compare import compare
+from qtt.harness.replay.scenarios import RESTORES
 from qtt.harness.results import CaseResult
 from qtt.harness.selection import HISTORICAL_ROOT
 from qtt.harness.status import Status
@@ -53,7 +54,7 @@ NEVER_WRITTEN = {
     "sql": "a SQL test file holds ASSERT statements, not an outputs array: edit them by hand",
     "load": "it does not load (see the error above): fix it first",
 }
-FOLDER_KINDS = ("historical", "restored")
+FOLDER_KINDS = ("historical", *RESTORES)
 #: the record fields a case file writes, in ksqlDB's order when the file shows none
 FIELD_ORDER = ("topic", "key", "value", "timestamp", "window", "headers")
 

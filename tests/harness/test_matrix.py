@@ -59,6 +59,9 @@ def test_the_matrix_command_restores_each_stored_checkpoint_and_writes_the_table
     monkeypatch.setattr(session, "run_items", restored)
     out = tmp_path / "matrix.md"
     assert cli.main(["matrix", str(root / slug), "--out", str(out)]) == 1  # one restore failed
-    assert asked == [(session.Kind.RESTORED, [root / slug / "0.7.0_1795620141001"])]  # only folders with one
+    [(kind, folders)] = asked
+    assert kind == session.Kind.RESTORED and root / slug / "0.7.0_1795620141001" in folders
+    assert all((folder / "checkpoint.json").is_file() for folder in folders)  # only folders with one
+    assert len(folders) < len(list((root / slug).iterdir()))
     text = out.read_text(encoding="utf-8")
     assert f"| {slug} | - | passed |" in text and "| other | failed: refused | - |" in text

@@ -11,6 +11,7 @@ that today's Spark or today's operators cannot read fails the item with Spark's 
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qtt.errors import InfrastructureError, QttError, UnsupportedFeatureError
-from qtt.harness.historical import checkpoints, ledger, spec
+from qtt.harness.historical import checkpoints, ledger, refusals, spec
 from qtt.harness.historical.replay import (
     HistoricalResult,
     Loaded,
@@ -29,12 +30,14 @@ from qtt.harness.historical.replay import (
     load,
     not_loaded,
 )
+from qtt.harness.historical.spark_operations import OPERATIONS, SparkOperation
 from qtt.harness.replay.driver import ReplayItem
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import replay_counted
 from qtt.harness.status import Status
 from qtt.runtime.jobs import CAPTURE
-from qtt.runtime.spark import infrastructure, scratch
+from qtt.runtime.spark import infrastructure, lines, scratch
+from qtt.runtime.spark.session import session_with
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -49,9 +52,19 @@ def has_checkpoint(folder: Path) -> bool:
 
 
 def restore_folders(
-    paths: Sequence[Path], session: Callable[[], SparkSession], *, progress: Callable[[int, int], None] | None = None
+    paths: Sequence[Path],
+    session: Callable[[], SparkSession],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    scenario: str = KIND,
 ) -> list[HistoricalResult]:
-    """Resume every folder's stored checkpoint; each gets its own result."""
+    """Resume every folder's stored checkpoint; each gets its own result. ``scenario``: the
+    plain restore, or one of Spark's upgrade operations
+    (:data:`~qtt.harness.historical.spark_operations.OPERATIONS`) at the restore."""
+    operation = OPERATIONS.get(scenario)
+    if operation is not None:
+        base, settings = session, operation.settings
+        session = functools.cache(lambda: session_with(base(), settings))
     results: list[HistoricalResult] = []
     checker = ledger.Checker()
     scratch.clean_stale(None, f"{RESTORE_PREFIX}*")  # what a killed run left
@@ -60,16 +73,17 @@ def restore_folders(
         items: list[ReplayItem] = []
         for index, path in enumerate(paths):
             hint = f"rerun it: qtt run {path}; a stored checkpoint must keep restoring: fix the runtime, not the folder"
-            result = HistoricalResult(str(path), path.parent.name, path.name, Status.PASSED, kind=KIND, hint=hint)
+            result = HistoricalResult(str(path), path.parent.name, path.name, Status.PASSED, kind=scenario, hint=hint)
             results.append(result)
             try:
                 checker.check(path)
                 loaded = load(path)
-                result.case, result.variant = loaded.spec.case.name, _label(loaded.spec.case.variant)
+                result.case, result.variant = loaded.spec.case.name, _label(loaded.spec.case.variant, operation)
                 manifest = checkpoints.stored(path)
                 if manifest is None:
                     raise QttError(f"{path} has no stored checkpoint ({checkpoints.MANIFEST_FILE})")
-                result.variant, result.writer = _label(loaded.spec.case.variant, manifest), manifest.spark_version
+                result.variant = _label(loaded.spec.case.variant, operation, manifest)
+                result.writer = manifest.spark_version
                 archive = path / checkpoints.ARCHIVE_FILE
                 folder = work / str(index)
                 checkpoints.unpack(archive.read_bytes(), folder, file=str(archive))
@@ -104,16 +118,36 @@ def restore_folders(
             elif isinstance(outcome, UnsupportedFeatureError):  # this Spark line lacks what the plan needs
                 result.status, result.reason = Status.SKIPPED, f"unsupported: {outcome.feature}"
             elif isinstance(outcome, QttError):
-                result.status = Status.FAILED
-                result.reason = f"today's runtime cannot resume the stored checkpoint: {outcome}"
+                _refused(result, scenario, manifest, outcome)
             else:
                 _judge(result, loaded, manifest, outcome)
     return results
 
 
-def _label(variant: str, manifest: checkpoints.Manifest | None = None) -> str:
-    """``variant, restored, written by spark 4.1.4``: the variant, and who wrote the checkpoint."""
-    restored = f"restored, written by {manifest.writer}" if manifest is not None else "restored"
+def _refused(result: HistoricalResult, scenario: str, manifest: checkpoints.Manifest, error: QttError) -> None:
+    """A restore Spark refused: a failure naming Spark's error class, or, when an entry of
+    :mod:`~qtt.harness.historical.refusals` covers it, Spark's documented refusal (a skip)."""
+    message = str(error)
+    entry = refusals.find(scenario, message, spark=lines.pyspark_version(), writer=manifest.spark_version)
+    if entry is not None:
+        result.status = Status.SKIPPED
+        result.reason = (
+            f"refused by Spark ({entry.error_class}), as documented since {entry.since}: {entry.reason} "
+            f"(see {entry.reference})"
+        )
+        return
+    found = refusals.error_classes(message)
+    refused = f"Spark refused it ({', '.join(found)}): " if found else ""
+    result.status = Status.FAILED
+    result.reason = f"today's runtime cannot resume the stored checkpoint: {refused}{message}"
+
+
+def _label(variant: str, operation: SparkOperation | None = None, manifest: checkpoints.Manifest | None = None) -> str:
+    """``variant, restored with 4 shuffle partitions instead of 1, written by spark 4.1.4``: the
+    variant, the operation at the restore, and who wrote the checkpoint."""
+    restored = "restored" if operation is None else f"restored {operation.title}"
+    if manifest is not None:
+        restored += f", written by {manifest.writer}"
     return f"{variant}, {restored}" if variant else restored
 
 

@@ -3,6 +3,9 @@
 - ``fresh``: the replay every run does: all inputs from empty state, compared with the case.
 - ``restored``: a historical folder resumed from its stored checkpoint
   (:mod:`qtt.harness.historical.restored`); a case variant has none, so it is skipped there.
+  ``restored-partitions``, ``restored-hdfs``, ``restored-format2`` and ``restored-no-changelog``
+  resume it after one of Spark's upgrade operations
+  (:mod:`qtt.harness.historical.spark_operations`).
 - ``restart``: every streaming query is stopped after each micro-batch and started again from
   its own checkpoint; outputs, processing log and internal topics must equal the fresh run's:
   nothing lost, nothing duplicated.
@@ -35,12 +38,17 @@ from qtt.plan.ir import steps as s
 from qtt.runtime.jobs import ReplayMode
 
 FRESH, RESTORED, RESTART, REBATCH, BATCH = "fresh", "restored", "restart", "rebatch", "batch"
-SCENARIOS = (FRESH, RESTORED, RESTART, REBATCH, BATCH)
+#: the restored replay under one of Spark's upgrade operations
+#: (:mod:`qtt.harness.historical.spark_operations`)
+SPARK_OPERATIONS = ("restored-partitions", "restored-hdfs", "restored-format2", "restored-no-changelog")
+SCENARIOS = (FRESH, RESTORED, RESTART, REBATCH, BATCH, *SPARK_OPERATIONS)
+#: the scenarios that resume stored checkpoints: they run on historical folders only
+RESTORES = (RESTORED, *SPARK_OPERATIONS)
 #: the scenarios that run on case variants only (a historical folder replays fresh and restored)
 CASES_ONLY = (RESTART, REBATCH, BATCH)
 #: why a scenario cannot run for a case variant at all
 NOT_FOR_CASES = {
-    RESTORED: "a case variant has no stored checkpoint: restored replays run on historical folders",
+    name: "a case variant has no stored checkpoint: restored replays run on historical folders" for name in RESTORES
 }
 
 

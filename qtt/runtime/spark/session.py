@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 DEFAULT_MASTER = "local[2]"
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+HDFS_PROVIDER = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
 _lock = threading.Lock()
 _session: SparkSession | None = None
 _started_seconds: float | None = None
@@ -225,6 +227,25 @@ def get_session(master: str | None = None) -> SparkSession:
     session = _get_session(master)
     activate(session)
     return session
+
+
+def session_with(base: SparkSession, settings: Mapping[str, str]) -> SparkSession:
+    """A session of ``base``'s Spark with other SQL settings: a clone of ``base`` (its settings
+    and registered replay source) with ``settings`` changed in the clone only."""
+    from qtt.errors import UnsupportedFeatureError
+
+    if is_connect(base):
+        raise UnsupportedFeatureError(
+            "Spark settings of their own for one replay on Spark Connect (run on a local master)"
+        )
+    from pyspark.sql import SparkSession
+
+    # a clone, not a new session: it keeps the settings and the registered replay source
+    child = SparkSession(base.sparkContext, base._jsparkSession.cloneSession())  # type: ignore[attr-defined]
+    for key, value in settings.items():
+        child.conf.set(key, value)
+    activate(child)
+    return child
 
 
 def _get_session(master: str | None = None) -> SparkSession:

@@ -1,0 +1,79 @@
+"""Spark's documented refusals: restores that fail because Spark does not support the path.
+
+A restore that fails with a Spark error class is a failure, unless an entry of
+``spark_refusals.toml`` (beside this module, listed in docs/spark-upgrades.md) says, with a
+date and a reference, that Spark refuses that path: then it is reported as Spark's refusal, a
+skip naming the error class and the entry.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from qtt.errors import QttError
+
+ENTRIES_FILE = Path(__file__).with_name("spark_refusals.toml")
+#: an error class as Spark's messages show it: ``[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED]``
+_ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z][A-Z0-9_]*)*)\]")
+_FIELDS = ("scenario", "error_class", "spark", "writer", "since", "reason", "reference")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One entry: Spark refuses ``scenario``'s restore with ``error_class``."""
+
+    scenario: str
+    error_class: str
+    spark: str
+    writer: str
+    since: str
+    reason: str
+    reference: str
+
+    def matches(self, scenario: str, error_classes: Sequence[str], spark: str, writer: str) -> bool:
+        return (
+            self.scenario == scenario
+            and any(found == self.error_class or found.startswith(f"{self.error_class}.") for found in error_classes)
+            and _on_line(self.spark, spark)
+            and _on_line(self.writer, writer)
+        )
+
+
+def error_classes(message: str) -> list[str]:
+    """The Spark error classes a failure's message names, in order."""
+    return list(dict.fromkeys(_ERROR_CLASS.findall(message)))
+
+
+def find(scenario: str, message: str, *, spark: str, writer: str) -> Refusal | None:
+    """The entry that covers this failed restore, if any."""
+    found = error_classes(message)
+    return next((entry for entry in entries() if entry.matches(scenario, found, spark, writer)), None)
+
+
+@cache
+def entries(path: Path = ENTRIES_FILE) -> tuple[Refusal, ...]:
+    """Every entry of the file, checked: a malformed entry is an error naming it."""
+    with path.open("rb") as handle:
+        try:
+            document = tomllib.load(handle)
+        except tomllib.TOMLDecodeError as e:
+            raise QttError(f"{path}: not valid TOML: {e}") from None
+    out = []
+    for index, entry in enumerate(document.get("refusal", []), start=1):
+        missing = [name for name in _FIELDS if not isinstance(entry.get(name), str) or not entry[name]]
+        unknown = sorted(set(entry) - set(_FIELDS))
+        if missing or unknown:
+            problem = f"missing {', '.join(missing)}" if missing else f"unknown {', '.join(unknown)}"
+            raise QttError(f"{path}: refusal {index}: {problem}; each entry has {', '.join(_FIELDS)}")
+        out.append(Refusal(**{name: entry[name] for name in _FIELDS}))
+    return tuple(out)
+
+
+def _on_line(pattern: str, version: str) -> bool:
+    """``4.3`` holds for 4.3.0 and 4.3.1; ``*`` for every version."""
+    return pattern == "*" or version == pattern or version.startswith(f"{pattern}.")
