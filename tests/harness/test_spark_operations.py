@@ -18,7 +18,8 @@ from qtt.harness.status import Status
 ROOT = Path(__file__).parents[2] / "historical_plans"
 FOLDERS = [
     ROOT / "aggregation__counts_sums_and_averages_per_station__880598fa" / "0.7.0_1795620141001",
-    ROOT / "joins__a_full_outer_stream-stream_join_on_value_columns_re-keys_both_sides_and_has_a_sy__5302bf5e"
+    ROOT
+    / "joins__a_full_outer_stream-stream_join_on_value_columns_re-keys_both_sides_and_has_a_sy__5302bf5e"
     / "0.9.0_1795661597511",
 ]
 

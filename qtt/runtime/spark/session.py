@@ -241,7 +241,7 @@ def session_with(base: SparkSession, settings: Mapping[str, str]) -> SparkSessio
     from pyspark.sql import SparkSession
 
     # a clone, not a new session: it keeps the settings and the registered replay source
-    child = SparkSession(base.sparkContext, base._jsparkSession.cloneSession())  # type: ignore[attr-defined]
+    child = SparkSession(base.sparkContext, base._jsparkSession.cloneSession())
     for key, value in settings.items():
         child.conf.set(key, value)
     activate(child)
