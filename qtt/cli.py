@@ -20,7 +20,7 @@ from qtt.harness.shard import parse as parse_shard
 
 if TYPE_CHECKING:
     from qtt.harness.results import CaseResult
-    from qtt.harness.session import Selection
+    from qtt.harness.session import Outcome, Selection
 
 DESCRIPTION = """\
 qtt replays streaming-SQL cases (ksqlDB's QTT format) through execution plans built on
@@ -219,7 +219,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from qtt.harness import lastfailed, report, selection
+    from qtt.harness import quarantine, selection
     from qtt.harness.progress import ProgressLine
     from qtt.harness.session import run_selection, select, stale_plans
 
@@ -241,21 +241,35 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
+    marks = quarantine.load(Path.cwd())
     print(_header(chosen, args.scenario), file=sys.stderr)
     with ProgressLine(sys.stderr, quiet=args.quiet, began=began) as line:
         outcome = run_selection(
-            chosen, scenario_names=args.scenario, seed=args.seed, progress_for=line.stage, exitfirst=args.exitfirst
+            chosen,
+            scenario_names=args.scenario,
+            seed=args.seed,
+            progress_for=line.stage,
+            exitfirst=args.exitfirst,
+            quarantine=marks,
         )
-    stale = stale_plans(chosen)
+    return _report(outcome, stale_plans(chosen), args, began=began, jsonl=jsonl)
+
+
+def _report(
+    outcome: Outcome, stale: Sequence[CaseResult], args: argparse.Namespace, *, began: float, jsonl: str | None
+) -> int:
+    """What a run prints and writes after it ran, and its exit status."""
+    from qtt.harness import lastfailed, report
+
     for drifted in outcome.drift:
         print(f"DRIFT {drifted}", file=sys.stderr)
     _print_results(outcome.results, args)
     _print_updates(outcome.results, args)
     _print_stale(stale, outcome.not_run)
     print(f"{len(outcome.results)} variant(s): {report.summary(outcome.results)} in {time.perf_counter() - began:.1f}s")
-    lastfailed.record(outcome.results + stale)
+    lastfailed.record([*outcome.results, *stale])
     if jsonl:  # after the summary: a report that cannot be written loses no result
-        report.write_json(outcome.results + stale, jsonl)
+        report.write_json([*outcome.results, *stale], jsonl)
     return max(report.exit_status(outcome.results), 1 if stale else 0)
 
 
@@ -326,8 +340,12 @@ def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> N
         if result.status.bad:
             print()
             print(report.render_failure(result))
+        elif result.status == Status.QUARANTINED:
+            print(f"QUARANTINED {result.file}: {result.label}: {result.reason.splitlines()[0]}")
         elif result.status == Status.SKIPPED and not args.quiet:
             print(f"SKIPPED {result.file}: {result.label}: {result.reason}")
+        elif result.status == Status.PASSED and result.reason.startswith("passes now"):
+            print(f"PASSES NOW {result.file}: {result.label}: {result.reason}")
     if args.per_file:
         for file, counts in report.per_file(results):
             print(f"{file}: {counts}")
@@ -449,6 +467,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _check(args: argparse.Namespace) -> int:
+    from qtt.harness import quarantine
     from qtt.harness.historical import ledger, uptodate
     from qtt.harness.selection import default_paths
 
@@ -478,7 +497,10 @@ def _check(args: argparse.Namespace) -> int:
         hints.append("qtt snapshot records the folders the ledger does not hold yet")
     for hint in dict.fromkeys(hints):
         print(f"hint: {hint}")
-    return 1 if failing or broken or golden.corrupt else 0
+    marks, expired = quarantine.check_lines(quarantine.load(historical.parent), __version__)
+    for line in marks:
+        print(line)
+    return 1 if failing or broken or golden.corrupt or expired else 0
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -31,6 +31,7 @@ from qtt.harness.status import Status
 if TYPE_CHECKING:
     from qtt.harness.cases.model import CaseVariant
     from qtt.harness.historical.uptodate import CheckEntry
+    from qtt.harness.quarantine import Quarantine
     from qtt.harness.results import CaseResult
     from qtt.harness.shard import Shard
     from qtt.harness.sqltests.files import SqlTest
@@ -41,10 +42,15 @@ CASE_ROOTS = pytest.StashKey[list[Path]]()
 OWN_ROOTS = pytest.StashKey[list[Path]]()
 HISTORICAL_ROOT = pytest.StashKey[Path]()
 SCENARIOS = pytest.StashKey["tuple[str, ...] | None"]()
+QUARANTINE = pytest.StashKey["Quarantine"]()
 
 
 class QttDriftWarning(UserWarning):
     """A historical plan's Spark physical plan changed outside its stateful operators."""
+
+
+class QttQuarantineWarning(UserWarning):
+    """A quarantined item passes now: its mark in quarantine.toml can go."""
 
 
 class CaseFailure(Exception):
@@ -127,6 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RESULTS] = {}
     config.stash[SHARD] = _shard_option(config.getoption("qtt_shard"))
     config.stash[SCENARIOS] = _scenario_option(config.getoption("qtt_scenario"))
+    config.stash[QUARANTINE] = _quarantine(config.rootpath)
     master = config.getoption("qtt_spark_master")
     registry = config.getoption("qtt_schema_registry")
     import os
@@ -156,6 +163,15 @@ def _scenario_option(text: str | None) -> tuple[str, ...] | None:
         return parse(text)
     except QttError as e:
         raise pytest.UsageError(f"--qtt-scenario: {e.message}") from None
+
+
+def _quarantine(root: Path) -> Quarantine:
+    from qtt.harness import quarantine
+
+    try:
+        return quarantine.load(root)
+    except QttError as e:
+        raise pytest.UsageError(e.message) from None
 
 
 def _scenarios(config: pytest.Config) -> tuple[str, ...]:
@@ -308,7 +324,7 @@ class ReplayedItem(pytest.Item):
     def _replay(self, batch: Sequence[ReplayedItem]) -> list[CaseResult]:
         from qtt.harness.session import run_batch
 
-        return run_batch(batch)
+        return run_batch(batch, quarantine=self.config.stash[QUARANTINE])
 
     def result(self) -> CaseResult:
         """This item's result, replaying its batch first if needed."""
@@ -321,11 +337,20 @@ class ReplayedItem(pytest.Item):
 
     def runtest(self) -> None:
         """Skip or fail on this item's result (an item with more to check overrides it)."""
-        result = self.result()
+        self._judge(self.result())
+
+    def _judge(self, result: CaseResult) -> None:
+        """Skip, expect the failure of a quarantined item, or fail; warn when a mark can go."""
+        import warnings
+
         if result.status == Status.SKIPPED:
             pytest.skip(result.reason)
+        if result.status == Status.QUARANTINED:
+            pytest.xfail(result.reason)
         if result.status != Status.PASSED:
             raise CaseFailure(result)
+        if result.reason.startswith("passes now"):
+            warnings.warn(QttQuarantineWarning(f"{self.name}: {result.reason}"), stacklevel=1)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, CaseFailure):
@@ -499,10 +524,7 @@ class HistoricalItem(ReplayedItem):
         result = self.result()
         for line in getattr(result, "drift", []):
             warnings.warn(QttDriftWarning(f"{self.name}: {line}"), stacklevel=1)
-        if result.status == Status.SKIPPED:  # this Spark line lacks what the plan needs
-            pytest.skip(result.reason)
-        if result.status != Status.PASSED:
-            raise CaseFailure(result)
+        self._judge(result)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.folder, None, f"historical plan: {self.name}"

@@ -28,6 +28,7 @@ from qtt.harness.status import Status
 
 if TYPE_CHECKING:
     from qtt.harness.cases.model import CaseVariant
+    from qtt.harness.quarantine import Quarantine
     from qtt.harness.sqltests.files import SqlTest
 
 Progress = Callable[[int, int], None]
@@ -91,7 +92,11 @@ class Item(Protocol):
 
 
 def run_batch(
-    items: Sequence[Item], session: SessionProvider | None = None, *, progress: Progress | None = None
+    items: Sequence[Item],
+    session: SessionProvider | None = None,
+    *,
+    progress: Progress | None = None,
+    quarantine: Quarantine | None = None,
 ) -> list[CaseResult]:
     """Run items of any kinds: each kind and scenario by its runner (:func:`run_items`), in
     the order they first appear but historical folders first, so that cases take the runs they
@@ -106,6 +111,8 @@ def run_batch(
             subjects = [item.subject() for item in group]
             ran = run_items(Kind(kind), subjects, session, progress=progress, scenario=scenario)
             results.update((id(item), result) for item, result in zip(group, ran, strict=True))
+    if quarantine is not None:
+        quarantine.apply(results.values())
     return [results[id(item)] for item in items]
 
 
@@ -217,6 +224,7 @@ def run_selection(
     session: SessionProvider | None = None,
     progress_for: ProgressFor | None = None,
     exitfirst: bool = False,
+    quarantine: Quarantine | None = None,
 ) -> Outcome:
     """Run a selection: case variants (under each scenario asked), SQL tests, historical
     folders and their stored checkpoints. Results follow the files' order, then the folders'.
@@ -224,9 +232,17 @@ def run_selection(
     ``scenario_names``: ``None`` runs fresh, and restored for folders with a checkpoint.
     ``exitfirst``: run the selection a part at a time (:meth:`Selection.parts`) and stop after
     the first part with a bad result; the others are counted in ``Outcome.not_run``.
+    ``quarantine``: the project's marks (:mod:`qtt.harness.quarantine`), applied to the results.
     """
     session = session or runner.spark_session
-    run = partial(_run_whole, scenario_names=scenario_names, seed=seed, session=session, progress_for=progress_for)
+    whole = partial(_run_whole, scenario_names=scenario_names, seed=seed, session=session, progress_for=progress_for)
+
+    def run(part: Selection) -> Outcome:
+        ran = whole(part)
+        if quarantine is not None:
+            quarantine.apply(ran.results)
+        return ran
+
     with same_jobs.sharing():
         if not exitfirst:
             return run(chosen)

@@ -6,8 +6,9 @@ qtt does not support yet, named in the reason, or is disabled); ``error`` (the c
 malformed, or qtt itself broke); ``corrupt`` (a stored golden is damaged: a historical
 folder's files differ from the ledger, or its stored checkpoint cannot be read or does not
 fit its manifest; the runtime was not judged); ``infrastructure error`` (Spark or the machine
-could not run it, even after retries: nothing was proven either way). The values are the
-JSON report's strings.
+could not run it, even after retries: nothing was proven either way); ``quarantined`` (it
+fails, and a mark of :mod:`qtt.harness.quarantine` says it is known to, until a release). The
+values are the JSON report's strings.
 
 Exit status of a run (:func:`exit_status`): 0 when every result passed or was skipped; 1
 when one failed, errored or is corrupt (a verdict, whatever else happened); 3 when the only
@@ -30,10 +31,11 @@ class Status(StrEnum):
     ERROR = "error"
     CORRUPT = "corrupt"
     INFRA = "infrastructure error"
+    QUARANTINED = "quarantined"
 
     @property
     def mark(self) -> str:
-        """The one-character progress mark: ``.``, ``F``, ``s``, ``E``, ``C`` or ``I``."""
+        """The one-character progress mark: ``.``, ``F``, ``s``, ``E``, ``C``, ``I`` or ``Q``."""
         return _MARKS[self]
 
     @property
@@ -49,6 +51,7 @@ _MARKS = {
     Status.ERROR: "E",
     Status.CORRUPT: "C",
     Status.INFRA: "I",
+    Status.QUARANTINED: "Q",
 }
 
 #: exit statuses of a run: nothing bad, a failure or error, only infrastructure errors

@@ -21,6 +21,7 @@ def test_statuses_are_the_json_report_strings(tmp_path: Path) -> None:
         "error",
         "corrupt",
         "infrastructure error",
+        "quarantined",
     ]
 
 
