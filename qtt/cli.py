@@ -252,25 +252,23 @@ def _run(args: argparse.Namespace) -> int:
             exitfirst=args.exitfirst,
             quarantine=marks,
         )
-    return _report(outcome, stale_plans(chosen), args, began=began, jsonl=jsonl)
+    return _report(outcome, stale_plans(chosen), args, began, jsonl)
 
 
-def _report(
-    outcome: Outcome, stale: Sequence[CaseResult], args: argparse.Namespace, *, began: float, jsonl: str | None
-) -> int:
+def _report(ran: Outcome, stale: list[CaseResult], args: argparse.Namespace, began: float, jsonl: str | None) -> int:
     """What a run prints and writes after it ran, and its exit status."""
     from qtt.harness import lastfailed, report
 
-    for drifted in outcome.drift:
+    for drifted in ran.drift:
         print(f"DRIFT {drifted}", file=sys.stderr)
-    _print_results(outcome.results, args)
-    _print_updates(outcome.results, args)
-    _print_stale(stale, outcome.not_run)
-    print(f"{len(outcome.results)} variant(s): {report.summary(outcome.results)} in {time.perf_counter() - began:.1f}s")
-    lastfailed.record([*outcome.results, *stale])
+    _print_results(ran.results, args)
+    _print_updates(ran.results, args)
+    _print_stale(stale, ran.not_run)
+    print(f"{len(ran.results)} variant(s): {report.summary(ran.results)} in {time.perf_counter() - began:.1f}s")
+    lastfailed.record([*ran.results, *stale])
     if jsonl:  # after the summary: a report that cannot be written loses no result
-        report.write_json([*outcome.results, *stale], jsonl)
-    return max(report.exit_status(outcome.results), 1 if stale else 0)
+        report.write_json([*ran.results, *stale], jsonl)
+    return max(report.exit_status(ran.results), 1 if stale else 0)
 
 
 def _jsonl_option(args: argparse.Namespace) -> str | None:
@@ -468,7 +466,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _check(args: argparse.Namespace) -> int:
     from qtt.harness import quarantine
-    from qtt.harness.historical import ledger, uptodate
+    from qtt.harness.historical import ledger, orphans, uptodate
     from qtt.harness.selection import default_paths
 
     given = args.paths or default_paths(historical=False)
@@ -493,12 +491,13 @@ def _check(args: argparse.Namespace) -> int:
         + (f", {len(golden.unrecorded)} folder(s) not in the ledger yet" if golden.unrecorded else "")
     )
     hints = [e.hint for e in failing] + [ledger.corrupt_hint(folder) for folder, _ in golden.corrupt]
-    if golden.unrecorded:
-        hints.append("qtt snapshot records the folders the ledger does not hold yet")
+    hints += ["qtt snapshot records the folders the ledger does not hold yet"] if golden.unrecorded else []
     for hint in dict.fromkeys(hints):
         print(f"hint: {hint}")
+    whole = not (args.paths or args.keyword or broken)  # orphans: only of the whole project
+    lines = orphans.check_lines(historical, orphans.claimed_slugs(historical, entries)) if whole else []
     marks, expired = quarantine.check_lines(quarantine.load(historical.parent), __version__)
-    for line in marks:
+    for line in lines + marks:
         print(line)
     return 1 if failing or broken or golden.corrupt or expired else 0
 

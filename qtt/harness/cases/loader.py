@@ -318,6 +318,7 @@ def expand(node: CaseNode, *, file: str, index: int) -> Iterator[CaseVariant]:
                 post=node.post,
                 enabled=node.enabled,
                 qtt_processing_log=node.qtt_processing_log,
+                qtt_former_names=node.qtt_former_names,
             )
 
 

@@ -167,6 +167,9 @@ class CaseNode:
     enabled: bool = True
     versions: VersionBounds | None = None
     qtt_processing_log: tuple[ExpectedLogEntry, ...] | None = None
+    #: the names the case had before (``name``, or ``cases/old.json::name`` after a move of its file):
+    #: its historical folders under those names stay its history (JSON ``qttFormerNames``)
+    qtt_former_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -189,6 +192,8 @@ class CaseVariant:
     qtt_processing_log: tuple[ExpectedLogEntry, ...] | None = None
     #: the 1-based line of each statement in the case file; empty when not known
     statement_lines: tuple[int, ...] = ()
+    #: see :attr:`CaseNode.qtt_former_names`
+    qtt_former_names: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:

@@ -92,6 +92,17 @@ def slug_of(variant: CaseVariant, root: Path, *, file: str | Path | None = None)
     return case_slug(where, variant.case, variant.variant)
 
 
+def former_slugs(variant: CaseVariant, root: Path, *, file: str | Path | None = None) -> list[str]:
+    """The folder names ``variant`` had under its former names (``qttFormerNames``): a name
+    alone is in the same file, ``cases/old.json::name`` in the file it was moved from."""
+    where = relative_file(variant.file if file is None else file, project_root(root))
+    slugs = []
+    for former in variant.qtt_former_names:
+        old_file, _, name = former.rpartition("::")
+        slugs.append(case_slug(old_file or where, name, variant.variant))
+    return slugs
+
+
 def node_slug(text: str) -> str:
     """An ASCII, space-free part of a pytest node id."""
     return _slug(text, fold_accents=True, trim="_", empty="case")

@@ -18,7 +18,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +91,12 @@ def newest(root: Path, slug: str) -> HistoricalFolder | None:
     for path in base.iterdir():
         if path.is_dir() and _FOLDER.match(path.name):
             found.append(parse_folder(path))
+    return max(found, key=lambda f: (f.epoch_ms, f.version), default=None)
+
+
+def newest_of(root: Path, slugs: Sequence[str]) -> HistoricalFolder | None:
+    """The most recently persisted folder under any of ``slugs`` (a case's, and its former names')."""
+    found = [folder for slug in slugs if (folder := newest(root, slug)) is not None]
     return max(found, key=lambda f: (f.epoch_ms, f.version), default=None)
 
 

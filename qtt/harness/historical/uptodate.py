@@ -16,7 +16,7 @@ from pathlib import Path
 
 from qtt.errors import PlanFileError, QttError, SqlError, UnsupportedFeatureError
 from qtt.harness.cases.model import CaseVariant
-from qtt.harness.cases.slugs import slug_of
+from qtt.harness.cases.slugs import former_slugs, slug_of
 from qtt.harness.historical import ledger, plan_store
 from qtt.harness.replay.runner import plan_variant
 from qtt.plan.ir import codec
@@ -175,7 +175,8 @@ def check_variant(variant: CaseVariant, root: Path, *, file: str | Path | None =
             expected = variant.expected_exception.type if variant.expected_exception else None
             reason = f"no plan: the case expects an error ({expected or 'any'})"
         return CheckEntry(variant, slug, PlanStatus.SKIPPED, reason)
-    folder = plan_store.newest(root, slug)
+    # a renamed case keeps its history: the folders under its former names are its own
+    folder = plan_store.newest_of(root, [slug, *former_slugs(variant, root, file=file)])
     if folder is None:
         reason = f"never persisted: no plan under {root / slug}; run `{FIX}`"
         return CheckEntry(variant, slug, PlanStatus.MISSING, reason, diff_lines(None, plan), plan)
