@@ -466,7 +466,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _check(args: argparse.Namespace) -> int:
     from qtt.harness import quarantine
-    from qtt.harness.historical import ledger, orphans, uptodate
+    from qtt.harness.historical import ledger, project_check, uptodate
     from qtt.harness.selection import default_paths
 
     given = args.paths or default_paths(historical=False)
@@ -494,12 +494,12 @@ def _check(args: argparse.Namespace) -> int:
     hints += ["qtt snapshot records the folders the ledger does not hold yet"] if golden.unrecorded else []
     for hint in dict.fromkeys(hints):
         print(f"hint: {hint}")
-    whole = not (args.paths or args.keyword or broken)  # orphans: only of the whole project
-    lines = orphans.check_lines(historical, orphans.claimed_slugs(historical, entries)) if whole else []
+    whole = not (args.paths or args.keyword or broken)  # orphans and completeness: of the whole project
+    lines, complete = project_check.lines(historical, entries) if whole else ([], True)
     marks, expired = quarantine.check_lines(quarantine.load(historical.parent), __version__)
     for line in lines + marks:
         print(line)
-    return 1 if failing or broken or golden.corrupt or expired else 0
+    return 1 if failing or broken or golden.corrupt or expired or not complete else 0
 
 
 def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -22,6 +22,7 @@ OLD = '"name": "filter and project orders",'
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(REPO / "cases", tmp_path / "cases")
     shutil.copytree(REPO / "historical_plans", tmp_path / "historical_plans")
+    shutil.copy(REPO / "completeness.toml", tmp_path / "completeness.toml")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
