@@ -219,9 +219,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from qtt.harness import quarantine, selection
+    from qtt.harness import selection
     from qtt.harness.progress import ProgressLine
     from qtt.harness.session import run_selection, select, stale_plans
+    from qtt.harness.upkeep import quarantine
 
     began = time.perf_counter()
     jsonl = _jsonl_option(args)
@@ -465,9 +466,9 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _check(args: argparse.Namespace) -> int:
-    from qtt.harness import quarantine
-    from qtt.harness.historical import ledger, project_check, uptodate
+    from qtt.harness.historical import ledger, uptodate
     from qtt.harness.selection import default_paths
+    from qtt.harness.upkeep import project_check, quarantine
 
     given = args.paths or default_paths(historical=False)
     variants, broken = inputs.load_variants(given, args.keyword)

@@ -31,10 +31,10 @@ from qtt.harness.status import Status
 if TYPE_CHECKING:
     from qtt.harness.cases.model import CaseVariant
     from qtt.harness.historical.uptodate import CheckEntry
-    from qtt.harness.quarantine import Quarantine
     from qtt.harness.results import CaseResult
     from qtt.harness.shard import Shard
     from qtt.harness.sqltests.files import SqlTest
+    from qtt.harness.upkeep.quarantine import Quarantine
 
 SHARD = pytest.StashKey["Shard | None"]()
 RESULTS = pytest.StashKey[dict[str, "CaseResult"]]()
@@ -166,7 +166,7 @@ def _scenario_option(text: str | None) -> tuple[str, ...] | None:
 
 
 def _quarantine(root: Path) -> Quarantine:
-    from qtt.harness import quarantine
+    from qtt.harness.upkeep import quarantine
 
     try:
         return quarantine.load(root)

@@ -28,8 +28,8 @@ from qtt.harness.status import Status
 
 if TYPE_CHECKING:
     from qtt.harness.cases.model import CaseVariant
-    from qtt.harness.quarantine import Quarantine
     from qtt.harness.sqltests.files import SqlTest
+    from qtt.harness.upkeep.quarantine import Quarantine
 
 Progress = Callable[[int, int], None]
 #: a stage's name (``case variants``, ``historical plans`` ...) -> its progress callback
@@ -232,7 +232,7 @@ def run_selection(
     ``scenario_names``: ``None`` runs fresh, and restored for folders with a checkpoint.
     ``exitfirst``: run the selection a part at a time (:meth:`Selection.parts`) and stop after
     the first part with a bad result; the others are counted in ``Outcome.not_run``.
-    ``quarantine``: the project's marks (:mod:`qtt.harness.quarantine`), applied to the results.
+    ``quarantine``: the project's marks (:mod:`qtt.harness.upkeep.quarantine`), applied to the results.
     """
     session = session or runner.spark_session
     whole = partial(_run_whole, scenario_names=scenario_names, seed=seed, session=session, progress_for=progress_for)

@@ -7,7 +7,7 @@ malformed, or qtt itself broke); ``corrupt`` (a stored golden is damaged: a hist
 folder's files differ from the ledger, or its stored checkpoint cannot be read or does not
 fit its manifest; the runtime was not judged); ``infrastructure error`` (Spark or the machine
 could not run it, even after retries: nothing was proven either way); ``quarantined`` (it
-fails, and a mark of :mod:`qtt.harness.quarantine` says it is known to, until a release). The
+fails, and a mark of :mod:`qtt.harness.upkeep.quarantine` says it is known to, until a release). The
 values are the JSON report's strings.
 
 Exit status of a run (:func:`exit_status`): 0 when every result passed or was skipped; 1

@@ -11,7 +11,7 @@ import pytest
 
 from qtt.cli import main
 from qtt.errors import QttError
-from qtt.harness.historical import completeness
+from qtt.harness.upkeep import completeness
 
 REPO = Path(__file__).parents[2]
 STEPS = {"streamSourceV1": False, "streamAggregateV1": True, "tableFilterV9": False}

@@ -11,7 +11,7 @@ import pytest
 
 from qtt.cli import main
 from qtt.errors import QttError
-from qtt.harness.historical import orphans
+from qtt.harness.upkeep import orphans
 
 REPO = Path(__file__).parents[2]
 SLUG = "smoke__filter_and_project_orders__92770666"

@@ -12,9 +12,9 @@ import pytest
 from qtt import __version__
 from qtt.cli import main
 from qtt.errors import QttError
-from qtt.harness import quarantine
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status, exit_status
+from qtt.harness.upkeep import quarantine
 
 REPO = Path(__file__).parents[2]
 SMOKE = "smoke__filter_and_project_orders__92770666"

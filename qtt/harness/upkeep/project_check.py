@@ -1,6 +1,6 @@
 """What ``qtt check`` adds when it checks the whole project: the orphaned folders
-(:mod:`~qtt.harness.historical.orphans`) and the completeness gate
-(:mod:`~qtt.harness.historical.completeness`)."""
+(:mod:`~qtt.harness.upkeep.orphans`) and the completeness gate
+(:mod:`~qtt.harness.upkeep.completeness`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qtt.harness.historical import completeness, orphans
+from qtt.harness.upkeep import completeness, orphans
 
 if TYPE_CHECKING:
     from qtt.harness.historical.uptodate import CheckEntry
