@@ -6,7 +6,9 @@ unnoticed (Flink added this gate, ``RestoreTestCompleteness``, for the same reas
 check`` lists, for every step tag and version with a registered builder, the historical
 folders whose ``plan.json`` uses it, and for a stateful one the folders whose stored checkpoint
 exercises it. A step without them fails the check, unless ``completeness.toml`` at the
-project's root says why it cannot have one:
+project's root says why it cannot have one. The gate is about the engine's steps, so it holds
+for a project that keeps that file (qtt's own repository does, even with no entry); a project
+of a few cases of its own, which cannot cover every step, has none and is not gated:
 
 .. code-block:: toml
 
