@@ -14,6 +14,7 @@ import pytest
 from qtt.harness.historical.restored import restore_folders
 from qtt.harness.historical.spark_operations import OPERATIONS
 from qtt.harness.status import Status
+from qtt.runtime.spark import lines
 
 ROOT = Path(__file__).parents[2] / "historical_plans"
 FOLDERS = [
@@ -30,6 +31,11 @@ FOLDERS = [
 @pytest.mark.parametrize("scenario", ["restored-partitions", "restored-hdfs", "restored-format2"])
 def test_an_operation_spark_allows_resumes_with_the_recorded_outputs_and_state(spark, scenario: str) -> None:  # type: ignore[no-untyped-def]
     results = restore_folders(FOLDERS, lambda: spark, scenario=scenario)
+    if scenario == "restored-format2" and lines.line(lines.pyspark_version()) < (4, 3):
+        # Spark 4.2 fails to commit a format 1 checkpoint's first batch under format 2 (a
+        # NoSuchElementException at the commit): a failure there, naming Spark's error class
+        assert all(r.status == Status.FAILED and "CANNOT_WRITE_STATE_STORE.CANNOT_COMMIT" in r.reason for r in results)
+        return
     assert [r.status for r in results] == [Status.PASSED] * len(FOLDERS), [r.reason for r in results]
     title = OPERATIONS[scenario].title
     assert all(r.kind == scenario and f"restored {title}, written by spark" in r.variant for r in results)

@@ -66,11 +66,31 @@ def test_a_query_resumed_from_a_checkpoint_steps_on_from_its_offset_log(tmp_path
 
 def test_a_gap_of_an_older_line_is_named_with_the_line_that_has_it() -> None:
     cast = 'Cannot resolve "RUNG" due to data type mismatch: cannot cast "TIME(6)" to "TIMESTAMP".'
+    text = 'Cannot resolve "CAST(T AS TIME(6))" due to data type mismatch: cannot cast "STRING" to "TIME(6)".'
     routine = "[UNRESOLVED_ROUTINE] Cannot resolve routine `time_from_millis` on search path"
-    assert lines.lacking(cast, "4.1.4") == (
-        "TIME values cast to and from TIMESTAMP and text (CAST, FORMAT_TIME): "
-        "needs pyspark 4.2 or later (this is 4.1.4)"
+    needs_43 = "TIME values cast to and from TIMESTAMP (CAST, FORMAT_TIME): needs pyspark 4.3 or later"
+    assert lines.lacking(cast, "4.1.4") == f"{needs_43} (this is 4.1.4)"
+    assert lines.lacking(cast, "4.2.1") == f"{needs_43} (this is 4.2.1)"  # 4.2 casts TIME to text only
+    assert lines.lacking(text, "4.1.4") == (
+        "TIME values cast to and from text (CAST, FORMAT_TIME): needs pyspark 4.2 or later (this is 4.1.4)"
     )
     assert "PARSE_TIME, TIMEADD, TIMESUB" in (lines.lacking(routine, "4.1.4") or "")
-    assert lines.lacking(cast, "4.2.1") is None  # on a line that has it, the error is the plan's own
+    assert lines.lacking(text, "4.2.1") is None  # on a line that has it, the error is the plan's own
+    assert lines.lacking(cast, "4.3.0") is None
     assert lines.lacking("[UNRESOLVED_COLUMN] A column `X` cannot be resolved", "4.1.4") is None
+
+
+def test_a_failure_that_only_wraps_its_cause_names_spark_s_innermost_error_class() -> None:
+    from qtt.runtime.spark.infrastructure import with_cause
+
+    wrapped = Exception(
+        "[STREAM_FAILED] Query terminated with exception: [FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred\n"
+        "Traceback (most recent call last):\n"
+        ": org.apache.spark.SparkException: [CANNOT_WRITE_STATE_STORE.CANNOT_COMMIT] Error writing state store files\n"
+        "\tat org.apache.spark.sql.execution.streaming.state.RocksDB.commit(RocksDB.scala:1)"
+    )
+    assert with_cause(wrapped) == (
+        "[STREAM_FAILED] Query terminated with exception: [FOREACH_BATCH_USER_FUNCTION_ERROR] An error occurred "
+        "(caused by [CANNOT_WRITE_STATE_STORE.CANNOT_COMMIT] Error writing state store files)"
+    )
+    assert with_cause(Exception("[DIVIDE_BY_ZERO] Division by zero")) == "[DIVIDE_BY_ZERO] Division by zero"

@@ -394,10 +394,11 @@ def _run_group(
         try:
             segment, stream = run_and_collect(union, checkpoint)
         except PySparkException as e:
-            raise ReplayError(f"streaming query failed{_after(len(progress), stop_file)}: {first_line(e)}") from e
+            msg = f"streaming query failed{_after(len(progress), stop_file)}: {infrastructure.with_cause(e)}"
+            raise ReplayError(msg) from e
         failure = stream.exception()
         if failure is not None:
-            msg = f"streaming query failed{_after(len(progress), stop_file)}: {first_line(failure)}"
+            msg = f"streaming query failed{_after(len(progress), stop_file)}: {infrastructure.with_cause(failure)}"
             raise ReplayError(msg) from failure
         collected += segment
         progress += list(stream.recentProgress)

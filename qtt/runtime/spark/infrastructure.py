@@ -85,6 +85,22 @@ def java_reason(error: BaseException) -> str:
     return first_line(error)
 
 
+#: a Spark error class and its message, as a cause inside a longer failure's text
+_SPARK_CAUSE = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z][A-Z0-9_]*)*)\] [^\n]*")
+#: the classes that only wrap the one that says what went wrong
+_WRAPPERS = ("STREAM_FAILED", "FOREACH_BATCH_USER_FUNCTION_ERROR")
+
+
+def with_cause(error: BaseException) -> str:
+    """:func:`first_line`, and the innermost Spark error class with its message when the first
+    line only wraps it (a streaming query that failed in its foreachBatch names no cause)."""
+    head = first_line(error)
+    causes = [found for found in _SPARK_CAUSE.finditer(str(error)) if found[1] not in _WRAPPERS]
+    if not causes or causes[-1][1] in head:
+        return head
+    return f"{head} (caused by {causes[-1][0][:300]})"
+
+
 def first_line(error: BaseException) -> str:
     """The first line of ``error``'s message (its type's name when it has none)."""
     text = str(error).strip()
