@@ -72,12 +72,12 @@ def test_a_mark_holds_for_its_scenario_and_its_case_only(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[[quarantine]]\nitem = "cases/c.json"\n', "quarantine mark 1: missing reason, issue, fix_by"),
-        (_mark("cases/c.json", fix_by="soon"), "quarantine mark 1: fix_by 'soon' is not a release such as 0.15.0"),
-        (_mark("cases/gone.json"), "quarantine mark 1: cases/gone.json does not exist"),
-        (_mark("cases/c.json") + 'owner = "me"\n', "quarantine mark 1: unknown field owner"),
+        ('[[quarantine]]\nitem = "cases/c.json"\n', "quarantine entry 1: missing reason, issue, fix_by"),
+        (_mark("cases/c.json", fix_by="soon"), "quarantine entry 1: fix_by 'soon' is not a release such as 0.15.0"),
+        (_mark("cases/gone.json"), "quarantine entry 1: cases/gone.json does not exist"),
+        (_mark("cases/c.json") + 'owner = "me"\n', "quarantine entry 1: unknown field owner"),
         ("[[quarantine]\n", "not valid TOML"),
-        ("[marks]\n", "unknown table marks; marks are [[quarantine]] tables"),
+        ("[marks]\n", "unknown table marks; entries are [[quarantine]] tables"),
     ],
 )
 def test_a_malformed_mark_names_the_file_the_mark_and_what_was_expected(

@@ -48,7 +48,7 @@ def test_find_matches_the_shipped_entry_for_changelog_checkpointing_off() -> Non
 def test_a_malformed_entry_is_an_error_naming_the_entry_and_what_it_lacks(tmp_path: Path) -> None:
     file = tmp_path / "refusals.toml"
     file.write_text('[[refusal]]\nscenario = "restored"\nerror_class = "X"\n', encoding="utf-8")
-    with pytest.raises(QttError, match=r"refusals.toml: refusal 1: missing spark, writer, since, reason, reference"):
+    with pytest.raises(QttError, match=r"refusals.toml: refusal entry 1: missing spark, writer, since, reason"):
         refusals.entries(file)
     file.write_text("[[refusal]\n", encoding="utf-8")
     with pytest.raises(QttError, match="not valid TOML"):

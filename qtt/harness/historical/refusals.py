@@ -9,13 +9,12 @@ skip naming the error class and the entry.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from qtt.errors import QttError
+from qtt.harness.entries_file import read_entries
 
 ENTRIES_FILE = Path(__file__).with_name("spark_refusals.toml")
 #: an error class as Spark's messages show it: ``[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED]``
@@ -58,20 +57,7 @@ def find(scenario: str, message: str, *, spark: str, writer: str) -> Refusal | N
 @cache
 def entries(path: Path = ENTRIES_FILE) -> tuple[Refusal, ...]:
     """Every entry of the file, checked: a malformed entry is an error naming it."""
-    with path.open("rb") as handle:
-        try:
-            document = tomllib.load(handle)
-        except tomllib.TOMLDecodeError as e:
-            raise QttError(f"{path}: not valid TOML: {e}") from None
-    out = []
-    for index, entry in enumerate(document.get("refusal", []), start=1):
-        missing = [name for name in _FIELDS if not isinstance(entry.get(name), str) or not entry[name]]
-        unknown = sorted(set(entry) - set(_FIELDS))
-        if missing or unknown:
-            problem = f"missing {', '.join(missing)}" if missing else f"unknown {', '.join(unknown)}"
-            raise QttError(f"{path}: refusal {index}: {problem}; each entry has {', '.join(_FIELDS)}")
-        out.append(Refusal(**{name: entry[name] for name in _FIELDS}))
-    return tuple(out)
+    return tuple(Refusal(**entry) for entry in read_entries(path, "refusal", _FIELDS))
 
 
 def _on_line(pattern: str, version: str) -> bool:

@@ -20,13 +20,12 @@ of a few cases of its own, which cannot cover every step, has none and is not ga
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qtt.errors import QttError
+from qtt.harness.entries_file import read_entries
 
 EXCEPTIONS_FILE = "completeness.toml"
 PLAN_FILE, MANIFEST_FILE = "plan.json", "checkpoint.json"
@@ -107,19 +106,10 @@ def check_lines(historical: Path) -> tuple[list[str], bool]:
 
 def load_exceptions(root: Path) -> dict[str, str]:
     """The steps ``completeness.toml`` exempts, with their reasons."""
-    path = root / EXCEPTIONS_FILE
-    if not path.is_file():
-        return {}
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise QttError(f"{path}: not valid TOML: {e}") from None
-    out = {}
-    for index, entry in enumerate(document.get("uncovered", []), start=1):
-        if set(entry) != {"step", "reason"} or not all(isinstance(v, str) and v.strip() for v in entry.values()):
-            raise QttError(f"{path}: uncovered entry {index}: expected exactly step and reason, as text")
-        out[entry["step"]] = entry["reason"]
-    return out
+    return {
+        entry["step"]: entry["reason"]
+        for entry in read_entries(root / EXCEPTIONS_FILE, "uncovered", ("step", "reason"))
+    }
 
 
 def _tags(node: Any) -> Iterator[str]:

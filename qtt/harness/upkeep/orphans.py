@@ -17,14 +17,13 @@ with a reason and a date; no folder is edited or deleted:
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qtt.errors import QttError
 from qtt.harness.cases.slugs import former_slugs
+from qtt.harness.entries_file import read_entries
 
 if TYPE_CHECKING:
     from qtt.harness.historical.uptodate import CheckEntry
@@ -42,22 +41,8 @@ class Retired:
 
 def load_retired(root: Path) -> dict[str, Retired]:
     """The retired slugs of the project at ``root``, by slug; a malformed entry is an error."""
-    path = root / RETIRED_FILE
-    if not path.is_file():
-        return {}
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise QttError(f"{path}: not valid TOML: {e}") from None
-    out = {}
-    for index, entry in enumerate(document.get("retired", []), start=1):
-        missing = [name for name in _FIELDS if not isinstance(entry.get(name), str) or not entry[name].strip()]
-        unknown = sorted(set(entry) - set(_FIELDS))
-        if missing or unknown:
-            problem = f"missing {', '.join(missing)}" if missing else f"unknown field {', '.join(unknown)}"
-            raise QttError(f"{path}: retired entry {index}: {problem}; an entry has {', '.join(_FIELDS)}")
-        out[entry["slug"]] = Retired(entry["slug"], entry["reason"], entry["since"])
-    return out
+    entries = read_entries(root / RETIRED_FILE, "retired", _FIELDS)
+    return {entry["slug"]: Retired(**entry) for entry in entries}
 
 
 def orphans(historical: Path, claimed: Iterable[str]) -> list[Path]:

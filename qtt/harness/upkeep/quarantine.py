@@ -23,18 +23,17 @@ There is no way to skip historical replay as a whole.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from qtt.errors import QttError
+from qtt.harness.entries_file import read_entries
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 
 FILE_NAME = "quarantine.toml"
 _REQUIRED = ("item", "reason", "issue", "fix_by")
-_FIELDS = (*_REQUIRED, "scenario")
 _RELEASE = re.compile(r"^\d+(\.\d+)*$")
 #: result kinds that are the fresh scenario's
 _FRESH_KINDS = ("case", "historical", "sql", "load")
@@ -110,29 +109,16 @@ def load(root: Path) -> Quarantine:
     """The marks of the project at ``root`` (none without a ``quarantine.toml``), checked:
     a malformed mark is an error naming the file, the mark and what was expected."""
     path = root / FILE_NAME
-    if not path.is_file():
-        return Quarantine(root)
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise QttError(f"{path}: not valid TOML: {e}", hint="see docs/guide.md, 'Quarantine'") from None
+    hint = "see docs/guide.md, 'Quarantine'"
     marks = []
-    for index, entry in enumerate(document.get("quarantine", []), start=1):
-        where = f"{path}: quarantine mark {index}"
-        missing = [name for name in _REQUIRED if not isinstance(entry.get(name), str) or not entry[name].strip()]
-        unknown = sorted(set(entry) - set(_FIELDS))
-        if missing or unknown:
-            problem = f"missing {', '.join(missing)}" if missing else f"unknown field {', '.join(unknown)}"
-            raise QttError(f"{where}: {problem}", hint=f"a mark has {', '.join(_REQUIRED)} and may have scenario")
+    for index, entry in enumerate(read_entries(path, "quarantine", _REQUIRED, ("scenario",), hint=hint), start=1):
+        where = f"{path}: quarantine entry {index}"
         if not _RELEASE.match(entry["fix_by"]):
-            raise QttError(f"{where}: fix_by {entry['fix_by']!r} is not a release such as 0.15.0")
-        mark = Mark(**{name: entry[name] for name in _FIELDS if name in entry})
+            raise QttError(f"{where}: fix_by {entry['fix_by']!r} is not a release such as 0.15.0", hint=hint)
+        mark = Mark(**entry)
         if not (root / mark.path).exists():
             raise QttError(f"{where}: {mark.path} does not exist", hint="item is a historical folder or case file path")
         marks.append(mark)
-    unknown_tables = sorted(set(document) - {"quarantine"})
-    if unknown_tables:
-        raise QttError(f"{path}: unknown table {', '.join(unknown_tables)}; marks are [[quarantine]] tables")
     return Quarantine(root, tuple(marks))
 
 
