@@ -60,12 +60,14 @@ def test_a_mark_holds_for_its_scenario_and_its_case_only(tmp_path: Path) -> None
     case_a = CaseResult(str(tmp_path / "cases" / "c.json"), "a", "", Status.FAILED)
     case_b = CaseResult(str(tmp_path / "cases" / "c.json"), "b", "", Status.ERROR)
     infra = CaseResult(str(folder), "c", "", Status.INFRA, kind="restored")
-    marks.apply([fresh, case_a, case_b, infra])
-    assert [r.status for r in (fresh, case_a, case_b, infra)] == [
+    corrupt = CaseResult(str(folder), "c", "", Status.CORRUPT, kind="restored")
+    marks.apply([fresh, case_a, case_b, infra, corrupt])
+    assert [r.status for r in (fresh, case_a, case_b, infra, corrupt)] == [
         Status.FAILED,  # the mark is for the restored scenario
         Status.FAILED,  # another case of the file
         Status.QUARANTINED,
         Status.INFRA,  # nothing was proven: still an infrastructure error
+        Status.CORRUPT,  # damaged files are not the known failure a mark is for
     ]
 
 

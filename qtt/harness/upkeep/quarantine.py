@@ -88,14 +88,15 @@ class Quarantine:
         return None
 
     def apply(self, results: Iterable[CaseResult]) -> None:
-        """Mark the results of quarantined items: a bad one is ``quarantined`` (an infrastructure
-        error stays one: nothing was proven), a passing one says the mark can go."""
+        """Mark the results of quarantined items: a failed or errored one is ``quarantined`` (an
+        infrastructure error stays one, nothing was proven; a corrupt golden stays corrupt, a
+        mark is for a known failure, not for damaged files), a passing one says the mark can go."""
         for result in results:
             mark = self.mark_for(result)
             if mark is None:
                 continue
             where = f"{self.file.name}: {mark.item}"
-            if result.status in (Status.FAILED, Status.ERROR, Status.CORRUPT):
+            if result.status in (Status.FAILED, Status.ERROR):
                 result.reason = (
                     f"quarantined ({mark.issue}, to be fixed by {mark.fix_by}: {mark.reason}); "
                     f"still {result.status}: {result.reason}"
