@@ -242,7 +242,7 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 0
-    marks = quarantine.load(Path.cwd())
+    marks = quarantine.load(Path.cwd())  # a malformed mark stops the run before Spark starts
     print(_header(chosen, args.scenario), file=sys.stderr)
     with ProgressLine(sys.stderr, quiet=args.quiet, began=began) as line:
         outcome = run_selection(
@@ -328,6 +328,7 @@ def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> N
     """Per-file lines, each failure with its diff, skips with their reasons, and ``--json``."""
     from qtt.harness import report
     from qtt.harness.status import Status
+    from qtt.harness.upkeep.quarantine import passes_now
 
     if not args.quiet:
         for file, line in report.file_lines(results):
@@ -343,7 +344,7 @@ def _print_results(results: Sequence[CaseResult], args: argparse.Namespace) -> N
             print(f"QUARANTINED {result.file}: {result.label}: {result.reason.splitlines()[0]}")
         elif result.status == Status.SKIPPED and not args.quiet:
             print(f"SKIPPED {result.file}: {result.label}: {result.reason}")
-        elif result.status == Status.PASSED and result.reason.startswith("passes now"):
+        elif passes_now(result):
             print(f"PASSES NOW {result.file}: {result.label}: {result.reason}")
     if args.per_file:
         for file, counts in report.per_file(results):
@@ -498,8 +499,7 @@ def _check(args: argparse.Namespace) -> int:
     whole = not (args.paths or args.keyword or broken)  # orphans and completeness: of the whole project
     lines, complete = project_check.lines(historical, entries) if whole else ([], True)
     marks, expired = quarantine.check_lines(quarantine.load(historical.parent), __version__)
-    for line in lines + marks:
-        print(line)
+    sys.stdout.writelines(f"{line}\n" for line in [*lines, *marks])
     return 1 if failing or broken or golden.corrupt or expired or not complete else 0
 
 

@@ -343,13 +343,15 @@ class ReplayedItem(pytest.Item):
         """Skip, expect the failure of a quarantined item, or fail; warn when a mark can go."""
         import warnings
 
+        from qtt.harness.upkeep.quarantine import passes_now
+
         if result.status == Status.SKIPPED:
             pytest.skip(result.reason)
         if result.status == Status.QUARANTINED:
             pytest.xfail(result.reason)
         if result.status != Status.PASSED:
             raise CaseFailure(result)
-        if result.reason.startswith("passes now"):
+        if passes_now(result):
             warnings.warn(QttQuarantineWarning(f"{self.name}: {result.reason}"), stacklevel=1)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:

@@ -10,6 +10,7 @@ from qtt.errors import QttError
 from qtt.harness.historical import refusals
 from qtt.harness.historical.spark_operations import OPERATIONS
 from qtt.harness.replay.scenarios import RESTORES
+from qtt.runtime.spark.infrastructure import error_classes
 
 FAILURE = (
     "CTAS_T_0: the state could not be read back: [CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE] "
@@ -26,13 +27,13 @@ def test_every_shipped_entry_is_complete_and_names_a_restore_scenario() -> None:
 
 
 def test_a_failure_names_its_error_classes_in_order() -> None:
-    assert refusals.error_classes(FAILURE) == ["CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"]
-    assert refusals.error_classes("[A_B] then [C] and [A_B] again, not [lower]") == ["A_B", "C"]
+    assert error_classes(FAILURE) == ["CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"]
+    assert error_classes("[A_B] then [C] and [A_B] again, not [lower]") == ["A_B", "C"]
 
 
 def test_an_entry_covers_its_error_class_and_subclasses_under_its_scenario_and_lines() -> None:
     entry = refusals.Refusal("restored-no-changelog", "CANNOT_LOAD_STATE_STORE", "4.3", "*", "2026-12-02", "r", "u")
-    classes = refusals.error_classes(FAILURE)
+    classes = error_classes(FAILURE)
     assert entry.matches("restored-no-changelog", classes, "4.3.0", "4.1.4")
     assert not entry.matches("restored", classes, "4.3.0", "4.1.4")  # another scenario
     assert not entry.matches("restored-no-changelog", classes, "4.2.1", "4.1.4")  # another Spark line

@@ -8,17 +8,15 @@ skip naming the error class and the entry.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from qtt.harness.entries_file import read_entries
+from qtt.runtime.spark.infrastructure import error_classes
 
 ENTRIES_FILE = Path(__file__).with_name("spark_refusals.toml")
-#: an error class as Spark's messages show it: ``[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED]``
-_ERROR_CLASS = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z][A-Z0-9_]*)*)\]")
 _FIELDS = ("scenario", "error_class", "spark", "writer", "since", "reason", "reference")
 
 
@@ -41,11 +39,6 @@ class Refusal:
             and _on_line(self.spark, spark)
             and _on_line(self.writer, writer)
         )
-
-
-def error_classes(message: str) -> list[str]:
-    """The Spark error classes a failure's message names, in order."""
-    return list(dict.fromkeys(_ERROR_CLASS.findall(message)))
 
 
 def find(scenario: str, message: str, *, spark: str, writer: str) -> Refusal | None:

@@ -136,7 +136,7 @@ def _refused(result: HistoricalResult, scenario: str, manifest: checkpoints.Mani
             f"(see {entry.reference})"
         )
         return
-    found = refusals.error_classes(message)
+    found = infrastructure.error_classes(message)
     refused = f"Spark refused it ({', '.join(found)}): " if found else ""
     result.status = Status.FAILED
     result.reason = f"today's runtime cannot resume the stored checkpoint: {refused}{message}"

@@ -22,6 +22,7 @@ There is no way to skip historical replay as a whole.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,13 @@ _RELEASE = re.compile(r"^\d+(\.\d+)*$")
 #: result kinds that are the fresh scenario's
 _FRESH_KINDS = ("case", "historical", "sql", "load")
 ANY_SCENARIO = "*"
+#: how a passing quarantined item's reason begins
+PASSES_NOW = "passes now"
+
+
+def passes_now(result: CaseResult) -> bool:
+    """Whether ``result`` is of a quarantined item that passes: its mark can go."""
+    return result.status == Status.PASSED and result.reason.startswith(PASSES_NOW)
 
 
 @dataclass(frozen=True)
@@ -78,14 +86,19 @@ class Quarantine:
     def mark_for(self, result: CaseResult) -> Mark | None:
         """The mark covering ``result``, if any."""
         here = _resolved(result.file)
-        for mark in self.marks:
-            if _resolved(str(self.root / mark.path)) != here:
+        for mark, where in zip(self.marks, self._paths(), strict=True):
+            if where != here:
                 continue
             if mark.case is not None and mark.case != result.case:
                 continue
             if mark.scenario == ANY_SCENARIO or mark.scenario == _scenario(result):
                 return mark
         return None
+
+    @functools.cache  # noqa: B019 (a frozen value, as many as a run loads: one)
+    def _paths(self) -> tuple[Path, ...]:
+        """Each mark's item path, resolved."""
+        return tuple(_resolved(str(self.root / mark.path)) for mark in self.marks)
 
     def apply(self, results: Iterable[CaseResult]) -> None:
         """Mark the results of quarantined items: a failed or errored one is ``quarantined`` (an
@@ -103,7 +116,7 @@ class Quarantine:
                 )
                 result.status = Status.QUARANTINED
             elif result.status == Status.PASSED:
-                result.reason = f"passes now: remove the mark ({where}, {mark.issue})"
+                result.reason = f"{PASSES_NOW}: remove the mark ({where}, {mark.issue})"
 
 
 def load(root: Path) -> Quarantine:

@@ -85,10 +85,17 @@ def java_reason(error: BaseException) -> str:
     return first_line(error)
 
 
+#: a Spark error class as its messages show it (``[CANNOT_LOAD_STATE_STORE.UNCATEGORIZED]``)
+_ERROR_CLASS = r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z][A-Z0-9_]*)*)\]"
 #: a Spark error class and its message, as a cause inside a longer failure's text
-_SPARK_CAUSE = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z][A-Z0-9_]*)*)\] [^\n]*")
+_SPARK_CAUSE = re.compile(_ERROR_CLASS + r" [^\n]*")
 #: the classes that only wrap the one that says what went wrong
 _WRAPPERS = ("STREAM_FAILED", "FOREACH_BATCH_USER_FUNCTION_ERROR")
+
+
+def error_classes(message: str) -> list[str]:
+    """The Spark error classes a failure's message names, each once, in order."""
+    return list(dict.fromkeys(re.findall(_ERROR_CLASS, message)))
 
 
 def with_cause(error: BaseException) -> str:
