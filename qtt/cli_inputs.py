@@ -15,6 +15,7 @@ from qtt.harness.selection import HISTORICAL_ROOT
 
 if TYPE_CHECKING:
     from qtt.harness.cases.model import CaseVariant
+    from qtt.harness.results import CaseResult
 
 
 def check_output(path: str | None, option: str = "--json") -> None:
@@ -103,3 +104,58 @@ def add_cases_and_root(command: argparse.ArgumentParser) -> None:
         default=HISTORICAL_ROOT,
         help="the historical plans directory (default: ./historical_plans)",
     )
+
+
+def add_time_limit_option(command: argparse.ArgumentParser) -> None:
+    from qtt.runtime.spark import time_limit
+
+    command.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        type=_seconds,
+        help=(
+            "stop a streaming query that has not ended after SECONDS: its replay is 'timed out' (T), "
+            "shows what had arrived on each topic by then, and the run goes on "
+            f"(default {time_limit.DEFAULT_SECONDS:g}, or {time_limit.ENV})"
+        ),
+    )
+
+
+def apply_time_limit(args: argparse.Namespace) -> None:
+    """Make ``--time-limit`` the limit of every streaming query this process (and its workers) runs."""
+    from qtt.runtime.spark import time_limit
+
+    if args.time_limit is not None:
+        time_limit.set_seconds(args.time_limit)
+
+
+def _seconds(text: str) -> float:
+    from qtt.runtime.spark import time_limit
+
+    try:
+        return time_limit.parse(text)
+    except QttError as e:
+        raise argparse.ArgumentTypeError(e.message) from e
+
+
+def add_html_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--html",
+        metavar="FILE",
+        help=(
+            "also write the results as one self-contained HTML page to FILE (opens from disk): a grid of "
+            "cases by replay (fresh, each scenario, each release's plan, each restored checkpoint), each "
+            "cell coloured by status; a click shows the reason and the labelled diff; filters by status and text"
+        ),
+    )
+
+
+def write_html(results: Sequence[CaseResult], path: str, *, title: str, seconds: float) -> None:
+    """The ``--html`` page of ``results``; a page that cannot be written is said, the run's
+    results stand."""
+    from qtt.harness import html_report
+
+    try:
+        html_report.write([html_report.Shown.of(result) for result in results], path, title=title, seconds=seconds)
+    except OSError as e:
+        print(f"qtt: --html {path}: the page could not be written: {e}", file=sys.stderr)

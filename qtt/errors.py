@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from difflib import get_close_matches
+from typing import Any
 
 
 class QttError(Exception):
@@ -204,6 +205,16 @@ class RuntimeBuildError(QttError):
 
 class ReplayError(QttError):
     """A Spark query failed while a case was replayed."""
+
+
+class TimeLimitReached(ReplayError):
+    """A streaming query did not end within the replay's time limit and was stopped
+    (:mod:`qtt.runtime.spark.time_limit`). ``partial``: what its sink had collected by then."""
+
+    def __init__(self, seconds: float, partial: list[Any] | None = None) -> None:
+        super().__init__(f"the streaming query did not end within its time limit of {seconds:g} s and was stopped")
+        self.seconds = seconds
+        self.partial = partial or []
 
 
 class AssertionFailedError(QttError):

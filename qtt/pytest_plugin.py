@@ -99,6 +99,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="a Confluent-compatible schema registry for the registry formats, or 'docker' to start one "
         "(default: embedded, one per replay)",
     )
+    group.addoption(
+        "--qtt-html",
+        metavar="FILE",
+        default=None,
+        help="also write the qtt items' results as one self-contained HTML page to FILE (see qtt run --html)",
+    )
+    group.addoption(
+        "--qtt-time-limit",
+        metavar="SECONDS",
+        default=None,
+        help="stop a streaming query that has not ended after SECONDS: its item fails as 'timed out', "
+        "showing what had arrived on each topic, and the next item runs (default 600, or QTT_TIME_LIMIT)",
+    )
     parser.addini(
         "qtt_cases",
         type="paths",
@@ -133,6 +146,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[RESULTS] = {}
     config.stash[SHARD] = _shard_option(config.getoption("qtt_shard"))
     config.stash[SCENARIOS] = _scenario_option(config.getoption("qtt_scenario"))
+    _time_limit_option(config.getoption("qtt_time_limit"))
+    if config.getoption("qtt_html"):
+        from qtt.pytest_report_page import ReportPage
+
+        config.pluginmanager.register(ReportPage(config.getoption("qtt_html"), lambda: config.stash[RESULTS]))
     config.stash[QUARANTINE] = _quarantine(config.rootpath)
     master = config.getoption("qtt_spark_master")
     registry = config.getoption("qtt_schema_registry")
@@ -163,6 +181,17 @@ def _scenario_option(text: str | None) -> tuple[str, ...] | None:
         return parse(text)
     except QttError as e:
         raise pytest.UsageError(f"--qtt-scenario: {e.message}") from None
+
+
+def _time_limit_option(text: str | None) -> None:
+    from qtt.runtime.spark import time_limit
+
+    if text is None:
+        return
+    try:
+        time_limit.set_seconds(time_limit.parse(text, where="--qtt-time-limit"))
+    except QttError as e:
+        raise pytest.UsageError(e.message) from None
 
 
 def _quarantine(root: Path) -> Quarantine:

@@ -276,3 +276,20 @@ def test_under_xdist_a_case_files_batch_runs_on_one_worker(project):
     assert set(workers) == {"cases/named.json", "cases/wrong_exception.json"}, result.outlines
     assert all(len(on) == 1 for on in workers.values()), workers
     assert "pytest cases/wrong_exception.json::" in result.stdout.str(), "the rerun hint drops the group"
+
+
+def test_qtt_html_writes_the_page_of_the_items_judged(project):
+    add_cases(project, "named.json", "wrong_exception.json")
+    result = project.runpytest("-q", "--qtt-html", "page.html")
+    result.assert_outcomes(passed=4, failed=1)
+    page = (project.path / "page.html").read_text(encoding="utf-8")
+    assert "5 result(s): 4 passed, 1 failed" in page
+    assert "expects an error that never comes" in page and "but every statement planned" in page
+
+
+def test_under_xdist_the_workers_results_make_one_page(project):
+    add_cases(project, "named.json", "wrong_exception.json")
+    result = project.runpytest_subprocess("-n", "2", "-q", "-p", "no:cacheprovider", "--qtt-html", "page.html")
+    result.assert_outcomes(passed=4, failed=1)
+    page = (project.path / "page.html").read_text(encoding="utf-8")
+    assert "5 result(s): 4 passed, 1 failed" in page

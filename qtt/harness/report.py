@@ -44,10 +44,10 @@ def load_error_result(file: str, error: QttError) -> CaseResult:
 def counts_text(counts: Counter[str], *, all_statuses: bool = True) -> str:
     """``2 passed, 0 failed, ...`` in :class:`Status` order (only the non-zero ones unless ``all_statuses``).
 
-    Corrupt goldens, infrastructure errors and quarantined items are rare: they are named only
+    Corrupt goldens, infrastructure errors, time-outs and quarantined items are rare: they are named only
     when there are some.
     """
-    rare = (Status.CORRUPT, Status.INFRA, Status.QUARANTINED)
+    rare = (Status.CORRUPT, Status.INFRA, Status.TIMED_OUT, Status.QUARANTINED)
     return ", ".join(f"{counts.get(s, 0)} {s}" for s in Status if counts.get(s) or (all_statuses and s not in rare))
 
 

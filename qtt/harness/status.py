@@ -6,12 +6,14 @@ qtt does not support yet, named in the reason, or is disabled); ``error`` (the c
 malformed, or qtt itself broke); ``corrupt`` (a stored golden is damaged: a historical
 folder's files differ from the ledger, or its stored checkpoint cannot be read or does not
 fit its manifest; the runtime was not judged); ``infrastructure error`` (Spark or the machine
-could not run it, even after retries: nothing was proven either way); ``quarantined`` (it
+could not run it, even after retries: nothing was proven either way); ``timed out`` (a
+streaming query of its replay did not end within the time limit and was stopped: what had
+arrived by then is shown, the rest of the run goes on); ``quarantined`` (it
 fails, and a mark of :mod:`qtt.harness.upkeep.quarantine` says it is known to, until a release). The
 values are the JSON report's strings.
 
 Exit status of a run (:func:`exit_status`): 0 when every result passed or was skipped; 1
-when one failed, errored or is corrupt (a verdict, whatever else happened); 3 when the only
+when one failed, errored, is corrupt or timed out (a verdict, whatever else happened); 3 when the only
 bad results are infrastructure errors (rerun it: nothing was proven). 2 stays the usage
 error.
 """
@@ -31,17 +33,18 @@ class Status(StrEnum):
     ERROR = "error"
     CORRUPT = "corrupt"
     INFRA = "infrastructure error"
+    TIMED_OUT = "timed out"
     QUARANTINED = "quarantined"
 
     @property
     def mark(self) -> str:
-        """The one-character progress mark: ``.``, ``F``, ``s``, ``E``, ``C``, ``I`` or ``Q``."""
+        """The one-character progress mark: ``.``, ``F``, ``s``, ``E``, ``C``, ``I``, ``T`` or ``Q``."""
         return _MARKS[self]
 
     @property
     def bad(self) -> bool:
         """Whether this status fails a run (a non-zero exit status, a failed pytest item)."""
-        return self in (Status.FAILED, Status.ERROR, Status.CORRUPT, Status.INFRA)
+        return self in (Status.FAILED, Status.ERROR, Status.CORRUPT, Status.INFRA, Status.TIMED_OUT)
 
 
 _MARKS = {
@@ -51,6 +54,7 @@ _MARKS = {
     Status.ERROR: "E",
     Status.CORRUPT: "C",
     Status.INFRA: "I",
+    Status.TIMED_OUT: "T",
     Status.QUARANTINED: "Q",
 }
 
@@ -61,6 +65,6 @@ EXIT_OK, EXIT_FAILED, EXIT_INFRASTRUCTURE = 0, 1, 3
 def exit_status(statuses: Iterable[Status]) -> int:
     """The exit status of a run whose results have ``statuses``; see the module's docstring."""
     seen = set(statuses)
-    if seen & {Status.FAILED, Status.ERROR, Status.CORRUPT}:
+    if seen & {Status.FAILED, Status.ERROR, Status.CORRUPT, Status.TIMED_OUT}:
         return EXIT_FAILED
     return EXIT_INFRASTRUCTURE if Status.INFRA in seen else EXIT_OK

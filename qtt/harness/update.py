@@ -250,6 +250,8 @@ def _chosen(variants: Sequence[CaseVariant], group: Sequence[CaseResult]) -> Cas
         first = result.reason.splitlines()[0] if result.reason else ""
         if result.status == Status.INFRA:
             raise _Refusal(f"{label} could not run (infrastructure error): rerun it, then update")
+        if result.status == Status.TIMED_OUT:
+            raise _Refusal(f"{label} timed out: its outputs are only what had arrived by then")
         if result.status in (Status.ERROR, Status.CORRUPT):
             raise _Refusal(f"{label} errored, which is not a comparison failure: {first}")
         if result.status == Status.FAILED and (result.comparison is None or result.replay is None):

@@ -77,7 +77,7 @@ def encode_options(
 
     ``stop_file``, when it exists as a query starts, holds the offset that start stops at.
     ``checkpoint``: the query's checkpoint, whose offset log says where a restarted query
-    resumes (read on pyspark 4.1 only, see :mod:`qtt.runtime.spark.stepped_reader`).
+    resumes (read on pyspark 4.1 only, see :mod:`qtt.runtime.spark.source.stepped_reader`).
     """
     rows = []
     for record in records:
@@ -255,6 +255,9 @@ class QueryRun:
     stage_batches: int = 0
     error: QttError | None = None
     internal_topics: list[InternalTopic] = field(default_factory=list)
+    #: the time limit (seconds) its streaming query hit: it was stopped, ``records`` are what
+    #: its sink had written by then, and its state was not read back
+    timed_out: float | None = None
 
 
 class Runtime(Protocol):

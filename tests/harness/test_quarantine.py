@@ -45,6 +45,14 @@ def test_a_failing_marked_folder_is_quarantined_and_does_not_fail_the_run(tmp_pa
     assert exit_status([failed.status, restored.status]) == 0 and not Status.QUARANTINED.bad
 
 
+def test_a_known_hang_can_be_quarantined_too(tmp_path: Path) -> None:
+    folder = _project(tmp_path, _mark("historical_plans/slug/0.1.0_1"))
+    hung = CaseResult(str(folder), "c", "", Status.TIMED_OUT, "query Q did not end", kind="historical")
+    quarantine.load(tmp_path).apply([hung])
+    assert hung.status == Status.QUARANTINED
+    assert hung.reason.endswith("still timed out: query Q did not end")
+
+
 def test_a_passing_marked_item_says_the_mark_can_go(tmp_path: Path) -> None:
     folder = _project(tmp_path, _mark("historical_plans/slug/0.1.0_1"))
     passed = CaseResult(str(folder), "c", "", Status.PASSED, kind="historical")

@@ -21,6 +21,7 @@ def test_statuses_are_the_json_report_strings(tmp_path: Path) -> None:
         "error",
         "corrupt",
         "infrastructure error",
+        "timed out",
         "quarantined",
     ]
 
@@ -30,7 +31,13 @@ def test_marks_and_counts_follow_the_table() -> None:
     assert report.file_lines(results) == [("f.json", ".E  1 passed, 1 error")]
     assert report.summary(results) == "1 passed, 0 failed, 0 skipped, 1 error"
     assert report.per_file(results) == [("f.json", "1 passed, 0 failed, 0 skipped, 1 error")]
-    assert [s for s in Status if s.bad] == [Status.FAILED, Status.ERROR, Status.CORRUPT, Status.INFRA]
+    assert [s for s in Status if s.bad] == [
+        Status.FAILED,
+        Status.ERROR,
+        Status.CORRUPT,
+        Status.INFRA,
+        Status.TIMED_OUT,
+    ]
 
 
 def test_a_failure_report_ends_with_the_results_own_hint() -> None:

@@ -195,6 +195,7 @@ def test_a_case_whose_variants_did_not_all_run_is_refused(tmp_path: Path) -> Non
         (Status.ERROR, "internal error at x.py:1: KeyError: 'a'", "errored, which is not a comparison failure"),
         (Status.INFRA, "Python worker did not connect back", "could not run (infrastructure error)"),
         (Status.FAILED, "SerdeError: cannot write", "failed before its outputs were compared"),
+        (Status.TIMED_OUT, "query Q did not end", "timed out: its outputs are only what had arrived by then"),
     ],
 )
 def test_a_variant_that_did_not_fail_on_its_outputs_refuses_its_case(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from qtt.runtime.jobs import ReplayRecord, encode_options
-from qtt.runtime.spark.replay_source import ReplaySource
+from qtt.runtime.spark.source.replay_source import ReplaySource
 
 
 def _limits() -> Any:

@@ -9,7 +9,7 @@ import pytest
 
 from qtt.errors import QttError
 from qtt.runtime.spark import lines
-from qtt.runtime.spark.stepped_reader import SteppedStreamReader, logged_position
+from qtt.runtime.spark.source.stepped_reader import SteppedStreamReader, logged_position
 
 
 @pytest.mark.parametrize(("version", "expected"), [("4.1.4", (4, 1)), ("4.3.0", (4, 3)), ("4.2.1.dev0", (4, 2))])

@@ -17,7 +17,7 @@ from qtt.harness.status import Status
 from qtt.runtime.spark.lines import line
 
 #: the order verdicts are kept in a cell: the worst first
-_WORST = (Status.CORRUPT, Status.ERROR, Status.FAILED, Status.INFRA, Status.SKIPPED, Status.PASSED)
+_WORST = (Status.CORRUPT, Status.ERROR, Status.FAILED, Status.TIMED_OUT, Status.INFRA, Status.SKIPPED, Status.PASSED)
 
 
 def render(given: Sequence[CaseResult], today: str) -> str:

@@ -31,6 +31,7 @@ from qtt.harness.historical.replay import (
     not_loaded,
 )
 from qtt.harness.historical.spark_operations import OPERATIONS, SparkOperation
+from qtt.harness.replay import time_limits
 from qtt.harness.replay.driver import ReplayItem
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import replay_counted
@@ -165,6 +166,10 @@ def _judge(result: HistoricalResult, loaded: Loaded, manifest: checkpoints.Manif
         seen[record.topic] = seen.get(record.topic, 0) + 1
         if seen[record.topic] > skip.get(record.topic, 0):
             expected_outputs.append(record)
+    if outcome.timed_out is not None:  # partial: only its outputs are evidence
+        result.comparison = compare_outputs(expected_outputs, outcome)
+        time_limits.conclude(result, outcome, (record.topic for record in expected_outputs))
+        return
     problems = compare_internal_topics(
         [_after(topic, manifest) for topic in recorded.internal_topics],
         spec.internal_topics_of(outcome.internal_topics),

@@ -98,6 +98,9 @@ class ReplayResult:
     consumed: dict[str, int] = field(default_factory=dict)
     #: with :class:`Restore` capture: where each stateful query's checkpoint was written
     written_at: dict[str, str] = field(default_factory=dict)
+    #: the query stopped at the time limit, and the limit (seconds): the outputs are partial
+    #: (what had arrived by then) and the queries after it did not run
+    timed_out: tuple[str, float] | None = None
 
     @property
     def batches(self) -> int:
@@ -297,6 +300,8 @@ class _State:
         self.result.processing_log.extend(run.processing_log)
         self.result.internal_topics.extend(run.internal_topics)
         self.result.step_schemas[query.query_id] = {ctx: str(schema) for ctx, schema in run.schemas.items()}
+        if run.timed_out is not None and self.result.timed_out is None:
+            self.result.timed_out = (query.query_id, run.timed_out)
         topic = shape.sink_topic
         assert topic is not None, "the executor refuses a query without a sink"
         rank = self.rank[query.query_id]
@@ -405,7 +410,7 @@ def replay_many(
         for r in range(rounds):
             todo = []
             for st in live:
-                if r < len(st.levels) and st.error is None:
+                if r < len(st.levels) and st.error is None and st.result.timed_out is None:
                     for query, shape in st.levels[r]:
                         records, markers = st.records_for(shape)
                         ends = batch_ends(markers, per_record=shape.stateful and st.item.mode.per_record)
@@ -517,7 +522,8 @@ class _Round:
                 st.accept(other.query, other.shape, self.runs[id(other)])
             except QttError as e:
                 st.error = e
-        return [id(st)] if st.error is not None or self.index == len(st.levels) - 1 else []
+        ended = st.error is not None or st.result.timed_out is not None
+        return [id(st)] if ended or self.index == len(st.levels) - 1 else []
 
 
 def _groups(todo: list[_Todo]) -> list[list[_Todo]]:

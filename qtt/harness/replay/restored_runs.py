@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qtt.errors import QttError
+from qtt.errors import QttError, TimeLimitReached
 from qtt.plan.ir import steps as s
 from qtt.runtime.jobs import Job, QueryRun, ReplayMode, ReplayRecord, Runtime
 from qtt.runtime.spark.checkpoint_files import copy_checkpoint
@@ -75,7 +75,8 @@ def capture(
     job = Job(0, query, before, _per_record(before), registry=registry)
     checkpoint = restore.folder / query.query_id
     run = runtime.run_jobs([job], str(checkpoint))[0]
-    return Stored(len(before), str(checkpoint.absolute()), run.error)
+    error = run.error if run.timed_out is None else TimeLimitReached(run.timed_out)  # a partial checkpoint
+    return Stored(len(before), str(checkpoint.absolute()), error)
 
 
 def run_restored(

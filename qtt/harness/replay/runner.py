@@ -26,6 +26,7 @@ from qtt.errors import (
 from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.model import CaseVariant, ExpectedException
 from qtt.harness.replay import post as post_
+from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import check_processing_log, compare
 from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
 from qtt.harness.replay.restored_runs import Restore
@@ -256,6 +257,8 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
     assert result.planned is not None
     result.replay = outcome
     result.comparison = compare(variant.outputs, outcome.outputs, outcome.sinks)
+    if time_limits.conclude(result, outcome, (record.topic for record in variant.outputs)):
+        return
     if variant.post is not None:
         result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned))
         result.problems += post_.check_schemas(variant.post, outcome.schemas)

@@ -88,9 +88,10 @@ class SessionRuns:
         return run if wanted or not read else replace(run, internal_topics=[])
 
     def keep(self, entry: Any, run: QueryRun) -> None:
-        """Keep ``entry``'s run unless it failed or a kept one already has its state."""
+        """Keep ``entry``'s run unless it failed, was stopped at the time limit, or a kept one
+        already has its state."""
         found = _run_content(entry)
-        if found is None or run.error is not None:
+        if found is None or run.error is not None or run.timed_out is not None:
             return
         kept = self._runs.get(found)
         read = _reads_state(entry)

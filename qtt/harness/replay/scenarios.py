@@ -29,6 +29,7 @@ from typing import Any
 
 from qtt.errors import QttError
 from qtt.harness.cases.model import CaseVariant
+from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import Comparison, TopicDiff
 from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult
 from qtt.harness.replay.runner import SessionProvider, replay_counted, run_variants
@@ -162,6 +163,8 @@ def _judge(
         )
     else:
         result.comparison = _compare(fresh.outputs, outcome.outputs, scenario)
+    if time_limits.conclude(result, outcome, (t for t, records in fresh.outputs.items() for _ in records)):
+        return
     if scenario == RESTART:
         if [(e.seq, e.query_id, e.context) for e in fresh.processing_log] != [
             (e.seq, e.query_id, e.context) for e in outcome.processing_log

@@ -101,7 +101,7 @@ class Quarantine:
         return tuple(_resolved(str(self.root / mark.path)) for mark in self.marks)
 
     def apply(self, results: Iterable[CaseResult]) -> None:
-        """Mark the results of quarantined items: a failed or errored one is ``quarantined`` (an
+        """Mark the results of quarantined items: a failed, errored or timed-out one is ``quarantined`` (an
         infrastructure error stays one, nothing was proven; a corrupt golden stays corrupt, a
         mark is for a known failure, not for damaged files), a passing one says the mark can go."""
         for result in results:
@@ -109,7 +109,7 @@ class Quarantine:
             if mark is None:
                 continue
             where = f"{self.file.name}: {mark.item}"
-            if result.status in (Status.FAILED, Status.ERROR):
+            if result.status in (Status.FAILED, Status.ERROR, Status.TIMED_OUT):
                 result.reason = (
                     f"quarantined ({mark.issue}, to be fixed by {mark.fix_by}: {mark.reason}); "
                     f"still {result.status}: {result.reason}"

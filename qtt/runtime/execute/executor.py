@@ -30,7 +30,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError
+from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError, TimeLimitReached
 from qtt.plan.ir.shape import QueryShape
 from qtt.runtime import operators  # noqa: F401 (the stateful steps' builders register themselves)
 from qtt.runtime.build import repartitions
@@ -273,7 +273,7 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
     """Run ``action``; an error for an infrastructure reason becomes :class:`InfrastructureError`."""
     try:
         return action()
-    except InfrastructureError:
+    except (InfrastructureError, TimeLimitReached):
         raise
     except Exception as e:
         if not infrastructure.is_infrastructure(e):
@@ -388,11 +388,18 @@ def _run_group(
             collected = [(0, row) for row in union.collect()]
         except PySparkException as e:
             raise ReplayError(f"batch query failed: {first_line(e)}") from e
+    timed_out: float | None = None
     for stop in stops:
         if stop_file is not None:
             Path(stop_file).write_text(str(stop), encoding="utf-8")
         try:
             segment, stream = run_and_collect(union, checkpoint)
+        except TimeLimitReached as reached:
+            if len(with_records) > 1:
+                raise  # which job hangs? each runs alone (the caller isolates a failed group)
+            collected += reached.partial
+            timed_out = reached.seconds
+            break
         except PySparkException as e:
             msg = f"streaming query failed{_after(len(progress), stop_file)}: {infrastructure.with_cause(e)}"
             raise ReplayError(msg) from e
@@ -424,31 +431,45 @@ def _run_group(
             run.internal_topics = [repartitions.topic_of(r, mine) for r in builders[job.job_id].repartitions]
         queries = [*staged.progress, progress] if staged is not None else [progress]
         run.processing_log = _processing_log(queries, builders[job.job_id], job.query.query_id)
-    if staged is not None:
-        for job in with_records:
-            if job.mode.capture_state:
-                topics = read_topics(union.sparkSession, staged, job) + runs[job.job_id].internal_topics
-                runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
-    elif any(job.mode.capture_state for job in with_records):
-        owners = [
-            internal_topics.Owner(
-                job.query.query_id, tuple(builders[job.job_id].state_operators), job.mode.capture_state
-            )
-            for job in with_records
-        ]
-        try:
-            feeds = internal_topics.read(union.sparkSession, checkpoint, owners)
-        except internal_topics.StateLayoutError as e:
-            raise ReplayError(str(e)) from e
-        except (PySparkException, Py4JJavaError) as e:  # Spark could not read its own state back
-            raise ReplayError(f"the state could not be read back: {infrastructure.java_reason(e)}") from e
-        for job, topics in zip(with_records, feeds, strict=True):
-            topics += runs[job.job_id].internal_topics
-            runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
+        run.timed_out = timed_out
+    if timed_out is None:  # a stopped query's state is not read back: its outputs are the evidence
+        _read_state(union.sparkSession, with_records, builders, runs, checkpoint, staged)
     seconds = (time.perf_counter() - began) / len(jobs)  # reading the state back included
     for run in runs.values():
         run.seconds = seconds
     return runs
+
+
+def _read_state(
+    session: SparkSession,
+    jobs: Sequence[Job],
+    builders: dict[int, PlanBuilder],
+    runs: dict[int, QueryRun],
+    checkpoint: str,
+    staged: StagedGroup | None,
+) -> None:
+    """Add each job's state change feeds (its internal topics) to its run."""
+    if staged is not None:
+        for job in jobs:
+            if job.mode.capture_state:
+                topics = read_topics(session, staged, job) + runs[job.job_id].internal_topics
+                runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
+        return
+    if not any(job.mode.capture_state for job in jobs):
+        return
+    owners = [
+        internal_topics.Owner(job.query.query_id, tuple(builders[job.job_id].state_operators), job.mode.capture_state)
+        for job in jobs
+    ]
+    try:
+        feeds = internal_topics.read(session, checkpoint, owners)
+    except internal_topics.StateLayoutError as e:
+        raise ReplayError(str(e)) from e
+    except (PySparkException, Py4JJavaError) as e:  # Spark could not read its own state back
+        raise ReplayError(f"the state could not be read back: {infrastructure.java_reason(e)}") from e
+    for job, topics in zip(jobs, feeds, strict=True):
+        topics += runs[job.job_id].internal_topics
+        runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
 
 
 def _after(batches: int, stop_file: str | None) -> str:

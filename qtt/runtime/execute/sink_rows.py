@@ -9,12 +9,14 @@ position) to a parquet folder next to the checkpoint, and read back once the que
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
+from qtt.errors import TimeLimitReached
 from qtt.runtime.build.repartitions import KEY_FIELD, TOPIC_FIELD, VALUE_FIELD
 from qtt.runtime.spark import lines
 from qtt.runtime.spark.session import is_connect
@@ -39,6 +41,8 @@ def run_and_collect(
 
     Raises:
         PySparkException: the query could not start or failed (the caller makes it a verdict).
+        TimeLimitReached: the query did not end within the time limit; its ``partial`` holds
+            the ``(batch_id, row)`` pairs collected by then.
     """
     if is_connect(union):
         assert rows is None, "only a classic session collects micro-batches its own way"
@@ -47,9 +51,14 @@ def run_and_collect(
     to_rows = rows or DataFrame.collect
 
     def on_batch(df: DataFrame, batch_id: int) -> None:
-        collected.extend((batch_id, row) for row in to_rows(df))
+        rows = to_rows(df)  # all or nothing: a batch stopped at the time limit adds no rows
+        collected.extend((batch_id, row) for row in rows)
 
-    return collected, _run_to_end(union, on_batch, checkpoint)
+    try:
+        return collected, _run_to_end(union, on_batch, checkpoint)
+    except TimeLimitReached as reached:
+        reached.partial = list(collected)
+        raise
 
 
 def _run_on_connect(union: DataFrame, checkpoint: str) -> tuple[list[tuple[int, Row]], FinishedQuery]:
@@ -66,11 +75,18 @@ def _run_on_connect(union: DataFrame, checkpoint: str) -> tuple[list[tuple[int, 
             .parquet(rows_folder)
         )
 
-    finished = _ConnectQuery(_run_to_end(union, on_batch, checkpoint))
+    def written() -> list[tuple[int, Row]]:
+        rows = union.sparkSession.read.parquet(rows_folder).orderBy(_BATCH, _POSITION).collect()
+        return [(int(row[_BATCH]), Row(**{name: row[name] for name in kept})) for row in rows]
+
+    try:
+        finished = _ConnectQuery(_run_to_end(union, on_batch, checkpoint))
+    except TimeLimitReached as reached:
+        reached.partial = written() if Path(rows_folder).is_dir() else []
+        raise
     if finished.exception() is not None or not finished.recentProgress:
         return [], finished
-    written = union.sparkSession.read.parquet(rows_folder).orderBy(_BATCH, _POSITION).collect()
-    return [(int(row[_BATCH]), Row(**{name: row[name] for name in kept})) for row in written], finished
+    return written(), finished
 
 
 class FinishedQuery(Protocol):

@@ -15,9 +15,11 @@ import importlib.util
 import inspect
 import os
 import re
+import threading
 from typing import TYPE_CHECKING
 
-from qtt.errors import QttError
+from qtt.errors import QttError, TimeLimitReached
+from qtt.runtime.spark import time_limit
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,22 +63,44 @@ def admission_control() -> bool:
     return importlib.util.find_spec("pyspark.sql.streaming.datasource") is not None
 
 
-def run_to_end(writer: DataStreamWriter) -> StreamingQuery:
+def run_to_end(writer: DataStreamWriter, limit: float | None = None) -> StreamingQuery:
     """Start ``writer``'s query and return once it processed every input it has.
 
     From pyspark 4.2: ``Trigger.AvailableNow``, the query stops by itself. On 4.1 the default
     trigger, until nothing new is available, then the query is stopped. A query that fails
     raises, or reports it in ``exception()``, as on every line.
+
+    Raises:
+        TimeLimitReached: the query had not ended after ``limit`` seconds (default: the time
+            limit in force, :mod:`qtt.runtime.spark.time_limit`); it was stopped.
     """
+    limit = time_limit.seconds() if limit is None else limit
     if admission_control():
         query = writer.trigger(availableNow=True).start()
-        query.awaitTermination()
+        if not query.awaitTermination(limit):  # type: ignore[arg-type]  # seconds; a float works
+            query.stop()
+            raise TimeLimitReached(limit)
         return query
     query = writer.trigger(processingTime="0 seconds").start()
+    reached = threading.Event()
+
+    def stop_at_limit() -> None:
+        reached.set()
+        query.stop()
+
+    stopper = threading.Timer(limit, stop_at_limit)
+    stopper.start()
     try:
         query.processAllAvailable()
+    except Exception:
+        if reached.is_set():  # stopped at the limit: that is why it ended
+            raise TimeLimitReached(limit) from None
+        raise
     finally:
+        stopper.cancel()
         query.stop()
+    if reached.is_set():
+        raise TimeLimitReached(limit)
     return query
 
 

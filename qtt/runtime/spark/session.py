@@ -293,7 +293,7 @@ def _get_session(master: str | None = None) -> SparkSession:
             from qtt.runtime.spark import jvm_functions
 
             jvm_functions.install()
-        from qtt.runtime.spark import replay_source
+        from qtt.runtime.spark.source import replay_source
 
         replay_source.register(session)
         if url.startswith("sc://"):

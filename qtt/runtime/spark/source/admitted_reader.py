@@ -16,7 +16,7 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
-from qtt.runtime.spark.replay_slices import SlicedStreamReader, batch_ends, stop_target
+from qtt.runtime.spark.source.slices import SlicedStreamReader, batch_ends, stop_target
 
 
 class AdmittedStreamReader(SlicedStreamReader, SupportsTriggerAvailableNow):

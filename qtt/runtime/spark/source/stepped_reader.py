@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from qtt.runtime.spark.replay_slices import SlicedStreamReader, batch_ends, stop_target
+from qtt.runtime.spark.source.slices import SlicedStreamReader, batch_ends, stop_target
 
 
 class SteppedStreamReader(SlicedStreamReader):

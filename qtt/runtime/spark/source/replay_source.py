@@ -4,8 +4,8 @@ It serves a fixed list of records, shaped like Kafka source rows, in micro-batch
 boundaries the harness chooses (one record per batch for stateful plans, everything at once
 for stateless ones). The records travel inside the query's options, so executors need no
 shared disk; their encoding is plain data, in :mod:`qtt.runtime.jobs`. Its stream reader is
-:mod:`~qtt.runtime.spark.admitted_reader` where pyspark has admission control (4.2 and later),
-else :mod:`~qtt.runtime.spark.stepped_reader` (see :mod:`qtt.runtime.spark.lines`).
+:mod:`~qtt.runtime.spark.source.admitted_reader` where pyspark has admission control (4.2 and later),
+else :mod:`~qtt.runtime.spark.source.stepped_reader` (see :mod:`qtt.runtime.spark.lines`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStrea
 
 from qtt.runtime.jobs import FORMAT_NAME, SCHEMA, decode_options
 from qtt.runtime.spark import lines
-from qtt.runtime.spark.replay_slices import Slice, read_slice
+from qtt.runtime.spark.source.slices import Slice, read_slice
 
 
 class ReplayBatchReader(DataSourceReader):
@@ -51,10 +51,10 @@ class ReplaySource(DataSource):
     def streamReader(self, schema: Any) -> DataSourceStreamReader:
         rows, ends = decode_options(self.options)
         if lines.admission_control():
-            from qtt.runtime.spark.admitted_reader import AdmittedStreamReader
+            from qtt.runtime.spark.source.admitted_reader import AdmittedStreamReader
 
             return AdmittedStreamReader(rows, ends, self.options.get("stop_file"))
-        from qtt.runtime.spark.stepped_reader import SteppedStreamReader
+        from qtt.runtime.spark.source.stepped_reader import SteppedStreamReader
 
         return SteppedStreamReader(rows, ends, self.options.get("stop_file"), self.options.get("checkpoint"))
 
