@@ -96,6 +96,8 @@ class Cell:
 class Row:
     label: str
     files: list[str]
+    #: its place in the order results came in: cell ids are unique by it
+    index: int
     cells: dict[str, Cell] = field(default_factory=dict)
 
     @property
@@ -117,10 +119,12 @@ def grid(shown: Iterable[Shown]) -> Grid:
     for one in shown:
         key = (one.case, one.variant)
         columns.add(one.column)
-        row = rows.setdefault(key, Row(f"{one.case} [{one.variant}]" if one.variant else one.case, []))
+        if key not in rows:
+            rows[key] = Row(f"{one.case} [{one.variant}]" if one.variant else one.case, [], len(rows))
+        row = rows[key]
         if one.file not in row.files:
             row.files.append(one.file)
-        cell = row.cells.setdefault(one.column, Cell(f"c{len(rows)}-{len(row.cells)}"))
+        cell = row.cells.setdefault(one.column, Cell(f"c{row.index}-{len(row.cells)}"))
         cell.entries.append(one)
     return Grid(sorted(columns, key=_column_order), sorted(rows.values(), key=lambda row: row.label.lower()))
 

@@ -64,6 +64,16 @@ def test_rows_are_cases_and_columns_are_the_replays_in_order() -> None:
     }
 
 
+def test_every_cell_has_an_id_of_its_own_however_results_interleave() -> None:
+    results = [
+        CaseResult("f.json", case, variant, Status.PASSED, kind=kind)
+        for kind, variant in (("case", ""), ("restart", "restart"))
+        for case in ("a", "b")
+    ]
+    ids = [cell.id for row in html_report.grid(map(html_report.Shown.of, results)).rows for cell in row.cells.values()]
+    assert len(ids) == len(set(ids)) == 4
+
+
 def test_a_cell_shows_its_worst_status() -> None:
     passed, failed = (CaseResult("f.json", "c", "", status) for status in (Status.PASSED, Status.FAILED))
     cell = html_report.Cell("c1", [html_report.Shown.of(passed), html_report.Shown.of(failed)])
