@@ -131,6 +131,11 @@ class ReplayMode:
     per_record: bool = True
     #: read the query's state stores back as internal topics (a few Spark jobs per query)
     capture_state: bool = False
+    #: with ``capture_state``: read each state store as it stands after the last micro-batch
+    #: (its rows, as ``update`` changes of batch -1), not its change feed (a resumed query that
+    #: ran many inputs in one micro-batch changed a key several times in one version, in an
+    #: order the change feed does not keep)
+    final_state: bool = False
 
 
 #: the fresh replay: streaming, one record per micro-batch for stateful queries, no state read back
@@ -203,6 +208,10 @@ class LogEntry:
     query_id: str
     context: str
     message: str
+
+
+#: the change of a repartition topic's records: appended records, not a state store's changes
+APPENDED = "append"
 
 
 @dataclass(frozen=True)

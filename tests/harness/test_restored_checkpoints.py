@@ -18,8 +18,9 @@ from pyspark.sql import types as st
 from qtt.harness.cases.loader import load_file
 from qtt.harness.historical import checkpoints
 from qtt.harness.historical.replay import replay_folders
-from qtt.harness.historical.restored import has_checkpoint, restore_folders
+from qtt.harness.historical.restored import has_checkpoint, restore_folders, settled
 from qtt.harness.historical.snapshot import Action, snapshot
+from qtt.harness.historical.spec import SpecInternalRecord, SpecInternalTopic
 from qtt.harness.status import Status
 from qtt.runtime.operators import stateful
 from tests.harness.replaced_aggregate import replaced_aggregate
@@ -135,8 +136,10 @@ def test_the_restored_replay_gives_the_recorded_outputs_and_state_changes_after_
     assert middle is not None
     # only what the inputs from the point on caused: not a vacuous comparison
     assert [r.seq for r in middle.outputs["PER_AISLE"]] == [3, 3, 4, 5]
-    batches = sorted({record.batch for topic in middle.internal_topics for record in topic.records})
-    assert batches == [3, 4, 5]
+    # the inputs after the point ran in one micro-batch, and the state was read as it ended
+    assert [run.batches for run in middle.runs] == [4]  # 3 consumed before the point, 1 after
+    final = [record for topic in middle.internal_topics for record in topic.records]
+    assert final and {record.batch for record in final} == {-1}
     # the fresh replay of the same folders still passes next to it
     assert [r.status for r in replay_folders(snapshotted, lambda: spark)] == [Status.PASSED, Status.PASSED]
 
@@ -165,3 +168,34 @@ def test_a_changed_state_layout_fails_the_restored_replay_and_names_the_state_va
     assert "cannot resume the stored checkpoint" in restored.reason
     assert "operator 0, state variable Aggregate-Aggregate" in restored.reason, restored.reason
     assert "EXTRA" in restored.reason  # what today's operator expects
+
+
+def _topic(name: str, *records: SpecInternalRecord) -> SpecInternalTopic:
+    return SpecInternalTopic(name=name, key_schema="k", value_schema="v", records=records)
+
+
+def test_a_restore_is_judged_on_the_state_its_whole_history_left_and_the_appends_after_the_point() -> None:
+    manifest = checkpoints.Manifest("4.3.0", "rocksdb", "0.13.0", restore_point=2, consumed={"CTAS_T_0": 2})
+    recorded = _topic(
+        "CTAS_T_0-Aggregate-Aggregate-changelog",
+        SpecInternalRecord(key={"K": "a"}, value={"N": 1}, change="update", batch=0),
+        SpecInternalRecord(key={"K": "b"}, value={"N": 1}, change="update", batch=1),
+        SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="update", batch=2),
+        SpecInternalRecord(key={"K": "b"}, value=None, change="delete", batch=3),
+    )
+    assert settled(recorded, manifest).records == (
+        SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="update", batch=-1),
+    )
+    # what the resumed query read back: the same state, whatever order its one version held
+    now = _topic(recorded.name, SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="update", batch=-1))
+    assert settled(now) == settled(recorded, manifest)
+    wrong = _topic(recorded.name, SpecInternalRecord(key={"K": "a"}, value={"N": 3}, change="update", batch=-1))
+    assert settled(wrong) != settled(recorded, manifest)
+    repartition = _topic(
+        "CTAS_T_0-Join-repartition",
+        SpecInternalRecord(key={"K": "a"}, value={"N": 1}, change="append", batch=1, timestamp=1),
+        SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="append", batch=2, timestamp=2),
+    )
+    assert settled(repartition, manifest).records == (
+        SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="append", batch=0, timestamp=2),
+    )

@@ -18,6 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import simplejson
+
 from qtt.errors import InfrastructureError, QttError, UnsupportedFeatureError
 from qtt.harness.historical import checkpoints, ledger, refusals, spec
 from qtt.harness.historical.replay import (
@@ -36,7 +38,7 @@ from qtt.harness.replay.driver import ReplayItem
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import replay_counted
 from qtt.harness.status import Status
-from qtt.runtime.jobs import CAPTURE
+from qtt.runtime.jobs import APPENDED, CAPTURE
 from qtt.runtime.spark import infrastructure, lines, scratch
 from qtt.runtime.spark.session import session_with
 
@@ -171,8 +173,8 @@ def _judge(result: HistoricalResult, loaded: Loaded, manifest: checkpoints.Manif
         time_limits.conclude(result, outcome, (record.topic for record in expected_outputs))
         return
     problems = compare_internal_topics(
-        [_after(topic, manifest) for topic in recorded.internal_topics],
-        spec.internal_topics_of(outcome.internal_topics),
+        [settled(topic, manifest) for topic in recorded.internal_topics],
+        [settled(topic) for topic in spec.internal_topics_of(outcome.internal_topics)],
     )
     problems += compare_schemas(recorded.schemas, outcome.schemas)
     point = manifest.restore_point
@@ -190,6 +192,33 @@ def _judge(result: HistoricalResult, loaded: Loaded, manifest: checkpoints.Manif
         if problems:
             parts.append(f"{len(problems)} recorded fact(s) differ")
         result.reason = "; ".join(parts)
+
+
+def settled(topic: spec.SpecInternalTopic, manifest: checkpoints.Manifest | None = None) -> spec.SpecInternalTopic:
+    """What a restore is judged on in an internal topic, whatever its micro-batches: a state
+    store's state after the last input (each key's last change, applied in order from the
+    start: a ``manifest`` says the topic is recorded; else it is read from the resumed query's
+    checkpoint as it ended), and a repartition topic's records after the restore point, by
+    partition, without batch numbers.
+
+    A resumed query takes every input after the restore point in one micro-batch: its state
+    store writes one version there, where the recorded replay wrote one per input, and its
+    outputs are still compared record by record (each operator takes a micro-batch's records
+    one by one).
+    """
+    after = _after(topic, manifest) if manifest is not None else topic
+    appended = [replace(record, batch=0) for record in after.records if record.change == APPENDED]
+    state: dict[tuple[int, str], spec.SpecInternalRecord] = {}
+    for record in topic.records:
+        if record.change == APPENDED:
+            continue
+        key = (record.partition, simplejson.dumps(record.key, sort_keys=True, use_decimal=True))
+        if record.change == "delete":
+            state.pop(key, None)
+        else:
+            state[key] = replace(record, change="update", batch=-1)
+    settled = sorted(appended, key=lambda record: record.partition) + [state[key] for key in sorted(state)]
+    return replace(topic, records=tuple(settled))
 
 
 def _after(topic: spec.SpecInternalTopic, manifest: checkpoints.Manifest) -> spec.SpecInternalTopic:

@@ -110,12 +110,17 @@ def run_restored(
     if restore.keep is not None:
         checkpoint = restore.keep / query_id
         kept = Stored(len(replayed), str(checkpoint.absolute()))
-    job = Job(0, query, replayed, _per_record(replayed), ReplayMode(capture_state=capture_state), registry=registry)
+    if restore.keep is None:  # the inputs after the point in one micro-batch; its state read as it ends
+        ends = tuple(range(1, consumed + 1)) + ((len(replayed),) if after else ())
+        mode = ReplayMode(capture_state=capture_state, final_state=True)
+    else:  # a chain of restore points counts a query's micro-batches as its inputs
+        ends, mode = _per_record(replayed), ReplayMode(capture_state=capture_state)
+    job = Job(0, query, replayed, ends, mode, registry=registry)
     run = runtime.run_jobs([job], str(checkpoint), seed=seed)[0]
     if run.error is not None and seed is not None:
         unreadable = runtime.unreadable_state(checkpoint, run.error)
         if unreadable is not None:
             run.error.message = f"{query_id}: {unreadable}"
-    for topic in run.internal_topics:
-        topic.records = [record for record in topic.records if record.batch >= consumed]
+    for topic in run.internal_topics:  # a final state (batch -1) is what the whole history left
+        topic.records = [record for record in topic.records if record.batch >= consumed or record.batch < 0]
     return run, kept

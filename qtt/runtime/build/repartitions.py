@@ -39,10 +39,7 @@ from qtt.runtime.build.names import (
     data_col,
     stored,
 )
-from qtt.runtime.jobs import InternalRecord, InternalTopic
-
-#: what a repartition topic's records are: appended records, not a state store's changes
-APPENDED = "append"
+from qtt.runtime.jobs import APPENDED, InternalRecord, InternalTopic
 
 # The fields of a repartition topic's rows in a replay's unioned sink (see execute.sink_rows).
 TOPIC_FIELD, KEY_FIELD, VALUE_FIELD = "repartition", "key_json", "value_json"

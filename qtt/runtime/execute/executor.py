@@ -458,7 +458,12 @@ def _read_state(
     if not any(job.mode.capture_state for job in jobs):
         return
     owners = [
-        internal_topics.Owner(job.query.query_id, tuple(builders[job.job_id].state_operators), job.mode.capture_state)
+        internal_topics.Owner(
+            job.query.query_id,
+            tuple(builders[job.job_id].state_operators),
+            job.mode.capture_state,
+            final=job.mode.final_state,
+        )
         for job in jobs
     ]
     try:

@@ -62,6 +62,8 @@ class Owner:
     query_id: str
     operators: tuple[tuple[str, ...], ...]
     wanted: bool = True
+    #: its state as it stands after the last micro-batch, not its change feed (:func:`final_state`)
+    final: bool = False
 
 
 def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> list[list[InternalTopic]]:
@@ -95,9 +97,10 @@ def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> lis
             raise StateLayoutError(msg)
         if owner.wanted:
             for i in mine:
+                read_one = final_state if owner.final else change_feed
                 topics[index] += [
                     topic_of(
-                        change_feed(session, checkpoint, operators[i]["operatorId"], name),
+                        read_one(session, checkpoint, operators[i]["operatorId"], name),
                         f"{owner.query_id}-{name}-changelog",
                     )
                     for name in variables[i]
@@ -125,6 +128,26 @@ def change_feed(session: SparkSession, checkpoint: str, operator_id: int, variab
         .load(checkpoint)
     )
     return ChangeFeed(loaded.collect(), loaded.schema["key"].dataType, loaded.schema["value"].dataType)
+
+
+def final_state(session: SparkSession, checkpoint: str, operator_id: int, variable: str) -> ChangeFeed:
+    """State variable ``variable`` of operator ``operator_id`` as it stands after the last
+    micro-batch: one ``update`` of batch -1 per key it holds.
+
+    Its change feed folded, version after version, each version's changes in the order Spark
+    reads them from the version's changelog file, the order they were written in (reading
+    the store's rows instead would load the whole store: slower)."""
+    feed = change_feed(session, checkpoint, operator_id, variable)
+    state: dict[tuple[int, str], Row] = {}
+    for row in sorted(feed.rows, key=lambda row: row["batch_id"]):  # stable: a version keeps its order
+        key = (row["partition_id"], json.dumps(jsonable(row["key"]), sort_keys=True))
+        if row["change_type"] == "delete":
+            state.pop(key, None)
+        else:
+            state[key] = Row(
+                batch_id=-1, change_type="update", key=row["key"], value=row["value"], partition_id=row["partition_id"]
+            )
+    return ChangeFeed(list(state.values()), feed.key_type, feed.value_type)
 
 
 def topic_of(
