@@ -96,6 +96,12 @@ def decode_options(options: Mapping[str, str]) -> tuple[list[list[Any]], list[in
     return json.loads(options.get("records", "[]")), json.loads(options.get("batch_ends", "[]"))
 
 
+def logged_offset(next_record: int) -> str:
+    """The replay source's offset before record ``next_record`` (0-based), as Spark's offset log
+    holds it (its readers' offsets are ``{"next": n}``)."""
+    return json.dumps({"next": next_record})
+
+
 def decode_row(row: Sequence[Any]) -> tuple[Any, ...]:
     """One encoded row as a tuple of :data:`SCHEMA`'s columns, bytes decoded."""
     job, seq, topic, partition, offset, timestamp, key, value, headers = row
@@ -156,6 +162,10 @@ class Job:
     mode: ReplayMode = FRESH
     #: the schemas of the replay's registry, for the registry formats
     registry: RegistrySnapshot | None = None
+    #: a job resumed from a stored checkpoint: the micro-batch it resumes at (its query keeps
+    #: the operators that wrote the checkpoint, never runs staged, and its failure is the
+    #: group's: a checkpoint holds every job's state). None: it starts from empty state.
+    resumes_at: int | None = None
 
     def batch_of_seq(self) -> dict[int, int]:
         """Each record's micro-batch, by its ``seq``."""

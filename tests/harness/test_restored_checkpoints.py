@@ -138,8 +138,8 @@ def test_the_restored_replay_gives_the_recorded_outputs_and_state_changes_after_
     assert [r.seq for r in middle.outputs["PER_AISLE"]] == [3, 3, 4, 5]
     # the inputs after the point ran in one micro-batch, and the state was read as it ended
     assert [run.batches for run in middle.runs] == [4]  # 3 consumed before the point, 1 after
-    final = [record for topic in middle.internal_topics for record in topic.records]
-    assert final and {record.batch for record in final} == {-1}
+    last = [record for topic in middle.internal_topics for record in topic.records]
+    assert last and {record.batch for record in last} == {-1}
     # the fresh replay of the same folders still passes next to it
     assert [r.status for r in replay_folders(snapshotted, lambda: spark)] == [Status.PASSED, Status.PASSED]
 
@@ -170,11 +170,52 @@ def test_a_changed_state_layout_fails_the_restored_replay_and_names_the_state_va
     assert "EXTRA" in restored.reason  # what today's operator expects
 
 
+REPO = Path(__file__).parents[2]
+#: stored checkpoints of joins (no aggregate), written by the same Spark as the snapshots here
+JOINS = [
+    REPO / "historical_plans" / slug / folder
+    for slug, folder in (
+        (
+            "joins__a_full_outer_stream-stream_join_on_value_columns_re-keys_both_sides_and_has_a_sy__5302bf5e",
+            "0.9.0_1795661597511",
+        ),
+        (
+            "joins__a_stream_joined_on_a_value_column_is_re-keyed_by_it_and_rows_without_a_join_key___083085cf",
+            "0.9.0_1795661597511",
+        ),
+        ("joins__a_stream_joined_with_two_tables_in_one_statement__ee90018b", "0.9.0_1795661597511"),
+    )
+]
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_restores_share_a_streaming_query_over_a_merged_checkpoint_and_each_holds(
+    spark, snapshotted: list[Path]
+) -> None:  # type: ignore[no-untyped-def]
+    restored = restore_folders([*snapshotted, *JOINS], lambda: spark)
+    assert [r.status for r in restored] == [Status.PASSED] * 5, [r.reason for r in restored]
+    shared = [r for r in restored if r.replay is not None and any(run.group_size > 1 for run in r.replay.runs)]
+    assert len(shared) >= 3, "the first restore runs alone, the others of one Spark share a query"
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams", "relaid")
+def test_a_merged_restore_that_fails_resumes_each_alone_and_only_the_broken_one_fails(
+    spark, snapshotted: list[Path]
+) -> None:  # type: ignore[no-untyped-def]
+    restored = restore_folders([*JOINS, snapshotted[0]], lambda: spark)
+    assert [r.status for r in restored] == [Status.PASSED] * 3 + [Status.FAILED], [r.reason for r in restored]
+    assert "operator 0, state variable Aggregate-Aggregate" in restored[-1].reason, restored[-1].reason
+
+
 def _topic(name: str, *records: SpecInternalRecord) -> SpecInternalTopic:
     return SpecInternalTopic(name=name, key_schema="k", value_schema="v", records=records)
 
 
-def test_a_restore_is_judged_on_the_state_its_whole_history_left_and_the_appends_after_the_point() -> None:
+def test_a_restore_is_judged_on_each_key_s_last_change_and_the_appends_after_the_point() -> None:
     manifest = checkpoints.Manifest("4.3.0", "rocksdb", "0.13.0", restore_point=2, consumed={"CTAS_T_0": 2})
     recorded = _topic(
         "CTAS_T_0-Aggregate-Aggregate-changelog",
@@ -185,12 +226,17 @@ def test_a_restore_is_judged_on_the_state_its_whole_history_left_and_the_appends
     )
     assert settled(recorded, manifest).records == (
         SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="update", batch=-1),
+        SpecInternalRecord(key={"K": "b"}, value=None, change="delete", batch=-1),
     )
-    # what the resumed query read back: the same state, whatever order its one version held
-    now = _topic(recorded.name, SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="update", batch=-1))
+    # what the resumed query read back: each key's last change after the point
+    now = _topic(
+        recorded.name,
+        SpecInternalRecord(key={"K": "b"}, value=None, change="delete", batch=-1),
+        SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="update", batch=-1),
+    )
     assert settled(now) == settled(recorded, manifest)
-    wrong = _topic(recorded.name, SpecInternalRecord(key={"K": "a"}, value={"N": 3}, change="update", batch=-1))
-    assert settled(wrong) != settled(recorded, manifest)
+    wrong = _topic(recorded.name, SpecInternalRecord(key={"K": "a"}, value={"N": 2}, change="update", batch=-1))
+    assert settled(wrong) != settled(recorded, manifest)  # b was not deleted
     repartition = _topic(
         "CTAS_T_0-Join-repartition",
         SpecInternalRecord(key={"K": "a"}, value={"N": 1}, change="append", batch=1, timestamp=1),

@@ -196,10 +196,9 @@ def _judge(result: HistoricalResult, loaded: Loaded, manifest: checkpoints.Manif
 
 def settled(topic: spec.SpecInternalTopic, manifest: checkpoints.Manifest | None = None) -> spec.SpecInternalTopic:
     """What a restore is judged on in an internal topic, whatever its micro-batches: a state
-    store's state after the last input (each key's last change, applied in order from the
-    start: a ``manifest`` says the topic is recorded; else it is read from the resumed query's
-    checkpoint as it ended), and a repartition topic's records after the restore point, by
-    partition, without batch numbers.
+    store's last change of each key after the restore point (applied in order; ``manifest``
+    says the topic is recorded, else it is the resumed query's, read so), and a repartition
+    topic's records after the point, by partition; no batch numbers.
 
     A resumed query takes every input after the restore point in one micro-batch: its state
     store writes one version there, where the recorded replay wrote one per input, and its
@@ -208,17 +207,13 @@ def settled(topic: spec.SpecInternalTopic, manifest: checkpoints.Manifest | None
     """
     after = _after(topic, manifest) if manifest is not None else topic
     appended = [replace(record, batch=0) for record in after.records if record.change == APPENDED]
-    state: dict[tuple[int, str], spec.SpecInternalRecord] = {}
-    for record in topic.records:
-        if record.change == APPENDED:
-            continue
-        key = (record.partition, simplejson.dumps(record.key, sort_keys=True, use_decimal=True))
-        if record.change == "delete":
-            state.pop(key, None)
-        else:
-            state[key] = replace(record, change="update", batch=-1)
-    settled = sorted(appended, key=lambda record: record.partition) + [state[key] for key in sorted(state)]
-    return replace(topic, records=tuple(settled))
+    last: dict[tuple[int, str], spec.SpecInternalRecord] = {}
+    for record in after.records:
+        if record.change != APPENDED:
+            key = (record.partition, simplejson.dumps(record.key, sort_keys=True, use_decimal=True))
+            last[key] = replace(record, batch=-1)
+    settled_records = sorted(appended, key=lambda record: record.partition) + [last[key] for key in sorted(last)]
+    return replace(topic, records=tuple(settled_records))
 
 
 def _after(topic: spec.SpecInternalTopic, manifest: checkpoints.Manifest) -> spec.SpecInternalTopic:

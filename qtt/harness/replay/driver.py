@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import base64
 import shutil
-import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -337,38 +335,17 @@ class _State:
         return self.result
 
 
-#: stored checkpoints resumed at once: each is a query of its own, started from its own
-#: checkpoint, and spends most of its time waiting for its per-record micro-batches
-RESTORE_THREADS = 2
-
-
 def _run_restored(
     runtime: Runtime, restored: Sequence[_Todo], root: Path, round_: int
 ) -> Iterator[tuple[QueryRun, restored_runs.Stored | None]]:
-    """Resume each entry's query from its stored checkpoint, :data:`RESTORE_THREADS` at a time;
-    the runs come back in ``restored``'s order, each timed alone."""
-
-    def resume(index: int, entry: _Todo) -> tuple[QueryRun, restored_runs.Stored | None]:
-        began = time.perf_counter()
-        run, kept = restored_runs.run_restored(
-            runtime,
-            entry.query,
-            entry.records,
-            _restore_point(entry),
-            entry.state.registry,
-            root / f"round{round_}-restored{index}",
-            entry.state.item.mode.capture_state,
+    """Resume each entry's query from its stored checkpoint (:func:`restored_runs.resume_all`)."""
+    resumes = [
+        restored_runs.Resume(
+            entry.query, entry.records, _restore_point(entry), entry.state.registry, entry.state.item.mode.capture_state
         )
-        run.seconds = time.perf_counter() - began
-        return run, kept
-
-    if not restored:
-        return
-    # The first alone: two resumed at once as a fresh JVM's first stateful work failed every
-    # restore of the run, now and then (java.io.OptionalDataException deserializing a task).
-    yield resume(0, restored[0])
-    with ThreadPoolExecutor(RESTORE_THREADS, thread_name_prefix="qtt-restore") as pool:
-        yield from pool.map(resume, range(1, len(restored)), restored[1:])
+        for entry in restored
+    ]
+    yield from restored_runs.resume_all(runtime, resumes, root, round_)
 
 
 def replay_many(

@@ -182,7 +182,7 @@ def run_jobs(
         if attempt < infrastructure.RETRIES:
             _note_retry(what, attempt, e)
             return run_jobs(session, jobs, f"{checkpoint}-retry{attempt + 1}", attempt=attempt + 1, seed=seed)
-        if len(jobs) > 1:
+        if len(jobs) > 1 and not _resumed(jobs):
             # a group that keeps failing: one job alone may still run, and each error is its own.
             # Each is tried once more, not RETRIES times: a lasting failure must not cost 3 x n starts.
             return {
@@ -216,6 +216,8 @@ def _run_jobs(session: SparkSession, built: BuiltGroup) -> dict[int, QueryRun]:
     }
     builders, checkpoint = built.builders, built.checkpoint
     runnable = [job for job in built.jobs if job.job_id in builders]
+    if runs and _resumed(built.jobs):  # the others' state would load into the wrong operators
+        return _all_failed(runnable, builders, ReplayError("another query of the merged checkpoint could not be built"))
     try:
         runs.update(_infrastructure_guard(lambda: _run_group(runnable, builders, checkpoint)))
     except InfrastructureError:
@@ -224,9 +226,27 @@ def _run_jobs(session: SparkSession, built: BuiltGroup) -> dict[int, QueryRun]:
         if len(runnable) == 1:
             job = runnable[0]
             runs[job.job_id] = _failed_run(job, builders[job.job_id], group_error)
+        elif _resumed(runnable):
+            runs.update(_all_failed(runnable, builders, group_error))
         else:
             runs.update(_alone(session, runnable, checkpoint))
     return runs
+
+
+def _resumed(jobs: Sequence[Job]) -> bool:
+    """Whether the jobs resume a checkpoint together: none can run without the others."""
+    return any(job.resumes_at is not None for job in jobs)
+
+
+def _all_failed(jobs: Sequence[Job], builders: Mapping[int, PlanBuilder], error: ReplayError) -> dict[int, QueryRun]:
+    """Every job's run failed with ``error`` (each its own copy, with Spark's exception as its cause)."""
+
+    def copy() -> ReplayError:
+        each = ReplayError(error.message)
+        each.__cause__ = error.__cause__
+        return each
+
+    return {job.job_id: _failed_run(job, builders[job.job_id], copy()) for job in jobs}
 
 
 def _alone(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[int, QueryRun]:
@@ -241,7 +261,7 @@ def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
     """Whether a group runs stage by stage (:mod:`qtt.runtime.execute.staged`): it has two stateful jobs
     or more, runs micro-batch after micro-batch from empty state, and its driver shares a disk
     with this process (the relay is a file)."""
-    if any(job.mode.restart or job.mode.bounded for job in jobs) or is_connect(session):
+    if any(job.mode.restart or job.mode.bounded for job in jobs) or is_connect(session) or _resumed(jobs):
         return False
     return sum(1 for job in jobs if QueryShape.of(job.query).stateful) >= 2
 
@@ -462,6 +482,7 @@ def _read_state(
             job.query.query_id,
             tuple(builders[job.job_id].state_operators),
             job.mode.capture_state,
+            first_batch=job.resumes_at or 0,
             final=job.mode.final_state,
         )
         for job in jobs

@@ -56,13 +56,16 @@ class Owner:
     """One query of a streaming query, as the checkpoint's state sees it.
 
     ``operators`` holds each of its stateful operators' state variable names, as built;
-    ``wanted`` says whether its change feeds are to be read back.
+    ``wanted`` says whether its change feeds are to be read back, from micro-batch
+    ``first_batch`` on (a query resumed from a stored checkpoint reads what it wrote itself).
     """
 
     query_id: str
     operators: tuple[tuple[str, ...], ...]
     wanted: bool = True
-    #: its state as it stands after the last micro-batch, not its change feed (:func:`final_state`)
+    #: read its change feed from this micro-batch on (a resumed query: the first after its restore point)
+    first_batch: int = 0
+    #: each key's last change only (:func:`last_changes`), not every change
     final: bool = False
 
 
@@ -97,10 +100,10 @@ def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> lis
             raise StateLayoutError(msg)
         if owner.wanted:
             for i in mine:
-                read_one = final_state if owner.final else change_feed
+                read_one = last_changes if owner.final else change_feed
                 topics[index] += [
                     topic_of(
-                        read_one(session, checkpoint, operators[i]["operatorId"], name),
+                        read_one(session, checkpoint, operators[i]["operatorId"], name, owner.first_batch),
                         f"{owner.query_id}-{name}-changelog",
                     )
                     for name in variables[i]
@@ -117,12 +120,15 @@ class ChangeFeed:
     value_type: DataType
 
 
-def change_feed(session: SparkSession, checkpoint: str, operator_id: int, variable: str) -> ChangeFeed:
-    """State variable ``variable`` of operator ``operator_id``: every change, in one Spark job."""
+def change_feed(
+    session: SparkSession, checkpoint: str, operator_id: int, variable: str, first_batch: int = 0
+) -> ChangeFeed:
+    """State variable ``variable`` of operator ``operator_id``: every change from micro-batch
+    ``first_batch`` on, in one Spark job."""
     loaded = (
         session.read.format("statestore")
         .option("readChangeFeed", "true")
-        .option("changeStartBatchId", 0)
+        .option("changeStartBatchId", first_batch)
         .option("operatorId", operator_id)
         .option("stateVarName", variable)
         .load(checkpoint)
@@ -130,24 +136,27 @@ def change_feed(session: SparkSession, checkpoint: str, operator_id: int, variab
     return ChangeFeed(loaded.collect(), loaded.schema["key"].dataType, loaded.schema["value"].dataType)
 
 
-def final_state(session: SparkSession, checkpoint: str, operator_id: int, variable: str) -> ChangeFeed:
-    """State variable ``variable`` of operator ``operator_id`` as it stands after the last
-    micro-batch: one ``update`` of batch -1 per key it holds.
+def last_changes(
+    session: SparkSession, checkpoint: str, operator_id: int, variable: str, first_batch: int = 0
+) -> ChangeFeed:
+    """Each key's last change (``update`` with its value, or ``delete``) from micro-batch
+    ``first_batch`` on, as batch -1: what those micro-batches left in the store.
 
-    Its change feed folded, version after version, each version's changes in the order Spark
-    reads them from the version's changelog file, the order they were written in (reading
-    the store's rows instead would load the whole store: slower)."""
-    feed = change_feed(session, checkpoint, operator_id, variable)
-    state: dict[tuple[int, str], Row] = {}
+    The change feed folded version after version, each version's changes in the order Spark
+    reads them from the version's changelog file, the order they were written in: a query that
+    ran many inputs in one micro-batch may change a key several times in one version."""
+    feed = change_feed(session, checkpoint, operator_id, variable, first_batch)
+    last: dict[tuple[int, str], Row] = {}
     for row in sorted(feed.rows, key=lambda row: row["batch_id"]):  # stable: a version keeps its order
         key = (row["partition_id"], json.dumps(jsonable(row["key"]), sort_keys=True))
-        if row["change_type"] == "delete":
-            state.pop(key, None)
-        else:
-            state[key] = Row(
-                batch_id=-1, change_type="update", key=row["key"], value=row["value"], partition_id=row["partition_id"]
-            )
-    return ChangeFeed(list(state.values()), feed.key_type, feed.value_type)
+        last[key] = Row(
+            batch_id=-1,
+            change_type=row["change_type"],
+            key=row["key"],
+            value=row["value"],
+            partition_id=row["partition_id"],
+        )
+    return ChangeFeed(list(last.values()), feed.key_type, feed.value_type)
 
 
 def topic_of(
