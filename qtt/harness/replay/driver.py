@@ -337,8 +337,9 @@ class _State:
 
 def _run_restored(
     runtime: Runtime, restored: Sequence[_Todo], root: Path, round_: int
-) -> Iterator[tuple[QueryRun, restored_runs.Stored | None]]:
-    """Resume each entry's query from its stored checkpoint (:func:`restored_runs.resume_all`)."""
+) -> Iterator[tuple[int, QueryRun, restored_runs.Stored | None]]:
+    """Resume each entry's query from its stored checkpoint (:func:`restored_runs.resume_all`):
+    each run as its query ends, with the entry's index."""
     resumes = [
         restored_runs.Resume(
             entry.query, entry.records, _restore_point(entry), entry.state.registry, entry.state.item.mode.capture_state
@@ -395,7 +396,8 @@ def replay_many(
             ran = _Round(todo, r)
             restored = [entry for entry in todo if _restores(entry)]
             todo = [entry for entry in todo if not _restores(entry)]
-            for entry, (run, kept) in zip(restored, _run_restored(runtime, restored, root, r), strict=True):
+            for index, run, kept in _run_restored(runtime, restored, root, r):
+                entry = restored[index]
                 if kept is not None:
                     entry.state.stored(entry.query.query_id, kept)
                 finished.update(ran.done(entry, run))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -213,8 +213,9 @@ MERGED_SIZE = 6
 
 def resume_all(
     runtime: Runtime, resumes: Sequence[Resume], root: Path, round_: int
-) -> Iterator[tuple[QueryRun, Stored | None]]:
-    """Resume each query from its stored checkpoint; the runs come back in ``resumes``' order.
+) -> Iterator[tuple[int, QueryRun, Stored | None]]:
+    """Resume each query from its stored checkpoint; each run comes back as soon as its query
+    ended, with its index in ``resumes``.
 
     Resumes whose checkpoints merge (:meth:`Resume.merge_key`) share a streaming query, up to
     :data:`MERGED_SIZE` at a time, each timed as its share of it; the others, and every resume
@@ -228,14 +229,6 @@ def resume_all(
             by_key.setdefault(key, []).append(index)
     shares = [indexes[i : i + MERGED_SIZE] for indexes in by_key.values() for i in range(0, len(indexes), MERGED_SIZE)]
     shares = [share for share in shares if len(share) > 1]
-
-    def together(number: int) -> None:
-        share = shares[number]
-        began = time.perf_counter()
-        runs = run_restored_together(runtime, [resumes[i] for i in share], root / f"round{round_}-merged{number}")
-        for index, run in zip(share, runs or [], strict=False):
-            run.seconds = (time.perf_counter() - began) / len(share)
-            done[index] = (run, None)
 
     def alone(index: int) -> tuple[QueryRun, Stored | None]:
         began = time.perf_counter()
@@ -252,6 +245,15 @@ def resume_all(
         run.seconds = time.perf_counter() - began
         return run, kept
 
+    def together(number: int, share: list[int]) -> dict[int, tuple[QueryRun, Stored | None]]:
+        began = time.perf_counter()
+        runs = run_restored_together(runtime, [resumes[i] for i in share], root / f"round{round_}-merged{number}")
+        if runs is None:  # whose fault it was, only each alone can say
+            return {index: alone(index) for index in share}
+        for run in runs:
+            run.seconds = (time.perf_counter() - began) / len(share)
+        return {index: (run, None) for index, run in zip(share, runs, strict=True)}
+
     if not resumes:
         return
     # The first alone: two resumed at once as a fresh JVM's first stateful work failed every
@@ -260,9 +262,15 @@ def resume_all(
     done[first] = alone(first)
     shares = [[i for i in share if i != first] for share in shares]
     with ThreadPoolExecutor(RESTORE_THREADS, thread_name_prefix="qtt-restore") as pool:
-        list(pool.map(together, [n for n, share in enumerate(shares) if len(share) > 1]))
-        rest = [index for index in range(len(resumes)) if index not in done]
-        for index, outcome in zip(rest, pool.map(alone, rest), strict=True):
-            done[index] = outcome
-    for index in range(len(resumes)):
-        yield done[index]
+        # each result as soon as its query ended, so that progress is steady
+        pending: dict[int, Future[dict[int, tuple[QueryRun, Stored | None]]]] = {}
+        for number, share in enumerate(shares):
+            if len(share) > 1:
+                future = pool.submit(together, number, share)
+                pending.update(dict.fromkeys(share, future))
+        for index in range(len(resumes)):
+            if index not in done and index not in pending:
+                pending[index] = pool.submit(lambda i: {i: alone(i)}, index)
+        yield from ((index, *outcome) for index, outcome in done.items())
+        for future in as_completed(set(pending.values())):
+            yield from ((index, *outcome) for index, outcome in future.result().items())
