@@ -137,10 +137,9 @@ class ReplayMode:
     per_record: bool = True
     #: read the query's state stores back as internal topics (a few Spark jobs per query)
     capture_state: bool = False
-    #: with ``capture_state``: read each state store as it stands after the last micro-batch
-    #: (its rows, as ``update`` changes of batch -1), not its change feed (a resumed query that
-    #: ran many inputs in one micro-batch changed a key several times in one version, in an
-    #: order the change feed does not keep)
+    #: with ``capture_state``: each key's last change in each state store (batch -1), from the
+    #: micro-batch a resumed job resumes at (:func:`qtt.runtime.execute.internal_topics.last_changes`):
+    #: a query that ran many inputs in one micro-batch changed a key several times in one version
     final_state: bool = False
 
 
