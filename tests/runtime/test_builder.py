@@ -41,7 +41,7 @@ CASE = {
 def test_a_step_that_does_not_fit_its_source_is_a_located_build_error(
     spark: SparkSession, old: str, new: str, needs: str
 ) -> None:
-    from qtt.runtime import operators  # noqa: F401 (registers the stateful step builders)
+    import qtt.runtime.operators.registered  # noqa: F401 (registers the stateful step builders)
     from qtt.runtime.build.builder import PlanBuilder
 
     [variant] = load_text(json.dumps(CASE), file="c.json").variants

@@ -23,7 +23,7 @@ def test_only_names_of_pseudo_columns_are_stored_apart() -> None:
 
 @pytest.mark.spark
 def test_partition_by_rowtime_keeps_key_and_pseudo_column_apart(spark: SparkSession) -> None:
-    from qtt.runtime import operators  # noqa: F401 (registers the stateful step builders)
+    import qtt.runtime.operators.registered  # noqa: F401 (registers the stateful step builders)
     from qtt.runtime.build.builder import PlanBuilder
 
     case = {

@@ -62,7 +62,7 @@ def buildable_steps() -> dict[str, bool]:
     """Every step tag with a registered builder, and whether it is stateful."""
     # the builders register themselves as their modules are imported
     import qtt.runtime.build.builder
-    import qtt.runtime.operators  # noqa: F401
+    import qtt.runtime.operators.registered  # noqa: F401
     from qtt.runtime.build.context import BUILDERS
 
     return {step.type_tag: step.stateful for step in BUILDERS}

@@ -21,6 +21,7 @@ from qtt.plan.ir.steps import FormatInfo, Formats
 from qtt.runtime.build.names import col
 from qtt.runtime.spark.jvm_functions import per_session
 from qtt.runtime.spark.spark_types import struct_of
+from qtt.runtime.spark.worker_memory import freeze_once
 from qtt.serde import SerdeColumn, get_format
 from qtt.serde.registry.schema_registry import RegistrySnapshot, subject_for
 
@@ -110,6 +111,7 @@ def decoder(
     # No annotations on UDF bodies: PySpark would try to read an eval type from them.
     def run(key_bytes, value_bytes):
         if not built:
+            freeze_once("serde")
             built["key"] = get_format(key_name).deserializer(
                 key_cols,
                 is_key=True,
@@ -200,6 +202,7 @@ def encoder(
 
     def run(value):
         if not built:
+            freeze_once("serde")
             built.append(
                 get_format(name).serializer(
                     serde_cols,

@@ -30,9 +30,9 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+import qtt.runtime.operators.registered  # noqa: F401 (the stateful steps' builders register themselves)
 from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError, TimeLimitReached
 from qtt.plan.ir.shape import QueryShape
-from qtt.runtime import operators  # noqa: F401 (the stateful steps' builders register themselves)
 from qtt.runtime.build import repartitions
 from qtt.runtime.build.builder import PlanBuilder
 from qtt.runtime.build.context import StatefulHook

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame, SparkSession
 
+import qtt.runtime.operators.registered  # noqa: F401 (the stateful steps' builders register themselves)
 from qtt.hashable import hashable
 from qtt.plan.ir.steps import Plan, QueryPlan
-from qtt.runtime import operators  # noqa: F401 (the stateful steps' builders register themselves)
 from qtt.runtime.build.builder import PlanBuilder
 from qtt.runtime.execute.topology_text import QueryTopology, normalize, render, state_lines
 from qtt.runtime.jobs import FORMAT_NAME, encode_options

@@ -50,6 +50,7 @@ from qtt.runtime.build.names import (
 from qtt.runtime.operators.joins import system_values
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
 from qtt.runtime.operators.stateful import StatefulOperator
+from qtt.runtime.spark.worker_memory import freeze_once
 
 LEFT, RIGHT = 0, 1
 #: what a change of a left row asks of the join (Kafka Streams' subscription instructions)
@@ -86,6 +87,7 @@ class LeftTableProcessor(StatefulOperator):
         return (self.spec.state,)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         self.codec = StateCodec(self.spec.stored)
         self.state = handle.getValueState(self.spec.state, self.codec.stored)
         self.types = {f.name: f.dataType for f in self.spec.stored.fields}
@@ -183,6 +185,7 @@ class ForeignKeyJoinProcessor(StatefulOperator):
         return self.spec.states
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         right_name, subscriptions_name = self.spec.states
         self.right_codec = StateCodec(self.spec.right_stored)
         self.right_state = handle.getValueState(right_name, self.right_codec.stored)

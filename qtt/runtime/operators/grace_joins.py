@@ -53,6 +53,7 @@ from qtt.runtime.build.names import (
 from qtt.runtime.operators.joins import LEFT, OUTPUTS_PER_ROW, RIGHT
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
 from qtt.runtime.operators.stateful import StatefulOperator
+from qtt.runtime.spark.worker_memory import freeze_once
 
 #: the outer store's fields before a held row's key and columns
 _HELD = ("timestamp", "leftSide", KEY_BYTES)
@@ -109,6 +110,7 @@ class GraceJoinProcessor(StatefulOperator):
         return tuple(name for name in self.spec.states if name is not None)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         spec = self.spec
         buffers = [
             st.StructType(

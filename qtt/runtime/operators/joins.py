@@ -49,6 +49,7 @@ from qtt.runtime.build.names import (
 )
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
 from qtt.runtime.operators.stateful import StatefulOperator
+from qtt.runtime.spark.worker_memory import freeze_once
 
 LEFT, RIGHT = 0, 1
 #: outputs one input row causes at most (a stream-stream join's matches)
@@ -114,6 +115,7 @@ class JoinProcessor(StatefulOperator):
         return tuple(name for name in self.spec.states if name is not None)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         self.codecs: dict[int, StateCodec] = {}
         self.states: dict[int, Any] = {}
         for side in (LEFT, RIGHT):

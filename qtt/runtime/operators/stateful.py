@@ -35,6 +35,7 @@ from qtt.runtime.build.names import (
     previous_name,
 )
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
+from qtt.runtime.spark.worker_memory import freeze_once
 
 UNDO, ADD = -1, 1  # the values of the OP column
 
@@ -96,6 +97,7 @@ class AggregateProcessor(StatefulOperator):
         return (self.spec.state_name,)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         from qtt.runtime.aggregates.aggregators import udaf_for
 
         self.codec = self.state_codec()
@@ -192,6 +194,7 @@ class TableGroupByProcessor(StatefulOperator):
         return (self.spec.state_name,)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         self.codec = StateCodec(self.spec.state_schema)
         self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
 

@@ -48,6 +48,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 
 from qtt.runtime.build.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col, pooled_state, wide_column
 from qtt.runtime.spark.frames import in_threads, union_all
+from qtt.runtime.spark.worker_memory import freeze_once
 
 if TYPE_CHECKING:
     from qtt.runtime.operators.stateful import StatefulOperator
@@ -216,6 +217,7 @@ class WideProcessor(StatefulProcessor):
         self._write_columns = tuple(self.names.index(name) for name in (WRITE_STATE, WRITE_UNIT, WRITE_DELETE))
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         pooled = [handle.getValueState(pooled_state(n), schema) for n, schema in enumerate(self.states)]
         widths = [len(schema.fields) for schema in self.states]
         self._journal = _Journal()

@@ -46,6 +46,7 @@ from qtt.runtime.operators.stateful import (
     pseudo_values,
     unless_keyed,
 )
+from qtt.runtime.spark.worker_memory import freeze_once
 
 _STATE = st.StructType([st.StructField("streamTime", st.LongType())])
 
@@ -72,6 +73,7 @@ class StreamTimeProcessor(StatefulOperator):
         return (self.spec.state_name,)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         self.codec = StateCodec(_STATE)
         self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
         self.nested = {f.name: f.dataType for f in self.spec.rows.fields if is_nested(f.dataType)}
@@ -259,6 +261,7 @@ class WindowFinalProcessor(StatefulOperator):
         return (self.spec.state_name,)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
         fields = [
             st.StructField("streamTime", st.LongType()),
             st.StructField("lastEmitCloseTime", st.LongType()),

@@ -10,6 +10,7 @@ from typing import Any
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from qtt.runtime.jobs import decode_row
+from qtt.runtime.spark.worker_memory import freeze_once
 
 
 class Slice(InputPartition):
@@ -34,6 +35,7 @@ def stop_target(rows: Sequence[Any], stop_file: str | None) -> int:
 
 def read_slice(partition: InputPartition) -> Iterator[tuple[Any, ...]]:
     assert isinstance(partition, Slice)
+    freeze_once("source")
     for row in partition.rows:
         yield decode_row(row)
 
