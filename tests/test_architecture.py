@@ -165,6 +165,8 @@ LAYERS: dict[str, set[str]] = {
     "qtt.plan.planner": {"qtt.plan.ir", "qtt.plan.functions", "qtt.plan.ddl", "qtt.plan.analysis"},
     "qtt.runtime": {"qtt.plan", "qtt.serde", "qtt.topics", "qtt.sql"},
     "qtt.runtime.spark": set(),
+    "qtt.runtime.spark.workers": set(),
+    "qtt.runtime.spark.source": {"qtt.runtime.spark.workers"},
     "qtt.runtime.aggregates": set(),
     "qtt.runtime.build": {"qtt.runtime.spark"},
     "qtt.runtime.operators": {"qtt.runtime.spark", "qtt.runtime.build", "qtt.runtime.aggregates"},

@@ -8,7 +8,7 @@ from types import ModuleType, SimpleNamespace
 
 import pytest
 
-from qtt.runtime.spark import worker_memory
+from qtt.runtime.spark.workers import worker_memory
 
 
 @pytest.fixture

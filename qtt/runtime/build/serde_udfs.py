@@ -21,7 +21,7 @@ from qtt.plan.ir.steps import FormatInfo, Formats
 from qtt.runtime.build.names import col
 from qtt.runtime.spark.jvm_functions import per_session
 from qtt.runtime.spark.spark_types import struct_of
-from qtt.runtime.spark.worker_memory import freeze_once
+from qtt.runtime.spark.workers.worker_memory import freeze_once
 from qtt.serde import SerdeColumn, get_format
 from qtt.serde.registry.schema_registry import RegistrySnapshot, subject_for
 

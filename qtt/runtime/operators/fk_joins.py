@@ -50,7 +50,7 @@ from qtt.runtime.build.names import (
 from qtt.runtime.operators.joins import system_values
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
 from qtt.runtime.operators.stateful import StatefulOperator
-from qtt.runtime.spark.worker_memory import freeze_once
+from qtt.runtime.spark.workers.worker_memory import freeze_once
 
 LEFT, RIGHT = 0, 1
 #: what a change of a left row asks of the join (Kafka Streams' subscription instructions)

@@ -53,7 +53,7 @@ from qtt.runtime.build.names import (
 from qtt.runtime.operators.joins import LEFT, OUTPUTS_PER_ROW, RIGHT
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
 from qtt.runtime.operators.stateful import StatefulOperator
-from qtt.runtime.spark.worker_memory import freeze_once
+from qtt.runtime.spark.workers.worker_memory import freeze_once
 
 #: the outer store's fields before a held row's key and columns
 _HELD = ("timestamp", "leftSide", KEY_BYTES)

@@ -49,7 +49,7 @@ from qtt.runtime.build.names import (
 )
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
 from qtt.runtime.operators.stateful import StatefulOperator
-from qtt.runtime.spark.worker_memory import freeze_once
+from qtt.runtime.spark.workers.worker_memory import freeze_once
 
 LEFT, RIGHT = 0, 1
 #: outputs one input row causes at most (a stream-stream join's matches)

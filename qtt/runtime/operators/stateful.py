@@ -35,7 +35,7 @@ from qtt.runtime.build.names import (
     previous_name,
 )
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
-from qtt.runtime.spark.worker_memory import freeze_once
+from qtt.runtime.spark.workers.worker_memory import freeze_once
 
 UNDO, ADD = -1, 1  # the values of the OP column
 

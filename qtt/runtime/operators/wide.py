@@ -48,7 +48,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 
 from qtt.runtime.build.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col, pooled_state, wide_column
 from qtt.runtime.spark.frames import in_threads, union_all
-from qtt.runtime.spark.worker_memory import freeze_once
+from qtt.runtime.spark.workers.worker_memory import freeze_once
 
 if TYPE_CHECKING:
     from qtt.runtime.operators.stateful import StatefulOperator

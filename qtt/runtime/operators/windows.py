@@ -46,7 +46,7 @@ from qtt.runtime.operators.stateful import (
     pseudo_values,
     unless_keyed,
 )
-from qtt.runtime.spark.worker_memory import freeze_once
+from qtt.runtime.spark.workers.worker_memory import freeze_once
 
 _STATE = st.StructType([st.StructField("streamTime", st.LongType())])
 

@@ -58,39 +58,10 @@ def _prepare_environment() -> None:
 
 
 def python_for_workers() -> str:
-    """The Python that Spark starts its workers with: ``PYSPARK_PYTHON``, or a fast launcher.
+    """The Python that Spark starts its workers with (:mod:`qtt.runtime.spark.workers.launcher`)."""
+    from qtt.runtime.spark.workers import launcher
 
-    Spark puts ``$SPARK_HOME/python/lib/pyspark.zip`` first on every worker's path, and a zip
-    holds no compiled bytecode: each worker compiles pyspark from source before it connects
-    back (0.6 s of CPU instead of 0.2 s, measured). The connect-back waits are hard-coded in
-    Spark 4.3 (10 s in ``PythonWorkerFactory.createSimpleWorker``, which starts the streaming
-    source runner and the transformWithStateInPandas pre-init runner; 60 s for the daemon's
-    fork), and no setting changes them, so on a busy machine the worker's own start must be
-    short. The launcher puts the installed pyspark and py4j (compiled) ahead of the zips.
-    """
-    chosen = os.environ.get("PYSPARK_PYTHON")
-    if chosen:
-        return chosen
-    import py4j
-    import pyspark
-
-    packages = [Path(pyspark.__file__).parent, Path(py4j.__file__).parent]
-    if os.name != "posix" or not (packages[0] / "python" / "lib" / "pyspark.zip").exists():
-        return sys.executable
-    folder = run_folder()
-    lib = folder / "pylib"
-    lib.mkdir(exist_ok=True)
-    for package in packages:
-        link = lib / package.name
-        if not link.is_symlink():
-            link.symlink_to(package, target_is_directory=True)
-    launcher = folder / "python"
-    launcher.write_text(
-        f'#!/bin/sh\nPYTHONPATH="{lib}${{PYTHONPATH:+:$PYTHONPATH}}" exec "{sys.executable}" "$@"\n',
-        encoding="utf-8",
-    )
-    launcher.chmod(0o755)
-    return str(launcher)
+    return launcher.python_for_workers(run_folder())
 
 
 #: writes a checkpoint file as a temporary file, renamed (atomic on a local disk, as on HDFS)
