@@ -133,6 +133,6 @@ def test_rejected_fields_are_quoted_in_bounded_excerpts(data: bytes, type_: t.Sq
     start = time.perf_counter()
     with pytest.raises(SerdeError) as raised:
         read([SerdeColumn("F", type_)], data)
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 20.0, "a hang guard: a naive reader takes hours on these"
     assert message in raised.value.message
     assert len(raised.value.message) < 500

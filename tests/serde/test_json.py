@@ -102,13 +102,20 @@ def test_documents_round_trip_exactly() -> None:
     assert JSON.to_document(data, ROW, is_key=False, properties={}) == document
 
 
+HANG_GUARD_SECONDS = 20.0
+
+
 def _timed_read(columns: list[SerdeColumn], data: bytes) -> tuple | None:
-    """Read ``data`` unwrapped, asserting that it takes well under a second."""
+    """Read ``data`` unwrapped, asserting that it ends: the inputs here would take hours to a
+    naive reader (``int(Decimal("1E+999999999"))``), so the bound is a hang guard, generous
+    enough for a loaded machine, not a performance figure (``qtt bench`` measures those)."""
     start = time.perf_counter()
     try:
         return read(columns, data, features=frozenset([UNWRAP_SINGLE_VALUE]))
     finally:
-        assert time.perf_counter() - start < 1.0, f"reading {data!r} took {time.perf_counter() - start:.1f} s"
+        assert time.perf_counter() - start < HANG_GUARD_SECONDS, (
+            f"reading {data!r} took {time.perf_counter() - start:.1f} s"
+        )
 
 
 # BigDecimal.longValue() keeps the low 64 bits of the integer part: 10^64 is a multiple of 2^64.
