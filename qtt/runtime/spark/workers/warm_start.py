@@ -140,6 +140,9 @@ def _become_worker(request: dict[str, Any], fds: list[int], *closed: object) -> 
                 each.close()  # type: ignore[attr-defined]
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2:
+                os.close(fd)
         sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
         sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
         os.environ.clear()
