@@ -163,6 +163,7 @@ LAYERS: dict[str, set[str]] = {
     "qtt.plan.ddl": {"qtt.plan.ir"},
     "qtt.plan.analysis": {"qtt.plan.ir", "qtt.plan.functions"},
     "qtt.plan.planner": {"qtt.plan.ir", "qtt.plan.functions", "qtt.plan.ddl", "qtt.plan.analysis"},
+    "qtt.plan.ksqldb": {"qtt.plan.ir", "qtt.plan.functions", "qtt.plan.ddl", "qtt.plan.analysis", "qtt.plan.planner"},
     "qtt.runtime": {"qtt.plan", "qtt.serde", "qtt.topics", "qtt.sql"},
     "qtt.runtime.spark": set(),
     "qtt.runtime.spark.workers": set(),
@@ -177,6 +178,7 @@ LAYERS: dict[str, set[str]] = {
     "qtt.harness.historical": {"qtt.harness.cases", "qtt.harness.replay"},
     "qtt.harness.sqltests": {"qtt.harness.cases", "qtt.harness.replay"},
     "qtt.harness.upkeep": {"qtt.harness.cases", "qtt.harness.historical"},
+    "qtt.harness.ksqldb": {"qtt.harness.cases", "qtt.harness.replay", "qtt.harness.historical"},
 }
 #: Modules at the top of the package that every layer may use: they import no other layer.
 FOUNDATION = {"qtt", "qtt.errors", "qtt.sqltypes", "qtt.hashable", "qtt.lazy"}

@@ -45,6 +45,27 @@ def split_paths(given: Sequence[str]) -> tuple[list[str], list[Path]]:
     return cases, folders
 
 
+def split_ksqldb(given: Sequence[str]) -> tuple[list[str], list[Path]]:
+    """The paths that are not ksqlDB's historical plans, and the ksqlDB plan folders the
+    others name (:mod:`qtt.harness.ksqldb.folders`: a tree, a case folder or a version folder)."""
+    from qtt.harness.ksqldb.folders import holds_ksqldb_plans, ksqldb_folders
+
+    rest: list[str] = []
+    found: list[Path] = []
+    for raw in given:
+        path = Path(raw)
+        if path.is_dir() and path.name != HISTORICAL_ROOT and holds_ksqldb_plans(path):
+            found += ksqldb_folders(path)
+        else:
+            rest.append(raw)
+    return rest, found
+
+
+def select_ksqldb_folders(folders: Sequence[Path], keyword: str | None) -> list[Path]:
+    """The ksqlDB plan folders whose case folder and version (``case/7.1.0_1633...``) match ``keyword``."""
+    return [folder for folder in folders if matches(f"{folder.parent.name}/{folder.name}", keyword)]
+
+
 def is_slug_folder(path: Path) -> bool:
     """One case's folder under ``historical_plans/``: it holds ``<version>_<ms>`` folders."""
     return any(p.is_dir() and plan_store.is_folder_name(p.name) for p in path.iterdir())

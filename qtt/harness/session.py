@@ -43,6 +43,7 @@ class Kind(StrEnum):
     SQL = "SQL tests"
     HISTORICAL = "historical plans"
     RESTORED = "restored checkpoints"
+    KSQLDB = "ksqlDB plans"
 
 
 def run_items(
@@ -76,6 +77,10 @@ def run_items(
         from qtt.harness.historical.replay import replay_folders
 
         return list(replay_folders(list(items), session, progress=progress))
+    if kind is Kind.KSQLDB:
+        from qtt.harness.ksqldb.replay import replay_ksqldb_folders
+
+        return replay_ksqldb_folders(list(items), session, progress=progress)
     from qtt.harness.historical.restored import restore_folders
 
     return list(restore_folders(list(items), session, progress=progress, scenario=scenario))
@@ -127,6 +132,8 @@ class Selection:
     variants: list[CaseVariant] = field(default_factory=list)
     sql_tests: list[SqlTest] = field(default_factory=list)
     folders: list[Path] = field(default_factory=list)
+    #: ksqlDB's historical plan folders (:mod:`qtt.harness.ksqldb`)
+    ksqldb_folders: list[Path] = field(default_factory=list)
     #: (file position, case position, error result) of each case or file that does not load
     unloadable: list[tuple[int, int, CaseResult]] = field(default_factory=list)
     #: how many items the paths and ``-k`` select, in every shard
@@ -140,12 +147,18 @@ class Selection:
 
     @property
     def shard_is_empty(self) -> bool:
-        return not (self.variants or self.unloadable or self.folders or self.sql_tests)
+        return not (self.variants or self.unloadable or self.folders or self.sql_tests or self.ksqldb_folders)
 
     @property
     def items(self) -> int:
         """How many results a fresh run of this selection gives (stored checkpoints apart)."""
-        return len(self.variants) + len(self.unloadable) + len(self.sql_tests) + len(self.folders)
+        return (
+            len(self.variants)
+            + len(self.unloadable)
+            + len(self.sql_tests)
+            + len(self.folders)
+            + len(self.ksqldb_folders)
+        )
 
     def restorable(self) -> list[Path]:
         """The selected historical folders that hold a stored checkpoint (restored by default)."""
@@ -160,23 +173,27 @@ class Selection:
             broken = [entry for entry in self.unloadable if entry[0] == index]
             variants = [v for v in self.variants if v.file == str(path)]
             if variants or broken:
-                yield replace(self, variants=variants, unloadable=broken, sql_tests=[], folders=[])
+                yield replace(self, variants=variants, unloadable=broken, sql_tests=[], folders=[], ksqldb_folders=[])
         tail = [entry for entry in self.unloadable if entry[0] >= len(self.files)]
         if tail:
-            yield replace(self, variants=[], unloadable=tail, sql_tests=[], folders=[])
+            yield replace(self, variants=[], unloadable=tail, sql_tests=[], folders=[], ksqldb_folders=[])
         for file in dict.fromkeys(test.file for test in self.sql_tests):
             tests = [test for test in self.sql_tests if test.file == file]
-            yield replace(self, variants=[], unloadable=[], sql_tests=tests, folders=[])
+            yield replace(self, variants=[], unloadable=[], sql_tests=tests, folders=[], ksqldb_folders=[])
         for slug in dict.fromkeys(folder.parent for folder in self.folders):
             folders = [folder for folder in self.folders if folder.parent == slug]
-            yield replace(self, variants=[], unloadable=[], sql_tests=[], folders=folders)
+            yield replace(self, variants=[], unloadable=[], sql_tests=[], folders=folders, ksqldb_folders=[])
+        for case in dict.fromkeys(folder.parent for folder in self.ksqldb_folders):
+            ksqldb = [folder for folder in self.ksqldb_folders if folder.parent == case]
+            yield replace(self, variants=[], unloadable=[], sql_tests=[], folders=[], ksqldb_folders=ksqldb)
 
 
 def select(given: Sequence[str], keyword: str | None = None, shard: Shard | None = None) -> Selection:
     """Load what ``given`` names: case files (strictly; a case that does not load is an error
     result, the others go on), SQL test files and historical folders, filtered by ``keyword``
     and cut to ``shard``."""
-    paths, all_folders = selection.split_paths(given)
+    rest, all_ksqldb = selection.split_ksqldb(given)
+    paths, all_folders = selection.split_paths(rest)
     chosen = Selection(given, keyword, shard, files=discover(paths))
     unloadable = 0
     for file_index, path in enumerate(chosen.files):
@@ -197,10 +214,12 @@ def select(given: Sequence[str], keyword: str | None = None, shard: Shard | None
         chosen.variants.extend(v for v in loaded.variants if selection.matches(v.label, keyword))
     chosen.sql_tests = _sql_tests(paths, keyword, shard, chosen.unloadable, len(chosen.files))
     folders = selection.select_folders(all_folders, keyword)
-    chosen.selected = len(chosen.variants) + unloadable + len(folders)
-    chosen.found = bool(chosen.files or all_folders)
+    ksqldb = selection.select_ksqldb_folders(all_ksqldb, keyword)
+    chosen.selected = len(chosen.variants) + unloadable + len(folders) + len(ksqldb)
+    chosen.found = bool(chosen.files or all_folders or all_ksqldb)
     chosen.variants = selection.shard_variants(chosen.variants, shard)
     chosen.folders = selection.shard_folders(folders, shard)
+    chosen.ksqldb_folders = selection.shard_folders(ksqldb, shard)
     return chosen
 
 
@@ -303,7 +322,10 @@ def _run_whole(
         sql_results += [not_for_scenario(test, name) for name in asked for test in tests]
         placed += [(len(chosen.files), index, result) for index, result in enumerate(sql_results)]
     placed.sort(key=lambda entry: entry[:2])  # stable: variants of one case keep their order
-    return Outcome([result for _, _, result in placed] + folder_results, drift)
+    ksqldb_results = []
+    if chosen.ksqldb_folders:
+        ksqldb_results = run_items(Kind.KSQLDB, chosen.ksqldb_folders, session, progress=progress(Kind.KSQLDB))
+    return Outcome([result for _, _, result in placed] + folder_results + ksqldb_results, drift)
 
 
 def _run_folders(

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from qtt.sql.parser import iter_nodes, parse_expression, parse_schema, parse_statements, parse_type
+from qtt.sql.parser import iter_nodes, parse_expression, parse_schema, parse_statements, parse_type, parse_window
 
-__all__ = ["iter_nodes", "parse_expression", "parse_schema", "parse_statements", "parse_type"]
+__all__ = ["iter_nodes", "parse_expression", "parse_schema", "parse_statements", "parse_type", "parse_window"]

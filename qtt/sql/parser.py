@@ -49,7 +49,7 @@ def _parser() -> lark.Lark:
     return lark.Lark(
         grammar,
         parser="lalr",
-        start=["statements", "type", "expression", "schema"],
+        start=["statements", "type", "expression", "schema", "window_clause"],
         propagate_positions=True,
         maybe_placeholders=True,
         lexer_callbacks={"IDENTIFIER": _keyword},
@@ -132,6 +132,13 @@ def parse_expression(text: str) -> ast.Expr:
     except SqlSyntaxError as error:
         raise _with_snippet(error, text) from None
     return expr
+
+
+def parse_window(text: str) -> ast.WindowSpec:
+    """Parse a window as ksqlDB's plans print it: ``" TUMBLING ( SIZE 1 HOURS ) "``."""
+    clause = f"WINDOW {text}"
+    _, spec = _transform(AstBuilder(clause), _parse(clause, "window_clause"))
+    return spec
 
 
 def parse_schema(text: str) -> tuple[ast.TableElement, ...]:

@@ -99,6 +99,7 @@ def run_variants(
     mode: ReplayMode = FRESH,
     restores: Sequence[Restore | None] | None = None,
     runtime: Runtime | None = None,
+    planner: Callable[[CaseVariant], PlannedCase] | None = None,
 ) -> list[CaseResult]:
     """Run many variants; replays of different variants share Spark queries where they can.
 
@@ -107,7 +108,8 @@ def run_variants(
     needs no replay is done at once, one that does when its last query ran. ``restores[i]``,
     when given, is the restore point at which variant ``i``'s replay keeps its checkpoints.
     ``mode`` is how every replay runs; ``runtime`` what it runs on (default: Spark, started
-    from ``session``).
+    from ``session``). ``planner`` gives each variant its plan (default: :func:`plan_variant`,
+    its statements planned by qtt).
     """
     results: list[CaseResult] = []
     pending: list[tuple[CaseResult, CaseVariant, ReplayItem]] = []
@@ -116,7 +118,7 @@ def run_variants(
         result = CaseResult(variant.file, variant.case, variant.variant, Status.PASSED, hint=hint)
         began = time.perf_counter()
         items: list[ReplayItem] = []
-        if guarded(result, partial(_prepare, variant, result, items)):
+        if guarded(result, partial(_prepare, variant, result, items, planner or plan_variant)):
             restore = restores[index] if restores is not None else None
             item = replace(items[0], mode=mode)
             pending.append((result, variant, replace(item, restore=restore) if restore else item))
@@ -215,14 +217,16 @@ def guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
     return False
 
 
-def _prepare(variant: CaseVariant, result: CaseResult, items: list[ReplayItem]) -> bool:
+def _prepare(
+    variant: CaseVariant, result: CaseResult, items: list[ReplayItem], planner: Callable[[CaseVariant], PlannedCase]
+) -> bool:
     """Plan the variant and encode its inputs into ``items``; True if it still needs a replay."""
     if not variant.enabled:
         result.status, result.reason = Status.SKIPPED, "disabled in the case file (enabled: false)"
         return False
     expected = variant.expected_exception
     try:
-        planned = plan_variant(variant)
+        planned = planner(variant)
     except SqlError as error:
         if isinstance(error, UnsupportedFeatureError) or expected is None:
             raise

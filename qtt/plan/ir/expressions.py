@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from qtt import sqltypes as t
 from qtt.plan.ir.tagged import Tagged, children_of
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -280,6 +282,12 @@ def substitute(expr: Expression, replacements: Mapping[Expression, Expression]) 
     if found is not None:
         return found
     return _rebuild(expr, replacements)
+
+
+def substitute_in(value: T, replacements: Mapping[Expression, Expression]) -> T:
+    """``value`` (any frozen dataclass holding expressions, such as a step) with every
+    sub-expression found in ``replacements`` replaced."""
+    return _rebuild(value, replacements)  # type: ignore[no-any-return]
 
 
 def _rebuild(value: Any, replacements: Mapping[Expression, Expression]) -> Any:

@@ -1,0 +1,149 @@
+"""Replay ksqlDB's historical plans on Spark: each folder's ``plan.json`` translated into qtt's
+plan (:mod:`qtt.plan.ksqldb`), its case's inputs replayed, its outputs compared with the case's.
+
+A folder whose plan does not translate is skipped with the step that stops it; one that does
+not read is an error of its own. Folders whose translated plan and case are equal (ksqlDB wrote
+the same plan at several releases) replay once, and each gets the result.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from qtt.errors import SqlError, UnsupportedFeatureError
+from qtt.harness.cases.loader import expand, parse_case
+from qtt.harness.cases.model import CaseVariant
+from qtt.harness.ksqldb.folders import SPEC_FILE, KsqldbFolder, read_folder
+from qtt.harness.replay.runner import SessionProvider, guarded, run_variants
+from qtt.harness.results import CaseResult
+from qtt.harness.status import Status
+from qtt.plan.ir import codec
+from qtt.plan.ksqldb.plans import translate_plan
+from qtt.plan.statements import PlannedCase
+
+KIND = "ksqldb"
+#: what ``spec.json`` writes of a topic beyond a case file's topic
+_SPEC_TOPIC_ONLY = frozenset({"numPartitions", "keySerdeFeatures", "valueSerdeFeatures"})
+
+
+@dataclass
+class _Prepared:
+    result: CaseResult
+    variant: CaseVariant
+    planned: PlannedCase
+    #: what makes two folders' replays the same: the translated plan and the case's records
+    identity: str
+
+
+def replay_ksqldb_folders(
+    paths: Sequence[Path], session: SessionProvider, *, progress: Callable[[int, int], None] | None = None
+) -> list[CaseResult]:
+    """One result per folder, in order, whatever happens to the others."""
+    results: list[CaseResult] = []
+    prepared: list[_Prepared] = []
+    for path in paths:
+        result = CaseResult(str(path), path.parent.name, path.name, Status.PASSED, kind=KIND, hint=_hint(path))
+        holder: list[_Prepared] = []
+        guarded(result, lambda path=path, result=result, holder=holder: _prepare(path, result, holder))
+        prepared += holder
+        results.append(result)
+    unique: dict[str, _Prepared] = {}
+    for entry in prepared:
+        unique.setdefault(entry.identity, entry)
+    firsts = list(unique.values())
+    plans = {id(entry.variant): entry.planned for entry in firsts}
+    # folders done after the first n replays: those that need none, and each replay's copies
+    done = [len(paths) - len(prepared)]
+    for entry in firsts:
+        done.append(done[-1] + len(_copies(prepared, entry)))
+
+    def counted(finished: int, _: int) -> None:
+        if progress is not None:
+            progress(done[finished], len(paths))
+
+    ran = run_variants(
+        [entry.variant for entry in firsts],
+        session,
+        progress=counted if progress is not None else None,
+        planner=lambda variant: plans[id(variant)],
+    )
+    for entry, outcome in zip(firsts, ran, strict=True):
+        for copy in _copies(prepared, entry):
+            _take(copy.result, outcome)
+    return results
+
+
+def _copies(prepared: Sequence[_Prepared], first: _Prepared) -> list[_Prepared]:
+    return [entry for entry in prepared if entry.identity == first.identity]
+
+
+def _hint(path: Path) -> str:
+    return f"rerun it: qtt run {shlex.quote(str(path))}"
+
+
+def spec_case(folder: KsqldbFolder) -> dict[str, Any]:
+    """The folder's ``testCase`` as a case of a ksqlDB case file.
+
+    ``spec.json`` writes each topic's partition count as ``numPartitions``, 4 when the case
+    named none; ksqlDB's test driver ran every topic as one partition, so that is dropped, as
+    are the serde features it wrote beside a topic's schema (qtt derives them from the
+    formats) and the spelling ``blackList`` of older releases.
+    """
+    raw_case = folder.test_case
+    raw_case["topics"] = [
+        {k: v for k, v in topic.items() if k not in _SPEC_TOPIC_ONLY} if isinstance(topic, dict) else topic
+        for topic in raw_case.get("topics") or ()
+    ]
+    post_topics = (raw_case.get("post") or {}).get("topics")
+    if isinstance(post_topics, dict) and "blackList" in post_topics:
+        post_topics["blacklist"] = post_topics.pop("blackList")
+    return raw_case
+
+
+def _prepare(path: Path, result: CaseResult, holder: list[_Prepared]) -> bool:
+    folder = read_folder(path)
+    raw_case = spec_case(folder)
+    result.case = str(raw_case.get("name", result.case))
+    file = str(path / SPEC_FILE)
+    variants = list(expand(parse_case(raw_case, file=file, index=0), file=file, index=0))
+    if len(variants) != 1:
+        raise UnsupportedFeatureError(f"a testCase of {len(variants)} variants")
+    variant = replace(variants[0], case=result.case)
+    planned = _translated(folder, variant, result)
+    if planned is None:
+        return False
+    result.planned = planned
+    identity = codec.dumps(planned.plan) + json.dumps(
+        {k: v for k, v in raw_case.items() if k != "name"}, sort_keys=True, default=str
+    )
+    holder.append(_Prepared(result, variant, planned, identity))
+    return True
+
+
+def _translated(folder: KsqldbFolder, variant: CaseVariant, result: CaseResult) -> PlannedCase | None:
+    partitions = {t.name: t.partitions for t in variant.topics if t.partitions}
+    try:
+        return translate_plan(
+            folder.plan,
+            release=folder.release,
+            recorded=folder.recorded_schemas(),
+            partitions=partitions,
+            properties=variant.properties,
+        )
+    except UnsupportedFeatureError as skip:
+        result.status, result.reason = Status.SKIPPED, f"unsupported: {skip.feature}"
+    except SqlError as error:
+        result.status, result.reason = Status.FAILED, f"the plan does not translate: {error}"
+    return None
+
+
+def _take(result: CaseResult, outcome: CaseResult) -> None:
+    """``result`` (one folder's) takes the outcome of the replay it shares."""
+    result.status, result.reason = outcome.status, outcome.reason
+    result.comparison, result.problems, result.log_problems = outcome.comparison, outcome.problems, outcome.log_problems
+    result.replay, result.seconds = outcome.replay, outcome.seconds

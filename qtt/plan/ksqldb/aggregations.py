@@ -1,0 +1,179 @@
+"""ksqlDB's grouping and aggregation steps.
+
+ksqlDB's aggregate outputs its key, its ``nonAggregateColumns`` (the latest row's copies of
+the grouping columns) and the aggregates; qtt's outputs the key and the aggregates. The copies
+are read as the key columns they copy, which is what they hold for a grouping column; a
+non-aggregate column that copies no key does not translate.
+
+``streamGroupByV1`` and ``tableGroupByV1`` over several expressions made one STRING key of
+them joined with ``|+|`` (ksqlDB before 6.1); qtt keeps several key columns (``...V2``), so
+those do not translate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from qtt.plan.analysis.analyzer import ScopeColumn
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import KEY, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
+from qtt.plan.ksqldb import fields
+from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, carried, query_context, translates
+from qtt.plan.ksqldb.expressions import aggregate_call, typed
+from qtt.plan.ksqldb.projections import key_names
+
+
+def _groups(context: StepContext, raw: Mapping[str, Any], source: Translated) -> tuple[s.SelectExpression, ...]:
+    texts = list(raw["groupByExpressions"])
+    if len(texts) > 1 and raw["@type"].endswith("V1"):
+        raise Untranslatable(raw["@type"], "several grouping expressions in one STRING key (ksqlDB before 6.1)")
+    expressions = [typed(text, source, "GROUP BY") for text in texts]
+    names = key_names(context, raw, expressions)
+    return tuple(s.SelectExpression(alias=n, expression=x) for n, x in zip(names, expressions, strict=True))
+
+
+def _copies(groups: tuple[s.SelectExpression, ...]) -> tuple[ScopeColumn, ...]:
+    """A grouped value column whose key has another name: read as that key."""
+    return tuple(
+        ScopeColumn(g.expression.name, g.expression.result_type, input_name=g.alias)
+        for g in groups
+        if isinstance(g.expression, e.ColumnRef) and g.expression.name != g.alias
+    )
+
+
+def _grouped(source: Translated, groups: tuple[s.SelectExpression, ...], values: list[Column]) -> LogicalSchema:
+    return LogicalSchema(tuple(Column(g.alias, g.expression.result_type, KEY) for g in groups) + tuple(values))
+
+
+def _value_columns(source: Translated, groups: tuple[s.SelectExpression, ...]) -> list[Column]:
+    taken = {g.alias for g in groups}
+    seen: dict[str, Column] = {}
+    for c in (*source.schema.value, *source.schema.key):
+        if c.name not in taken and c.name not in seen:
+            seen[c.name] = Column(c.name, c.type, VALUE)
+    return list(seen.values())
+
+
+def _stream_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    groups = _groups(context, raw, source)
+    step = s.StreamGroupByV1(context=query_context(raw), source=source.step, group_by_expressions=groups)
+    values = _value_columns(source, groups)
+    extra = _copies(groups) + tuple(c for c in source.extra if c.input_name is None)
+    return Translated(step, _grouped(source, groups, values), extra, window=source.window, groups=groups)
+
+
+@translates("streamGroupByV1")
+def stream_group_by_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _stream_group_by(context, raw, sources)
+
+
+@translates("streamGroupByV2")
+def stream_group_by_v2(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _stream_group_by(context, raw, sources)
+
+
+@translates("streamGroupByKeyV1")
+def stream_group_by_key_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    groups = tuple(
+        s.SelectExpression(alias=c.name, expression=e.ColumnRef(name=c.name, sql_type=c.type))
+        for c in source.schema.key
+    )
+    step = s.StreamGroupByV1(context=query_context(raw), source=source.step, group_by_expressions=groups)
+    return Translated(
+        step, _grouped(source, groups, _value_columns(source, groups)), source.extra, window=source.window
+    )
+
+
+def _table_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    groups = _groups(context, raw, source)
+    taken = {g.alias for g in groups}
+    # every value column the aggregate may read travels with the row, as its undo needs
+    arguments = tuple(
+        s.SelectExpression(alias=c.name, expression=e.ColumnRef(name=c.name, sql_type=c.type))
+        for c in source.schema.value
+        if c.name not in taken
+    )
+    step = s.TableGroupByV1(
+        context=query_context(raw), source=source.step, group_by_expressions=groups, argument_expressions=arguments
+    )
+    values = [Column(a.alias, a.expression.result_type, VALUE) for a in arguments]
+    extra = _copies(groups) + tuple(c for c in source.extra if c.input_name is None)
+    return Translated(step, _grouped(source, groups, values), extra, is_table=True, groups=groups)
+
+
+@translates("tableGroupByV1")
+def table_group_by_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _table_group_by(context, raw, sources)
+
+
+@translates("tableGroupByV2")
+def table_group_by_v2(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _table_group_by(context, raw, sources)
+
+
+def _calls(context: StepContext, raw: Mapping[str, Any], source: Translated) -> tuple[s.AggregateCall, ...]:
+    return tuple(
+        aggregate_call(text, index, source, context.config) for index, text in enumerate(raw["aggregationFunctions"])
+    )
+
+
+def _aggregated(
+    raw: Mapping[str, Any], source: Translated, step: s.ExecutionStep, calls: tuple[s.AggregateCall, ...],
+    window: s.WindowInfo | None,
+) -> Translated:  # fmt: skip
+    keys = source.schema.key
+    schema = LogicalSchema(tuple(keys) + tuple(Column(c.alias, c.return_type, VALUE) for c in calls))
+    key_names = {c.name for c in keys}
+    copies = [c for c in source.extra if c.input_name is not None]
+    stand_ins: dict[e.Expression, e.Expression] = {}
+    for name in raw.get("nonAggregateColumns") or ():
+        if name not in key_names and not any(c.name == name for c in copies):
+            type_ = source.type_of(name)
+            copies.append(ScopeColumn(name, type_, input_name=carried(name, type_).name))
+            stand_ins[e.ColumnRef(name=name, sql_type=type_)] = carried(name, type_)
+    # a grouping expression over non-aggregate columns is the key it made
+    rewrites = {
+        e.substitute(g.expression, stand_ins): e.ColumnRef(name=g.alias, sql_type=g.expression.result_type)
+        for g in source.groups
+        if not isinstance(g.expression, e.ColumnRef)
+    }
+    bounds = [ScopeColumn(n, t) for n, t in WINDOW_BOUNDS.items()] if window is not None else []
+    return Translated(step, schema, (*copies, *bounds), is_table=True, window=window, rewrites=rewrites)
+
+
+@translates("streamAggregateV1")
+def stream_aggregate_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    calls = _calls(context, raw, source)
+    step = s.StreamAggregateV1(context=query_context(raw), source=source.step, aggregations=calls)
+    return _aggregated(raw, source, step, calls, source.window)
+
+
+@translates("tableAggregateV1")
+def table_aggregate_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    calls = _calls(context, raw, source)
+    # ksqlDB applies an update within a group as one change: qtt's TableAggregateV2
+    step = s.TableAggregateV2(context=query_context(raw), source=source.step, aggregations=calls)
+    return _aggregated(raw, source, step, calls, None)
+
+
+@translates("streamWindowedAggregateV1")
+def stream_windowed_aggregate_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    calls = _calls(context, raw, source)
+    window = fields.window(raw["windowExpression"])
+    step = s.StreamWindowedAggregateV1(
+        context=query_context(raw),
+        source=source.step,
+        aggregations=calls,
+        window=window,
+        internal_formats=fields.formats(raw["internalFormats"]),
+    )
+    info = s.WindowInfo(type=window.type, size_ms=None if window.type == "SESSION" else window.size_ms)
+    return _aggregated(raw, source, step, calls, info)

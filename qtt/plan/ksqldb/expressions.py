@@ -1,0 +1,83 @@
+"""ksqlDB's expressions as SQL text (``"ID AS KSQL_INTERNAL_COL_0"``, ``"SUM(KSQL_INTERNAL_COL_1)"``),
+typed over the columns of the step they read, with qtt's own SQL front end."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
+from qtt.plan.analysis.coercion import implicit_cast
+from qtt.plan.functions.aggregate_signatures import NOT_LITERAL, resolve_aggregate
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
+from qtt.plan.ksqldb.context import Translated
+from qtt.sql import ast
+from qtt.sql.formatter import format_expr
+from qtt.sql.parser import parse_expression
+
+#: ``<expression> AS <alias>`` as ksqlDB prints a select expression; the alias is a plain or
+#: back-quoted name at the end
+_ALIASED = re.compile(r"^(?P<expr>.*\S)\s+AS\s+(?P<alias>`(?:[^`]|``)+`|[A-Za-z0-9_@$]+)\s*$", re.DOTALL)
+
+
+def split_alias(text: str) -> tuple[str, str]:
+    """``"ID AS KSQL_INTERNAL_COL_0"`` -> (``"ID"``, ``"KSQL_INTERNAL_COL_0"``)."""
+    found = _ALIASED.match(text)
+    if found is None:
+        raise ValueError(f"not an aliased expression: {text!r}")
+    alias = found["alias"]
+    if alias.startswith("`"):
+        alias = alias[1:-1].replace("``", "`")
+    return found["expr"], alias
+
+
+def scope_of(columns: Sequence[ScopeColumn]) -> Scope:
+    return Scope(list(columns))
+
+
+def typed(text: str, over: Translated | Sequence[ScopeColumn], clause: str = "SELECT") -> e.Expression:
+    """``text`` typed over the output of ``over`` (or over the given columns)."""
+    columns = over.columns() if isinstance(over, Translated) else list(over)
+    return Analyzer(scope_of(columns), clause).typed(parse_expression(text))
+
+
+def condition(text: str, over: Translated) -> e.Expression:
+    return Analyzer(scope_of(over.columns()), "WHERE").boolean(parse_expression(text))
+
+
+def select_expressions(texts: Sequence[str], over: Translated) -> tuple[s.SelectExpression, ...]:
+    out = []
+    for text in texts:
+        expression, alias = split_alias(text)
+        out.append(s.SelectExpression(alias=alias, expression=typed(expression, over)))
+    return tuple(out)
+
+
+def aggregate_call(text: str, index: int, over: Translated, config: Mapping[str, Any] | None = None) -> s.AggregateCall:
+    """``"SUM(KSQL_INTERNAL_COL_1)"``, the ``index``-th aggregate, as qtt's call ``KSQL_AGG_VARIABLE_<index>``."""
+    node = parse_expression(text)
+    if not isinstance(node, ast.FunctionCall):
+        raise ValueError(f"not an aggregate call: {text!r}")
+    inner = Analyzer(scope_of(over.columns()), "SELECT")
+    arg_nodes = [a for a in node.args if not isinstance(a, ast.AllColumns)]
+    args = [inner(a) for a in arg_nodes]
+    literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
+    resolved = resolve_aggregate(
+        node.name,
+        [a.result_type for a in args],
+        literals,
+        config=config,
+        arg_sql=[format_expr(a) for a in arg_nodes],
+        written=node.written,
+    )
+    n = len(resolved.arg_types)
+    return s.AggregateCall(
+        alias=f"KSQL_AGG_VARIABLE_{index}",
+        function=resolved.name,
+        args=tuple(implicit_cast(a, type_) for a, type_ in zip(args[:n], resolved.arg_types, strict=True)),
+        params=tuple(resolved.params),
+        return_type=resolved.return_type,
+        state_type=resolved.state_type,
+    )

@@ -1,0 +1,106 @@
+"""ksqlDB's join steps.
+
+Both sides arrive keyed by the join key and aliased (``PrependAliasLeft``: ``A AS L_A``). The
+join's output is its key column ``keyColName``, then each side's columns. ksqlDB writes the
+join window's durations as seconds (``"beforeMillis": 10.0`` is ten seconds). A stream-stream
+join with a grace period holds unmatched rows until their window closes (Kafka Streams'
+spurious-result fix), qtt's :class:`~qtt.plan.ir.join_steps.StreamStreamJoinV2`; without one it
+emits them at once, :class:`~qtt.plan.ir.join_steps.StreamStreamJoinV1`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from qtt.plan.ir import join_steps as js
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import KEY, VALUE, Column, LogicalSchema
+from qtt.plan.ksqldb import fields
+from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, query_context, translates
+
+_JOIN_TYPES = {"INNER": "INNER", "LEFT": "LEFT", "OUTER": "OUTER", "RIGHT": "RIGHT", "FULL": "OUTER"}
+
+
+def _renamed_repartition(step: s.ExecutionStep, name: str) -> s.ExecutionStep:
+    """``step`` with the join-side re-key under it writing to repartition ``name``."""
+    if isinstance(step, s.StreamSelectKeyV2):
+        return dataclasses.replace(step, repartition_name=name)
+    if isinstance(step, (s.StreamSelectV1, s.StreamFilterV1)):
+        return dataclasses.replace(step, source=_renamed_repartition(step.source, name))
+    return step
+
+
+def _joined(raw: Mapping[str, Any], left: Translated, right: Translated) -> tuple[str, LogicalSchema]:
+    key_name = raw.get("keyColName")
+    if not key_name:
+        key_name = left.schema.key[0].name if len(left.schema.key) == 1 else None
+    if key_name is None:
+        raise Untranslatable(raw["@type"], "without a key column name (ksqlDB before 0.10)")
+    key_type = left.schema.key[0].type if left.schema.key else right.schema.key[0].type
+    values: dict[str, Column] = {}
+    for side in (left, right):
+        for c in (*side.schema.key, *side.schema.value):
+            if c.name != key_name and c.name not in values:
+                values[c.name] = Column(c.name, c.type, VALUE)
+    return key_name, LogicalSchema((Column(key_name, key_type, KEY), *values.values()))
+
+
+def _join_type(raw: Mapping[str, Any]) -> str:
+    join_type = _JOIN_TYPES.get(str(raw["joinType"]).upper())
+    if join_type is None:
+        raise Untranslatable(raw["@type"], f"join type {raw['joinType']}")
+    return join_type
+
+
+@translates("streamTableJoinV1")
+def stream_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    left, right = sources
+    key_name, schema = _joined(raw, left, right)
+    step = js.StreamTableJoinV1(
+        context=query_context(raw),
+        left_source=_renamed_repartition(left.step, "Join"),
+        right_source=right.step,
+        join_type=_join_type(raw),
+        key_col_name=key_name,
+        internal_formats=fields.formats(raw["internalFormats"]),
+    )
+    return Translated(step, schema, window=left.window)
+
+
+@translates("streamStreamJoinV1")
+def stream_stream_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    left, right = sources
+    key_name, schema = _joined(raw, left, right)
+    common: dict[str, Any] = {
+        "context": query_context(raw),
+        "left_source": left.step,
+        "right_source": right.step,
+        "join_type": _join_type(raw),
+        "key_col_name": key_name,
+        "before_ms": fields.seconds_ms(raw["beforeMillis"]),
+        "after_ms": fields.seconds_ms(raw["afterMillis"]),
+        "internal_formats": fields.formats(raw["leftInternalFormats"]),
+    }
+    grace = raw.get("graceMillis")
+    step: s.ExecutionStep
+    if grace is None:
+        step = js.StreamStreamJoinV1(**common)
+    else:
+        step = js.StreamStreamJoinV2(**common, grace_ms=fields.seconds_ms(grace))
+    return Translated(step, schema, window=left.window)
+
+
+@translates("tableTableJoinV1")
+def table_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    left, right = sources
+    key_name, schema = _joined(raw, left, right)
+    step = js.TableTableJoinV1(
+        context=query_context(raw),
+        left_source=left.step,
+        right_source=right.step,
+        join_type=_join_type(raw),
+        key_col_name=key_name,
+    )
+    return Translated(step, schema, is_table=True, window=left.window)

@@ -1,0 +1,157 @@
+"""ksqlDB's stateless row steps: select, filter, re-key (PARTITION BY).
+
+A ksqlDB select lists value columns only; the source's key columns pass through, renamed to
+``keyColumnNames`` (releases before 0.10 keep the key as it is). qtt's select lists every
+output column, so the key columns are added as references to the source's keys.
+
+ksqlDB's table filter changed under its step version: until 6.0 (Kafka Streams before
+KAFKA-10077) a row that fails the filter deletes its key; from 6.1 a key is deleted only if
+its previous row passed. Over an aggregate (``HAVING``), the later semantics are qtt's
+:class:`~qtt.plan.ir.steps.TableFilterV2`; over a source table qtt has no such step yet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from qtt.plan.analysis.analyzer import ScopeColumn
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, VALUE, Column, LogicalSchema
+from qtt.plan.ksqldb import fields
+from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, query_context, translates
+from qtt.plan.ksqldb.expressions import condition, select_expressions, typed
+
+#: the first release whose table filter deletes a key only when its previous row passed
+_FILTER_REMEMBERS_FROM = (6, 1)
+
+
+def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translated], *, table: bool) -> Translated:
+    (source,) = sources
+    values = select_expressions(raw["selectExpressions"], source)
+    old_keys = source.schema.key
+    new_names = list(raw.get("keyColumnNames") or [c.name for c in old_keys])
+    if len(new_names) != len(old_keys):
+        raise Untranslatable(raw["@type"], f"{len(new_names)} key names for {len(old_keys)} key columns")
+    keys = tuple(
+        s.SelectExpression(alias=name, expression=e.ColumnRef(name=old.name, sql_type=old.type))
+        for name, old in zip(new_names, old_keys, strict=True)
+    )
+    # ksqlDB may copy a key into the value under the key's own name (``A AS L_A`` beside the
+    # key L_A); qtt's select names each column once, and the key column is that copy
+    copies = {k.alias: k.expression for k in keys}
+    for value in values:
+        if value.alias in copies and value.expression != copies[value.alias]:
+            raise Untranslatable(raw["@type"], f"a value column {value.alias} named like a key column")
+    values = tuple(v for v in values if v.alias not in copies and not _pseudo_as_itself(v))
+    step_class = s.TableSelectV1 if table else s.StreamSelectV1
+    step = step_class(
+        context=query_context(raw),
+        source=source.step,
+        key_column_names=tuple(new_names),
+        select_expressions=keys + values,
+    )
+    schema = LogicalSchema(
+        tuple(Column(k.alias, k.expression.result_type, KEY) for k in keys)
+        + tuple(Column(v.alias, v.expression.result_type, VALUE) for v in values)
+    )
+    return Translated(step, schema, _pseudo(source), is_table=table, window=source.window)
+
+
+def _pseudo_as_itself(value: s.SelectExpression) -> bool:
+    """``ROWTIME AS ROWTIME``: ksqlDB's copy of a pseudo column into the value, for an aggregate
+    to read; qtt's rows carry their pseudo columns through every step."""
+    x = value.expression
+    return isinstance(x, e.ColumnRef) and x.name == value.alias and value.alias in PSEUDO_COLUMNS
+
+
+def _pseudo(source: Translated) -> tuple[ScopeColumn, ...]:
+    """The pseudo columns and window bounds a step's output keeps from its source."""
+    return tuple(c for c in source.extra if c.input_name is None)
+
+
+@translates("streamSelectV1")
+def stream_select_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _select(context, raw, sources, table=False)
+
+
+@translates("tableSelectV1")
+def table_select_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _select(context, raw, sources, table=True)
+
+
+@translates("streamFilterV1")
+def stream_filter_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    step = s.StreamFilterV1(
+        context=query_context(raw), source=source.step, filter_expression=condition(raw["filterExpression"], source)
+    )
+    return dataclasses.replace(source, step=step)
+
+
+@translates("tableFilterV1")
+def table_filter_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    predicate = condition(raw["filterExpression"], source)
+    where = query_context(raw)
+    step: s.ExecutionStep
+    if context.release_tuple < _FILTER_REMEMBERS_FROM:
+        step = s.TableFilterV1(context=where, source=source.step, filter_expression=predicate)
+    elif isinstance(source.step, s.AggregateStep):
+        step = s.TableFilterV2(context=where, source=source.step, filter_expression=predicate)
+    else:
+        why = f"a table filter of ksqlDB {context.release} (a key is deleted only if its previous row passed)"
+        raise Untranslatable("tableFilterV1", why)
+    return dataclasses.replace(source, step=step, is_table=True)
+
+
+def key_names(context: StepContext, raw: Mapping[str, Any], expressions: Sequence[e.Expression]) -> list[str]:
+    """The names of a re-keyed step's key columns: as ksqlDB recorded them, else ksqlDB's rule
+    (a column keeps its name, any other expression is ``KSQL_COL_<i>``)."""
+    recorded = context.recorded_schema(query_context(raw))
+    if recorded is not None:
+        names = [c.name for c in fields.schema(recorded).key]
+        if len(names) == len(expressions):
+            return names
+    return [x.name if isinstance(x, e.ColumnRef) else f"KSQL_COL_{i}" for i, x in enumerate(expressions)]
+
+
+def rekeyed_schema(source: Translated, keys: Sequence[s.SelectExpression]) -> LogicalSchema:
+    """What qtt's re-key outputs: the new key, then the old values and old key columns."""
+    names = {k.alias for k in keys}
+    moved = [c for c in (*source.schema.value, *source.schema.key) if c.name not in names]
+    unique = list({c.name: Column(c.name, c.type, VALUE) for c in moved}.values())
+    return LogicalSchema(tuple(Column(k.alias, k.expression.result_type, KEY) for k in keys) + tuple(unique))
+
+
+def _select_key(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    (source,) = sources
+    texts = raw["keyExpression"]
+    texts = [texts] if isinstance(texts, str) else list(texts)
+    expressions = [typed(text, source, "PARTITION BY") for text in texts]
+    keys = tuple(
+        s.SelectExpression(alias=name, expression=x)
+        for name, x in zip(key_names(context, raw, expressions), expressions, strict=True)
+    )
+    where = query_context(raw)
+    step: s.ExecutionStep
+    if where.endswith("SourceKeyed"):  # a join side's re-key: Kafka Streams repartitions it
+        side = "left" if "Left" in where else "right"
+        step = s.StreamSelectKeyV2(
+            context=where, source=source.step, key_expressions=keys, repartition_name=f"Join-{side}"
+        )
+    else:
+        step = s.StreamSelectKeyV1(context=where, source=source.step, key_expressions=keys)
+    return Translated(step, rekeyed_schema(source, keys), _pseudo(source), window=source.window)
+
+
+@translates("streamSelectKeyV1")
+def stream_select_key_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _select_key(context, raw, sources)
+
+
+@translates("streamSelectKeyV2")
+def stream_select_key_v2(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _select_key(context, raw, sources)

@@ -1,0 +1,98 @@
+"""ksqlDB's source and sink steps.
+
+A source step's expressions may read ROWTIME (and, from the release that added them, ROWPARTITION
+and ROWOFFSET), and a windowed source's WINDOWSTART and WINDOWEND. ksqlDB's sinks route records
+by key, as qtt's :class:`~qtt.plan.ir.steps.StreamSinkV2` and table sink do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from qtt.plan.analysis.analyzer import ScopeColumn
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import PSEUDO_COLUMNS, ROWTIME, WINDOW_BOUNDS
+from qtt.plan.ksqldb import fields
+from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, query_context, translates
+
+
+def _visible(raw: Mapping[str, Any], window: s.WindowInfo | None) -> tuple[ScopeColumn, ...]:
+    pseudo = PSEUDO_COLUMNS if raw.get("pseudoColumnVersion", 0) >= 1 else {ROWTIME: PSEUDO_COLUMNS[ROWTIME]}
+    bounds = WINDOW_BOUNDS if window is not None else {}
+    return tuple(ScopeColumn(name, type_) for name, type_ in {**pseudo, **bounds}.items())
+
+
+def _source(context: StepContext, raw: Mapping[str, Any], *, table: bool) -> Translated:
+    window = fields.window_info(raw.get("windowInfo"))
+    schema = fields.schema(raw["sourceSchema"])
+    topic = raw["topicName"]
+    step_class = s.TableSourceV1 if table else s.StreamSourceV1
+    step = step_class(
+        context=query_context(raw),
+        topic=topic,
+        source_name=context.source_names.get(topic, topic),
+        source_schema=schema,
+        formats=fields.formats(raw["formats"], window),
+        timestamp_column=fields.timestamp_column(raw.get("timestampColumn")),
+    )
+    return Translated(step, schema, _visible(raw, window), is_table=table, window=window)
+
+
+@translates("streamSourceV1")
+def stream_source_v1(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
+    return _source(context, raw, table=False)
+
+
+@translates("windowedStreamSourceV1")
+def windowed_stream_source_v1(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
+    return _source(context, raw, table=False)
+
+
+@translates("tableSourceV1")
+def table_source_v1(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
+    return _source(context, raw, table=True)
+
+
+@translates("tableSourceV2")
+def table_source_v2(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
+    # V2 names the formats of the materialized source table's store; qtt's table source keeps its
+    # state its own way, so the store formats decide nothing here
+    return _source(context, raw, table=True)
+
+
+@translates("windowedTableSourceV1")
+def windowed_table_source_v1(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
+    return _source(context, raw, table=True)
+
+
+def _sink(context: StepContext, raw: Mapping[str, Any], sources: list[Translated], *, table: bool) -> Translated:
+    (source,) = sources
+    topic = raw["topicName"]
+    formats = fields.formats(raw["formats"], source.window)
+    timestamp = fields.timestamp_column(raw.get("timestampColumn"))
+    partitions = context.partitions_of(topic)
+    step: s.ExecutionStep
+    if table:
+        step = s.TableSinkV1(
+            context=query_context(raw), source=source.step, topic=topic, formats=formats,
+            timestamp_column=timestamp, partitions=partitions,
+        )  # fmt: skip
+    else:
+        step = s.StreamSinkV2(
+            context=query_context(raw), source=source.step, topic=topic, formats=formats,
+            timestamp_column=timestamp, partitions=partitions,
+        )  # fmt: skip
+    return Translated(step, source.schema, source.extra, is_table=table, window=source.window)
+
+
+@translates("streamSinkV1")
+def stream_sink_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    if sources[0].is_table:
+        raise Untranslatable("streamSinkV1", "over a table")
+    return _sink(context, raw, sources, table=False)
+
+
+@translates("tableSinkV1")
+def table_sink_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    return _sink(context, raw, sources, table=True)

@@ -1,0 +1,172 @@
+"""ksqlDB's persisted plans translated into qtt's (no Spark): on plans of our own in ksqlDB's
+format (tests/fixtures/ksqldb_plans, written by tests/fixtures/make_ksqldb_plans.py)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import join_steps as js
+from qtt.plan.ir import steps as s
+from qtt.plan.ksqldb import fields
+from qtt.plan.ksqldb.context import Untranslatable
+from qtt.plan.ksqldb.expressions import split_alias
+from qtt.plan.ksqldb.plans import translate_plan
+from qtt.plan.statements import PlannedCase
+
+PLANS = Path(__file__).parent.parent / "fixtures" / "ksqldb_plans"
+
+
+def _folder(case: str) -> Path:
+    (version,) = sorted((PLANS / case).iterdir())[:1]
+    return version
+
+
+def _read(case: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    folder = _folder(case)
+    plan = json.loads((folder / "plan.json").read_text())
+    spec = json.loads((folder / "spec.json").read_text())
+    return plan, spec
+
+
+def _translate(plan: dict[str, Any], spec: dict[str, Any]) -> PlannedCase:
+    recorded = {name: entry["schema"] for name, entry in spec["schemas"].items()}
+    return translate_plan(plan, release=spec["version"], recorded=recorded, partitions={}, properties={})
+
+
+def _query_steps(planned: PlannedCase) -> list[s.ExecutionStep]:
+    (query,) = planned.plan.queries()
+    return s.walk_steps(query.physical_plan)
+
+
+def test_a_filter_and_projection_become_qtt_steps_with_the_key_passed_through() -> None:
+    planned = _translate(*_read("parcels_-_heavy_parcels"))
+    source, where, project, sink = _query_steps(planned)
+    assert isinstance(source, s.StreamSourceV1) and source.source_name == "PARCELS"
+    assert isinstance(where, s.StreamFilterV1)
+    assert where.filter_expression == e.Comparison(
+        op=">", left=e.ColumnRef(name="WEIGHT", sql_type=t.INTEGER), right=e.Literal(value=10, sql_type=t.INTEGER)
+    )
+    assert isinstance(project, s.StreamSelectV1)
+    assert project.key_column_names == ("ID",)
+    assert [x.alias for x in project.select_expressions] == ["ID", "DEPOT", "GRAMS"]
+    assert isinstance(sink, s.StreamSinkV2) and sink.partitions == 1
+    assert planned.sources["HEAVY"].schema.names() == ["ID", "DEPOT", "GRAMS"]
+
+
+def test_an_aggregate_reads_its_grouping_expression_back_as_its_key() -> None:
+    planned = _translate(*_read("parcels_-_weight_per_depot"))
+    steps = _query_steps(planned)
+    group_by = next(x for x in steps if isinstance(x, s.StreamGroupByV1))
+    assert [g.alias for g in group_by.group_by_expressions] == ["KSQL_COL_0"]  # as spec.json recorded it
+    aggregate = next(x for x in steps if isinstance(x, s.StreamAggregateV1))
+    assert [(c.function, c.return_type) for c in aggregate.aggregations] == [("SUM", t.INTEGER), ("COUNT", t.BIGINT)]
+    project = next(x for x in steps if isinstance(x, s.TableSelectV1))
+    name = next(x.expression for x in project.select_expressions if x.alias == "NAME")
+    # LCASE(UCASE(DEPOT)) over the latest row's DEPOT is LCASE of the key UCASE(DEPOT) made
+    assert name == e.Call(name="LCASE", args=(e.ColumnRef(name="KSQL_COL_0", sql_type=t.STRING),), sql_type=t.STRING)
+
+
+def test_a_non_aggregate_column_that_copies_no_key_does_not_translate() -> None:
+    plan, spec = _read("parcels_-_weight_per_depot")
+    project = plan["plan"][1]["queryPlan"]["physicalPlan"]["source"]
+    project["selectExpressions"].append("WEIGHT AS LAST_WEIGHT")
+    with pytest.raises(Untranslatable, match="tableSelectV1: reads a non-aggregate column"):
+        _translate(plan, spec)
+
+
+def test_a_window_written_as_text_keeps_ksqldb_defaults() -> None:
+    planned = _translate(*_read("parcels_-_heaviest_per_hour"))
+    aggregate = next(x for x in _query_steps(planned) if isinstance(x, s.StreamWindowedAggregateV1))
+    assert (aggregate.window.type, aggregate.window.size_ms, aggregate.window.grace_ms) == (
+        "TUMBLING",
+        3_600_000,
+        24 * 3_600_000 - 3_600_000,
+    )
+    assert planned.sources["HOURLY"].formats.window == s.WindowInfo(type="TUMBLING", size_ms=3_600_000)
+
+
+def test_a_stream_table_join_repartitions_its_rekeyed_stream_side() -> None:
+    planned = _translate(*_read("parcels_-_parcels_routed_to_their_depot_city"))
+    join = next(x for x in _query_steps(planned) if isinstance(x, js.StreamTableJoinV1))
+    assert (join.join_type, join.key_col_name) == ("LEFT", "P_DEPOT")
+    left = join.left_source
+    assert isinstance(left, s.StreamSelectV1)
+    # ksqlDB's copy of the key into the value (DEPOT AS P_DEPOT) is the key column itself
+    assert [x.alias for x in left.select_expressions].count("P_DEPOT") == 1
+    assert isinstance(left.source, s.StreamSelectKeyV2) and left.source.repartition_name == "Join"
+
+
+def test_a_step_without_qtt_semantics_is_untranslatable_and_names_itself() -> None:
+    with pytest.raises(Untranslatable, match="ksqlDB step tableSuppressV1"):
+        _translate(*_read("parcels_-_final_heaviest_per_hour"))
+
+
+def test_grouping_by_several_expressions_before_6_1_does_not_translate() -> None:
+    plan, spec = _read("parcels_-_weight_per_depot")
+    old = copy.deepcopy(plan)
+    group_by = old["plan"][1]["queryPlan"]["physicalPlan"]["source"]["source"]["source"]
+    group_by["groupByExpressions"] = ["DEPOT", "WEIGHT"]
+    with pytest.raises(Untranslatable, match="streamGroupByV1: several grouping expressions in one STRING key"):
+        _translate(old, spec)
+
+
+def test_a_table_filter_of_a_later_release_over_a_source_table_does_not_translate() -> None:
+    plan, spec = _read("parcels_-_parcels_routed_to_their_depot_city")
+    right = plan["plan"][2]["queryPlan"]["physicalPlan"]["source"]["source"]["rightSource"]
+    right["source"] = {
+        "@type": "tableFilterV1",
+        "properties": {"queryContext": "WhereFilter"},
+        "filterExpression": "(CITY IS NOT NULL)",
+        "source": right["source"],
+    }
+    with pytest.raises(Untranslatable, match="tableFilterV1: a table filter of ksqlDB 8.0.0"):
+        _translate(plan, spec)
+    spec["version"] = "6.0.0"  # before KAFKA-10077: every failing row deletes its key, qtt's TableFilterV1
+    steps = _query_steps(_translate(plan, spec))
+    assert any(isinstance(x, s.TableFilterV1) for x in steps)
+
+
+def test_an_expression_that_does_not_type_is_a_statement_error() -> None:
+    plan, spec = _read("parcels_-_heavy_parcels")
+    plan["plan"][1]["queryPlan"]["physicalPlan"]["source"]["source"]["filterExpression"] = "(NO_SUCH_COLUMN > 1)"
+    with pytest.raises(StatementError, match="NO_SUCH_COLUMN"):
+        _translate(plan, spec)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ID AS KSQL_INTERNAL_COL_0", ("ID", "KSQL_INTERNAL_COL_0")),
+        ("CAST(X AS INTEGER) AS Y", ("CAST(X AS INTEGER)", "Y")),
+        ("ROUND(V, -1) AS 1R", ("ROUND(V, -1)", "1R")),
+        ("'a AS b' AS `odd name`", ("'a AS b'", "odd name")),
+    ],
+)
+def test_a_select_expression_splits_at_its_last_alias(text: str, expected: tuple[str, str]) -> None:
+    assert split_alias(text) == expected
+
+
+def test_a_window_of_later_releases_is_json_and_durations_are_seconds() -> None:
+    window = fields.window(
+        {
+            "windowType": "HOPPING",
+            "size": {"value": 30, "timeUnit": "SECONDS"},
+            "advanceBy": {"value": 10, "timeUnit": "SECONDS"},
+            "gracePeriod": {"value": 0, "timeUnit": "MILLISECONDS"},
+            "retention": None,
+            "emitStrategy": "FINAL",
+        }
+    )
+    assert (window.size_ms, window.advance_ms, window.grace_ms, window.emit_final) == (30_000, 10_000, 0, True)
+    assert fields.seconds_ms(0.002) == 2 and fields.seconds_ms("30.000000000") == 30_000
+    assert fields.formats(
+        {"keyFormat": {"format": "KAFKA"}, "valueFormat": {"format": "JSON"}, "options": ["UNWRAP_SINGLE_VALUES"]}
+    ).value_features == ("UNWRAP_SINGLES",)
