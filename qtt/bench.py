@@ -28,6 +28,8 @@ CASES, HISTORICAL = "case variant", "historical plan"
 STATEFUL = "stateful plan"
 #: historical folders resumed from their stored checkpoints (compared with the stateful median)
 RESTORED = "restored checkpoint"
+#: ksqlDB's own historical plan folders, translated and replayed (equal plans replay once)
+KSQLDB = "ksqlDB plan"
 #: the stateful replays that write windowed keys (windowed aggregations), a group of their own
 WINDOWED = "windowed"
 #: the replays that join (a step of context ``Join``, as ksqlDB names every join step), a group of their own
@@ -121,6 +123,7 @@ def run(
     paths: Sequence[str],
     folders: Sequence[Path] = (),
     *,
+    ksqldb: Sequence[Path] = (),
     repetitions: int = 3,
     log: Callable[[str], None] = _to_stderr,
 ) -> Figures:
@@ -148,7 +151,7 @@ def run(
             _raise_if_infrastructure(e, "the floor could not be measured")
             raise
         figures.query_start, figures.micro_batch = floor.query_start, floor.micro_batch
-        _replay_sections(figures, paths, folders, log)
+        _replay_sections(figures, paths, folders, log, ksqldb)
     except InfrastructureError as e:
         figures.errors.append(f"infrastructure error: {e.message}")
         log(f"infrastructure error: {e.message}")
@@ -165,7 +168,11 @@ def _raise_if_infrastructure(error: Exception, what: str) -> None:
 
 
 def _replay_sections(
-    figures: Figures, paths: Sequence[str], folders: Sequence[Path], log: Callable[[str], None]
+    figures: Figures,
+    paths: Sequence[str],
+    folders: Sequence[Path],
+    log: Callable[[str], None],
+    ksqldb: Sequence[Path] = (),
 ) -> None:
     from qtt.harness.historical.restored import has_checkpoint
     from qtt.harness.selection import load_variants
@@ -189,6 +196,7 @@ def _replay_sections(
         halves.append((HISTORICAL, stateful, len(theirs), runs(Kind.HISTORICAL, theirs), ""))
     stored = [f for f in folders if has_checkpoint(f)]
     halves.append((RESTORED, False, len(stored), runs(Kind.RESTORED, stored), f"{RESTORED}s"))
+    halves.append((KSQLDB, False, len(ksqldb), runs(Kind.KSQLDB, ksqldb), f"{KSQLDB}s"))
     for kind, stateful, count, replay, label in halves:
         if not count:
             continue

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qtt import __version__
+from qtt import __version__, cli_import
 from qtt import cli_inputs as inputs
 from qtt import cli_run_options as run_options
 from qtt.errors import QttError
@@ -31,6 +31,8 @@ examples:
   qtt run                          replay every case under ./cases and every plan under ./historical_plans
   qtt run cases/filters.json -k null --json report.json
   qtt run ../ksql/query-validation-tests/
+  qtt run ../ksql/historical_plans/   replay ksqlDB's own persisted plans, translated into qtt's
+  qtt import-ksqldb ../ksql/historical_plans/sum_-_sum_int   keep them under ./historical_plans
   qtt check                        fail if any case's plan differs from its newest persisted plan
   qtt snapshot --dry-run           show which plans a release would persist, and why
 
@@ -121,6 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_check(commands)
     _add_bench(commands)
     _add_matrix(commands)
+    cli_import.add(commands)
     return parser
 
 
@@ -219,6 +222,7 @@ def _header(chosen: Selection, scenario_names: Sequence[str] | None) -> str:
         + (f", {len(chosen.folders)} historical plan(s)" if chosen.folders else "")
         + (f" and {restorable} stored checkpoint(s) to restore" if restorable else "")
         + (f", {len(chosen.sql_tests)} SQL test(s)" if chosen.sql_tests else "")
+        + (f", {len(chosen.ksqldb_folders)} ksqlDB plan(s)" if chosen.ksqldb_folders else "")
     )
 
 
@@ -423,13 +427,16 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "JVM start, the floor, the median seconds per case variant and per historical plan "
         "(stateless and stateful apart), replays per minute, and each figure's ratio to the floor. "
         "Cases that run in several formats ({FORMAT} variants, including JSON) also replay once per "
-        "format, as batches of their own, and each format is compared with JSON on the same cases.",
+        "format, as batches of their own, and each format is compared with JSON on the same cases. "
+        "A PATH that holds ksqlDB's historical plans is a section of its own: every folder translated and "
+        "replayed (equal plans once), its replays per minute counting every folder.",
     )
     bench.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
-        help="case files or directories, and historical plan folders (default: ./cases and ./historical_plans)",
+        help="case files or directories, historical plan folders, ksqlDB historical plan trees "
+        "(default: ./cases and ./historical_plans)",
     )
     bench.add_argument("--repetitions", type=int, default=3, help="repetitions of each floor measurement")
     inputs.add_registry_option(bench)
@@ -439,11 +446,12 @@ def _add_bench(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _bench(args: argparse.Namespace) -> int:
     from qtt import bench
-    from qtt.harness.selection import default_paths, split_paths
+    from qtt.harness.selection import default_paths, split_ksqldb, split_paths
 
     inputs.check_output(args.json)
-    paths, folders = split_paths(args.paths or default_paths(historical=True))
-    figures = bench.run(paths, folders, repetitions=args.repetitions)
+    rest, ksqldb = split_ksqldb(args.paths or default_paths(historical=True))
+    paths, folders = split_paths(rest)
+    figures = bench.run(paths, folders, ksqldb=ksqldb, repetitions=args.repetitions)
     print(bench.render(figures))
     if args.json:
         bench.write_json(figures, args.json)

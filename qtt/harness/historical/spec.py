@@ -135,6 +135,9 @@ class Spec:
     internal_topics: tuple[SpecInternalTopic, ...] = ()
     #: every subject version the replay registered or read in the schema registry, in order
     schemas: tuple[RegisteredSchema, ...] = ()
+    #: where a folder that qtt did not plan came from: ``{"ksqldb": {"version": ..., "folder":
+    #: ..., "caseFile": ...}}`` for a plan imported from ksqlDB's historical plans; left out otherwise
+    provenance: Mapping[str, Any] = field(default_factory=dict)
 
 
 @cache
@@ -153,6 +156,10 @@ def _converter() -> cattrs.Converter:
             conv,
             **{**camel_renames(SpecInternalRecord), "timestamp": override(omit_if_default=True)},
         ),
+    )
+    conv.register_unstructure_hook(
+        Spec,
+        make_dict_unstructure_fn(Spec, conv, **{**camel_renames(Spec), "provenance": override(omit_if_default=True)}),
     )
     return conv
 

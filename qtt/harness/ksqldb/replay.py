@@ -12,6 +12,7 @@ import json
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from qtt.harness.status import Status
 from qtt.plan.ir import codec
 from qtt.plan.ksqldb.plans import translate_plan
 from qtt.plan.statements import PlannedCase
+from qtt.runtime.jobs import FRESH, ReplayMode
 
 KIND = "ksqldb"
 #: what ``spec.json`` writes of a topic beyond a case file's topic
@@ -32,7 +34,8 @@ _SPEC_TOPIC_ONLY = frozenset({"numPartitions", "keySerdeFeatures", "valueSerdeFe
 
 
 @dataclass
-class _Prepared:
+class Prepared:
+    folder: KsqldbFolder
     result: CaseResult
     variant: CaseVariant
     planned: PlannedCase
@@ -41,26 +44,27 @@ class _Prepared:
 
 
 def replay_ksqldb_folders(
-    paths: Sequence[Path], session: SessionProvider, *, progress: Callable[[int, int], None] | None = None
+    paths: Sequence[Path],
+    session: SessionProvider,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    mode: ReplayMode = FRESH,
 ) -> list[CaseResult]:
-    """One result per folder, in order, whatever happens to the others."""
-    results: list[CaseResult] = []
-    prepared: list[_Prepared] = []
-    for path in paths:
-        result = CaseResult(str(path), path.parent.name, path.name, Status.PASSED, kind=KIND, hint=_hint(path))
-        holder: list[_Prepared] = []
-        guarded(result, lambda path=path, result=result, holder=holder: _prepare(path, result, holder))
-        prepared += holder
-        results.append(result)
-    unique: dict[str, _Prepared] = {}
+    """One result per folder, in order, whatever happens to the others.
+
+    ``mode``: :data:`~qtt.runtime.jobs.CAPTURE` keeps what a historical folder records (the
+    importer's replay).
+    """
+    results, prepared = prepare(paths)
+    groups: dict[str, list[Prepared]] = {}
     for entry in prepared:
-        unique.setdefault(entry.identity, entry)
-    firsts = list(unique.values())
+        groups.setdefault(entry.identity, []).append(entry)
+    firsts = [group[0] for group in groups.values()]
     plans = {id(entry.variant): entry.planned for entry in firsts}
     # folders done after the first n replays: those that need none, and each replay's copies
     done = [len(paths) - len(prepared)]
-    for entry in firsts:
-        done.append(done[-1] + len(_copies(prepared, entry)))
+    for group in groups.values():
+        done.append(done[-1] + len(group))
 
     def counted(finished: int, _: int) -> None:
         if progress is not None:
@@ -71,15 +75,25 @@ def replay_ksqldb_folders(
         session,
         progress=counted if progress is not None else None,
         planner=lambda variant: plans[id(variant)],
+        mode=mode,
     )
-    for entry, outcome in zip(firsts, ran, strict=True):
-        for copy in _copies(prepared, entry):
+    for group, outcome in zip(groups.values(), ran, strict=True):
+        for copy in group:
             _take(copy.result, outcome)
     return results
 
 
-def _copies(prepared: Sequence[_Prepared], first: _Prepared) -> list[_Prepared]:
-    return [entry for entry in prepared if entry.identity == first.identity]
+def prepare(paths: Sequence[Path]) -> tuple[list[CaseResult], list[Prepared]]:
+    """A result for every folder, and what the replay needs for those whose plan translated."""
+    results: list[CaseResult] = []
+    prepared: list[Prepared] = []
+    for path in paths:
+        result = CaseResult(str(path), path.parent.name, path.name, Status.PASSED, kind=KIND, hint=_hint(path))
+        holder: list[Prepared] = []
+        guarded(result, partial(_prepare, path, result, holder))
+        prepared += holder
+        results.append(result)
+    return results, prepared
 
 
 def _hint(path: Path) -> str:
@@ -105,7 +119,7 @@ def spec_case(folder: KsqldbFolder) -> dict[str, Any]:
     return raw_case
 
 
-def _prepare(path: Path, result: CaseResult, holder: list[_Prepared]) -> bool:
+def _prepare(path: Path, result: CaseResult, holder: list[Prepared]) -> bool:
     folder = read_folder(path)
     raw_case = spec_case(folder)
     result.case = str(raw_case.get("name", result.case))
@@ -121,7 +135,7 @@ def _prepare(path: Path, result: CaseResult, holder: list[_Prepared]) -> bool:
     identity = codec.dumps(planned.plan) + json.dumps(
         {k: v for k, v in raw_case.items() if k != "name"}, sort_keys=True, default=str
     )
-    holder.append(_Prepared(result, variant, planned, identity))
+    holder.append(Prepared(folder, result, variant, planned, identity))
     return True
 
 

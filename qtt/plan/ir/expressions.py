@@ -287,7 +287,7 @@ def substitute(expr: Expression, replacements: Mapping[Expression, Expression]) 
 def substitute_in(value: T, replacements: Mapping[Expression, Expression]) -> T:
     """``value`` (any frozen dataclass holding expressions, such as a step) with every
     sub-expression found in ``replacements`` replaced."""
-    return _rebuild(value, replacements)  # type: ignore[no-any-return]
+    return _rebuild(value, replacements)
 
 
 def _rebuild(value: Any, replacements: Mapping[Expression, Expression]) -> Any:
