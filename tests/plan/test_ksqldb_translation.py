@@ -105,8 +105,15 @@ def test_a_stream_table_join_repartitions_its_rekeyed_stream_side() -> None:
 
 
 def test_a_step_without_qtt_semantics_is_untranslatable_and_names_itself() -> None:
-    with pytest.raises(Untranslatable, match="ksqlDB step tableSuppressV1"):
-        _translate(*_read("parcels_-_final_heaviest_per_hour"))
+    with pytest.raises(Untranslatable, match="ksqlDB step tableSelectKeyV1: qtt has no step with its semantics"):
+        _translate(*_read("parcels_-_depots_by_city"))
+
+
+def test_a_suppression_after_the_projection_emits_the_windowed_aggregate_final() -> None:
+    steps = _query_steps(_translate(*_read("parcels_-_final_heaviest_per_hour")))
+    aggregate = next(x for x in steps if isinstance(x, s.StreamWindowedAggregateV1))
+    assert (aggregate.window.emit_final, aggregate.window.grace_ms) == (True, 0)
+    assert [type(x).type_tag for x in steps[-2:]] == ["tableSelectV1", "tableSinkV1"]
 
 
 def test_grouping_by_several_expressions_before_6_1_does_not_translate() -> None:

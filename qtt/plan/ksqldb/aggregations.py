@@ -12,6 +12,7 @@ those do not translate.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -83,9 +84,8 @@ def stream_group_by_key_v1(context: StepContext, raw: Mapping[str, Any], sources
         for c in source.schema.key
     )
     step = s.StreamGroupByV1(context=query_context(raw), source=source.step, group_by_expressions=groups)
-    return Translated(
-        step, _grouped(source, groups, _value_columns(source, groups)), source.extra, window=source.window
-    )
+    schema = _grouped(source, groups, _value_columns(source, groups))
+    return Translated(step, schema, source.extra, window=source.window, key_copies=source.key_copies)
 
 
 def _table_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
@@ -134,6 +134,9 @@ def _aggregated(
     for name in raw.get("nonAggregateColumns") or ():
         if name not in key_names and not any(c.name == name for c in copies):
             type_ = source.type_of(name)
+            if source.key_copies.get(name) in key_names:  # it holds the key on every row
+                copies.append(ScopeColumn(name, type_, input_name=source.key_copies[name]))
+                continue
             copies.append(ScopeColumn(name, type_, input_name=carried(name, type_).name))
             stand_ins[e.ColumnRef(name=name, sql_type=type_)] = carried(name, type_)
     # a grouping expression over non-aggregate columns is the key it made
@@ -177,3 +180,25 @@ def stream_windowed_aggregate_v1(context: StepContext, raw: Mapping[str, Any], s
     )
     info = s.WindowInfo(type=window.type, size_ms=None if window.type == "SESSION" else window.size_ms)
     return _aggregated(raw, source, step, calls, info)
+
+
+@translates("tableSuppressV1")
+def table_suppress_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    """``EMIT FINAL`` before ksqlDB 0.28: a suppression after the windowed aggregate's projection.
+    qtt's windowed aggregate emits each window once when it closes (``emit_final``), and the
+    projection after it projects those rows."""
+    (source,) = sources
+    refinement = (raw.get("refinementInfo") or {}).get("outputRefinement")
+    if refinement != "FINAL":
+        raise Untranslatable("tableSuppressV1", f"output refinement {refinement}")
+    return dataclasses.replace(source, step=_final(source.step))
+
+
+def _final(step: s.ExecutionStep) -> s.ExecutionStep:
+    if isinstance(step, s.StreamWindowedAggregateV1):
+        if step.window.type == "SESSION":
+            raise Untranslatable("tableSuppressV1", "over session windows")
+        return dataclasses.replace(step, window=dataclasses.replace(step.window, emit_final=True))
+    if isinstance(step, (s.TableSelectV1, s.TableFilterV1, s.TableFilterV2)):
+        return dataclasses.replace(step, source=_final(step.source))
+    raise Untranslatable("tableSuppressV1", f"over {type(step).type_tag}, not a windowed aggregation")

@@ -53,6 +53,10 @@ class Translated:
     #: expressions over this output that stand for one of its key columns: an aggregate's
     #: grouping expression over its non-aggregate columns (``COL1 + COL2``) is its key
     rewrites: Mapping[e.Expression, e.Expression] = field(default_factory=dict)
+    #: value column -> the key column it equals on every row: a source's ``keyField`` (ksqlDB
+    #: before 0.10 declared ``KEY='ID'``: the value column ID holds the key), through the
+    #: projections that carry it
+    key_copies: Mapping[str, str] = field(default_factory=dict)
 
     def columns(self) -> list[ScopeColumn]:
         names = {c.name for c in self.schema.columns}
@@ -81,6 +85,8 @@ class StepContext:
     source_names: Mapping[str, str] = field(default_factory=dict)
     #: topic -> its partition count (1 when the case names none)
     partitions: Mapping[str, int] = field(default_factory=dict)
+    #: topic -> the ``keyField`` its DDL declared (ksqlDB before 0.10): a value column equal to the key
+    key_fields: Mapping[str, str] = field(default_factory=dict)
 
     def partitions_of(self, topic: str) -> int:
         return self.partitions.get(topic, 1)

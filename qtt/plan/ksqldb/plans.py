@@ -67,6 +67,7 @@ def translate_plan(
     statements: list[s.StatementPlan] = []
     declared: dict[str, DataSource] = {}
     topic_partitions = dict(partitions)
+    key_fields: dict[str, str] = {}
     config = {**dict(raw.get("configs") or {}), **dict(properties)}
     for entry in raw["plan"]:
         if entry.get("@type") != "ksqlPlanV1":
@@ -76,9 +77,11 @@ def translate_plan(
         if entry.get("ddlCommand") is not None:
             command, source = _command(entry["ddlCommand"], text, topic_partitions)
             declared[source.name] = source
+            if entry["ddlCommand"].get("keyField"):
+                key_fields[source.topic] = str(entry["ddlCommand"]["keyField"])
         query = None
         if entry.get("queryPlan") is not None:
-            query = _query(entry["queryPlan"], release, recorded, declared, topic_partitions, config)
+            query = _query(entry["queryPlan"], release, recorded, declared, topic_partitions, config, key_fields)
         statements.append(s.KsqlPlanV1(statement_text=text, ddl_command=command, query_plan=query))
     plan = s.Plan(config=dict(properties), statements=tuple(statements))
     return PlannedCase(plan=plan, sources=declared, topic_partitions=topic_partitions)
@@ -91,6 +94,7 @@ def _query(
     declared: Mapping[str, DataSource],
     partitions: dict[str, int],
     config: Mapping[str, Any],
+    key_fields: Mapping[str, str],
 ) -> s.QueryPlan:
     names = {source.topic: source.name for source in declared.values()}
     read = [declared[name].topic for name in raw.get("sources") or () if name in declared]
@@ -104,6 +108,7 @@ def _query(
         config=config,
         source_names=names,
         partitions=partitions,
+        key_fields=key_fields,
     )
     step = translate_step(context, raw["physicalPlan"]).step
     return s.QueryPlan(

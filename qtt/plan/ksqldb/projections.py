@@ -57,7 +57,14 @@ def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translat
         tuple(Column(k.alias, k.expression.result_type, KEY) for k in keys)
         + tuple(Column(v.alias, v.expression.result_type, VALUE) for v in values)
     )
-    return Translated(step, schema, _pseudo(source), is_table=table, window=source.window)
+    renamed = {old.name: new for old, new in zip(old_keys, new_names, strict=True)}
+    copies = {
+        v.alias: renamed[key]
+        for v in values
+        if isinstance(v.expression, e.ColumnRef)
+        and (key := source.key_copies.get(v.expression.name, v.expression.name)) in renamed
+    }
+    return Translated(step, schema, _pseudo(source), is_table=table, window=source.window, key_copies=copies)
 
 
 def _pseudo_as_itself(value: s.SelectExpression) -> bool:

@@ -36,7 +36,9 @@ def _source(context: StepContext, raw: Mapping[str, Any], *, table: bool) -> Tra
         formats=fields.formats(raw["formats"], window),
         timestamp_column=fields.timestamp_column(raw.get("timestampColumn")),
     )
-    return Translated(step, schema, _visible(raw, window), is_table=table, window=window)
+    key_field = context.key_fields.get(topic)
+    copies = {key_field: schema.key[0].name} if key_field and len(schema.key) == 1 else {}
+    return Translated(step, schema, _visible(raw, window), is_table=table, window=window, key_copies=copies)
 
 
 @translates("streamSourceV1")
