@@ -55,8 +55,13 @@ def test_spec_json_s_own_topic_fields_are_left_out_of_the_case(tmp_path: Path) -
     shutil.copytree(PLANS / "parcels_-_heavy_parcels" / "7.1.0_1700000000001", folder)
     spec = json.loads((folder / "spec.json").read_text())
     spec["testCase"]["topics"] = [{"name": "parcels", "numPartitions": 4, "valueSerdeFeatures": []}]
-    spec["testCase"]["post"] = {"topics": {"blackList": ".*-repartition"}}
+    internal = "_confluent-ksql-some.ksql.service.idquery_CSAS_HEAVY_0-Reduce-changelog"
+    topics = [{"name": "HEAVY", "partitions": 4, "valueFormat": {"format": "JSON"}}, {"name": internal}]
+    spec["testCase"]["post"] = {"topics": {"blackList": ".*-repartition", "topics": topics}}
     (folder / "spec.json").write_text(json.dumps(spec))
     case = spec_case(read_folder(folder))
     assert case["topics"] == [{"name": "parcels"}]
-    assert case["post"]["topics"] == {"blacklist": ".*-repartition"}
+    assert case["post"]["topics"] == {
+        "blacklist": ".*-repartition",
+        "topics": [{"name": "HEAVY", "valueFormat": {"format": "JSON"}}],
+    }

@@ -31,6 +31,8 @@ from qtt.runtime.jobs import FRESH, ReplayMode
 KIND = "ksqldb"
 #: what ``spec.json`` writes of a topic beyond a case file's topic
 _SPEC_TOPIC_ONLY = frozenset({"numPartitions", "keySerdeFeatures", "valueSerdeFeatures"})
+#: the prefix of the internal topics of ksqlDB's queries (its service id's)
+_KSQLDB_INTERNAL = "_confluent-ksql-"
 
 
 @dataclass
@@ -106,7 +108,10 @@ def spec_case(folder: KsqldbFolder) -> dict[str, Any]:
     ``spec.json`` writes each topic's partition count as ``numPartitions``, 4 when the case
     named none; ksqlDB's test driver ran every topic as one partition, so that is dropped, as
     are the serde features it wrote beside a topic's schema (qtt derives them from the
-    formats) and the spelling ``blackList`` of older releases.
+    formats) and the spelling ``blackList`` of older releases. Its ``post`` lists every topic
+    ksqlDB's run created: Kafka Streams' internal topics (``_confluent-ksql-...-changelog``) are
+    not qtt's, and each topic's partition count is the driver's 4; both are left out, and the
+    formats and registered schemas of the case's own topics stay.
     """
     raw_case = folder.test_case
     raw_case["topics"] = [
@@ -114,8 +119,14 @@ def spec_case(folder: KsqldbFolder) -> dict[str, Any]:
         for topic in raw_case.get("topics") or ()
     ]
     post_topics = (raw_case.get("post") or {}).get("topics")
-    if isinstance(post_topics, dict) and "blackList" in post_topics:
-        post_topics["blacklist"] = post_topics.pop("blackList")
+    if isinstance(post_topics, dict):
+        if "blackList" in post_topics:
+            post_topics["blacklist"] = post_topics.pop("blackList")
+        post_topics["topics"] = [
+            {k: v for k, v in topic.items() if k != "partitions"}
+            for topic in post_topics.get("topics") or ()
+            if isinstance(topic, dict) and not str(topic.get("name", "")).startswith(_KSQLDB_INTERNAL)
+        ]
     return raw_case
 
 

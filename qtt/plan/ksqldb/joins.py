@@ -32,6 +32,31 @@ def _renamed_repartition(step: s.ExecutionStep, name: str) -> s.ExecutionStep:
     return step
 
 
+def keyed_by_copy(side: Translated) -> Translated:
+    """A join side whose aliasing select (ksqlDB 5.5 and early 6.0: no ``keyColumnNames``) kept
+    the key's name and copied it into the value under its alias (``ID AS T_ID``): keyed by the
+    alias, as the join's output names it, with no copy left in the value."""
+    step = side.step
+    if not isinstance(step, (s.StreamSelectV1, s.TableSelectV1)) or len(step.key_column_names) != 1:
+        return side
+    (key,) = step.key_column_names
+    own = next(x for x in step.select_expressions if x.alias == key)
+    copies = [x for x in step.select_expressions if x.alias != key and x.expression == own.expression]
+    if len(copies) != 1 or own.alias != getattr(own.expression, "name", None):
+        return side
+    (copy,) = copies
+    expressions = tuple(
+        dataclasses.replace(x, alias=copy.alias) if x is own else x for x in step.select_expressions if x is not copy
+    )
+    rekeyed = dataclasses.replace(step, key_column_names=(copy.alias,), select_expressions=expressions)
+    columns = tuple(
+        dataclasses.replace(c, name=copy.alias) if c.name == key else c
+        for c in side.schema.columns
+        if c.name != copy.alias
+    )
+    return dataclasses.replace(side, step=rekeyed, schema=LogicalSchema(columns))
+
+
 def _joined(raw: Mapping[str, Any], left: Translated, right: Translated) -> tuple[str, LogicalSchema]:
     key_name = raw.get("keyColName")
     if not key_name:
@@ -56,7 +81,7 @@ def _join_type(raw: Mapping[str, Any]) -> str:
 
 @translates("streamTableJoinV1")
 def stream_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    left, right = sources
+    left, right = (keyed_by_copy(side) for side in sources)
     key_name, schema = _joined(raw, left, right)
     step = js.StreamTableJoinV1(
         context=query_context(raw),
@@ -71,7 +96,7 @@ def stream_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: 
 
 @translates("streamStreamJoinV1")
 def stream_stream_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    left, right = sources
+    left, right = (keyed_by_copy(side) for side in sources)
     key_name, schema = _joined(raw, left, right)
     common: dict[str, Any] = {
         "context": query_context(raw),
@@ -94,7 +119,7 @@ def stream_stream_join_v1(context: StepContext, raw: Mapping[str, Any], sources:
 
 @translates("tableTableJoinV1")
 def table_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    left, right = sources
+    left, right = (keyed_by_copy(side) for side in sources)
     key_name, schema = _joined(raw, left, right)
     step = js.TableTableJoinV1(
         context=query_context(raw),

@@ -82,6 +82,9 @@ def translate_plan(
         query = None
         if entry.get("queryPlan") is not None:
             query = _query(entry["queryPlan"], release, recorded, declared, topic_partitions, config, key_fields)
+            if not isinstance(query.physical_plan, s.SinkStep):
+                # a source table's materialization (CREATE SOURCE TABLE): no output, as qtt plans it
+                query = None
         statements.append(s.KsqlPlanV1(statement_text=text, ddl_command=command, query_plan=query))
     plan = s.Plan(config=dict(properties), statements=tuple(statements))
     return PlannedCase(plan=plan, sources=declared, topic_partitions=topic_partitions)

@@ -135,6 +135,8 @@ def rekeyed_schema(source: Translated, keys: Sequence[s.SelectExpression]) -> Lo
 
 def _select_key(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     (source,) = sources
+    if source.window is not None:
+        raise Untranslatable(raw["@type"], "re-keying a windowed stream")
     texts = raw["keyExpression"]
     texts = [texts] if isinstance(texts, str) else list(texts)
     expressions = [typed(text, source, "PARTITION BY") for text in texts]
