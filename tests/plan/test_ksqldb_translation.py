@@ -174,6 +174,8 @@ def test_a_window_of_later_releases_is_json_and_durations_are_seconds() -> None:
     )
     assert (window.size_ms, window.advance_ms, window.grace_ms, window.emit_final) == (30_000, 10_000, 0, True)
     assert fields.seconds_ms(0.002) == 2 and fields.seconds_ms("30.000000000") == 30_000
-    assert fields.formats(
-        {"keyFormat": {"format": "KAFKA"}, "valueFormat": {"format": "JSON"}, "options": ["UNWRAP_SINGLE_VALUES"]}
-    ).value_features == ("UNWRAP_SINGLES",)
+    older = {"keyFormat": {"format": "KAFKA"}, "valueFormat": {"format": "JSON"}, "options": ["UNWRAP_SINGLE_VALUES"]}
+    later = {"keyFormat": {"format": "JSON"}, "valueFormat": {"format": "JSON"}, "keyFeatures": ["UNWRAP_SINGLES"]}
+    assert fields.formats(older).value_features == ("UNWRAP_SINGLE_VALUE",)
+    assert fields.formats({**later, "valueFeatures": ["WRAP_SINGLES"]}).value_features == ("WRAP_SINGLE_VALUE",)
+    assert fields.formats(later).key_features == ()

@@ -161,8 +161,9 @@ def stream_aggregate_v1(context: StepContext, raw: Mapping[str, Any], sources: l
 def table_aggregate_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     (source,) = sources
     calls = _calls(context, raw, source)
-    # ksqlDB applies an update within a group as one change: qtt's TableAggregateV2
-    step = s.TableAggregateV2(context=query_context(raw), source=source.step, aggregations=calls)
+    # ksqlDB's table aggregate (to 7.3, the last release that wrote it) emits after an update's
+    # retraction and again after its addition: qtt's TableAggregateV1
+    step = s.TableAggregateV1(context=query_context(raw), source=source.step, aggregations=calls)
     return _aggregated(raw, source, step, calls, None)
 
 

@@ -1,7 +1,8 @@
 """The fields ksqlDB's plans share across steps, read into qtt's forms.
 
 Schemas are printed as qtt prints them; formats carry the serde options of their release
-(``options: [UNWRAP_SINGLE_VALUES]`` before 0.11, ``keyFeatures``/``valueFeatures`` after); a
+(``options: [UNWRAP_SINGLE_VALUES]`` before 0.11, ``keyFeatures``/``valueFeatures`` after,
+qtt's ``UNWRAP_SINGLE_VALUE``); a
 window is text (``" TUMBLING ( SIZE 1 HOURS ) "``) up to 7.3 and JSON after; a duration in a
 ``windowInfo`` is seconds with nanoseconds (``30.000000000``).
 """
@@ -17,12 +18,18 @@ from qtt.errors import UnsupportedFeatureError
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.planner.window_planner import window_expression
+from qtt.serde.interface import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 from qtt.sql import ast
 from qtt.sql.ast_builder import TIME_UNITS_MS
 from qtt.sql.parser import parse_window
 
-#: the serde options of ksqlDB 0.10 and before, as the value features that replaced them
-_OPTIONS = {"UNWRAP_SINGLE_VALUES": "UNWRAP_SINGLES", "WRAP_SINGLE_VALUES": "WRAP_SINGLES"}
+#: ksqlDB's value serde features (and the options of 0.10 and before) as qtt names them
+_VALUE_FEATURES = {
+    "UNWRAP_SINGLES": UNWRAP_SINGLE_VALUE,
+    "WRAP_SINGLES": WRAP_SINGLE_VALUE,
+    "UNWRAP_SINGLE_VALUES": UNWRAP_SINGLE_VALUE,
+    "WRAP_SINGLE_VALUES": WRAP_SINGLE_VALUE,
+}
 
 
 class PlanShapeError(ValueError):
@@ -42,16 +49,20 @@ def format_info(raw: Mapping[str, Any]) -> s.FormatInfo:
 
 
 def formats(raw: Mapping[str, Any], window: s.WindowInfo | None = None) -> s.Formats:
-    value_features = list(raw.get("valueFeatures") or ())
-    for option in raw.get("options") or ():
-        if option not in _OPTIONS:
-            raise UnsupportedFeatureError(f"ksqlDB serde option {option}")
-        value_features.append(_OPTIONS[option])
+    """A step's or a command's formats. A single key column is always unwrapped in qtt (as
+    ksqlDB's ``keyFeatures: [UNWRAP_SINGLES]`` says), so only value features are kept."""
+    value_features = []
+    for feature in [*(raw.get("valueFeatures") or ()), *(raw.get("options") or ())]:
+        if feature not in _VALUE_FEATURES:
+            raise UnsupportedFeatureError(f"ksqlDB serde feature {feature}")
+        value_features.append(_VALUE_FEATURES[feature])
+    for feature in raw.get("keyFeatures") or ():
+        if feature != "UNWRAP_SINGLES":
+            raise UnsupportedFeatureError(f"ksqlDB key serde feature {feature}")
     return s.Formats(
         key_format=format_info(raw["keyFormat"]),
         value_format=format_info(raw["valueFormat"]),
-        key_features=tuple(raw.get("keyFeatures") or ()),
-        value_features=tuple(value_features),
+        value_features=tuple(dict.fromkeys(value_features)),
         window=window,
     )
 
