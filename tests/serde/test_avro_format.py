@@ -117,3 +117,19 @@ def test_a_registered_schema_avro_rejects_is_a_statement_error_naming_where(
     with pytest.raises(StatementError) as raised:
         AVRO.infer_columns(json.dumps(schema), is_key=is_key, unwrapped=is_key, properties={})
     assert where in raised.value.message
+
+
+def test_a_map_that_kafka_connect_wrote_as_an_array_of_entries_takes_a_json_object() -> None:
+    from qtt.serde.registry.avro_schema import datum_for_schema
+
+    entry = {
+        "type": "record",
+        "name": "E",
+        "fields": [{"name": "key", "type": ["null", "string"]}, {"name": "value", "type": ["null", "double"]}],
+        "connect.internal.type": "MapEntry",
+    }
+    schema = ["null", {"type": "array", "items": entry}]
+    assert datum_for_schema({"a": 1.5}, schema) == [{"key": "a", "value": 1.5}]
+    plain = {"type": "array", "items": {**entry, "connect.internal.type": None}}
+    with pytest.raises(SerdeError, match=r"expected an array at \$"):
+        datum_for_schema({"a": 1.5}, plain)

@@ -369,3 +369,17 @@ def test_a_schema_with_a_lone_surrogate_is_a_statement_error_naming_its_line() -
 def test_an_import_name_outside_the_schemas_folder_is_a_statement_error(name: str) -> None:
     with pytest.raises(StatementError, match=r"is not a relative path such as 'crate\.proto'"):
         parse('syntax = "proto3"; import "crate.proto"; message A {int32 x = 1;}', [(name, 'syntax = "proto3";')])
+
+
+def test_a_map_that_kafka_connect_wrote_as_repeated_entries_takes_a_json_object() -> None:
+    from qtt.serde.registry.protobuf_values import message_from_plain
+
+    text = (
+        'syntax = "proto3"; message ConnectDefault1 { string NAME = 1; repeated ConnectDefault2Entry VALUE = 2;'
+        " message ConnectDefault2Entry { string key = 1; bool value = 2; } }"
+    )
+    message_class = parse(text).message_class()
+    message = message_from_plain({"name": "n", "value": {"a": True, "b": False}}, message_class)
+    assert [(entry.key, entry.value) for entry in message.VALUE] == [("a", True), ("b", False)]
+    with pytest.raises(SerdeError, match=r"expected an array at \$\.VALUE"):
+        message_from_plain({"VALUE": "not a map"}, message_class)

@@ -31,6 +31,9 @@ from qtt.runtime.jobs import FRESH, ReplayMode
 KIND = "ksqldb"
 #: what ``spec.json`` writes of a topic beyond a case file's topic
 _SPEC_TOPIC_ONLY = frozenset({"numPartitions", "keySerdeFeatures", "valueSerdeFeatures"})
+#: what ``spec.json``'s ``post`` writes of a topic beyond a case file's: the driver's partition
+#: count and the ids its registry gave the topic's schemas
+_SPEC_POST_TOPIC_ONLY = frozenset({"partitions", "keySchemaId", "valueSchemaId"})
 #: the prefix of the internal topics of ksqlDB's queries (its service id's)
 _KSQLDB_INTERNAL = "_confluent-ksql-"
 
@@ -110,8 +113,9 @@ def spec_case(folder: KsqldbFolder) -> dict[str, Any]:
     are the serde features it wrote beside a topic's schema (qtt derives them from the
     formats) and the spelling ``blackList`` of older releases. Its ``post`` lists every topic
     ksqlDB's run created: Kafka Streams' internal topics (``_confluent-ksql-...-changelog``) are
-    not qtt's, and each topic's partition count is the driver's 4; both are left out, and the
-    formats and registered schemas of the case's own topics stay. The records 5.5.0 recorded
+    not qtt's, and each topic's partition count is the driver's 4 and its schema ids the ones
+    ksqlDB's registry gave; they are left out, and the formats and registered schemas of the
+    case's own topics stay. The records 5.5.0 recorded
     on internal topics are left out of the outputs for the same reason.
     """
     raw_case = folder.test_case
@@ -129,7 +133,7 @@ def spec_case(folder: KsqldbFolder) -> dict[str, Any]:
         if "blackList" in post_topics:
             post_topics["blacklist"] = post_topics.pop("blackList")
         post_topics["topics"] = [
-            {k: v for k, v in topic.items() if k != "partitions"}
+            {k: v for k, v in topic.items() if k not in _SPEC_POST_TOPIC_ONLY}
             for topic in post_topics.get("topics") or ()
             if isinstance(topic, dict) and not str(topic.get("name", "")).startswith(_KSQLDB_INTERNAL)
         ]
@@ -149,11 +153,17 @@ def _prepare(path: Path, result: CaseResult, holder: list[Prepared]) -> bool:
     if planned is None:
         return False
     result.planned = planned
-    identity = codec.dumps(planned.plan) + json.dumps(
-        {k: v for k, v in raw_case.items() if k != "name"}, sort_keys=True, default=str
-    )
-    holder.append(Prepared(folder, result, variant, planned, identity))
+    holder.append(Prepared(folder, result, variant, planned, _identity(planned, raw_case)))
     return True
+
+
+def _identity(planned: PlannedCase, raw_case: dict[str, Any]) -> str:
+    """What decides a replay's outcome: the translated plan's steps and the case's records and
+    checks. Statement texts (each release prints them its own way) and names decide nothing."""
+    statements = tuple(replace(statement, statement_text="") for statement in planned.plan.statements)
+    plan = codec.dumps(replace(planned.plan, statements=statements))
+    case = {k: v for k, v in raw_case.items() if k not in ("name", "statements")}
+    return plan + json.dumps(case, sort_keys=True, default=str)
 
 
 def _translated(folder: KsqldbFolder, variant: CaseVariant, result: CaseResult) -> PlannedCase | None:

@@ -23,7 +23,7 @@ from qtt.plan.ir.schema import KEY, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.ksqldb import fields
 from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, carried, query_context, translates
 from qtt.plan.ksqldb.expressions import aggregate_call, typed
-from qtt.plan.ksqldb.projections import key_names
+from qtt.plan.ksqldb.projections import ROWKEY, key_names
 
 
 def _groups(context: StepContext, raw: Mapping[str, Any], source: Translated) -> tuple[s.SelectExpression, ...]:
@@ -31,7 +31,7 @@ def _groups(context: StepContext, raw: Mapping[str, Any], source: Translated) ->
     if len(texts) > 1 and raw["@type"].endswith("V1"):
         raise Untranslatable(raw["@type"], "several grouping expressions in one STRING key (ksqlDB before 6.1)")
     expressions = [typed(text, source, "GROUP BY") for text in texts]
-    names = key_names(context, raw, expressions)
+    names = key_names(context, raw, expressions, rowkey_era=[c.name for c in source.schema.key] == [ROWKEY])
     return tuple(s.SelectExpression(alias=n, expression=x) for n, x in zip(names, expressions, strict=True))
 
 

@@ -57,6 +57,9 @@ class Translated:
     #: before 0.10 declared ``KEY='ID'``: the value column ID holds the key), through the
     #: projections that carry it
     key_copies: Mapping[str, str] = field(default_factory=dict)
+    #: key columns ksqlDB (before 0.10) also output in the value under the same name, which a
+    #: qtt row cannot hold twice
+    key_and_value: tuple[str, ...] = ()
 
     def columns(self) -> list[ScopeColumn]:
         names = {c.name for c in self.schema.columns}

@@ -63,6 +63,10 @@ def _joined(raw: Mapping[str, Any], left: Translated, right: Translated) -> tupl
         key_name = left.schema.key[0].name if len(left.schema.key) == 1 else None
     if key_name is None:
         raise Untranslatable(raw["@type"], "without a key column name (ksqlDB before 0.10)")
+    for side in (left, right) if raw["@type"] == "streamStreamJoinV1" else ():
+        if side.schema.key and side.schema.key[0].name != key_name and side.schema.find(key_name) is not None:
+            why = "a join on a value column whose re-key the plan does not record (ksqlDB before 0.10)"
+            raise Untranslatable(raw["@type"], why)
     key_type = left.schema.key[0].type if left.schema.key else right.schema.key[0].type
     values: dict[str, Column] = {}
     for side in (left, right):

@@ -24,6 +24,8 @@ from qtt.plan.ksqldb import fields
 from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, query_context, translates
 from qtt.plan.ksqldb.expressions import condition, select_expressions, typed
 
+#: the key column of every source before ksqlDB 0.10
+ROWKEY = "ROWKEY"
 #: the first release whose table filter deletes a key only when its previous row passed
 _FILTER_REMEMBERS_FROM = (6, 1)
 
@@ -45,6 +47,8 @@ def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translat
     for value in values:
         if value.alias in copies and value.expression != copies[value.alias]:
             raise Untranslatable(raw["@type"], f"a value column {value.alias} named like a key column")
+    # before 0.10 (no keyColumnNames) such a copy was output in the value too: a sink cannot have it
+    both = tuple(v.alias for v in values if v.alias in copies) if "keyColumnNames" not in raw else ()
     values = tuple(v for v in values if v.alias not in copies and not _pseudo_as_itself(v))
     step_class = s.TableSelectV1 if table else s.StreamSelectV1
     step = step_class(
@@ -64,7 +68,9 @@ def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translat
         if isinstance(v.expression, e.ColumnRef)
         and (key := source.key_copies.get(v.expression.name, v.expression.name)) in renamed
     }
-    return Translated(step, schema, _pseudo(source), is_table=table, window=source.window, key_copies=copies)
+    return Translated(
+        step, schema, _pseudo(source), is_table=table, window=source.window, key_copies=copies, key_and_value=both
+    )
 
 
 def _pseudo_as_itself(value: s.SelectExpression) -> bool:
@@ -114,7 +120,9 @@ def table_filter_v1(context: StepContext, raw: Mapping[str, Any], sources: list[
     return dataclasses.replace(source, step=step, is_table=True)
 
 
-def key_names(context: StepContext, raw: Mapping[str, Any], expressions: Sequence[e.Expression]) -> list[str]:
+def key_names(
+    context: StepContext, raw: Mapping[str, Any], expressions: Sequence[e.Expression], *, rowkey_era: bool = False
+) -> list[str]:
     """The names of a re-keyed step's key columns: as ksqlDB recorded them, else ksqlDB's rule
     (a column keeps its name, any other expression is ``KSQL_COL_<i>``)."""
     recorded = context.recorded_schema(query_context(raw))
@@ -122,6 +130,8 @@ def key_names(context: StepContext, raw: Mapping[str, Any], expressions: Sequenc
         names = [c.name for c in fields.schema(recorded).key]
         if len(names) == len(expressions):
             return names
+    if rowkey_era and len(expressions) == 1:  # before 0.10 every key was ROWKEY
+        return [ROWKEY]
     return [x.name if isinstance(x, e.ColumnRef) else f"KSQL_COL_{i}" for i, x in enumerate(expressions)]
 
 
@@ -139,11 +149,13 @@ def _select_key(context: StepContext, raw: Mapping[str, Any], sources: list[Tran
         raise Untranslatable(raw["@type"], "re-keying a windowed stream")
     texts = raw["keyExpression"]
     texts = [texts] if isinstance(texts, str) else list(texts)
+    if [text.strip().upper() for text in texts] == ["NULL"]:
+        texts = []  # PARTITION BY NULL: no key column, every key null
     expressions = [typed(text, source, "PARTITION BY") for text in texts]
-    keys = tuple(
-        s.SelectExpression(alias=name, expression=x)
-        for name, x in zip(key_names(context, raw, expressions), expressions, strict=True)
-    )
+    # (a ROWKEY-era re-key keeps the old ROWKEY readable in the value, as qtt's re-key does when
+    # the new key is named after its column)
+    names = key_names(context, raw, expressions)
+    keys = tuple(s.SelectExpression(alias=n, expression=x) for n, x in zip(names, expressions, strict=True))
     where = query_context(raw)
     step: s.ExecutionStep
     if where.endswith("SourceKeyed"):  # a join side's re-key: Kafka Streams repartitions it

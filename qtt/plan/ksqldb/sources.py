@@ -70,6 +70,11 @@ def windowed_table_source_v1(context: StepContext, raw: Mapping[str, Any], _: li
 
 def _sink(context: StepContext, raw: Mapping[str, Any], sources: list[Translated], *, table: bool) -> Translated:
     (source,) = sources
+    if table and any(c.name in PSEUDO_COLUMNS for c in source.schema.key):
+        raise Untranslatable(raw["@type"], "a key column named like a pseudo column (GROUP BY ROWTIME, before 0.10)")
+    if source.key_and_value:
+        names = ", ".join(source.key_and_value)
+        raise Untranslatable(raw["@type"], f"{names} in both the key and the value (ksqlDB before 0.10)")
     topic = raw["topicName"]
     formats = fields.formats(raw["formats"], source.window)
     timestamp = fields.timestamp_column(raw.get("timestampColumn"))

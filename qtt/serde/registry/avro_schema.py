@@ -332,6 +332,9 @@ def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
             out[name] = datum_for_schema(item, field["type"], f"{path}.{name}")
         return out
     if kind == "array":
+        if isinstance(value, Mapping) and _is_map_entry(schema["items"]):
+            # Kafka Connect writes a map whose keys Avro cannot hold as an array of entries
+            value = [{"key": k, "value": v} for k, v in value.items()]
         if not isinstance(value, list):
             raise SerdeError(f"expected an array at {path}, got {json_value(value)}")
         return [datum_for_schema(v, schema["items"], f"{path}[{i}]") for i, v in enumerate(value)]
@@ -346,6 +349,17 @@ def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
     if isinstance(kind, (str, list, dict)):
         return datum_for_schema(value, kind, path)
     raise SerdeError(f"unsupported Avro type {kind!r} at {path}")
+
+
+def _is_map_entry(items: Any) -> bool:
+    """Kafka Connect's map entry record (``connect.internal.type: MapEntry``)."""
+    if isinstance(items, list):
+        return any(_is_map_entry(member) for member in items if member != "null")
+    return (
+        isinstance(items, Mapping)
+        and items.get("type") == "record"
+        and items.get("connect.internal.type") == "MapEntry"
+    )
 
 
 def _decimal_datum(value: Any, schema: Mapping[str, Any], path: str) -> decimal.Decimal:

@@ -53,6 +53,9 @@ def fill(message: Any, plain: Any, path: str) -> None:
                 else:
                     target[str(key)] = _scalar(item, value_field, f"{where}.{key}")
         elif field.is_repeated:
+            if isinstance(value, Mapping) and _is_connect_entry(field):
+                # Kafka Connect's ProtobufData writes a map as repeated <name>Entry messages
+                value = [{"key": k, "value": v} for k, v in value.items()]
             if not isinstance(value, list):
                 raise SerdeError(f"expected an array at {where}, got {json_value(value)}")
             target = getattr(message, field.name)
@@ -70,6 +73,15 @@ def fill(message: Any, plain: Any, path: str) -> None:
             _set_message(getattr(message, field.name), field, value, where)
         else:
             setattr(message, field.name, _scalar(value, field, where))
+
+
+def _is_connect_entry(field: Any) -> bool:
+    """A repeated message of exactly ``key`` and ``value`` fields named ``...Entry``: a map as
+    Kafka Connect writes it (protobuf's own map fields are told by :func:`_is_map`)."""
+    if field.type != field.TYPE_MESSAGE:
+        return False
+    message = field.message_type
+    return message.name.endswith("Entry") and sorted(message.fields_by_name) == ["key", "value"]
 
 
 def _set_message(target: Any, field: Any, value: Any, path: str) -> None:
