@@ -43,13 +43,13 @@ def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translat
     )
     # ksqlDB may copy a key into the value under the key's own name (``A AS L_A`` beside the
     # key L_A); qtt's select names each column once, and the key column is that copy
-    copies = {k.alias: k.expression for k in keys}
+    own = {k.alias: k.expression for k in keys}
     for value in values:
-        if value.alias in copies and value.expression != copies[value.alias]:
+        if value.alias in own and value.expression != own[value.alias]:
             raise Untranslatable(raw["@type"], f"a value column {value.alias} named like a key column")
     # before 0.10 (no keyColumnNames) such a copy was output in the value too: a sink cannot have it
-    both = tuple(v.alias for v in values if v.alias in copies) if "keyColumnNames" not in raw else ()
-    values = tuple(v for v in values if v.alias not in copies and not _pseudo_as_itself(v))
+    both = tuple(v.alias for v in values if v.alias in own) if "keyColumnNames" not in raw else ()
+    values = tuple(v for v in values if v.alias not in own and not _pseudo_as_itself(v))
     step_class = s.TableSelectV1 if table else s.StreamSelectV1
     step = step_class(
         context=query_context(raw),
