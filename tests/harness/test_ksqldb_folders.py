@@ -65,3 +65,18 @@ def test_spec_json_s_own_topic_fields_are_left_out_of_the_case(tmp_path: Path) -
         "blacklist": ".*-repartition",
         "topics": [{"name": "HEAVY", "valueFormat": {"format": "JSON"}}],
     }
+
+
+def test_k_selects_ksqldb_folders_by_case_folder_and_version() -> None:
+    from qtt.harness.session import select
+
+    chosen = select([str(PLANS)], keyword="heavy_parcels/8.0")
+    assert [p.name for p in chosen.ksqldb_folders] == ["8.0.0_1700000000011"]
+    assert chosen.items == 1 and not chosen.folders
+
+
+def test_import_ksqldb_refuses_a_path_without_ksqldb_plans(capsys: pytest.CaptureFixture[str]) -> None:
+    from qtt.cli import main
+
+    assert main(["import-ksqldb", str(OURS)]) == 2
+    assert "holds no ksqlDB historical plan folder" in capsys.readouterr().err

@@ -3,6 +3,7 @@ typed over the columns of the step they read, with qtt's own SQL front end."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,6 +34,13 @@ def split_alias(text: str) -> tuple[str, str]:
     return found["expr"], alias
 
 
+@functools.lru_cache(maxsize=8192)
+def parsed(text: str) -> ast.Expr:
+    """``text`` parsed once: ksqlDB's plans repeat the same expressions across releases, and
+    syntax trees are immutable."""
+    return parse_expression(text)
+
+
 def scope_of(columns: Sequence[ScopeColumn]) -> Scope:
     return Scope(list(columns))
 
@@ -40,11 +48,11 @@ def scope_of(columns: Sequence[ScopeColumn]) -> Scope:
 def typed(text: str, over: Translated | Sequence[ScopeColumn], clause: str = "SELECT") -> e.Expression:
     """``text`` typed over the output of ``over`` (or over the given columns)."""
     columns = over.columns() if isinstance(over, Translated) else list(over)
-    return Analyzer(scope_of(columns), clause).typed(parse_expression(text))
+    return Analyzer(scope_of(columns), clause).typed(parsed(text))
 
 
 def condition(text: str, over: Translated) -> e.Expression:
-    return Analyzer(scope_of(over.columns()), "WHERE").boolean(parse_expression(text))
+    return Analyzer(scope_of(over.columns()), "WHERE").boolean(parsed(text))
 
 
 def select_expressions(texts: Sequence[str], over: Translated) -> tuple[s.SelectExpression, ...]:
@@ -57,7 +65,7 @@ def select_expressions(texts: Sequence[str], over: Translated) -> tuple[s.Select
 
 def aggregate_call(text: str, index: int, over: Translated, config: Mapping[str, Any] | None = None) -> s.AggregateCall:
     """``"SUM(KSQL_INTERNAL_COL_1)"``, the ``index``-th aggregate, as qtt's call ``KSQL_AGG_VARIABLE_<index>``."""
-    node = parse_expression(text)
+    node = parsed(text)
     if not isinstance(node, ast.FunctionCall):
         raise ValueError(f"not an aggregate call: {text!r}")
     inner = Analyzer(scope_of(over.columns()), "SELECT")
