@@ -44,6 +44,8 @@ def test_every_folder_replays_or_names_the_step_it_skips_and_equal_plans_replay_
     assert "ksqlDB step tableSelectKeyV1" in by_folder["parcels_-_depots_by_city/8.0.1_1700000000006"].reason
     assert "outputs differ on HEAVY" in by_folder["parcels_-_heavy_parcels/8.0.0_1700000000011"].reason
     assert {r.kind for r in results} == {"ksqldb"}
+    heavy = by_folder["parcels_-_heavy_parcels/7.1.0_1700000000001"]
+    assert heavy.reason == "compared 2 output record(s) on HEAVY"
 
 
 @pytest.mark.spark

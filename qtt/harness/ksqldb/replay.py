@@ -85,7 +85,21 @@ def replay_ksqldb_folders(
     for group, outcome in zip(groups.values(), ran, strict=True):
         for copy in group:
             _take(copy.result, outcome)
+            if copy.result.status is Status.PASSED:
+                copy.result.reason = compared(copy.variant)
     return results
+
+
+def compared(variant: CaseVariant) -> str:
+    """What a passed folder's replay compared, for the report."""
+    topics = sorted({record.topic for record in variant.outputs})
+    parts = [f"compared {len(variant.outputs)} output record(s)" + (f" on {', '.join(topics)}" if topics else "")]
+    post = variant.post
+    if post is not None and post.sources:
+        parts.append(f"{len(post.sources)} source(s)")
+    if post is not None and post.topics is not None and post.topics.topics:
+        parts.append(f"the formats and schemas of {len(post.topics.topics)} topic(s)")
+    return "; ".join(parts)
 
 
 def prepare(paths: Sequence[Path]) -> tuple[list[CaseResult], list[Prepared]]:

@@ -18,6 +18,7 @@ asked for has run. Nothing here sleeps or polls.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -40,7 +41,7 @@ from qtt.runtime.build.names import col
 from qtt.runtime.build.serde_udfs import DecodedColumns
 from qtt.runtime.execute import internal_topics
 from qtt.runtime.execute.group_source import GroupSource, group_source
-from qtt.runtime.execute.sink_rows import run_and_collect
+from qtt.runtime.execute.sink_rows import run_and_collect, sink_records
 from qtt.runtime.execute.staged import (
     UNION_TASKS,
     StagedGroup,
@@ -49,7 +50,7 @@ from qtt.runtime.execute.staged import (
     read_topics,
     run_stages,
 )
-from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, SinkRecord, batch_major, encode_options
+from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, batch_major, encode_options
 from qtt.runtime.operators.wide import ColumnPool
 from qtt.runtime.spark import infrastructure
 from qtt.runtime.spark.frames import in_threads, union_all
@@ -113,6 +114,11 @@ def build_jobs(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> B
     return built
 
 
+#: how many groups' plans are built ahead of the groups running: enough to keep Spark busy,
+#: few enough that a run of thousands of groups does not hold every plan in the JVM at once
+#: (all of them held, 2,658 groups filled a 2 GB heap and the JVM spent its time collecting)
+BUILDS_AHEAD = 4
+
 #: groups whose queries run at once: a group's time goes mostly to waiting for its
 #: micro-batches, so two keep a 2-core machine busier than one (see ``qtt bench``)
 GROUP_THREADS = 2
@@ -129,24 +135,39 @@ def run_groups(
     included, when the build was not done yet) to its end.
     """
 
+    builds: dict[int, Future[BuiltGroup]] = {}
+    lock = threading.Lock()
+
+    def built(index: int) -> Future[BuiltGroup]:
+        """Group ``index``'s plans, and those of the groups up to :data:`BUILDS_AHEAD` after it
+        set building; a group's plans are let go once it ran (each holds Spark plans in the JVM)."""
+        with lock:
+            for ahead in range(index, min(index + BUILDS_AHEAD + 1, len(groups))):
+                if ahead not in builds and ahead not in done:
+                    builds[ahead] = builder.submit(build_jobs, session, groups[ahead], checkpoints[ahead])
+            return builds[index]
+
     def run(index: int) -> dict[int, QueryRun]:
         began = time.perf_counter()
-        runs = run_jobs(session, groups[index], checkpoints[index], built=builds[index])
+        try:
+            runs = run_jobs(session, groups[index], checkpoints[index], built=built(index))
+        finally:
+            with lock:
+                done.add(index)
+                builds.pop(index, None)
         seconds = (time.perf_counter() - began) / max(len(groups[index]), 1)
         for each in runs.values():
             each.seconds = seconds
         return runs
 
+    done: set[int] = set()
     with (
         ThreadPoolExecutor(1, thread_name_prefix="qtt-build", initializer=activate, initargs=(session,)) as builder,
         ThreadPoolExecutor(
             GROUP_THREADS, thread_name_prefix="qtt-group", initializer=activate, initargs=(session,)
         ) as runner,
     ):
-        builds = [
-            builder.submit(build_jobs, session, jobs, checkpoint)
-            for jobs, checkpoint in zip(groups, checkpoints, strict=True)
-        ]
+        built(0)
         if len(groups) == 1:  # nothing to overlap: run it on this thread
             yield run(0)
             return
@@ -446,7 +467,7 @@ def _run_group(
         except Exception as e:  # a serializer that raises fails its own replay, as in its query
             runs[job.job_id] = _failed_run(job, builders[job.job_id], ReplayError(f"the sink could not encode: {e}"))
             continue
-        run.records = _sink_records(encoded)
+        run.records = sink_records(encoded)
         if job.mode.capture_state and not job.mode.bounded:
             run.internal_topics = [repartitions.topic_of(r, mine) for r in builders[job.job_id].repartitions]
         queries = [*staged.progress, progress] if staged is not None else [progress]
@@ -532,7 +553,8 @@ def _sink_branch(job: Job, builder: PlanBuilder, pooled: Mapping[str, str]) -> D
 
 
 def _sink_row(row: Any, builder: PlanBuilder, pooled: Mapping[str, str]) -> Mapping[str, Any]:
-    """A sink row as :func:`_sink_records` reads it: encoded here if its query left it typed."""
+    """A sink row as :func:`~qtt.runtime.execute.sink_rows.sink_records` reads it: encoded here
+    if its query left it typed."""
     fields = row.asDict()
     encoding = builder.sink.encoding if builder.sink is not None else None
     if encoding is None:
@@ -540,35 +562,6 @@ def _sink_row(row: Any, builder: PlanBuilder, pooled: Mapping[str, str]) -> Mapp
     fields.update({own: fields[column] for own, column in pooled.items()})
     fields["key"], fields["value"], fields["partition"] = encoding.record(fields)
     return fields
-
-
-def _sink_records(collected: list[tuple[int, Mapping[str, Any]]]) -> list[SinkRecord]:
-    out: list[SinkRecord] = []
-
-    # Order by batch, then by the input record that caused each output; Python's sort is
-    # stable, so several outputs of one input keep the order Spark produced them in.
-    # A stateful step numbers the outputs of one input itself ("order"), since Spark visits
-    # the groups of one micro-batch in no particular order.
-    def explicit(row: Mapping[str, Any]) -> int:
-        return row.get("order") or 0
-
-    ordered = sorted(collected, key=lambda item: (item[0], item[1]["seq"], explicit(item[1])))
-    last_seq, order = None, 0
-    for batch, row in ordered:
-        order = order + 1 if row["seq"] == last_seq else 0
-        last_seq = row["seq"]
-        out.append(
-            SinkRecord(
-                seq=row["seq"],
-                order=order,
-                batch=batch,
-                timestamp=row["timestamp"] or 0,
-                partition=row["partition"] or 0,
-                key=bytes(row["key"]) if row["key"] is not None else None,
-                value=bytes(row["value"]) if row["value"] is not None else None,
-            )
-        )
-    return out
 
 
 def _processing_log(queries: Sequence[Sequence[Any]], builder: PlanBuilder, query_id: str) -> list[LogEntry]:

@@ -8,7 +8,7 @@ position) to a parquet folder next to the checkpoint, and read back once the que
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 
 from qtt.errors import TimeLimitReached
 from qtt.runtime.build.repartitions import KEY_FIELD, TOPIC_FIELD, VALUE_FIELD
+from qtt.runtime.jobs import SinkRecord
 from qtt.runtime.spark import lines
 from qtt.runtime.spark.session import is_connect
 
@@ -148,3 +149,33 @@ def _typed(value: Any, spark_type: Any) -> Any:
 def _run_to_end(union: DataFrame, on_batch: Callable[[DataFrame, int], None], checkpoint: str) -> Any:
     """Start ``union`` with ``on_batch`` as its sink, every micro-batch asked for, and wait for its end."""
     return lines.run_to_end(union.writeStream.foreachBatch(on_batch).option("checkpointLocation", checkpoint))
+
+
+def sink_records(collected: list[tuple[int, Mapping[str, Any]]]) -> list[SinkRecord]:
+    """A job's sink rows (with their micro-batch) as records, in the order the sink wrote them."""
+    out: list[SinkRecord] = []
+
+    # Order by batch, then by the input record that caused each output; Python's sort is
+    # stable, so several outputs of one input keep the order Spark produced them in.
+    # A stateful step numbers the outputs of one input itself ("order"), since Spark visits
+    # the groups of one micro-batch in no particular order.
+    def explicit(row: Mapping[str, Any]) -> int:
+        return row.get("order") or 0
+
+    ordered = sorted(collected, key=lambda item: (item[0], item[1]["seq"], explicit(item[1])))
+    last_seq, order = None, 0
+    for batch, row in ordered:
+        order = order + 1 if row["seq"] == last_seq else 0
+        last_seq = row["seq"]
+        out.append(
+            SinkRecord(
+                seq=row["seq"],
+                order=order,
+                batch=batch,
+                timestamp=row["timestamp"] or 0,
+                partition=row["partition"] or 0,
+                key=bytes(row["key"]) if row["key"] is not None else None,
+                value=bytes(row["value"]) if row["value"] is not None else None,
+            )
+        )
+    return out
