@@ -164,6 +164,17 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def walk(t: SqlType) -> list[SqlType]:
+    """``t`` and every type inside it (elements, keys, values, fields), outermost first."""
+    if isinstance(t, Array):
+        return [t, *walk(t.element)]
+    if isinstance(t, Map):
+        return [t, *walk(t.key), *walk(t.value)]
+    if isinstance(t, Struct):
+        return [t, *[inner for f in t.fields for inner in walk(f.type)]]
+    return [t]
+
+
 def contains_map(t: SqlType) -> bool:
     """True if ``t`` is a map or holds one at any depth."""
     if isinstance(t, Map):

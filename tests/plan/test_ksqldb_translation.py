@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError
+from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
@@ -179,3 +179,9 @@ def test_a_window_of_later_releases_is_json_and_durations_are_seconds() -> None:
     assert fields.formats(older).value_features == ("UNWRAP_SINGLE_VALUE",)
     assert fields.formats({**later, "valueFeatures": ["WRAP_SINGLES"]}).value_features == ("WRAP_SINGLE_VALUE",)
     assert fields.formats(later).key_features == ()
+
+
+def test_a_decimal_wider_than_spark_s_is_a_skip_naming_it() -> None:
+    assert fields.schema("`K` DECIMAL(38, 2) KEY").columns[0].type == t.Decimal(38, 2)
+    with pytest.raises(UnsupportedFeatureError, match=r"DECIMAL\(64, 2\): Spark's decimals hold at most 38 digits"):
+        fields.schema("`K` STRING KEY, `V` ARRAY<DECIMAL(64, 2)>")

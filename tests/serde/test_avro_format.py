@@ -133,3 +133,9 @@ def test_a_map_that_kafka_connect_wrote_as_an_array_of_entries_takes_a_json_obje
     plain = {"type": "array", "items": {**entry, "connect.internal.type": None}}
     with pytest.raises(SerdeError, match=r"expected an array at \$"):
         datum_for_schema({"a": 1.5}, plain)
+
+
+def test_a_decimal_schema_without_its_precision_takes_a_value_at_its_scale() -> None:
+    from qtt.serde.registry.avro_schema import datum_for_schema
+
+    assert datum_for_schema(65.21, {"type": "bytes", "logicalType": "decimal", "scale": 2}) == Decimal("65.21")

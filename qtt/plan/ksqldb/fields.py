@@ -14,6 +14,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
+from qtt import sqltypes as t
 from qtt.errors import UnsupportedFeatureError
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import LogicalSchema
@@ -36,11 +37,20 @@ class PlanShapeError(ValueError):
     """A field of a ksqlDB plan that is not in any shape ksqlDB wrote."""
 
 
+#: the most digits a Spark decimal holds (ksqlDB's go further)
+SPARK_DECIMAL_DIGITS = 38
+
+
 def schema(text: str) -> LogicalSchema:
     try:
-        return LogicalSchema.parse(text)
+        parsed = LogicalSchema.parse(text)
     except ValueError as error:
         raise PlanShapeError(f"schema {text!r} does not read: {error}") from None
+    for column in parsed.columns:
+        for type_ in t.walk(column.type):
+            if isinstance(type_, t.Decimal) and type_.precision > SPARK_DECIMAL_DIGITS:
+                raise UnsupportedFeatureError(f"{type_}: Spark's decimals hold at most {SPARK_DECIMAL_DIGITS} digits")
+    return parsed
 
 
 def format_info(raw: Mapping[str, Any]) -> s.FormatInfo:

@@ -374,7 +374,8 @@ def _decimal_datum(value: Any, schema: Mapping[str, Any], path: str) -> decimal.
     if not number.is_finite() or (precision and number.adjusted() >= precision - scale):
         raise SerdeError(msg)
     # quantize within the schema's precision, not Python's default 28 digits
-    context = decimal.Context(prec=max(precision, number.adjusted() + 1, 1) + 1)
+    # (a schema without a precision, which Avro requires and ksqlDB's own tests hold once, bounds nothing)
+    context = decimal.Context(prec=max(precision, number.adjusted() + 1 + max(scale, 0), 1) + 1)
     fitted = number.quantize(decimal.Decimal(1).scaleb(-scale), context=context)
     if precision and len(fitted.as_tuple().digits) > precision:  # rounded up past the precision
         raise SerdeError(msg)
