@@ -9,13 +9,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
-from qtt.plan.analysis.coercion import implicit_cast
-from qtt.plan.functions.aggregate_signatures import NOT_LITERAL, resolve_aggregate
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.ksqldb.context import Translated
+from qtt.plan.planner.aggregate_planner import aggregate_call as planned_call
 from qtt.sql import ast
-from qtt.sql.formatter import format_expr
 from qtt.sql.parser import parse_expression
 
 #: ``<expression> AS <alias>`` as ksqlDB prints a select expression; the alias is a plain or
@@ -68,24 +66,4 @@ def aggregate_call(text: str, index: int, over: Translated, config: Mapping[str,
     node = parsed(text)
     if not isinstance(node, ast.FunctionCall):
         raise ValueError(f"not an aggregate call: {text!r}")
-    inner = Analyzer(scope_of(over.columns()), "SELECT")
-    arg_nodes = [a for a in node.args if not isinstance(a, ast.AllColumns)]
-    args = [inner(a) for a in arg_nodes]
-    literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
-    resolved = resolve_aggregate(
-        node.name,
-        [a.result_type for a in args],
-        literals,
-        config=config,
-        arg_sql=[format_expr(a) for a in arg_nodes],
-        written=node.written,
-    )
-    n = len(resolved.arg_types)
-    return s.AggregateCall(
-        alias=f"KSQL_AGG_VARIABLE_{index}",
-        function=resolved.name,
-        args=tuple(implicit_cast(a, type_) for a, type_ in zip(args[:n], resolved.arg_types, strict=True)),
-        params=tuple(resolved.params),
-        return_type=resolved.return_type,
-        state_type=resolved.state_type,
-    )
+    return planned_call(node, Analyzer(scope_of(over.columns()), "SELECT"), f"KSQL_AGG_VARIABLE_{index}", config)

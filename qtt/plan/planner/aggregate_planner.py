@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
@@ -80,26 +81,7 @@ class AggregationPlanner:
             msg = f"Aggregate functions can not be nested: {format_expr(node)}"
             raise StatementError(msg)
         inner = Analyzer(self.scope, "SELECT")  # no hook: a nested aggregate is an error
-        arg_nodes = [a for a in node.args if not isinstance(a, ast.AllColumns)]
-        args = [inner(a) for a in arg_nodes]
-        literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
-        resolved = resolve_aggregate(
-            node.name,
-            [a.result_type for a in args],
-            literals,
-            config=self.context.config,
-            arg_sql=[format_expr(a) for a in arg_nodes],
-            written=node.written,
-        )
-        n = len(resolved.arg_types)
-        call = s.AggregateCall(
-            alias=f"KSQL_AGG_VARIABLE_{len(self.calls)}",
-            function=resolved.name,
-            args=tuple(implicit_cast(a, type_) for a, type_ in zip(args[:n], resolved.arg_types, strict=True)),
-            params=tuple(resolved.params),
-            return_type=resolved.return_type,
-            state_type=resolved.state_type,
-        )
+        call = aggregate_call(node, inner, f"KSQL_AGG_VARIABLE_{len(self.calls)}", self.context.config)
         for existing in self.calls:
             if dataclasses.replace(existing, alias=call.alias) == call:
                 return e.ColumnRef(name=existing.alias, sql_type=existing.return_type)
@@ -269,6 +251,37 @@ class AggregationPlanner:
             select_expressions=tuple(expressions),
         )
         return step, schema
+
+
+def aggregate_call(
+    node: ast.FunctionCall, analyzer: Analyzer, alias: str, config: Mapping[str, Any] | None
+) -> s.AggregateCall:
+    """The aggregate ``node`` resolved over the arguments ``analyzer`` types, as the call ``alias``.
+
+    Raises:
+        StatementError: arguments no overload takes, with ksqlDB's messages.
+        UnsupportedFeatureError: an aggregate or overload qtt does not run.
+    """
+    arg_nodes = [a for a in node.args if not isinstance(a, ast.AllColumns)]
+    args = [analyzer(a) for a in arg_nodes]
+    literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
+    resolved = resolve_aggregate(
+        node.name,
+        [a.result_type for a in args],
+        literals,
+        config=config,
+        arg_sql=[format_expr(a) for a in arg_nodes],
+        written=node.written,
+    )
+    n = len(resolved.arg_types)
+    return s.AggregateCall(
+        alias=alias,
+        function=resolved.name,
+        args=tuple(implicit_cast(a, type_) for a, type_ in zip(args[:n], resolved.arg_types, strict=True)),
+        params=tuple(resolved.params),
+        return_type=resolved.return_type,
+        state_type=resolved.state_type,
+    )
 
 
 def _argument_columns(calls: Sequence[s.AggregateCall]) -> dict[e.Expression, s.SelectExpression]:
