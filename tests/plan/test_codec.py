@@ -108,7 +108,8 @@ def test_invalid_json_gives_line_and_column() -> None:
 
 
 def test_every_step_tag_has_a_builder() -> None:
-    from qtt.runtime import operators  # noqa: F401 (registers the stateful step builders)
+    import qtt.runtime.build.builder  # noqa: F401 (registers the stateless step builders)
+    import qtt.runtime.operators.registered  # noqa: F401 (registers the stateful step builders)
     from qtt.runtime.build.context import BUILDERS
 
     missing = [cls.type_tag for cls in ExecutionStep.registry.values() if cls not in BUILDERS]
