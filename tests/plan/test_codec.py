@@ -108,7 +108,7 @@ def test_invalid_json_gives_line_and_column() -> None:
 
 
 def test_every_step_tag_has_a_builder() -> None:
-    import qtt.runtime.build.builder  # noqa: F401 (registers the stateless step builders)
+    import qtt.runtime.build.builder  # registers the stateless step builders
     import qtt.runtime.operators.registered  # noqa: F401 (registers the stateful step builders)
     from qtt.runtime.build.context import BUILDERS
 
