@@ -161,6 +161,8 @@ def run_groups(
         return runs
 
     done: set[int] = set()
+    if not groups:
+        return
     with (
         ThreadPoolExecutor(1, thread_name_prefix="qtt-build", initializer=activate, initargs=(session,)) as builder,
         ThreadPoolExecutor(
