@@ -41,31 +41,20 @@ def _source(context: StepContext, raw: Mapping[str, Any], *, table: bool) -> Tra
     return Translated(step, schema, _visible(raw, window), is_table=table, window=window, key_copies=copies)
 
 
-@translates("streamSourceV1")
-def stream_source_v1(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
+def _stream_source(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
     return _source(context, raw, table=False)
 
 
-@translates("windowedStreamSourceV1")
-def windowed_stream_source_v1(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
-    return _source(context, raw, table=False)
-
-
-@translates("tableSourceV1")
-def table_source_v1(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
+def _table_source(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
+    # tableSourceV2 names the formats of the materialized source table's store; qtt's table
+    # source keeps its state its own way, so the store formats decide nothing here
     return _source(context, raw, table=True)
 
 
-@translates("tableSourceV2")
-def table_source_v2(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
-    # V2 names the formats of the materialized source table's store; qtt's table source keeps its
-    # state its own way, so the store formats decide nothing here
-    return _source(context, raw, table=True)
-
-
-@translates("windowedTableSourceV1")
-def windowed_table_source_v1(context: StepContext, raw: Mapping[str, Any], _: list[Translated]) -> Translated:
-    return _source(context, raw, table=True)
+for _tag in ("streamSourceV1", "windowedStreamSourceV1"):
+    translates(_tag)(_stream_source)
+for _tag in ("tableSourceV1", "tableSourceV2", "windowedTableSourceV1"):
+    translates(_tag)(_table_source)
 
 
 def _sink(context: StepContext, raw: Mapping[str, Any], sources: list[Translated], *, table: bool) -> Translated:
