@@ -29,7 +29,9 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argpar
         nargs="*",
         metavar="PATH",
         help="case files (*.json), SQL test files (*.sql) or directories; historical_plans/, one case's "
-        "historical_plans/<slug>/, or one <slug>/<version>_<ms>/ folder (default: ./cases and ./historical_plans)",
+        "historical_plans/<slug>/, or one <slug>/<version>_<ms>/ folder; ksqlDB's own historical_plans tree, "
+        "a case folder or a version folder of it, translated into qtt's plans (default: ./cases and "
+        "./historical_plans)",
     )
     run.add_argument(
         "--jsonl",
