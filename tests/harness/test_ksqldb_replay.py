@@ -28,6 +28,11 @@ def test_every_folder_replays_or_names_the_step_it_skips_and_equal_plans_replay_
     recorded = json.loads(wrong.read_text())
     recorded["testCase"]["outputs"][0]["value"]["GRAMS"] = 1
     wrong.write_text(json.dumps(recorded))
+    # a folder whose recorded sink schema is not the one qtt's plan gives
+    hourly = tree / "parcels_-_heaviest_per_hour" / "6.2.0_1700000000003" / "spec.json"
+    recorded = json.loads(hourly.read_text())
+    recorded["schemas"]["CTAS_HOURLY_0.HOURLY"] = {"schema": "`DEPOT` STRING KEY, `HEAVIEST` BIGINT"}
+    hourly.write_text(json.dumps(recorded))
 
     results = run_selection(select([str(tree)]), session=lambda: spark).results
 
@@ -35,7 +40,7 @@ def test_every_folder_replays_or_names_the_step_it_skips_and_equal_plans_replay_
     assert {name: r.status for name, r in by_folder.items()} == {
         "parcels_-_depots_by_city/8.0.1_1700000000006": Status.SKIPPED,
         "parcels_-_final_heaviest_per_hour/7.0.0_1700000000005": Status.PASSED,
-        "parcels_-_heaviest_per_hour/6.2.0_1700000000003": Status.PASSED,
+        "parcels_-_heaviest_per_hour/6.2.0_1700000000003": Status.FAILED,
         "parcels_-_heavy_parcels/7.1.0_1700000000001": Status.PASSED,
         "parcels_-_heavy_parcels/8.0.0_1700000000011": Status.FAILED,
         "parcels_-_parcels_routed_to_their_depot_city/8.0.0_1700000000004": Status.PASSED,
@@ -45,7 +50,13 @@ def test_every_folder_replays_or_names_the_step_it_skips_and_equal_plans_replay_
     assert "outputs differ on HEAVY" in by_folder["parcels_-_heavy_parcels/8.0.0_1700000000011"].reason
     assert {r.kind for r in results} == {"ksqldb"}
     heavy = by_folder["parcels_-_heavy_parcels/7.1.0_1700000000001"]
-    assert heavy.reason == "compared 2 output record(s) on HEAVY"
+    assert heavy.reason == "compared 2 output record(s) on HEAVY; 2 step schema(s)"
+    hourly = by_folder["parcels_-_heaviest_per_hour/6.2.0_1700000000003"]
+    assert hourly.reason == "1 step schema(s) differ from what ksqlDB recorded"
+    assert hourly.problems == [
+        "step schema CTAS_HOURLY_0.HOURLY: ksqlDB recorded `DEPOT` STRING KEY, `HEAVIEST` BIGINT, "
+        "qtt's plan gives `DEPOT` STRING KEY, `HEAVIEST` INTEGER"
+    ]
 
 
 @pytest.mark.spark

@@ -85,15 +85,53 @@ def replay_ksqldb_folders(
     for group, outcome in zip(groups.values(), ran, strict=True):
         for copy in group:
             _take(copy.result, outcome)
+            schemas = step_schema_problems(copy)
+            if schemas.problems and copy.result.status is Status.PASSED:
+                copy.result.status = Status.FAILED
+                copy.result.reason = f"{len(schemas.problems)} step schema(s) differ from what ksqlDB recorded"
+            copy.result.problems = [*copy.result.problems, *schemas.problems]
             if copy.result.status is Status.PASSED:
-                copy.result.reason = compared(copy.variant)
+                copy.result.reason = compared(copy.variant, schemas.compared)
     return results
 
 
-def compared(variant: CaseVariant) -> str:
+@dataclass
+class SchemaCheck:
+    compared: int
+    problems: list[str]
+
+
+def step_schema_problems(entry: Prepared) -> SchemaCheck:
+    """The step schemas ``spec.json`` recorded that have a counterpart in qtt's plan: each
+    source (``.../Source``), each projection (``Project``, ``Aggregate/Project``) and each sink,
+    compared with the schema qtt's replay gives the same step. ksqlDB's other steps' schemas
+    carry copies of the key and pseudo columns in their values, which qtt's steps do not."""
+    replay = entry.result.replay
+    if replay is None:
+        return SchemaCheck(0, [])
+    sinks = {query.physical_plan.context for query in entry.planned.plan.queries()}
+    ours = {
+        f"{query_id}.{context.replace('/', '.')}": schema
+        for query_id, steps in replay.step_schemas.items()
+        for context, schema in steps.items()
+        if context.endswith("Source") or context.rsplit("/", 1)[-1] == "Project" or context in sinks
+    }
+    recorded = entry.folder.recorded_schemas()
+    names = sorted(set(ours) & set(recorded))
+    problems = [
+        f"step schema {name}: ksqlDB recorded {recorded[name]}, qtt's plan gives {ours[name]}"
+        for name in names
+        if recorded[name] != ours[name]
+    ]
+    return SchemaCheck(len(names), problems)
+
+
+def compared(variant: CaseVariant, step_schemas: int = 0) -> str:
     """What a passed folder's replay compared, for the report."""
     topics = sorted({record.topic for record in variant.outputs})
     parts = [f"compared {len(variant.outputs)} output record(s)" + (f" on {', '.join(topics)}" if topics else "")]
+    if step_schemas:
+        parts.append(f"{step_schemas} step schema(s)")
     post = variant.post
     if post is not None and post.sources:
         parts.append(f"{len(post.sources)} source(s)")
