@@ -48,7 +48,10 @@ def test_a_short_list_costs_two_round_trips(spark, monkeypatch) -> None:  # type
     send = client.send_command
     monkeypatch.setattr(client, "send_command", lambda command, *a, **k: sent.append(command) or send(command, *a, **k))
     classic_column._to_seq(sc, [f"c{i}" for i in range(jvm_functions.LIST_OF_MOST)])
-    assert len(sent) == 2
+    # py4j's finalizers tell the JVM to drop objects Python let go ("m\nd\n...") whenever they
+    # run: housekeeping on the same connection, not round trips of this call
+    calls = [command for command in sent if not command.startswith("m\nd\n")]
+    assert len(calls) == 2
 
 
 def test_dataframe_calls_take_the_short_road(spark) -> None:  # type: ignore[no-untyped-def]
