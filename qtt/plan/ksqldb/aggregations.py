@@ -23,7 +23,7 @@ from qtt.plan.ir.schema import KEY, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.ksqldb import fields
 from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, carried, query_context, translates
 from qtt.plan.ksqldb.expressions import aggregate_call, typed
-from qtt.plan.ksqldb.projections import ROWKEY, key_names
+from qtt.plan.ksqldb.projections import ROWKEY, key_names, pseudo_of, rekeyed_schema
 
 
 def _groups(context: StepContext, raw: Mapping[str, Any], source: Translated) -> tuple[s.SelectExpression, ...]:
@@ -44,36 +44,16 @@ def _copies(groups: tuple[s.SelectExpression, ...]) -> tuple[ScopeColumn, ...]:
     )
 
 
-def _grouped(source: Translated, groups: tuple[s.SelectExpression, ...], values: list[Column]) -> LogicalSchema:
-    return LogicalSchema(tuple(Column(g.alias, g.expression.result_type, KEY) for g in groups) + tuple(values))
-
-
-def _value_columns(source: Translated, groups: tuple[s.SelectExpression, ...]) -> list[Column]:
-    taken = {g.alias for g in groups}
-    seen: dict[str, Column] = {}
-    for c in (*source.schema.value, *source.schema.key):
-        if c.name not in taken and c.name not in seen:
-            seen[c.name] = Column(c.name, c.type, VALUE)
-    return list(seen.values())
-
-
 def _stream_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     (source,) = sources
     groups = _groups(context, raw, source)
     step = s.StreamGroupByV1(context=query_context(raw), source=source.step, group_by_expressions=groups)
-    values = _value_columns(source, groups)
-    extra = _copies(groups) + tuple(c for c in source.extra if c.input_name is None)
-    return Translated(step, _grouped(source, groups, values), extra, window=source.window, groups=groups)
+    extra = _copies(groups) + pseudo_of(source)
+    return Translated(step, rekeyed_schema(source, groups), extra, window=source.window, groups=groups)
 
 
-@translates("streamGroupByV1")
-def stream_group_by_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    return _stream_group_by(context, raw, sources)
-
-
-@translates("streamGroupByV2")
-def stream_group_by_v2(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    return _stream_group_by(context, raw, sources)
+for _tag in ("streamGroupByV1", "streamGroupByV2"):
+    translates(_tag)(_stream_group_by)
 
 
 @translates("streamGroupByKeyV1")
@@ -84,8 +64,9 @@ def stream_group_by_key_v1(context: StepContext, raw: Mapping[str, Any], sources
         for c in source.schema.key
     )
     step = s.StreamGroupByV1(context=query_context(raw), source=source.step, group_by_expressions=groups)
-    schema = _grouped(source, groups, _value_columns(source, groups))
-    return Translated(step, schema, source.extra, window=source.window, key_copies=source.key_copies)
+    return Translated(
+        step, rekeyed_schema(source, groups), source.extra, window=source.window, key_copies=source.key_copies
+    )
 
 
 def _table_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
@@ -101,19 +82,14 @@ def _table_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[
     step = s.TableGroupByV1(
         context=query_context(raw), source=source.step, group_by_expressions=groups, argument_expressions=arguments
     )
-    values = [Column(a.alias, a.expression.result_type, VALUE) for a in arguments]
-    extra = _copies(groups) + tuple(c for c in source.extra if c.input_name is None)
-    return Translated(step, _grouped(source, groups, values), extra, is_table=True, groups=groups)
+    values = tuple(Column(a.alias, a.expression.result_type, VALUE) for a in arguments)
+    keys = tuple(Column(g.alias, g.expression.result_type, KEY) for g in groups)
+    extra = _copies(groups) + pseudo_of(source)
+    return Translated(step, LogicalSchema(keys + values), extra, is_table=True, groups=groups)
 
 
-@translates("tableGroupByV1")
-def table_group_by_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    return _table_group_by(context, raw, sources)
-
-
-@translates("tableGroupByV2")
-def table_group_by_v2(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    return _table_group_by(context, raw, sources)
+for _tag in ("tableGroupByV1", "tableGroupByV2"):
+    translates(_tag)(_table_group_by)
 
 
 def _calls(context: StepContext, raw: Mapping[str, Any], source: Translated) -> tuple[s.AggregateCall, ...]:

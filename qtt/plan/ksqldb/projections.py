@@ -69,7 +69,7 @@ def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translat
         and (key := source.key_copies.get(v.expression.name, v.expression.name)) in renamed
     }
     return Translated(
-        step, schema, _pseudo(source), is_table=table, window=source.window, key_copies=copies, key_and_value=both
+        step, schema, pseudo_of(source), is_table=table, window=source.window, key_copies=copies, key_and_value=both
     )
 
 
@@ -80,7 +80,7 @@ def _pseudo_as_itself(value: s.SelectExpression) -> bool:
     return isinstance(x, e.ColumnRef) and x.name == value.alias and value.alias in PSEUDO_COLUMNS
 
 
-def _pseudo(source: Translated) -> tuple[ScopeColumn, ...]:
+def pseudo_of(source: Translated) -> tuple[ScopeColumn, ...]:
     """The pseudo columns and window bounds a step's output keeps from its source."""
     return tuple(c for c in source.extra if c.input_name is None)
 
@@ -165,7 +165,7 @@ def _select_key(context: StepContext, raw: Mapping[str, Any], sources: list[Tran
         )
     else:
         step = s.StreamSelectKeyV1(context=where, source=source.step, key_expressions=keys)
-    return Translated(step, rekeyed_schema(source, keys), _pseudo(source), window=source.window)
+    return Translated(step, rekeyed_schema(source, keys), pseudo_of(source), window=source.window)
 
 
 @translates("streamSelectKeyV1")
