@@ -73,6 +73,9 @@ def examples() -> dict[str, object]:
         "tableFilterV2": s.TableFilterV2(
             context="WhereFilter", source=SOURCE, filter_expression=e.Comparison(op=">", left=ID, right=ONE)
         ),
+        "tableFilterV3": s.TableFilterV3(
+            context="WhereFilter", source=SOURCE, filter_expression=e.Comparison(op=">", left=ID, right=ONE)
+        ),
         "tableSelectV1": s.TableSelectV1(
             context="Project",
             source=SOURCE,

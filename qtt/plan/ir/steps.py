@@ -296,6 +296,23 @@ class TableFilterV2(FilterStep):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TableFilterV3(FilterStep, StatefulStep):
+    """ksqlDB's WHERE over a table since 0.14 (Kafka Streams' KAFKA-10077): the step keeps each
+    key's previous source row, and a row that fails ``filter_expression`` (or a delete) is a
+    delete only when that previous row passes the same expression; otherwise nothing is
+    emitted. A row that passes is emitted as it is.
+
+    The previous row is tested with the step's own expression, so a ``CREATE OR REPLACE``
+    that changes the filter judges the rows its state holds by the new one. Plans persisted
+    with :class:`TableFilterV1` keep deleting on every failing row.
+    """
+
+    type_tag: ClassVar[str] = "tableFilterV3"
+    source: ExecutionStep
+    filter_expression: Expression
+
+
+@dataclass(frozen=True, kw_only=True)
 class TableSelectV1(SelectStep):
     """Project a table's rows; a delete stays a delete of the same key."""
 

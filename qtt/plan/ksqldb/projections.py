@@ -7,7 +7,8 @@ output column, so the key columns are added as references to the source's keys.
 ksqlDB's table filter changed under its step version: until 6.0 (Kafka Streams before
 KAFKA-10077) a row that fails the filter deletes its key; from 6.1 a key is deleted only if
 its previous row passed. Over an aggregate (``HAVING``), the later semantics are qtt's
-:class:`~qtt.plan.ir.steps.TableFilterV2`; over a source table qtt has no such step yet.
+:class:`~qtt.plan.ir.steps.TableFilterV2`; over any other table,
+:class:`~qtt.plan.ir.steps.TableFilterV3`.
 """
 
 from __future__ import annotations
@@ -115,8 +116,7 @@ def table_filter_v1(context: StepContext, raw: Mapping[str, Any], sources: list[
     elif isinstance(source.step, s.AggregateStep):
         step = s.TableFilterV2(context=where, source=source.step, filter_expression=predicate)
     else:
-        why = f"a table filter of ksqlDB {context.release} (a key is deleted only if its previous row passed)"
-        raise Untranslatable("tableFilterV1", why)
+        step = s.TableFilterV3(context=where, source=source.step, filter_expression=predicate)
     return dataclasses.replace(source, step=step, is_table=True)
 
 

@@ -215,7 +215,9 @@ class QueryPlanner:
                 msg = f"Table functions are not allowed in WHERE: {format_expr(query.where)}"
                 raise StatementError(msg)
             predicate = Analyzer(scope, "WHERE").boolean(query.where)
-            filter_step = s.TableFilterV1 if table else s.StreamFilterV1
+            filter_step: type[s.StreamFilterV1 | s.TableFilterV1 | s.TableFilterV3] = s.StreamFilterV1
+            if table:  # under a GROUP BY, a delete of a row that never passed retracts nothing anyway
+                filter_step = s.TableFilterV1 if query.group_by is not None else s.TableFilterV3
             step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
 
         named = self._alias_select_items(query.select)

@@ -226,6 +226,53 @@ class TableGroupByProcessor(StatefulOperator):
         pass
 
 
+@dataclass(frozen=True)
+class PreviousRowSpec:
+    """What :class:`PreviousRowProcessor` (``tableFilterV3``) needs, picklable for the Python workers."""
+
+    state_name: str
+    #: the columns it keeps per key (the source's value and pseudo columns), with their types
+    state_schema: st.StructType
+    #: every column of its output, in order: the input's, the previous row's, HAD_PREVIOUS, ORDER
+    output: tuple[str, ...]
+
+
+class PreviousRowProcessor(StatefulOperator):
+    """Per key: the last source row (kept through deletes as none); each row goes out with it."""
+
+    def __init__(self, spec: PreviousRowSpec) -> None:
+        self.spec = spec
+
+    def state_names(self) -> tuple[str, ...]:
+        return (self.spec.state_name,)
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        freeze_once("operator")
+        self.codec = StateCodec(self.spec.state_schema)
+        self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
+
+    def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
+        kept = [f.name for f in self.spec.state_schema.fields]
+        previous = self.codec.decode(self.state.get()) if self.state.exists() else None
+        for position, row in enumerate(sorted(rows, key=lambda r: r[SEQ])):
+            if position and previous is not None:
+                previous = self.through_store(self.state, self.codec, previous)
+            out = row.asDict()
+            for name, value in zip(kept, previous or (None,) * len(kept), strict=True):
+                out[previous_name(name)] = value
+            out[HAD_PREVIOUS] = previous is not None
+            out.setdefault(ORDER, 0)
+            yield Row(**{name: out[name] for name in self.spec.output})
+            previous = None if row[TOMBSTONE] else tuple(row[name] for name in kept)
+        if previous is None:
+            self.state.clear()
+        else:
+            self.state.update(self.codec.encode(previous))
+
+    def close(self) -> None:
+        pass
+
+
 def _replaced_by_next(ordered: Sequence[Row], position: int) -> bool:
     """Whether the row at ``position`` is a retraction the same input's addition follows."""
     row = ordered[position]
