@@ -125,7 +125,7 @@ def test_grouping_by_several_expressions_before_6_1_does_not_translate() -> None
         _translate(old, spec)
 
 
-def test_a_table_filter_of_a_later_release_over_a_source_table_does_not_translate() -> None:
+def test_a_table_filter_of_a_later_release_over_a_source_table_keeps_the_previous_row() -> None:
     plan, spec = _read("parcels_-_parcels_routed_to_their_depot_city")
     right = plan["plan"][2]["queryPlan"]["physicalPlan"]["source"]["source"]["rightSource"]
     right["source"] = {
@@ -134,8 +134,8 @@ def test_a_table_filter_of_a_later_release_over_a_source_table_does_not_translat
         "filterExpression": "(CITY IS NOT NULL)",
         "source": right["source"],
     }
-    with pytest.raises(Untranslatable, match=r"tableFilterV1: a table filter of ksqlDB 8\.0\.0"):
-        _translate(plan, spec)
+    steps = _query_steps(_translate(plan, spec))  # after KAFKA-10077: a delete only after a passing row
+    assert any(isinstance(x, s.TableFilterV3) for x in steps)
     spec["version"] = "6.0.0"  # before KAFKA-10077: every failing row deletes its key, qtt's TableFilterV1
     steps = _query_steps(_translate(plan, spec))
     assert any(isinstance(x, s.TableFilterV1) for x in steps)

@@ -48,6 +48,11 @@ class Restore:
     written_at: Mapping[str, str] = field(default_factory=dict)
     #: resuming: keep each query's checkpoint after the run in ``keep/<queryId>`` (for a next point)
     keep: Path | None = None
+    #: resuming: the queries that ran before the point. One of them with no stored checkpoint
+    #: kept no state there (an upgrade made it stateful): it rebuilds its state from every record
+    #: before the point, its outputs for them dropped, as ksqlDB's materialized source would
+    #: hold them. A query not among them starts at the point with empty state.
+    running: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -102,12 +107,14 @@ def run_restored(
     consumed = restore.consumed.get(query_id, 0)
     stored = restore.folder / query_id
     seed = None
+    after = [record for record in records if record.seq >= restore.point]
     if consumed and stored.is_dir():
         written_at = restore.written_at.get(query_id, "")
         seed = partial(copy_checkpoint, stored, written_at=written_at)
     else:
         consumed = 0
-    after = [record for record in records if record.seq >= restore.point]
+        if query_id in restore.running:  # no state to resume: rebuilt from the records before the point
+            after = list(records)
     replayed = (_CONSUMED,) * consumed + tuple(after)
     kept = None
     if restore.keep is not None:

@@ -263,6 +263,7 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
             consumed=dict(previous.consumed),
             written_at=dict(previous.written_at),
             keep=None if last else folder / str(index),
+            running=frozenset(query.query_id for query in epochs[index - 1].plan.queries()),
         )
     return ReplayItem(epoch.plan, tuple(inputs), registry, restore=restore)
 
