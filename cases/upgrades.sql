@@ -122,6 +122,149 @@ ASSERT VALUES high (id, level) VALUES (1, 8);
 ASSERT NULL VALUES high (id) KEY (1);
 
 ----------------------------------------------------------------------------------------------------
+-- Upgrades beyond ksqlDB's: with 'qtt.upgrades.extended', filters and projections around joins,
+-- windowed aggregations and table functions may change; each test below resumes real state
+-- from before the upgrade (a table row, a window's count, a buffered stream row).
+----------------------------------------------------------------------------------------------------
+--@test: extended: a stream-table join keeps its table rows when its filter changes
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR, tier VARCHAR) WITH (kafka_topic='customers', value_format='JSON');
+CREATE STREAM orders (customer INT KEY, amount INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM enriched AS SELECT o.customer, o.amount, c.name FROM orders o JOIN customers c ON o.customer = c.id WHERE o.amount > 10;
+
+INSERT INTO customers (id, name, tier) VALUES (1, 'ada', 'gold');
+INSERT INTO orders (customer, amount) VALUES (1, 50);
+ASSERT VALUES enriched (customer, amount, name) VALUES (1, 50, 'ada');
+
+CREATE OR REPLACE STREAM enriched AS SELECT o.customer, o.amount, c.name FROM orders o JOIN customers c ON o.customer = c.id WHERE o.amount > 100;
+
+INSERT INTO orders (customer, amount) VALUES (1, 60);
+INSERT INTO orders (customer, amount) VALUES (1, 150);
+ASSERT VALUES enriched (customer, amount, name) VALUES (1, 150, 'ada');
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: a stream-table join keeps its table rows when its projection gains a column
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR, tier VARCHAR) WITH (kafka_topic='customers', value_format='JSON');
+CREATE STREAM orders (customer INT KEY, amount INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM enriched AS SELECT o.customer, o.amount, c.name FROM orders o JOIN customers c ON o.customer = c.id;
+
+INSERT INTO customers (id, name, tier) VALUES (1, 'ada', 'gold');
+INSERT INTO orders (customer, amount) VALUES (1, 50);
+ASSERT VALUES enriched (customer, amount, name) VALUES (1, 50, 'ada');
+
+CREATE OR REPLACE STREAM enriched AS SELECT o.customer, o.amount, c.name, c.tier FROM orders o JOIN customers c ON o.customer = c.id;
+
+INSERT INTO orders (customer, amount) VALUES (1, 70);
+ASSERT VALUES enriched (customer, amount, name, tier) VALUES (1, 70, 'ada', 'gold');
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: a table-table join keeps both sides when its filter changes
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE TABLE stock (sku VARCHAR PRIMARY KEY, qty INT) WITH (kafka_topic='stock', value_format='JSON');
+CREATE TABLE prices (sku VARCHAR PRIMARY KEY, price INT) WITH (kafka_topic='prices', value_format='JSON');
+CREATE TABLE worth AS SELECT s.sku AS sku, qty, price FROM stock s JOIN prices p ON s.sku = p.sku WHERE qty > 0;
+
+INSERT INTO stock (sku, qty) VALUES ('bolt', 3);
+INSERT INTO prices (sku, price) VALUES ('bolt', 2);
+ASSERT VALUES worth (sku, qty, price) VALUES ('bolt', 3, 2);
+
+CREATE OR REPLACE TABLE worth AS SELECT s.sku AS sku, qty, price FROM stock s JOIN prices p ON s.sku = p.sku WHERE qty > 5;
+
+INSERT INTO stock (sku, qty) VALUES ('bolt', 9);
+ASSERT VALUES worth (sku, qty, price) VALUES ('bolt', 9, 2);
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: a stream-stream join keeps its window's rows when its filter changes
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE STREAM clicks (who VARCHAR KEY, page VARCHAR) WITH (kafka_topic='clicks', value_format='JSON');
+CREATE STREAM buys (who VARCHAR KEY, item VARCHAR) WITH (kafka_topic='buys', value_format='JSON');
+CREATE STREAM converted AS SELECT c.who AS who, page, item FROM clicks c JOIN buys b WITHIN 1 HOUR ON c.who = b.who;
+
+INSERT INTO clicks (rowtime, who, page) VALUES (1000, 'ann', 'home');
+INSERT INTO buys (rowtime, who, item) VALUES (2000, 'ann', 'pen');
+ASSERT VALUES converted (who, page, item) VALUES ('ann', 'home', 'pen');
+
+CREATE OR REPLACE STREAM converted AS SELECT c.who AS who, page, item FROM clicks c JOIN buys b WITHIN 1 HOUR ON c.who = b.who WHERE item <> 'pen';
+
+INSERT INTO buys (rowtime, who, item) VALUES (3000, 'ann', 'pen');
+INSERT INTO buys (rowtime, who, item) VALUES (4000, 'ann', 'ink');
+ASSERT VALUES converted (who, page, item) VALUES ('ann', 'home', 'ink');
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: a windowed count goes on counting when its filter changes
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE STREAM hits (page VARCHAR KEY, ms INT) WITH (kafka_topic='hits', value_format='JSON');
+CREATE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM hits WINDOW TUMBLING (SIZE 1 MINUTE) WHERE ms > 0 GROUP BY page;
+
+INSERT INTO hits (rowtime, page, ms) VALUES (1000, 'a', 5);
+ASSERT VALUES per_minute (page, n) VALUES ('a', 1);
+
+CREATE OR REPLACE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM hits WINDOW TUMBLING (SIZE 1 MINUTE) WHERE ms > 10 GROUP BY page;
+
+INSERT INTO hits (rowtime, page, ms) VALUES (2000, 'a', 3);
+INSERT INTO hits (rowtime, page, ms) VALUES (3000, 'a', 20);
+ASSERT VALUES per_minute (page, n) VALUES ('a', 2);
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: a windowed count keeps its windows when it gains a HAVING
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE STREAM hits (page VARCHAR KEY, ms INT) WITH (kafka_topic='hits', value_format='JSON');
+CREATE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM hits WINDOW TUMBLING (SIZE 1 MINUTE) GROUP BY page;
+
+INSERT INTO hits (rowtime, page, ms) VALUES (1000, 'a', 5);
+ASSERT VALUES per_minute (page, n) VALUES ('a', 1);
+
+CREATE OR REPLACE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM hits WINDOW TUMBLING (SIZE 1 MINUTE) GROUP BY page HAVING COUNT(*) > 1;
+
+INSERT INTO hits (rowtime, page, ms) VALUES (2000, 'a', 3);
+ASSERT VALUES per_minute (page, n) VALUES ('a', 2);
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: a table function's filter and projection change
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE STREAM baskets (id INT KEY, items VARCHAR, total INT) WITH (kafka_topic='baskets', value_format='JSON');
+CREATE STREAM lines AS SELECT id, EXPLODE(SPLIT(items, ',')) AS item FROM baskets WHERE total > 0;
+
+INSERT INTO baskets (id, items, total) VALUES (1, 'a,b', 5);
+ASSERT VALUES lines (id, item) VALUES (1, 'a');
+ASSERT VALUES lines (id, item) VALUES (1, 'b');
+
+CREATE OR REPLACE STREAM lines AS SELECT id, EXPLODE(SPLIT(items, ',')) AS item, total FROM baskets WHERE total > 10;
+
+INSERT INTO baskets (id, items, total) VALUES (2, 'c', 5);
+INSERT INTO baskets (id, items, total) VALUES (3, 'd', 20);
+ASSERT VALUES lines (id, item, total) VALUES (3, 'd', 20);
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: a join's type cannot change in place
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: StreamTableJoin must have matching join type. Values differ: INNER vs. LEFT
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR) WITH (kafka_topic='customers', value_format='JSON');
+CREATE STREAM orders (customer INT KEY, amount INT) WITH (kafka_topic='orders', value_format='JSON');
+CREATE STREAM enriched AS SELECT o.customer, o.amount, c.name FROM orders o JOIN customers c ON o.customer = c.id;
+CREATE OR REPLACE STREAM enriched AS SELECT o.customer, o.amount, c.name FROM orders o LEFT JOIN customers c ON o.customer = c.id;
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: a window's grace period cannot change in place
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: StreamWindowedAggregate must have matching window
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE STREAM hits (page VARCHAR KEY, ms INT) WITH (kafka_topic='hits', value_format='JSON');
+CREATE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM hits WINDOW TUMBLING (SIZE 1 MINUTE, GRACE PERIOD 10 SECONDS) GROUP BY page;
+CREATE OR REPLACE TABLE per_minute AS SELECT page, COUNT(*) AS n FROM hits WINDOW TUMBLING (SIZE 1 MINUTE, GRACE PERIOD 20 SECONDS) GROUP BY page;
+
+----------------------------------------------------------------------------------------------------
 --@test: the shape of a query's sink can be asserted
 ----------------------------------------------------------------------------------------------------
 CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');

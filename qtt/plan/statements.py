@@ -18,7 +18,7 @@ from qtt.plan.analysis import messages
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
 from qtt.plan.ddl.sql_schema import namespace_of
-from qtt.plan.ddl.upgrades import check_query_upgrade, check_source_upgrade
+from qtt.plan.ddl.upgrades import check_query_upgrade, check_source_upgrade, extended_upgrades
 from qtt.plan.ddl.with_properties import (
     check_properties,
     finish_formats,
@@ -392,7 +392,7 @@ class Planner:
         if existing is not None:
             check_source_upgrade(existing, sink_source)
         if replaced is not None:
-            check_query_upgrade(replaced.physical_plan, sink)
+            check_query_upgrade(replaced.physical_plan, sink, extended=extended_upgrades(self.config))
         self.sources[statement.name] = sink_source
         create = s.CreateTableV1 if planned.is_table else s.CreateStreamV1
         command = create(

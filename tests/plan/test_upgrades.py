@@ -123,3 +123,84 @@ def test_step_names_are_ksqldbs_class_names() -> None:
     plan = _plan(f"{SOURCE}{TABLE}CREATE STREAM j AS SELECT a.id, a.x, t.name FROM a JOIN t ON a.id = t.id;")
     names = {ksql_step_name(step) for step in s.walk_steps(plan.queries()[0].physical_plan)}
     assert {"StreamTableJoin", "StreamSource", "StreamSink"} <= names
+
+
+EXTENDED = "SET 'qtt.upgrades.extended' = 'true';\n"
+STREAM_B = "CREATE STREAM bb (id INT KEY, z INT) WITH (kafka_topic='bb', value_format='JSON');\n"
+TABLE_U = "CREATE TABLE u (id INT PRIMARY KEY, v INT) WITH (kafka_topic='u', value_format='JSON');\n"
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (  # a filter after a stream-table join
+            "STREAM j AS SELECT a.id, a.x, t.name FROM a JOIN t ON a.id = t.id",
+            "STREAM j AS SELECT a.id, a.x, t.name FROM a JOIN t ON a.id = t.id WHERE a.x > 0",
+        ),
+        (  # a projection after a stream-table join
+            "STREAM j AS SELECT a.id, a.x FROM a JOIN t ON a.id = t.id",
+            "STREAM j AS SELECT a.id, a.x, t.name FROM a JOIN t ON a.id = t.id",
+        ),
+        (  # a filter after a table-table join
+            "TABLE j AS SELECT t.id, name, v FROM t JOIN u ON t.id = u.id",
+            "TABLE j AS SELECT t.id, name, v FROM t JOIN u ON t.id = u.id WHERE v > 1",
+        ),
+        (  # a filter after a stream-stream join
+            "STREAM j AS SELECT a.id, x, z FROM a JOIN bb WITHIN 1 MINUTE ON a.id = bb.id",
+            "STREAM j AS SELECT a.id, x, z FROM a JOIN bb WITHIN 1 MINUTE ON a.id = bb.id WHERE z > x",
+        ),
+        (  # a filter before a windowed aggregation
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY id",
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND) WHERE x > 0 GROUP BY id",
+        ),
+        (  # a HAVING after a windowed aggregation
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY id",
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY id "
+            "HAVING COUNT(*) > 1",
+        ),
+        (  # a filter and a projection around a table function
+            "STREAM e AS SELECT id, EXPLODE(ARRAY[x, y]) AS v FROM a",
+            "STREAM e AS SELECT id, EXPLODE(ARRAY[x, y]) AS v, x FROM a WHERE y > 0",
+        ),
+    ],
+)
+def test_extended_upgrades_change_filters_and_projections_around_joins_windows_and_table_functions(
+    old: str, new: str
+) -> None:
+    statements = f"{SOURCE}{TABLE}{STREAM_B}{TABLE_U}CREATE {old};\nCREATE OR REPLACE {new};"
+    assert "Upgrades not yet supported for" in _refused(statements)  # ksqlDB's rules by default
+    assert "qtt upgrades it when the statements before set 'qtt.upgrades.extended' = 'true'" in _refused(statements)
+    plan = _plan(EXTENDED + statements)
+    assert len(plan.queries()) == 1
+
+
+@pytest.mark.parametrize(
+    "old, new, words",
+    [
+        (
+            "STREAM j AS SELECT a.id, a.x, t.name FROM a JOIN t ON a.id = t.id",
+            "STREAM j AS SELECT a.id, a.x, t.name FROM a LEFT JOIN t ON a.id = t.id",
+            "StreamTableJoin must have matching join type. Values differ: INNER vs. LEFT (its state was kept",
+        ),
+        (
+            "STREAM j AS SELECT a.id, x, z FROM a JOIN bb WITHIN 1 MINUTE ON a.id = bb.id",
+            "STREAM j AS SELECT a.id, x, z FROM a JOIN bb WITHIN 2 MINUTES ON a.id = bb.id",
+            "StreamStreamJoin must have matching before ms. Values differ: 60000 vs. 120000",
+        ),
+        (
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND, GRACE PERIOD 1 SECOND) "
+            "GROUP BY id",
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND, GRACE PERIOD 2 SECONDS) "
+            "GROUP BY id",
+            "StreamWindowedAggregate must have matching window.",
+        ),
+        (
+            "TABLE c AS SELECT id, COUNT(*) AS n FROM a WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY id",
+            "TABLE c AS SELECT id, COUNT(*) AS n, SUM(x) AS s FROM a WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY id",
+            "StreamWindowedAggregate must have matching aggregations.",
+        ),
+    ],
+)
+def test_extended_upgrades_still_refuse_what_the_state_cannot_follow(old: str, new: str, words: str) -> None:
+    message = _refused(f"{EXTENDED}{SOURCE}{TABLE}{STREAM_B}{TABLE_U}CREATE {old};\nCREATE OR REPLACE {new};")
+    assert words in message

@@ -9,23 +9,32 @@ from the old plan's checkpoint. Two things must hold for that to be sound.
 - The plans line up step by step (ksqlDB's ``ExecutionStep.validateUpgrade``). Filters and
   projections are *passive*: they may be added, removed or changed. Sources, sinks, re-keys,
   groupings and aggregations *enforce*: they must appear in both plans, in the same order,
-  with what their state depends on unchanged. Any other step (joins, windowed aggregates,
-  table functions ...) cannot be upgraded yet.
+  with what their state depends on unchanged. ksqlDB refuses any other step (joins, windowed
+  aggregates, table functions ...).
+
+With :data:`EXTENDED` set (``SET 'qtt.upgrades.extended' = 'true';``) qtt goes further, where
+the new plan can still resume the old one's state: table functions are passive too, and joins
+and windowed aggregations enforce (their settings, and for a join the rows each side feeds its
+state, must match), so filters and projections before and after them may change.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from qtt.errors import SqlError
 from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import Column
 
+#: the property that allows upgrades over joins, windowed aggregates and table functions
+EXTENDED = "qtt.upgrades.extended"
+
 #: steps that may change freely between an old plan and its replacement
-_PASSIVE = (s.FilterStep, s.SelectStep)
+_PASSIVE: tuple[type[s.ExecutionStep], ...] = (s.FilterStep, s.SelectStep)
 #: steps that must appear in both plans; what must match is in :func:`_must_match`
-_ENFORCING = (
+_ENFORCING: tuple[type[s.ExecutionStep], ...] = (
     s.SourceStep,
     s.SinkStep,
     s.StreamSelectKeyV1,
@@ -36,6 +45,21 @@ _ENFORCING = (
     s.TableAggregateV1,
     s.TableAggregateV2,
 )
+#: with :data:`EXTENDED`: a table function changes rows, not state
+_PASSIVE_EXTENDED = (*_PASSIVE, s.StreamFlatMapV1)
+#: with :data:`EXTENDED`: each keeps state that the new plan resumes when their settings match
+_ENFORCING_EXTENDED = (*_ENFORCING, js.JoinStep, s.StreamWindowedAggregateV1)
+
+#: why a stateful step's settings must match, by kind
+_WHY = {
+    js.JoinStep: "its state was kept for the old join: the new plan cannot resume it",
+    s.StreamWindowedAggregateV1: "its state was kept for the old windows: the new plan cannot resume it",
+}
+
+
+def extended_upgrades(config: Mapping[str, object]) -> bool:
+    """Whether ``config`` allows the upgrades beyond ksqlDB's (:data:`EXTENDED`)."""
+    return str(config.get(EXTENDED, "false")).lower() == "true"
 
 
 def check_source_upgrade(old: DataSource, new: DataSource) -> None:
@@ -57,9 +81,12 @@ def check_source_upgrade(old: DataSource, new: DataSource) -> None:
         raise SqlError("\n\tAND ".join(issues))
 
 
-def check_query_upgrade(old: s.ExecutionStep, new: s.ExecutionStep) -> None:
-    """Raise :class:`SqlError` unless the query planned as ``new`` can resume ``old``'s state."""
-    old_step, new_step = _enforcing(old), _enforcing(new)
+def check_query_upgrade(old: s.ExecutionStep, new: s.ExecutionStep, *, extended: bool = False) -> None:
+    """Raise :class:`SqlError` unless the query planned as ``new`` can resume ``old``'s state.
+
+    ``extended``: also over joins, windowed aggregates and table functions (:data:`EXTENDED`).
+    """
+    old_step, new_step = _enforcing(old, extended), _enforcing(new, extended)
     if type(old_step) is not type(new_step):
         msg = (
             f"Query is not upgradeable. Plan step {ksql_step_name(old_step)} cannot become {ksql_step_name(new_step)}."
@@ -67,8 +94,11 @@ def check_query_upgrade(old: s.ExecutionStep, new: s.ExecutionStep) -> None:
         raise SqlError(msg)
     _must_match(old_step, new_step)
     old_sources, new_sources = old_step.sources(), new_step.sources()
+    if isinstance(old_step, js.JoinStep):
+        for side, old_source, new_source in zip(("left", "right"), old_sources, new_sources, strict=True):
+            _same_rows(old_step, side, old_source, new_source)
     for old_source, new_source in zip(old_sources, new_sources, strict=True):
-        check_query_upgrade(old_source, new_source)
+        check_query_upgrade(old_source, new_source, extended=extended)
 
 
 def ksql_step_name(step: s.ExecutionStep) -> str:
@@ -78,12 +108,16 @@ def ksql_step_name(step: s.ExecutionStep) -> str:
     return base[:1].upper() + base[1:]
 
 
-def _enforcing(step: s.ExecutionStep) -> s.ExecutionStep:
+def _enforcing(step: s.ExecutionStep, extended: bool) -> s.ExecutionStep:
     """The first step at or upstream of ``step`` that is not passive."""
-    while isinstance(step, _PASSIVE):
-        step = step.source
-    if not isinstance(step, _ENFORCING):
-        raise SqlError(f"Upgrades not yet supported for {ksql_step_name(step)}")
+    passive, enforcing = (_PASSIVE_EXTENDED, _ENFORCING_EXTENDED) if extended else (_PASSIVE, _ENFORCING)
+    while isinstance(step, passive):
+        (step,) = step.sources()
+    if not isinstance(step, enforcing):
+        msg = f"Upgrades not yet supported for {ksql_step_name(step)}"
+        if not extended and isinstance(step, _ENFORCING_EXTENDED + _PASSIVE_EXTENDED):
+            msg += f" (qtt upgrades it when the statements before set '{EXTENDED}' = 'true')"
+        raise SqlError(msg)
     return step
 
 
@@ -98,11 +132,46 @@ def _must_match(old: s.ExecutionStep, new: s.ExecutionStep) -> None:
         ]
     elif isinstance(old, s.AggregateStep) and isinstance(new, s.AggregateStep):
         pairs = [("aggregations", _calls(old.aggregations), _calls(new.aggregations))]
+        old_fields, new_fields = _fields(old), _fields(new)
+        pairs += [(_label(f), old_fields[f], new_fields[f]) for f in old_fields if f != "aggregations"]
+    elif isinstance(old, js.JoinStep):
+        old_fields, new_fields = _fields(old), _fields(new)
+        pairs = [(_label(f), old_fields[f], new_fields[f]) for f in old_fields]
     else:
         pairs = [("fields", _fields(old), _fields(new))]
+    why = next((reason for kind, reason in _WHY.items() if isinstance(old, kind)), None)
     for what, before, after in pairs:
         if before != after:
-            raise SqlError(f"{name} must have matching {what}. Values differ: {before} vs. {after}")
+            msg = f"{name} must have matching {what}. Values differ: {before} vs. {after}"
+            raise SqlError(msg + (f" ({why})" if why else ""))
+
+
+def _same_rows(join: js.JoinStep, side: str, old: s.ExecutionStep, new: s.ExecutionStep) -> None:
+    """The projections between a join and the step it reads on one side are the same in both
+    plans: they decide the rows the join keeps in its state."""
+    old_selects, new_selects = _selects_above_enforcing(old), _selects_above_enforcing(new)
+    if old_selects != new_selects:
+        msg = (
+            f"{ksql_step_name(join)} must have matching columns on its {side} side. "
+            f"Values differ: {old_selects} vs. {new_selects} (the join keeps each side's rows, as the old plan "
+            "read them, in its state)"
+        )
+        raise SqlError(msg)
+
+
+def _selects_above_enforcing(step: s.ExecutionStep) -> list[object]:
+    """What each projection from ``step`` up to the first enforcing step computes."""
+    found: list[object] = []
+    while isinstance(step, _PASSIVE_EXTENDED):
+        if isinstance(step, (s.SelectStep, s.StreamFlatMapV1)):
+            found.append(_fields(step))
+        (step,) = step.sources()
+    return found
+
+
+def _label(field: str) -> str:
+    """A step field's name as a message shows it: ``join_type`` -> ``join type``."""
+    return field.replace("_", " ")
 
 
 def _calls(calls: Sequence[s.AggregateCall]) -> list[str]:
