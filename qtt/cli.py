@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from qtt import __version__, cli_import
+from qtt import __version__, cli_import, cli_upgrade
 from qtt import cli_inputs as inputs
 from qtt import cli_run_options as run_options
 from qtt.errors import QttError
@@ -124,6 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_bench(commands)
     _add_matrix(commands)
     cli_import.add(commands)
+    cli_upgrade.add(commands)
     return parser
 
 

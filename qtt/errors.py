@@ -116,6 +116,10 @@ class QttError(Exception):
         return self
 
 
+class UsageError(QttError):
+    """A command's arguments or files do not make sense together (a command prints it and exits 2)."""
+
+
 class CaseFileError(QttError):
     """A case file is not valid JSON or does not follow the case-file schema."""
 

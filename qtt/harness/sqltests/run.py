@@ -38,8 +38,9 @@ KIND = "sql"
 
 
 @dataclass(frozen=True)
-class _Seen:
-    """A record of a topic as a test sees it: ROWTIME and every column, typed."""
+class SeenRecord:
+    """A record of a topic as a test sees it: ROWTIME and every column, typed; ``seq`` is the
+    insert that caused it (an inserted record's own)."""
 
     seq: int
     columns: dict[str, Any]
@@ -47,17 +48,23 @@ class _Seen:
 
 
 def run_sql_tests(
-    tests: Sequence[SqlTest], session: SessionProvider, *, progress: Callable[[int, int], None] | None = None
+    tests: Sequence[SqlTest],
+    session: SessionProvider,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    topics: dict[int, dict[str, list[SeenRecord]]] | None = None,
 ) -> list[CaseResult]:
     """One result per test, in order. ``progress`` counts the tests judged: a test is judged
-    as soon as its last statement group ran (or it failed), not when the slowest test ends."""
+    as soon as its last statement group ran (or it failed), not when the slowest test ends.
+    ``topics`` gets, by each test's index, the records every topic held at its end (inserted
+    and written), in record order."""
     results = [CaseResult(t.file, t.name, "", Status.PASSED, kind=KIND, hint=_hint(t)) for t in tests]
     scripts: list[tuple[CaseResult, Script]] = []
     for result, test in zip(results, tests, strict=True):
         found: list[Script] = []
         if guarded(result, partial(_prepare, test, result, found)):
             scripts.append((result, found[0]))
-    records: dict[int, dict[str, list[_Seen]]] = {id(script): _inserted(script) for _, script in scripts}
+    records: dict[int, dict[str, list[SeenRecord]]] = {id(script): _inserted(script) for _, script in scripts}
     judged: set[int] = set()
 
     def judge(i: int) -> None:
@@ -65,6 +72,8 @@ def run_sql_tests(
             return
         judged.add(i)
         result, script = scripts[i]
+        if topics is not None:
+            topics[next(n for n, r in enumerate(results) if r is result)] = records[id(script)]
         if result.status == Status.PASSED:
             guarded(result, partial(_judge, script, result, records[id(script)]))
         if progress is not None:
@@ -168,7 +177,7 @@ def _verdict(test: SqlTest, result: CaseResult, error: QttError | None) -> None:
     result.reason = f"raised as expected: {type(error).__name__}" if why is None else why
 
 
-def _judge(script: Script, result: CaseResult, topics: dict[str, list[_Seen]]) -> None:
+def _judge(script: Script, result: CaseResult, topics: dict[str, list[SeenRecord]]) -> None:
     read: dict[str, int] = {}
     for check in script.checks:
         failure = check if isinstance(check, QttError) else _failure(check, topics, read)
@@ -179,7 +188,7 @@ def _judge(script: Script, result: CaseResult, topics: dict[str, list[_Seen]]) -
     _verdict(script.test, result, None if error is None else error.at(file=script.test.file, case=script.test.name))
 
 
-def _failure(check: Check, topics: dict[str, list[_Seen]], read: dict[str, int]) -> QttError | None:
+def _failure(check: Check, topics: dict[str, list[SeenRecord]], read: dict[str, int]) -> QttError | None:
     """Why the source's next record is not what ``check`` expects; None when it is."""
     topic = check.source.topic
     position = read.get(topic, 0)
@@ -209,19 +218,19 @@ def _shown(columns: dict[str, Any], *, tombstone: bool) -> str:
     return f"({text}){' (tombstone)' if tombstone else ''}"
 
 
-def _inserted(script: Script) -> dict[str, list[_Seen]]:
+def _inserted(script: Script) -> dict[str, list[SeenRecord]]:
     """The records the test's inserts wrote, by topic."""
-    topics: dict[str, list[_Seen]] = {}
+    topics: dict[str, list[SeenRecord]] = {}
     for seq, insert in enumerate(script.inserts):
         schema = insert.source.schema
         columns = dict(zip((c.name for c in schema.key), insert.key, strict=True))
         columns.update(zip((c.name for c in schema.value), insert.value, strict=True))
         columns[ROWTIME] = insert.timestamp
-        topics.setdefault(insert.source.topic, []).append(_Seen(seq, columns, tombstone=False))
+        topics.setdefault(insert.source.topic, []).append(SeenRecord(seq, columns, tombstone=False))
     return topics
 
 
-def _add_outputs(topics: dict[str, list[_Seen]], outcome: ReplayResult) -> None:
+def _add_outputs(topics: dict[str, list[SeenRecord]], outcome: ReplayResult) -> None:
     """Add an epoch's output records to their topics, each topic in record order."""
     for topic, records in outcome.outputs.items():
         serde = outcome.sinks[topic]
@@ -233,7 +242,7 @@ def _add_outputs(topics: dict[str, list[_Seen]], outcome: ReplayResult) -> None:
             if value is not None:
                 columns.update(zip((c.name for c in serde.value_columns), value, strict=True))
             columns[ROWTIME] = record.timestamp
-            seen.append(_Seen(record.seq, columns, tombstone=value is None))
+            seen.append(SeenRecord(record.seq, columns, tombstone=value is None))
         seen.sort(key=lambda r: r.seq)  # stable: inserts, then outputs, of one input in order
 
 

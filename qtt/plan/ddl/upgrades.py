@@ -21,6 +21,7 @@ state, must match), so filters and projections before and after them may change.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from qtt.errors import SqlError
 from qtt.plan.ddl.metastore import DataSource
@@ -81,24 +82,104 @@ def check_source_upgrade(old: DataSource, new: DataSource) -> None:
         raise SqlError("\n\tAND ".join(issues))
 
 
+@dataclass(frozen=True)
+class WalkEntry:
+    """One step of an upgrade's walk over both plans (:func:`upgrade_walk`).
+
+    ``role`` is ``passive``, ``enforcing`` or ``unsupported``; ``old`` and ``new`` name the step
+    in each plan (None: not in that plan); ``verdict`` says how they relate: ``unchanged``,
+    ``changed``, ``added``, ``removed``, ``matches``, or why the upgrade is refused there.
+    """
+
+    role: str
+    old: str | None
+    new: str | None
+    verdict: str
+
+
+def upgrade_walk(
+    old: s.ExecutionStep, new: s.ExecutionStep, *, extended: bool = False
+) -> tuple[list[WalkEntry], str | None]:
+    """Both plans' steps from the sink upstream, passive steps paired by their context, and the
+    reason the upgrade is refused (None: the new plan can resume the old one's state)."""
+    entries: list[WalkEntry] = []
+    try:
+        _walk(old, new, extended, entries)
+    except SqlError as refused:
+        return entries, refused.message
+    return entries, None
+
+
 def check_query_upgrade(old: s.ExecutionStep, new: s.ExecutionStep, *, extended: bool = False) -> None:
     """Raise :class:`SqlError` unless the query planned as ``new`` can resume ``old``'s state.
 
     ``extended``: also over joins, windowed aggregates and table functions (:data:`EXTENDED`).
     """
-    old_step, new_step = _enforcing(old, extended), _enforcing(new, extended)
+    _walk(old, new, extended, [])
+
+
+def _walk(old: s.ExecutionStep, new: s.ExecutionStep, extended: bool, entries: list[WalkEntry]) -> None:
+    old_passive, old_step = _chain(old, extended)
+    new_passive, new_step = _chain(new, extended)
+    _pair_passive(old_passive, new_passive, entries)
+    _, enforcing = _rules(extended)
+    for step in (old_step, new_step):
+        if not isinstance(step, enforcing):
+            msg = f"Upgrades not yet supported for {ksql_step_name(step)}"
+            if not extended and isinstance(step, _ENFORCING_EXTENDED + _PASSIVE_EXTENDED):
+                msg += f" (qtt upgrades it when the statements before set '{EXTENDED}' = 'true')"
+            entries.append(WalkEntry("unsupported", _named(old_step), _named(new_step), msg))
+            raise SqlError(msg)
     if type(old_step) is not type(new_step):
         msg = (
             f"Query is not upgradeable. Plan step {ksql_step_name(old_step)} cannot become {ksql_step_name(new_step)}."
         )
+        entries.append(WalkEntry("enforcing", _named(old_step), _named(new_step), msg))
         raise SqlError(msg)
-    _must_match(old_step, new_step)
-    old_sources, new_sources = old_step.sources(), new_step.sources()
-    if isinstance(old_step, js.JoinStep):
-        for side, old_source, new_source in zip(("left", "right"), old_sources, new_sources, strict=True):
-            _same_rows(old_step, side, old_source, new_source)
+    try:
+        _must_match(old_step, new_step)
+        old_sources, new_sources = old_step.sources(), new_step.sources()
+        if isinstance(old_step, js.JoinStep):
+            for side, old_source, new_source in zip(("left", "right"), old_sources, new_sources, strict=True):
+                _same_rows(old_step, side, old_source, new_source)
+    except SqlError as refused:
+        entries.append(WalkEntry("enforcing", _named(old_step), _named(new_step), refused.message))
+        raise
+    entries.append(WalkEntry("enforcing", _named(old_step), _named(new_step), "matches"))
     for old_source, new_source in zip(old_sources, new_sources, strict=True):
-        check_query_upgrade(old_source, new_source, extended=extended)
+        _walk(old_source, new_source, extended, entries)
+
+
+def _rules(extended: bool) -> tuple[tuple[type[s.ExecutionStep], ...], tuple[type[s.ExecutionStep], ...]]:
+    """The passive and the enforcing step types."""
+    return (_PASSIVE_EXTENDED, _ENFORCING_EXTENDED) if extended else (_PASSIVE, _ENFORCING)
+
+
+def _chain(step: s.ExecutionStep, extended: bool) -> tuple[list[s.ExecutionStep], s.ExecutionStep]:
+    """The passive steps from ``step`` upstream, and the first step that is not passive."""
+    passive_steps: list[s.ExecutionStep] = []
+    passive, _ = _rules(extended)
+    while isinstance(step, passive):
+        passive_steps.append(step)
+        (step,) = step.sources()
+    return passive_steps, step
+
+
+def _pair_passive(old: list[s.ExecutionStep], new: list[s.ExecutionStep], entries: list[WalkEntry]) -> None:
+    """The passive steps of both plans, paired by context, in the new plan's order."""
+    old_by_context = {step.context: step for step in old}
+    for step in new:
+        before = old_by_context.pop(step.context, None)
+        if before is None:
+            entries.append(WalkEntry("passive", None, _named(step), "added"))
+        else:
+            verdict = "unchanged" if _fields(before) == _fields(step) and type(before) is type(step) else "changed"
+            entries.append(WalkEntry("passive", _named(before), _named(step), verdict))
+    entries += [WalkEntry("passive", _named(step), None, "removed") for step in old_by_context.values()]
+
+
+def _named(step: s.ExecutionStep) -> str:
+    return f"{step.type_tag} {step.context}"
 
 
 def ksql_step_name(step: s.ExecutionStep) -> str:
@@ -106,19 +187,6 @@ def ksql_step_name(step: s.ExecutionStep) -> str:
     tag = step.type_tag
     base = tag.rstrip("0123456789").removesuffix("V")
     return base[:1].upper() + base[1:]
-
-
-def _enforcing(step: s.ExecutionStep, extended: bool) -> s.ExecutionStep:
-    """The first step at or upstream of ``step`` that is not passive."""
-    passive, enforcing = (_PASSIVE_EXTENDED, _ENFORCING_EXTENDED) if extended else (_PASSIVE, _ENFORCING)
-    while isinstance(step, passive):
-        (step,) = step.sources()
-    if not isinstance(step, enforcing):
-        msg = f"Upgrades not yet supported for {ksql_step_name(step)}"
-        if not extended and isinstance(step, _ENFORCING_EXTENDED + _PASSIVE_EXTENDED):
-            msg += f" (qtt upgrades it when the statements before set '{EXTENDED}' = 'true')"
-        raise SqlError(msg)
-    return step
 
 
 def _must_match(old: s.ExecutionStep, new: s.ExecutionStep) -> None:
