@@ -266,12 +266,42 @@ class Planner:
 
     @_plan.register
     def visit_AlterSource(self, statement: ast.AlterSource) -> s.StatementPlan | None:
+        """``ALTER STREAM|TABLE name ADD COLUMN ...``: the source's value columns gain the new ones
+        at their end. Queries already running keep the schema they were planned with; a query
+        started or upgraded from now on reads the new columns. The plan declares the source
+        again with its new schema (as ``CREATE OR REPLACE`` of the source would)."""
         existing = self.sources.get(statement.name)
-        if existing is not None and existing.is_source:
+        if existing is None:
+            raise StatementError(f"Source {statement.name} does not exist.")
+        if existing.is_source:
             kind = existing.kind.lower()
             msg = f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on source {kind}s."
             raise SqlError(msg)
-        raise UnsupportedFeatureError("ALTER STREAM/TABLE")
+        if existing.kind != statement.kind:
+            msg = f"Incompatible data source type is {existing.kind}, but statement was ALTER {statement.kind}"
+            raise SqlError(msg)
+        if statement.name in self.sink_queries:
+            raise SqlError("ALTER command is not supported for CREATE ... AS statements.")
+        columns = list(existing.schema.columns)
+        for element in statement.columns:
+            if any(c.name == element.name for c in columns):
+                msg = f"Cannot add column `{element.name}` to schema. A column with the same name already exists."
+                raise SqlError(msg)
+            columns.append(Column(element.name, element.type, VALUE))
+        schema = LogicalSchema(tuple(columns))
+        altered = replace(existing, schema=schema)
+        self.sources[statement.name] = altered
+        create = s.CreateTableV1 if altered.kind == TABLE else s.CreateStreamV1
+        command = create(
+            source_name=altered.name,
+            schema=schema,
+            topic=altered.topic,
+            formats=altered.formats,
+            timestamp_column=altered.timestamp_column,
+            is_source=altered.is_source,
+            or_replace=True,
+        )
+        return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command)
 
     @_plan.register
     def visit_SetProperty(self, statement: ast.SetProperty) -> s.StatementPlan | None:
