@@ -172,17 +172,7 @@ class Planner:
         if existing is not None:  # CREATE OR REPLACE of a stream or table a statement declared
             check_source_upgrade(existing, source)
         self.sources[statement.name] = source
-        create = s.CreateTableV1 if kind == TABLE else s.CreateStreamV1
-        command = create(
-            source_name=statement.name,
-            schema=schema,
-            topic=str(topic),
-            formats=formats,
-            timestamp_column=timestamp,
-            is_source=statement.is_source,
-            or_replace=statement.or_replace,
-        )
-        return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command)
+        return _declaration(source, statement.text, or_replace=statement.or_replace)
 
     def _declared_schema(
         self,
@@ -291,17 +281,7 @@ class Planner:
         schema = LogicalSchema(tuple(columns))
         altered = replace(existing, schema=schema)
         self.sources[statement.name] = altered
-        create = s.CreateTableV1 if altered.kind == TABLE else s.CreateStreamV1
-        command = create(
-            source_name=altered.name,
-            schema=schema,
-            topic=altered.topic,
-            formats=altered.formats,
-            timestamp_column=altered.timestamp_column,
-            is_source=altered.is_source,
-            or_replace=True,
-        )
-        return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command)
+        return _declaration(altered, statement.text, or_replace=True)
 
     @_plan.register
     def visit_SetProperty(self, statement: ast.SetProperty) -> s.StatementPlan | None:
@@ -478,3 +458,18 @@ class Planner:
         query = s.QueryPlan(query_id=query_id, sources=planned.sources, sink=target.name, physical_plan=sink)
         self.running[query_id] = query
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
+
+
+def _declaration(source: DataSource, text: str, *, or_replace: bool) -> s.KsqlPlanV1:
+    """The statement that declares ``source`` in a plan."""
+    create = s.CreateTableV1 if source.kind == TABLE else s.CreateStreamV1
+    command = create(
+        source_name=source.name,
+        schema=source.schema,
+        topic=source.topic,
+        formats=source.formats,
+        timestamp_column=source.timestamp_column,
+        is_source=source.is_source,
+        or_replace=or_replace,
+    )
+    return s.KsqlPlanV1(statement_text=text, ddl_command=command)

@@ -184,10 +184,11 @@ class GroupBySpec:
     group_columns: tuple[str, ...]
 
 
-class TableGroupByProcessor(StatefulOperator):
-    """Per source key: what the row last contributed, retracted before the new row is added."""
+class OneRowPerKey(StatefulOperator):
+    """An operator whose state is one row per key, in one value state variable: its spec names
+    the variable (``state_name``) and the row's schema (``state_schema``)."""
 
-    def __init__(self, spec: GroupBySpec) -> None:
+    def __init__(self, spec: GroupBySpec | PreviousRowSpec) -> None:
         self.spec = spec
 
     def state_names(self) -> tuple[str, ...]:
@@ -197,6 +198,12 @@ class TableGroupByProcessor(StatefulOperator):
         freeze_once("operator")
         self.codec = StateCodec(self.spec.state_schema)
         self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
+
+
+class TableGroupByProcessor(OneRowPerKey):
+    """Per source key: what the row last contributed, retracted before the new row is added."""
+
+    spec: GroupBySpec
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         old = self.codec.decode(self.state.get()) if self.state.exists() else None
@@ -237,19 +244,10 @@ class PreviousRowSpec:
     output: tuple[str, ...]
 
 
-class PreviousRowProcessor(StatefulOperator):
+class PreviousRowProcessor(OneRowPerKey):
     """Per key: the last source row (kept through deletes as none); each row goes out with it."""
 
-    def __init__(self, spec: PreviousRowSpec) -> None:
-        self.spec = spec
-
-    def state_names(self) -> tuple[str, ...]:
-        return (self.spec.state_name,)
-
-    def init(self, handle: StatefulProcessorHandle) -> None:
-        freeze_once("operator")
-        self.codec = StateCodec(self.spec.state_schema)
-        self.state = handle.getValueState(self.spec.state_name, self.codec.stored)
+    spec: PreviousRowSpec
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         kept = [f.name for f in self.spec.state_schema.fields]
