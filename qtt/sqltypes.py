@@ -164,6 +164,19 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+#: the most digits a Spark decimal holds (ksqlDB's go further)
+SPARK_DECIMAL_DIGITS = 38
+
+
+def wider_than_spark(t: SqlType) -> str | None:
+    """Why Spark cannot hold values of ``t`` (a DECIMAL, maybe nested, of more than 38 digits),
+    or None."""
+    for inner in walk(t):
+        if isinstance(inner, Decimal) and inner.precision > SPARK_DECIMAL_DIGITS:
+            return f"{inner}: Spark's decimals hold at most {SPARK_DECIMAL_DIGITS} digits"
+    return None
+
+
 def walk(t: SqlType) -> list[SqlType]:
     """``t`` and every type inside it (elements, keys, values, fields), outermost first."""
     if isinstance(t, Array):

@@ -199,6 +199,9 @@ class Planner:
                 raise StatementError(messages.wrong_key_constraint(element.name, stream=False))
             if constraint in (HEADERS, HEADER):
                 check_header_column(element, columns)
+            too_wide = t.wider_than_spark(element.type)
+            if too_wide is not None:
+                raise UnsupportedFeatureError(too_wide)
             columns.append(Column(element.name, element.type, namespace_of(constraint), element.header_key))
         columns = self._inferred(columns, topic, key_info, value_info, properties)
         if not columns:
@@ -277,6 +280,9 @@ class Planner:
             if any(c.name == element.name for c in columns):
                 msg = f"Cannot add column `{element.name}` to schema. A column with the same name already exists."
                 raise SqlError(msg)
+            too_wide = t.wider_than_spark(element.type)
+            if too_wide is not None:
+                raise UnsupportedFeatureError(too_wide)
             columns.append(Column(element.name, element.type, VALUE))
         schema = LogicalSchema(tuple(columns))
         altered = replace(existing, schema=schema)

@@ -600,3 +600,19 @@ def test_the_default_key_format_replaces_an_inherited_none() -> None:
         "CREATE STREAM OUTPUT AS SELECT * FROM I PARTITION BY B;",
     )
     assert planned.sources["OUTPUT"].formats.key_format.format == "JSON"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE STREAM w (k INT KEY, d DECIMAL(40, 2)) WITH (kafka_topic='w', value_format='JSON');",
+        "CREATE STREAM w (k INT KEY, d ARRAY<DECIMAL(39, 0)>) WITH (kafka_topic='w', value_format='JSON');",
+        "CREATE STREAM w (k INT KEY, d INT) WITH (kafka_topic='w', value_format='JSON');\n"
+        "ALTER STREAM w ADD COLUMN e DECIMAL(40, 2);",
+        "CREATE STREAM w (k INT KEY, d INT) WITH (kafka_topic='w', value_format='JSON');\n"
+        "CREATE STREAM o AS SELECT k, CAST(d AS DECIMAL(40, 2)) AS e FROM w;",
+    ],
+)
+def test_a_decimal_wider_than_sparks_is_an_unsupported_feature(sql: str) -> None:
+    with pytest.raises(UnsupportedFeatureError, match=r"Spark's decimals hold at most 38 digits"):
+        plan_statements(parse_statements(sql))

@@ -400,7 +400,7 @@ class Analyzer:
             prefix = _SELECT_CAST_PREFIX.get(self.clause, "")
             msg = f"{prefix}Cast of {operand.result_type} to {node.type} is not supported"
             raise StatementError(msg, line=_line(node), column=_col(node))
-        problem = unsupported_cast(operand.result_type, node.type)
+        problem = unsupported_cast(operand.result_type, node.type) or t.wider_than_spark(node.type)
         if problem is not None:
             raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
         operand = coerce_null(operand, node.type)

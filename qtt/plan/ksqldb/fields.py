@@ -37,19 +37,15 @@ class PlanShapeError(ValueError):
     """A field of a ksqlDB plan that is not in any shape ksqlDB wrote."""
 
 
-#: the most digits a Spark decimal holds (ksqlDB's go further)
-SPARK_DECIMAL_DIGITS = 38
-
-
 def schema(text: str) -> LogicalSchema:
     try:
         parsed = LogicalSchema.parse(text)
     except ValueError as error:
         raise PlanShapeError(f"schema {text!r} does not read: {error}") from None
     for column in parsed.columns:
-        for type_ in t.walk(column.type):
-            if isinstance(type_, t.Decimal) and type_.precision > SPARK_DECIMAL_DIGITS:
-                raise UnsupportedFeatureError(f"{type_}: Spark's decimals hold at most {SPARK_DECIMAL_DIGITS} digits")
+        too_wide = t.wider_than_spark(column.type)
+        if too_wide is not None:
+            raise UnsupportedFeatureError(too_wide)
     return parsed
 
 

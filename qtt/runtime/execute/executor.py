@@ -41,6 +41,7 @@ from qtt.runtime.build.names import col
 from qtt.runtime.build.serde_udfs import DecodedColumns
 from qtt.runtime.execute import internal_topics
 from qtt.runtime.execute.group_source import GroupSource, group_source
+from qtt.runtime.execute.processing_log import processing_log
 from qtt.runtime.execute.sink_rows import run_and_collect, sink_records
 from qtt.runtime.execute.staged import (
     UNION_TASKS,
@@ -50,7 +51,7 @@ from qtt.runtime.execute.staged import (
     read_topics,
     run_stages,
 )
-from qtt.runtime.jobs import FORMAT_NAME, Job, LogEntry, QueryRun, batch_major, encode_options
+from qtt.runtime.jobs import FORMAT_NAME, Job, QueryRun, batch_major, encode_options
 from qtt.runtime.operators.wide import ColumnPool
 from qtt.runtime.spark import infrastructure
 from qtt.runtime.spark.frames import in_threads, union_all
@@ -200,7 +201,17 @@ def run_jobs(
     try:
         if seed is not None:
             seed(Path(checkpoint))
-        return _run_jobs(session, built.result() if built is not None else build_jobs(session, jobs, checkpoint))
+        return _run_jobs(session, _built(session, jobs, checkpoint, built))
+    except _Unbuilt as e:  # qtt's own fault: the run goes on, and each job alone says whose it is
+        if len(jobs) > 1 and not _resumed(jobs):
+            return _alone(session, jobs, f"{checkpoint}-unbuilt")
+        cause = e.__cause__
+        msg = f"qtt could not build the query of this replay: {type(cause).__name__}: {cause}"
+        hint = "this is a bug in qtt, not in the case: report it with the case"
+        return {
+            job.job_id: QueryRun(query_id=job.query.query_id, topic="", error=RuntimeBuildError(msg, hint=hint))
+            for job in jobs
+        }
     except InfrastructureError as e:
         if attempt < infrastructure.RETRIES:
             _note_retry(what, attempt, e)
@@ -217,6 +228,19 @@ def run_jobs(
             }
         e.message = f"{jobs[0].query.query_id}: {e.message} (tried {attempt + 1} times)"
         return {jobs[0].job_id: QueryRun(query_id=jobs[0].query.query_id, topic="", error=e)}
+
+
+class _Unbuilt(Exception):
+    """Building a group's queries failed with an error that is no :class:`QttError`."""
+
+
+def _built(session: SparkSession, jobs: Sequence[Job], checkpoint: str, built: Future[BuiltGroup] | None) -> BuiltGroup:
+    try:
+        return built.result() if built is not None else build_jobs(session, jobs, checkpoint)
+    except (InfrastructureError, TimeLimitReached):
+        raise
+    except Exception as e:
+        raise _Unbuilt from e
 
 
 def _note_retry(what: str, attempt: int, error: InfrastructureError) -> None:
@@ -473,7 +497,7 @@ def _run_group(
         if job.mode.capture_state and not job.mode.bounded:
             run.internal_topics = [repartitions.topic_of(r, mine) for r in builders[job.job_id].repartitions]
         queries = [*staged.progress, progress] if staged is not None else [progress]
-        run.processing_log = _processing_log(queries, builders[job.job_id], job.query.query_id)
+        run.processing_log = processing_log(queries, builders[job.job_id], job.query.query_id)
         run.timed_out = timed_out
     if timed_out is None:  # a stopped query's state is not read back: its outputs are the evidence
         _read_state(union.sparkSession, with_records, builders, runs, checkpoint, staged)
@@ -564,31 +588,3 @@ def _sink_row(row: Any, builder: PlanBuilder, pooled: Mapping[str, str]) -> Mapp
     fields.update({own: fields[column] for own, column in pooled.items()})
     fields["key"], fields["value"], fields["partition"] = encoding.record(fields)
     return fields
-
-
-def _processing_log(queries: Sequence[Sequence[Any]], builder: PlanBuilder, query_id: str) -> list[LogEntry]:
-    """The job's processing log from its queries' progress (``queries``: each query's updates).
-
-    A step that feeds two stages of a staged replay runs in both queries; its entries are
-    taken from the first query that observed it.
-    """
-    entries: list[LogEntry] = []
-    for observation in builder.observations:
-        for progress in queries:
-            rows = [
-                row
-                for update in progress
-                if (row := (getattr(update, "observedMetrics", None) or {}).get(observation.name)) is not None
-            ]
-            if not rows:
-                continue
-            for row in rows:
-                for error in row["errors"] or []:
-                    entries.append(
-                        LogEntry(
-                            seq=error["seq"], query_id=query_id, context=observation.context, message=error["message"]
-                        )
-                    )
-            break
-    entries.sort(key=lambda entry: entry.seq)
-    return entries
