@@ -13,7 +13,8 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "upgrade",
         help="say whether a running query can take a new statement in place (CREATE OR REPLACE), and prove it",
         description="OLD is a SQL script: the sources, the running queries and INSERT INTO ... VALUES rows; "
-        "NEW holds one statement, the new CREATE [OR REPLACE] STREAM|TABLE of one of OLD's queries. Prints "
+        "NEW holds one statement, the new CREATE [OR REPLACE] STREAM|TABLE of one of OLD's queries. "
+        "OLD may also be a case file (--case NAME picks one of its cases): the walk and the verdict. Prints "
         "the walk over both plans from the sink upstream (each step passive or enforcing, unchanged, "
         "changed, added, removed or matched, or why it stops the upgrade) and the verdict of CREATE OR "
         "REPLACE, under ksqlDB's rules unless OLD sets 'qtt.upgrades.extended' or --extended is given. "
@@ -22,7 +23,10 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "start, and the records each row caused from the upgrade on are shown side by side. Exit status: "
         "0 when the upgrade is allowed, 1 when it is refused, 2 on a usage error.",
     )
-    command.add_argument("old", metavar="OLD", help="the SQL script the query runs in today, with INSERTs")
+    command.add_argument(
+        "old", metavar="OLD", help="the SQL script the query runs in today, with INSERTs; or a case file (*.json)"
+    )
+    command.add_argument("--case", metavar="NAME", help="the case of OLD, a case file that holds several")
     command.add_argument("new", metavar="NEW", help="a SQL file with the query's new statement")
     command.add_argument(
         "--extended",
@@ -52,6 +56,6 @@ def run(args: argparse.Namespace) -> int:
                 args.old, args.new, spark_session, at=args.at, extended=args.extended, progress=line.stage("runs")
             )
     else:
-        advice = advisor.advise(args.old, args.new, extended=args.extended)
+        advice = advisor.advise(args.old, args.new, extended=args.extended, case=args.case)
     print(advisor.render(advice))
     return 0 if advice.refused is None else 1

@@ -102,3 +102,17 @@ def test_prove_on_the_fleet_example_writes_what_a_fresh_run_writes(spark) -> Non
     assert advice.proven and advice.point == 4
     assert [r.columns for r in advice.upgraded if r.seq >= 4] == [r.columns for r in advice.fresh if r.seq >= 4]
     assert "after the upgrade, the upgraded query wrote what a fresh run of the new query writes" in render(advice)
+
+
+def test_a_case_of_a_case_file_is_walked_and_judged(tmp_path: Path) -> None:
+    new = _write(tmp_path, "new.sql", "CREATE TABLE low AS SELECT sku, qty, shelf FROM stock WHERE qty < 3;")
+    tables = str(ROOT / "cases" / "tables.json")
+    with pytest.raises(UsageError, match="pick one with --case NAME"):
+        advise(tables, new)
+    advice = advise(tables, new, case="a table filter turns rows that stop matching into deletes")
+    assert advice.refused is None
+    assert ("tableFilterV3 WhereFilter", "changed") in {(entry.old, entry.verdict) for entry in advice.walk}
+    with pytest.raises(UsageError, match="no case named 'nothing'"):
+        advise(tables, new, case="nothing")
+    with pytest.raises(UsageError, match="is a case file"):
+        prove(tables, new, lambda: None)  # type: ignore[arg-type,return-value]

@@ -1,7 +1,8 @@
 """``qtt upgrade OLD NEW``: may a running query take a new plan in place, and what would change?
 
 OLD is a SQL script: the sources, the running queries, and ``INSERT INTO ... VALUES`` rows
-(the records ``--prove`` replays). NEW holds the new statement of one of OLD's queries
+(the records ``--prove`` replays); or a case of a case file (its statements and properties;
+the walk and the verdict only). NEW holds the new statement of one of OLD's queries
 (``CREATE [OR REPLACE] STREAM|TABLE name AS SELECT ...``, ``OR REPLACE`` implied). The advice is
 the walk over both plans (:func:`qtt.plan.ddl.upgrades.upgrade_walk`), the verdict of
 ``CREATE OR REPLACE`` itself, and with ``--prove`` two replays as SQL tests: OLD's query over the
@@ -12,7 +13,7 @@ NEW's query over every record from the start (a fresh run).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,19 +52,23 @@ class _Scripts:
     old: list[ast.Statement]
     new: ast.CreateAsSelect
     replaced: ast.CreateAsSelect
+    #: a case's properties (a SQL script sets its own)
+    properties: Mapping[str, object] = field(default_factory=dict)
 
 
-def advise(old_file: str, new_file: str, *, extended: bool = False) -> Advice:
-    """The walk and the verdict of upgrading OLD's query to NEW's statement.
+def advise(old_file: str, new_file: str, *, extended: bool = False, case: str | None = None) -> Advice:
+    """The walk and the verdict of upgrading OLD's query to NEW's statement. ``case``: the case
+    of OLD, a case file, whose statements run today (needed when the file holds several).
 
     Raises:
         UsageError: the files cannot be read, or NEW does not replace a query of OLD.
         QttError: OLD or NEW does not plan (its message names the statement).
     """
-    scripts = _read(old_file, new_file)
+    scripts = _read(old_file, new_file, case)
     setting = [_set_extended()] if extended else []
-    old_plan = plan_statements([*setting, *_without_inserts(scripts.old)]).plan
-    new_plan = plan_statements([*setting, *_standalone(scripts)]).plan
+    properties = scripts.properties
+    old_plan = plan_statements([*setting, *_without_inserts(scripts.old)], properties).plan
+    new_plan = plan_statements([*setting, *_standalone(scripts)], properties).plan
     old_query, new_query = _query_of(old_plan, scripts.replaced.name), _query_of(new_plan, scripts.new.name)
     in_force = extended or any(
         isinstance(st, ast.SetProperty) and extended_upgrades({st.name: st.value}) for st in [*scripts.old, scripts.new]
@@ -71,7 +76,7 @@ def advise(old_file: str, new_file: str, *, extended: bool = False) -> Advice:
     walk, _ = upgrade_walk(old_query.physical_plan, new_query.physical_plan, extended=in_force)
     refused = None
     try:
-        plan_statements([*setting, *_without_inserts(scripts.old), _as(scripts.new, replace=True)])
+        plan_statements([*setting, *_without_inserts(scripts.old), _as(scripts.new, replace=True)], properties)
     except SqlError as e:
         refused = e.message
     return Advice(scripts.replaced.name, walk, refused, in_force)
@@ -87,7 +92,13 @@ def prove(
     progress: Callable[[int, int], None] | None = None,
 ) -> Advice:
     """:func:`advise`, then the upgrade and a fresh run of NEW replayed over OLD's inserts; the
-    upgrade happens after ``at`` of them (default: half)."""
+    upgrade happens after ``at`` of them (default: half). OLD must be a SQL script."""
+    if old_file.endswith(".json"):
+        msg = (
+            f"--prove replays the INSERT INTO ... VALUES rows of a SQL script, and {old_file} is a case file: "
+            "write the case's statements and inputs as a SQL script to prove the upgrade"
+        )
+        raise UsageError(msg)
     advice = advise(old_file, new_file, extended=extended)
     if advice.refused is not None:
         return advice
@@ -179,8 +190,15 @@ def _shown(record: SeenRecord) -> str:
     return str({k: v for k, v in record.columns.items() if k != "ROWTIME"})
 
 
-def _read(old_file: str, new_file: str) -> _Scripts:
-    old, new = _statements(old_file), _statements(new_file)
+def _read(old_file: str, new_file: str, case: str | None = None) -> _Scripts:
+    properties: Mapping[str, object] = {}
+    if old_file.endswith(".json"):
+        old, properties = _case_statements(old_file, case)
+    elif case is not None:
+        raise UsageError(f"--case picks a case of a case file, and {old_file} is a SQL script")
+    else:
+        old = _statements(old_file)
+    new = _statements(new_file)
     creates = [st for st in new if isinstance(st, ast.CreateAsSelect)]
     if len(creates) != 1 or len(new) != 1:
         raise UsageError(f"{new_file} must hold one statement, CREATE [OR REPLACE] STREAM|TABLE name AS SELECT ...")
@@ -190,7 +208,28 @@ def _read(old_file: str, new_file: str) -> _Scripts:
         names = ", ".join(st.name for st in old if isinstance(st, ast.CreateAsSelect)) or "none"
         msg = f"{new_file} creates {created.name}, which no query of {old_file} writes (its queries: {names})"
         raise UsageError(msg)
-    return _Scripts(old, created, replaced[-1])
+    return _Scripts(old, created, replaced[-1], properties)
+
+
+def _case_statements(path: str, name: str | None) -> tuple[list[ast.Statement], Mapping[str, object]]:
+    """The statements and properties of the case ``name`` of case file ``path``."""
+    from qtt.harness.selection import load_variants
+
+    variants, problems = load_variants([path])
+    if problems:
+        raise problems[0]
+    chosen = [v for v in variants if name is None or v.case == name]
+    names = sorted({v.case for v in variants})
+    if not chosen:
+        raise UsageError(f"{path} has no case named {name!r} (its cases: {', '.join(names) or 'none'})")
+    if len({v.case for v in chosen}) > 1:
+        raise UsageError(f"{path} holds {len(names)} cases: pick one with --case NAME ({', '.join(names)})")
+    variant = chosen[0]
+    try:
+        return parse_statements("\n".join(variant.statements)), variant.properties
+    except QttError as e:
+        e.message = f"{path}: case {variant.case!r}: {e.message}"
+        raise
 
 
 def _statements(path: str) -> list[ast.Statement]:
