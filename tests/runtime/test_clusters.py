@@ -26,7 +26,7 @@ import pytest
 pytestmark = [pytest.mark.cluster, pytest.mark.spark, pytest.mark.slow]
 
 REPO = Path(__file__).parents[2]
-#: one stateless and one stateful (aggregating) case file: 7 variants
+#: one stateless and one stateful (aggregations, table filters) case file: 8 variants
 CASE_FILES = ("cases/smoke.json", "cases/tables.json")
 READY_SECONDS = 90
 
@@ -135,7 +135,7 @@ def _qtt_run(tmp_path: Path, master: str) -> tuple[subprocess.CompletedProcess[s
 
 def _assert_all_passed(done: subprocess.CompletedProcess[str], rows: list[dict[str, object]]) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "7 variant(s): 7 passed, 0 failed, 0 skipped, 0 error" in done.stdout
+    assert "8 variant(s): 8 passed, 0 failed, 0 skipped, 0 error" in done.stdout
     assert sorted({str(r["file"]) for r in rows}) == sorted(CASE_FILES)
     assert all(r["status"] == "passed" for r in rows)
 
