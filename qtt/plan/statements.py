@@ -199,9 +199,7 @@ class Planner:
                 raise StatementError(messages.wrong_key_constraint(element.name, stream=False))
             if constraint in (HEADERS, HEADER):
                 check_header_column(element, columns)
-            too_wide = t.wider_than_spark(element.type)
-            if too_wide is not None:
-                raise UnsupportedFeatureError(too_wide)
+            _spark_holds(element.type)
             columns.append(Column(element.name, element.type, namespace_of(constraint), element.header_key))
         columns = self._inferred(columns, topic, key_info, value_info, properties)
         if not columns:
@@ -280,9 +278,7 @@ class Planner:
             if any(c.name == element.name for c in columns):
                 msg = f"Cannot add column `{element.name}` to schema. A column with the same name already exists."
                 raise SqlError(msg)
-            too_wide = t.wider_than_spark(element.type)
-            if too_wide is not None:
-                raise UnsupportedFeatureError(too_wide)
+            _spark_holds(element.type)
             columns.append(Column(element.name, element.type, VALUE))
         schema = LogicalSchema(tuple(columns))
         altered = replace(existing, schema=schema)
@@ -479,3 +475,10 @@ def _declaration(source: DataSource, text: str, *, or_replace: bool) -> s.KsqlPl
         or_replace=or_replace,
     )
     return s.KsqlPlanV1(statement_text=text, ddl_command=command)
+
+
+def _spark_holds(type_: t.SqlType) -> None:
+    """Raise :class:`UnsupportedFeatureError` for a column type Spark cannot hold."""
+    too_wide = t.wider_than_spark(type_)
+    if too_wide is not None:
+        raise UnsupportedFeatureError(too_wide)

@@ -35,6 +35,8 @@ class Advice:
     """What ``qtt upgrade`` found."""
 
     sink: str
+    #: the topic the sink writes
+    topic: str
     walk: list[WalkEntry]
     #: why ``CREATE OR REPLACE`` is refused; None: it is allowed
     refused: str | None
@@ -64,14 +66,19 @@ def advise(old_file: str, new_file: str, *, extended: bool = False, case: str | 
         UsageError: the files cannot be read, or NEW does not replace a query of OLD.
         QttError: OLD or NEW does not plan (its message names the statement).
     """
-    scripts = _read(old_file, new_file, case)
+    return _advise(_read(old_file, new_file, case), extended)
+
+
+def _advise(scripts: _Scripts, extended: bool) -> Advice:
     setting = [_set_extended()] if extended else []
     properties = scripts.properties
     old_plan = plan_statements([*setting, *_without_inserts(scripts.old)], properties).plan
     new_plan = plan_statements([*setting, *_standalone(scripts)], properties).plan
     old_query, new_query = _query_of(old_plan, scripts.replaced.name), _query_of(new_plan, scripts.new.name)
-    in_force = extended or any(
-        isinstance(st, ast.SetProperty) and extended_upgrades({st.name: st.value}) for st in [*scripts.old, scripts.new]
+    in_force = (
+        extended
+        or extended_upgrades(properties)
+        or any(isinstance(st, ast.SetProperty) and extended_upgrades({st.name: st.value}) for st in scripts.old)
     )
     walk, _ = upgrade_walk(old_query.physical_plan, new_query.physical_plan, extended=in_force)
     refused = None
@@ -79,7 +86,9 @@ def advise(old_file: str, new_file: str, *, extended: bool = False, case: str | 
         plan_statements([*setting, *_without_inserts(scripts.old), _as(scripts.new, replace=True)], properties)
     except SqlError as e:
         refused = e.message
-    return Advice(scripts.replaced.name, walk, refused, in_force)
+    sink = new_query.physical_plan
+    assert isinstance(sink, s.SinkStep)
+    return Advice(scripts.replaced.name, sink.topic, walk, refused, in_force)
 
 
 def prove(
@@ -99,10 +108,10 @@ def prove(
             "write the case's statements and inputs as a SQL script to prove the upgrade"
         )
         raise UsageError(msg)
-    advice = advise(old_file, new_file, extended=extended)
+    scripts = _read(old_file, new_file)
+    advice = _advise(scripts, extended)
     if advice.refused is not None:
         return advice
-    scripts = _read(old_file, new_file)
     inserts = [st for st in scripts.old if isinstance(st, ast.InsertValues)]
     if not inserts:
         raise UsageError(f"{old_file} has no INSERT INTO ... VALUES rows to replay: add some to prove the upgrade")
@@ -124,8 +133,7 @@ def prove(
     for result in results:
         if result.status != Status.PASSED:
             raise QttError(f"the {result.case} run did not complete: {result.reason}")
-    topic = _topic(scripts, extended)
-    advice.upgraded, advice.fresh = seen[0].get(topic, []), seen[1].get(topic, [])
+    advice.upgraded, advice.fresh = seen[0].get(advice.topic, []), seen[1].get(advice.topic, [])
     advice.inserts, advice.point, advice.proven = len(inserts), point, True
     return advice
 
@@ -266,14 +274,6 @@ def _set_extended() -> ast.Statement:
 
 def _text(statement: ast.Statement) -> str:
     return statement.text.rstrip().rstrip(";") + ";"
-
-
-def _topic(scripts: _Scripts, extended: bool) -> str:
-    setting = [_set_extended()] if extended else []
-    plan = plan_statements([*setting, *_standalone(scripts)]).plan
-    sink = _query_of(plan, scripts.new.name).physical_plan
-    assert isinstance(sink, s.SinkStep)
-    return sink.topic
 
 
 def _query_of(plan: s.Plan, name: str) -> s.QueryPlan:

@@ -65,6 +65,7 @@ def run_sql_tests(
         if guarded(result, partial(_prepare, test, result, found)):
             scripts.append((result, found[0]))
     records: dict[int, dict[str, list[SeenRecord]]] = {id(script): _inserted(script) for _, script in scripts}
+    index_of = {id(result): n for n, result in enumerate(results)}
     judged: set[int] = set()
 
     def judge(i: int) -> None:
@@ -73,7 +74,7 @@ def run_sql_tests(
         judged.add(i)
         result, script = scripts[i]
         if topics is not None:
-            topics[next(n for n, r in enumerate(results) if r is result)] = records[id(script)]
+            topics[index_of[id(result)]] = records[id(script)]
         if result.status == Status.PASSED:
             guarded(result, partial(_judge, script, result, records[id(script)]))
         if progress is not None:

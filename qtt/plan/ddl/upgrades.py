@@ -229,12 +229,8 @@ def _same_rows(join: js.JoinStep, side: str, old: s.ExecutionStep, new: s.Execut
 
 def _selects_above_enforcing(step: s.ExecutionStep) -> list[object]:
     """What each projection from ``step`` up to the first enforcing step computes."""
-    found: list[object] = []
-    while isinstance(step, _PASSIVE_EXTENDED):
-        if isinstance(step, (s.SelectStep, s.StreamFlatMapV1)):
-            found.append(_fields(step))
-        (step,) = step.sources()
-    return found
+    passive, _ = _chain(step, extended=True)
+    return [_fields(p) for p in passive if isinstance(p, (s.SelectStep, s.StreamFlatMapV1))]
 
 
 def _label(field: str) -> str:

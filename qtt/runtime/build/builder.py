@@ -21,7 +21,7 @@ from qtt.errors import RuntimeBuildError, UnsupportedFeatureError
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.codec import step_paths
-from qtt.plan.ir.expressions import Call, ColumnRef, Expression, walk
+from qtt.plan.ir.expressions import Call, ColumnRef
 from qtt.plan.ir.schema import KEY, VALUE, WINDOWEND, WINDOWSTART, LogicalSchema
 from qtt.plan.ir.schema import Column as SchemaColumn
 from qtt.runtime.build import flat_map, serde_udfs
@@ -44,9 +44,9 @@ from qtt.runtime.build.names import (
     col,
     data_col,
     is_stored,
-    previous_name,
     stored,
 )
+from qtt.runtime.build.previous_filter import filter_against_previous
 from qtt.runtime.build.repartitions import Repartition, repartition, select_key
 from qtt.runtime.build.sink_builder import SinkOutput, build_sink
 from qtt.runtime.build.timeformat import timestamp_millis
@@ -363,26 +363,15 @@ class PlanBuilder:
     def table_filter_v2(self, step: s.TableFilterV2, source: Built) -> Built:
         # ksqlDB's HAVING: a group that stops passing is deleted; one that did not pass before
         # either emits nothing. The aggregate below sends each group's previous result along.
-        from qtt.plan.ir.expressions import substitute
-
         if HAD_PREVIOUS not in source.df.columns:
             msg = f"{step.type_tag} at {step.context} needs an aggregate or a table join as its source"
             raise RuntimeBuildError(msg)
-        compile_ = Compiler()
-        refs = {ref for ref in walk(step.filter_expression) if isinstance(ref, ColumnRef)}
-        earlier: dict[Expression, Expression] = {
-            ref: ColumnRef(name=previous_name(ref.name), sql_type=ref.sql_type)
-            for ref in refs
-            if previous_name(ref.name) in source.df.columns
-        }
-        passes = F.coalesce(compile_(step.filter_expression), F.lit(False))
+        passes = F.coalesce(Compiler()(step.filter_expression), F.lit(False))
         source_step = step.source
         session = isinstance(source_step, s.StreamWindowedAggregateV1) and source_step.window.type == "SESSION"
         if session or isinstance(source_step, js.JoinStep):
             passes = ~col(TOMBSTONE) & passes  # a deletion (a replaced session, a join's) has no new row to test
-        passed = col(HAD_PREVIOUS) & F.coalesce(compile_(substitute(step.filter_expression, earlier)), F.lit(False))
-        df = source.df.where(passes | passed).withColumn(TOMBSTONE, col(TOMBSTONE) | ~passes)
-        return Built(df, source.schema)
+        return Built(filter_against_previous(source.df, step.filter_expression, passes), source.schema)
 
     @builds(s.TableSelectV1)
     def table_select_v1(self, step: s.TableSelectV1, source: Built) -> Built:

@@ -15,13 +15,10 @@ expression judges the stored rows by the new one, as ksqlDB does with its materi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
 from qtt.plan.ir import steps as s
-from qtt.plan.ir.expressions import ColumnRef, Expression, substitute, walk
 from qtt.runtime.build.compiler import Compiler
 from qtt.runtime.build.context import BuildContext, Built, builds
 from qtt.runtime.build.names import (
@@ -35,6 +32,7 @@ from qtt.runtime.build.names import (
     previous_name,
     stored,
 )
+from qtt.runtime.build.previous_filter import filter_against_previous
 from qtt.runtime.operators.stateful import PreviousRowProcessor, PreviousRowSpec, state_name, struct
 
 
@@ -44,8 +42,8 @@ def table_filter_v3(context: BuildContext, step: s.TableFilterV3, source: Built)
     keys = [stored(c.name) for c in source.schema.key]
     keys += [c for c in (WINDOW_START, WINDOW_END) if c in df.columns]
     types = {f.name: f.dataType for f in df.schema.fields}
-    kept = [stored(c.name) for c in source.schema.value] + [c for c in PSEUDO_COLUMNS if c in types]
-    kept = list(dict.fromkeys(kept))
+    # value columns never take a pseudo column's name (ksqlDB reserves them)
+    kept = [c.name for c in source.schema.value] + [c for c in PSEUDO_COLUMNS if c in types]
     previous = [(previous_name(name), types[name]) for name in kept]
     ordered = [] if ORDER in types else [(ORDER, st.IntegerType())]
     fields = [(f.name, f.dataType) for f in df.schema.fields] + previous + [(HAD_PREVIOUS, st.BooleanType())] + ordered
@@ -55,20 +53,6 @@ def table_filter_v3(context: BuildContext, step: s.TableFilterV3, source: Built)
         output=tuple(name for name, _ in fields),
     )
     out = context.stateful(df, keys, PreviousRowProcessor(spec), struct(fields))
-    compile_ = Compiler()
-    passes = ~col(TOMBSTONE) & F.coalesce(compile_(step.filter_expression), F.lit(False))
-    earlier = _on_previous(step.filter_expression, set(kept))
-    passed = col(HAD_PREVIOUS) & F.coalesce(compile_(earlier), F.lit(False))
-    filtered = out.where(passes | passed).withColumn(TOMBSTONE, col(TOMBSTONE) | ~passes)
+    passes = ~col(TOMBSTONE) & F.coalesce(Compiler()(step.filter_expression), F.lit(False))
+    filtered = filter_against_previous(out, step.filter_expression, passes)
     return Built(filtered.drop(*[name for name, _ in previous], HAD_PREVIOUS), source.schema)
-
-
-def _on_previous(expression: Expression, kept: set[str]) -> Expression:
-    """``expression`` over the previous row: each column it keeps read from its previous_name."""
-    refs: Sequence[ColumnRef] = [ref for ref in walk(expression) if isinstance(ref, ColumnRef)]
-    earlier: dict[Expression, Expression] = {
-        ref: ColumnRef(name=previous_name(stored(ref.name)), sql_type=ref.sql_type)
-        for ref in refs
-        if stored(ref.name) in kept
-    }
-    return substitute(expression, earlier)
