@@ -27,6 +27,7 @@ from qtt.plan.ddl.with_properties import (
     source_format_infos,
     timestamp_column,
 )
+from qtt.plan.ir import gate_steps as gs
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
@@ -39,6 +40,8 @@ from qtt.sql import ast
 
 #: ksqlDB's prefix for the topics of C*AS sinks that name none.
 CONFIG_TOPIC_PREFIX = "ksql.output.topic.name.prefix"
+#: the WITH property of ``CREATE OR REPLACE ... AS SELECT`` that asks for a swap-in-place upgrade
+SWAP_IN_PLACE = "SWAP_IN_PLACE"
 
 
 @dataclass
@@ -72,13 +75,17 @@ def current_plan(properties: Mapping[str, object], planned: Sequence[s.Statement
     """The plan of the statements so far: what ``CREATE OR REPLACE`` replaced is gone.
 
     A replaced query keeps its id and runs as its replacement; a replaced stream or table is
-    declared by its replacement alone.
+    declared by its replacement alone. A query swapped in place (``SWAP_IN_PLACE``) runs under
+    its own id, and the query it replaced is gone.
     """
     last_query: dict[str, int] = {}
     last_declaration: dict[str, int] = {}
     for index, statement in enumerate(planned):
         if (query := getattr(statement, "query_plan", None)) is not None:
             last_query[query.query_id] = index
+            swapped = swapped_out(query)
+            if swapped is not None:
+                last_query[swapped] = -1
         command = getattr(statement, "ddl_command", None)
         name = command.source_name if isinstance(command, s.CreateSourceCommand) else None
         if name is not None and (command.or_replace or name not in last_declaration):  # type: ignore[union-attr]
@@ -87,7 +94,7 @@ def current_plan(properties: Mapping[str, object], planned: Sequence[s.Statement
     for index, statement in enumerate(planned):
         query = getattr(statement, "query_plan", None)
         command = getattr(statement, "ddl_command", None)
-        if query is not None and last_query[query.query_id] != index:
+        if query is not None and last_query.get(query.query_id) != index:
             statement = replace(statement, query_plan=None)  # type: ignore[call-arg]
         if isinstance(command, s.CreateSourceCommand) and last_declaration.get(command.source_name, index) > index:
             statement = replace(statement, ddl_command=None)  # type: ignore[call-arg]
@@ -343,7 +350,8 @@ class Planner:
                 f"{existing.kind.lower()} with the same name already exists"
             )
             raise StatementError(msg)
-        properties = check_properties(statement.properties)
+        swap = _swap_in_place(statement)
+        properties = check_properties({k: v for k, v in statement.properties.items() if k != SWAP_IN_PLACE})
         for name in ("WINDOW_TYPE", "WINDOW_SIZE"):
             if name in properties:  # a query's result is windowed by its query, never by its WITH clause
                 raise StatementError(f"Invalid config variable(s) in the WITH clause: {name}.")
@@ -377,7 +385,10 @@ class Planner:
         partitions = int_property(properties, "PARTITIONS") or planned.source.partitions
         self.topic_partitions.setdefault(topic, partitions or self.topic_partitions.get(planned.source.topic, 1))
         replaced = self.sink_queries.get(statement.name) if existing is not None else None
-        if replaced is not None:
+        step = planned.step
+        if swap:
+            step = _start_gate(statement, replaced, step)
+        if replaced is not None and not swap:
             query_id = replaced.query_id  # ksqlDB upgrades the running query in place
         else:
             query_id = f"{'CTAS' if planned.is_table else 'CSAS'}_{statement.name}_{self.query_count}"
@@ -385,7 +396,7 @@ class Planner:
         sink_step = s.TableSinkV1 if planned.is_table else s.StreamSinkV2
         sink = sink_step(
             context="KsqlTopic/Sink",
-            source=planned.step,
+            source=step,
             topic=topic,
             formats=formats,
             timestamp_column=timestamp,
@@ -403,8 +414,10 @@ class Planner:
         )
         if existing is not None:
             check_source_upgrade(existing, sink_source)
-        if replaced is not None:
-            check_query_upgrade(replaced.physical_plan, sink, extended=extended_upgrades(self.config))
+        if replaced is not None and not swap:  # a swapped query starts from empty state
+            _check_in_place(replaced, sink, extended=extended_upgrades(self.config))
+        if replaced is not None and swap:
+            del self.running[replaced.query_id]
         self.sources[statement.name] = sink_source
         create = s.CreateTableV1 if planned.is_table else s.CreateStreamV1
         command = create(
@@ -460,6 +473,65 @@ class Planner:
         query = s.QueryPlan(query_id=query_id, sources=planned.sources, sink=target.name, physical_plan=sink)
         self.running[query_id] = query
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
+
+
+def _check_in_place(replaced: s.QueryPlan, sink: s.ExecutionStep, *, extended: bool) -> None:
+    """Refuse an in-place upgrade that cannot resume the running query's state, saying what can."""
+    if start_gate(replaced) is not None:
+        msg = (
+            f"Cannot upgrade {replaced.query_id} in place: it was swapped in place, and its start gate's "
+            f"state is not the new plan's; swap it again with WITH ({SWAP_IN_PLACE}=true)"
+        )
+        raise StatementError(msg)
+    try:
+        check_query_upgrade(replaced.physical_plan, sink, extended=extended)
+    except SqlError as refused:
+        refused.hint = refused.hint or (
+            f"a query whose state the new plan cannot resume can be swapped in place: CREATE OR REPLACE ... "
+            f"WITH ({SWAP_IN_PLACE}=true) AS SELECT ... runs it from the first record beside the old one "
+            "and cuts over at control events (docs/upgrades.md)"
+        )
+        raise
+
+
+def start_gate(query: s.QueryPlan) -> gs.StartGateV1 | None:
+    """The start gate before the query's sink: the query was swapped in place."""
+    gate = next(iter(query.physical_plan.sources()), None)
+    return gate if isinstance(gate, gs.StartGateV1) else None
+
+
+def swapped_out(query: s.QueryPlan) -> str | None:
+    """The id of the query that ``query`` swapped in place for, if it did."""
+    gate = start_gate(query)
+    return None if gate is None else gate.replaces
+
+
+def _swap_in_place(statement: ast.CreateAsSelect) -> bool:
+    """Whether the statement asks for a swap-in-place upgrade (``WITH (SWAP_IN_PLACE=true)``)."""
+    value = statement.properties.get(SWAP_IN_PLACE)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise StatementError(f"{SWAP_IN_PLACE} must be true or false, not {value!r}")
+    if value and not statement.or_replace:
+        msg = f"{SWAP_IN_PLACE} upgrades a running query: use it with CREATE OR REPLACE {statement.kind}"
+        raise StatementError(msg)
+    return value
+
+
+def _start_gate(statement: ast.CreateAsSelect, replaced: s.QueryPlan | None, step: s.ExecutionStep) -> s.ExecutionStep:
+    """The new query's plan with its start gate before the sink (docs/upgrades.md, "Swap-in-place")."""
+    if replaced is None:
+        msg = f"{SWAP_IN_PLACE} upgrades a running query, and no query writes {statement.name}"
+        raise StatementError(msg, hint=f"create {statement.name} without {SWAP_IN_PLACE} first")
+    topics = sorted({each.topic for each in s.walk_steps(step) if isinstance(each, s.SourceStep)})
+    if len(topics) != 1:
+        msg = (
+            f"{SWAP_IN_PLACE} needs a query that reads one topic; this one reads {', '.join(topics)} "
+            "(a joined row does not say which topic's record caused it, so no gate can place it at the cut)"
+        )
+        raise UnsupportedFeatureError(msg)
+    return gs.StartGateV1(context="StartGate", source=step, replaces=replaced.query_id, source_topics=tuple(topics))
 
 
 def _declaration(source: DataSource, text: str, *, or_replace: bool) -> s.KsqlPlanV1:

@@ -12,6 +12,7 @@ from pathlib import Path
 from qtt import sqltypes as t
 from qtt.plan.ir import codec
 from qtt.plan.ir import expressions as e
+from qtt.plan.ir import gate_steps as gs
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import LogicalSchema
@@ -157,6 +158,8 @@ def examples() -> dict[str, object]:
             ),
             internal_formats=FORMATS,
         ),
+        "startGateV1": gs.StartGateV1(context="StartGate", source=SOURCE, replaces="CSAS_OUT_0", source_topics=("in",)),
+        "stopGateV1": gs.StopGateV1(context="StopGate", source=SOURCE, offsets=((0, 7), (1, 3))),
         "streamTableJoinV1": js.StreamTableJoinV1(
             context="Join",
             left_source=SOURCE,

@@ -326,7 +326,8 @@ class _State:
         restore = self.item.restore
         if restore is not None and not restore.capture:  # only what the inputs after the point caused
             self.result.outputs = {
-                topic: [r for r in records if r.seq >= restore.point] for topic, records in self.result.outputs.items()
+                topic: [r for r in records if r.seq >= restore.point or r.query_id in restore.backfill]
+                for topic, records in self.result.outputs.items()
             }
             self.result.processing_log = [e for e in self.result.processing_log if e.seq >= restore.point]
         for topic, records in self.result.outputs.items():

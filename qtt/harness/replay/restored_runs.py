@@ -53,6 +53,10 @@ class Restore:
     #: before the point, its outputs for them dropped, as ksqlDB's materialized source would
     #: hold them. A query not among them starts at the point with empty state.
     running: frozenset[str] = frozenset()
+    #: resuming: the queries swapped in place at the point (docs/upgrades.md, "Swap-in-place"):
+    #: each reads every record from the first into empty state, one record per micro-batch,
+    #: and all its outputs are kept (its start gate, not the harness, drops those before the cut)
+    backfill: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,9 @@ def run_restored(
     stored = restore.folder / query_id
     seed = None
     after = [record for record in records if record.seq >= restore.point]
-    if consumed and stored.is_dir():
+    if query_id in restore.backfill:
+        consumed, after = 0, list(records)
+    elif consumed and stored.is_dir():
         written_at = restore.written_at.get(query_id, "")
         seed = partial(copy_checkpoint, stored, written_at=written_at)
     else:
@@ -121,7 +127,8 @@ def run_restored(
         checkpoint = restore.keep / query_id
         kept = Stored(len(replayed), str(checkpoint.absolute()))
     resumes_at = None
-    if restore.keep is None:  # the inputs after the point in one micro-batch, each key's last change
+    if restore.keep is None and query_id not in restore.backfill:
+        # the inputs after the point in one micro-batch, each key's last change
         ends = _one_batch_after(consumed, len(replayed))
         mode = ReplayMode(capture_state=capture_state, final_state=True)
         resumes_at = consumed if seed is not None else None

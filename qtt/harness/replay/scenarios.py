@@ -15,6 +15,9 @@
 - ``batch``: the plan as a bounded batch query over all inputs at once (the replay source
   has a batch reader; ``transformWithState`` runs in batch queries too): a stateless plan's
   outputs, and a stateful plan's final tables, must equal the streaming run's.
+- ``swap`` and ``swap-restart``: the plan swapped in place for itself at a vector of control
+  events (:mod:`qtt.harness.replay.swap`); the sink must hold the cutover invariant, with the
+  swapped replay's queries restarted after every micro-batch in ``swap-restart``.
 
 A scenario is compared with the fresh replay of the same variant in the same run, so a case
 whose expected outputs are wrong still proves its scenarios.
@@ -29,7 +32,7 @@ from typing import Any
 
 from qtt.errors import QttError
 from qtt.harness.cases.model import CaseVariant
-from qtt.harness.replay import time_limits
+from qtt.harness.replay import swap, time_limits
 from qtt.harness.replay.compare import Comparison, TopicDiff
 from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult
 from qtt.harness.replay.runner import SessionProvider, replay_counted, run_variants
@@ -39,14 +42,15 @@ from qtt.plan.ir import steps as s
 from qtt.runtime.jobs import ReplayMode
 
 FRESH, RESTORED, RESTART, REBATCH, BATCH = "fresh", "restored", "restart", "rebatch", "batch"
+SWAP, SWAP_RESTART = "swap", "swap-restart"
 #: the restored replay under one of Spark's upgrade operations
 #: (:mod:`qtt.harness.historical.spark_operations`)
 SPARK_OPERATIONS = ("restored-partitions", "restored-hdfs", "restored-format2", "restored-no-changelog")
-SCENARIOS = (FRESH, RESTORED, RESTART, REBATCH, BATCH, *SPARK_OPERATIONS)
+SCENARIOS = (FRESH, RESTORED, RESTART, REBATCH, BATCH, SWAP, SWAP_RESTART, *SPARK_OPERATIONS)
 #: the scenarios that resume stored checkpoints: they run on historical folders only
 RESTORES = (RESTORED, *SPARK_OPERATIONS)
 #: the scenarios that run on case variants only (a historical folder replays fresh and restored)
-CASES_ONLY = (RESTART, REBATCH, BATCH)
+CASES_ONLY = (RESTART, REBATCH, BATCH, SWAP, SWAP_RESTART)
 #: why a scenario cannot run for a case variant at all
 NOT_FOR_CASES = {
     name: "a case variant has no stored checkpoint: restored replays run on historical folders" for name in RESTORES
@@ -81,6 +85,11 @@ def run_scenarios(
         if scenario == FRESH:
             continue
         labelled = [_labelled(result, scenario) for result in fresh]
+        if scenario in (SWAP, SWAP_RESTART):
+            counted = scenario_progress(scenario) if scenario_progress else None
+            _run_swaps(scenario, fresh, labelled, session, counted)
+            results += labelled
+            continue
         todo: list[tuple[CaseResult, ReplayResult, ReplayItem]] = []
         for variant, before, result in zip(variants, fresh, labelled, strict=True):
             reason = NOT_FOR_CASES.get(scenario) or _cannot(before)
@@ -100,6 +109,51 @@ def run_scenarios(
             _judge(scenario, result, before_replay, outcome, table_topics(item.plan))
         results += labelled
     return results
+
+
+def _run_swaps(
+    scenario: str,
+    fresh: Sequence[CaseResult],
+    labelled: Sequence[CaseResult],
+    session: SessionProvider,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """Each variant's plan swapped in place for itself (:mod:`qtt.harness.replay.swap`), judged
+    by the cutover invariant."""
+    todo: list[tuple[CaseResult, swap.Swap]] = []
+    for before, result in zip(fresh, labelled, strict=True):
+        reason = _cannot(before)
+        if not reason:
+            assert before.replay is not None and before.planned is not None
+            replay = before.replay
+            found = swap.swap_for(before.planned.plan, replay.inputs, replay.schemas, restart=scenario == SWAP_RESTART)
+            reason = found if isinstance(found, str) else ""
+        if reason:
+            result.status, result.reason = Status.SKIPPED, reason
+        else:
+            assert isinstance(found, swap.Swap)
+            todo.append((result, found))
+    items = [item for _, each in todo for item in (each.reference, each.swapped)]
+    outcomes = replay_counted(items, session, total=len(items), progress=progress if todo else None)
+    for number, (result, each) in enumerate(todo):
+        reference, swapped = outcomes[2 * number], outcomes[2 * number + 1]
+        failed = next((o for o in (reference, swapped) if isinstance(o, QttError)), None)
+        if failed is not None:
+            result.status, result.reason = Status.FAILED, f"the {scenario} replay failed: {failed}"
+            continue
+        assert isinstance(reference, ReplayResult) and isinstance(swapped, ReplayResult)
+        result.replay, result.seconds = swapped, swapped.seconds
+        try:
+            problems = each.judge(reference, swapped)
+        except ValueError as error:  # an output no input of the swapped query caused
+            problems = [f"cannot judge the cut: {error}"]
+        if problems:
+            more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+            result.status = Status.FAILED
+            result.reason = (
+                f"{each.query_id} swapped in place for itself: its sink {each.sink_topic} breaks the cutover "
+                f"invariant: {'; '.join(problems[:5])}{more}"
+            )
 
 
 def _labelled(fresh: CaseResult, scenario: str) -> CaseResult:

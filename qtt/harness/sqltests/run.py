@@ -30,8 +30,10 @@ from qtt.harness.replay.schemas import registry_for_case
 from qtt.harness.replay.topic_serdes import TopicSerde, topic_serdes
 from qtt.harness.results import CaseResult
 from qtt.harness.sqltests.files import SqlTest
-from qtt.harness.sqltests.script import ROWTIME, Check, Insert, Script, interpret
+from qtt.harness.sqltests.script import ROWTIME, Check, Epoch, Insert, Script, interpret
 from qtt.harness.status import Status
+from qtt.plan.ir.gate_steps import CONTROL_HEADER
+from qtt.plan.statements import start_gate
 from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 KIND = "sql"
@@ -102,7 +104,7 @@ def run_sql_tests(
                     continue
                 scripts[i][0].seconds += outcome.seconds
                 previous[i] = outcome
-                _add_outputs(records[id(script)], outcome)
+                _add_outputs(records[id(script)], outcome, _insert_of_input(script))
             for i, script in live:
                 if epoch == len(script.epochs) - 1 or i not in previous or scripts[i][0].status != Status.PASSED:
                     judge(i)
@@ -231,8 +233,9 @@ def _inserted(script: Script) -> dict[str, list[SeenRecord]]:
     return topics
 
 
-def _add_outputs(topics: dict[str, list[SeenRecord]], outcome: ReplayResult) -> None:
-    """Add an epoch's output records to their topics, each topic in record order."""
+def _add_outputs(topics: dict[str, list[SeenRecord]], outcome: ReplayResult, insert_of: Sequence[int]) -> None:
+    """Add an epoch's output records to their topics, each topic in record order; ``insert_of``
+    maps each input record to its insert (a control event to the insert after it)."""
     for topic, records in outcome.outputs.items():
         serde = outcome.sinks[topic]
         seen = topics.setdefault(topic, [])
@@ -243,39 +246,71 @@ def _add_outputs(topics: dict[str, list[SeenRecord]], outcome: ReplayResult) -> 
             if value is not None:
                 columns.update(zip((c.name for c in serde.value_columns), value, strict=True))
             columns[ROWTIME] = record.timestamp
-            seen.append(SeenRecord(record.seq, columns, tombstone=value is None))
+            seen.append(SeenRecord(insert_of[record.seq], columns, tombstone=value is None))
         seen.sort(key=lambda r: r.seq)  # stable: inserts, then outputs, of one input in order
 
 
 def _item(script: Script, index: int, folder: Path, previous: ReplayResult | None) -> ReplayItem:
-    """Epoch ``index`` of a test: its plan over every record so far, resuming where the last left."""
+    """Epoch ``index`` of a test: its plan over every record so far, resuming where the last left.
+
+    The inputs are every epoch's control events (a swap-in-place upgrade's), then its inserts:
+    an epoch's restore point is its first control event or insert. A query swapped in place
+    reads them all from the first, its start gate keeping only what it computed after the cut.
+    """
     epochs = script.epochs
     epoch = epochs[index]
     last = index + 1 == len(epochs)
-    end = len(script.inserts) if last else epochs[index + 1].first
     registry = registry_for_case(epoch.plan, ())
     snapshot = registry.snapshot() if registry is not None else None
     inputs: list[InputRecord] = []
+    starts: list[int] = []
     for number, each in enumerate(epochs[: index + 1]):
-        stop = end if number == index else epochs[number + 1].first
+        stop = len(script.inserts) if number + 1 == len(epochs) else epochs[number + 1].first
         serdes = topic_serdes(each.plan.ddl_commands())
+        starts.append(len(inputs))
+        inputs += _controls(each)
         inputs += [
             _encoded(insert, serdes[insert.source.topic], snapshot) for insert in script.inserts[each.first : stop]
         ]
     if index == 0:
-        restore = None if last else Restore(end, folder / "0", capture=True)
+        restore = None if last else Restore(len(inputs), folder / "0", capture=True)
     else:
         assert previous is not None
+        before = {query.query_id for query in epochs[index - 1].plan.queries()}
         restore = Restore(
-            epoch.first,
+            starts[index],
             folder / str(index - 1),
             capture=False,
             consumed=dict(previous.consumed),
             written_at=dict(previous.written_at),
             keep=None if last else folder / str(index),
-            running=frozenset(query.query_id for query in epochs[index - 1].plan.queries()),
+            running=frozenset(before),
+            backfill=frozenset(
+                query.query_id
+                for query in epoch.plan.queries()
+                if query.query_id not in before and start_gate(query) is not None
+            ),
         )
     return ReplayItem(epoch.plan, tuple(inputs), registry, restore=restore)
+
+
+def _controls(epoch: Epoch) -> list[InputRecord]:
+    """The control events written before the epoch's first insert: one per source partition."""
+    return [
+        InputRecord(topic, 0, None, None, partition, headers=((CONTROL_HEADER, str(partitions).encode()),))
+        for topic, partitions in epoch.controls
+        for partition in range(partitions)
+    ]
+
+
+def _insert_of_input(script: Script) -> list[int]:
+    """For each input record of the test's last epoch, the insert it is or precedes."""
+    out: list[int] = []
+    for number, epoch in enumerate(script.epochs):
+        stop = len(script.inserts) if number + 1 == len(script.epochs) else script.epochs[number + 1].first
+        out += [epoch.first] * sum(partitions for _, partitions in epoch.controls)
+        out += list(range(epoch.first, stop))
+    return out
 
 
 def _encoded(insert: Insert, serde: TopicSerde, registry: RegistrySnapshot | None) -> InputRecord:

@@ -22,7 +22,7 @@ from qtt.plan.ddl.sql_schema import namespace_of
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.schema import Column, LogicalSchema
-from qtt.plan.statements import Planner, current_plan
+from qtt.plan.statements import Planner, current_plan, start_gate
 from qtt.serde.excerpt import json_value
 from qtt.serde.values import from_json
 from qtt.sql import ast, parse_statements
@@ -57,10 +57,16 @@ class Check:
 
 @dataclass
 class Epoch:
-    """The inserts from ``first`` on, replayed through ``plan`` until the plan changes."""
+    """The inserts from ``first`` on, replayed through ``plan`` until the plan changes.
+
+    ``controls`` are the control events a swap-in-place upgrade writes before the epoch's first
+    insert: per source topic of a query swapped in, its name and partition count (one control
+    event per partition).
+    """
 
     plan: s.Plan
     first: int
+    controls: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass
@@ -104,7 +110,7 @@ def _step(script: Script, planner: Planner, planned: list[s.StatementPlan], stat
     if isinstance(statement, ast.InsertValues):
         plan = current_plan(planner.config, planned)
         if not script.epochs or script.epochs[-1].plan != plan:
-            _begin_epoch(script, plan)
+            _begin_epoch(script, plan, planner.topic_partitions)
         script.inserts.append(_insert(planner.insert_values_target(statement), statement))
     elif isinstance(statement, ast.AssertValues | ast.AssertTombstone):
         script.checks.append(_check(planner, statement, len(script.inserts)))
@@ -120,14 +126,26 @@ def _step(script: Script, planner: Planner, planned: list[s.StatementPlan], stat
             planned.append(statement_plan)
 
 
-def _begin_epoch(script: Script, plan: s.Plan) -> None:
+def _begin_epoch(script: Script, plan: s.Plan, partitions: dict[str, int]) -> None:
     """A new plan from the next insert on. A query it starts reads only the records inserted from
-    then on, as in ksqlDB's test driver, which pipes each record to the queries running then."""
+    then on, as in ksqlDB's test driver, which pipes each record to the queries running then;
+    a query swapped in place reads them all, and the control events are written first."""
     first = len(script.inserts)
+    before = {q.query_id for q in script.epochs[-1].plan.queries()} if script.epochs else set()
+    topics = sorted(
+        {
+            topic
+            for query in plan.queries()
+            if query.query_id not in before and (gate := start_gate(query)) is not None
+            for topic in gate.source_topics
+        }
+    )
+    controls = tuple((topic, partitions.get(topic, 1)) for topic in topics)
     if script.epochs and script.epochs[-1].first == first:  # no record went through the old plan
         script.epochs[-1].plan = plan
+        script.epochs[-1].controls = tuple(dict.fromkeys(script.epochs[-1].controls + controls))
         return
-    script.epochs.append(Epoch(plan, first))
+    script.epochs.append(Epoch(plan, first, controls))
 
 
 def _insert(target: DataSource, statement: ast.InsertValues) -> Insert:

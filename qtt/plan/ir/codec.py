@@ -23,6 +23,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from qtt import sqltypes as t
 from qtt.errors import PlanFileError
+from qtt.plan.ir import gate_steps as _gate_steps  # noqa: F401 (registers the gate step tags)
 from qtt.plan.ir import join_steps as _join_steps  # noqa: F401 (registers the join step tags)
 from qtt.plan.ir.depth import (
     MAX_JSON_DEPTH,

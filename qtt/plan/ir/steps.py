@@ -111,6 +111,9 @@ class ExecutionStep(Tagged, root=True, kind="step"):
 
     context: str
     stateful: ClassVar[bool] = False
+    #: whether the step may emit a row for an input record in a later micro-batch than the
+    #: record's own (it holds rows back)
+    holds_rows: ClassVar[bool] = False
 
     def sources(self) -> tuple[ExecutionStep, ...]:
         """The steps this step reads from, in field order (derived from the fields)."""

@@ -43,6 +43,7 @@ from qtt.runtime.build.names import (
     WINDOW_START,
     col,
     data_col,
+    is_control,
     is_stored,
     stored,
 )
@@ -198,7 +199,8 @@ class PlanBuilder:
 
     def _source(self, step: s.SourceStep) -> Built:
         schema = step.source_schema
-        records = self.raw.where(F.col("topic") == F.lit(step.topic))
+        # a control event of a swap-in-place upgrade is never data (qtt.runtime.operators.gates)
+        records = self.raw.where((F.col("topic") == F.lit(step.topic)) & ~is_control(F.col("headers")))
         headers = [F.col("headers")] if schema.headers else []  # plans without them keep their topology
         serde: dict[str, Any] = {"topic": step.topic, "registry": self.registry}
         key, bounds = F.col("key"), list[Column]()

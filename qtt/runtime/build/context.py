@@ -60,6 +60,8 @@ class BuildContext(Protocol):
 
     #: the schemas the replay's registry holds, for the registry formats
     registry: RegistrySnapshot | None
+    #: the query's replay records as they arrive (topic, partition, offset, seq, headers, key, value)
+    raw: DataFrame
 
     def stateful(self, df: DataFrame, keys: Sequence[str], processor: Any, output: st.StructType) -> DataFrame:
         """The one way a step keeps state: ``processor`` over ``df`` grouped by ``keys``."""

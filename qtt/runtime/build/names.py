@@ -12,6 +12,7 @@ import re
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from qtt.plan.ir.gate_steps import CONTROL_HEADER
 from qtt.plan.ir.schema import PSEUDO_COLUMNS, ROWOFFSET, ROWPARTITION, ROWTIME
 from qtt.runtime.spark.jvm_functions import per_session
 
@@ -36,6 +37,7 @@ __all__ = [
     "col",
     "data_col",
     "group_column",
+    "is_control",
     "is_stored",
     "previous_name",
     "stored",
@@ -151,3 +153,9 @@ def data_col(df: DataFrame, name: str, *, named: bool = True) -> Column:
     if not is_stored(df, name):
         return col(name)
     return col(stored(name)).alias(name) if named else col(stored(name))
+
+
+def is_control(headers: Column) -> Column:
+    """Whether a replay source record (its ``headers`` column) is a control event of a
+    swap-in-place upgrade (:mod:`qtt.plan.ir.gate_steps`), which no step decodes as data."""
+    return F.exists(headers, lambda header: header.getField("key") == F.lit(CONTROL_HEADER))

@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 import qtt.runtime.operators.registered  # noqa: F401 (the stateful steps' builders register themselves)
 from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError, TimeLimitReached
 from qtt.plan.ir.shape import QueryShape
+from qtt.plan.ir.steps import walk_steps
 from qtt.runtime.build import repartitions
 from qtt.runtime.build.builder import PlanBuilder
 from qtt.runtime.build.context import StatefulHook
@@ -307,8 +308,11 @@ def _alone(session: SparkSession, jobs: Sequence[Job], checkpoint: str) -> dict[
 def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
     """Whether a group runs stage by stage (:mod:`qtt.runtime.execute.staged`): it has two stateful jobs
     or more, runs micro-batch after micro-batch from empty state, and its driver shares a disk
-    with this process (the relay is a file)."""
+    with this process (the relay is a file). A stage places each output by its input's
+    micro-batch, so a step that holds rows back (a start gate) runs its group unstaged."""
     if any(job.mode.restart or job.mode.bounded for job in jobs) or is_connect(session) or _resumed(jobs):
+        return False
+    if any(step.holds_rows for job in jobs for step in walk_steps(job.query.physical_plan)):
         return False
     return sum(1 for job in jobs if QueryShape.of(job.query).stateful) >= 2
 
