@@ -61,7 +61,9 @@ def add(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> argpar
         help="run under these scenarios (default: fresh, and restored for historical folders with a stored "
         "checkpoint): fresh (from empty state), restored (from a folder's stored checkpoint), restart (stop "
         "after every micro-batch and start again from the checkpoint), rebatch (other micro-batch splits, "
-        "seeded by --seed), batch (all inputs as one bounded batch query); restored-partitions, "
+        "seeded by --seed), batch (all inputs as one bounded batch query), swap and swap-restart (the plan "
+        "swapped in place for itself at control events, checked by the cutover invariant, see "
+        "docs/upgrades.md); restored-partitions, "
         "restored-hdfs, restored-format2, restored-no-changelog (restored after one of Spark's upgrade "
         "operations, see docs/spark-upgrades.md). A scenario is compared "
         "with the fresh replay of the same case; one a plan cannot run under is skipped with the reason",

@@ -133,18 +133,18 @@ def _run_swaps(
         else:
             assert isinstance(found, swap.Swap)
             todo.append((result, found))
-    items = [item for _, each in todo for item in (each.reference, each.swapped)]
+    items = [item for _, each in todo for item in each.items]
     outcomes = replay_counted(items, session, total=len(items), progress=progress if todo else None)
     for number, (result, each) in enumerate(todo):
-        reference, swapped = outcomes[2 * number], outcomes[2 * number + 1]
-        failed = next((o for o in (reference, swapped) if isinstance(o, QttError)), None)
+        old, new, swapped = outcomes[3 * number : 3 * number + 3]
+        failed = next((o for o in (old, new, swapped) if isinstance(o, QttError)), None)
         if failed is not None:
             result.status, result.reason = Status.FAILED, f"the {scenario} replay failed: {failed}"
             continue
-        assert isinstance(reference, ReplayResult) and isinstance(swapped, ReplayResult)
+        assert isinstance(old, ReplayResult) and isinstance(new, ReplayResult) and isinstance(swapped, ReplayResult)
         result.replay, result.seconds = swapped, swapped.seconds
         try:
-            problems = each.judge(reference, swapped)
+            problems = each.judge(old, new, swapped)
         except ValueError as error:  # an output no input of the swapped query caused
             problems = [f"cannot judge the cut: {error}"]
         if problems:

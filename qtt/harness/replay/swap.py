@@ -15,7 +15,7 @@ those of one that is not. Then two replays run over the same records:
   id, from the first record into empty state, with its start gate before the sink.
 
 The sink of the swapped replay must then hold, as :func:`~qtt.harness.replay.cutover.violations`
-checks, the reference's records caused before the vector and those caused after it, nothing
+checks, the old reference's records and the new reference's records caused after the vector, nothing
 lost or twice, and in each sink partition no record from before the cut after one from after
 it, in the order the queries wrote them. ``swap-restart`` runs the swapped replay with every
 streaming query restarted from its checkpoint after each micro-batch.
@@ -43,10 +43,13 @@ SWAPPED = "_SWAPPED"
 
 @dataclass(frozen=True)
 class Swap:
-    """One case's swap: the two replays, and what the cut is."""
+    """One case's swap: the three replays, and what the cut is."""
 
+    old_reference: ReplayItem
     reference: ReplayItem
     swapped: ReplayItem
+    #: the position, among every input record, of each input of the old reference
+    old_positions: tuple[int, ...]
     query_id: str
     sink_topic: str
     #: per input record (by its position): its topic, partition and position
@@ -54,18 +57,26 @@ class Swap:
     #: per partition of the swapped query's topic: its control event's position
     vector: ControlVector
 
-    def judge(self, reference: ReplayResult, swapped: ReplayResult) -> list[str]:
+    @property
+    def items(self) -> tuple[ReplayItem, ReplayItem, ReplayItem]:
+        return (self.old_reference, self.reference, self.swapped)
+
+    def judge(self, old: ReplayResult, new: ReplayResult, swapped: ReplayResult) -> list[str]:
         """Every way the swapped replay's sink breaks the cutover invariant; empty when it holds."""
         mine = (self.query_id, self.query_id + SWAPPED)  # the sink may have other writers (INSERT INTO)
-        expected = [self._emitted(r) for r in reference.outputs.get(self.sink_topic, []) if r.query_id in mine]
-        written = sorted(
-            (r for r in swapped.outputs.get(self.sink_topic, []) if r.query_id in mine), key=lambda r: (r.batch, r.seq)
-        )
-        return violations(expected, expected, [self._emitted(r) for r in written], self.vector)
 
-    def _emitted(self, record: OutputRecord) -> Emitted:
+        def emitted(result: ReplayResult, positions: Sequence[int] | None = None) -> list[Emitted]:
+            records = sorted(
+                (r for r in result.outputs.get(self.sink_topic, []) if r.query_id in mine),
+                key=lambda r: (r.batch, r.seq),  # the order they were written in
+            )
+            return [self._emitted(r, r.seq if positions is None else positions[r.seq]) for r in records]
+
+        return violations(emitted(old, self.old_positions), emitted(new), emitted(swapped), self.vector)
+
+    def _emitted(self, record: OutputRecord, position: int) -> Emitted:
         value = (record.value_bytes, record.timestamp, record.headers)
-        return Emitted(record.partition, record.key_bytes, value, self.causes[record.seq])
+        return Emitted(record.partition, record.key_bytes, value, self.causes[position])
 
 
 def swap_for(
@@ -85,7 +96,10 @@ def swap_for(
     offsets = _control_offsets(records, topic)
     swapped_plan = _swapped(plan, query, topic, offsets)
     mode = ReplayMode(restart=restart)
+    old_positions = tuple(n for n, cause in enumerate(causes) if cause.topic != topic or vector.before(cause))
     return Swap(
+        old_reference=ReplayItem.from_recorded(plan, [records[n] for n in old_positions], schemas),
+        old_positions=old_positions,
         reference=ReplayItem.from_recorded(plan, records, schemas),
         swapped=replace(ReplayItem.from_recorded(swapped_plan, records, schemas), mode=mode),
         query_id=query.query_id,
