@@ -114,7 +114,8 @@ def _chosen(plan: s.Plan) -> s.QueryPlan | None:
     written = {_sink(q).topic for q in plan.queries()}
     alone = [q for q in plan.queries() if len(topics := _topics(q.physical_plan)) == 1 and topics[0] not in written]
     stateful = [q for q in alone if any(step.stateful for step in s.walk_steps(q.physical_plan))]
-    return (stateful or alone or [None])[-1]
+    chosen = stateful or alone
+    return chosen[-1] if chosen else None
 
 
 def _sink(query: s.QueryPlan) -> s.SinkStep:
@@ -177,7 +178,7 @@ def _swapped(plan: s.Plan, query: s.QueryPlan, topic: str, offsets: tuple[tuple[
         query_id=query.query_id + SWAPPED,
         sources=query.sources,
         sink=query.sink,
-        physical_plan=replace(sink, source=gate),
+        physical_plan=replace(sink, source=gate),  # type: ignore[call-arg]
     )
     old = replace(query, physical_plan=_stop_gated(query.physical_plan, topic, offsets))
     statements: list[s.StatementPlan] = []
@@ -201,4 +202,4 @@ def _stop_gated(step: s.ExecutionStep, topic: str, offsets: tuple[tuple[int, int
         for field in dataclasses.fields(step)
         if isinstance(value := getattr(step, field.name), s.ExecutionStep)
     }
-    return replace(step, **changes)
+    return replace(step, **changes)  # type: ignore[arg-type]
