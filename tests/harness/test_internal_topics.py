@@ -82,7 +82,10 @@ def test_every_stateful_historical_plan_records_its_internal_topics() -> None:
         if stateful_plan:
             assert loaded.spec.internal_topics, f"{folder}: a stateful plan without internal topics"
             if loaded.spec.outputs:  # a query whose every row is dropped keeps empty state
-                assert all(topic.records for topic in loaded.spec.internal_topics), folder
+                # a start gate holds rows only while partitions' control events arrive apart,
+                # which a case's inputs (all on one partition) never make
+                kept = [t for t in loaded.spec.internal_topics if not t.name.endswith("-StartGate-held-changelog")]
+                assert all(topic.records for topic in kept), folder
 
 
 def test_comparison_names_the_topic_and_the_first_differing_record() -> None:
