@@ -510,15 +510,19 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     """Queries in groups of up to :data:`GROUP_SIZE`, queries with as many micro-batches together.
 
     Every query can share a streaming query (see :mod:`qtt.runtime.execute.executor`); a group runs as
-    many micro-batches as its deepest query, so queries of equal depth go side by side.
+    many micro-batches as its deepest query, so queries of equal depth go side by side. A query
+    with a step that holds rows back (a start gate) keeps its group from running staged, so such
+    queries are grouped apart.
     """
     groups = []
-    modes = sorted({(entry.state.item.mode.restart, entry.state.item.mode.bounded) for entry in todo})
-    for mode in modes:  # a restarted or bounded group runs all its queries that way
-        ordered = sorted(
-            (e for e in todo if (e.state.item.mode.restart, e.state.item.mode.bounded) == mode),
-            key=lambda e: len(e.ends),
-        )
+
+    def kind(entry: _Todo) -> tuple[bool, bool, bool]:
+        mode = entry.state.item.mode
+        holds = any(step.holds_rows for step in s.walk_steps(entry.query.physical_plan))
+        return (mode.restart, mode.bounded, holds)
+
+    for mode in sorted({kind(entry) for entry in todo}):  # a restarted or bounded group runs all its queries that way
+        ordered = sorted((e for e in todo if kind(e) == mode), key=lambda e: len(e.ends))
         groups += [ordered[i : i + GROUP_SIZE] for i in range(0, len(ordered), GROUP_SIZE)]
     return groups
 
