@@ -58,6 +58,36 @@ def test_a_changed_aggregation_is_refused_where_it_differs(tmp_path: Path) -> No
     assert refusing.old == "streamAggregateV1 Aggregate/Aggregate"
 
 
+def test_a_refusal_points_at_swap_in_place_and_a_swap_is_allowed_with_the_walk_shown(tmp_path: Path) -> None:
+    old = _write(tmp_path, "old.sql", COUNTS)
+    added = "SELECT page, COUNT(*) AS n, SUM(ms) AS total FROM visits GROUP BY page;"
+    refused = advise(old, _write(tmp_path, "plain.sql", f"CREATE TABLE views AS {added}"))
+    assert "hint: a query whose state the new plan cannot resume can be swapped in place" in render(refused)
+    swapped = advise(old, _write(tmp_path, "swap.sql", f"CREATE TABLE views WITH (SWAP_IN_PLACE=true) AS {added}"))
+    assert swapped.swap and swapped.refused is None
+    shown = render(swapped)
+    assert shown.startswith("Swapping the query of VIEWS in place (SWAP_IN_PLACE)")
+    assert "StreamAggregate must have matching aggregations" in shown  # what it could not have resumed
+    assert "verdict: ALLOWED: swapped in place" in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CREATE TABLE t WITH (SWAP_IN_PLACE=true) AS SELECT 1",
+        "CREATE TABLE t WITH (swap_in_place = TRUE, KAFKA_TOPIC='t') AS SELECT 1",
+        "CREATE TABLE t WITH (KAFKA_TOPIC='t', SWAP_IN_PLACE=true) AS SELECT 1",
+        "CREATE TABLE t WITH (KAFKA_TOPIC='t', SWAP_IN_PLACE=true, PARTITIONS=2) AS SELECT 1",
+    ],
+)
+def test_the_fresh_run_of_a_swap_drops_the_property_and_keeps_the_rest(text: str) -> None:
+    from qtt.harness.sqltests import advisor
+
+    stripped = advisor._EMPTY_WITH.sub(" ", advisor._SWAP_LAST.sub("", advisor._SWAP.sub("", text)))
+    assert "SWAP" not in stripped.upper() and "( ," not in stripped and ", )" not in stripped
+    assert stripped.count("KAFKA_TOPIC") == text.count("KAFKA_TOPIC") and stripped.endswith("AS SELECT 1")
+
+
 @pytest.mark.parametrize(
     "new, words",
     [

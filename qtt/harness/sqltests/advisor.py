@@ -24,10 +24,14 @@ from qtt.harness.sqltests.run import SeenRecord, run_sql_tests
 from qtt.harness.status import Status
 from qtt.plan.ddl.upgrades import EXTENDED, WalkEntry, extended_upgrades, upgrade_walk
 from qtt.plan.ir import steps as s
-from qtt.plan.statements import plan_statements
+from qtt.plan.statements import SWAP_IN_PLACE, plan_statements
 from qtt.sql import ast, parse_statements
 
 _CREATE = re.compile(r"^\s*CREATE\s+(OR\s+REPLACE\s+)?", re.IGNORECASE)
+#: the swap property in a WITH clause: first or in the middle, or last after a comma
+_SWAP = re.compile(rf"\b{SWAP_IN_PLACE}\s*=\s*true\s*,\s*", re.IGNORECASE)
+_SWAP_LAST = re.compile(rf",?\s*\b{SWAP_IN_PLACE}\s*=\s*true\b", re.IGNORECASE)
+_EMPTY_WITH = re.compile(r"\s+WITH\s*\(\s*\)\s*", re.IGNORECASE)
 
 
 @dataclass
@@ -41,6 +45,11 @@ class Advice:
     #: why ``CREATE OR REPLACE`` is refused; None: it is allowed
     refused: str | None
     extended: bool
+    #: NEW swaps the query in place (``WITH (SWAP_IN_PLACE=true)``): the walk shows what the
+    #: new plan could not have resumed, and the verdict is the swap's
+    swap: bool = False
+    #: what to do about a refusal, when the planner says
+    hint: str | None = None
     #: with ``--prove``: the sink's records in each run, by the insert that caused them
     upgraded: list[SeenRecord] = field(default_factory=list)
     fresh: list[SeenRecord] = field(default_factory=list)
@@ -81,14 +90,15 @@ def _advise(scripts: _Scripts, extended: bool) -> Advice:
         or any(isinstance(st, ast.SetProperty) and extended_upgrades({st.name: st.value}) for st in scripts.old)
     )
     walk, _ = upgrade_walk(old_query.physical_plan, new_query.physical_plan, extended=in_force)
-    refused = None
+    refused, hint = None, None
     try:
         plan_statements([*setting, *_without_inserts(scripts.old), _as(scripts.new, replace=True)], properties)
     except SqlError as e:
-        refused = e.message
+        refused, hint = e.message, e.hint
     sink = new_query.physical_plan
     assert isinstance(sink, s.SinkStep)
-    return Advice(scripts.replaced.name, sink.topic, walk, refused, in_force)
+    swap = scripts.new.properties.get(SWAP_IN_PLACE) is True
+    return Advice(scripts.replaced.name, sink.topic, walk, refused, in_force, swap=swap, hint=hint)
 
 
 def prove(
@@ -141,18 +151,30 @@ def prove(
 def render(advice: Advice) -> str:
     """The advice as ``qtt upgrade`` prints it."""
     rules = f"qtt's extended rules ('{EXTENDED}')" if advice.extended else "ksqlDB's rules"
-    lines = [f"Upgrading the query of {advice.sink} in place, under {rules}:", ""]
+    if advice.swap:
+        title = f"Swapping the query of {advice.sink} in place ({SWAP_IN_PLACE}); "
+        title += f"what it could resume in place, under {rules}:"
+    else:
+        title = f"Upgrading the query of {advice.sink} in place, under {rules}:"
+    lines = [title, ""]
     width = max([len(e.old or "-") for e in advice.walk] + [len("old plan")])
     lines.append(f"  {'role':<12} {'old plan':<{width}}   {'new plan':<{width}}   step")
     for entry in advice.walk:
         lines.append(f"  {entry.role:<12} {entry.old or '-':<{width}}   {entry.new or '-':<{width}}   {entry.verdict}")
     lines.append("")
-    if advice.refused is None:
+    if advice.refused is None and advice.swap:
+        lines.append(
+            "verdict: ALLOWED: swapped in place: the new query builds its state from the first record beside the "
+            "old one, and the two cut over at control events (docs/upgrades.md, 'Swap-in-place')"
+        )
+    elif advice.refused is None:
         lines.append("verdict: ALLOWED: the new plan resumes the old plan's offsets and state")
     else:
         lines.append(f"verdict: REFUSED: {advice.refused}")
         if not advice.extended and "qtt.upgrades.extended" in advice.refused:
             lines.append("hint: try again with --extended to see qtt's rules")
+        elif advice.hint:
+            lines.append(f"hint: {advice.hint}")
     if advice.proven:
         lines += ["", *_outputs(advice)]
     return "\n".join(lines)
@@ -263,6 +285,8 @@ def _standalone(scripts: _Scripts) -> list[ast.Statement]:
 
 def _as(statement: ast.CreateAsSelect, *, replace: bool) -> ast.Statement:
     text = _CREATE.sub("CREATE OR REPLACE " if replace else "CREATE ", statement.text, count=1)
+    if not replace:  # a query started afresh swaps nothing
+        text = _EMPTY_WITH.sub(" ", _SWAP_LAST.sub("", _SWAP.sub("", text)))
     (parsed,) = parse_statements(text + ";")
     return parsed
 
