@@ -368,3 +368,10 @@ def resolve_aggregate(
         params.append(value)
     return_type, state_type, final = spec.build(columns, tuple(params), config or {})
     return Aggregate(upper, columns, final, return_type, state_type)
+
+
+def overload_texts(name: str) -> tuple[tuple[str, ...], str | None]:
+    """An aggregate's overloads as text (``SUM(INTEGER)``), and the feature it needs when qtt
+    does not run it yet (None when it does); for the generated function reference."""
+    spec = _SPECS[name]
+    return tuple(overload.describe(name) for overload in spec.overloads), spec.unsupported
