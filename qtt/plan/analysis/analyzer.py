@@ -11,9 +11,11 @@ import decimal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import singledispatchmethod
+from typing import cast
 
 from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError, did_you_mean
+from qtt.plan.analysis import pseudo_timestamps
 from qtt.plan.analysis.coercion import (
     arithmetic_type,
     can_cast,
@@ -256,6 +258,8 @@ class Analyzer:
 
     @visit.register
     def visit_Comparison(self, node: ast.Comparison) -> e.Expression:
+        if self.clause in pseudo_timestamps.CLAUSES:
+            node = cast(ast.Comparison, pseudo_timestamps.rewritten(node))
         left, right = self.visit(node.left), self.visit(node.right)
         if is_null_literal(left) or is_null_literal(right):
             shown = f"{format_expr(node.left).upper()} {node.op} {format_expr(node.right).upper()}"
@@ -307,6 +311,8 @@ class Analyzer:
 
     @visit.register
     def visit_Between(self, node: ast.Between) -> e.Expression:
+        if self.clause in pseudo_timestamps.CLAUSES:
+            node = cast(ast.Between, pseudo_timestamps.rewritten(node))
         value, low, high = self.visit(node.value), self.visit(node.low), self.visit(node.high)
         target = common_type([value.result_type, low.result_type, high.result_type])
         if target is None or isinstance(target, NullType):
