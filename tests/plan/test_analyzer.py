@@ -214,8 +214,12 @@ def test_constructor_types(text: str, type_: t.SqlType) -> None:
 
 
 def test_constructors_need_a_type() -> None:
-    with pytest.raises(StatementError, match="Can't infer a type of null"):
+    with pytest.raises(StatementError, match="Cannot construct an array with all NULL elements"):
         analyze("ARRAY[NULL]")
+    with pytest.raises(StatementError, match="Cannot construct a map with all NULL keys"):
+        analyze("MAP(NULL := 1)")
+    with pytest.raises(StatementError, match="Array constructor cannot be empty"):
+        analyze("ARRAY[]")
 
 
 # ---------------------------------------------------------------------------- CAST

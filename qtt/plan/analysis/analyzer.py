@@ -36,6 +36,15 @@ from qtt.plan.ir import expressions as e
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
+_ISSUE = "(see https://github.com/confluentinc/ksql/issues/4239)"
+#: ksqlDB's messages for constructors it cannot type (``ExpressionTypeManager``)
+_EMPTY_ARRAY = f"Array constructor cannot be empty. Please supply at least one element {_ISSUE}."
+_EMPTY_MAP = f"Map constructor cannot be empty. Please supply at least one key value pair {_ISSUE}."
+
+
+def _all_null(what: str, cast: str) -> str:
+    return f"Cannot construct {what} {_ISSUE}. As a workaround, you may cast a NULL {cast} to the desired type."
+
 
 @dataclass(frozen=True)
 class ScopeColumn:
@@ -418,32 +427,47 @@ class Analyzer:
 
     @visit.register
     def visit_CreateArray(self, node: ast.CreateArray) -> e.Expression:
+        if not node.items:
+            raise StatementError(_EMPTY_ARRAY, line=_line(node), column=_col(node))
         items = [self.visit(i) for i in node.items]
         element = common_type(i.result_type for i in items)
-        if element is None:
-            types = ", ".join(str(i.result_type) for i in items)
-            msg = (
-                f"invalid input syntax for type {items[0].result_type}: "
-                f"all elements of ARRAY must share one type, got {types}"
-            )
-            raise StatementError(msg, line=_line(node), column=_col(node))
+        if element is None:  # elements of different types: ksqlDB's list coercion decides
+            element = self._user_list(node, node.items, items, "an array with all NULL elements", "value")
+            return e.CreateArray(items=tuple(convert(i, element) for i in items), sql_type=t.Array(element))
         if isinstance(element, NullType):
-            msg = NULL_TYPE_MESSAGE
+            msg = _all_null("an array with all NULL elements", "value")
             raise StatementError(msg, line=_line(node), column=_col(node))
         return e.CreateArray(items=tuple(coerce_null(i, element) for i in items), sql_type=t.Array(element))
 
+    def _user_list(
+        self, node: ast.Expr, raw: Sequence[ast.Expr], exprs: Sequence[e.Expression], what: str, cast: str
+    ) -> t.SqlType:
+        """The common type of a constructor's elements, keys or values by ksqlDB's list coercion
+        (``CoercionUtil.coerceUserList``), with its messages."""
+        try:
+            found = ListCoercer([format_expr(n) for n in raw]).common_type(exprs)
+        except CoercionError as error:
+            raise StatementError(error.message, line=_line(node), column=_col(node)) from None
+        if found is None or isinstance(found, NullType):
+            raise StatementError(_all_null(what, cast), line=_line(node), column=_col(node))
+        return found
+
     @visit.register
     def visit_CreateMap(self, node: ast.CreateMap) -> e.Expression:
+        if not node.entries:
+            raise StatementError(_EMPTY_MAP, line=_line(node), column=_col(node))
         keys = [self.visit(k) for k, _ in node.entries]
         vals = [self.visit(v) for _, v in node.entries]
         key_type = common_type(k.result_type for k in keys)
         value_type = common_type(v.result_type for v in vals)
-        if key_type is None or value_type is None:
-            msg = f"invalid input syntax for type MAP: keys and values must each share one type: {format_expr(node)}"
-            raise StatementError(msg, line=_line(node), column=_col(node))
-        if isinstance(key_type, NullType) or isinstance(value_type, NullType):
-            msg = NULL_TYPE_MESSAGE
-            raise StatementError(msg, line=_line(node), column=_col(node))
+        if key_type is None or isinstance(key_type, NullType):
+            raw_keys = [k for k, _ in node.entries]
+            key_type = self._user_list(node, raw_keys, keys, "a map with all NULL keys", "key")
+            keys = [convert(k, key_type) for k in keys]
+        if value_type is None or isinstance(value_type, NullType):
+            raw_values = [v for _, v in node.entries]
+            value_type = self._user_list(node, raw_values, vals, "a map with all NULL values", "value")
+            vals = [convert(v, value_type) for v in vals]
         entries = tuple(
             e.MapEntry(key=coerce_null(k, key_type), value=coerce_null(v, value_type))
             for k, v in zip(keys, vals, strict=True)
@@ -452,9 +476,14 @@ class Analyzer:
 
     @visit.register
     def visit_CreateStruct(self, node: ast.CreateStruct) -> e.Expression:
-        values = []
+        values: list[e.StructFieldValue] = []
         for name, value_node in node.fields:
             value = self.visit(value_node)
+            twin = next((v for v in values if v.name == name), None)
+            if twin is not None:
+                first, second = (f"`{name}` {x.result_type}" for x in (twin.value, value))
+                msg = f"Duplicate field names found in STRUCT: '{first}' and '{second}'"
+                raise StatementError(msg, line=_line(node), column=_col(node))
             if is_null_literal(value):
                 value = e.Literal(value=None, sql_type=t.STRING)
             values.append(e.StructFieldValue(name=name, value=value))
