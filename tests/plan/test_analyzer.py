@@ -169,8 +169,13 @@ def test_null_in_between_takes_the_value_type() -> None:
 
 
 def test_conditions_must_be_boolean() -> None:
-    with pytest.raises(StatementError, match="Type error in WHERE: expression should evaluate to BOOLEAN"):
-        Analyzer(Scope([ScopeColumn("I", t.INTEGER)]), "WHERE").boolean(parse_expression("I"))
+    scope = Scope([ScopeColumn("I", t.INTEGER), ScopeColumn("S", t.STRING)])
+    with pytest.raises(StatementError) as info:
+        Analyzer(scope, "WHERE").boolean(parse_expression("I > 0 AND I"))
+    assert info.value.message == "Type error in WHERE expression: Should evaluate to boolean but is I (INTEGER) instead."
+    with pytest.raises(StatementError) as info:
+        Analyzer(scope, "HAVING").boolean(parse_expression("I = S OR I > 0"))
+    assert info.value.message == "Error in HAVING expression: Cannot compare I (INTEGER) to S (STRING) with EQUAL."
 
 
 # ---------------------------------------------------------------------------- CASE and constructors

@@ -37,6 +37,8 @@ from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
 _ISSUE = "(see https://github.com/confluentinc/ksql/issues/4239)"
+#: the messages of a filter that does not type check that are ksqlDB's already
+_FILTER_ERRORS = ("Error in ", "Type error in ")
 #: ksqlDB's messages for constructors it cannot type (``ExpressionTypeManager``)
 _EMPTY_ARRAY = f"Array constructor cannot be empty. Please supply at least one element {_ISSUE}."
 _EMPTY_MAP = f"Map constructor cannot be empty. Please supply at least one key value pair {_ISSUE}."
@@ -138,6 +140,7 @@ class Analyzer:
         #: plans an aggregate call (in an aggregating query's SELECT and HAVING); without it
         #: an aggregate function is not allowed in the clause.
         self.aggregates = aggregates
+        self._filtering = False  # inside a WHERE or HAVING condition (see boolean)
 
     def __call__(self, node: ast.Expr) -> e.Expression:
         return self.visit(node)
@@ -151,11 +154,29 @@ class Analyzer:
         return expr
 
     def boolean(self, node: ast.Expr) -> e.Expression:
-        """Analyze a condition; it must be BOOLEAN."""
+        """Analyze a condition; it must be BOOLEAN.
+
+        A WHERE or HAVING clause that does not type check is ksqlDB's ``FilterTypeValidator``
+        error: ``Error in WHERE expression: `` before the reason.
+        """
+        if self.clause not in pseudo_timestamps.CLAUSES or self._filtering:
+            return self._boolean(node)
+        self._filtering = True
+        try:
+            return self._boolean(node)
+        except StatementError as error:
+            if not isinstance(error, UnsupportedFeatureError) and not error.message.startswith(_FILTER_ERRORS):
+                error.message = f"Error in {self.clause} expression: {error.message}"
+            raise
+        finally:
+            self._filtering = False
+
+    def _boolean(self, node: ast.Expr) -> e.Expression:
         expr = coerce_null(self.visit(node), t.BOOLEAN)
         if expr.result_type != t.BOOLEAN:
+            clause = f"{self.clause} expression" if self.clause in pseudo_timestamps.CLAUSES else self.clause
             msg = (
-                f"Type error in {self.clause}: expression should evaluate to BOOLEAN but is "
+                f"Type error in {clause}: Should evaluate to boolean but is "
                 f"{format_expr(node)} ({expr.result_type}) instead."
             )
             raise StatementError(msg, line=_line(node), column=_col(node))
