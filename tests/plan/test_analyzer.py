@@ -172,7 +172,8 @@ def test_conditions_must_be_boolean() -> None:
     scope = Scope([ScopeColumn("I", t.INTEGER), ScopeColumn("S", t.STRING)])
     with pytest.raises(StatementError) as info:
         Analyzer(scope, "WHERE").boolean(parse_expression("I > 0 AND I"))
-    assert info.value.message == "Type error in WHERE expression: Should evaluate to boolean but is I (INTEGER) instead."
+    not_boolean = "Type error in WHERE expression: Should evaluate to boolean but is I (INTEGER) instead."
+    assert info.value.message == not_boolean
     with pytest.raises(StatementError) as info:
         Analyzer(scope, "HAVING").boolean(parse_expression("I = S OR I > 0"))
     assert info.value.message == "Error in HAVING expression: Cannot compare I (INTEGER) to S (STRING) with EQUAL."

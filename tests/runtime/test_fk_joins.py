@@ -32,31 +32,7 @@ from qtt.runtime.operators.fk_joins import (
     LeftTableProcessor,
     LeftTableSpec,
 )
-
-
-class _ValueState:
-    def __init__(self) -> None:
-        self.value: Any = None
-
-    def exists(self) -> bool:
-        return self.value is not None
-
-    def get(self) -> Any:
-        return self.value
-
-    def update(self, value: Any) -> None:
-        self.value = value
-
-    def clear(self) -> None:
-        self.value = None
-
-
-class _Handle:
-    def __init__(self) -> None:
-        self.states: dict[str, _ValueState] = {}
-
-    def getValueState(self, name: str, schema: Any) -> _ValueState:
-        return self.states.setdefault(name, _ValueState())
+from tests.runtime.fake_state import Handle
 
 
 def _struct(*fields: tuple[str, st.DataType]) -> st.StructType:
@@ -81,7 +57,7 @@ def _left_table(left_join: bool) -> LeftTableProcessor:
         left_join=left_join,
     )
     processor = LeftTableProcessor(spec)
-    processor.init(_Handle())  # type: ignore[arg-type]
+    processor.init(Handle())  # type: ignore[arg-type]
     return processor
 
 
@@ -136,7 +112,7 @@ def _join(join_type: str) -> ForeignKeyJoinProcessor:
         ),
     )
     processor = ForeignKeyJoinProcessor(spec)
-    processor.init(_Handle())  # type: ignore[arg-type]
+    processor.init(Handle())  # type: ignore[arg-type]
     return processor
 
 

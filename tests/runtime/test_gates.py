@@ -2,39 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pyspark.sql import Row
 from pyspark.sql import types as st
 
 from qtt.runtime.build.names import ORDER, ROWPARTITION, SEQ
 from qtt.runtime.operators.gates import CONTROL_PARTITION, CONTROL_PARTITIONS, GateSpec, StartGate
-
-
-class _State:
-    def __init__(self) -> None:
-        self.value: Any = None
-
-    def exists(self) -> bool:
-        return self.value is not None
-
-    def get(self) -> Any:
-        return self.value
-
-    def update(self, value: Any) -> None:
-        self.value = value
-
-    def clear(self) -> None:
-        self.value = None
-
-
-class _Handle:
-    def __init__(self) -> None:
-        self.states: dict[str, _State] = {}
-
-    def getValueState(self, name: str, *_: Any) -> _State:
-        return self.states.setdefault(name, _State())
-
+from tests.runtime.fake_state import Handle
 
 ROWS = st.StructType(
     [
@@ -57,7 +30,7 @@ def _control(seq: int, partition: int) -> Row:
 
 def _through(batches: list[list[Row]]) -> list[list[int]]:
     """What the gate lets through in each micro-batch (by SEQ), its state kept in between."""
-    gate, handle = StartGate(GateSpec("StartGate", ROWS)), _Handle()
+    gate, handle = StartGate(GateSpec("StartGate", ROWS)), Handle()
     out = []
     for batch in batches:
         gate.init(handle)  # type: ignore[arg-type]
@@ -77,7 +50,7 @@ def test_a_control_event_counts_before_the_data_of_the_same_micro_batch() -> Non
 
 
 def test_a_held_row_keeps_its_values_through_the_state_store_form() -> None:
-    gate, handle = StartGate(GateSpec("StartGate", ROWS)), _Handle()
+    gate, handle = StartGate(GateSpec("StartGate", ROWS)), Handle()
     gate.init(handle)  # type: ignore[arg-type]
     assert list(gate.handleInputRows(None, iter([_control(0, 0), _data(1, 0)]), None)) == []
     gate.init(handle)  # type: ignore[arg-type]
