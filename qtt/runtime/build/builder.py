@@ -199,8 +199,9 @@ class PlanBuilder:
 
     def _source(self, step: s.SourceStep) -> Built:
         schema = step.source_schema
-        # a control event of a swap-in-place upgrade is never data (qtt.runtime.operators.gates)
-        records = self.raw.where((F.col("topic") == F.lit(step.topic)) & ~is_control(F.col("headers")))
+        records = self.raw.where(F.col("topic") == F.lit(step.topic))
+        if "headers" in self.raw.columns:  # a control event of a swap-in-place upgrade is never data
+            records = records.where(~is_control(F.col("headers")))
         headers = [F.col("headers")] if schema.headers else []  # plans without them keep their topology
         serde: dict[str, Any] = {"topic": step.topic, "registry": self.registry}
         key, bounds = F.col("key"), list[Column]()
