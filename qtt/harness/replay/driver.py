@@ -521,8 +521,7 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
 
     def kind(entry: _Todo) -> tuple[bool, bool, bool]:
         mode = entry.state.item.mode
-        holds = any(step.holds_rows for step in s.walk_steps(entry.query.physical_plan))
-        return (mode.restart, mode.bounded, holds)
+        return (mode.restart, mode.bounded, entry.shape.holds_rows)
 
     for mode in sorted({kind(entry) for entry in todo}):  # a restarted or bounded group runs all its queries that way
         ordered = sorted((e for e in todo if kind(e) == mode), key=lambda e: len(e.ends))

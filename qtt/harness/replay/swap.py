@@ -128,6 +128,11 @@ def _topics(step: s.ExecutionStep) -> list[str]:
     return sorted({each.topic for each in s.walk_steps(step) if isinstance(each, s.SourceStep)})
 
 
+def control_event(topic: str, partition: int, partitions: int) -> InputRecord:
+    """The control event of a cut for one partition of ``topic`` (of ``partitions``)."""
+    return InputRecord(topic, 0, None, None, partition, ((gs.CONTROL_HEADER, str(partitions).encode()),))
+
+
 def _partition(record: InputRecord) -> int:
     return partition_for(record.key, SOURCE_PARTITIONS) if record.key is not None else 0
 
@@ -146,12 +151,11 @@ def _with_controls(records: list[InputRecord], topic: str, cut: int) -> tuple[li
                 places[record.partition] = position
     out: list[InputRecord] = []
     vector: dict[tuple[str, int], int] = {}
-    count = str(SOURCE_PARTITIONS).encode()
     for position in range(len(records) + 1):
         for partition in range(SOURCE_PARTITIONS):
             if places.get(partition, len(records)) == position:
                 vector[(topic, partition)] = len(out)
-                out.append(InputRecord(topic, 0, None, None, partition, ((gs.CONTROL_HEADER, count),)))
+                out.append(control_event(topic, partition, SOURCE_PARTITIONS))
         if position < len(records):
             out.append(records[position])
     return out, ControlVector(vector)

@@ -27,12 +27,12 @@ from qtt.harness.replay.driver import InputRecord, ReplayItem, ReplayResult
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import SessionProvider, guarded, replay_counted
 from qtt.harness.replay.schemas import registry_for_case
+from qtt.harness.replay.swap import control_event
 from qtt.harness.replay.topic_serdes import TopicSerde, topic_serdes
 from qtt.harness.results import CaseResult
 from qtt.harness.sqltests.files import SqlTest
 from qtt.harness.sqltests.script import ROWTIME, Check, Epoch, Insert, Script, interpret
 from qtt.harness.status import Status
-from qtt.plan.ir.gate_steps import CONTROL_HEADER
 from qtt.plan.statements import start_gate
 from qtt.serde.registry.schema_registry import RegistrySnapshot
 
@@ -300,7 +300,7 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
 def _controls(epoch: Epoch) -> list[InputRecord]:
     """The control events written before the epoch's first insert: one per source partition."""
     return [
-        InputRecord(topic, 0, None, None, partition, headers=((CONTROL_HEADER, str(partitions).encode()),))
+        control_event(topic, partition, partitions)
         for topic, partitions in epoch.controls
         for partition in range(partitions)
     ]

@@ -34,6 +34,11 @@ class QueryShape:
     stateful_steps: tuple[s.ExecutionStep, ...]
 
     @property
+    def holds_rows(self) -> bool:
+        """Whether a step may emit a row in a later micro-batch than its input's (a start gate)."""
+        return any(step.holds_rows for step in self.stateful_steps)
+
+    @property
     def stateful(self) -> bool:
         """Whether the query keeps state, and so must see one record per micro-batch."""
         return bool(self.stateful_steps)

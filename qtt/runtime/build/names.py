@@ -35,6 +35,7 @@ __all__ = [
     "WINDOW_START",
     "argument_column",
     "col",
+    "control_header",
     "data_col",
     "group_column",
     "is_control",
@@ -155,7 +156,12 @@ def data_col(df: DataFrame, name: str, *, named: bool = True) -> Column:
     return col(stored(name)).alias(name) if named else col(stored(name))
 
 
+def control_header(header: Column) -> Column:
+    """Whether one header (a ``key``, ``value`` struct) marks a control event."""
+    return header.getField("key") == F.lit(CONTROL_HEADER)
+
+
 def is_control(headers: Column) -> Column:
     """Whether a replay source record (its ``headers`` column) is a control event of a
     swap-in-place upgrade (:mod:`qtt.plan.ir.gate_steps`), which no step decodes as data."""
-    return F.exists(headers, lambda header: header.getField("key") == F.lit(CONTROL_HEADER))
+    return F.exists(headers, control_header)

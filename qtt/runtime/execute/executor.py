@@ -34,7 +34,6 @@ from pyspark.sql import functions as F
 import qtt.runtime.operators.registered  # noqa: F401 (the stateful steps' builders register themselves)
 from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError, TimeLimitReached
 from qtt.plan.ir.shape import QueryShape
-from qtt.plan.ir.steps import walk_steps
 from qtt.runtime.build import repartitions
 from qtt.runtime.build.builder import PlanBuilder
 from qtt.runtime.build.context import StatefulHook
@@ -312,9 +311,10 @@ def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
     micro-batch, so a step that holds rows back (a start gate) runs its group unstaged."""
     if any(job.mode.restart or job.mode.bounded for job in jobs) or is_connect(session) or _resumed(jobs):
         return False
-    if any(step.holds_rows for job in jobs for step in walk_steps(job.query.physical_plan)):
+    shapes = [QueryShape.of(job.query) for job in jobs]
+    if any(shape.holds_rows for shape in shapes):
         return False
-    return sum(1 for job in jobs if QueryShape.of(job.query).stateful) >= 2
+    return sum(1 for shape in shapes if shape.stateful) >= 2
 
 
 def _run_staged(session: SparkSession, jobs: Sequence[Job], checkpoint: str, plans: StagedPlans) -> dict[int, QueryRun]:

@@ -17,14 +17,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from pyspark.sql import Column, Row
+from pyspark.sql import Row
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessorHandle
 
 from qtt.plan.ir import gate_steps as gs
 from qtt.runtime.build.context import BuildContext, Built, builds
-from qtt.runtime.build.names import ORDER, ROWOFFSET, ROWPARTITION, SEQ, col, is_control
+from qtt.runtime.build.names import ORDER, ROWOFFSET, ROWPARTITION, SEQ, col, control_header, is_control
 from qtt.runtime.operators.state_codec import StateCodec
 from qtt.runtime.operators.stateful import StatefulOperator, state_name, struct
 from qtt.runtime.spark.workers.worker_memory import freeze_once
@@ -120,7 +120,7 @@ def start_gate_v1(context: BuildContext, step: gs.StartGateV1, source: Built) ->
     controls = raw.where(F.col("topic").isin(*step.source_topics) & is_control(F.col("headers"))).select(
         F.col("seq").alias(SEQ),
         F.col("partition").cast("int").alias(CONTROL_PARTITION),
-        F.element_at(F.filter(F.col("headers"), _control_header), 1)
+        F.element_at(F.filter(F.col("headers"), control_header), 1)
         .getField("value")
         .cast("string")
         .cast("int")
@@ -133,10 +133,6 @@ def start_gate_v1(context: BuildContext, step: gs.StartGateV1, source: Built) ->
     spec = GateSpec(state_name(step.context), rows.schema)
     out = context.stateful(both, [GATE_KEY], StartGate(spec), rows.schema)
     return Built(out if ORDER in source.df.columns else out.drop(ORDER), source.schema)
-
-
-def _control_header(header: Column) -> Column:
-    return header.getField("key") == F.lit(gs.CONTROL_HEADER)
 
 
 @builds(gs.StopGateV1)
