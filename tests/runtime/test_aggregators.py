@@ -429,6 +429,29 @@ def test_topk_merge() -> None:
     assert distinct.merge([5], [5]) == [5]
 
 
+def test_topk_with_additional_columns_orders_by_the_sort_value_and_keeps_ties_in_arrival_order() -> None:
+    udaf = udaf_for(agg("TOPK", t.INTEGER, t.BOOLEAN, t.STRING, params=(3,)))
+    acc = udaf.initial()
+    rows = [(10, True, "ash"), (60, True, "birch"), (None, False, "cedar"), (45, False, "elm"), (60, False, "fir")]
+    for row in rows:
+        acc = udaf.aggregate(acc, *row)
+    assert udaf.result(acc) == [(60, True, "birch"), (60, False, "fir"), (45, False, "elm")]
+    merged = udaf.merge([(9, None, "a")], [(12, True, "b"), (9, False, "c")])
+    assert merged == [(12, True, "b"), (9, None, "a"), (9, False, "c")]
+
+
+def test_attr_is_the_one_value_held_or_null() -> None:
+    udaf = udaf_for(agg("ATTR", t.STRING))
+    assert run(udaf, ["oak", "oak", "elm"]) == ["oak", "oak", None]
+    # null is a value of its own: a group that held it and another value has no single value
+    assert run(udaf, [None, "oak"]) == [None, None]
+    acc = fold(udaf, ["oak", "elm"])
+    assert udaf.result(udaf.undo(acc, "elm")) == "oak"
+    assert udaf.result(udaf.undo(udaf.undo(acc, "elm"), "oak")) is None
+    assert udaf.result(udaf.merge(fold(udaf, ["oak"]), fold(udaf, ["oak"]))) == "oak"
+    assert udaf.result(udaf.merge(fold(udaf, ["oak"]), fold(udaf, ["elm"]))) is None
+
+
 def test_topkdistinct_decimal_keeps_the_scale() -> None:
     udaf = udaf_for(agg("TOPKDISTINCT", t.Decimal(4, 2), params=(2,)))
     assert [str(v) for v in run(udaf, [Decimal("1.5"), Decimal("2.25")])[-1]] == ["2.25", "1.50"]
@@ -462,7 +485,7 @@ def test_every_supported_aggregate_has_an_implementation() -> None:
         udaf = udaf_for(aggregate)
         udaf.result(udaf.initial())
         implemented.add(name)
-    assert len(implemented) == 17
+    assert len(implemented) == 18
 
 
 def test_udafs_do_not_import_pyspark(modules_loaded_by: Callable[..., set[str]]) -> None:

@@ -64,6 +64,8 @@ class Aggregate:
 #: ksqlDB's ``ksql.functions.<name>.limit`` settings; unset or negative means no limit.
 COLLECT_LIST_LIMIT = "ksql.functions.collect_list.limit"
 COLLECT_SET_LIMIT = "ksql.functions.collect_set.limit"
+#: The sort value's field in the entries of TOPK with additional columns; they are ``col0``, ...
+TOPK_SORT_FIELD = "sort_col"
 #: HISTOGRAM counts at most this many distinct values; ksqlDB hard-codes it.
 HISTOGRAM_LIMIT = 1000
 
@@ -207,6 +209,22 @@ def _top(name: str) -> _Build:
     return build
 
 
+def _top_with_columns(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    # ksqlDB 0.29's variadic TOPK(sort_col, other_cols..., k): each entry is a struct of the
+    # sort value and the other columns, named as ksqlDB names them.
+    if params[0] < 1:
+        raise UnsupportedFeatureError("TOPK with k < 1")
+    fields = (t.Field(TOPK_SORT_FIELD, cols[0]), *(t.Field(f"col{i}", c) for i, c in enumerate(cols[1:])))
+    entries = t.Array(t.Struct(fields))
+    return entries, entries, params
+
+
+def _attr(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
+    # ksqlDB's Attr: a list of (value, count) entries, not a map, as nulls count as a value.
+    entry = t.Struct((t.Field("VALUE", cols[0]), t.Field("COUNT", t.INTEGER)))
+    return cols[0], t.Array(entry), params
+
+
 def _count_distinct(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
     # ksqlDB keeps HyperLogLog registers (ARRAY<INTEGER>); qtt keeps the distinct values
     # themselves, which gives the exact count that HLL gives for small groups. Both are arrays,
@@ -251,12 +269,13 @@ _SPECS: dict[str, _Spec] = {
     "STDDEV_SAMPLE": _Spec(_one(*_NUMERIC), _stddev, table=True),
     "HISTOGRAM": _Spec(_one("STRING"), _histogram, table=True),
     "CORRELATION": _Spec((_Overload(("DOUBLE", "DOUBLE")),), _correlation, table=True),
+    "ATTR": _Spec(_one("ANY"), _attr, table=True),
+    # In ksqlDB's source (CollectMapUdaf) but not in its reference; its session merge is unfinished.
     "COLLECT_MAP": _unsupported("COLLECT_MAP"),
-    "ATTR": _unsupported("ATTR"),
-    "STDDEV_POP": _unsupported("STDDEV_POP"),
-    "VAR_SAMP": _unsupported("VAR_SAMP"),
-    "VAR_POP": _unsupported("VAR_POP"),
 }
+
+#: TOPK with additional columns: the sort column's types; the other columns take any type.
+_TOPK_SORT_TYPES = ("INTEGER", "BIGINT", "DOUBLE", "STRING")
 
 #: Every aggregate name, run or not: what makes a function call an aggregate.
 AGGREGATE_NAMES = frozenset(_SPECS)
@@ -341,16 +360,20 @@ def resolve_aggregate(
     if len(literals) != len(arg_types):
         msg = f"{len(literals)} literal markers for {len(arg_types)} arguments of {upper}"
         raise ValueError(msg)
-    if upper == "TOPK" and len(arg_types) > 2:
-        # ksqlDB 0.29+ takes TOPK(sort_col, other_cols..., k) and returns structs.
-        raise UnsupportedFeatureError("TOPK with additional columns")
     if arg_types and isinstance(arg_types[0], NullType):
         raise StatementError(NULL_TYPE_MESSAGE)
-    matches = [(m, o) for o in spec.overloads if (m := _match(o, arg_types)) is not None]
+    overloads = spec.overloads
+    build = spec.build
+    if upper == "TOPK" and len(arg_types) > 2:
+        # ksqlDB 0.29+: TOPK(sort_col, other_cols..., k) returns structs.
+        others = ("ANY",) * (len(arg_types) - 2)
+        overloads = tuple(_Overload((b, *others), (t.INTEGER,)) for b in _TOPK_SORT_TYPES)
+        build = _top_with_columns
+    matches = [(m, o) for o in overloads if (m := _match(o, arg_types)) is not None]
     if not matches:
         shown = ", ".join(str(a) for a in arg_types)
         label = shown_name(upper, written)
-        options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
+        options = "\n".join(f"  {o.describe(label)}" for o in overloads)
         msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg)
     (_, columns), overload = min(matches, key=lambda m: m[0][0])
@@ -366,7 +389,7 @@ def resolve_aggregate(
             msg = f"Parameter {index + 1} passed to function {upper} must not be null"
             raise StatementError(msg)
         params.append(value)
-    return_type, state_type, final = spec.build(columns, tuple(params), config or {})
+    return_type, state_type, final = build(columns, tuple(params), config or {})
     return Aggregate(upper, columns, final, return_type, state_type)
 
 
@@ -374,4 +397,7 @@ def overload_texts(name: str) -> tuple[tuple[str, ...], str | None]:
     """An aggregate's overloads as text (``SUM(INTEGER)``), and the feature it needs when qtt
     does not run it yet (None when it does); for the generated function reference."""
     spec = _SPECS[name]
-    return tuple(overload.describe(name) for overload in spec.overloads), spec.unsupported
+    texts = tuple(overload.describe(name) for overload in spec.overloads)
+    if name == "TOPK":
+        texts += tuple(f"TOPK({b}, ANY, ..., INTEGER)" for b in _TOPK_SORT_TYPES)
+    return texts, spec.unsupported

@@ -169,8 +169,6 @@ class JoinPlanner:
         if source is None:
             msg = f"{relation.name} does not exist."
             raise SqlError(msg, hint=unknown_source_hint(relation.name, self.sources))
-        if len(source.schema.key) > 1 and source.kind != TABLE:
-            raise UnsupportedFeatureError(f"joining a stream with several key columns ({source.name})")
         qualifier = relation.alias or relation.name
         table = source.kind == TABLE
         step: s.ExecutionStep = (s.TableSourceV1 if table else s.StreamSourceV1)(

@@ -377,22 +377,34 @@ class _CountDistinct(Udaf):
 
 
 class _TopK(Udaf):
-    """ksqlDB's TopkKudaf / TopkDistinctKudaf: descending, stable for equal values."""
+    """ksqlDB's TopkKudaf / TopkDistinctKudaf: descending, stable for equal values.
+
+    With additional columns (``TOPK(sort_col, col0, ..., k)``) each entry is a tuple of the
+    sort value and the other columns, ordered by the sort value alone.
+    """
 
     def __init__(self, aggregate: Aggregate) -> None:
         super().__init__(aggregate)
         self.k: int = aggregate.params[0]
-        self.key = sort_key(aggregate.arg_types[0])
+        self.with_columns = len(aggregate.arg_types) > 1
+        by_value = sort_key(aggregate.arg_types[0])
+        self.key = (lambda entry: by_value(entry[0])) if self.with_columns else by_value
         self.coerce = coercer(aggregate.arg_types[0])
-        self.quantize = quantizer(aggregate.arg_types[0])
+        self.quantizers = [quantizer(a) for a in aggregate.arg_types]
         self.distinct = aggregate.name == "TOPKDISTINCT"
 
     def initial(self) -> Any:
         return []
 
+    def _entry(self, values: tuple[Any, ...]) -> Any:
+        sort_value = self.coerce(values[0])
+        if sort_value is None:
+            return None
+        return (sort_value, *values[1:]) if self.with_columns else sort_value
+
     def aggregate(self, acc: Any, *values: Any) -> Any:
-        value = self.coerce(values[0])
-        items = list(acc)
+        value = self._entry(values)
+        items = [tuple(i) for i in acc] if self.with_columns else list(acc)
         if value is None:
             return items
         if len(items) == self.k and self.key(value) <= self.key(items[-1]):
@@ -427,7 +439,47 @@ class _TopK(Udaf):
         return merged
 
     def result(self, acc: Any) -> Any:
-        return [self.quantize(v) for v in acc]
+        if self.with_columns:
+            return [tuple(q(v) for q, v in zip(self.quantizers, entry, strict=True)) for entry in acc]
+        return [self.quantizers[0](v) for v in acc]
+
+
+class _Attr(Udaf):
+    """ksqlDB's Attr: the group's one value, or null once it has held two different values.
+
+    The accumulator counts each value (null is a value too); undo lowers a count, and a value
+    whose count reached zero no longer counts as held.
+    """
+
+    def initial(self) -> Any:
+        return []
+
+    def _update(self, acc: Any, value: Any, count: int) -> Any:
+        entries = [(v, int(c)) for v, c in acc]
+        target = canon(value)
+        for index, (held, held_count) in enumerate(entries):
+            if canon(held) == target:
+                entries[index] = (held, max(0, held_count + count))
+                return entries
+        if count > 0:
+            entries.append((value, count))
+        return entries
+
+    def aggregate(self, acc: Any, *values: Any) -> Any:
+        return self._update(acc, values[0], 1)
+
+    def undo(self, acc: Any, *values: Any) -> Any:
+        return self._update(acc, values[0], -1)
+
+    def merge(self, first: Any, second: Any) -> Any:
+        entries = list(first)
+        for value, count in second:
+            entries = self._update(entries, value, int(count))
+        return entries
+
+    def result(self, acc: Any) -> Any:
+        held = [value for value, count in acc if int(count) > 0]
+        return held[0] if len(held) == 1 else None
 
 
 class _Histogram(Udaf):
@@ -483,6 +535,7 @@ _FACTORIES: dict[str, Callable[[Aggregate], Udaf]] = {
     "TOPK": _TopK,
     "TOPKDISTINCT": _TopK,
     "HISTOGRAM": _Histogram,
+    "ATTR": _Attr,
 }
 
 
