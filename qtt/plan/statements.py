@@ -27,6 +27,7 @@ from qtt.plan.ddl.with_properties import (
     source_format_infos,
     timestamp_column,
 )
+from qtt.plan.inserts import Insert, inserted_row
 from qtt.plan.ir import gate_steps as gs
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
@@ -51,6 +52,8 @@ class PlannedCase:
     plan: s.Plan
     sources: dict[str, DataSource]
     topic_partitions: dict[str, int] = field(default_factory=dict)
+    #: the rows of the case's ``INSERT INTO ... VALUES`` statements, in statement order
+    inserts: tuple[Insert, ...] = ()
 
 
 def plan_statements(
@@ -68,7 +71,12 @@ def plan_statements(
     # The analyzer recurses over expressions: deep ones (generated SQL) need a large stack.
     planned = deep_call(lambda: [planner.plan(statement) for statement in statements])
     plan = current_plan(properties or {}, [p for p in planned if p is not None])
-    return PlannedCase(plan=plan, sources=dict(planner.sources), topic_partitions=planner.topic_partitions)
+    return PlannedCase(
+        plan=plan,
+        sources=dict(planner.sources),
+        topic_partitions=planner.topic_partitions,
+        inserts=tuple(planner.inserts),
+    )
 
 
 def current_plan(properties: Mapping[str, object], planned: Sequence[s.StatementPlan]) -> s.Plan:
@@ -118,6 +126,8 @@ class Planner:
         self.sink_queries: dict[str, s.QueryPlan] = {}
         #: every running persistent query (C*AS and INSERT INTO), by query id
         self.running: dict[str, s.QueryPlan] = {}
+        #: the rows of ``INSERT INTO ... VALUES`` statements, in statement order
+        self.inserts: list[Insert] = []
 
     def plan(self, statement: ast.Statement) -> s.StatementPlan | None:
         """Plan one statement; None for statements that only change the planner's state."""
@@ -304,9 +314,9 @@ class Planner:
 
     @_plan.register
     def visit_InsertValues(self, statement: ast.InsertValues) -> s.StatementPlan | None:
-        self.insert_values_target(statement)
-        # a case's inputs are its records; a SQL test's INSERTs are (qtt.harness.sqltests.run)
-        raise UnsupportedFeatureError("INSERT INTO ... VALUES")
+        # A case writes these rows before its inputs (a SQL test interprets its INSERTs itself).
+        self.inserts.append(inserted_row(self.insert_values_target(statement), statement))
+        return None
 
     def insert_values_target(self, statement: ast.InsertValues) -> DataSource:
         """The stream or table that ``INSERT INTO ... VALUES`` writes to, checked as ksqlDB does."""

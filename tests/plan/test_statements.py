@@ -506,9 +506,19 @@ def test_an_unknown_partition_by_column_keeps_its_suggestion() -> None:
     assert raised.value.hint == "Did you mean 'AGE'?"
 
 
-def test_insert_values_is_an_unsupported_feature() -> None:
-    with pytest.raises(UnsupportedFeatureError, match=r"INSERT INTO \.\.\. VALUES"):
-        plan(INPUT, "INSERT INTO INPUT (ID, NAME, AGE) VALUES (1, 'a', 2);")
+def test_insert_values_rows_are_kept_in_statement_order_typed_by_their_target() -> None:
+    planned = plan(
+        INPUT,
+        "INSERT INTO INPUT (ID, NAME, AGE, ROWTIME) VALUES (1, 'a', 2, 7);",
+        "INSERT INTO INPUT (NAME, ID) VALUES ('b', 3);",
+    )
+    assert [(r.key, r.value, r.timestamp) for r in planned.inserts] == [((1,), ("a", 2), 7), ((3,), ("b", None), 0)]
+    assert planned.plan.queries() == []
+
+
+def test_insert_values_into_an_unknown_column_says_so() -> None:
+    with pytest.raises(StatementError, match="Column name HEIGHT does not exist in INPUT"):
+        plan(INPUT, "INSERT INTO INPUT (ID, HEIGHT) VALUES (1, 2);")
 
 
 # ---------------------------------------------------------------------------- experimental planner

@@ -21,10 +21,12 @@ from qtt.harness.cases.model import CaseVariant
 from qtt.harness.cases.slugs import project_root, relative_file
 from qtt.harness.historical import checkpoints, ledger, plan_store, provenance, spec
 from qtt.harness.historical.uptodate import PlanStatus, check_variant
+from qtt.harness.replay.inputs import piped_inserts
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import SessionProvider, run_variants, spark_session
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
+from qtt.plan.inserts import Insert
 from qtt.plan.ir import codec
 from qtt.plan.ir.shape import query_order
 from qtt.plan.ir.steps import CreateSourceCommand, Plan
@@ -301,9 +303,11 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str, *, root: 
                 partitions=planned.topic_partitions.get(command.topic, 1),
             )
         )
+    docs = [(doc.key, doc.value) for doc in variant.inputs]
+    docs += [_row_doc(insert) for insert in piped_inserts(variant.inputs, planned.inserts)]
     inputs = tuple(
-        _spec_record(r.topic, r.timestamp, r.partition, (r.key, r.value), (doc.key, doc.value), r.headers)
-        for r, doc in zip(replay.inputs, variant.inputs, strict=True)
+        _spec_record(r.topic, r.timestamp, r.partition, (r.key, r.value), doc, r.headers)
+        for r, doc in zip(replay.inputs, docs, strict=True)
     )
     outputs = tuple(
         _spec_record(o.topic, o.timestamp, o.partition, (o.key_bytes, o.value_bytes), (o.key, o.value))
@@ -331,6 +335,13 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str, *, root: 
         internal_topics=spec.internal_topics_of(replay.internal_topics),
         schemas=tuple(replay.schemas),
     )
+
+
+def _row_doc(insert: Insert) -> tuple[Any, Any]:
+    """An inserted row's key and value as the spec shows them: column name to value."""
+    key = dict(zip((c.name for c in insert.source.schema.key), insert.key, strict=True))
+    value = dict(zip((c.name for c in insert.source.schema.value), insert.value, strict=True))
+    return key, value
 
 
 def _spec_record(

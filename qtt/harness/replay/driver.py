@@ -11,25 +11,24 @@ every plan, and the queries of different plans share Spark streaming queries.
 
 from __future__ import annotations
 
-import base64
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from qtt.errors import CaseFileError, QttError, SerdeError
+from qtt.errors import QttError, SerdeError
 from qtt.harness.cases.model import Record, TopicSpec
 from qtt.harness.replay import restored_runs, same_jobs
+from qtt.harness.replay.inputs import InputRecord, encode_inputs, encode_insert, piped_inserts
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.schemas import registry_for_case, registry_for_recorded
 from qtt.harness.replay.topic_serdes import TopicSerde, sink_serdes, topic_serdes
+from qtt.plan.inserts import Insert
 from qtt.plan.ir import steps as s
-from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.shape import QueryShape, query_levels
 from qtt.runtime.jobs import FRESH, Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayMode, ReplayRecord, Runtime
 from qtt.runtime.spark import scratch
-from qtt.serde.excerpt import json_value
 from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 from qtt.serde.windowed import WindowBounds
 
@@ -41,19 +40,6 @@ GROUP_SIZE = 64
 HOLDING_GROUP_SIZE = 16
 #: the temp folders of replays (checkpoints); a killed run's are cleaned by the next replay
 REPLAY_PREFIX = "qtt-replay-"
-
-
-@dataclass(frozen=True)
-class InputRecord:
-    """An input record as bytes, ready to replay. ``new_batch`` is the case's ``qttBatch``."""
-
-    topic: str
-    timestamp: int
-    key: bytes | None
-    value: bytes | None
-    partition: int = 0
-    headers: Headers = ()
-    new_batch: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,15 +119,25 @@ class ReplayItem:
         where: str = "$.inputs",
         topics: Sequence[TopicSpec] = (),
         topics_where: str = "$.topics",
+        inserts: Sequence[Insert] = (),
     ) -> ReplayItem:
         """Register the case's schemas, then encode its input records with the plan's formats.
+
+        ``inserts`` (the case's ``INSERT INTO ... VALUES`` rows) follow the input records, as
+        ksqlDB's test driver pipes them: a query reads the rows inserted into a topic only when
+        the case's inputs name no record of that topic.
 
         Raises:
             CaseFileError: a record names an unknown topic or does not fit its format.
         """
         registry = registry_for_case(plan, topics, where=topics_where)
         snapshot = registry.snapshot() if registry is not None else None
-        return cls(plan, tuple(encode_inputs(plan, records, where=where, registry=snapshot)), registry)
+        encoded = encode_inputs(plan, records, where=where, registry=snapshot)
+        serdes = topic_serdes(plan.ddl_commands())
+        encoded += [
+            encode_insert(insert, serdes[insert.source.topic], snapshot) for insert in piped_inserts(records, inserts)
+        ]
+        return cls(plan, tuple(encoded), registry)
 
     @classmethod
     def from_recorded(
@@ -181,52 +177,6 @@ def batch_ends(markers: Sequence[bool], *, per_record: bool) -> list[int]:
         return list(range(1, count + 1))
     ends = [i for i, marker in enumerate(markers) if marker and i > 0]
     return sorted(set(ends) | {count}) if count else []
-
-
-def encode_inputs(
-    plan: s.Plan,
-    inputs: Sequence[Record],
-    *,
-    where: str = "$.inputs",
-    registry: RegistrySnapshot | None = None,
-) -> list[InputRecord]:
-    """Input records as bytes, with the formats of the first source declared over each topic.
-
-    Runs on the large stack of :func:`~qtt.plan.ir.depth.deep_call`: a record's value may nest
-    as deep as a case file may (:data:`~qtt.plan.ir.depth.MAX_JSON_DEPTH`), and writing it out
-    (as JSON text, or into a STRING field) recurses once per level.
-
-    Raises:
-        CaseFileError: a record names an unknown topic or does not fit its format, with its path.
-    """
-    serdes = {topic: serde.with_registry(registry) for topic, serde in topic_serdes(plan.ddl_commands()).items()}
-
-    def encode() -> list[InputRecord]:
-        pending = []
-        for position, record in enumerate(inputs):
-            serde = serdes.get(record.topic)
-            path = f"{where}[{position}]"
-            if serde is None:
-                known = ", ".join(sorted(serdes)) or "none"
-                msg = f"input record for topic {record.topic!r}, which no stream or table reads; known topics: {known}"
-                raise CaseFileError(msg, path=path)
-            try:
-                key = serde.encode_key(record.key, record.window)
-            except (SerdeError, ValueError, TypeError, ArithmeticError) as e:
-                msg = f"cannot write key {json_value(record.key)} as {serde.formats.key_format.format}: {e}"
-                raise CaseFileError(msg, path=f"{path}.key") from None
-            try:
-                value = serde.encode_value(record.value)
-            except (SerdeError, ValueError, TypeError, ArithmeticError) as e:
-                msg = f"cannot write value as {serde.formats.value_format.format}: {e}"
-                raise CaseFileError(msg, path=f"{path}.value") from None
-            headers = tuple(
-                (h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ()
-            )
-            pending.append(InputRecord(record.topic, record.timestamp or 0, key, value, 0, headers, record.qtt_batch))
-        return pending
-
-    return deep_call(encode)
 
 
 class _State:

@@ -24,7 +24,7 @@ from qtt.errors import (
     UnsupportedFeatureError,
 )
 from qtt.harness.cases import expected as expected_
-from qtt.harness.cases.model import CaseVariant, ExpectedException
+from qtt.harness.cases.model import CaseVariant, ExpectedException, Record, at_line
 from qtt.harness.replay import post as post_
 from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import check_processing_log, compare
@@ -250,6 +250,7 @@ def _prepare(
             where=f"$.tests[{variant.index}].inputs",
             topics=variant.topics,
             topics_where=f"$.tests[{variant.index}].topics",
+            inserts=planned.inserts,
         )
     )
     return True
@@ -260,7 +261,7 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
         raise outcome
     assert result.planned is not None
     result.replay = outcome
-    result.comparison = compare(variant.outputs, outcome.outputs, outcome.sinks)
+    result.comparison = compare(_expected_outputs(variant, result.planned), outcome.outputs, outcome.sinks)
     if time_limits.conclude(result, outcome, (record.topic for record in variant.outputs)):
         return
     if variant.post is not None:
@@ -278,6 +279,15 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
         if result.log_problems:
             parts.append("the processing log differs from qttProcessingLog")
         result.reason = "; ".join(parts)
+
+
+def _expected_outputs(variant: CaseVariant, planned: PlannedCase) -> list[Record]:
+    """The case's outputs as compared: when every record comes from ``INSERT INTO ... VALUES``,
+    an expected timestamp 0 stands for any timestamp, as in ksqlDB's test driver (its inserts
+    without ``ROWTIME`` take the wall clock)."""
+    if variant.inputs or not planned.inserts:
+        return list(variant.outputs)
+    return [at_line(replace(r, timestamp=None), r.line) if r.timestamp == 0 else r for r in variant.outputs]
 
 
 def _match_expected(expected: ExpectedException, error: SqlError, result: CaseResult) -> None:

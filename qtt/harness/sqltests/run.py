@@ -23,18 +23,19 @@ from typing import Any
 from qtt.errors import AssertionFailedError, QttError, SqlError, UnsupportedFeatureError
 from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.model import ExpectedException
-from qtt.harness.replay.driver import InputRecord, ReplayItem, ReplayResult
+from qtt.harness.replay.driver import ReplayItem, ReplayResult
+from qtt.harness.replay.inputs import InputRecord, encode_insert
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import SessionProvider, guarded, replay_counted
 from qtt.harness.replay.schemas import registry_for_case
 from qtt.harness.replay.swap import control_event
-from qtt.harness.replay.topic_serdes import TopicSerde, topic_serdes
+from qtt.harness.replay.topic_serdes import topic_serdes
 from qtt.harness.results import CaseResult
 from qtt.harness.sqltests.files import SqlTest
-from qtt.harness.sqltests.script import ROWTIME, Check, Epoch, Insert, Script, interpret
+from qtt.harness.sqltests.script import Check, Epoch, Script, interpret
 from qtt.harness.status import Status
+from qtt.plan.inserts import ROWTIME
 from qtt.plan.statements import start_gate
-from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 KIND = "sql"
 
@@ -273,7 +274,7 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
         starts.append(len(inputs))
         inputs += _controls(each)
         inputs += [
-            _encoded(insert, serdes[insert.source.topic], snapshot) for insert in script.inserts[each.first : stop]
+            encode_insert(insert, serdes[insert.source.topic], snapshot) for insert in script.inserts[each.first : stop]
         ]
     if index == 0:
         restore = None if last else Restore(len(inputs), folder / "0", capture=True)
@@ -314,12 +315,3 @@ def _insert_of_input(script: Script) -> list[int]:
         out += [epoch.first] * sum(partitions for _, partitions in epoch.controls)
         out += list(range(epoch.first, stop))
     return out
-
-
-def _encoded(insert: Insert, serde: TopicSerde, registry: RegistrySnapshot | None) -> InputRecord:
-    """An inserted row as the bytes its topic's formats write."""
-    serde = serde.with_registry(registry)
-    has_key = any(value is not None for value in insert.key)
-    key = serde.write_row(insert.key, is_key=True) if has_key else None
-    value = serde.write_row(insert.value, is_key=False)
-    return InputRecord(insert.source.topic, insert.timestamp, key, value)

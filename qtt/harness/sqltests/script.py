@@ -9,35 +9,20 @@ begins: its plan resumes each query's offsets and state where the epoch before l
 
 from __future__ import annotations
 
-import decimal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from qtt import sqltypes as t
-from qtt.errors import QttError, SerdeError, SqlError, StatementError, UnsupportedFeatureError
+from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.harness.sqltests.files import SqlTest
 from qtt.plan.ddl.metastore import DataSource
 from qtt.plan.ddl.sql_schema import namespace_of
+from qtt.plan.inserts import ROWTIME, Insert, inserted_row, literal_value, rowtime_of, typed_values
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.schema import Column, LogicalSchema
 from qtt.plan.statements import Planner, current_plan, start_gate
-from qtt.serde.excerpt import json_value
-from qtt.serde.values import from_json
 from qtt.sql import ast, parse_statements
-
-ROWTIME = "ROWTIME"
-
-
-@dataclass(frozen=True)
-class Insert:
-    """One ``INSERT INTO ... VALUES`` row, as typed column values of its target."""
-
-    source: DataSource
-    key: tuple[Any, ...]
-    value: tuple[Any, ...]
-    timestamp: int
 
 
 @dataclass(frozen=True)
@@ -111,7 +96,7 @@ def _step(script: Script, planner: Planner, planned: list[s.StatementPlan], stat
         plan = current_plan(planner.config, planned)
         if not script.epochs or script.epochs[-1].plan != plan:
             _begin_epoch(script, plan, planner.topic_partitions)
-        script.inserts.append(_insert(planner.insert_values_target(statement), statement))
+        script.inserts.append(inserted_row(planner.insert_values_target(statement), statement))
     elif isinstance(statement, ast.AssertValues | ast.AssertTombstone):
         script.checks.append(_check(planner, statement, len(script.inserts)))
     elif isinstance(statement, ast.AssertSource):
@@ -148,19 +133,6 @@ def _begin_epoch(script: Script, plan: s.Plan, partitions: dict[str, int]) -> No
     script.epochs.append(Epoch(plan, first, controls))
 
 
-def _insert(target: DataSource, statement: ast.InsertValues) -> Insert:
-    names = list(statement.columns) or target.schema.names()
-    if len(names) != len(statement.values):
-        msg = f"Expected a value for each column. Expected Columns: {names}. Got {len(statement.values)} values."
-        raise StatementError(msg)
-    given = {name: _literal(value) for name, value in zip(names, statement.values, strict=True)}
-    timestamp = given.pop(ROWTIME, None)
-    typed = _typed(target.schema, given, target.name)
-    key = tuple(typed.get(c.name) for c in target.schema.key)
-    value = tuple(typed.get(c.name) for c in target.schema.value)
-    return Insert(target, key, value, 0 if timestamp is None else _rowtime(timestamp))
-
-
 def _check(planner: Planner, statement: ast.AssertValues | ast.AssertTombstone, seen: int) -> Check:
     source = planner.sources.get(statement.source)
     if source is None:
@@ -172,61 +144,12 @@ def _check(planner: Planner, statement: ast.AssertValues | ast.AssertTombstone, 
         columns = tuple(c.name for c in shown)
     if len(columns) != len(exprs):
         raise StatementError(f"Expected a value for each column. Expected Columns: {list(columns)}.")
-    given = {name: _literal(expr) for name, expr in zip(columns, exprs, strict=True)}
+    given = {name: literal_value(expr) for name, expr in zip(columns, exprs, strict=True)}
     timestamp = given.pop(ROWTIME, None)
-    expected = _typed(source.schema, given, source.name)
+    expected = typed_values(source.schema, given, source.name)
     if timestamp is not None:
-        expected[ROWTIME] = _rowtime(timestamp)
+        expected[ROWTIME] = rowtime_of(timestamp)
     return Check(statement, source, expected, isinstance(statement, ast.AssertTombstone), seen)
-
-
-def _typed(schema: LogicalSchema, given: dict[str, Any], source: str) -> dict[str, Any]:
-    """Literal values as the typed values of their columns, as ksqlDB coerces inserted values."""
-    columns = {c.name: c for c in schema.columns}
-    typed: dict[str, Any] = {}
-    for name, value in given.items():
-        column = columns.get(name)
-        if column is None:
-            raise StatementError(f"Column name {name} does not exist in {source}.")
-        try:
-            typed[name] = from_json(value, column.type)
-        except SerdeError as e:
-            msg = f"Expected type {column.type} for field {name} but got {value!r}: {e.message}"
-            raise StatementError(msg) from None
-    return typed
-
-
-def _rowtime(value: Any) -> int:
-    """A ``ROWTIME`` value as the record's timestamp, coerced as a BIGINT column's value is.
-
-    Raises:
-        StatementError: the value is not a BIGINT number of milliseconds.
-    """
-    try:
-        return int(from_json(value, t.BIGINT))
-    except SerdeError as e:
-        msg = (
-            f"Expected type BIGINT for field {ROWTIME} but got {json_value(value)}: {e.message}; "
-            f"{ROWTIME} is the record's timestamp, a BIGINT number of milliseconds"
-        )
-        raise StatementError(msg) from None
-
-
-def _literal(expr: ast.Expr) -> Any:
-    """The value of a literal (the JSON-like value :func:`from_json` types)."""
-    if isinstance(expr, ast.NullLiteral):
-        return None
-    if isinstance(expr, ast.BooleanLiteral | ast.IntegerLiteral | ast.StringLiteral):
-        return expr.value
-    if isinstance(expr, ast.DecimalLiteral):
-        return decimal.Decimal(expr.text)
-    if isinstance(expr, ast.DoubleLiteral):
-        return float(expr.text)
-    if isinstance(expr, ast.Negate):
-        inner = _literal(expr.operand)
-        if isinstance(inner, int | float | decimal.Decimal) and not isinstance(inner, bool):
-            return -inner
-    raise UnsupportedFeatureError(f"a value that is not a literal in a SQL test: {type(expr).__name__}")
 
 
 def _source_problem(planner: Planner, statement: ast.AssertSource) -> QttError | None:

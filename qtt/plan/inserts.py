@@ -1,0 +1,100 @@
+"""``INSERT INTO ... VALUES`` rows as typed column values of their target, as ksqlDB coerces them.
+
+SQL tests write them as input records (:mod:`qtt.harness.sqltests`); in a case file they are
+records written before the case's inputs (:mod:`qtt.plan.statements`). A row without ``ROWTIME``
+gets timestamp 0, not the wall clock ksqlDB's executor uses, so that every replay is the same.
+"""
+
+from __future__ import annotations
+
+import decimal
+from dataclasses import dataclass
+from typing import Any
+
+from qtt import sqltypes as t
+from qtt.errors import SerdeError, StatementError, UnsupportedFeatureError
+from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ir.schema import LogicalSchema
+from qtt.serde.excerpt import json_value
+from qtt.serde.values import from_json
+from qtt.sql import ast
+
+ROWTIME = "ROWTIME"
+
+
+@dataclass(frozen=True)
+class Insert:
+    """One ``INSERT INTO ... VALUES`` row, as typed column values of its target."""
+
+    source: DataSource
+    key: tuple[Any, ...]
+    value: tuple[Any, ...]
+    timestamp: int
+
+
+def inserted_row(target: DataSource, statement: ast.InsertValues) -> Insert:
+    names = list(statement.columns) or target.schema.names()
+    if len(names) != len(statement.values):
+        msg = f"Expected a value for each column. Expected Columns: {names}. Got {len(statement.values)} values."
+        raise StatementError(msg)
+    given = {name: literal_value(value) for name, value in zip(names, statement.values, strict=True)}
+    timestamp = given.pop(ROWTIME, None)
+    typed = typed_values(target.schema, given, target.name)
+    key = tuple(typed.get(c.name) for c in target.schema.key)
+    value = tuple(typed.get(c.name) for c in target.schema.value)
+    return Insert(target, key, value, 0 if timestamp is None else rowtime_of(timestamp))
+
+
+def typed_values(schema: LogicalSchema, given: dict[str, Any], source: str) -> dict[str, Any]:
+    """Literal values as the typed values of their columns, as ksqlDB coerces inserted values."""
+    columns = {c.name: c for c in schema.columns}
+    typed: dict[str, Any] = {}
+    for name, value in given.items():
+        column = columns.get(name)
+        if column is None:
+            raise StatementError(f"Column name {name} does not exist in {source}.")
+        try:
+            typed[name] = from_json(value, column.type)
+        except SerdeError as e:
+            msg = f"Expected type {column.type} for field {name} but got {value!r}: {e.message}"
+            raise StatementError(msg) from None
+    return typed
+
+
+def rowtime_of(value: Any) -> int:
+    """A ``ROWTIME`` value as the record's timestamp, coerced as a BIGINT column's value is.
+
+    Raises:
+        StatementError: the value is not a BIGINT number of milliseconds.
+    """
+    try:
+        return int(from_json(value, t.BIGINT))
+    except SerdeError as e:
+        msg = (
+            f"Expected type BIGINT for field {ROWTIME} but got {json_value(value)}: {e.message}; "
+            f"{ROWTIME} is the record's timestamp, a BIGINT number of milliseconds"
+        )
+        raise StatementError(msg) from None
+
+
+def literal_value(expr: ast.Expr) -> Any:
+    """The value of a literal (the JSON-like value :func:`from_json` types)."""
+    if isinstance(expr, ast.NullLiteral):
+        return None
+    if isinstance(expr, ast.BooleanLiteral | ast.IntegerLiteral | ast.StringLiteral):
+        return expr.value
+    if isinstance(expr, ast.DecimalLiteral):
+        return decimal.Decimal(expr.text)
+    if isinstance(expr, ast.DoubleLiteral):
+        return float(expr.text)
+    if isinstance(expr, ast.CreateArray):
+        return [literal_value(item) for item in expr.items]
+    if isinstance(expr, ast.CreateMap):
+        return {literal_value(k): literal_value(v) for k, v in expr.entries}
+    if isinstance(expr, ast.CreateStruct):
+        return {name: literal_value(value) for name, value in expr.fields}
+    if isinstance(expr, ast.Negate):
+        inner = literal_value(expr.operand)
+        if isinstance(inner, int | float | decimal.Decimal) and not isinstance(inner, bool):
+            return -inner
+    raise UnsupportedFeatureError(f"a value that is not a literal in INSERT VALUES: {type(expr).__name__}")
