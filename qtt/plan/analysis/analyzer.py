@@ -33,6 +33,7 @@ from qtt.plan.functions import scalar_signatures as fns
 from qtt.plan.functions.aggregate_signatures import is_aggregate
 from qtt.plan.functions.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType
 from qtt.plan.ir import expressions as e
+from qtt.plan.ir.schema import WINDOW_BOUNDS as _WINDOW_BOUNDS
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
@@ -65,6 +66,10 @@ class Scope:
 
     columns: list[ScopeColumn]
     sources: frozenset[str] = field(default_factory=frozenset)
+
+    def has(self, ref: ast.ColumnRef) -> bool:
+        """Whether ``ref`` names a column of the scope (ambiguous or not)."""
+        return any(c.name == ref.name and (ref.source is None or ref.source in c.qualifiers) for c in self.columns)
 
     def resolve(self, ref: ast.ColumnRef, clause: str) -> ScopeColumn:
         if ref.source is not None and ref.source not in self.sources:
@@ -133,8 +138,12 @@ class Analyzer:
         *,
         lambda_vars: dict[str, t.SqlType] | None = None,
         aggregates: Callable[[ast.FunctionCall], e.Expression] | None = None,
+        windows_later: bool = False,
     ) -> None:
         self.scope = scope
+        #: the query windows its rows after this clause (a WHERE of a windowed aggregation), so a
+        #: window bound the rows do not have yet is an unknown column, as ksqlDB words it
+        self.windows_later = windows_later
         self.clause = clause
         self.lambda_vars = lambda_vars or {}
         #: plans an aggregate call (in an aggregating query's SELECT and HAVING); without it
@@ -219,6 +228,10 @@ class Analyzer:
     def visit_ColumnRef(self, node: ast.ColumnRef) -> e.Expression:
         if node.source is None and node.name in self.lambda_vars:
             return e.LambdaVariable(name=node.name, sql_type=self.lambda_vars[node.name])
+        if self.windows_later and node.name in _WINDOW_BOUNDS and not self.scope.has(node):
+            # ksqlDB resolves them as the windowed query's columns, then type-checks the clause
+            # over the source's rows, which have no window yet
+            raise StatementError(f"Unknown column {node.name}.", line=_line(node), column=_col(node))
         column = self.scope.resolve(node, self.clause)
         return e.ColumnRef(name=column.input_name or column.name, sql_type=column.type)
 
@@ -517,6 +530,10 @@ class Analyzer:
     def visit_FunctionCall(self, node: ast.FunctionCall) -> e.Expression:
         if is_aggregate(node.name):
             if self.aggregates is None:
+                # ksqlDB type-checks the arguments first: an unknown column in one is that error
+                for arg in node.args:
+                    if not isinstance(arg, ast.AllColumns | ast.Lambda):
+                        self.visit(arg)
                 msg = f"Aggregate functions are not allowed in {self.clause}: {format_expr(node)}"
                 raise StatementError(msg, line=_line(node), column=_col(node))
             return self.aggregates(node)

@@ -214,7 +214,7 @@ class QueryPlanner:
             if contains_table_function(query.where):
                 msg = f"Table functions are not allowed in WHERE: {format_expr(query.where)}"
                 raise StatementError(msg)
-            predicate = Analyzer(scope, "WHERE").boolean(query.where)
+            predicate = Analyzer(scope, "WHERE", windows_later=query.window is not None).boolean(query.where)
             filter_step: type[s.StreamFilterV1 | s.TableFilterV1 | s.TableFilterV3] = s.StreamFilterV1
             if table:  # under a GROUP BY, a delete of a row that never passed retracts nothing anyway
                 filter_step = s.TableFilterV1 if query.group_by is not None else s.TableFilterV3
