@@ -128,6 +128,8 @@ class Planner:
         self.running: dict[str, s.QueryPlan] = {}
         #: the rows of ``INSERT INTO ... VALUES`` statements, in statement order
         self.inserts: list[Insert] = []
+        #: the custom types (``CREATE TYPE``) by upper-case name; the parser has resolved their uses
+        self.types: dict[str, t.SqlType] = {}
 
     def plan(self, statement: ast.Statement) -> s.StatementPlan | None:
         """Plan one statement; None for statements that only change the planner's state."""
@@ -301,6 +303,22 @@ class Planner:
         altered = replace(existing, schema=schema)
         self.sources[statement.name] = altered
         return _declaration(altered, statement.text, or_replace=True)
+
+    @_plan.register
+    def visit_RegisterType(self, statement: ast.RegisterType) -> s.StatementPlan | None:
+        name = statement.name.upper()
+        existing = self.types.get(name)
+        if existing is not None and not statement.if_not_exists:
+            msg = f"Cannot register custom type '{statement.name}' since it is already registered with type: {existing}"
+            raise StatementError(msg)
+        self.types.setdefault(name, statement.type)
+        return None
+
+    @_plan.register
+    def visit_DropType(self, statement: ast.DropType) -> s.StatementPlan | None:
+        if self.types.pop(statement.name.upper(), None) is None and not statement.if_exists:
+            raise StatementError(f"Type {statement.name} does not exist.")
+        return None
 
     @_plan.register
     def visit_SetProperty(self, statement: ast.SetProperty) -> s.StatementPlan | None:

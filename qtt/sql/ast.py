@@ -433,6 +433,23 @@ class DropSource(Statement):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RegisterType(Statement):
+    """``CREATE TYPE [IF NOT EXISTS] name AS type``: ``type`` is resolved when parsed."""
+
+    name: str
+    type: SqlType
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class DropType(Statement):
+    """``DROP TYPE [IF EXISTS] name``."""
+
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class AlterSource(Statement):
     kind: str
     name: str

@@ -16,15 +16,16 @@ from lark.visitors import Transformer_NonRecursive
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
+from qtt.sql.ast_parts import (
+    TIME_UNIT_FUNCTIONS,
+    TIME_UNITS_MS,
+    case_parts,
+    function_argument,
+    grace_ms,
+    property_value,
+    window_options,
+)
 from qtt.sql.formatter import format_expr
-
-TIME_UNITS_MS = {
-    "MILLISECOND": 1,
-    "SECOND": 1000,
-    "MINUTE": 60_000,
-    "HOUR": 3_600_000,
-    "DAY": 86_400_000,
-}
 
 # Keywords that are literals; as a type name they are a syntax error, not an unknown type.
 _RESERVED_LITERALS = frozenset(["NULL", "TRUE", "FALSE"])
@@ -87,6 +88,9 @@ class AstBuilder(Transformer_NonRecursive):
     def __init__(self, text: str) -> None:
         super().__init__()
         self._text = text
+        #: the custom types (``CREATE TYPE``) of the statements built so far, by upper-case name:
+        #: lark builds the statements in order, so each one sees the types before it
+        self._custom_types: dict[str, t.SqlType] = {}
 
     @property
     def text(self) -> str:
@@ -169,6 +173,15 @@ class AstBuilder(Transformer_NonRecursive):
             delete_topic=delete_topic is not None,
             **self._located(meta),
         )
+
+    def create_type(self, meta: Any, create, type_kw, if_not_exists, name, as_, type_):
+        # a second CREATE TYPE of a name is the planner's error; the first type stays
+        self._custom_types.setdefault(name.upper(), type_)
+        return ast.RegisterType(name=name, type=type_, if_not_exists=if_not_exists is not None, **self._located(meta))
+
+    def drop_type(self, meta: Any, drop, type_kw, if_exists, name):
+        self._custom_types.pop(name.upper(), None)
+        return ast.DropType(name=name, if_exists=if_exists is not None, **self._located(meta))
 
     def alter_source(self, meta: Any, alter, kind, name, *options):
         return ast.AlterSource(kind=kind, name=name, columns=tuple(options), **self._located(meta))
@@ -260,7 +273,7 @@ class AstBuilder(Transformer_NonRecursive):
 
     def property(self, meta: Any, name: Any, eq: Token, value: ast.Expr) -> tuple[str, object]:
         key = _string(name).upper() if isinstance(name, Token) else name.upper()
-        return key, _property_value(value)
+        return key, property_value(value)
 
     # ------------------------------------------------------------------ queries
 
@@ -320,22 +333,22 @@ class AstBuilder(Transformer_NonRecursive):
         return "FULL"
 
     def within_single(self, meta: Any, within: Token, size: int, grace: Any) -> ast.WithinWindow:
-        return ast.WithinWindow(before_ms=size, after_ms=size, grace_ms=_grace_ms(grace), pos=_pos(meta))
+        return ast.WithinWindow(before_ms=size, after_ms=size, grace_ms=grace_ms(grace), pos=_pos(meta))
 
     def within_before_after(self, meta: Any, within, before, after, grace):
-        return ast.WithinWindow(before_ms=before, after_ms=after, grace_ms=_grace_ms(grace), pos=_pos(meta))
+        return ast.WithinWindow(before_ms=before, after_ms=after, grace_ms=grace_ms(grace), pos=_pos(meta))
 
     def window_clause(self, meta: Any, window: Token, spec: ast.WindowSpec) -> tuple[str, Any]:
         return ("window", spec)
 
     def tumbling(self, meta: Any, kw, size_kw, size, *rest):
-        return ast.WindowSpec(kind="TUMBLING", size_ms=size, pos=_pos(meta), **_window_options(rest))
+        return ast.WindowSpec(kind="TUMBLING", size_ms=size, pos=_pos(meta), **window_options(rest))
 
     def hopping(self, meta: Any, kw, size_kw, size, advance_kw, by, advance, *rest):
-        return ast.WindowSpec(kind="HOPPING", size_ms=size, advance_ms=advance, pos=_pos(meta), **_window_options(rest))
+        return ast.WindowSpec(kind="HOPPING", size_ms=size, advance_ms=advance, pos=_pos(meta), **window_options(rest))
 
     def session(self, meta: Any, kw, size, *rest):
-        return ast.WindowSpec(kind="SESSION", size_ms=size, pos=_pos(meta), **_window_options(rest))
+        return ast.WindowSpec(kind="SESSION", size_ms=size, pos=_pos(meta), **window_options(rest))
 
     def retention(self, meta: Any, kw: Token, ms: int) -> tuple[str, int]:
         return ("retention_ms", ms)
@@ -432,11 +445,11 @@ class AstBuilder(Transformer_NonRecursive):
         return operand
 
     def simple_case(self, meta: Any, case, operand, *rest):
-        whens, default = _case_parts(rest)
+        whens, default = case_parts(rest)
         return ast.SimpleCase(operand=operand, whens=whens, default=default, pos=_pos(meta))
 
     def searched_case(self, meta: Any, case, *rest):
-        whens, default = _case_parts(rest)
+        whens, default = case_parts(rest)
         return ast.SearchedCase(whens=whens, default=default, pos=_pos(meta))
 
     def when_clause(self, meta: Any, when, condition, then, result):
@@ -466,7 +479,7 @@ class AstBuilder(Transformer_NonRecursive):
     def function_call(self, meta: Any, name: str, *args: Any) -> ast.FunctionCall:
         given = [a for a in args if a is not None]
         values = tuple(
-            _function_argument(a) if i == 0 and name.upper() in _TIME_UNIT_FUNCTIONS else a for i, a in enumerate(given)
+            function_argument(a) if i == 0 and name.upper() in TIME_UNIT_FUNCTIONS else a for i, a in enumerate(given)
         )
         return ast.FunctionCall(name=name.upper(), args=values, spelling=self._written(meta, name), pos=_pos(meta))
 
@@ -541,6 +554,9 @@ class AstBuilder(Transformer_NonRecursive):
         return t.Decimal(_int(precision), _int(scale))
 
     def named_type(self, meta: Any, name: str, *params: Any) -> t.SqlType:
+        custom = self._custom_types.get(name.upper())
+        if custom is not None and not params and name.upper() not in t.TYPE_ALIASES:
+            return custom
         found = t.TYPE_ALIASES.get(name.upper())
         if params and found != t.STRING:
             msg = f"Type {name} does not take parameters"
@@ -557,44 +573,3 @@ class AstBuilder(Transformer_NonRecursive):
             detail = f"Syntax Error: {unknown}"
             raise SqlSyntaxError(msg + unknown, line=meta.line, column=meta.column, detail=detail)
         return found
-
-
-#: The functions whose first argument is a time unit keyword: ``DATEADD(DAYS, 1, d)``.
-_TIME_UNIT_FUNCTIONS = frozenset(["DATEADD", "DATESUB", "TIMEADD", "TIMESUB", "TIMESTAMPADD", "TIMESTAMPSUB"])
-
-
-def _function_argument(arg: Any) -> ast.Expr:
-    # A bare time unit (SECONDS, DAYS ...) there; anywhere else DAY or HOURS names a column.
-    if isinstance(arg, ast.ColumnRef) and arg.source is None and arg.name.rstrip("S") in TIME_UNITS_MS:
-        return ast.IntervalUnit(unit=arg.name.rstrip("S"), pos=arg.pos)
-    return arg
-
-
-def _case_parts(rest: tuple[Any, ...]) -> tuple[tuple[ast.WhenClause, ...], ast.Expr | None]:
-    whens = tuple(r for r in rest if isinstance(r, ast.WhenClause))
-    tail = [r for r in rest if not isinstance(r, ast.WhenClause | Token) and r is not None]
-    return whens, (tail[0] if tail else None)
-
-
-def _grace_ms(grace: tuple[str, int] | None) -> int | None:
-    """A ``WITHIN``'s grace period in milliseconds (the ``grace`` rule gives a window option pair)."""
-    return None if grace is None else grace[1]
-
-
-def _window_options(rest: tuple[Any, ...]) -> dict[str, int]:
-    return dict(r for r in rest if isinstance(r, tuple))
-
-
-def _property_value(value: ast.Expr) -> object:
-    match value:
-        case ast.StringLiteral(value=v):
-            return v
-        case ast.IntegerLiteral(value=v):
-            return v
-        case ast.BooleanLiteral(value=v):
-            return v
-        case ast.DecimalLiteral(text=text) | ast.DoubleLiteral(text=text):
-            return float(text)
-        case ast.NullLiteral():
-            return None
-    return None  # pragma: no cover - the grammar only allows literals here

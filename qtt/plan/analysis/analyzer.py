@@ -531,9 +531,9 @@ class Analyzer:
         if is_aggregate(node.name):
             if self.aggregates is None:
                 # ksqlDB type-checks the arguments first: an unknown column in one is that error
-                for arg in node.args:
-                    if not isinstance(arg, ast.AllColumns | ast.Lambda):
-                        self.visit(arg)
+                for argument in node.args:
+                    if not isinstance(argument, ast.AllColumns | ast.Lambda):
+                        self.visit(argument)
                 msg = f"Aggregate functions are not allowed in {self.clause}: {format_expr(node)}"
                 raise StatementError(msg, line=_line(node), column=_col(node))
             return self.aggregates(node)

@@ -21,7 +21,7 @@ from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.planner.window_planner import window_expression
 from qtt.serde.interface import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 from qtt.sql import ast
-from qtt.sql.ast_builder import TIME_UNITS_MS
+from qtt.sql.ast_parts import TIME_UNITS_MS
 from qtt.sql.parser import parse_window
 
 #: ksqlDB's value serde features (and the options of 0.10 and before) as qtt names them

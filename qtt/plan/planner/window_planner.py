@@ -18,7 +18,7 @@ from qtt.plan.functions.aggregate_signatures import is_aggregate
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import WINDOW_BOUNDS
 from qtt.sql import ast
-from qtt.sql.ast_builder import TIME_UNITS_MS
+from qtt.sql.ast_parts import TIME_UNITS_MS
 from qtt.sql.parser import iter_nodes
 
 #: Kafka Streams' legacy default grace period, less the window size

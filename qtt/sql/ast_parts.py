@@ -1,0 +1,57 @@
+"""Small pieces the AST builder (:mod:`qtt.sql.ast_builder`) assembles nodes from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token
+
+from qtt.sql import ast
+
+TIME_UNITS_MS = {
+    "MILLISECOND": 1,
+    "SECOND": 1000,
+    "MINUTE": 60_000,
+    "HOUR": 3_600_000,
+    "DAY": 86_400_000,
+}
+
+#: The functions whose first argument is a time unit keyword: ``DATEADD(DAYS, 1, d)``.
+TIME_UNIT_FUNCTIONS = frozenset(["DATEADD", "DATESUB", "TIMEADD", "TIMESUB", "TIMESTAMPADD", "TIMESTAMPSUB"])
+
+
+def function_argument(arg: Any) -> ast.Expr:
+    # A bare time unit (SECONDS, DAYS ...) there; anywhere else DAY or HOURS names a column.
+    if isinstance(arg, ast.ColumnRef) and arg.source is None and arg.name.rstrip("S") in TIME_UNITS_MS:
+        return ast.IntervalUnit(unit=arg.name.rstrip("S"), pos=arg.pos)
+    return arg
+
+
+def case_parts(rest: tuple[Any, ...]) -> tuple[tuple[ast.WhenClause, ...], ast.Expr | None]:
+    whens = tuple(r for r in rest if isinstance(r, ast.WhenClause))
+    tail = [r for r in rest if not isinstance(r, ast.WhenClause | Token) and r is not None]
+    return whens, (tail[0] if tail else None)
+
+
+def grace_ms(grace: tuple[str, int] | None) -> int | None:
+    """A ``WITHIN``'s grace period in milliseconds (the ``grace`` rule gives a window option pair)."""
+    return None if grace is None else grace[1]
+
+
+def window_options(rest: tuple[Any, ...]) -> dict[str, int]:
+    return dict(r for r in rest if isinstance(r, tuple))
+
+
+def property_value(value: ast.Expr) -> object:
+    match value:
+        case ast.StringLiteral(value=v):
+            return v
+        case ast.IntegerLiteral(value=v):
+            return v
+        case ast.BooleanLiteral(value=v):
+            return v
+        case ast.DecimalLiteral(text=text) | ast.DoubleLiteral(text=text):
+            return float(text)
+        case ast.NullLiteral():
+            return None
+    return None  # pragma: no cover - the grammar only allows literals here
