@@ -127,3 +127,9 @@ def insert_values_unknown_target(name: str, alternative: str | None) -> str:
             "it case-sensitive."
         )
     return msg + f"\nDid you mean {alternative}? Hint: try removing double quotes from the source name."
+
+
+def unknown_source(name: str) -> str:
+    """ksqlDB's message for a FROM or JOIN source that does not exist: it resolves sources while
+    preparing the statement, so the message carries the engine's prefix for that stage."""
+    return f"Exception while preparing statement: {name} does not exist."

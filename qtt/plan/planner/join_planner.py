@@ -19,6 +19,7 @@ from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
+from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.ir import expressions as e
@@ -167,7 +168,7 @@ class JoinPlanner:
     def _side(self, relation: ast.Table, prefix: str, side: str) -> Joined:
         source = self.sources.get(relation.name)
         if source is None:
-            msg = f"{relation.name} does not exist."
+            msg = messages.unknown_source(relation.name)
             raise SqlError(msg, hint=unknown_source_hint(relation.name, self.sources))
         qualifier = relation.alias or relation.name
         table = source.kind == TABLE

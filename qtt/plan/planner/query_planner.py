@@ -61,7 +61,7 @@ def plan_query(
     assert isinstance(relation, ast.Table)
     source = sources.get(relation.name)
     if source is None:
-        msg = f"{relation.name} does not exist."
+        msg = messages.unknown_source(relation.name)
         raise SqlError(msg, hint=unknown_source_hint(relation.name, sources))
     for column in source.schema.columns:
         if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
