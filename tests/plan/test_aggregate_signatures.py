@@ -230,6 +230,7 @@ SAMPLE_ARGS: dict[str, tuple[list[t.SqlType], list[Any]]] = {
     "TOPK": ([t.INTEGER, t.INTEGER], [N, 2]),
     "TOPKDISTINCT": ([t.INTEGER, t.INTEGER], [N, 2]),
     "CORRELATION": ([t.DOUBLE, t.DOUBLE], [N, N]),
+    "COLLECT_MAP": ([t.Map(t.STRING, t.INTEGER)], [N]),
 }
 
 

@@ -440,6 +440,11 @@ def test_topk_with_additional_columns_orders_by_the_sort_value_and_keeps_ties_in
     assert merged == [(12, True, "b"), (9, None, "a"), (9, False, "c")]
 
 
+def test_collect_map_keeps_the_latest_value_of_each_key() -> None:
+    udaf = udaf_for(agg("COLLECT_MAP", t.Map(t.STRING, t.INTEGER)))
+    assert run(udaf, [{"a": 1}, None, {"b": 2, "a": 3}]) == [{"a": 1}, {"a": 1}, {"a": 3, "b": 2}]
+
+
 def test_attr_is_the_one_value_held_or_null() -> None:
     udaf = udaf_for(agg("ATTR", t.STRING))
     assert run(udaf, ["oak", "oak", "elm"]) == ["oak", "oak", None]
@@ -474,6 +479,7 @@ def test_every_supported_aggregate_has_an_implementation() -> None:
         "HISTOGRAM": [t.STRING],
         "COUNT": [],
         "CORRELATION": [t.INTEGER, t.BIGINT],
+        "COLLECT_MAP": [t.Map(t.STRING, t.INTEGER)],
     }
     implemented = set()
     for name in sorted(AGGREGATE_NAMES):
@@ -485,7 +491,7 @@ def test_every_supported_aggregate_has_an_implementation() -> None:
         udaf = udaf_for(aggregate)
         udaf.result(udaf.initial())
         implemented.add(name)
-    assert len(implemented) == 18
+    assert len(implemented) == 19
 
 
 def test_udafs_do_not_import_pyspark(modules_loaded_by: Callable[..., set[str]]) -> None:

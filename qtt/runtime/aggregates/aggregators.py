@@ -444,6 +444,30 @@ class _TopK(Udaf):
         return [self.quantizers[0](v) for v in acc]
 
 
+class _CollectMap(Udaf):
+    """ksqlDB's CollectMapUdaf: every entry of the group's maps, a later value for a key winning.
+
+    Its ``ksql.functions.collect_map.limit`` is read but never applied in ksqlDB, so qtt has no
+    limit either. A null map adds nothing (ksqlDB's ``putAll`` of null fails the record).
+    """
+
+    def initial(self) -> Any:
+        return {}
+
+    def aggregate(self, acc: Any, *values: Any) -> Any:
+        entries = dict(acc)
+        if values[0] is not None:
+            entries.update(dict(values[0]))
+        return entries
+
+    def merge(self, first: Any, second: Any) -> Any:
+        # The planner refuses COLLECT_MAP over session windows, the only place merges happen.
+        raise NotImplementedError("COLLECT_MAP never merges: ksqlDB's merge of sessions is unfinished")
+
+    def result(self, acc: Any) -> Any:
+        return dict(acc)
+
+
 class _Attr(Udaf):
     """ksqlDB's Attr: the group's one value, or null once it has held two different values.
 
@@ -536,6 +560,7 @@ _FACTORIES: dict[str, Callable[[Aggregate], Udaf]] = {
     "TOPKDISTINCT": _TopK,
     "HISTOGRAM": _Histogram,
     "ATTR": _Attr,
+    "COLLECT_MAP": _CollectMap,
 }
 
 
