@@ -274,8 +274,12 @@ def pattern_problem(function: str, pattern: str) -> str | None:
         if simple_date_fields(pattern) is None:
             return f"PARSE_DATE pattern '{pattern}' (only numeric y, M and d fields)"
         return None
-    problem = datetime_pattern_problem(pattern)
+    # qtt prints a timestamp's zone and offset fields itself, the localized offset (O) too
+    problem = datetime_pattern_problem(pattern, also="O" if function in _TIMESTAMP_FORMATTERS else "")
     return f"{problem} in {function}" if problem is not None else None
+
+
+_TIMESTAMP_FORMATTERS = frozenset({"FORMAT_TIMESTAMP", "TIMESTAMPTOSTRING"})
 
 
 #: Functions whose constant arguments are date/time patterns (checked by the analyzer).

@@ -105,11 +105,12 @@ def simple_date_fields(pattern: str) -> list[tuple[str, str]] | None:
     return tokens
 
 
-def datetime_pattern_problem(pattern: str) -> str | None:
-    """Why Spark cannot run the java.time ``pattern`` as ksqlDB does, or None if it can."""
+def datetime_pattern_problem(pattern: str, *, also: str = "") -> str | None:
+    """Why Spark cannot run the java.time ``pattern`` as ksqlDB does, or None if it can;
+    ``also`` names letters the caller handles itself."""
     for match in _PATTERN_TOKEN.finditer(pattern):
         letter = match.group(1)
-        if letter is not None and letter not in _DATETIME_LETTERS:
+        if letter is not None and letter not in _DATETIME_LETTERS and letter not in also:
             return f"datetime pattern letter '{letter}'"
         if letter in ("E", "a") and len(match.group(0)) > 4:
             return f"datetime pattern '{match.group(0)}'"

@@ -23,7 +23,6 @@ from qtt.plan.functions.signature_matching import Function
 TIME, TIMESTAMP = t.TIME, t.TIMESTAMP
 
 # ksqlDB's ConvertTz takes a TIMESTAMP only; a TIME has no instant to shift.
-_TIME_ZONE_OF_TIME = "CONVERT_TZ of a TIME value (a time of day has no instant to shift)"
 
 FUNCTIONS: list[Function] = [
     fn("FROM_UNIXTIME", sig([BIGINT], TIMESTAMP)),
@@ -57,7 +56,7 @@ FUNCTIONS: list[Function] = [
     fn(
         "CONVERT_TZ",
         sig([TIMESTAMP, STRING, STRING], TIMESTAMP),
-        sig([TIME, STRING, STRING], TIME, unsupported=_TIME_ZONE_OF_TIME),
+        sig([TIME, STRING, STRING], TIME),
         constant_args=[1, 2],
     ),
     fn("FORMAT_TIME", sig([TIME, STRING], STRING), constant_args=[1]),

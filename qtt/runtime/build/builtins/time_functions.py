@@ -8,7 +8,9 @@ is null, as ksqlDB logs the error and emits null.
 
 from __future__ import annotations
 
+import datetime
 import re
+import zoneinfo
 from collections.abc import Sequence
 
 from pyspark.sql import Column
@@ -33,6 +35,8 @@ _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 # Pattern letters that print or read a zone or an offset (outside quoted text).
 _ZONE_LETTERS = re.compile(r"'(?:[^']|'')*'|([zZVXxO])")
+# The localized offset letter, which Spark does not format.
+_LOCALIZED_OFFSET = re.compile(r"'(?:[^']|'')*'|(O)")
 # Pattern letters a TIME cannot format (java.time fails on them: the date and the zone).
 _NOT_TIME_LETTERS = re.compile(r"'(?:[^']|'')*'|([GuyYDMLdQqwWEecFgzZVXxO])")
 # Pattern letters of a date field.
@@ -102,13 +106,99 @@ def parse_timestamp(value: Column, pattern: str, zone: str) -> Column:
 
 def format_timestamp(value: Column, pattern: str, zone: str, function: str) -> Column:
     """``timestamp.toInstant().atZone(zone).format(pattern)``."""
-    if zone == "UTC":
+    if zone == "UTC" and not _has_letter(pattern, _LOCALIZED_OFFSET):
         return F.date_format(value, pattern)
-    if _has_letter(pattern, _ZONE_LETTERS):
-        # Spark prints the session's zone (UTC) for these letters, whatever the shift.
-        msg = f"{function} with a zone or offset pattern letter and a time zone other than UTC"
-        raise UnsupportedFeatureError(msg)
-    return F.date_format(F.from_utc_timestamp(value, zone), pattern)
+    local = F.from_utc_timestamp(value, zone)
+    if not _has_letter(pattern, _ZONE_LETTERS):
+        return F.date_format(local, pattern)
+    # Spark prints the session's zone (UTC) for zone and offset letters, whatever the shift: qtt
+    # prints those fields itself, from the zone's offset at the instant, and lets Spark format
+    # the rest of the pattern in the zone's local time.
+    offset = ((F.unix_millis(local) - F.unix_millis(value)) / F.lit(60_000)).cast("int")
+    parts: list[Column] = []
+    for text, is_zone in _pattern_parts(pattern, function):
+        if is_zone:
+            parts.append(_zone_field(text, offset, zone, value, function))
+        elif text:
+            parts.append(F.date_format(local, text))
+    return F.when(value.isNull(), F.lit(None).cast("string")).otherwise(F.concat(*parts))
+
+
+def _pattern_parts(pattern: str, function: str) -> list[tuple[str, bool]]:
+    """The pattern cut into runs of one zone letter (True) and the text between them (False)."""
+    if "[" in pattern or "]" in pattern:
+        # an optional section around a zone field would need java.time's own printer
+        raise UnsupportedFeatureError(f"{function} with a zone pattern letter inside an optional section")
+    parts: list[tuple[str, bool]] = []
+    rest = ""
+    position = 0
+    for match in _ZONE_LETTERS.finditer(pattern):
+        if not match.group(1) or match.start() < position:
+            continue
+        rest += pattern[position : match.start()]
+        end = match.end()
+        while end < len(pattern) and pattern[end] == match.group(1):
+            end += 1
+        parts += [(rest, False), (pattern[match.start() : end], True)]
+        rest, position = "", end
+    parts.append((rest + pattern[position:], False))
+    return parts
+
+
+def _zone_field(letters: str, offset: Column, zone: str, instant: Column, function: str) -> Column:
+    """A zone or offset field as java.time's DateTimeFormatter prints it, at ``offset`` minutes."""
+    letter, count = letters[0], len(letters)
+    sign = F.when(offset < 0, F.lit("-")).otherwise(F.lit("+"))
+    hours, minutes = F.abs(offset) / 60, F.abs(offset) % 60
+    hh, mm = F.lpad(hours.cast("int").cast("string"), 2, "0"), F.lpad(minutes.cast("string"), 2, "0")
+    short = F.concat(sign, hh, F.when(minutes != 0, mm).otherwise(F.lit("")))
+    compact, colon = F.concat(sign, hh, mm), F.concat(sign, hh, F.lit(":"), mm)
+    gmt = F.when(offset == 0, F.lit("GMT"))
+    if letter in "Xx" and count <= 5:
+        text = {1: short, 2: compact, 3: colon, 4: compact, 5: colon}[count]
+        return F.when(offset == 0, F.lit("Z")).otherwise(text) if letter == "X" else text
+    if letter == "Z" and count <= 5:
+        if count == 4:
+            return gmt.otherwise(F.concat(F.lit("GMT"), colon))
+        return F.when(offset == 0, F.lit("Z")).otherwise(colon) if count == 5 else compact
+    if letter == "O" and count in (1, 4):
+        if count == 4:
+            return gmt.otherwise(F.concat(F.lit("GMT"), colon))
+        hour = hours.cast("int").cast("string")
+        return gmt.otherwise(
+            F.concat(F.lit("GMT"), sign, hour, F.when(minutes != 0, F.concat(F.lit(":"), mm)).otherwise(F.lit("")))
+        )
+    if letter == "V" and count == 2:
+        return F.lit(zone)
+    if letter == "z" and count <= 3:
+        names = _short_zone_names(zone)
+        if names is not None:
+            chosen = F.lit(None).cast("string")
+            for minutes_east, name in names.items():
+                chosen = F.when(offset == minutes_east, F.lit(name)).otherwise(chosen)
+            return chosen
+    raise UnsupportedFeatureError(f"{function} with the pattern letters {letters!r} and a time zone other than UTC")
+
+
+def _short_zone_names(zone: str) -> dict[int, str] | None:
+    """The zone's short names by offset (minutes east), as tzdata names them, when each offset it
+    used since 1970 has one alphabetic name; None otherwise (java.time's names may differ there)."""
+    try:
+        info = zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+    names: dict[int, str] = {}
+    moment = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+    while moment.year < 2040:
+        local = moment.astimezone(info)
+        offset, name = local.utcoffset(), local.tzname()
+        if offset is None or name is None or not name.isalpha():
+            return None
+        minutes_east = int(offset.total_seconds() // 60)
+        if names.setdefault(minutes_east, name) != name:
+            return None
+        moment += datetime.timedelta(days=15)
+    return names
 
 
 def _parsed(expr: e.Call, args: Sequence[Column]) -> Column | None:
@@ -177,7 +267,16 @@ def time_millis(value: Column) -> Column:
 def _convert_tz(expr: e.Call, args: Sequence[Column]) -> Column:
     source, target = _zone(expr, 1), _zone(expr, 2)
     if source is None or target is None or not (java_zone_id_valid(source) and java_zone_id_valid(target)):
-        return null_of(t.TIMESTAMP)
+        return null_of(expr.sql_type)
+    if expr.args[0].result_type == t.TIME:
+        # ksqlDB's TIME overload takes the time's milliseconds of day for an instant of
+        # 1970-01-01 (UTC), shifts by the zones' offsets at that instant, and wraps at midnight.
+        of_day = (F.call_function("time_to_micros", args[0]) / F.lit(1000)).cast("bigint")
+        instant = F.timestamp_millis(of_day)
+        shift = F.unix_millis(F.from_utc_timestamp(instant, target)) - F.unix_millis(
+            F.from_utc_timestamp(instant, source)
+        )
+        return F.call_function("time_from_millis", F.pmod(of_day + shift, F.lit(_DAY_MILLIS)))
     # The instant plus the target's offset minus the source's, both offsets at that instant.
     millis = F.unix_millis(args[0])
     shift = F.unix_millis(F.from_utc_timestamp(args[0], target)) - F.unix_millis(F.from_utc_timestamp(args[0], source))
