@@ -86,6 +86,9 @@ class Scope:
             candidates = sorted(f"{sorted(c.qualifiers)[0]}.{c.name}" for c in matches if c.qualifiers)
             listed = " or ".join(filter(None, [", ".join(candidates[:-1]), candidates[-1] if candidates else ""]))
             msg = f"Column '{ref.name}' is ambiguous. Could be {listed}."
+            if ref.pos is not None:
+                # ksqlDB finds it while preparing the statement and says where, in the script
+                msg = f"Exception while preparing statement: Line: {ref.pos.line}, Col: {ref.pos.column}: {msg}"
             raise StatementError(msg, line=_line(ref), column=_col(ref))
         return matches[0]
 
