@@ -24,6 +24,7 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.planner.aliases import ColumnAliasGenerator
+from qtt.plan.planner.planned import check_no_map_keys
 from qtt.plan.planner.window_planner import reject_window_bounds_outside_select, window_expression, window_info
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
@@ -240,6 +241,7 @@ class AggregationPlanner:
                 raise StatementError(msg)
             seen.add(alias)
         key_columns = [Column(aliases[n][0], g.result_type, KEY) for n, g in zip(key_names, groups, strict=True)]
+        check_no_map_keys(key_columns)
         value_columns = [Column(alias, expr.result_type, VALUE) for alias, expr in values]
         schema = LogicalSchema(tuple(key_columns + value_columns))
         expressions = [
