@@ -16,6 +16,7 @@ from typing import cast
 from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError, did_you_mean
 from qtt.plan.analysis import pseudo_timestamps
+from qtt.plan.analysis.case_types import case_type
 from qtt.plan.analysis.coercion import (
     arithmetic_type,
     can_cast,
@@ -404,8 +405,9 @@ class Analyzer:
 
     @visit.register
     def visit_SearchedCase(self, node: ast.SearchedCase) -> e.Expression:
-        conditions = [self.boolean(w.condition) for w in node.whens]
-        return self._case(node, conditions, [w.result for w in node.whens])
+        conditions = [self._when_operand(w.condition) for w in node.whens]
+        shown = [format_expr(w.condition) for w in node.whens]
+        return self._case(node, conditions, shown, [w.result for w in node.whens])
 
     @visit.register
     def visit_SimpleCase(self, node: ast.SimpleCase) -> e.Expression:
@@ -415,29 +417,32 @@ class Analyzer:
             value = coerce_null(self.visit(w.condition), operand.result_type)
             self._check_comparable(node.operand, operand, w.condition, value, "=")
             conditions.append(e.Comparison(op="=", left=operand, right=value))
-        return self._case(node, conditions, [w.result for w in node.whens])
+        # ksqlDB turns a simple CASE into a searched one before it types it
+        shown = [f"({format_expr(node.operand)} = {format_expr(w.condition)})" for w in node.whens]
+        return self._case(node, conditions, shown, [w.result for w in node.whens])
+
+    def _when_operand(self, node: ast.Expr) -> e.Expression:
+        expr = coerce_null(self.visit(node), t.BOOLEAN)
+        if expr.result_type != t.BOOLEAN:
+            msg = f"WHEN operand type should be boolean.\nType for '{format_expr(node)}' is {expr.result_type}"
+            raise StatementError(msg, line=_line(node), column=_col(node))
+        return expr
 
     def _case(
         self,
         node: ast.SearchedCase | ast.SimpleCase,
         conditions: Sequence[e.Expression],
+        shown_conditions: Sequence[str],
         result_nodes: Sequence[ast.Expr],
     ) -> e.Expression:
         results = [self.visit(r) for r in result_nodes]
         default = self.visit(node.default) if node.default is not None else None
-        types = [r.result_type for r in results] + ([default.result_type] if default is not None else [])
-        if all(isinstance(x, NullType) for x in types):
-            msg = "Invalid Case expression. All case branches have NULL type"
-            raise StatementError(msg, line=_line(node), column=_col(node))
-        target = common_type(types)
-        if target is None:
-            first = next(x for x in types if not isinstance(x, NullType))
-            bad = next(x for x in types if not isinstance(x, NullType) and x != first)
-            msg = (
-                f"Invalid Case expression. Type for all 'THEN' clauses should be the same."
-                f"\nTHEN expression types: {first}, {bad}"
-            )
-            raise StatementError(msg, line=_line(node), column=_col(node))
+        shown_results = [format_expr(r) for r in result_nodes]
+        try:
+            default_type = default.result_type if default is not None else None
+            target = case_type(shown_conditions, shown_results, [r.result_type for r in results], default_type)
+        except StatementError as error:
+            raise error.at(line=_line(node), column=_col(node)) from None
         whens = tuple(
             e.When(condition=c, result=coerce_null(r, target)) for c, r in zip(conditions, results, strict=True)
         )
