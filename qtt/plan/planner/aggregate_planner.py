@@ -105,8 +105,8 @@ class AggregationPlanner:
                 "This format does not yet support GROUP BY."
             )
             raise StatementError(msg)
-        if any(isinstance(i, (ast.AllColumns, ast.StructAll)) for i in items):
-            raise UnsupportedFeatureError("SELECT * in an aggregating query")
+        if any(isinstance(i, ast.StructAll) for i in items):
+            raise UnsupportedFeatureError("SELECT struct->* in an aggregating query")
         final = query.emit == "FINAL"
         window = window_expression(query.window, emit_final=final) if query.window is not None else None
         select_scope = self.scope

@@ -222,6 +222,7 @@ class QueryPlanner:
 
         named = self._alias_select_items(query.select)
         if query.group_by is not None:
+            named = self._star_expanded(named)
             aggregation = AggregationPlanner(self.context)
             step, schema = aggregation.plan(query, step, named)
             return PlannedQuery(step=step, schema=schema, source=source, is_table=True, window=aggregation.window_info)
@@ -277,6 +278,22 @@ class QueryPlanner:
             if isinstance(item, ast.SingleColumn):
                 check_reserved_alias(item)
             out.append(item)
+        return out
+
+    def _star_expanded(self, items: Sequence[ast.SelectItem]) -> list[ast.SelectItem]:
+        """``*`` as the source's columns, each selected by name, as an aggregation reads it
+        (ksqlDB's AstSanitizer expands it before the GROUP BY check)."""
+        out: list[ast.SelectItem] = []
+        for item in items:
+            if not isinstance(item, ast.AllColumns):
+                out.append(item)
+                continue
+            if item.source is not None and item.source not in self.qualifiers:
+                raise StatementError(f"Invalid table reference: {item.source}")
+            out += [
+                ast.SingleColumn(expr=ast.ColumnRef(name=c.name, pos=item.pos), alias=c.name, pos=item.pos)
+                for c in self._source_parent().star()
+            ]
         return out
 
     def _resolve_select(
