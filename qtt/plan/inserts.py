@@ -31,6 +31,14 @@ class Insert:
     value: tuple[Any, ...]
     timestamp: int
 
+    def key_columns(self) -> dict[str, Any]:
+        """The key's values by column name."""
+        return dict(zip((c.name for c in self.source.schema.key), self.key, strict=True))
+
+    def value_columns(self) -> dict[str, Any]:
+        """The value's values by column name."""
+        return dict(zip((c.name for c in self.source.schema.value), self.value, strict=True))
+
 
 def inserted_row(target: DataSource, statement: ast.InsertValues) -> Insert:
     names = list(statement.columns) or target.schema.names()

@@ -264,7 +264,7 @@ def test_topk_with_additional_columns() -> None:
 def test_topk_with_additional_columns_names_its_sort_types() -> None:
     with pytest.raises(StatementError) as info:
         resolve_aggregate("TOPK", [t.BOOLEAN, t.STRING, t.INTEGER], [N, N, 3])
-    assert "TOPK(STRING, ANY, INTEGER)" in str(info.value)
+    assert "TOPK(STRING, ANY..., INTEGER)" in str(info.value)
 
 
 def test_attr_returns_its_column_type_and_counts_values() -> None:

@@ -24,7 +24,8 @@ from qtt.errors import CorruptGoldenError, InfrastructureError, QttError, Runtim
 from qtt.harness.historical import ledger, plan_store, spec
 from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import Comparison, TopicDiff
-from qtt.harness.replay.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult
+from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult
+from qtt.harness.replay.inputs import InputRecord
 from qtt.harness.replay.runner import replay_counted
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status

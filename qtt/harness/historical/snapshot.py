@@ -26,7 +26,6 @@ from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.runner import SessionProvider, run_variants, spark_session
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
-from qtt.plan.inserts import Insert
 from qtt.plan.ir import codec
 from qtt.plan.ir.shape import query_order
 from qtt.plan.ir.steps import CreateSourceCommand, Plan
@@ -304,7 +303,7 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str, *, root: 
             )
         )
     docs = [(doc.key, doc.value) for doc in variant.inputs]
-    docs += [_row_doc(insert) for insert in piped_inserts(variant.inputs, planned.inserts)]
+    docs += [(i.key_columns(), i.value_columns()) for i in piped_inserts(variant.inputs, planned.inserts)]
     inputs = tuple(
         _spec_record(r.topic, r.timestamp, r.partition, (r.key, r.value), doc, r.headers)
         for r, doc in zip(replay.inputs, docs, strict=True)
@@ -335,13 +334,6 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str, *, root: 
         internal_topics=spec.internal_topics_of(replay.internal_topics),
         schemas=tuple(replay.schemas),
     )
-
-
-def _row_doc(insert: Insert) -> tuple[Any, Any]:
-    """An inserted row's key and value as the spec shows them: column name to value."""
-    key = dict(zip((c.name for c in insert.source.schema.key), insert.key, strict=True))
-    value = dict(zip((c.name for c in insert.source.schema.value), insert.value, strict=True))
-    return key, value
 
 
 def _spec_record(

@@ -20,10 +20,10 @@ from typing import Any
 from qtt.errors import QttError, SerdeError
 from qtt.harness.cases.model import Record, TopicSpec
 from qtt.harness.replay import restored_runs, same_jobs
-from qtt.harness.replay.inputs import InputRecord, encode_inputs, encode_insert, piped_inserts
+from qtt.harness.replay.inputs import InputRecord, encode_inputs
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.schemas import registry_for_case, registry_for_recorded
-from qtt.harness.replay.topic_serdes import TopicSerde, sink_serdes, topic_serdes
+from qtt.harness.replay.topic_serdes import TopicSerde, sink_serdes
 from qtt.plan.inserts import Insert
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.shape import QueryShape, query_levels
@@ -132,11 +132,7 @@ class ReplayItem:
         """
         registry = registry_for_case(plan, topics, where=topics_where)
         snapshot = registry.snapshot() if registry is not None else None
-        encoded = encode_inputs(plan, records, where=where, registry=snapshot)
-        serdes = topic_serdes(plan.ddl_commands())
-        encoded += [
-            encode_insert(insert, serdes[insert.source.topic], snapshot) for insert in piped_inserts(records, inserts)
-        ]
+        encoded = encode_inputs(plan, records, where=where, registry=snapshot, inserts=inserts)
         return cls(plan, tuple(encoded), registry)
 
     @classmethod

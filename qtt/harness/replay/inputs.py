@@ -37,8 +37,11 @@ def encode_inputs(
     *,
     where: str = "$.inputs",
     registry: RegistrySnapshot | None = None,
+    inserts: Sequence[Insert] = (),
 ) -> list[InputRecord]:
-    """Input records as bytes, with the formats of the first source declared over each topic.
+    """Input records as bytes, with the formats of the first source declared over each topic,
+    then the ``inserts`` (a case's ``INSERT INTO ... VALUES`` rows) that :func:`piped_inserts`
+    keeps.
 
     Runs on the large stack of :func:`~qtt.plan.ir.depth.deep_call`: a record's value may nest
     as deep as a case file may (:data:`~qtt.plan.ir.depth.MAX_JSON_DEPTH`), and writing it out
@@ -72,6 +75,7 @@ def encode_inputs(
                 (h.KEY, None if h.VALUE is None else base64.b64decode(h.VALUE)) for h in record.headers or ()
             )
             pending.append(InputRecord(record.topic, record.timestamp or 0, key, value, 0, headers, record.qtt_batch))
+        pending += [encode_insert(insert, serdes[insert.source.topic]) for insert in piped_inserts(inputs, inserts)]
         return pending
 
     return deep_call(encode)
@@ -84,9 +88,8 @@ def piped_inserts(records: Sequence[Record], inserts: Sequence[Insert]) -> list[
     return [insert for insert in inserts if insert.source.topic not in named]
 
 
-def encode_insert(insert: Insert, serde: TopicSerde, registry: RegistrySnapshot | None) -> InputRecord:
-    """An inserted row as the bytes its topic's formats write."""
-    serde = serde.with_registry(registry)
+def encode_insert(insert: Insert, serde: TopicSerde) -> InputRecord:
+    """An inserted row as the bytes its topic's formats (with their registry) write."""
     has_key = any(value is not None for value in insert.key)
     key = serde.write_row(insert.key, is_key=True) if has_key else None
     value = serde.write_row(insert.value, is_key=False)

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from qtt.harness.replay.cutover import Cause, ControlVector, Emitted, violations
-from qtt.harness.replay.driver import InputRecord, OutputRecord, ReplayItem, ReplayResult
+from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult
+from qtt.harness.replay.inputs import InputRecord
 from qtt.plan.ir import gate_steps as gs
 from qtt.plan.ir import steps as s
 from qtt.runtime.jobs import ReplayMode

@@ -229,10 +229,7 @@ def _inserted(script: Script) -> dict[str, list[SeenRecord]]:
     """The records the test's inserts wrote, by topic."""
     topics: dict[str, list[SeenRecord]] = {}
     for seq, insert in enumerate(script.inserts):
-        schema = insert.source.schema
-        columns = dict(zip((c.name for c in schema.key), insert.key, strict=True))
-        columns.update(zip((c.name for c in schema.value), insert.value, strict=True))
-        columns[ROWTIME] = insert.timestamp
+        columns = {**insert.key_columns(), **insert.value_columns(), ROWTIME: insert.timestamp}
         topics.setdefault(insert.source.topic, []).append(SeenRecord(seq, columns, tombstone=False))
     return topics
 
@@ -270,12 +267,11 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
     starts: list[int] = []
     for number, each in enumerate(epochs[: index + 1]):
         stop = len(script.inserts) if number + 1 == len(epochs) else epochs[number + 1].first
-        serdes = topic_serdes(each.plan.ddl_commands())
+        plain = topic_serdes(each.plan.ddl_commands())
+        serdes = {topic: serde.with_registry(snapshot) for topic, serde in plain.items()}
         starts.append(len(inputs))
         inputs += _controls(each)
-        inputs += [
-            encode_insert(insert, serdes[insert.source.topic], snapshot) for insert in script.inserts[each.first : stop]
-        ]
+        inputs += [encode_insert(insert, serdes[insert.source.topic]) for insert in script.inserts[each.first : stop]]
     if index == 0:
         restore = None if last else Restore(len(inputs), folder / "0", capture=True)
     else:

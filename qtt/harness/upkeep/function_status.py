@@ -37,6 +37,9 @@ knows beyond the stored reference page; for each, the signatures qtt resolves an
 - **skipped**: qtt knows the function and skips a case that calls it, naming the feature;
 - **syntax**: qtt parses it as its own expression, not as a function call.
 
+In a signature, `T` is any type the arguments share, `X...` any number of arguments of type X
+and `ANY...` any number of further arguments of any type.
+
 How the functions behave, and where qtt differs from ksqlDB on purpose, is in
 [Functions](functions.md) and [Tables and aggregations](tables-and-aggregations.md).
 """

@@ -68,16 +68,16 @@ class Scope:
     columns: list[ScopeColumn]
     sources: frozenset[str] = field(default_factory=frozenset)
 
-    def has(self, ref: ast.ColumnRef) -> bool:
-        """Whether ``ref`` names a column of the scope (ambiguous or not)."""
-        return any(c.name == ref.name and (ref.source is None or ref.source in c.qualifiers) for c in self.columns)
+    def matches(self, ref: ast.ColumnRef) -> list[ScopeColumn]:
+        """The scope's columns ``ref`` names: none, one, or several (then it is ambiguous)."""
+        return [c for c in self.columns if c.name == ref.name and (ref.source is None or ref.source in c.qualifiers)]
 
     def resolve(self, ref: ast.ColumnRef, clause: str) -> ScopeColumn:
         if ref.source is not None and ref.source not in self.sources:
             shown = f"{ref.source}.{ref.name}"
             msg = f"{clause} column '{shown}' cannot be resolved."
             raise StatementError(msg, line=_line(ref), column=_col(ref))
-        matches = [c for c in self.columns if c.name == ref.name and (ref.source is None or ref.source in c.qualifiers)]
+        matches = self.matches(ref)
         if not matches:
             shown = f"{ref.source}.{ref.name}" if ref.source else ref.name
             msg = f"{clause} column '{shown}' cannot be resolved."
@@ -232,7 +232,7 @@ class Analyzer:
     def visit_ColumnRef(self, node: ast.ColumnRef) -> e.Expression:
         if node.source is None and node.name in self.lambda_vars:
             return e.LambdaVariable(name=node.name, sql_type=self.lambda_vars[node.name])
-        if self.windows_later and node.name in _WINDOW_BOUNDS and not self.scope.has(node):
+        if self.windows_later and node.name in _WINDOW_BOUNDS and not self.scope.matches(node):
             # ksqlDB resolves them as the windowed query's columns, then type-checks the clause
             # over the source's rows, which have no window yet
             raise StatementError(f"Unknown column {node.name}.", line=_line(node), column=_col(node))

@@ -66,6 +66,8 @@ COLLECT_LIST_LIMIT = "ksql.functions.collect_list.limit"
 COLLECT_SET_LIMIT = "ksql.functions.collect_set.limit"
 #: The sort value's field in the entries of TOPK with additional columns; they are ``col0``, ...
 TOPK_SORT_FIELD = "sort_col"
+#: An overload's last column pattern that takes any number of further columns of any type.
+MORE = "ANY..."
 #: HISTOGRAM counts at most this many distinct values; ksqlDB hard-codes it.
 HISTOGRAM_LIMIT = 1000
 
@@ -85,10 +87,20 @@ _COMPARABLE = (
 
 @dataclass(frozen=True)
 class _Overload:
-    """Column patterns (a base-type name, ``"ANY"``) and init parameter types of one overload."""
+    """Column patterns (a base-type name, ``"ANY"``) and init parameter types of one overload.
+
+    A last pattern :data:`MORE` takes any number of further columns of any type.
+    """
 
     columns: tuple[str, ...]
     inits: tuple[t.SqlType, ...] = ()
+
+    def patterns(self, count: int) -> tuple[str, ...] | None:
+        """The pattern of each of ``count`` column arguments, or None if the count does not fit."""
+        if self.columns[-1:] == (MORE,):
+            fixed = self.columns[:-1]
+            return (*fixed, *("ANY",) * (count - len(fixed))) if count >= len(fixed) else None
+        return self.columns if count == len(self.columns) else None
 
     def describe(self, name: str) -> str:
         return f"{name}({', '.join([*self.columns, *(str(i) for i in self.inits)])})"
@@ -196,19 +208,15 @@ def _top(name: str) -> _Build:
         if params[0] < 1:
             # ksqlDB fails at runtime (index out of bounds) for these; never emit rows for them.
             raise UnsupportedFeatureError(f"{name} with k < 1")
-        return t.Array(cols[0]), t.Array(cols[0]), params
+        if len(cols) == 1:
+            return t.Array(cols[0]), t.Array(cols[0]), params
+        # ksqlDB 0.29's TOPK(sort_col, other_cols..., k): each entry is a struct of the sort
+        # value and the other columns, named as ksqlDB names them.
+        fields = (t.Field(TOPK_SORT_FIELD, cols[0]), *(t.Field(f"col{i}", c) for i, c in enumerate(cols[1:])))
+        entries = t.Array(t.Struct(fields))
+        return entries, entries, params
 
     return build
-
-
-def _top_with_columns(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
-    # ksqlDB 0.29's variadic TOPK(sort_col, other_cols..., k): each entry is a struct of the
-    # sort value and the other columns, named as ksqlDB names them.
-    if params[0] < 1:
-        raise UnsupportedFeatureError("TOPK with k < 1")
-    fields = (t.Field(TOPK_SORT_FIELD, cols[0]), *(t.Field(f"col{i}", c) for i, c in enumerate(cols[1:])))
-    entries = t.Array(t.Struct(fields))
-    return entries, entries, params
 
 
 def _attr(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
@@ -250,7 +258,7 @@ _SPECS: dict[str, _Spec] = {
     "EARLIEST_BY_OFFSET": _Spec(_BY_OFFSET_OVERLOADS, _by_offset("EARLIEST_BY_OFFSET", "earliestN")),
     "COUNT_DISTINCT": _Spec(_one("ANY"), _count_distinct),
     "TOPK": _Spec(
-        tuple(_Overload((b,), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING")),
+        tuple(_Overload((b, MORE), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING")),
         _top("TOPK"),
     ),
     "TOPKDISTINCT": _Spec(
@@ -266,9 +274,6 @@ _SPECS: dict[str, _Spec] = {
     # session windows, whose merge ksqlDB leaves unfinished (it returns null).
     "COLLECT_MAP": _Spec(_one("MAP"), _same),
 }
-
-#: TOPK with additional columns: the sort column's types; the other columns take any type.
-_TOPK_SORT_TYPES = ("INTEGER", "BIGINT", "DOUBLE", "STRING")
 
 #: Every aggregate name, run or not: what makes a function call an aggregate.
 AGGREGATE_NAMES = frozenset(_SPECS)
@@ -299,11 +304,12 @@ def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | Non
 
 
 def _match(overload: _Overload, arg_types: Sequence[t.SqlType]) -> tuple[int, tuple[t.SqlType, ...]] | None:
-    if len(arg_types) != len(overload.columns) + len(overload.inits):
+    patterns = overload.patterns(len(arg_types) - len(overload.inits))
+    if patterns is None:
         return None
     cost = 0
     columns = []
-    for pattern, actual in zip(overload.columns, arg_types, strict=False):
+    for pattern, actual in zip(patterns, arg_types, strict=False):
         if isinstance(actual, NullType):
             return None
         fit = _column_cost(pattern, actual)
@@ -312,7 +318,7 @@ def _match(overload: _Overload, arg_types: Sequence[t.SqlType]) -> tuple[int, tu
         cost += fit[0]
         columns.append(fit[1])
     # Init parameters bind to Java ``int``/``boolean`` factory arguments: no widening.
-    inits = arg_types[len(overload.columns) :]
+    inits = arg_types[len(patterns) :]
     if any(a != p and not isinstance(a, NullType) for a, p in zip(inits, overload.inits, strict=True)):
         return None
     return cost, tuple(columns)
@@ -355,24 +361,16 @@ def resolve_aggregate(
         raise ValueError(msg)
     if arg_types and isinstance(arg_types[0], NullType):
         raise StatementError(NULL_TYPE_MESSAGE)
-    overloads = spec.overloads
-    build = spec.build
-    if upper == "TOPK" and len(arg_types) > 2:
-        # ksqlDB 0.29+: TOPK(sort_col, other_cols..., k) returns structs.
-        others = ("ANY",) * (len(arg_types) - 2)
-        overloads = tuple(_Overload((b, *others), (t.INTEGER,)) for b in _TOPK_SORT_TYPES)
-        build = _top_with_columns
-    matches = [(m, o) for o in overloads if (m := _match(o, arg_types)) is not None]
+    matches = [m for o in spec.overloads if (m := _match(o, arg_types)) is not None]
     if not matches:
         shown = ", ".join(str(a) for a in arg_types)
         label = shown_name(upper, written)
-        options = "\n".join(f"  {o.describe(label)}" for o in overloads)
+        options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
         msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg)
-    (_, columns), overload = min(matches, key=lambda m: m[0][0])
-    first_init = len(overload.columns)
+    _, columns = min(matches, key=lambda m: m[0])
     params = []
-    for index in range(first_init, len(arg_types)):
+    for index in range(len(columns), len(arg_types)):
         value = literals[index]
         if value is NOT_LITERAL:
             msg = f"Parameter {index + 1} passed to function {upper} must be a literal constant"
@@ -382,7 +380,7 @@ def resolve_aggregate(
             msg = f"Parameter {index + 1} passed to function {upper} must not be null"
             raise StatementError(msg)
         params.append(value)
-    return_type, state_type, final = build(columns, tuple(params), config or {})
+    return_type, state_type, final = spec.build(columns, tuple(params), config or {})
     return Aggregate(upper, columns, final, return_type, state_type)
 
 
@@ -390,7 +388,4 @@ def overload_texts(name: str) -> tuple[tuple[str, ...], str | None]:
     """An aggregate's overloads as text (``SUM(INTEGER)``), and the feature it needs when qtt
     does not run it yet (None when it does); for the generated function reference."""
     spec = _SPECS[name]
-    texts = tuple(overload.describe(name) for overload in spec.overloads)
-    if name == "TOPK":
-        texts += tuple(f"TOPK({b}, ANY, ..., INTEGER)" for b in _TOPK_SORT_TYPES)
-    return texts, spec.unsupported
+    return tuple(overload.describe(name) for overload in spec.overloads), spec.unsupported

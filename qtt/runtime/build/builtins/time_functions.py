@@ -9,6 +9,7 @@ is null, as ksqlDB logs the error and emits null.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 import zoneinfo
 from collections.abc import Sequence
@@ -180,6 +181,7 @@ def _zone_field(letters: str, offset: Column, zone: str, instant: Column, functi
     raise UnsupportedFeatureError(f"{function} with the pattern letters {letters!r} and a time zone other than UTC")
 
 
+@functools.cache
 def _short_zone_names(zone: str) -> dict[int, str] | None:
     """The zone's short names by offset (minutes east), as tzdata names them, when each offset it
     used since 1970 has one alphabetic name; None otherwise (java.time's names may differ there)."""
