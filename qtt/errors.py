@@ -6,6 +6,7 @@ the JSON report can say *where* something went wrong without parsing messages.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from difflib import get_close_matches
@@ -219,6 +220,68 @@ class TimeLimitReached(ReplayError):
         super().__init__(f"the streaming query did not end within its time limit of {seconds:g} s and was stopped")
         self.seconds = seconds
         self.partial = partial or []
+
+
+class QueryStoppedError(ReplayError):
+    """A query stopped at run time on a record, as ksqlDB's query stops on an exception that its
+    processing log does not take (Kafka Streams' ``StreamsException``): a decimal ``SUM`` that
+    overflows, a timestamp that cannot be extracted under ``ksql.timestamp.throw.on.invalid``.
+    A verdict on the plan and its inputs, not a fault of qtt's: a case may expect it.
+
+    :attr:`message` is Kafka Streams' text; ``cause`` names the exception that stopped it (the
+    ksqlDB class a case's ``expectedException.cause`` names), ``cause_message`` its text.
+    """
+
+    def __init__(
+        self, message: str, *, cause: str | None = None, cause_message: str | None = None, owner: str = ""
+    ) -> None:
+        super().__init__(f"{message}: {cause_message}" if cause_message else message)
+        self.stream_message = message
+        self.cause = cause
+        self.cause_message = cause_message
+        #: which query of a shared streaming query stopped (the label its builder gave it), if known
+        self.owner = owner
+
+    @classmethod
+    def found_in(cls, text: str) -> QueryStoppedError | None:
+        """The error a :class:`QueryStops` raised in a running query left in Spark's ``text``
+        (its exception's message, with the Python traceback in it), or None."""
+        at = text.find(QueryStops.SIGNAL)
+        if at < 0:
+            return None
+        try:
+            fields, _ = json.JSONDecoder().raw_decode(text, at + len(QueryStops.SIGNAL))
+        except ValueError:
+            return None
+        if not isinstance(fields, dict):
+            return None
+        return cls(
+            str(fields.get("message", "")),
+            cause=fields.get("cause"),
+            cause_message=fields.get("causeMessage"),
+            owner=str(fields.get("owner", "")),
+        )
+
+
+class QueryStops(Exception):
+    """Raised inside a running query's operator to stop the query (:class:`QueryStoppedError`).
+
+    It crosses Spark as text: its message is :attr:`SIGNAL` and one line of JSON, which the
+    executor finds in the exception Spark reports for the query.
+    """
+
+    SIGNAL = "qtt-query-stops:"
+
+    def __init__(
+        self, cause: str, cause_message: str, message: str = "Exception caught in process", owner: str = ""
+    ) -> None:
+        self.fields = {"message": message, "cause": cause, "causeMessage": cause_message, "owner": owner}
+        super().__init__(self.SIGNAL + json.dumps(self.fields))
+
+    def of(self, owner: str) -> QueryStops:
+        """The same stop, raised by the query ``owner`` (the label its builder gave it)."""
+        fields = self.fields
+        return QueryStops(fields["cause"], fields["causeMessage"], fields["message"], owner)
 
 
 class AssertionFailedError(QttError):

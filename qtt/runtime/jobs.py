@@ -149,6 +149,28 @@ FRESH = ReplayMode()
 CAPTURE = ReplayMode(capture_state=True)
 
 
+#: ksqlDB's setting that stops a query on a timestamp it cannot extract (else the record is dropped)
+TIMESTAMP_THROW_ON_INVALID = "ksql.timestamp.throw.on.invalid"
+
+
+@dataclass(frozen=True)
+class QuerySettings:
+    """The plan's config that changes how a query runs (not what it computes from valid input)."""
+
+    #: a timestamp column that is null or cannot be parsed stops the query (:class:`~qtt.errors.QueryStoppedError`)
+    timestamp_throw_on_invalid: bool = False
+
+    @classmethod
+    def of(cls, config: Mapping[str, object]) -> QuerySettings:
+        """The settings of a plan's ``config`` (its properties, as the case or script set them)."""
+        throw = config.get(TIMESTAMP_THROW_ON_INVALID, False)
+        return cls(timestamp_throw_on_invalid=str(throw).strip().lower() == "true")
+
+
+#: what a plan without such config runs with
+DEFAULT_SETTINGS = QuerySettings()
+
+
 @dataclass(frozen=True)
 class Job:
     """One query to replay over its own records. ``job_id`` must be unique in a group."""
@@ -165,6 +187,8 @@ class Job:
     #: the operators that wrote the checkpoint, never runs staged, and its failure is the
     #: group's: a checkpoint holds every job's state). None: it starts from empty state.
     resumes_at: int | None = None
+    #: the plan's config that changes how the query runs
+    settings: QuerySettings = DEFAULT_SETTINGS
 
     def batch_of_seq(self) -> dict[int, int]:
         """Each record's micro-batch, by its ``seq``."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qtt import errors
+from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.expected import KSQL_EXCEPTIONS, expected_class, mismatch
 from qtt.harness.cases.model import ExpectedException
 
@@ -19,7 +20,8 @@ from qtt.harness.cases.model import ExpectedException
         ("qtt.errors.StatementError", errors.StatementError),
         ("SerdeError", errors.SerdeError),
         (None, errors.QttError),
-        ("org.apache.kafka.streams.errors.StreamsException", None),
+        ("org.apache.kafka.streams.errors.StreamsException", errors.QueryStoppedError),
+        ("org.apache.kafka.streams.errors.TopologyException", None),
         ("qtt.errors.did_you_mean", None),
     ],
 )
@@ -27,11 +29,80 @@ def test_exception_names_map_to_qtt_classes(name, cls):
     assert expected_class(name) is cls
 
 
-def test_every_mapped_class_is_a_sql_error_or_a_failed_assertion():
+def test_every_mapped_class_is_a_sql_error_a_failed_assertion_or_a_stopped_query():
     # a case that expects a ksqlDB exception must never pass on a harness or replay failure
-    allowed = (errors.SqlError, errors.AssertionFailedError)
+    allowed = (errors.SqlError, errors.AssertionFailedError, errors.QueryStoppedError)
     assert all(issubclass(cls, allowed) for cls in KSQL_EXCEPTIONS.values())
-    assert not issubclass(errors.ReplayError, allowed) and not issubclass(errors.InfrastructureError, allowed)
+    for failure in (errors.ReplayError, errors.InfrastructureError, errors.RuntimeBuildError, errors.TimeLimitReached):
+        assert not issubclass(failure, allowed)
+
+
+@pytest.mark.parametrize(
+    ("type_", "at_run_time"),
+    [
+        ("org.apache.kafka.streams.errors.StreamsException", True),
+        (None, True),  # an exception of no named type may be a stop at run time too
+        ("qtt.errors.ReplayError", True),
+        ("io.confluent.ksql.util.KsqlException", False),
+        ("io.confluent.ksql.util.KsqlStatementException", False),
+        ("org.apache.kafka.streams.errors.TopologyException", False),
+    ],
+)
+def test_which_expectations_a_stopped_query_can_meet(type_, at_run_time):
+    assert expected_.at_run_time(ExpectedException(type=type_)) is at_run_time
+
+
+def _stop(cause_message: str = "Numeric field overflow: Got 10.5") -> errors.QueryStoppedError:
+    stops = errors.QueryStops("io.confluent.ksql.function.KsqlFunctionException", cause_message, owner="j3.")
+    found = errors.QueryStoppedError.found_in(f"[STREAM_FAILED] ... Traceback ...\nqtt.errors.QueryStops: {stops}\n")
+    assert found is not None
+    return found
+
+
+def test_a_stop_crosses_spark_as_text_with_its_cause_and_query():
+    stop = _stop()
+    assert (stop.stream_message, stop.cause, stop.owner) == (
+        "Exception caught in process",
+        "io.confluent.ksql.function.KsqlFunctionException",
+        "j3.",
+    )
+    assert stop.message == "Exception caught in process: Numeric field overflow: Got 10.5"
+    assert errors.QueryStoppedError.found_in("[STREAM_FAILED] a Python worker crashed") is None
+    assert errors.QueryStoppedError.found_in(f"{errors.QueryStops.SIGNAL} not json") is None
+
+
+@pytest.mark.parametrize(
+    ("cause", "cause_message", "why"),
+    [
+        ("io.confluent.ksql.function.KsqlFunctionException", "Numeric field overflow", None),
+        (None, "field overflow", None),
+        (None, None, None),
+        (
+            "io.confluent.ksql.util.KsqlException",
+            None,
+            "expected a stop caused by io.confluent.ksql.util.KsqlException but it was caused by "
+            "io.confluent.ksql.function.KsqlFunctionException: Numeric field overflow: Got 10.5",
+        ),
+        (
+            None,
+            "Division by zero",
+            "expected a cause containing 'Division by zero' but got 'Numeric field overflow: Got 10.5'",
+        ),
+    ],
+)
+def test_a_stop_matches_its_expected_cause(cause, cause_message, why):
+    expected = ExpectedException(
+        type="org.apache.kafka.streams.errors.StreamsException",
+        message="Exception caught in process",
+        cause=cause,
+        cause_message=cause_message,
+    )
+    assert mismatch(expected, _stop()) == why
+
+
+def test_a_stop_is_no_statement_error():
+    expected = ExpectedException(type="io.confluent.ksql.util.KsqlException")
+    assert mismatch(expected, _stop()) is not None
 
 
 def test_subclasses_match_as_java_instanceof_does():

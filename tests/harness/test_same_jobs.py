@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from qtt.harness.replay import same_jobs
-from qtt.runtime.jobs import QueryRun
+from qtt.runtime.jobs import DEFAULT_SETTINGS, QueryRun
 
 HISTORICAL = Path(__file__).parents[2] / "historical_plans"
 STATION = HISTORICAL / "aggregation__counts_sums_and_averages_per_station__880598fa"
@@ -85,7 +85,7 @@ class _Entry:
     def __init__(self, query: str, *, reads_state: bool, restore: object = None) -> None:
         self.query, self.records, self.ends, self.shape = query, ("r1", "r2"), (1, 2), self.SHAPE
         item = type("Item", (), {"mode": _Mode(reads_state), "restore": restore})()
-        self.state = type("State", (), {"item": item, "registry": None})()
+        self.state = type("State", (), {"item": item, "registry": None, "settings": DEFAULT_SETTINGS})()
 
 
 def test_a_session_keeps_runs_and_serves_the_state_only_to_who_has_it() -> None:

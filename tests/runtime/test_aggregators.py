@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import namedtuple
 from collections.abc import Callable
 from decimal import Decimal
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.errors import QueryStoppedError, QueryStops, UnsupportedFeatureError
 from qtt.plan.functions.aggregate_signatures import (
     AGGREGATE_NAMES,
     COLLECT_LIST_LIMIT,
@@ -97,8 +98,11 @@ def test_sum_decimal_keeps_the_scale_and_overflows_like_ksqldb() -> None:
     assert results == [Decimal("5.4"), Decimal("105.5")]
     assert all(r.as_tuple().exponent == -1 for r in results)
     acc = fold(udaf, [Decimal("500.9"), Decimal("300.8")])
-    with pytest.raises(StatementError, match=r"^Numeric field overflow: .* Got 1202\.5$"):
+    with pytest.raises(QueryStops) as stopped:  # ksqlDB's aggregate throws: the query stops
         udaf.aggregate(acc, Decimal("400.8"))
+    stop = QueryStoppedError.found_in(str(stopped.value))
+    assert stop is not None and stop.cause == "io.confluent.ksql.function.KsqlFunctionException"
+    assert re.fullmatch(r"Numeric field overflow: .* Got 1202\.5", stop.cause_message or "")
     assert udaf.undo(acc, Decimal("300.8")) == Decimal("500.9")
     assert str(udaf.result(udaf.initial())) == "0.0"
 

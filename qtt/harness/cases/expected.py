@@ -4,7 +4,9 @@ ksqlDB names Java exception classes; each maps to the qtt error class with the s
 meaning. A case may also name a qtt class directly (``"qtt.errors.StatementError"``).
 The expected message must be contained in the error's text, as in ksqlDB, or in its message
 as ksqlDB prefixes an error it locates (``Line: 3, Col: 70: ...``, the position in the case's
-statements joined by newlines, which is the script ksqlDB runs).
+statements joined by newlines, which is the script ksqlDB runs). A query that stops at run time
+(:class:`~qtt.errors.QueryStoppedError`, Kafka Streams' ``StreamsException``) also matches the
+expected ``cause`` (the ksqlDB class) and ``causeMessage``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,28 @@ KSQL_EXCEPTIONS: dict[str, type[errors.QttError]] = {
     "io.confluent.ksql.function.KsqlFunctionException": errors.StatementError,
     "io.confluent.ksql.util.KsqlServerException": errors.SqlError,
     "java.lang.AssertionError": errors.AssertionFailedError,
+    "org.apache.kafka.streams.errors.StreamsException": errors.QueryStoppedError,
 }
+
+
+def at_run_time(expected: ExpectedException) -> bool:
+    """Whether the expected exception can be a query's stop at run time (Kafka Streams'
+    ``StreamsException``, or an exception of no named type): a case whose statements all plan
+    then replays, and passes if its query stops as expected."""
+    cls = expected_class(expected.type)
+    return cls is not None and issubclass(errors.QueryStoppedError, cls)
+
+
+def described(expected: ExpectedException) -> str:
+    """The expectation in words: its type, message and cause."""
+    text = expected.type or "an exception"
+    if expected.message:
+        text += f" containing {expected.message!r}"
+    if expected.cause or expected.cause_message:
+        text += f", caused by {expected.cause or 'an exception'}"
+        if expected.cause_message:
+            text += f" containing {expected.cause_message!r}"
+    return text
 
 
 def expected_class(name: str | None) -> type[errors.QttError] | None:
@@ -53,4 +76,15 @@ def mismatch(expected: ExpectedException, error: errors.QttError) -> str | None:
         # a syntax error prints a readable form of its own; show ksqlDB's text, which was matched
         got = error.message if isinstance(error, errors.SqlSyntaxError) else str(error)
         return f"expected a message containing {expected.message!r} but got {got!r}"
+    if isinstance(error, errors.QueryStoppedError):
+        return _cause_mismatch(expected, error)
+    return None
+
+
+def _cause_mismatch(expected: ExpectedException, error: errors.QueryStoppedError) -> str | None:
+    """None if the stop's cause is the one expected (``cause``, ``causeMessage``)."""
+    if expected.cause and expected.cause != error.cause:
+        return f"expected a stop caused by {expected.cause} but it was caused by {error.cause}: {error.cause_message}"
+    if expected.cause_message and expected.cause_message not in (error.cause_message or ""):
+        return f"expected a cause containing {expected.cause_message!r} but got {error.cause_message!r}"
     return None

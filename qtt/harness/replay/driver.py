@@ -27,7 +27,18 @@ from qtt.harness.replay.topic_serdes import TopicSerde, sink_serdes
 from qtt.plan.inserts import Insert
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.shape import QueryShape, query_levels
-from qtt.runtime.jobs import FRESH, Headers, InternalTopic, Job, LogEntry, QueryRun, ReplayMode, ReplayRecord, Runtime
+from qtt.runtime.jobs import (
+    FRESH,
+    Headers,
+    InternalTopic,
+    Job,
+    LogEntry,
+    QueryRun,
+    QuerySettings,
+    ReplayMode,
+    ReplayRecord,
+    Runtime,
+)
 from qtt.runtime.spark import scratch
 from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
 from qtt.serde.windowed import WindowBounds
@@ -109,6 +120,10 @@ class ReplayItem:
     restore: Restore | None = field(default=None, compare=False)
     #: how its queries run: the scenario, and whether state is read back (see :class:`ReplayMode`)
     mode: ReplayMode = field(default=FRESH, compare=False)
+    #: its queries are expected to stop at run time (:class:`~qtt.errors.QueryStoppedError`), so
+    #: each runs in a streaming query of its own: a query that stops fails the query it shares,
+    #: which then runs again without it
+    stops: bool = field(default=False, compare=False)
 
     @classmethod
     def from_case(
@@ -181,6 +196,7 @@ class _State:
     def __init__(self, item: ReplayItem) -> None:
         self.item = item
         self.registry = item.snapshot
+        self.settings = QuerySettings.of(item.plan.config)
         self.result = ReplayResult(
             sinks={topic: serde.with_registry(self.registry) for topic, serde in sink_serdes(item.plan).items()}
         )
@@ -292,7 +308,12 @@ def _run_restored(
     each run as its query ends, with the entry's index."""
     resumes = [
         restored_runs.Resume(
-            entry.query, entry.records, _restore_point(entry), entry.state.registry, entry.state.item.mode.capture_state
+            entry.query,
+            entry.records,
+            _restore_point(entry),
+            entry.state.registry,
+            entry.state.item.mode.capture_state,
+            entry.state.settings,
         )
         for entry in restored
     ]
@@ -375,7 +396,12 @@ def replay_many(
             for entry in todo:
                 if _captures(entry):
                     stored = restored_runs.capture(
-                        runtime, entry.query, entry.records, _restore_point(entry), entry.state.registry
+                        runtime,
+                        entry.query,
+                        entry.records,
+                        _restore_point(entry),
+                        entry.state.registry,
+                        entry.state.settings,
                     )
                     entry.state.stored(entry.query.query_id, stored)
     finally:
@@ -400,6 +426,7 @@ def _jobs(group: Sequence[_Todo]) -> list[Job]:
             tuple(entry.ends),
             _job_mode(entry),
             registry=entry.state.registry,
+            settings=entry.state.settings,
         )
         for job_id, entry in enumerate(group)
     ]
@@ -461,17 +488,17 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     Every query can share a streaming query (see :mod:`qtt.runtime.execute.executor`); a group runs as
     many micro-batches as its deepest query, so queries of equal depth go side by side. A query
     with a step that holds rows back (a start gate) keeps its group from running staged, so such
-    queries are grouped apart.
+    queries are grouped apart. A query expected to stop (:attr:`ReplayItem.stops`) runs alone.
     """
     groups = []
 
-    def kind(entry: _Todo) -> tuple[bool, bool, bool]:
+    def kind(entry: _Todo) -> tuple[bool, bool, bool, bool]:
         mode = entry.state.item.mode
-        return (mode.restart, mode.bounded, entry.shape.holds_rows)
+        return (mode.restart, mode.bounded, entry.shape.holds_rows, entry.state.item.stops)
 
     for mode in sorted({kind(entry) for entry in todo}):  # a restarted or bounded group runs all its queries that way
         ordered = sorted((e for e in todo if kind(e) == mode), key=lambda e: len(e.ends))
-        size = HOLDING_GROUP_SIZE if mode[2] else GROUP_SIZE
+        size = 1 if mode[3] else HOLDING_GROUP_SIZE if mode[2] else GROUP_SIZE
         groups += [ordered[i : i + size] for i in range(0, len(ordered), size)]
     return groups
 

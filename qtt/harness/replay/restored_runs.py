@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING
 
 from qtt.errors import QttError, TimeLimitReached
 from qtt.plan.ir import steps as s
-from qtt.runtime.jobs import InternalTopic, Job, QueryRun, ReplayMode, ReplayRecord, Runtime, logged_offset
+from qtt.runtime.jobs import (
+    DEFAULT_SETTINGS,
+    InternalTopic,
+    Job,
+    QueryRun,
+    QuerySettings,
+    ReplayMode,
+    ReplayRecord,
+    Runtime,
+    logged_offset,
+)
 from qtt.runtime.spark import merged_checkpoints as merged
 from qtt.runtime.spark.checkpoint_files import copy_checkpoint
 
@@ -79,12 +89,13 @@ def capture(
     records: Sequence[ReplayRecord],
     restore: Restore,
     registry: RegistrySnapshot | None,
+    settings: QuerySettings = DEFAULT_SETTINGS,
 ) -> Stored:
     """Run the query alone over its records before the restore point; keep its checkpoint."""
     before = tuple(record for record in records if record.seq < restore.point)
     if not before:
         return Stored(0)
-    job = Job(0, query, before, _per_record(before), registry=registry)
+    job = Job(0, query, before, _per_record(before), registry=registry, settings=settings)
     checkpoint = restore.folder / query.query_id
     run = runtime.run_jobs([job], str(checkpoint))[0]
     error = run.error if run.timed_out is None else TimeLimitReached(run.timed_out)  # a partial checkpoint
@@ -99,6 +110,7 @@ def run_restored(
     registry: RegistrySnapshot | None,
     checkpoint: Path,
     capture_state: bool,
+    settings: QuerySettings = DEFAULT_SETTINGS,
 ) -> tuple[QueryRun, Stored | None]:
     """Start the query from its stored checkpoint and feed it the records after the restore point.
 
@@ -134,7 +146,7 @@ def run_restored(
         resumes_at = consumed if seed is not None else None
     else:  # a chain of restore points counts a query's micro-batches as its inputs
         ends, mode = _per_record(replayed), ReplayMode(capture_state=capture_state)
-    job = Job(0, query, replayed, ends, mode, registry=registry, resumes_at=resumes_at)
+    job = Job(0, query, replayed, ends, mode, registry=registry, resumes_at=resumes_at, settings=settings)
     run = runtime.run_jobs([job], str(checkpoint), seed=seed)[0]
     if run.error is not None and seed is not None:
         unreadable = runtime.unreadable_state(checkpoint, run.error)
@@ -154,6 +166,7 @@ class Resume:
     restore: Restore
     registry: RegistrySnapshot | None
     capture_state: bool
+    settings: QuerySettings = DEFAULT_SETTINGS
 
     @property
     def stored(self) -> Path:
@@ -186,7 +199,8 @@ def run_restored_together(runtime: Runtime, resumes: Sequence[Resume], checkpoin
         replayed = (replace(_CONSUMED, job=job_id),) * (last + 1) + tuple(replace(r, job=job_id) for r in after)
         mode = ReplayMode(capture_state=resume.capture_state, final_state=True)
         ends = _one_batch_after(last + 1, len(replayed))
-        jobs.append(Job(job_id, resume.query, replayed, ends, mode, resume.registry, resumes_at=last + 1))
+        resumed = Job(job_id, resume.query, replayed, ends, mode, resume.registry, last + 1, resume.settings)
+        jobs.append(resumed)
     # batch k <= last holds one stand-in of every job (see batch_major)
     offset = lambda batch: logged_offset(len(resumes) * (batch + 1))  # noqa: E731
 
@@ -255,6 +269,7 @@ def resume_all(
             one.registry,
             root / f"round{round_}-restored{index}",
             one.capture_state,
+            one.settings,
         )
         run.seconds = time.perf_counter() - began
         return run, kept

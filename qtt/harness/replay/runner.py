@@ -18,6 +18,7 @@ from qtt.errors import (
     CaseFileError,
     InfrastructureError,
     QttError,
+    QueryStoppedError,
     ReplayError,
     RuntimeBuildError,
     SqlError,
@@ -120,7 +121,7 @@ def run_variants(
         items: list[ReplayItem] = []
         if guarded(result, partial(_prepare, variant, result, items, planner or plan_variant)):
             restore = restores[index] if restores is not None else None
-            item = replace(items[0], mode=mode)
+            item = replace(items[0], mode=mode, stops=variant.expected_exception is not None)
             pending.append((result, variant, replace(item, restore=restore) if restore else item))
         result.seconds = time.perf_counter() - began
         results.append(result)
@@ -205,6 +206,8 @@ def guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
     except CaseFileError as e:
         e.at(file=result.file, case=result.case)
         result.status, result.reason = Status.ERROR, str(e)
+    except QueryStoppedError as e:  # a verdict on the plan and its inputs: the query died on a record
+        result.status, result.reason = Status.FAILED, f"the query stopped at run time: {e}"
     except (ReplayError, RuntimeBuildError) as e:
         # qtt planned the case but could not run its own plan: a qtt bug, not a case failure
         result.status, result.reason = Status.ERROR, str(e)
@@ -233,7 +236,7 @@ def _prepare(
         _match_expected(expected, error, result)
         return False
     result.planned = planned
-    if expected is not None:
+    if expected is not None and not expected_.at_run_time(expected):
         if expected_.expected_class(expected.type) is None:
             raise UnsupportedFeatureError(f"expected exception type {expected.type}")
         result.status = Status.FAILED
@@ -257,10 +260,21 @@ def _prepare(
 
 
 def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | QttError) -> None:
+    expected = variant.expected_exception
+    if expected is not None and isinstance(outcome, QueryStoppedError):
+        why = expected_.mismatch(expected, outcome)
+        result.status = Status.PASSED if why is None else Status.FAILED
+        result.reason = f"stopped as expected: {outcome.message}" if why is None else why
+        return
     if isinstance(outcome, QttError):
         raise outcome
     assert result.planned is not None
     result.replay = outcome
+    if expected is not None:
+        result.status = Status.FAILED
+        wanted = expected_.described(expected)
+        result.reason = f"expected the query to stop at run time ({wanted}), but it ran to the end"
+        return
     result.comparison = compare(_expected_outputs(variant, result.planned), outcome.outputs, outcome.sinks)
     if time_limits.conclude(result, outcome, (record.topic for record in variant.outputs)):
         return

@@ -1,9 +1,10 @@
 """Equal queries of different replays run once.
 
 A query's run depends on nothing but what it is given: the query, its input records and
-micro-batch boundaries, whether its state is read back, the schema registry it sees, and the
-replay mode (restart, bounded). Historical folders often repeat all of it: a later release
-stored a checkpoint next to the same plan, and the folder replays the same inputs. Such
+micro-batch boundaries, whether its state is read back, the schema registry it sees, the
+plan's settings (:class:`~qtt.runtime.jobs.QuerySettings`) and the replay mode (restart,
+bounded). Historical folders often repeat all of it: a later release stored a checkpoint
+next to the same plan, and the folder replays the same inputs. Such
 queries run once in a round; each replay still gets a run of its own, with its share of the
 seconds, and compares it with its own folder. A query that starts from or captures stored
 checkpoints always runs on its own.
@@ -59,7 +60,7 @@ def _run_content(entry: Any) -> Hashable | None:
     item = entry.state.item
     if item.restore is not None:
         return None
-    parts = (entry.query, entry.shape, entry.records, entry.ends, entry.state.registry)
+    parts = (entry.query, entry.shape, entry.records, entry.ends, entry.state.registry, entry.state.settings)
     return hashable((*parts, item.mode.restart, item.mode.bounded))
 
 

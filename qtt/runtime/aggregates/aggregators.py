@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from qtt import sqltypes as t
-from qtt.errors import RuntimeBuildError, StatementError
+from qtt.errors import QueryStops, RuntimeBuildError
 from qtt.plan.functions.aggregate_signatures import HISTOGRAM_LIMIT, Aggregate
 from qtt.runtime.aggregates.java_semantics import DECIMAL_CONTEXT, canon, coercer, quantizer, sort_key, wrapper
 from qtt.runtime.aggregates.statistics_udafs import Correlation, StdDev
@@ -93,7 +93,8 @@ class _Sum(Udaf):
                     f"and scale {self.type.scale} must round to an absolute value less than "
                     f"10^{digits}. Got {total:f}"
                 )
-                raise StatementError(msg)
+                # ksqlDB's aggregate throws, and Kafka Streams stops the query
+                raise QueryStops("io.confluent.ksql.function.KsqlFunctionException", msg)
             return self.quantize(total)
         return self.wrap(acc + value)
 

@@ -17,7 +17,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
-from qtt.errors import RuntimeBuildError, UnsupportedFeatureError
+from qtt.errors import QueryStops, RuntimeBuildError, UnsupportedFeatureError
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.codec import step_paths
@@ -52,6 +52,7 @@ from qtt.runtime.build.repartitions import Repartition, repartition, select_key
 from qtt.runtime.build.sink_builder import SinkOutput, build_sink
 from qtt.runtime.build.timeformat import timestamp_millis
 from qtt.runtime.build.windowed_keys import source_window
+from qtt.runtime.jobs import DEFAULT_SETTINGS, QuerySettings
 from qtt.runtime.spark import lines
 from qtt.runtime.spark.spark_types import from_spark, to_spark
 from qtt.serde.registry.schema_registry import RegistrySnapshot
@@ -66,6 +67,21 @@ class Observation:
 
     name: str
     context: str
+
+
+def _stops_without_timestamp(column: s.TimestampColumn, owner: str) -> Column:
+    """ROWTIME, or the query stops where the timestamp column gives none: ksqlDB's extractor
+    throws under ``ksql.timestamp.throw.on.invalid`` instead of dropping the record (a negative
+    timestamp is no extractor error: Kafka Streams still drops it)."""
+    how = f" with the format '{column.format}'" if column.format else ""
+    stops = QueryStops(
+        "io.confluent.ksql.util.KsqlException",
+        f"Unable to extract a timestamp from the column {column.column}{how}",
+        message="Fatal user code error in TimestampExtractor callback for record",
+        owner=owner,
+    )
+    failed = col(ROWTIME).isNull() & ~F.coalesce(col(TOMBSTONE), F.lit(False))
+    return F.when(failed, F.raise_error(F.lit(str(stops)))).otherwise(col(ROWTIME))
 
 
 @dataclass
@@ -94,6 +110,8 @@ class PlanBuilder:
     state_operators: list[tuple[str, ...]] = field(default_factory=list)
     #: stands in for Spark's ``transformWithState`` (see :data:`StatefulHook`)
     stateful_hook: StatefulHook | None = None
+    #: the plan's config that changes how the query runs
+    settings: QuerySettings = DEFAULT_SETTINGS
     _built: dict[int, Built] = field(default_factory=dict)
     _previous_wanted: set[int] = field(default_factory=set)
     _paths: dict[int, str] = field(default_factory=dict)
@@ -182,6 +200,7 @@ class PlanBuilder:
         replay (:mod:`qtt.runtime.execute.staged`) sets :attr:`stateful_hook` to run the operator itself.
         """
         self.state_operators.append(tuple(processor.state_names()))
+        processor.owner = self.label  # a stop it raises names its query (QueryStops.of)
         if self.stateful_hook is not None:
             return self.stateful_hook(len(self.state_operators) - 1, df, list(keys), processor, output)
         return df.groupBy(*[col(k) for k in keys]).transformWithState(
@@ -259,6 +278,8 @@ class PlanBuilder:
             *[col(b) for b in ((WINDOWSTART, WINDOWEND, WINDOW_START, WINDOW_END) if bounds else ())],
         )
         if step.timestamp_column is not None:
+            if self.settings.timestamp_throw_on_invalid:
+                df = df.withColumn(ROWTIME, _stops_without_timestamp(step.timestamp_column, self.label))
             # ksqlDB drops records whose timestamp column is null, unparseable or negative
             # (Kafka Streams skips records with an invalid timestamp).
             df = df.where(col(ROWTIME).isNotNull() & (col(ROWTIME) >= 0))

@@ -47,6 +47,9 @@ class Built:
 class StateProcessor(Protocol):
     """A ``transformWithState`` processor that names its state variables (see operators.stateful)."""
 
+    #: the label of the query it belongs to, which a stop it raises names
+    owner: str
+
     def state_names(self) -> tuple[str, ...]: ...
 
 

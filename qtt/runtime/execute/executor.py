@@ -26,31 +26,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from py4j.protocol import Py4JJavaError
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 import qtt.runtime.operators.registered  # noqa: F401 (the stateful steps' builders register themselves)
-from qtt.errors import InfrastructureError, QttError, ReplayError, RuntimeBuildError, TimeLimitReached
+from qtt.errors import (
+    InfrastructureError,
+    QttError,
+    QueryStoppedError,
+    ReplayError,
+    RuntimeBuildError,
+    TimeLimitReached,
+)
 from qtt.plan.ir.shape import QueryShape
 from qtt.runtime.build import repartitions
 from qtt.runtime.build.builder import PlanBuilder
 from qtt.runtime.build.context import StatefulHook
-from qtt.runtime.build.names import col
 from qtt.runtime.build.serde_udfs import DecodedColumns
-from qtt.runtime.execute import internal_topics
 from qtt.runtime.execute.group_source import GroupSource, group_source
 from qtt.runtime.execute.processing_log import processing_log
-from qtt.runtime.execute.sink_rows import run_and_collect, sink_records
+from qtt.runtime.execute.sink_rows import pooled_columns, run_and_collect, sink_branch, sink_records, sink_row
 from qtt.runtime.execute.staged import (
     UNION_TASKS,
     StagedGroup,
     StagedPlans,
     build_stages,
-    read_topics,
     run_stages,
 )
+from qtt.runtime.execute.state_feeds import add_state_feeds
 from qtt.runtime.jobs import FORMAT_NAME, Job, QueryRun, batch_major, encode_options
 from qtt.runtime.operators.wide import ColumnPool
 from qtt.runtime.spark import infrastructure
@@ -276,8 +280,42 @@ def _run_jobs(session: SparkSession, built: BuiltGroup) -> dict[int, QueryRun]:
         elif _resumed(runnable):
             runs.update(_all_failed(runnable, builders, group_error))
         else:
-            runs.update(_alone(session, runnable, checkpoint))
+            runs.update(_isolated(session, runnable, checkpoint, group_error, builders))
     return runs
+
+
+def _isolated(
+    session: SparkSession,
+    jobs: Sequence[Job],
+    checkpoint: str,
+    error: ReplayError,
+    builders: Mapping[int, PlanBuilder] | None = None,
+) -> dict[int, QueryRun]:
+    """The jobs of a group that failed with ``error``, each failure its own job's: a query that
+    stopped and named itself (:class:`~qtt.errors.QueryStoppedError`) fails alone while the others
+    run again together; otherwise each runs on its own."""
+    stopped = next((job for job in jobs if isinstance(error, QueryStoppedError) and error.owner == _label(job)), None)
+    if stopped is None:
+        return _alone(session, jobs, checkpoint)
+    builder = builders.get(stopped.job_id) if builders is not None else None
+    error.message = f"{stopped.query.query_id}: {error.message}"
+    runs = {
+        stopped.job_id: QueryRun(
+            query_id=stopped.query.query_id,
+            topic=builder.sink.topic if builder is not None and builder.sink is not None else "",
+            schemas=dict(builder.schemas) if builder is not None else {},
+            error=error,
+        )
+    }
+    others = [job for job in jobs if job is not stopped]
+    if others:
+        runs.update(run_jobs(session, others, f"{checkpoint}-without{stopped.job_id}"))
+    return runs
+
+
+def _label(job: Job) -> str:
+    """What makes the names of ``job``'s query unique in a streaming query it shares."""
+    return f"j{job.job_id}."
 
 
 def _resumed(jobs: Sequence[Job]) -> bool:
@@ -321,8 +359,8 @@ def _run_staged(session: SparkSession, jobs: Sequence[Job], checkpoint: str, pla
     began = time.perf_counter()
     try:
         group = _infrastructure_guard(lambda: run_stages(session, jobs, checkpoint, plans))
-    except ReplayError:
-        return _alone(session, jobs, checkpoint)
+    except ReplayError as e:
+        return _isolated(session, jobs, checkpoint, e)
     runs = {
         job.job_id: QueryRun(query_id=job.query.query_id, topic="", error=group.errors[job.job_id])
         for job in jobs
@@ -335,8 +373,8 @@ def _run_staged(session: SparkSession, jobs: Sequence[Job], checkpoint: str, pla
                 lambda: _run_group(runnable, group.builders, f"{checkpoint}-sinks", staged=group, began=began)
             )
         )
-    except ReplayError:
-        runs.update(_alone(session, runnable, checkpoint))
+    except ReplayError as e:
+        runs.update(_isolated(session, runnable, checkpoint, e, group.builders))
     return runs
 
 
@@ -392,11 +430,12 @@ def _build(
     builder = PlanBuilder(
         mine,
         job.query.query_id,
-        label=f"j{job.job_id}.",
+        label=_label(job),
         registry=job.registry,
         stateful_hook=hook,
         decoded=decoded or {},
         encode_after=encode_after,
+        settings=job.settings,
     )
     try:
         builder.build(job.query.physical_plan)
@@ -435,8 +474,8 @@ def _run_group(
         return runs  # nothing to replay: starting Spark would only cost time
 
     pool = ColumnPool("sink")
-    pooled = {job.job_id: _pooled(builders[job.job_id], pool) for job in with_records}
-    sinks = [_sink_branch(job, builders[job.job_id], pooled[job.job_id]) for job in with_records]
+    pooled = {job.job_id: pooled_columns(builders[job.job_id], pool) for job in with_records}
+    sinks = [sink_branch(job, builders[job.job_id], pooled[job.job_id]) for job in with_records]
     # A repartition branch holds no stateful operator: after the sinks, the operators keep their
     # ids. It runs whether its topic is wanted or not: each branch reads the source anew, and a
     # checkpoint resumes only a query that reads as many sources as the one that wrote it.
@@ -458,7 +497,8 @@ def _run_group(
         try:
             collected = [(0, row) for row in union.collect()]
         except PySparkException as e:
-            raise ReplayError(f"batch query failed: {first_line(e)}") from e
+            stopped = QueryStoppedError.found_in(str(e))
+            raise stopped or ReplayError(f"batch query failed: {first_line(e)}") from e
     timed_out: float | None = None
     for stop in stops:
         if stop_file is not None:
@@ -472,12 +512,10 @@ def _run_group(
             timed_out = reached.seconds
             break
         except PySparkException as e:
-            msg = f"streaming query failed{_after(len(progress), stop_file)}: {infrastructure.with_cause(e)}"
-            raise ReplayError(msg) from e
+            raise _query_failed(e, f"streaming query failed{_after(len(progress), stop_file)}") from e
         failure = stream.exception()
         if failure is not None:
-            msg = f"streaming query failed{_after(len(progress), stop_file)}: {infrastructure.with_cause(failure)}"
-            raise ReplayError(msg) from failure
+            raise _query_failed(failure, f"streaming query failed{_after(len(progress), stop_file)}") from failure
         collected += segment
         progress += list(stream.recentProgress)
     for job in with_records:
@@ -493,7 +531,7 @@ def _run_group(
             mine = [(batches[row["seq"]], row) for _, row in mine]
         written = [(b, row) for b, row in mine if not repartitions.written(row)]
         try:
-            encoded = [(b, _sink_row(row, builders[job.job_id], pooled[job.job_id])) for b, row in written]
+            encoded = [(b, sink_row(row, builders[job.job_id], pooled[job.job_id])) for b, row in written]
         except Exception as e:  # a serializer that raises fails its own replay, as in its query
             runs[job.job_id] = _failed_run(job, builders[job.job_id], ReplayError(f"the sink could not encode: {e}"))
             continue
@@ -504,49 +542,17 @@ def _run_group(
         run.processing_log = processing_log(queries, builders[job.job_id], job.query.query_id)
         run.timed_out = timed_out
     if timed_out is None:  # a stopped query's state is not read back: its outputs are the evidence
-        _read_state(union.sparkSession, with_records, builders, runs, checkpoint, staged)
+        add_state_feeds(union.sparkSession, with_records, builders, runs, checkpoint, staged)
     seconds = (time.perf_counter() - began) / len(jobs)  # reading the state back included
     for run in runs.values():
         run.seconds = seconds
     return runs
 
 
-def _read_state(
-    session: SparkSession,
-    jobs: Sequence[Job],
-    builders: dict[int, PlanBuilder],
-    runs: dict[int, QueryRun],
-    checkpoint: str,
-    staged: StagedGroup | None,
-) -> None:
-    """Add each job's state change feeds (its internal topics) to its run."""
-    if staged is not None:
-        for job in jobs:
-            if job.mode.capture_state:
-                topics = read_topics(session, staged, job) + runs[job.job_id].internal_topics
-                runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
-        return
-    if not any(job.mode.capture_state for job in jobs):
-        return
-    owners = [
-        internal_topics.Owner(
-            job.query.query_id,
-            tuple(builders[job.job_id].state_operators),
-            job.mode.capture_state,
-            first_batch=job.resumes_at or 0,
-            final=job.mode.final_state,
-        )
-        for job in jobs
-    ]
-    try:
-        feeds = internal_topics.read(session, checkpoint, owners)
-    except internal_topics.StateLayoutError as e:
-        raise ReplayError(str(e)) from e
-    except (PySparkException, Py4JJavaError) as e:  # Spark could not read its own state back
-        raise ReplayError(f"the state could not be read back: {infrastructure.java_reason(e)}") from e
-    for job, topics in zip(jobs, feeds, strict=True):
-        topics += runs[job.job_id].internal_topics
-        runs[job.job_id].internal_topics = sorted(topics, key=lambda topic: topic.name)
+def _query_failed(error: BaseException, what: str) -> ReplayError:
+    """The error of a query that failed: the stop a :class:`~qtt.errors.QueryStops` signalled
+    in one of its operators, else Spark's exception and its cause."""
+    return QueryStoppedError.found_in(str(error)) or ReplayError(f"{what}: {infrastructure.with_cause(error)}")
 
 
 def _after(batches: int, stop_file: str | None) -> str:
@@ -561,34 +567,3 @@ def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:
         schemas=dict(builder.schemas),
         error=error,
     )
-
-
-def _pooled(builder: PlanBuilder, pool: ColumnPool) -> dict[str, str]:
-    """The columns of ``pool`` that hold the typed key and value columns of ``builder``'s sink
-    (none when its query encodes them), so that every job's sink rows union."""
-    encoding = builder.sink.encoding if builder.sink is not None else None
-    if encoding is None:
-        return {}
-    own = (*encoding.key_columns, *encoding.value_columns)
-    return dict(zip(own, pool.take(encoding.types), strict=True))
-
-
-def _sink_branch(job: Job, builder: PlanBuilder, pooled: Mapping[str, str]) -> DataFrame:
-    """``job``'s sink rows, tagged with its id, its typed columns in their ``pooled`` columns."""
-    assert builder.sink is not None
-    rows = builder.sink.df.select(F.lit(job.job_id).alias("job"), "*")
-    if not pooled:
-        return rows
-    return rows.select(*[col(name).alias(pooled.get(name, name)) for name in rows.columns])
-
-
-def _sink_row(row: Any, builder: PlanBuilder, pooled: Mapping[str, str]) -> Mapping[str, Any]:
-    """A sink row as :func:`~qtt.runtime.execute.sink_rows.sink_records` reads it: encoded here
-    if its query left it typed."""
-    fields = row.asDict()
-    encoding = builder.sink.encoding if builder.sink is not None else None
-    if encoding is None:
-        return fields
-    fields.update({own: fields[column] for own, column in pooled.items()})
-    fields["key"], fields["value"], fields["partition"] = encoding.record(fields)
-    return fields

@@ -4,6 +4,10 @@ On a classic session ``foreachBatch`` runs in this process, so each micro-batch 
 as it ends. On Spark Connect ``foreachBatch`` runs on the server, where appending to a list
 of this process is impossible: each micro-batch is written (with its batch id and each row's
 position) to a parquet folder next to the checkpoint, and read back once the query ends.
+
+The jobs' sinks union into that one query: each job's typed sink columns move into columns of
+a pool shared by all (:func:`pooled_columns`, :func:`sink_branch`), and each row is encoded back
+here (:func:`sink_row`).
 """
 
 from __future__ import annotations
@@ -17,13 +21,17 @@ from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
 from qtt.errors import TimeLimitReached
+from qtt.runtime.build.names import col
 from qtt.runtime.build.repartitions import KEY_FIELD, TOPIC_FIELD, VALUE_FIELD
-from qtt.runtime.jobs import SinkRecord
+from qtt.runtime.jobs import Job, SinkRecord
+from qtt.runtime.operators.wide import ColumnPool
 from qtt.runtime.spark import lines
 from qtt.runtime.spark.session import is_connect
 
 if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
+
+    from qtt.runtime.build.builder import PlanBuilder
 
 #: the columns of a repartition topic's rows (:mod:`qtt.runtime.build.repartitions`), null in a sink's
 #: The sink columns the executor reads back (``order`` only a stateful step writes).
@@ -179,3 +187,34 @@ def sink_records(collected: list[tuple[int, Mapping[str, Any]]]) -> list[SinkRec
             )
         )
     return out
+
+
+def pooled_columns(builder: PlanBuilder, pool: ColumnPool) -> dict[str, str]:
+    """The columns of ``pool`` that hold the typed key and value columns of ``builder``'s sink
+    (none when its query encodes them), so that every job's sink rows union."""
+    encoding = builder.sink.encoding if builder.sink is not None else None
+    if encoding is None:
+        return {}
+    own = (*encoding.key_columns, *encoding.value_columns)
+    return dict(zip(own, pool.take(encoding.types), strict=True))
+
+
+def sink_branch(job: Job, builder: PlanBuilder, pooled: Mapping[str, str]) -> DataFrame:
+    """``job``'s sink rows, tagged with its id, its typed columns in their ``pooled`` columns."""
+    assert builder.sink is not None
+    rows = builder.sink.df.select(F.lit(job.job_id).alias("job"), "*")
+    if not pooled:
+        return rows
+    return rows.select(*[col(name).alias(pooled.get(name, name)) for name in rows.columns])
+
+
+def sink_row(row: Any, builder: PlanBuilder, pooled: Mapping[str, str]) -> Mapping[str, Any]:
+    """A sink row as :func:`sink_records` reads it: encoded here
+    if its query left it typed."""
+    fields = row.asDict()
+    encoding = builder.sink.encoding if builder.sink is not None else None
+    if encoding is None:
+        return fields
+    fields.update({own: fields[column] for own, column in pooled.items()})
+    fields["key"], fields["value"], fields["partition"] = encoding.record(fields)
+    return fields

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql import Row
 from pyspark.sql import types as st
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
+from qtt.errors import QueryStops
 from qtt.plan.functions.aggregate_signatures import Aggregate
 from qtt.runtime.build.names import (
     HAD_PREVIOUS,
@@ -37,6 +38,9 @@ from qtt.runtime.build.names import (
 from qtt.runtime.operators.state_codec import StateCodec, decode, is_nested
 from qtt.runtime.spark.workers.worker_memory import freeze_once
 
+if TYPE_CHECKING:
+    from qtt.runtime.aggregates.udaf import Udaf
+
 UNDO, ADD = -1, 1  # the values of the OP column
 
 
@@ -51,6 +55,9 @@ class StatefulOperator(StatefulProcessor):
     The executor matches the state variables it finds in a checkpoint with these names to
     tell apart the operators of the replays that shared a query.
     """
+
+    #: the label of the query it belongs to (set by the build context), which a stop it raises names
+    owner: str = ""
 
     def state_names(self) -> tuple[str, ...]:
         raise NotImplementedError
@@ -112,6 +119,14 @@ class AggregateProcessor(StatefulOperator):
         type_ = self.nested.get(column)
         return row[column] if type_ is None else decode(row[column], type_)
 
+    def applied(self, udaf: Udaf, accumulator: Any, values: Sequence[Any], *, undo: bool = False) -> Any:
+        """The accumulator after ``values`` were aggregated (or undone); an aggregate that
+        throws stops the query, as in ksqlDB (:class:`~qtt.errors.QueryStops`, naming it)."""
+        try:
+            return udaf.undo(accumulator, *values) if undo else udaf.aggregate(accumulator, *values)
+        except QueryStops as stop:
+            raise stop.of(self.owner) from None
+
     def _results(self, accumulators: Sequence[Any]) -> list[Any]:
         return [udaf.result(acc) for udaf, acc in zip(self.udafs, accumulators, strict=True)]
 
@@ -148,10 +163,7 @@ class AggregateProcessor(StatefulOperator):
             self.current = row[SEQ]
             for i, (udaf, (_, _, columns)) in enumerate(zip(self.udafs, self.spec.calls, strict=True)):
                 values = [self._argument(row, c) for c in columns]
-                if row[OP] == UNDO:
-                    accumulators[i] = udaf.undo(accumulators[i], *values)
-                else:
-                    accumulators[i] = udaf.aggregate(accumulators[i], *values)
+                accumulators[i] = self.applied(udaf, accumulators[i], values, undo=row[OP] == UNDO)
             rowtime = row[ROWTIME] if rowtime is None else max(rowtime, row[ROWTIME])
             if self.spec.emit_once_per_input and _replaced_by_next(ordered, position):
                 continue

@@ -196,7 +196,7 @@ class SessionAggregateProcessor(AggregateProcessor):
                     order += 1
             sessions = [s for s in sessions if s not in found]
             for i, (udaf, (_, _, columns)) in enumerate(zip(self.udafs, self.spec.calls, strict=True)):
-                accumulators[i] = udaf.aggregate(accumulators[i], *[self._argument(row, c) for c in columns])
+                accumulators[i] = self.applied(udaf, accumulators[i], [self._argument(row, c) for c in columns])
             sessions.append((start, end, *accumulators))
             yield self._output(key_values, row, start, end, self._results(accumulators), order)
         if sessions:
