@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from qtt.errors import AssertionFailedError, QttError, SqlError, UnsupportedFeatureError
+from qtt.errors import AssertionFailedError, QttError, QueryStoppedError, SqlError, UnsupportedFeatureError
 from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.model import ExpectedException
 from qtt.harness.replay.driver import ReplayItem, ReplayResult
@@ -71,14 +71,15 @@ def run_sql_tests(
     index_of = {id(result): n for n, result in enumerate(results)}
     judged: set[int] = set()
 
-    def judge(i: int) -> None:
+    def judge(i: int, *, ended: bool = False) -> None:
+        """Judge test ``i`` once (``ended``: its verdict is in already, its checks are moot)."""
         if i in judged:
             return
         judged.add(i)
         result, script = scripts[i]
         if topics is not None:
             topics[index_of[id(result)]] = records[id(script)]
-        if result.status == Status.PASSED:
+        if result.status == Status.PASSED and not ended:
             guarded(result, partial(_judge, script, result, records[id(script)]))
         if progress is not None:
             progress(len(results) - len(scripts) + len(judged), len(results))
@@ -99,6 +100,11 @@ def run_sql_tests(
             ]
             outcomes = replay_counted(items, session, total=len(items), progress=None)
             for (i, script), outcome in zip(built, outcomes, strict=True):
+                if isinstance(outcome, QueryStoppedError) and _expected(script.test) is not None:
+                    _verdict(script.test, scripts[i][0], outcome.at(file=script.test.file, case=script.test.name))
+                    previous.pop(i, None)
+                    judge(i, ended=True)  # the stop ended the test: its checks have nothing to check
+                    continue
                 if isinstance(outcome, QttError):
                     guarded(scripts[i][0], partial(_raise, outcome))
                     previous.pop(i, None)
@@ -181,7 +187,8 @@ def _verdict(test: SqlTest, result: CaseResult, error: QttError | None) -> None:
         return
     why = expected_.mismatch(expected, error)
     result.status = Status.PASSED if why is None else Status.FAILED
-    result.reason = f"raised as expected: {type(error).__name__}" if why is None else why
+    passed = "stopped as expected" if isinstance(error, QueryStoppedError) else "raised as expected"
+    result.reason = f"{passed}: {type(error).__name__}" if why is None else why
 
 
 def _judge(script: Script, result: CaseResult, topics: dict[str, list[SeenRecord]]) -> None:
@@ -291,7 +298,8 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
                 if query.query_id not in before and start_gate(query) is not None
             ),
         )
-    return ReplayItem(epoch.plan, tuple(inputs), registry, restore=restore)
+    stops = _expected(script.test) is not None
+    return ReplayItem(epoch.plan, tuple(inputs), registry, restore=restore, stops=stops)
 
 
 def _controls(epoch: Epoch) -> list[InputRecord]:
