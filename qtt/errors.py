@@ -141,12 +141,24 @@ class SqlError(QttError):
     #: its messages' own prefix (``Line: 3, Col: 70: ...``); set when the error is located
     script_position: tuple[int, int] | None = None
 
+    #: the persistent query's statement as ksqlDB prints it after sanitizing it, which ksqlDB
+    #: ends the message with (``Statement: ...``); set when the error is a query statement's
+    ksql_statement: str | None = None
+
     def ksql_text(self) -> str | None:
         """The message as ksqlDB prefixes an error it locates in the script, or None."""
         if self.script_position is None:
             return None
         line, column = self.script_position
         return f"Line: {line}, Col: {column}: {self.message}"
+
+    def ksql_texts(self) -> list[str]:
+        """The message in the forms ksqlDB gives it: located in the script, and followed by
+        the statement (``Statement: ...``)."""
+        texts = [text] if (text := self.ksql_text()) is not None else []
+        if self.ksql_statement is not None:
+            texts.append(f"{self.message}\nStatement: {self.ksql_statement}")
+        return texts
 
 
 class SqlSyntaxError(SqlError):

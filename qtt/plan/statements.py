@@ -36,6 +36,7 @@ from qtt.plan.planner.header_columns import check_header_column
 from qtt.plan.planner.planned import check_no_map_keys
 from qtt.plan.planner.query_planner import plan_query
 from qtt.plan.planner.sink_fit import fit_to_sink
+from qtt.plan.planner.statement_text import ksql_statement_text
 from qtt.plan.planner.window_planner import source_window
 from qtt.sql import ast
 
@@ -133,11 +134,14 @@ class Planner:
 
     def plan(self, statement: ast.Statement) -> s.StatementPlan | None:
         """Plan one statement; None for statements that only change the planner's state."""
+        sources = dict(self.sources)  # as the statement found them
         try:
             return self._plan(statement)
         except QttError as error:
             if statement.pos is not None and error.line is None:
                 error.at(line=statement.pos.line, column=statement.pos.column)
+            if isinstance(error, SqlError) and isinstance(statement, ast.CreateAsSelect | ast.InsertInto):
+                error.ksql_statement = _statement_text(statement, sources)
             raise
 
     @singledispatchmethod
@@ -501,6 +505,15 @@ class Planner:
         query = s.QueryPlan(query_id=query_id, sources=planned.sources, sink=target.name, physical_plan=sink)
         self.running[query_id] = query
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
+
+
+def _statement_text(statement: ast.CreateAsSelect | ast.InsertInto, sources: dict[str, DataSource]) -> str | None:
+    """The statement as ksqlDB's messages end with it, or None where qtt cannot print it (a
+    source it names does not exist)."""
+    try:
+        return ksql_statement_text(statement, sources)
+    except KeyError:
+        return None
 
 
 def _check_in_place(replaced: s.QueryPlan, sink: s.ExecutionStep, *, extended: bool) -> None:

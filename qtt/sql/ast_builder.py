@@ -18,7 +18,7 @@ from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
 from qtt.sql.ast_parts import (
     TIME_UNIT_FUNCTIONS,
-    TIME_UNITS_MS,
+    Duration,
     case_parts,
     function_argument,
     grace_ms,
@@ -357,7 +357,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ("grace_ms", ms)
 
     def duration(self, meta: Any, amount: Token, unit: str) -> int:
-        return _int(amount) * TIME_UNITS_MS[unit]
+        return Duration(_int(amount), unit)
 
     def time_unit(self, meta: Any, token: Token) -> str:
         return str(token).upper().rstrip("S")

@@ -33,6 +33,47 @@ def case_parts(rest: tuple[Any, ...]) -> tuple[tuple[ast.WhenClause, ...], ast.E
     return whens, (tail[0] if tail else None)
 
 
+class Duration(int):
+    """Milliseconds, with the text ksqlDB's formatter prints for them (``30 SECONDS``: the
+    amount as written, the unit in the plural)."""
+
+    text: str
+
+    def __new__(cls, amount: int, unit: str) -> Duration:
+        duration = super().__new__(cls, amount * TIME_UNITS_MS[unit])
+        duration.text = f"{amount} {unit}S"
+        return duration
+
+    def __reduce__(self) -> tuple[type[int], tuple[int]]:
+        return int, (int(self),)  # a copy, a pickle (a Spark worker's) is the plain number
+
+
+def duration_text(ms: int | None) -> str:
+    """ksqlDB's text of a duration (its amount in milliseconds when it was not parsed)."""
+    return ms.text if isinstance(ms, Duration) else f"{ms} MILLISECONDS"
+
+
+def window_text(spec: ast.WindowSpec) -> str:
+    """A ``WINDOW`` clause as ksqlDB's formatter prints it (``TUMBLING ( SIZE 1 MINUTES ) ``)."""
+    parts = [duration_text(spec.size_ms) if spec.kind == "SESSION" else f"SIZE {duration_text(spec.size_ms)}"]
+    if spec.advance_ms is not None:
+        parts.append(f"ADVANCE BY {duration_text(spec.advance_ms)}")
+    if spec.retention_ms is not None:
+        parts.append(f"RETENTION {duration_text(spec.retention_ms)}")
+    if spec.grace_ms is not None:
+        parts.append(f"GRACE PERIOD {duration_text(spec.grace_ms)}")
+    return f"{spec.kind} ( {' , '.join(parts)} ) "
+
+
+def within_text(within: ast.WithinWindow) -> str:
+    """A join's ``WITHIN`` as ksqlDB's formatter prints it."""
+    if within.before_ms == within.after_ms and duration_text(within.before_ms) == duration_text(within.after_ms):
+        text = f"WITHIN {duration_text(within.before_ms)}"
+    else:
+        text = f"WITHIN ({duration_text(within.before_ms)}, {duration_text(within.after_ms)})"
+    return text if within.grace_ms is None else f"{text} GRACE PERIOD {duration_text(within.grace_ms)}"
+
+
 def grace_ms(grace: tuple[str, int] | None) -> int | None:
     """A ``WITHIN``'s grace period in milliseconds (the ``grace`` rule gives a window option pair)."""
     return None if grace is None else grace[1]

@@ -7,9 +7,9 @@ from functools import singledispatch
 from qtt.sql import ast
 
 
-def _name(name: str) -> str:
-    # ksqlDB prints names that need no quoting bare, and quotes the rest with backticks.
-    if name and name.isupper() and name.replace("_", "").isalnum() and not name[0].isdigit():
+def format_identifier(name: str) -> str:
+    """A name as ksqlDB prints it: bare when it needs no quoting, else in backticks."""
+    if name and name.isupper() and name.replace("_", "").isalnum():
         return name
     return "`" + name.replace("`", "``") + "`"
 
@@ -48,12 +48,16 @@ def visit_StringLiteral(node: ast.StringLiteral) -> str:
 
 @format_expr.register
 def visit_ColumnRef(node: ast.ColumnRef) -> str:
-    return f"{_name(node.source)}.{_name(node.name)}" if node.source else _name(node.name)
+    return (
+        f"{format_identifier(node.source)}.{format_identifier(node.name)}"
+        if node.source
+        else format_identifier(node.name)
+    )
 
 
 @format_expr.register
 def visit_Dereference(node: ast.Dereference) -> str:
-    return f"{format_expr(node.base)}->{_name(node.field)}"
+    return f"{format_expr(node.base)}->{format_identifier(node.field)}"
 
 
 @format_expr.register
@@ -82,8 +86,12 @@ def visit_BinaryOperator(node: ast.Arithmetic | ast.Comparison | ast.Concat | as
 
 @format_expr.register
 def visit_DistinctFrom(node: ast.DistinctFrom) -> str:
-    middle = "IS NOT DISTINCT FROM" if node.negated else "IS DISTINCT FROM"
-    return f"({format_expr(node.left)} {middle} {format_expr(node.right)})"
+    return _negated(node.negated, f"({format_expr(node.left)} IS DISTINCT FROM {format_expr(node.right)})")
+
+
+def _negated(negated: bool, text: str) -> str:
+    """``NOT`` before a predicate, as ksqlDB's parser reads ``x NOT LIKE y`` (a NOT around it)."""
+    return f"(NOT {text})" if negated else text
 
 
 @format_expr.register
@@ -98,9 +106,8 @@ def visit_IsNull(node: ast.IsNull) -> str:
 
 @format_expr.register
 def visit_Between(node: ast.Between) -> str:
-    neg = "NOT " if node.negated else ""
     low, high = format_expr(node.low), format_expr(node.high)
-    return f"({format_expr(node.value)} {neg}BETWEEN {low} AND {high})"
+    return _negated(node.negated, f"({format_expr(node.value)} BETWEEN {low} AND {high})")
 
 
 @format_expr.register
@@ -111,9 +118,8 @@ def visit_InList(node: ast.InList) -> str:
 
 @format_expr.register
 def visit_Like(node: ast.Like) -> str:
-    neg = "NOT " if node.negated else ""
     escape = f" ESCAPE '{node.escape}'" if node.escape else ""
-    return f"({format_expr(node.value)} {neg}LIKE {format_expr(node.pattern)}{escape})"
+    return _negated(node.negated, f"({format_expr(node.value)} LIKE {format_expr(node.pattern)}{escape})")
 
 
 @format_expr.register(ast.SearchedCase)
@@ -142,7 +148,7 @@ def visit_CreateMap(node: ast.CreateMap) -> str:
 
 @format_expr.register
 def visit_CreateStruct(node: ast.CreateStruct) -> str:
-    return f"STRUCT({', '.join(f'{_name(k)}:={format_expr(v)}' for k, v in node.fields)})"
+    return f"STRUCT({', '.join(f'{format_identifier(k)}:={format_expr(v)}' for k, v in node.fields)})"
 
 
 @format_expr.register

@@ -70,8 +70,8 @@ def mismatch(expected: ExpectedException, error: errors.QttError) -> str | None:
             f"expected {expected.type} ({cls.__name__}) but got {type(error).__name__}: {error.message.splitlines()[0]}"
         )
     texts = [str(error), error.message]
-    if isinstance(error, errors.SqlError) and (located := error.ksql_text()) is not None:
-        texts.append(located)
+    if isinstance(error, errors.SqlError):
+        texts += error.ksql_texts()
     if expected.message and all(expected.message not in text for text in texts):
         # a syntax error prints a readable form of its own; show ksqlDB's text, which was matched
         got = error.message if isinstance(error, errors.SqlSyntaxError) else str(error)
