@@ -134,14 +134,13 @@ class Planner:
 
     def plan(self, statement: ast.Statement) -> s.StatementPlan | None:
         """Plan one statement; None for statements that only change the planner's state."""
-        sources = dict(self.sources)  # as the statement found them
         try:
             return self._plan(statement)
         except QttError as error:
             if statement.pos is not None and error.line is None:
                 error.at(line=statement.pos.line, column=statement.pos.column)
             if isinstance(error, SqlError) and isinstance(statement, ast.CreateAsSelect | ast.InsertInto):
-                error.ksql_statement = _statement_text(statement, sources)
+                error.ksql_statement = _statement_text(statement, self.sources)  # a failed statement added none
             raise
 
     @singledispatchmethod

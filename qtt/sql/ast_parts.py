@@ -67,7 +67,7 @@ def window_text(spec: ast.WindowSpec) -> str:
 
 def within_text(within: ast.WithinWindow) -> str:
     """A join's ``WITHIN`` as ksqlDB's formatter prints it."""
-    if within.before_ms == within.after_ms and duration_text(within.before_ms) == duration_text(within.after_ms):
+    if duration_text(within.before_ms) == duration_text(within.after_ms):
         text = f"WITHIN {duration_text(within.before_ms)}"
     else:
         text = f"WITHIN ({duration_text(within.before_ms)}, {duration_text(within.after_ms)})"

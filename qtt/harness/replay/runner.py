@@ -121,7 +121,7 @@ def run_variants(
         items: list[ReplayItem] = []
         if guarded(result, partial(_prepare, variant, result, items, planner or plan_variant)):
             restore = restores[index] if restores is not None else None
-            item = replace(items[0], mode=mode, stops=variant.expected_exception is not None)
+            item = replace(items[0], mode=mode, stops=_expects_stop(variant))
             pending.append((result, variant, replace(item, restore=restore) if restore else item))
         result.seconds = time.perf_counter() - began
         results.append(result)
@@ -293,6 +293,11 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
         if result.log_problems:
             parts.append("the processing log differs from qttProcessingLog")
         result.reason = "; ".join(parts)
+
+
+def _expects_stop(variant: CaseVariant) -> bool:
+    """Whether the variant expects its query to stop at run time (its replay then runs alone)."""
+    return variant.expected_exception is not None and expected_.at_run_time(variant.expected_exception)
 
 
 def _expected_outputs(variant: CaseVariant, planned: PlannedCase) -> list[Record]:

@@ -298,7 +298,8 @@ def _item(script: Script, index: int, folder: Path, previous: ReplayResult | Non
                 if query.query_id not in before and start_gate(query) is not None
             ),
         )
-    stops = _expected(script.test) is not None
+    expected = _expected(script.test)
+    stops = expected is not None and expected_.at_run_time(expected)
     return ReplayItem(epoch.plan, tuple(inputs), registry, restore=restore, stops=stops)
 
 

@@ -298,15 +298,7 @@ def _isolated(
     if stopped is None:
         return _alone(session, jobs, checkpoint)
     builder = builders.get(stopped.job_id) if builders is not None else None
-    error.message = f"{stopped.query.query_id}: {error.message}"
-    runs = {
-        stopped.job_id: QueryRun(
-            query_id=stopped.query.query_id,
-            topic=builder.sink.topic if builder is not None and builder.sink is not None else "",
-            schemas=dict(builder.schemas) if builder is not None else {},
-            error=error,
-        )
-    }
+    runs = {stopped.job_id: _failed_run(stopped, builder, error)}
     others = [job for job in jobs if job is not stopped]
     if others:
         runs.update(run_jobs(session, others, f"{checkpoint}-without{stopped.job_id}"))
@@ -497,8 +489,7 @@ def _run_group(
         try:
             collected = [(0, row) for row in union.collect()]
         except PySparkException as e:
-            stopped = QueryStoppedError.found_in(str(e))
-            raise stopped or ReplayError(f"batch query failed: {first_line(e)}") from e
+            raise infrastructure.query_failure(e, f"batch query failed: {first_line(e)}") from e
     timed_out: float | None = None
     for stop in stops:
         if stop_file is not None:
@@ -512,10 +503,12 @@ def _run_group(
             timed_out = reached.seconds
             break
         except PySparkException as e:
-            raise _query_failed(e, f"streaming query failed{_after(len(progress), stop_file)}") from e
+            what = f"streaming query failed{_after(len(progress), stop_file)}"
+            raise infrastructure.query_failure(e, f"{what}: {infrastructure.with_cause(e)}") from e
         failure = stream.exception()
         if failure is not None:
-            raise _query_failed(failure, f"streaming query failed{_after(len(progress), stop_file)}") from failure
+            what = f"streaming query failed{_after(len(progress), stop_file)}"
+            raise infrastructure.query_failure(failure, f"{what}: {infrastructure.with_cause(failure)}") from failure
         collected += segment
         progress += list(stream.recentProgress)
     for job in with_records:
@@ -549,21 +542,17 @@ def _run_group(
     return runs
 
 
-def _query_failed(error: BaseException, what: str) -> ReplayError:
-    """The error of a query that failed: the stop a :class:`~qtt.errors.QueryStops` signalled
-    in one of its operators, else Spark's exception and its cause."""
-    return QueryStoppedError.found_in(str(error)) or ReplayError(f"{what}: {infrastructure.with_cause(error)}")
-
-
 def _after(batches: int, stop_file: str | None) -> str:
     return f" (restarted from its checkpoint after micro-batch {batches - 1})" if stop_file and batches else ""
 
 
-def _failed_run(job: Job, builder: PlanBuilder, error: QttError) -> QueryRun:
+def _failed_run(job: Job, builder: PlanBuilder | None, error: QttError) -> QueryRun:
+    """``job``'s run that failed with ``error`` (its builder, if it was built, names its topic
+    and step schemas)."""
     error.message = f"{job.query.query_id}: {error.message}"
     return QueryRun(
         query_id=job.query.query_id,
-        topic=builder.sink.topic if builder.sink else "",
-        schemas=dict(builder.schemas),
+        topic=builder.sink.topic if builder is not None and builder.sink else "",
+        schemas=dict(builder.schemas) if builder is not None else {},
         error=error,
     )

@@ -39,7 +39,7 @@ from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import types as st
 
-from qtt.errors import QttError, QueryStoppedError, ReplayError, RuntimeBuildError
+from qtt.errors import QttError, ReplayError, RuntimeBuildError
 from qtt.runtime.build.names import SEQ, SLOT, WRITE_DELETE, WRITE_STATE, WRITE_UNIT, col
 from qtt.runtime.execute.internal_topics import ChangeFeed, change_feed, topic_of
 from qtt.runtime.execute.relay import relay_stream, write_rows
@@ -48,7 +48,7 @@ from qtt.runtime.jobs import InternalTopic, Job
 from qtt.runtime.operators.wide import SlotInput, SlotState, WideLayout, wide_input, wide_layout, wide_operator
 from qtt.runtime.spark import lines
 from qtt.runtime.spark.frames import in_threads
-from qtt.runtime.spark.infrastructure import first_line
+from qtt.runtime.spark.infrastructure import first_line, query_failure
 
 if TYPE_CHECKING:
     from qtt.runtime.build.builder import PlanBuilder
@@ -207,12 +207,10 @@ def _run(df: DataFrame, checkpoint: str, what: str) -> tuple[list[tuple[int, pa.
     try:
         rows, stream = run_and_collect(df, checkpoint, lambda batch: [batch.toArrow()])
     except PySparkException as e:
-        stopped = QueryStoppedError.found_in(str(e))
-        raise stopped or ReplayError(f"{what} of a staged replay failed: {first_line(e)}") from e
+        raise query_failure(e, f"{what} of a staged replay failed: {first_line(e)}") from e
     failure = stream.exception()
     if failure is not None:
-        stopped = QueryStoppedError.found_in(str(failure))
-        raise stopped or ReplayError(f"{what} of a staged replay failed: {first_line(failure)}") from failure
+        raise query_failure(failure, f"{what} of a staged replay failed: {first_line(failure)}") from failure
     return rows, list(stream.recentProgress)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from qtt.errors import QueryStoppedError, ReplayError
+
 #: Spark's and Py4J's words for "the machine could not run this", lower case
 PATTERNS: tuple[str, ...] = (
     # PythonWorkerFactory.createSimpleWorker (the Python streaming source runner, the
@@ -112,3 +114,9 @@ def first_line(error: BaseException) -> str:
     """The first line of ``error``'s message (its type's name when it has none)."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def query_failure(error: BaseException, message: str) -> ReplayError:
+    """What a failed streaming query means: the stop a :class:`~qtt.errors.QueryStops` signalled
+    in one of its operators (a verdict), else ``message`` (Spark's failure, qtt's to explain)."""
+    return QueryStoppedError.found_in(str(error)) or ReplayError(message)
