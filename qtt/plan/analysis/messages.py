@@ -37,9 +37,16 @@ def qualified_sql(node: ast.Expr, source: str) -> str:
     return format_expr(_qualify(node, source))
 
 
-def _qualify(node: ast.Expr, source: str) -> ast.Expr:
+def unqualified_sql(node: ast.Expr) -> str:
+    """``node`` as SQL with every column reference bare (ksqlDB's rewrite of a single source's
+    expressions)."""
+    return format_expr(_qualify(node, None))
+
+
+def _qualify(node: ast.Expr, source: str | None) -> ast.Expr:
+    """Bare column references qualified by ``source``; with None, every reference made bare."""
     if isinstance(node, ast.ColumnRef):
-        return replace(node, source=node.source or source)
+        return replace(node, source=None if source is None else node.source or source)
     changes: dict[str, object] = {}
     for name in getattr(node, "__dataclass_fields__", {}):
         if name == "pos":
@@ -105,6 +112,20 @@ def table_aggregates_without_group_by(shown: Sequence[str]) -> str:
     return (
         f"CREATE TABLE AS SELECT statement does not support aggregate function [{', '.join(shown)}] "
         "without a GROUP BY clause."
+    )
+
+
+def table_repartition(key: Sequence[str], partition: Sequence[str]) -> str:
+    """PARTITION BY a table on anything but its key columns, in order (ksqlDB's
+    SchemaKTable.selectKey: ``partition`` printed as a Java list)."""
+    if len(key) > 1:
+        return (
+            "Cannot repartition a TABLE source. If this is a join, joins on tables with multiple columns "
+            "is not yet supported."
+        )
+    return (
+        "Cannot repartition a TABLE source. If this is a join, make sure that the criteria uses the "
+        f"TABLE's key column {key[0]} instead of [{', '.join(partition)}]"
     )
 
 

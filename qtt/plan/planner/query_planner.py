@@ -66,15 +66,15 @@ def plan_query(
     for column in source.schema.columns:
         if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
             raise UnsupportedFeatureError(f"reading a source with a column named like a pseudo column ({column.name})")
-    if source.kind == TABLE and query.partition_by is not None:
-        raise UnsupportedFeatureError("PARTITION BY on a table")
+    if source.kind == TABLE and query.partition_by is not None and query.group_by is not None:
+        raise UnsupportedFeatureError("PARTITION BY with GROUP BY on a table")
     if query.limit is not None:
         msg = "CREATE STREAM AS SELECT statements don't support LIMIT clause."
         raise StatementError(msg)
     if query.emit == "FINAL" and query.window is None:
         msg = "EMIT FINAL is only supported for windowed aggregations."
         raise StatementError(msg)
-    if source.formats.window is not None and query.partition_by is not None:
+    if source.kind != TABLE and source.formats.window is not None and query.partition_by is not None:
         msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
         raise StatementError(msg)
     if query.window is not None and source.kind == TABLE:
@@ -96,7 +96,7 @@ def _plan_partitioned_join(
     assert joined.key is not None
     leftmost = joined.sources[0][1]
     if joined.kind == TABLE:
-        raise UnsupportedFeatureError("PARTITION BY on a table")
+        raise UnsupportedFeatureError("PARTITION BY over a table-table join")
     if leftmost.formats.window is not None:
         msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
         raise StatementError(msg)
@@ -107,6 +107,18 @@ def _plan_partitioned_join(
     values = [Column(c.prefixed, c.type, VALUE) for c in joined.columns]
     planned = planner.plan_partitioned_rows(query, step, ([key], values), aliased(query.select, joined))
     return replace(planned, source=leftmost, source_names=tuple(source.name for _, source in joined.sources))
+
+
+def _table_repartition_refused(
+    exprs: Sequence[ast.Expr], partition: Sequence[_PartitionColumn], by_null: bool, parent: _Parent
+) -> str | None:
+    """Why a table cannot be partitioned so, or None when PARTITION BY names its key columns
+    in order (then ksqlDB plans no repartition at all: a table is keyed by its primary key)."""
+    key = [column.name for column in parent.key]
+    named = [c.expression.name if isinstance(c.expression, e.ColumnRef) else None for c in partition]
+    if not by_null and named == key:
+        return None
+    return messages.table_repartition(key, [messages.unqualified_sql(node) for node in exprs])
 
 
 @dataclass(frozen=True)
@@ -229,15 +241,21 @@ class QueryPlanner:
         parent = self._source_parent()
         partition: list[_PartitionColumn] | None = None
         by_null = False
+        refused = None
         if query.partition_by is not None:
             partition, by_null = self._partition_columns(query.partition_by, scope)
-            step, parent = self._repartition(step, parent, partition)
+            if table:
+                refused = _table_repartition_refused(query.partition_by, partition, by_null, parent)
+            if not table or refused is not None:
+                step, parent = self._repartition(step, parent, partition)
 
         flat_map = plan_flat_map(step, named, scope) if with_table_functions else None
         if flat_map is not None:
             step, named, scope = flat_map.step, flat_map.items, flat_map.scope
         select = self._resolve_select(named, scope, parent, partition or [])
         planned = self._project(step, parent, select, named, partition, by_null, scope)
+        if refused is not None:  # ksqlDB refuses it building the query, after the projection's checks
+            raise StatementError(refused)
         if table:
             select_step = planned.step
             assert isinstance(select_step, s.SelectStep)
