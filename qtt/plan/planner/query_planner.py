@@ -74,9 +74,8 @@ def plan_query(
     if query.emit == "FINAL" and query.window is None:
         msg = "EMIT FINAL is only supported for windowed aggregations."
         raise StatementError(msg)
-    if source.kind != TABLE and source.formats.window is not None and query.partition_by is not None:
-        msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
-        raise StatementError(msg)
+    if source.formats.window is not None and query.partition_by is not None and query.group_by is not None:
+        raise StatementError(_WINDOWED_REPARTITION)
     if query.window is not None and source.kind == TABLE:
         raise StatementError("Windowing not supported for table aggregations.")
     if query.group_by is None:
@@ -98,8 +97,7 @@ def _plan_partitioned_join(
     if joined.kind == TABLE:
         raise UnsupportedFeatureError("PARTITION BY over a table-table join")
     if leftmost.formats.window is not None:
-        msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
-        raise StatementError(msg)
+        raise StatementError(_WINDOWED_REPARTITION)
     if any(isinstance(item, ast.AllColumns) and item.source is not None for item in query.select):
         raise UnsupportedFeatureError("a qualified * with PARTITION BY over a join")
     planner = QueryPlanner(config, joined_rows(joined), joined.shown, sink_name, scope=joined.scope())
@@ -109,16 +107,15 @@ def _plan_partitioned_join(
     return replace(planned, source=leftmost, source_names=tuple(source.name for _, source in joined.sources))
 
 
-def _table_repartition_refused(
-    exprs: Sequence[ast.Expr], partition: Sequence[_PartitionColumn], by_null: bool, parent: _Parent
-) -> str | None:
-    """Why a table cannot be partitioned so, or None when PARTITION BY names its key columns
-    in order (then ksqlDB plans no repartition at all: a table is keyed by its primary key)."""
-    key = [column.name for column in parent.key]
+def _by_key(partition: Sequence[_PartitionColumn], by_null: bool, parent: _Parent) -> bool:
+    """Whether PARTITION BY names the key columns of the rows below it, in order: then ksqlDB
+    re-keys nothing (its ``Repartitioning.repartitionNeeded``), a table and a windowed stream
+    included."""
     named = [c.expression.name if isinstance(c.expression, e.ColumnRef) else None for c in partition]
-    if not by_null and named == key:
-        return None
-    return messages.table_repartition(key, [messages.unqualified_sql(node) for node in exprs])
+    return not by_null and bool(parent.key) and named == [column.name for column in parent.key]
+
+
+_WINDOWED_REPARTITION = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
 
 
 @dataclass(frozen=True)
@@ -244,9 +241,16 @@ class QueryPlanner:
         refused = None
         if query.partition_by is not None:
             partition, by_null = self._partition_columns(query.partition_by, scope)
-            if table:
-                refused = _table_repartition_refused(query.partition_by, partition, by_null, parent)
-            if not table or refused is not None:
+            # ksqlDB re-keys neither a table nor a windowed stream by its own key, and refuses
+            # any other key for them when it builds the query, after the projection's checks
+            keyed_for_good = table or source.formats.window is not None
+            by_key = _by_key(partition, by_null, parent)
+            if table and not by_key:
+                key = [column.name for column in parent.key]
+                refused = messages.table_repartition(key, [messages.unqualified_sql(n) for n in query.partition_by])
+            elif keyed_for_good and not by_key:
+                refused = _WINDOWED_REPARTITION
+            if not (keyed_for_good and by_key):
                 step, parent = self._repartition(step, parent, partition)
 
         flat_map = plan_flat_map(step, named, scope) if with_table_functions else None
@@ -254,7 +258,7 @@ class QueryPlanner:
             step, named, scope = flat_map.step, flat_map.items, flat_map.scope
         select = self._resolve_select(named, scope, parent, partition or [])
         planned = self._project(step, parent, select, named, partition, by_null, scope)
-        if refused is not None:  # ksqlDB refuses it building the query, after the projection's checks
+        if refused is not None:
             raise StatementError(refused)
         if table:
             select_step = planned.step
