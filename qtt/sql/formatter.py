@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+import re
 from functools import singledispatch
 
+from qtt import sqltypes as t
 from qtt.sql import ast
+
+#: ksqlDB's reserved words: its grammar's keywords that its ``nonReserved`` rule does not list
+#: (SqlBase.g4). A name that is one is not an identifier there, so ksqlDB quotes it.
+RESERVED_WORDS = frozenset(
+    """ADVANCE ALL AND AS AT BEGINNING BETWEEN BY CASE CAST CATALOG CONNECTOR CONNECTORS CREATE DAYS
+    DECIMAL DELETE DESCRIBE DISTINCT DROP ELSE END EXISTS EXPORT EXTENDED FALSE FROM FULL GROUP
+    HAVING HOPPING HOURS IN INNER INSERT INTO IS JOIN LEFT LIKE LIMIT LIST LOAD MATERIALIZED
+    MILLISECOND MILLISECONDS MINUTES MONTHS NAMESPACE NOT NULL ON OR OUTER PRINT PROPERTIES QUERIES
+    QUERY RENAME RETENTION RIGHT RUN SAMPLE SCRIPT SECONDS SELECT SIZE STREAM STREAMS TABLE
+    TERMINATE THEN TO TOPIC TOPICS TRUE TUMBLING UNSET VALUES VIEW WHEN WHERE WINDOW WITH WITHIN
+    YEARS""".split()  # noqa: SIM905 (a word list reads better as text)
+)
+#: an identifier token of ksqlDB's lexer, upper case: a letter or ``_`` first, or a digit first
+#: and more after it (a number alone, or with an exponent, lexes as a number instead)
+_BARE = re.compile(r"[A-Z_][A-Z0-9_@]*|[0-9][A-Z0-9_@]+")
+_NUMBER = re.compile(r"[0-9]+(E[+-]?[0-9]+)?")
 
 
 def format_identifier(name: str) -> str:
-    """A name as ksqlDB prints it: bare when it needs no quoting, else in backticks."""
-    if name and name.isupper() and name.replace("_", "").isalnum():
+    """A name as ksqlDB prints it (IdentifierUtil.needsQuotes): bare when it is an upper-case
+    identifier that is not a reserved word, else in backticks."""
+    if _BARE.fullmatch(name) and not _NUMBER.fullmatch(name) and name not in RESERVED_WORDS:
         return name
     return "`" + name.replace("`", "``") + "`"
 
@@ -133,7 +152,19 @@ def visit_Case(node: ast.SearchedCase | ast.SimpleCase) -> str:
 
 @format_expr.register
 def visit_Cast(node: ast.Cast) -> str:
-    return f"CAST({format_expr(node.operand)} AS {node.type})"
+    return f"CAST({format_expr(node.operand)} AS {format_type(node.type)})"
+
+
+def format_type(sql_type: t.SqlType) -> str:
+    """A type as ksqlDB prints it in an expression: struct field names quoted only where they
+    need it (plans and schemas quote every name; ``str`` of a type does)."""
+    if isinstance(sql_type, t.Struct):
+        return f"STRUCT<{', '.join(f'{format_identifier(f.name)} {format_type(f.type)}' for f in sql_type.fields)}>"
+    if isinstance(sql_type, t.Array):
+        return f"ARRAY<{format_type(sql_type.element)}>"
+    if isinstance(sql_type, t.Map):
+        return f"MAP<{format_type(sql_type.key)}, {format_type(sql_type.value)}>"
+    return str(sql_type)
 
 
 @format_expr.register

@@ -35,8 +35,8 @@ def _text(sql: str) -> str:
     [
         (
             "CREATE STREAM long_rides AS SELECT bike, minutes * 60, station FROM rides WHERE minutes > 30;",
-            "CREATE STREAM LONG_RIDES AS SELECT\n  RIDES.BIKE BIKE,\n  (RIDES.MINUTES * 60) KSQL_COL_0,\n"
-            "  RIDES.STATION STATION\nFROM RIDES RIDES\nWHERE (RIDES.MINUTES > 30)\nEMIT CHANGES",
+            "CREATE STREAM LONG_RIDES AS SELECT\n  RIDES.BIKE BIKE,\n  (RIDES.`MINUTES` * 60) KSQL_COL_0,\n"
+            "  RIDES.STATION STATION\nFROM RIDES RIDES\nWHERE (RIDES.`MINUTES` > 30)\nEMIT CHANGES",
         ),
         (
             "CREATE TABLE busy WITH (kafka_topic='busy-stations', key_format='KAFKA') AS SELECT station, COUNT() "
@@ -63,7 +63,7 @@ def _text(sql: str) -> str:
             "CREATE STREAM by_station AS SELECT station, `note`, TRANSFORM(ARRAY[minutes], x => x + 1) AS plus "
             "FROM rides PARTITION BY station;",
             "CREATE STREAM BY_STATION AS SELECT\n  RIDES.STATION STATION,\n  RIDES.`note` `note`,\n"
-            "  TRANSFORM(ARRAY[RIDES.MINUTES], X => (X + 1)) PLUS\nFROM RIDES RIDES\nPARTITION BY RIDES.STATION\n"
+            "  TRANSFORM(ARRAY[RIDES.`MINUTES`], X => (X + 1)) PLUS\nFROM RIDES RIDES\nPARTITION BY RIDES.STATION\n"
             "EMIT CHANGES",
         ),
         ("INSERT INTO rides SELECT * FROM rides;", "INSERT INTO rides SELECT * FROM rides;"),

@@ -1,0 +1,36 @@
+"""Names as ksqlDB prints them: bare only when its lexer reads an upper-case identifier."""
+
+import pytest
+
+from qtt.sql.formatter import RESERVED_WORDS, format_identifier
+
+
+@pytest.mark.parametrize(
+    ("name", "printed"),
+    [
+        ("RIDER", "RIDER"),
+        ("KSQL_COL_0", "KSQL_COL_0"),
+        ("_", "_"),
+        ("A@B", "A@B"),
+        ("1ST", "1ST"),  # a digit first, then more: still an identifier
+        ("42", "`42`"),  # a number
+        ("1E5", "`1E5`"),  # a number with an exponent
+        ("rider", "`rider`"),  # not upper case
+        ("FAHRRÄDER", "`FAHRRÄDER`"),  # a letter outside A-Z
+        ("END", "`END`"),  # reserved
+        ("SELECT", "`SELECT`"),
+        ("MINUTES", "`MINUTES`"),  # a plural unit is reserved, the singular is not
+        ("MINUTE", "MINUTE"),
+        ("KEY", "KEY"),  # keywords of the nonReserved rule stay bare
+        ("PARTITION", "PARTITION"),
+        ("WITH`TICK", "`WITH``TICK`"),
+    ],
+)
+def test_a_name_is_quoted_where_ksqldb_quotes_it(name: str, printed: str) -> None:
+    assert format_identifier(name) == printed
+
+
+def test_the_reserved_words_are_keywords_outside_the_non_reserved_rule() -> None:
+    assert {"END", "SELECT", "SIZE", "TUMBLING", "WITHIN"} <= RESERVED_WORDS
+    assert not {"KEY", "EMIT", "DATE", "TIMESTAMP", "STRUCT", "ID", "SOURCE"} & RESERVED_WORDS
+    assert len(RESERVED_WORDS) == 86
