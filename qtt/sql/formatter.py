@@ -9,8 +9,10 @@ from qtt import sqltypes as t
 from qtt.sql import ast
 
 #: ksqlDB's reserved words: its grammar's keywords that its ``nonReserved`` rule does not list
-#: (SqlBase.g4). A name that is one is not an identifier there, so ksqlDB quotes it.
-RESERVED_WORDS = frozenset(
+#: (SqlBase.g4). A name that is one is not an identifier there, so ksqlDB quotes it. qtt's
+#: parser reads most of them as names where no keyword can stand, all but its
+#: ``qtt.sql.parser.RESERVED_WORDS`` (docs/reference/case-files.md).
+KSQL_RESERVED_WORDS = frozenset(
     """ADVANCE ALL AND AS AT BEGINNING BETWEEN BY CASE CAST CATALOG CONNECTOR CONNECTORS CREATE DAYS
     DECIMAL DELETE DESCRIBE DISTINCT DROP ELSE END EXISTS EXPORT EXTENDED FALSE FROM FULL GROUP
     HAVING HOPPING HOURS IN INNER INSERT INTO IS JOIN LEFT LIKE LIMIT LIST LOAD MATERIALIZED
@@ -28,7 +30,7 @@ _NUMBER = re.compile(r"[0-9]+(E[+-]?[0-9]+)?")
 def format_identifier(name: str) -> str:
     """A name as ksqlDB prints it (IdentifierUtil.needsQuotes): bare when it is an upper-case
     identifier that is not a reserved word, else in backticks."""
-    if _BARE.fullmatch(name) and not _NUMBER.fullmatch(name) and name not in RESERVED_WORDS:
+    if _BARE.fullmatch(name) and not _NUMBER.fullmatch(name) and name not in KSQL_RESERVED_WORDS:
         return name
     return "`" + name.replace("`", "``") + "`"
 
