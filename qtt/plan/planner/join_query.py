@@ -16,7 +16,7 @@ from dataclasses import replace
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
-from qtt.plan.analysis.analyzer import Analyzer
+from qtt.plan.analysis.analyzer import Analyzer, Scope
 from qtt.plan.analysis.coercion import reject_untyped_null
 from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ir import expressions as e
@@ -30,7 +30,7 @@ from qtt.plan.planner.aggregate_planner import (
 from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.join_planner import Joined, JoinPlanner, or_join
 from qtt.plan.planner.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
-from qtt.plan.planner.table_functions import contains_table_function
+from qtt.plan.planner.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
@@ -54,7 +54,11 @@ def plan_join_query(
     if query.group_by is not None:
         return _aggregated(query, joined, step, config, sink_name)
     items = aliased(query.select, joined)
-    select = _resolve(items, joined)
+    scope = joined.scope()
+    flat_map = plan_flat_map(step, items, scope)  # ksqlDB's FlatMapNode, over the joined rows
+    if flat_map is not None:
+        step, items, scope = flat_map.step, flat_map.items, flat_map.scope
+    select = _resolve(items, joined, scope)
     key_items = _key_items(select, joined, sink_name)
     return _project(step, joined, select, key_items)
 
@@ -64,7 +68,10 @@ def plan_joined_rows(
 ) -> tuple[Joined, s.ExecutionStep]:
     """The join of the FROM clause and the WHERE over its rows: the joined input and its last step."""
     if any(contains_table_function(item) for item in query.select):
-        raise UnsupportedFeatureError("table functions over a join")
+        # ksqlDB asks of the FROM clause's first source, before it looks at the join
+        leftmost = _leftmost(query.from_)
+        source = sources.get(leftmost.name)
+        check_table_functions_allowed(query, source is not None and source.kind == TABLE)
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
         if query.window is not None:
@@ -83,6 +90,13 @@ def plan_joined_rows(
         filter_step = s.TableFilterV2 if joined.kind == TABLE else s.StreamFilterV1
         step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
     return joined, step
+
+
+def _leftmost(relation: ast.Relation) -> ast.Table:
+    while isinstance(relation, ast.Join):
+        relation = relation.left
+    assert isinstance(relation, ast.Table)
+    return relation
 
 
 def joined_rows(joined: Joined) -> DataSource:
@@ -158,8 +172,8 @@ def aliased(items: Sequence[ast.SelectItem], joined: Joined) -> list[ast.SelectI
     return out
 
 
-def _resolve(items: Sequence[ast.SelectItem], joined: Joined) -> list[SelectItem]:
-    analyzer = Analyzer(joined.scope(), "SELECT")
+def _resolve(items: Sequence[ast.SelectItem], joined: Joined, scope: Scope) -> list[SelectItem]:
+    analyzer = Analyzer(scope, "SELECT")
     owner = {c.prefixed: c.qualifier for c in joined.columns}
     out: list[SelectItem] = []
     for item in items:

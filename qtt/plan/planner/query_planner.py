@@ -100,6 +100,8 @@ def _plan_partitioned_join(
         raise StatementError(_WINDOWED_REPARTITION)
     if any(isinstance(item, ast.AllColumns) and item.source is not None for item in query.select):
         raise UnsupportedFeatureError("a qualified * with PARTITION BY over a join")
+    if any(contains_table_function(item) for item in query.select):
+        raise UnsupportedFeatureError("table functions with PARTITION BY over a join")
     planner = QueryPlanner(config, joined_rows(joined), joined.shown, sink_name, scope=joined.scope())
     key = Column(joined.key[0], joined.key[1], KEY)
     values = [Column(c.prefixed, c.type, VALUE) for c in joined.columns]
@@ -231,6 +233,11 @@ class QueryPlanner:
 
         named = self._alias_select_items(query.select)
         if query.group_by is not None:
+            if query.partition_by is not None:
+                # ksqlDB re-keys the rows before it groups them: in one partition that changes
+                # nothing the aggregation writes, so no step is planned, but the expressions
+                # must still resolve
+                self._partition_columns(query.partition_by, scope)
             named = self._star_expanded(named)
             aggregation = AggregationPlanner(self.context)
             step, schema = aggregation.plan(query, step, named)
