@@ -6,7 +6,7 @@ which one to raise.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from qtt import sqltypes as t
@@ -34,28 +34,28 @@ def column_name_sql(name: str) -> str:
 
 def qualified_sql(node: ast.Expr, source: str) -> str:
     """``node`` as SQL with bare column references qualified by ``source``, as ksqlDB prints it."""
-    return format_expr(_qualify(node, source))
+    return format_expr(rewrite_refs(node, lambda ref: replace(ref, source=ref.source or source)))
 
 
 def unqualified_sql(node: ast.Expr) -> str:
     """``node`` as SQL with every column reference bare (ksqlDB's rewrite of a single source's
     expressions)."""
-    return format_expr(_qualify(node, None))
+    return format_expr(rewrite_refs(node, lambda ref: replace(ref, source=None)))
 
 
-def _qualify(node: ast.Expr, source: str | None) -> ast.Expr:
-    """Bare column references qualified by ``source``; with None, every reference made bare."""
+def rewrite_refs(node: ast.Expr, rewrite: Callable[[ast.ColumnRef], ast.Expr]) -> ast.Expr:
+    """``node`` with every column reference replaced by ``rewrite(ref)``."""
     if isinstance(node, ast.ColumnRef):
-        return replace(node, source=None if source is None else node.source or source)
+        return rewrite(node)
     changes: dict[str, object] = {}
     for name in getattr(node, "__dataclass_fields__", {}):
         if name == "pos":
             continue
         value = getattr(node, name)
         if isinstance(value, ast.Expr):
-            changes[name] = _qualify(value, source)
+            changes[name] = rewrite_refs(value, rewrite)
         elif isinstance(value, tuple) and value and all(isinstance(v, ast.Expr) for v in value):
-            changes[name] = tuple(_qualify(v, source) for v in value)
+            changes[name] = tuple(rewrite_refs(v, rewrite) for v in value)
     return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 
