@@ -214,9 +214,10 @@ def test_a_table_with_several_key_columns_joins_by_foreign_key_and_keys_the_resu
         _query(lines + "CREATE TABLE o AS SELECT t.id, v FROM t JOIN l ON t.v = l.a;")
 
 
-def test_what_foreign_key_joins_do_not_do_yet_is_named() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="WHERE over a foreign-key join"):
-        _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id WHERE x > 1;")
+def test_a_where_over_a_foreign_key_join_keeps_each_keys_previous_row_itself() -> None:
+    query = _query("CREATE TABLE o AS SELECT t.id, y FROM t JOIN u ON t.v = u.id WHERE x > 1;")
+    where = query.physical_plan.source.source  # type: ignore[attr-defined]  # sink, projection, filter
+    assert isinstance(where, s.TableFilterV3) and isinstance(where.source, js.ForeignKeyTableTableJoinV1)
 
 
 def test_a_foreign_key_join_can_be_the_first_join_of_a_multi_way_join() -> None:

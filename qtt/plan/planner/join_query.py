@@ -80,14 +80,16 @@ def plan_joined_rows(
     assert joined.key is not None
     step = joined.step
     if query.where is not None:
-        if joined.foreign_key:
-            raise UnsupportedFeatureError("WHERE over a foreign-key join")
         if contains_table_function(query.where):
             raise StatementError(f"Table functions are not allowed in WHERE: {format_expr(query.where)}")
         predicate = Analyzer(joined.scope(), "WHERE").boolean(query.where)
-        # a table join sends each key's previous row along, so its filter deletes only rows that
-        # passed before (Kafka Streams' table filter with old values), as ksqlDB's HAVING does
-        filter_step = s.TableFilterV2 if joined.kind == TABLE else s.StreamFilterV1
+        # a table join's filter deletes only rows that passed before (Kafka Streams' table
+        # filter with old values): a primary-key join sends each key's previous row along, as
+        # ksqlDB's HAVING reads it; a foreign-key join's result is materialized for the filter
+        # (Kafka Streams), so the filter keeps each key's previous row itself
+        filter_step: type[s.TableFilterV2 | s.TableFilterV3 | s.StreamFilterV1] = s.StreamFilterV1
+        if joined.kind == TABLE:
+            filter_step = s.TableFilterV3 if joined.foreign_key else s.TableFilterV2
         step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
     return joined, step
 
