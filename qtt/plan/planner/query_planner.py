@@ -67,16 +67,12 @@ def plan_query(
     for column in source.schema.columns:
         if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
             raise UnsupportedFeatureError(f"reading a source with a column named like a pseudo column ({column.name})")
-    if source.kind == TABLE and query.partition_by is not None and query.group_by is not None:
-        raise UnsupportedFeatureError("PARTITION BY with GROUP BY on a table")
     if query.limit is not None:
         msg = "CREATE STREAM AS SELECT statements don't support LIMIT clause."
         raise StatementError(msg)
     if query.emit == "FINAL" and query.window is None:
         msg = "EMIT FINAL is only supported for windowed aggregations."
         raise StatementError(msg)
-    if source.formats.window is not None and query.partition_by is not None and query.group_by is not None:
-        raise StatementError(_WINDOWED_REPARTITION)
     if query.window is not None and source.kind == TABLE:
         raise StatementError("Windowing not supported for table aggregations.")
     if query.group_by is None:
@@ -254,14 +250,19 @@ class QueryPlanner:
 
         named = self._alias_select_items(query.select)
         if query.group_by is not None:
+            refused = None
             if query.partition_by is not None:
                 # ksqlDB re-keys the rows before it groups them: in one partition that changes
                 # nothing the aggregation writes, so no step is planned, but the expressions
-                # must still resolve
-                self._partition_columns(query.partition_by, scope)
+                # must resolve, and a re-key that ksqlDB refuses is refused after the
+                # aggregation's own checks
+                rekey, rekey_by_null = self._partition_columns(query.partition_by, scope)
+                refused = self._refused_repartition(query.partition_by, rekey, rekey_by_null, self._source_parent())
             named = self._star_expanded(named)
             aggregation = AggregationPlanner(self.context)
             step, schema = aggregation.plan(query, step, named)
+            if refused is not None:
+                raise StatementError(refused)
             return PlannedQuery(step=step, schema=schema, source=source, is_table=True, window=aggregation.window_info)
         parent = self._source_parent()
         partition: list[_PartitionColumn] | None = None
@@ -271,14 +272,9 @@ class QueryPlanner:
             partition, by_null = self._partition_columns(query.partition_by, scope)
             # ksqlDB re-keys neither a table nor a windowed stream by its own key, and refuses
             # any other key for them when it builds the query, after the projection's checks
+            refused = self._refused_repartition(query.partition_by, partition, by_null, parent)
             keyed_for_good = table or source.formats.window is not None
-            by_key = _by_key(partition, by_null, parent)
-            if table and not by_key:
-                key = [column.name for column in parent.key]
-                refused = messages.table_repartition(key, [messages.unqualified_sql(n) for n in query.partition_by])
-            elif keyed_for_good and not by_key:
-                refused = _WINDOWED_REPARTITION
-            if not (keyed_for_good and by_key):
+            if not keyed_for_good or refused is not None:
                 step, parent = self._repartition(step, parent, partition)
 
         flat_map = plan_flat_map(step, named, scope) if with_table_functions else None
@@ -295,6 +291,18 @@ class QueryPlanner:
             planned.is_table = True
         planned.window = source.formats.window
         return planned
+
+    def _refused_repartition(
+        self, exprs: Sequence[ast.Expr], partition: Sequence[_PartitionColumn], by_null: bool, parent: _Parent
+    ) -> str | None:
+        """ksqlDB's refusal of a re-key of the source's rows, or None: a table or a windowed
+        stream is keyed for good, so only its own key columns, in order, are accepted."""
+        if _by_key(partition, by_null, parent):
+            return None
+        if self.source.kind == TABLE:
+            key = [column.name for column in parent.key]
+            return messages.table_repartition(key, [messages.unqualified_sql(node) for node in exprs])
+        return _WINDOWED_REPARTITION if self.source.formats.window is not None else None
 
     def plan_partitioned_rows(
         self,
