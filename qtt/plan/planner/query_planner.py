@@ -25,7 +25,6 @@ from qtt.plan.planner.aggregate_planner import (
     reject_aggregates_without_group_by,
 )
 from qtt.plan.planner.aliases import ColumnAliasGenerator
-from qtt.plan.planner.join_planner import Joined
 from qtt.plan.planner.join_query import aliased, joined_rows, plan_join_query, plan_joined_rows
 from qtt.plan.planner.new_planner import CONFIG_NEW_QUERY_PLANNER, plan_projection, reject_unsupported_clauses
 from qtt.plan.planner.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
@@ -91,39 +90,31 @@ def _plan_partitioned_join(
     joined, step = plan_joined_rows(query, sources, sink_kind)
     assert joined.key is not None
     leftmost = joined.sources[0][1]
+    planner = QueryPlanner(config, joined_rows(joined), joined.shown, sink_name, scope=joined.scope())
+    key = Column(joined.key[0], joined.key[1], KEY)
     if joined.kind == TABLE:  # a table is keyed for good: by its key nothing is re-keyed
         assert query.partition_by is not None
-        if _partitions_joined_table_by_key(query.partition_by, joined):
+        partition, by_null = planner._partition_columns(query.partition_by, planner.context.scope)
+        if _by_key(partition, by_null, _Parent(key=(key,), value=())):
             unpartitioned = replace(query, partition_by=None)
             return plan_join_query(unpartitioned, sources, config, sink_name=sink_name, sink_kind=sink_kind)
-        scope = joined.scope()
+        scope = planner.context.scope
 
         def prefixed(ref: ast.ColumnRef) -> ast.Expr:  # ksqlDB's join rewrite: T.COL reads T_COL
             found = scope.matches(ref)
             return replace(ref, name=found[0].input_name or ref.name, source=None) if len(found) == 1 else ref
 
         shown = [messages.unqualified_sql(messages.rewrite_refs(node, prefixed)) for node in query.partition_by]
-        raise StatementError(messages.table_repartition([joined.key[0]], shown))
+        raise StatementError(messages.table_repartition([key.name], shown))
     if leftmost.formats.window is not None:
         raise StatementError(_WINDOWED_REPARTITION)
     if any(isinstance(item, ast.AllColumns) and item.source is not None for item in query.select):
         raise UnsupportedFeatureError("a qualified * with PARTITION BY over a join")
     if any(contains_table_function(item) for item in query.select):
         raise UnsupportedFeatureError("table functions with PARTITION BY over a join")
-    planner = QueryPlanner(config, joined_rows(joined), joined.shown, sink_name, scope=joined.scope())
-    key = Column(joined.key[0], joined.key[1], KEY)
     values = [Column(c.prefixed, c.type, VALUE) for c in joined.columns]
     planned = planner.plan_partitioned_rows(query, step, ([key], values), aliased(query.select, joined))
     return replace(planned, source=leftmost, source_names=tuple(source.name for _, source in joined.sources))
-
-
-def _partitions_joined_table_by_key(exprs: Sequence[ast.Expr], joined: Joined) -> bool:
-    """Whether PARTITION BY over a table-table join names the join's key column alone."""
-    assert joined.key is not None
-    if len(exprs) != 1 or not isinstance(exprs[0], ast.ColumnRef):
-        return False
-    found = joined.scope().matches(exprs[0])
-    return len(found) == 1 and (found[0].input_name or found[0].name) == joined.key[0]
 
 
 def _by_key(partition: Sequence[_PartitionColumn], by_null: bool, parent: _Parent) -> bool:
