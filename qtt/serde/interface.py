@@ -85,6 +85,9 @@ class Format(ABC):
     supports_wrapping: ClassVar[bool] = False
     #: the row a null record reads as: null (a tombstone), unless the format has no bytes to be null.
     null_record_row: ClassVar[Row | None] = None
+    #: whether its (de)serializers read a layout's topic, registry or subject; one that does
+    #: not is the same for every topic, so the runtime makes one Spark UDF for all of them
+    reads_topic: ClassVar[bool] = False
 
     def validate(
         self,

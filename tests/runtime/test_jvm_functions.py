@@ -73,3 +73,18 @@ def test_a_serde_udf_is_made_once_for_equal_formats_and_schemas(spark) -> None: 
     row = spark.range(1).select(F.struct(F.lit(5).alias("N")).alias("row"))
     encoded = serde_udfs.encode(FormatInfo(format="JSON"), (), columns, is_key=False, row=F.col("row"), topic="t")
     assert row.select(encoded).collect()[0][0] == b'{"N":5}'
+
+
+@pytest.mark.parametrize(
+    ("format_name", "scoped"),
+    [("JSON", False), ("DELIMITED", False), ("KAFKA", False), ("AVRO", True), ("PROTOBUF", True), ("JSON_SR", True)],
+)
+def test_a_serde_udf_names_its_topic_only_for_a_format_that_reads_it(format_name: str, scoped: bool) -> None:
+    from qtt.plan.ir.steps import FormatInfo
+    from qtt.runtime.build import serde_udfs
+    from qtt.serde.registry.schema_registry import RegistrySnapshot
+
+    registry = RegistrySnapshot()
+    json_key = FormatInfo(format="JSON")
+    scope = serde_udfs.topic_scope("orders", registry, json_key, FormatInfo(format=format_name))
+    assert scope == (("orders", registry) if scoped else ("", None))

@@ -43,7 +43,7 @@ from qtt.runtime.build.names import (
     WINDOW_START,
     col,
     data_col,
-    is_control,
+    is_data,
     is_stored,
     stored,
 )
@@ -220,7 +220,7 @@ class PlanBuilder:
         schema = step.source_schema
         records = self.raw.where(F.col("topic") == F.lit(step.topic))
         if "headers" in self.raw.columns:  # a control event of a swap-in-place upgrade is never data
-            records = records.where(~is_control(F.col("headers")))
+            records = records.where(is_data())
         headers = [F.col("headers")] if schema.headers else []  # plans without them keep their topology
         serde: dict[str, Any] = {"topic": step.topic, "registry": self.registry}
         key, bounds = F.col("key"), list[Column]()

@@ -13,11 +13,12 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt.plan.ir.schema import HEADERS, LogicalSchema
+from qtt.runtime.spark.jvm_functions import per_session
 
 
 def header_columns(schema: LogicalSchema, headers: Column) -> list[Column]:
     """One Spark column per header column of ``schema``, from the replay rows' ``headers``."""
-    records = F.coalesce(headers, F.array().cast("array<struct<key:string,value:binary>>"))
+    records = F.coalesce(headers, _no_headers())
     columns = []
     for column in schema.headers:
         if column.namespace == HEADERS:
@@ -28,6 +29,11 @@ def header_columns(schema: LogicalSchema, headers: Column) -> list[Column]:
             value = F.get(matching, F.size(matching) - 1)["value"]
         columns.append(value.alias(column.name))
     return columns
+
+
+@per_session(maxsize=1)
+def _no_headers() -> Column:
+    return F.array().cast("array<struct<key:string,value:binary>>")
 
 
 def _has_key(key: str | None) -> Callable[[Column], Column]:

@@ -39,6 +39,7 @@ __all__ = [
     "data_col",
     "group_column",
     "is_control",
+    "is_data",
     "is_stored",
     "previous_name",
     "stored",
@@ -165,3 +166,9 @@ def is_control(headers: Column) -> Column:
     """Whether a replay source record (its ``headers`` column) is a control event of a
     swap-in-place upgrade (:mod:`qtt.plan.ir.gate_steps`), which no step decodes as data."""
     return F.exists(headers, control_header)
+
+
+@per_session(maxsize=1)
+def is_data() -> Column:
+    """Whether a replay source record is data: not a control event (:func:`is_control`)."""
+    return ~is_control(F.col("headers"))

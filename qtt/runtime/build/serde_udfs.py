@@ -56,7 +56,18 @@ def decode(
     registry: RegistrySnapshot | None = None,
 ) -> Column:
     """A struct column ``{error, tombstone, key: {...}, value: {...}}`` decoded from raw bytes."""
+    topic, registry = topic_scope(topic, registry, formats.key_format, formats.value_format)
     return _decode_udf(formats, tuple(key_columns), tuple(value_columns), topic, registry)(key, value)
+
+
+def topic_scope(
+    topic: str, registry: RegistrySnapshot | None, *formats: FormatInfo
+) -> tuple[str, RegistrySnapshot | None]:
+    """The topic and registry a serde UDF of ``formats`` is made for: none where no format reads
+    them, so that one UDF serves every topic."""
+    if any(get_format(info.format).reads_topic for info in formats):
+        return topic, registry
+    return "", None
 
 
 @per_session(maxsize=UDFS_KEPT, key=lambda *args: hashable(args))
@@ -168,6 +179,7 @@ def encode(
     registry: RegistrySnapshot | None = None,
 ) -> Column:
     """A binary column: ``row`` (a struct of ``columns``) serialized with ``info``."""
+    topic, registry = topic_scope(topic, registry, info)
     return _encode_udf(info, tuple(features), tuple(columns), is_key, topic, registry)(row)
 
 

@@ -52,6 +52,7 @@ class RegistryFormat(Format):
     schema_type: ClassVar[str]
     #: whether the format registers and reads schemas (``PROTOBUF_NOSR`` does not)
     uses_registry: ClassVar[bool] = True
+    reads_topic: ClassVar[bool] = True
     supports_wrapping: ClassVar[bool] = True
     supports_unwrapping: ClassVar[bool] = True
 
