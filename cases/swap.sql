@@ -45,7 +45,7 @@ ASSERT VALUES takings (rowtime, area, cents) VALUES (3, 'L1', 1000);
 ----------------------------------------------------------------------------------------------------
 --@test: without SWAP_IN_PLACE the new aggregate column is refused
 --@expected.error: io.confluent.ksql.util.KsqlException
---@expected.message: StreamAggregate must have matching aggregations
+--@expected.message: StreamAggregate must have matching columns not part of aggregate. Values differ: [`DEPOT`, `ROWTIME`] vs. [`DEPOT`, `ROWTIME`, `KILOS`]
 ----------------------------------------------------------------------------------------------------
 CREATE STREAM deliveries (depot VARCHAR KEY, kilos INT) WITH (kafka_topic='deliveries', value_format='JSON');
 CREATE TABLE depot_load AS SELECT depot, COUNT(*) AS trips FROM deliveries GROUP BY depot;

@@ -329,7 +329,41 @@ CREATE OR REPLACE STREAM copy_of_moves AS SELECT id, x FROM moves;
 ----------------------------------------------------------------------------------------------------
 CREATE STREAM moves (id INT KEY, x INT, y INT) WITH (kafka_topic='moves', value_format='JSON');
 CREATE TABLE reach AS SELECT id, MAX(x) AS far FROM moves GROUP BY id;
+CREATE OR REPLACE TABLE reach AS SELECT id, MIN(x) AS far FROM moves GROUP BY id;
+
+----------------------------------------------------------------------------------------------------
+--@test: an aggregation that starts reading another column is refused
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: StreamAggregate must have matching columns not part of aggregate. Values differ: [`ID`, `X`] vs. [`ID`, `Y`]
+----------------------------------------------------------------------------------------------------
+CREATE STREAM moves (id INT KEY, x INT, y INT) WITH (kafka_topic='moves', value_format='JSON');
+CREATE TABLE reach AS SELECT id, MAX(x) AS far FROM moves GROUP BY id;
 CREATE OR REPLACE TABLE reach AS SELECT id, MAX(y) AS far FROM moves GROUP BY id;
+
+----------------------------------------------------------------------------------------------------
+--@test: a filter that reads a column the aggregation did not read is refused
+--@expected.error: io.confluent.ksql.util.KsqlException
+--@expected.message: StreamAggregate must have matching columns not part of aggregate. Values differ: [`PAGE`, `ROWTIME`] vs. [`PAGE`, `ROWTIME`, `MS`]
+----------------------------------------------------------------------------------------------------
+CREATE STREAM visits (page VARCHAR KEY, ms INT) WITH (kafka_topic='visits', value_format='JSON');
+CREATE TABLE views AS SELECT page, COUNT(*) AS n FROM visits GROUP BY page;
+CREATE OR REPLACE TABLE views AS SELECT page, COUNT(*) AS n FROM visits WHERE ms > 0 GROUP BY page;
+
+----------------------------------------------------------------------------------------------------
+--@test: extended: an aggregation goes on counting when its new filter reads another column
+----------------------------------------------------------------------------------------------------
+SET 'qtt.upgrades.extended' = 'true';
+CREATE STREAM visits (page VARCHAR KEY, ms INT) WITH (kafka_topic='visits', value_format='JSON');
+CREATE TABLE views AS SELECT page, COUNT(*) AS n FROM visits GROUP BY page;
+
+INSERT INTO visits (page, ms) VALUES ('home', 0);
+ASSERT VALUES views (page, n) VALUES ('home', 1);
+
+CREATE OR REPLACE TABLE views AS SELECT page, COUNT(*) AS n FROM visits WHERE ms > 0 GROUP BY page;
+
+INSERT INTO visits (page, ms) VALUES ('home', 0);
+INSERT INTO visits (page, ms) VALUES ('home', 9);
+ASSERT VALUES views (page, n) VALUES ('home', 2);
 
 ----------------------------------------------------------------------------------------------------
 --@test: a join cannot be upgraded yet

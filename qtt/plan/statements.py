@@ -18,7 +18,7 @@ from qtt.plan.analysis import messages
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
 from qtt.plan.ddl.sql_schema import namespace_of
-from qtt.plan.ddl.upgrades import check_query_upgrade, check_source_upgrade, extended_upgrades
+from qtt.plan.ddl.upgrades import AggregateColumns, check_query_upgrade, check_source_upgrade, extended_upgrades
 from qtt.plan.ddl.with_properties import (
     check_properties,
     finish_formats,
@@ -36,7 +36,7 @@ from qtt.plan.planner.header_columns import check_header_column
 from qtt.plan.planner.planned import check_no_map_keys
 from qtt.plan.planner.query_planner import plan_query
 from qtt.plan.planner.sink_fit import fit_to_sink
-from qtt.plan.planner.statement_text import ksql_statement_text
+from qtt.plan.planner.statement_text import statement_text_shown
 from qtt.plan.planner.window_planner import source_window
 from qtt.sql import ast
 
@@ -55,6 +55,8 @@ class PlannedCase:
     topic_partitions: dict[str, int] = field(default_factory=dict)
     #: the rows of the case's ``INSERT INTO ... VALUES`` statements, in statement order
     inserts: tuple[Insert, ...] = ()
+    #: each aggregating query's columns, by query id (``PlannedQuery.aggregate_columns``)
+    aggregate_columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def plan_statements(
@@ -77,6 +79,7 @@ def plan_statements(
         sources=dict(planner.sources),
         topic_partitions=planner.topic_partitions,
         inserts=tuple(planner.inserts),
+        aggregate_columns=planner.aggregate_columns,
     )
 
 
@@ -127,6 +130,7 @@ class Planner:
         self.sink_queries: dict[str, s.QueryPlan] = {}
         #: every running persistent query (C*AS and INSERT INTO), by query id
         self.running: dict[str, s.QueryPlan] = {}
+        self.aggregate_columns: dict[str, tuple[str, ...]] = {}
         #: the rows of ``INSERT INTO ... VALUES`` statements, in statement order
         self.inserts: list[Insert] = []
         #: the custom types (``CREATE TYPE``) by upper-case name; the parser has resolved their uses
@@ -140,7 +144,7 @@ class Planner:
             if statement.pos is not None and error.line is None:
                 error.at(line=statement.pos.line, column=statement.pos.column)
             if isinstance(error, SqlError) and isinstance(statement, ast.CreateAsSelect | ast.InsertInto):
-                error.ksql_statement = _statement_text(statement, self.sources)  # a failed statement added none
+                error.ksql_statement = statement_text_shown(statement, self.sources)  # a failed statement added none
             raise
 
     @singledispatchmethod
@@ -446,7 +450,8 @@ class Planner:
         if existing is not None:
             check_source_upgrade(existing, sink_source)
         if replaced is not None and not swap:  # a swapped query starts from empty state
-            _check_in_place(replaced, sink, extended=extended_upgrades(self.config))
+            columns = (self.aggregate_columns.get(query_id, ()), planned.aggregate_columns)
+            _check_in_place(replaced, sink, extended=extended_upgrades(self.config), columns=columns)
         if replaced is not None and swap:
             del self.running[replaced.query_id]
         self.sources[statement.name] = sink_source
@@ -467,6 +472,7 @@ class Planner:
         )
         self.sink_queries[statement.name] = query
         self.running[query_id] = query
+        self.aggregate_columns[query_id] = planned.aggregate_columns
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command, query_plan=query)
 
     @_plan.register
@@ -506,16 +512,7 @@ class Planner:
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
 
 
-def _statement_text(statement: ast.CreateAsSelect | ast.InsertInto, sources: dict[str, DataSource]) -> str | None:
-    """The statement as ksqlDB's messages end with it, or None where qtt cannot print it (a
-    source it names does not exist)."""
-    try:
-        return ksql_statement_text(statement, sources)
-    except KeyError:
-        return None
-
-
-def _check_in_place(replaced: s.QueryPlan, sink: s.ExecutionStep, *, extended: bool) -> None:
+def _check_in_place(replaced: s.QueryPlan, sink: s.ExecutionStep, *, extended: bool, columns: AggregateColumns) -> None:
     """Refuse an in-place upgrade that cannot resume the running query's state, saying what can."""
     if start_gate(replaced) is not None:
         msg = (
@@ -524,7 +521,7 @@ def _check_in_place(replaced: s.QueryPlan, sink: s.ExecutionStep, *, extended: b
         )
         raise StatementError(msg)
     try:
-        check_query_upgrade(replaced.physical_plan, sink, extended=extended)
+        check_query_upgrade(replaced.physical_plan, sink, extended=extended, aggregate_columns=columns)
     except SqlError as refused:
         refused.hint = refused.hint or (
             f"a query whose state the new plan cannot resume can be swapped in place: CREATE OR REPLACE ... "

@@ -51,9 +51,20 @@ def test_the_fleet_example_is_allowed_by_the_extended_rules_with_every_step_matc
 
 def test_a_changed_aggregation_is_refused_where_it_differs(tmp_path: Path) -> None:
     old = _write(tmp_path, "old.sql", COUNTS)
-    new = _write(tmp_path, "new.sql", "CREATE TABLE views AS SELECT page, COUNT(ms) AS n FROM visits GROUP BY page;")
+    added = "SELECT page, COUNT(*) AS n, SUM(ms) AS total FROM visits WHERE ms > 0 GROUP BY page;"
+    new = _write(tmp_path, "new.sql", f"CREATE TABLE views AS {added}")
     advice = advise(old, new)
     assert advice.refused is not None and "StreamAggregate must have matching aggregations" in advice.refused
+    (refusing,) = [entry for entry in advice.walk if entry.verdict == advice.refused]
+    assert refusing.old == "streamAggregateV1 Aggregate/Aggregate"
+
+
+def test_an_aggregation_reading_other_columns_is_refused_where_it_reads_them(tmp_path: Path) -> None:
+    old = _write(tmp_path, "old.sql", COUNTS)
+    new = _write(tmp_path, "new.sql", "CREATE TABLE views AS SELECT page, COUNT(*) AS n FROM visits GROUP BY page;")
+    advice = advise(old, new)
+    expected = "Values differ: [`PAGE`, `ROWTIME`, `MS`] vs. [`PAGE`, `ROWTIME`]"
+    assert advice.refused is not None and expected in advice.refused
     (refusing,) = [entry for entry in advice.walk if entry.verdict == advice.refused]
     assert refusing.old == "streamAggregateV1 Aggregate/Aggregate"
 

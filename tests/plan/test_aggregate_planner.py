@@ -166,3 +166,27 @@ def test_sum_list_is_planned() -> None:
     lists = "CREATE STREAM L (K STRING KEY, V ARRAY<INT>) WITH (kafka_topic='l', value_format='JSON');"
     planned = plan(lists, "CREATE TABLE T AS SELECT K, SUM_LIST(V) AS S FROM L GROUP BY K;")
     assert [c.function for c in aggregate_step(planned).aggregations] == ["SUM_LIST"]
+
+
+@pytest.mark.parametrize(
+    ("query", "columns"),
+    [
+        # SELECT first (COUNT(*) reads ROWTIME), then WHERE, GROUP BY and HAVING, first reference first
+        ("SELECT SITE, COUNT(*) AS N FROM READINGS WHERE CELSIUS > 0 GROUP BY SITE", ("SITE", "ROWTIME", "CELSIUS")),
+        ("SELECT SITE, MAX(CELSIUS) AS TOP FROM READINGS GROUP BY SITE", ("SITE", "CELSIUS")),
+        (
+            "SELECT SITE, COUNT(*) AS N FROM READINGS GROUP BY SITE HAVING SUM(CELSIUS) > 3",
+            ("SITE", "ROWTIME", "CELSIUS"),
+        ),
+        ("SELECT R.SITE, COUNT(R.SENSOR) AS N FROM READINGS R GROUP BY R.SITE", ("SITE", "SENSOR")),
+        # a lambda's parameter is no column; window bounds are not read from the source
+        (
+            "SELECT SITE, WINDOWSTART AS WS, COUNT(*) AS N FROM READINGS WINDOW TUMBLING (SIZE 1 MINUTE) "
+            "WHERE ARRAY_LENGTH(FILTER(TAGS, T => T = 'hot')) > 0 GROUP BY SITE",
+            ("SITE", "ROWTIME", "TAGS"),
+        ),
+    ],
+)
+def test_an_aggregation_knows_the_columns_it_reads_as_ksqldb_lists_them(query: str, columns: tuple[str, ...]) -> None:
+    planned = plan(READINGS, f"CREATE TABLE OUT AS {query};")
+    assert list(planned.aggregate_columns.values()) == [columns]

@@ -81,15 +81,22 @@ def advise(old_file: str, new_file: str, *, extended: bool = False, case: str | 
 def _advise(scripts: _Scripts, extended: bool) -> Advice:
     setting = [_set_extended()] if extended else []
     properties = scripts.properties
-    old_plan = plan_statements([*setting, *_without_inserts(scripts.old)], properties).plan
-    new_plan = plan_statements([*setting, *_standalone(scripts)], properties).plan
-    old_query, new_query = _query_of(old_plan, scripts.replaced.name), _query_of(new_plan, scripts.new.name)
+    old_planned = plan_statements([*setting, *_without_inserts(scripts.old)], properties)
+    new_planned = plan_statements([*setting, *_standalone(scripts)], properties)
+    old_query = _query_of(old_planned.plan, scripts.replaced.name)
+    new_query = _query_of(new_planned.plan, scripts.new.name)
+    columns = (
+        old_planned.aggregate_columns.get(old_query.query_id, ()),
+        new_planned.aggregate_columns.get(new_query.query_id, ()),
+    )
     in_force = (
         extended
         or extended_upgrades(properties)
         or any(isinstance(st, ast.SetProperty) and extended_upgrades({st.name: st.value}) for st in scripts.old)
     )
-    walk, _ = upgrade_walk(old_query.physical_plan, new_query.physical_plan, extended=in_force)
+    walk, _ = upgrade_walk(
+        old_query.physical_plan, new_query.physical_plan, extended=in_force, aggregate_columns=columns
+    )
     refused, hint = None, None
     try:
         plan_statements([*setting, *_without_inserts(scripts.old), _as(scripts.new, replace=True)], properties)

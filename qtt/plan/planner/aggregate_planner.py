@@ -64,6 +64,27 @@ def column_refs(expr: e.Expression) -> list[e.ColumnRef]:
     return [x for x in e.walk(expr) if isinstance(x, e.ColumnRef)]
 
 
+def required_columns(query: ast.Query, items: Sequence[ast.SelectItem]) -> tuple[str, ...]:
+    """The columns an aggregation reads, as ksqlDB's AggregateAnalyzer lists them (a
+    StreamAggregate's ``nonAggregateColumns``): those of the SELECT items, then WHERE, GROUP BY
+    and HAVING, each at its first reference; an aggregate call without arguments reads ROWTIME,
+    and the window bounds are not read from the source."""
+    clauses = [item.expr for item in items if isinstance(item, ast.SingleColumn)]
+    clauses += [query.where] if query.where is not None else []
+    clauses += [*(query.group_by or ()), *([query.having] if query.having is not None else [])]
+    names: dict[str, None] = {}
+    for clause in clauses:
+        lambda_params = {p.upper() for n in iter_nodes(clause) if isinstance(n, ast.Lambda) for p in n.params}
+        for node in iter_nodes(clause):
+            if isinstance(node, ast.FunctionCall) and not node.args and is_aggregate(node.name):
+                names.setdefault(ROWTIME)
+            elif isinstance(node, ast.ColumnRef) and node.name not in WINDOW_BOUNDS:
+                if node.source is None and node.name.upper() in lambda_params:
+                    continue  # a lambda's parameter, not a column
+                names.setdefault(node.name)
+    return tuple(names)
+
+
 class AggregationPlanner:
     """Plans the aggregation part of one query, after its source and WHERE steps."""
 
@@ -74,6 +95,8 @@ class AggregationPlanner:
         self.calls: list[s.AggregateCall] = []
         #: set by :meth:`plan` for a windowed aggregation: what its keys' windows are
         self.window_info: s.WindowInfo | None = None
+        #: set by :meth:`plan`: the columns the aggregation reads (:func:`required_columns`)
+        self.required_columns: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ aggregate calls
 
@@ -97,6 +120,7 @@ class AggregationPlanner:
         """The aggregation's steps on top of ``step``, and the schema of the table it produces."""
         if not query.group_by:
             raise UnsupportedFeatureError("aggregations without GROUP BY")
+        self.required_columns = required_columns(query, items)
         value_format = self.context.source.formats.value_format.format
         if value_format == "KAFKA":
             # the group-by repartition and the aggregate's state use the source's value format

@@ -28,6 +28,9 @@ class PlannedQuery:
     window: s.WindowInfo | None = None
     #: every source the query reads, when it reads more than ``source`` (a join)
     source_names: tuple[str, ...] = ()
+    #: an aggregation's columns as ksqlDB lists them (``nonAggregateColumns``), which an in-place
+    #: upgrade may not change; not part of the plan, since qtt's aggregate steps read no such list
+    aggregate_columns: tuple[str, ...] = ()
 
     @property
     def sources(self) -> tuple[str, ...]:

@@ -254,7 +254,14 @@ class QueryPlanner:
             step, schema = aggregation.plan(query, step, named)
             if refused is not None:
                 raise StatementError(refused)
-            return PlannedQuery(step=step, schema=schema, source=source, is_table=True, window=aggregation.window_info)
+            return PlannedQuery(
+                step=step,
+                schema=schema,
+                source=source,
+                is_table=True,
+                window=aggregation.window_info,
+                aggregate_columns=aggregation.required_columns,
+            )
         parent = self._source_parent()
         partition: list[_PartitionColumn] | None = None
         by_null = False

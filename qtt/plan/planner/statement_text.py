@@ -30,6 +30,17 @@ from qtt.sql.formatter import format_expr, format_identifier
 _JOINS = {"INNER": "INNER JOIN", "LEFT": "LEFT OUTER JOIN", "RIGHT": "RIGHT OUTER JOIN", "FULL": "FULL OUTER JOIN"}
 
 
+def statement_text_shown(
+    statement: ast.CreateAsSelect | ast.InsertInto, sources: Mapping[str, DataSource]
+) -> str | None:
+    """The statement as ksqlDB's messages end with it, or None where qtt cannot print it (a
+    source it names does not exist)."""
+    try:
+        return ksql_statement_text(statement, sources)
+    except KeyError:
+        return None
+
+
 def ksql_statement_text(statement: ast.CreateAsSelect | ast.InsertInto, sources: Mapping[str, DataSource]) -> str:
     """``statement`` sanitized and formatted as ksqlDB prints it.
 
