@@ -325,7 +325,7 @@ CREATE OR REPLACE STREAM copy_of_moves AS SELECT id, x FROM moves;
 ----------------------------------------------------------------------------------------------------
 --@test: changing what an aggregate stores is refused
 --@expected.error: io.confluent.ksql.util.KsqlException
---@expected.message: StreamAggregate must have matching aggregations
+--@expected.message: StreamAggregate must have matching aggregate functions. Values differ: [MAX(X)] vs. [MIN(X)]
 ----------------------------------------------------------------------------------------------------
 CREATE STREAM moves (id INT KEY, x INT, y INT) WITH (kafka_topic='moves', value_format='JSON');
 CREATE TABLE reach AS SELECT id, MAX(x) AS far FROM moves GROUP BY id;

@@ -15,10 +15,11 @@ from types import MappingProxyType
 from qtt import sqltypes as t
 from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
+from qtt.plan.ddl import upgrades
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
 from qtt.plan.ddl.sql_schema import namespace_of
-from qtt.plan.ddl.upgrades import AggregateColumns, check_query_upgrade, check_source_upgrade, extended_upgrades
+from qtt.plan.ddl.upgrades import KsqlAggregate, check_source_upgrade, extended_upgrades
 from qtt.plan.ddl.with_properties import (
     check_properties,
     finish_formats,
@@ -55,8 +56,8 @@ class PlannedCase:
     topic_partitions: dict[str, int] = field(default_factory=dict)
     #: the rows of the case's ``INSERT INTO ... VALUES`` statements, in statement order
     inserts: tuple[Insert, ...] = ()
-    #: each aggregating query's columns, by query id (``PlannedQuery.aggregate_columns``)
-    aggregate_columns: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: each query's aggregation as ksqlDB records it, by query id (``PlannedQuery.ksql_aggregate``)
+    ksql_aggregates: Mapping[str, KsqlAggregate] = field(default_factory=dict)
 
 
 def plan_statements(
@@ -79,7 +80,7 @@ def plan_statements(
         sources=dict(planner.sources),
         topic_partitions=planner.topic_partitions,
         inserts=tuple(planner.inserts),
-        aggregate_columns=planner.aggregate_columns,
+        ksql_aggregates=planner.ksql_aggregates,
     )
 
 
@@ -130,7 +131,7 @@ class Planner:
         self.sink_queries: dict[str, s.QueryPlan] = {}
         #: every running persistent query (C*AS and INSERT INTO), by query id
         self.running: dict[str, s.QueryPlan] = {}
-        self.aggregate_columns: dict[str, tuple[str, ...]] = {}
+        self.ksql_aggregates: dict[str, KsqlAggregate] = {}
         #: the rows of ``INSERT INTO ... VALUES`` statements, in statement order
         self.inserts: list[Insert] = []
         #: the custom types (``CREATE TYPE``) by upper-case name; the parser has resolved their uses
@@ -450,8 +451,8 @@ class Planner:
         if existing is not None:
             check_source_upgrade(existing, sink_source)
         if replaced is not None and not swap:  # a swapped query starts from empty state
-            columns = (self.aggregate_columns.get(query_id, ()), planned.aggregate_columns)
-            _check_in_place(replaced, sink, extended=extended_upgrades(self.config), columns=columns)
+            aggregates = (self.ksql_aggregates.get(query_id, KsqlAggregate()), planned.ksql_aggregate)
+            _check_in_place(replaced, sink, extended=extended_upgrades(self.config), aggregates=aggregates)
         if replaced is not None and swap:
             del self.running[replaced.query_id]
         self.sources[statement.name] = sink_source
@@ -472,7 +473,7 @@ class Planner:
         )
         self.sink_queries[statement.name] = query
         self.running[query_id] = query
-        self.aggregate_columns[query_id] = planned.aggregate_columns
+        self.ksql_aggregates[query_id] = planned.ksql_aggregate
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=command, query_plan=query)
 
     @_plan.register
@@ -512,7 +513,9 @@ class Planner:
         return s.KsqlPlanV1(statement_text=statement.text, query_plan=query)
 
 
-def _check_in_place(replaced: s.QueryPlan, sink: s.ExecutionStep, *, extended: bool, columns: AggregateColumns) -> None:
+def _check_in_place(
+    replaced: s.QueryPlan, sink: s.ExecutionStep, *, extended: bool, aggregates: upgrades.KsqlAggregates
+) -> None:
     """Refuse an in-place upgrade that cannot resume the running query's state, saying what can."""
     if start_gate(replaced) is not None:
         msg = (
@@ -521,7 +524,7 @@ def _check_in_place(replaced: s.QueryPlan, sink: s.ExecutionStep, *, extended: b
         )
         raise StatementError(msg)
     try:
-        check_query_upgrade(replaced.physical_plan, sink, extended=extended, aggregate_columns=columns)
+        upgrades.check_query_upgrade(replaced.physical_plan, sink, extended=extended, aggregates=aggregates)
     except SqlError as refused:
         refused.hint = refused.hint or (
             f"a query whose state the new plan cannot resume can be swapped in place: CREATE OR REPLACE ... "

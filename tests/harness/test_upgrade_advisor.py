@@ -54,7 +54,7 @@ def test_a_changed_aggregation_is_refused_where_it_differs(tmp_path: Path) -> No
     added = "SELECT page, COUNT(*) AS n, SUM(ms) AS total FROM visits WHERE ms > 0 GROUP BY page;"
     new = _write(tmp_path, "new.sql", f"CREATE TABLE views AS {added}")
     advice = advise(old, new)
-    assert advice.refused is not None and "StreamAggregate must have matching aggregations" in advice.refused
+    assert advice.refused is not None and "StreamAggregate must have matching aggregate functions" in advice.refused
     (refusing,) = [entry for entry in advice.walk if entry.verdict == advice.refused]
     assert refusing.old == "streamAggregateV1 Aggregate/Aggregate"
 
@@ -78,7 +78,7 @@ def test_a_refusal_points_at_swap_in_place_and_a_swap_is_allowed_with_the_walk_s
     assert swapped.swap and swapped.refused is None
     shown = render(swapped)
     assert shown.startswith("Swapping the query of VIEWS in place (SWAP_IN_PLACE)")
-    assert "StreamAggregate must have matching aggregations" in shown  # what it could not have resumed
+    assert "StreamAggregate must have matching aggregate functions" in shown  # what it could not have resumed
     assert "verdict: ALLOWED: swapped in place" in shown
 
 

@@ -189,4 +189,27 @@ def test_sum_list_is_planned() -> None:
 )
 def test_an_aggregation_knows_the_columns_it_reads_as_ksqldb_lists_them(query: str, columns: tuple[str, ...]) -> None:
     planned = plan(READINGS, f"CREATE TABLE OUT AS {query};")
-    assert list(planned.aggregate_columns.values()) == [columns]
+    assert [aggregate.columns for aggregate in planned.ksql_aggregates.values()] == [columns]
+
+
+@pytest.mark.parametrize(
+    ("select", "having", "functions"),
+    [
+        ("SITE, COUNT(*) AS N, SUM(CELSIUS) AS S", "", ("COUNT(ROWTIME)", "SUM(CELSIUS)")),
+        # an argument that is not a column is the pre-aggregate projection's, numbered after the
+        # columns read (SITE, CELSIUS), each distinct argument once
+        (
+            "SITE, MAX(CELSIUS + 1) AS M, MIN(CELSIUS + 1) AS L, COUNT(1) AS C",
+            "",
+            ("MAX(KSQL_INTERNAL_COL_2)", "MIN(KSQL_INTERNAL_COL_2)", "COUNT(KSQL_INTERNAL_COL_3)"),
+        ),
+        # a literal parameter stays as written; HAVING's calls follow, repeats included
+        ("SITE, TOPK(CELSIUS, 2) AS HOTTEST", " HAVING COUNT(*) > 1", ("TOPK(CELSIUS, 2)", "COUNT(ROWTIME)")),
+        ("SITE, SUM(CELSIUS) AS S", " HAVING SUM(CELSIUS) > 3", ("SUM(CELSIUS)", "SUM(CELSIUS)")),
+    ],
+)
+def test_an_aggregation_prints_its_calls_as_ksqldb_records_them(
+    select: str, having: str, functions: tuple[str, ...]
+) -> None:
+    planned = plan(READINGS, f"CREATE TABLE OUT AS SELECT {select} FROM READINGS GROUP BY SITE{having};")
+    assert [aggregate.functions for aggregate in planned.ksql_aggregates.values()] == [functions]

@@ -22,7 +22,7 @@ from qtt.harness.replay.runner import SessionProvider
 from qtt.harness.sqltests.files import parse_sql_tests
 from qtt.harness.sqltests.run import SeenRecord, run_sql_tests
 from qtt.harness.status import Status
-from qtt.plan.ddl.upgrades import EXTENDED, WalkEntry, extended_upgrades, upgrade_walk
+from qtt.plan.ddl.upgrades import EXTENDED, KsqlAggregate, WalkEntry, extended_upgrades, upgrade_walk
 from qtt.plan.ir import steps as s
 from qtt.plan.statements import SWAP_IN_PLACE, plan_statements
 from qtt.sql import ast, parse_statements
@@ -85,18 +85,16 @@ def _advise(scripts: _Scripts, extended: bool) -> Advice:
     new_planned = plan_statements([*setting, *_standalone(scripts)], properties)
     old_query = _query_of(old_planned.plan, scripts.replaced.name)
     new_query = _query_of(new_planned.plan, scripts.new.name)
-    columns = (
-        old_planned.aggregate_columns.get(old_query.query_id, ()),
-        new_planned.aggregate_columns.get(new_query.query_id, ()),
+    aggregates = (
+        old_planned.ksql_aggregates.get(old_query.query_id, KsqlAggregate()),
+        new_planned.ksql_aggregates.get(new_query.query_id, KsqlAggregate()),
     )
     in_force = (
         extended
         or extended_upgrades(properties)
         or any(isinstance(st, ast.SetProperty) and extended_upgrades({st.name: st.value}) for st in scripts.old)
     )
-    walk, _ = upgrade_walk(
-        old_query.physical_plan, new_query.physical_plan, extended=in_force, aggregate_columns=columns
-    )
+    walk, _ = upgrade_walk(old_query.physical_plan, new_query.physical_plan, extended=in_force, aggregates=aggregates)
     refused, hint = None, None
     try:
         plan_statements([*setting, *_without_inserts(scripts.old), _as(scripts.new, replace=True)], properties)

@@ -58,9 +58,21 @@ _WHY = {
 }
 
 
-#: the columns the old and the new plan's aggregation read, as ksqlDB lists them
-AggregateColumns = tuple[tuple[str, ...], tuple[str, ...]]
-NO_AGGREGATE_COLUMNS: AggregateColumns = ((), ())
+@dataclass(frozen=True)
+class KsqlAggregate:
+    """What ksqlDB's StreamAggregate records of an aggregation, which an in-place upgrade may not
+    change: the columns it reads (``nonAggregateColumns``) and its calls as ksqlDB prints them
+    (``aggregationFunctions``: ``COUNT(ROWTIME)``, ``SUM(KSQL_INTERNAL_COL_2)``). qtt's aggregate
+    steps do not persist them (their state does not depend on them): the planner keeps them
+    beside the plan of each query it planned."""
+
+    columns: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()
+
+
+#: the old and the new plan's aggregation, as ksqlDB records them
+KsqlAggregates = tuple[KsqlAggregate, KsqlAggregate]
+NO_AGGREGATES: KsqlAggregates = (KsqlAggregate(), KsqlAggregate())
 
 
 def extended_upgrades(config: Mapping[str, object]) -> bool:
@@ -107,13 +119,13 @@ def upgrade_walk(
     new: s.ExecutionStep,
     *,
     extended: bool = False,
-    aggregate_columns: AggregateColumns = NO_AGGREGATE_COLUMNS,
+    aggregates: KsqlAggregates = NO_AGGREGATES,
 ) -> tuple[list[WalkEntry], str | None]:
     """Both plans' steps from the sink upstream, passive steps paired by their context, and the
     reason the upgrade is refused (None: the new plan can resume the old one's state)."""
     entries: list[WalkEntry] = []
     try:
-        _walk(old, new, extended, entries, aggregate_columns)
+        _walk(old, new, extended, entries, aggregates)
     except SqlError as refused:
         return entries, refused.message
     return entries, None
@@ -124,14 +136,14 @@ def check_query_upgrade(
     new: s.ExecutionStep,
     *,
     extended: bool = False,
-    aggregate_columns: AggregateColumns = NO_AGGREGATE_COLUMNS,
+    aggregates: KsqlAggregates = NO_AGGREGATES,
 ) -> None:
     """Raise :class:`SqlError` unless the query planned as ``new`` can resume ``old``'s state.
 
     ``extended``: also over joins, windowed aggregates and table functions (:data:`EXTENDED`).
-    ``aggregate_columns``: the columns each plan's aggregation reads (``PlannedQuery.aggregate_columns``).
+    ``aggregates``: each plan's aggregation as ksqlDB records it (``PlannedQuery.ksql_aggregate``).
     """
-    _walk(old, new, extended, [], aggregate_columns)
+    _walk(old, new, extended, [], aggregates)
 
 
 def _walk(
@@ -139,7 +151,7 @@ def _walk(
     new: s.ExecutionStep,
     extended: bool,
     entries: list[WalkEntry],
-    aggregate_columns: AggregateColumns = NO_AGGREGATE_COLUMNS,
+    aggregates: KsqlAggregates = NO_AGGREGATES,
 ) -> None:
     old_passive, old_step = _chain(old, extended)
     new_passive, new_step = _chain(new, extended)
@@ -159,7 +171,7 @@ def _walk(
         entries.append(WalkEntry("enforcing", _named(old_step), _named(new_step), msg))
         raise SqlError(msg)
     try:
-        _must_match(old_step, new_step, NO_AGGREGATE_COLUMNS if extended else aggregate_columns)
+        _must_match(old_step, new_step, NO_AGGREGATES if extended else aggregates)
         old_sources, new_sources = old_step.sources(), new_step.sources()
         if isinstance(old_step, js.JoinStep):
             for side, old_source, new_source in zip(("left", "right"), old_sources, new_sources, strict=True):
@@ -169,7 +181,7 @@ def _walk(
         raise
     entries.append(WalkEntry("enforcing", _named(old_step), _named(new_step), "matches"))
     for old_source, new_source in zip(old_sources, new_sources, strict=True):
-        _walk(old_source, new_source, extended, entries, aggregate_columns)
+        _walk(old_source, new_source, extended, entries, aggregates)
 
 
 def _rules(extended: bool) -> tuple[tuple[type[s.ExecutionStep], ...], tuple[type[s.ExecutionStep], ...]]:
@@ -211,15 +223,21 @@ def ksql_step_name(step: s.ExecutionStep) -> str:
     return base[:1].upper() + base[1:]
 
 
-def _must_match(old: s.ExecutionStep, new: s.ExecutionStep, aggregate_columns: AggregateColumns) -> None:
-    """``aggregate_columns``: compared for a StreamAggregate, before its aggregations, as ksqlDB
-    does ("until we think this through", its comment says: qtt's aggregate state does not depend
-    on them, so the extended rules pass none)."""
+def _must_match(old: s.ExecutionStep, new: s.ExecutionStep, aggregates: KsqlAggregates) -> None:
+    """``aggregates``: compared for a StreamAggregate, before qtt's own comparison of its calls, as
+    ksqlDB does ("until we think this through", its test says of the columns: qtt's aggregate
+    state depends on neither, so the extended rules pass none)."""
     name = ksql_step_name(old)
     pairs: list[tuple[str, object, object]]
-    if isinstance(old, s.StreamAggregateV1) and aggregate_columns[0] != aggregate_columns[1]:
-        was, now = (_column_list(columns) for columns in aggregate_columns)
-        raise SqlError(f"{name} must have matching columns not part of aggregate. Values differ: {was} vs. {now}")
+    if isinstance(old, s.StreamAggregateV1):
+        was, now = aggregates
+        for what, old_items, new_items in (
+            ("columns not part of aggregate", [f"`{c}`" for c in was.columns], [f"`{c}`" for c in now.columns]),
+            ("aggregate functions", list(was.functions), list(now.functions)),
+        ):
+            if old_items != new_items:
+                shown = f"{_java_list(old_items)} vs. {_java_list(new_items)}"
+                raise SqlError(f"{name} must have matching {what}. Values differ: {shown}")
     if isinstance(old, (s.SourceStep, s.SinkStep)) and isinstance(new, (s.SourceStep, s.SinkStep)):
         pairs = [
             ("topic", old.topic, new.topic),
@@ -261,9 +279,9 @@ def _selects_above_enforcing(step: s.ExecutionStep) -> list[object]:
     return [_fields(p) for p in passive if isinstance(p, (s.SelectStep, s.StreamFlatMapV1))]
 
 
-def _column_list(names: Sequence[str]) -> str:
-    """Column names as a Java list of ksqlDB's ``ColumnName`` prints them: ``[`ID`, `ROWTIME`]``."""
-    return "[" + ", ".join(f"`{name}`" for name in names) + "]"
+def _java_list(items: Sequence[str]) -> str:
+    """Items as a Java list prints them: ``[`ID`, `ROWTIME`]``."""
+    return "[" + ", ".join(items) + "]"
 
 
 def _label(field: str) -> str:

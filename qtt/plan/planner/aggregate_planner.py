@@ -19,6 +19,7 @@ from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import implicit_cast, reject_untyped_null
 from qtt.plan.ddl.metastore import TABLE, DataSource
+from qtt.plan.ddl.upgrades import KsqlAggregate
 from qtt.plan.functions.aggregate_signatures import NOT_LITERAL, TABLE_AGGREGATES, is_aggregate, resolve_aggregate
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
@@ -28,7 +29,7 @@ from qtt.plan.planner.planned import check_no_map_keys
 from qtt.plan.planner.window_planner import reject_window_bounds_outside_select, window_expression, window_info
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
-from qtt.sql.formatter import format_expr
+from qtt.sql.formatter import format_expr, format_identifier
 from qtt.sql.parser import iter_nodes
 
 
@@ -64,6 +65,32 @@ def column_refs(expr: e.Expression) -> list[e.ColumnRef]:
     return [x for x in e.walk(expr) if isinstance(x, e.ColumnRef)]
 
 
+def ksql_aggregate(
+    query: ast.Query, items: Sequence[ast.SelectItem], column_arguments: Mapping[ast.FunctionCall, int]
+) -> KsqlAggregate:
+    """The aggregation as ksqlDB's StreamAggregate records it: :func:`required_columns`, and each
+    aggregate call of the SELECT items and HAVING, in order, repeats included, as ksqlDB prints
+    it: no argument reads ROWTIME; a column argument (``column_arguments``: how many a call
+    takes) that is not a column is the pre-aggregate projection's ``KSQL_INTERNAL_COL_n``,
+    numbered after the required columns; the other arguments are literals."""
+    columns = required_columns(query, items)
+    internal: dict[ast.Expr, str] = {}
+
+    def argument(arg: ast.Expr) -> str:
+        if isinstance(arg, ast.ColumnRef):
+            return format_identifier(arg.name)
+        return internal.setdefault(arg, f"KSQL_INTERNAL_COL_{len(columns) + len(internal)}")
+
+    clauses = [item.expr for item in items if isinstance(item, ast.SingleColumn)]
+    functions = []
+    for node in iter_nodes([*clauses, *([query.having] if query.having is not None else [])]):
+        if isinstance(node, ast.FunctionCall) and is_aggregate(node.name):
+            given = column_arguments.get(node, len(node.args))
+            shown = [argument(a) for a in node.args[:given]] + [format_expr(a) for a in node.args[given:]]
+            functions.append(f"{node.name}({', '.join(shown or [ROWTIME])})")
+    return KsqlAggregate(columns, tuple(functions))
+
+
 def required_columns(query: ast.Query, items: Sequence[ast.SelectItem]) -> tuple[str, ...]:
     """The columns an aggregation reads, as ksqlDB's AggregateAnalyzer lists them (a
     StreamAggregate's ``nonAggregateColumns``): those of the SELECT items, then WHERE, GROUP BY
@@ -95,8 +122,10 @@ class AggregationPlanner:
         self.calls: list[s.AggregateCall] = []
         #: set by :meth:`plan` for a windowed aggregation: what its keys' windows are
         self.window_info: s.WindowInfo | None = None
-        #: set by :meth:`plan`: the columns the aggregation reads (:func:`required_columns`)
-        self.required_columns: tuple[str, ...] = ()
+        #: set by :meth:`plan`: the aggregation as ksqlDB records it (:func:`ksql_aggregate`)
+        self.ksql_aggregate = KsqlAggregate()
+        #: each aggregate call's number of column arguments (the others are literal parameters)
+        self._column_arguments: dict[ast.FunctionCall, int] = {}
 
     # ------------------------------------------------------------------ aggregate calls
 
@@ -106,6 +135,7 @@ class AggregationPlanner:
             raise StatementError(msg)
         inner = Analyzer(self.scope, "SELECT")  # no hook: a nested aggregate is an error
         call = aggregate_call(node, inner, f"KSQL_AGG_VARIABLE_{len(self.calls)}", self.context.config)
+        self._column_arguments[node] = len(call.args)
         for existing in self.calls:
             if dataclasses.replace(existing, alias=call.alias) == call:
                 return e.ColumnRef(name=existing.alias, sql_type=existing.return_type)
@@ -120,7 +150,6 @@ class AggregationPlanner:
         """The aggregation's steps on top of ``step``, and the schema of the table it produces."""
         if not query.group_by:
             raise UnsupportedFeatureError("aggregations without GROUP BY")
-        self.required_columns = required_columns(query, items)
         value_format = self.context.source.formats.value_format.format
         if value_format == "KAFKA":
             # the group-by repartition and the aggregate's state use the source's value format
@@ -170,6 +199,7 @@ class AggregationPlanner:
         if not self.calls:
             msg = "GROUP BY requires aggregate functions in either the SELECT or HAVING clause."
             raise StatementError(msg)
+        self.ksql_aggregate = ksql_aggregate(query, items, self._column_arguments)
         if any(unsupported_base(c.state_type, value_format) for c in self.calls):
             msg = (
                 "One of the functions used in the statement has an intermediate type that the value format "

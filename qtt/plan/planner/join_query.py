@@ -147,7 +147,7 @@ def _aggregated(
         is_table=True,
         window=aggregation.window_info,
         source_names=tuple(source.name for _, source in joined.sources),
-        aggregate_columns=aggregation.required_columns,
+        ksql_aggregate=aggregation.ksql_aggregate,
     )
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.plan.analysis import messages
 from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ddl.upgrades import KsqlAggregate
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import RESERVED_NAMES, Column, LogicalSchema
@@ -28,9 +29,8 @@ class PlannedQuery:
     window: s.WindowInfo | None = None
     #: every source the query reads, when it reads more than ``source`` (a join)
     source_names: tuple[str, ...] = ()
-    #: an aggregation's columns as ksqlDB lists them (``nonAggregateColumns``), which an in-place
-    #: upgrade may not change; not part of the plan, since qtt's aggregate steps read no such list
-    aggregate_columns: tuple[str, ...] = ()
+    #: an aggregation as ksqlDB records it, which an in-place upgrade may not change
+    ksql_aggregate: KsqlAggregate = field(default_factory=KsqlAggregate)
 
     @property
     def sources(self) -> tuple[str, ...]:

@@ -260,7 +260,7 @@ class QueryPlanner:
                 source=source,
                 is_table=True,
                 window=aggregation.window_info,
-                aggregate_columns=aggregation.required_columns,
+                ksql_aggregate=aggregation.ksql_aggregate,
             )
         parent = self._source_parent()
         partition: list[_PartitionColumn] | None = None
