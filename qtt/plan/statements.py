@@ -131,6 +131,7 @@ class Planner:
         self.sink_queries: dict[str, s.QueryPlan] = {}
         #: every running persistent query (C*AS and INSERT INTO), by query id
         self.running: dict[str, s.QueryPlan] = {}
+        #: each query's aggregation as ksqlDB records it, which the plan does not hold
         self.ksql_aggregates: dict[str, KsqlAggregate] = {}
         #: the rows of ``INSERT INTO ... VALUES`` statements, in statement order
         self.inserts: list[Insert] = []

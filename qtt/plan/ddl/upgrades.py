@@ -20,7 +20,7 @@ state, must match), so filters and projections before and after them may change.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from qtt.errors import SqlError
@@ -229,15 +229,6 @@ def _must_match(old: s.ExecutionStep, new: s.ExecutionStep, aggregates: KsqlAggr
     state depends on neither, so the extended rules pass none)."""
     name = ksql_step_name(old)
     pairs: list[tuple[str, object, object]]
-    if isinstance(old, s.StreamAggregateV1):
-        was, now = aggregates
-        for what, old_items, new_items in (
-            ("columns not part of aggregate", [f"`{c}`" for c in was.columns], [f"`{c}`" for c in now.columns]),
-            ("aggregate functions", list(was.functions), list(now.functions)),
-        ):
-            if old_items != new_items:
-                shown = f"{_java_list(old_items)} vs. {_java_list(new_items)}"
-                raise SqlError(f"{name} must have matching {what}. Values differ: {shown}")
     if isinstance(old, (s.SourceStep, s.SinkStep)) and isinstance(new, (s.SourceStep, s.SinkStep)):
         pairs = [
             ("topic", old.topic, new.topic),
@@ -245,7 +236,8 @@ def _must_match(old: s.ExecutionStep, new: s.ExecutionStep, aggregates: KsqlAggr
             ("timestamp column", old.timestamp_column, new.timestamp_column),
         ]
     elif isinstance(old, s.AggregateStep) and isinstance(new, s.AggregateStep):
-        pairs = [("aggregations", _calls(old.aggregations), _calls(new.aggregations))]
+        pairs = _ksql_aggregate_pairs(*aggregates) if isinstance(old, s.StreamAggregateV1) else []
+        pairs.append(("aggregations", _calls(old.aggregations), _calls(new.aggregations)))
         old_fields, new_fields = _fields(old), _fields(new)
         pairs += [(_label(f), old_fields[f], new_fields[f]) for f in old_fields if f != "aggregations"]
     elif isinstance(old, js.JoinStep):
@@ -279,7 +271,19 @@ def _selects_above_enforcing(step: s.ExecutionStep) -> list[object]:
     return [_fields(p) for p in passive if isinstance(p, (s.SelectStep, s.StreamFlatMapV1))]
 
 
-def _java_list(items: Sequence[str]) -> str:
+def _ksql_aggregate_pairs(was: KsqlAggregate, now: KsqlAggregate) -> list[tuple[str, object, object]]:
+    """What ksqlDB's StreamAggregate must match, as its message prints each (Java lists)."""
+    return [
+        (
+            "columns not part of aggregate",
+            _java_list(f"`{c}`" for c in was.columns),
+            _java_list(f"`{c}`" for c in now.columns),
+        ),
+        ("aggregate functions", _java_list(was.functions), _java_list(now.functions)),
+    ]
+
+
+def _java_list(items: Iterable[str]) -> str:
     """Items as a Java list prints them: ``[`ID`, `ROWTIME`]``."""
     return "[" + ", ".join(items) + "]"
 

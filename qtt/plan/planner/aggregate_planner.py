@@ -81,9 +81,8 @@ def ksql_aggregate(
             return format_identifier(arg.name)
         return internal.setdefault(arg, f"KSQL_INTERNAL_COL_{len(columns) + len(internal)}")
 
-    clauses = [item.expr for item in items if isinstance(item, ast.SingleColumn)]
     functions = []
-    for node in iter_nodes([*clauses, *([query.having] if query.having is not None else [])]):
+    for node in iter_nodes([*_selected(items), *_having(query)]):
         if isinstance(node, ast.FunctionCall) and is_aggregate(node.name):
             given = column_arguments.get(node, len(node.args))
             shown = [argument(a) for a in node.args[:given]] + [format_expr(a) for a in node.args[given:]]
@@ -96,9 +95,8 @@ def required_columns(query: ast.Query, items: Sequence[ast.SelectItem]) -> tuple
     StreamAggregate's ``nonAggregateColumns``): those of the SELECT items, then WHERE, GROUP BY
     and HAVING, each at its first reference; an aggregate call without arguments reads ROWTIME,
     and the window bounds are not read from the source."""
-    clauses = [item.expr for item in items if isinstance(item, ast.SingleColumn)]
-    clauses += [query.where] if query.where is not None else []
-    clauses += [*(query.group_by or ()), *([query.having] if query.having is not None else [])]
+    where = [query.where] if query.where is not None else []
+    clauses = [*_selected(items), *where, *(query.group_by or ()), *_having(query)]
     names: dict[str, None] = {}
     for clause in clauses:
         lambda_params = {p.upper() for n in iter_nodes(clause) if isinstance(n, ast.Lambda) for p in n.params}
@@ -110,6 +108,14 @@ def required_columns(query: ast.Query, items: Sequence[ast.SelectItem]) -> tuple
                     continue  # a lambda's parameter, not a column
                 names.setdefault(node.name)
     return tuple(names)
+
+
+def _selected(items: Sequence[ast.SelectItem]) -> list[ast.Expr]:
+    return [item.expr for item in items if isinstance(item, ast.SingleColumn)]
+
+
+def _having(query: ast.Query) -> list[ast.Expr]:
+    return [query.having] if query.having is not None else []
 
 
 class AggregationPlanner:
