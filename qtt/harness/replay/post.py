@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from qtt.harness.cases.model import PostConditions, PostSource, PostTopic
+from qtt.harness.replay.join_topics import JoinTopic
 from qtt.plan.ddl.metastore import DataSource
 from qtt.plan.ddl.sql_schema import schema_from_sql
 from qtt.plan.ir.schema import LogicalSchema
@@ -110,30 +111,37 @@ def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> It
         yield (f"source {expected.name}: expected isSource {expected.is_source}, got {actual.is_source}")
 
 
-def check_schemas(post: PostConditions, schemas: Sequence[RegisteredSchema]) -> list[str]:
+def check_schemas(
+    post: PostConditions, schemas: Sequence[RegisteredSchema], internal: Iterable[JoinTopic] = ()
+) -> list[str]:
     """Post-conditions on the schemas registered for topics (``keySchema`` / ``valueSchema``, as JSON).
 
     An Avro or JSON schema compares as JSON with Kafka Connect's ``connect.*`` annotations left
-    out (which ksqlDB versions add differently); a Protobuf schema compares as text.
+    out (which ksqlDB versions add differently); a Protobuf schema compares as text. The key
+    schema of a join's internal topic (``internal``) is the one ksqlDB's key serializer would
+    register for it.
     """
     problems: list[str] = []
     if post.topics is None:
         return problems
+    registered_by_joins = {
+        subject_for(topic.name, is_key=True): schema for topic in internal if (schema := topic.key_schema()) is not None
+    }
     for topic in post.topics.topics:
         for is_key, expected in ((True, topic.key_schema), (False, topic.value_schema)):
             if expected is None:
                 continue
             subject = subject_for(topic.name, is_key=is_key)
-            found = [schema for schema in schemas if schema.subject == subject]
+            found = [(schema.schema_type, schema.schema) for schema in schemas if schema.subject == subject]
+            if not found and subject in registered_by_joins:
+                found = [registered_by_joins[subject]]
             if not found:
                 problems.append(f"topic {topic.name}: expected a schema under subject {subject}, found none")
                 continue
-            actual = found[-1]
-            registered = actual.schema if actual.schema_type == "PROTOBUF" else json.loads(actual.schema)
-            if _schema_form(expected, actual.schema_type) != _schema_form(registered, actual.schema_type):
-                problems.append(
-                    f"topic {topic.name}: subject {subject} holds {actual.schema}, expected {json.dumps(expected)}"
-                )
+            schema_type, text = found[-1]
+            registered = text if schema_type == "PROTOBUF" else json.loads(text)
+            if _schema_form(expected, schema_type) != _schema_form(registered, schema_type):
+                problems.append(f"topic {topic.name}: subject {subject} holds {text}, expected {json.dumps(expected)}")
     return problems
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import shlex
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -30,6 +30,7 @@ from qtt.harness.replay import post as post_
 from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import check_processing_log, compare
 from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.replay.join_topics import JoinTopic, join_topics
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.schemas import topic_schemas
 from qtt.harness.results import CaseResult
@@ -279,8 +280,9 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
     if time_limits.conclude(result, outcome, (record.topic for record in variant.outputs)):
         return
     if variant.post is not None:
-        result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned))
-        result.problems += post_.check_schemas(variant.post, outcome.schemas)
+        internal = join_topics(result.planned.plan, variant.properties)
+        result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned, internal))
+        result.problems += post_.check_schemas(variant.post, outcome.schemas, internal)
     if variant.qtt_processing_log is not None:
         result.log_problems = check_processing_log(variant.qtt_processing_log, outcome.processing_log)
     if not result.comparison.ok or result.problems or result.log_problems:
@@ -319,12 +321,15 @@ def _match_expected(expected: ExpectedException, error: SqlError, result: CaseRe
         result.status, result.reason = Status.FAILED, why
 
 
-def topic_table(planned: PlannedCase) -> dict[str, tuple[Formats, int]]:
-    """Topic -> (formats, partitions) for every topic the statements declared or wrote."""
+def topic_table(planned: PlannedCase, internal: Iterable[JoinTopic] = ()) -> dict[str, tuple[Formats, int]]:
+    """Topic -> (formats, partitions) for every topic the statements declared or wrote, and
+    the internal topics ksqlDB's topology would make for its joins (``internal``)."""
     table: dict[str, tuple[Formats, int]] = {}
     for source in planned.sources.values():
         table.setdefault(source.topic, (source.formats, planned.topic_partitions.get(source.topic, 1)))
     for command in planned.plan.ddl_commands():
         if isinstance(command, CreateSourceCommand):
             table.setdefault(command.topic, (command.formats, planned.topic_partitions.get(command.topic, 1)))
+    for topic in internal:
+        table.setdefault(topic.name, (topic.formats, 1))
     return table
