@@ -104,6 +104,15 @@ def test_a_stream_table_join_repartitions_its_rekeyed_stream_side() -> None:
     assert isinstance(left.source, s.StreamSelectKeyV2) and left.source.repartition_name == "Join"
 
 
+def test_a_join_of_5_5_keeps_the_implicit_rowkey_as_its_key_and_each_side_s_copy() -> None:
+    planned = _translate(*_read("parcels_-_scans_matched_with_labels"))
+    join = next(x for x in _query_steps(planned) if isinstance(x, js.StreamStreamJoinV1))
+    assert join.key_col_name == "ROWKEY"
+    for side, copy_ in ((join.left_source, "S_ROWKEY"), (join.right_source, "L_ROWKEY")):
+        assert isinstance(side, s.StreamSelectV1) and side.key_column_names == ("ROWKEY",)
+        assert copy_ in [x.alias for x in side.select_expressions]
+
+
 def test_a_step_without_qtt_semantics_is_untranslatable_and_names_itself() -> None:
     with pytest.raises(Untranslatable, match="ksqlDB step tableSelectKeyV1: qtt has no step with its semantics"):
         _translate(*_read("parcels_-_depots_by_city"))

@@ -20,6 +20,8 @@ from qtt.plan.ir.schema import KEY, VALUE, Column, LogicalSchema
 from qtt.plan.ksqldb import fields
 from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, query_context, translates
 
+#: the implicit key column of a source before ksqlDB 0.10 named its keys
+ROWKEY = "ROWKEY"
 _JOIN_TYPES = {"INNER": "INNER", "LEFT": "LEFT", "OUTER": "OUTER", "RIGHT": "RIGHT", "FULL": "OUTER"}
 
 
@@ -35,11 +37,15 @@ def _renamed_repartition(step: s.ExecutionStep, name: str) -> s.ExecutionStep:
 def keyed_by_copy(side: Translated) -> Translated:
     """A join side whose aliasing select (ksqlDB 5.5 and early 6.0: no ``keyColumnNames``) kept
     the key's name and copied it into the value under its alias (``ID AS T_ID``): keyed by the
-    alias, as the join's output names it, with no copy left in the value."""
+    alias, as the join's output names it, with no copy left in the value. A side keyed by the
+    implicit ``ROWKEY`` stays so: such a join's output keeps ``ROWKEY`` as its key and each
+    side's copy (``T_ROWKEY``) as a value column."""
     step = side.step
     if not isinstance(step, (s.StreamSelectV1, s.TableSelectV1)) or len(step.key_column_names) != 1:
         return side
     (key,) = step.key_column_names
+    if key == ROWKEY:
+        return side
     own = next(x for x in step.select_expressions if x.alias == key)
     copies = [x for x in step.select_expressions if x.alias != key and x.expression == own.expression]
     if len(copies) != 1 or own.alias != getattr(own.expression, "name", None):
