@@ -135,6 +135,37 @@ def test_a_map_that_kafka_connect_wrote_as_an_array_of_entries_takes_a_json_obje
         datum_for_schema({"a": 1.5}, plain)
 
 
+def test_map_entries_that_kafka_connect_wrote_read_back_as_maps_wherever_they_nest() -> None:
+    from qtt.serde.registry.avro_schema import maps_from_entries
+
+    entry = {
+        "type": "record",
+        "name": "E",
+        "fields": [{"name": "key", "type": ["null", "string"]}, {"name": "value", "type": ["null", "double"]}],
+        "connect.internal.type": "MapEntry",
+    }
+    schema = {
+        "type": "record",
+        "name": "V",
+        "fields": [
+            {"name": "M", "type": ["null", {"type": "array", "items": entry}]},
+            {"name": "L", "type": ["null", {"type": "array", "items": {"type": "array", "items": entry}}]},
+            {"name": "R", "type": ["null", {"type": "array", "items": {**entry, "connect.internal.type": None}}]},
+        ],
+    }
+    datum = {
+        "M": [{"key": "a", "value": 1.5}, {"key": "b", "value": None}],
+        "L": [[{"key": "c", "value": 2.0}]],
+        "R": [{"key": "d", "value": 3.0}],
+    }
+    assert maps_from_entries(datum, schema) == {
+        "M": {"a": 1.5, "b": None},
+        "L": [{"c": 2.0}],
+        "R": [{"key": "d", "value": 3.0}],  # records of another kind stay records
+    }
+    assert maps_from_entries({"M": None, "L": None, "R": None}, schema) == {"M": None, "L": None, "R": None}
+
+
 def test_a_decimal_schema_without_its_precision_takes_a_value_at_its_scale() -> None:
     from qtt.serde.registry.avro_schema import datum_for_schema
 

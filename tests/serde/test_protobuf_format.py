@@ -383,3 +383,17 @@ def test_a_map_that_kafka_connect_wrote_as_repeated_entries_takes_a_json_object(
     assert [(entry.key, entry.value) for entry in message.VALUE] == [("a", True), ("b", False)]
     with pytest.raises(SerdeError, match=r"expected an array at \$\.VALUE"):
         message_from_plain({"VALUE": "not a map"}, message_class)
+
+
+def test_repeated_entries_that_kafka_connect_wrote_read_back_as_a_map() -> None:
+    from qtt.serde.registry.protobuf_values import message_from_plain, plain_of
+
+    text = (
+        'syntax = "proto3"; message ConnectDefault1 { repeated ConnectDefault2Entry SCORES = 1;'
+        " repeated Pair PAIRS = 2; message ConnectDefault2Entry { string key = 1; int32 value = 2; }"
+        " message Pair { string key = 1; int32 value = 2; } }"
+    )
+    message_class = parse(text).message_class()
+    message = message_from_plain({"scores": {"x": 3, "y": 0}, "pairs": [{"key": "p", "value": 1}]}, message_class)
+    # the ...Entry message is a map, as Connect reads it; any other message stays a list of records
+    assert plain_of(message) == {"SCORES": {"x": 3, "y": 0}, "PAIRS": [{"key": "p", "value": 1}]}

@@ -89,6 +89,10 @@ class AvroFormat(RegistryFormat):
         return avro_schema.plain_row(row, layout.columns)
 
 
+#: how Kafka Connect marks the records of a map written as an array
+_MAP_ENTRY = '"MapEntry"'
+
+
 class _Reader:
     """Confluent's deserializer, and the writer schema's reading of a bare decimal's bytes.
 
@@ -106,6 +110,10 @@ class _Reader:
             writer = self.snapshot.by_id(int.from_bytes(data[1:5], "big"))
             if writer is not None:
                 return avro_schema.root_value(datum, parsed(writer.schema))
+        elif isinstance(datum, Mapping | list):
+            writer = self.snapshot.by_id(int.from_bytes(data[1:5], "big"))
+            if writer is not None and _MAP_ENTRY in writer.schema:
+                return avro_schema.maps_from_entries(datum, parsed(writer.schema))
         return datum
 
 

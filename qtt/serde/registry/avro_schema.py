@@ -271,6 +271,50 @@ def avro_to_plain(datum: Any) -> Any:
     return datum
 
 
+def maps_from_entries(datum: Any, schema: Any) -> Any:
+    """``datum`` with Kafka Connect's map entry arrays read back as maps, as Connect's AvroData does.
+
+    A writer that is not ksqlDB (a case's registered schema, Connect's converter) writes a map
+    whose keys may be null as an array of ``{"key": ..., "value": ...}`` records marked
+    ``connect.internal.type: MapEntry``; ksqlDB reads the column as a MAP.
+    """
+    if datum is None:
+        return None
+    if isinstance(schema, list):
+        for member in schema:
+            if member != "null" and _holds(member, datum):
+                return maps_from_entries(datum, member)
+        return datum
+    if not isinstance(schema, Mapping):
+        return datum
+    kind = schema.get("type")
+    if isinstance(kind, Mapping | list):
+        return maps_from_entries(datum, kind)
+    if kind == "array" and isinstance(datum, list):
+        items: Any = schema.get("items")
+        if _is_map_entry(items):
+            entry: Mapping[str, Any] = next(m for m in items if m != "null") if isinstance(items, list) else items
+            types = {field["name"]: field["type"] for field in entry.get("fields", ())}
+            return {e["key"]: maps_from_entries(e.get("value"), types.get("value")) for e in datum}
+        return [maps_from_entries(v, items) for v in datum]
+    if kind == "map" and isinstance(datum, Mapping):
+        return {k: maps_from_entries(v, schema.get("values")) for k, v in datum.items()}
+    if kind == "record" and isinstance(datum, Mapping):
+        types = {field["name"]: field["type"] for field in schema.get("fields", ())}
+        return {k: maps_from_entries(v, types.get(k)) for k, v in datum.items()}
+    return datum
+
+
+def _holds(schema: Any, datum: Any) -> bool:
+    """Whether a union member could have read ``datum`` (by its container kind)."""
+    kind = schema.get("type") if isinstance(schema, Mapping) else schema
+    if kind in ("record", "map"):
+        return isinstance(datum, Mapping)
+    if kind == "array":
+        return isinstance(datum, list)
+    return not isinstance(datum, Mapping | list)
+
+
 def row_from_datum(datum: Any, columns: Sequence[SerdeColumn], *, unwrapped: bool, target: str) -> tuple[Any, ...]:
     """A row of SQL values from an Avro datum, with ksqlDB's coercion and case-insensitive fields."""
     plain = avro_to_plain(datum)

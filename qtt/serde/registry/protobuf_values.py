@@ -182,6 +182,15 @@ def plain_of(message: Any, path: str = "$") -> dict[str, Any]:
         if _is_map(field):
             value_field = field.message_type.fields_by_name["value"]
             out[field.name] = {str(k): _plain_single(v, value_field, f"{where}.{k}") for k, v in value.items()}
+        elif field.is_repeated and _is_connect_entry(field):
+            # read back as Kafka Connect's ProtobufData reads its repeated <name>Entry messages: a map
+            key_field, value_field = (field.message_type.fields_by_name[n] for n in ("key", "value"))
+            out[field.name] = {
+                str(_plain_single(entry.key, key_field, where)): _plain_single(
+                    entry.value, value_field, f"{where}[{i}]"
+                )
+                for i, entry in enumerate(value)
+            }
         elif field.is_repeated:
             out[field.name] = [_plain_single(v, field, f"{where}[{i}]") for i, v in enumerate(value)]
         elif field.has_presence and not message.HasField(field.name):
