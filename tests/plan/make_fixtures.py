@@ -15,6 +15,7 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir import gate_steps as gs
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
+from qtt.plan.ir import suppress_steps as ss
 from qtt.plan.ir.schema import LogicalSchema
 
 HERE = Path(__file__).parent / "fixtures" / "tags"
@@ -160,6 +161,14 @@ def examples() -> dict[str, object]:
         ),
         "startGateV1": gs.StartGateV1(context="StartGate", source=SOURCE, replaces="CSAS_OUT_0", source_topics=("in",)),
         "stopGateV1": gs.StopGateV1(context="StopGate", source=SOURCE, offsets=((0, 7), (1, 3))),
+        "tableSuppressV1": ss.TableSuppressV1(
+            context="Suppress",
+            source=SOURCE,
+            window=s.WindowExpression(
+                type="TUMBLING", size_ms=60_000, advance_ms=60_000, grace_ms=0, retention_ms=60_000
+            ),
+            internal_formats=FORMATS,
+        ),
         "streamTableJoinV1": js.StreamTableJoinV1(
             context="Join",
             left_source=SOURCE,

@@ -25,6 +25,7 @@ from qtt import sqltypes as t
 from qtt.errors import PlanFileError
 from qtt.plan.ir import gate_steps as _gate_steps  # noqa: F401 (registers the gate step tags)
 from qtt.plan.ir import join_steps as _join_steps  # noqa: F401 (registers the join step tags)
+from qtt.plan.ir import suppress_steps as _suppress_steps  # noqa: F401 (registers tableSuppressV1)
 from qtt.plan.ir.depth import (
     MAX_JSON_DEPTH,
     deep_call,

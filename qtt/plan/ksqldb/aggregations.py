@@ -19,6 +19,7 @@ from typing import Any
 from qtt.plan.analysis.analyzer import ScopeColumn
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
+from qtt.plan.ir import suppress_steps as ss
 from qtt.plan.ir.schema import KEY, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.ksqldb import fields
 from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, carried, query_context, translates
@@ -161,21 +162,28 @@ def stream_windowed_aggregate_v1(context: StepContext, raw: Mapping[str, Any], s
 
 @translates("tableSuppressV1")
 def table_suppress_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    """``EMIT FINAL`` before ksqlDB 0.28: a suppression after the windowed aggregate's projection.
-    qtt's windowed aggregate emits each window once when it closes (``emit_final``), and the
-    projection after it projects those rows."""
+    """``EMIT FINAL`` before ksqlDB 0.28: Kafka Streams' suppress buffer after the windowed
+    aggregate's projection, qtt's own :class:`~qtt.plan.ir.suppress_steps.TableSuppressV1` (its
+    rule differs from the aggregate's emit-on-window-close of later releases)."""
     (source,) = sources
     refinement = (raw.get("refinementInfo") or {}).get("outputRefinement")
     if refinement != "FINAL":
         raise Untranslatable("tableSuppressV1", f"output refinement {refinement}")
-    return dataclasses.replace(source, step=_final(source.step))
+    window = _window_below(source.step)
+    step = ss.TableSuppressV1(
+        context=query_context(raw),
+        source=source.step,
+        window=window,
+        internal_formats=fields.formats(raw["internalFormats"]),
+    )
+    return dataclasses.replace(source, step=step)
 
 
-def _final(step: s.ExecutionStep) -> s.ExecutionStep:
+def _window_below(step: s.ExecutionStep) -> s.WindowExpression:
     if isinstance(step, s.StreamWindowedAggregateV1):
         if step.window.type == "SESSION":
             raise Untranslatable("tableSuppressV1", "over session windows")
-        return dataclasses.replace(step, window=dataclasses.replace(step.window, emit_final=True))
+        return step.window
     if isinstance(step, (s.TableSelectV1, s.TableFilterV1, s.TableFilterV2)):
-        return dataclasses.replace(step, source=_final(step.source))
+        return _window_below(step.source)
     raise Untranslatable("tableSuppressV1", f"over {type(step).type_tag}, not a windowed aggregation")

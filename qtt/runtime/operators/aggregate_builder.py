@@ -14,6 +14,7 @@ from pyspark.sql import types as st
 
 from qtt import sqltypes as t
 from qtt.plan.ir import steps as s
+from qtt.plan.ir import suppress_steps as ss
 from qtt.plan.ir.schema import WINDOWEND, WINDOWSTART, LogicalSchema
 from qtt.runtime.build.compiler import Compiler
 from qtt.runtime.build.context import PSEUDO_TYPES, BuildContext, Built, builds, key_bytes, untaken
@@ -170,6 +171,23 @@ def _final(
     processor = WindowFinalProcessor(FinalSpec(state, keyed.schema, step.window))
     final = context.stateful(keyed, [ROWPARTITION], processor, keyed.schema)
     return final.drop(KEY_BYTES)
+
+
+@builds(ss.TableSuppressV1)
+def table_suppress_v1(context: BuildContext, step: ss.TableSuppressV1, source: Built) -> Built:
+    """Kafka Streams' suppress buffer over a windowed table's changes (ksqlDB before 0.28)."""
+    from qtt.runtime.operators.stateful import state_name
+    from qtt.runtime.operators.windows import FinalSpec, WindowFinalProcessor
+
+    # a projection carries the window bounds for the sink's key, not as the pseudo columns
+    keyed = (
+        source.df.withColumn(KEY_BYTES, key_bytes(context, step.internal_formats, source.schema.key))
+        .withColumn(WINDOWSTART, col(WINDOW_START))
+        .withColumn(WINDOWEND, col(WINDOW_END))
+    )
+    processor = WindowFinalProcessor(FinalSpec(state_name(step.context), keyed.schema, step.window, suppress=True))
+    final = context.stateful(keyed, [ROWPARTITION], processor, keyed.schema)
+    return Built(final.drop(KEY_BYTES, WINDOWSTART, WINDOWEND), source.schema)
 
 
 @builds(s.StreamAggregateV1)

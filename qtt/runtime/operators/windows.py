@@ -236,6 +236,8 @@ class FinalSpec:
     state_name: str
     rows: st.StructType
     window: s.WindowExpression
+    #: Kafka Streams' suppress buffer's rule (``tableSuppressV1``) instead of emit-on-window-close
+    suppress: bool = False
 
 
 class WindowFinalProcessor(StatefulOperator):
@@ -246,7 +248,10 @@ class WindowFinalProcessor(StatefulOperator):
     in ``[lower, close - size]`` is emitted, ``lower`` being 0 the first time and one past the
     last emission's ``close - size`` after that, in start order and then by key bytes. A
     window older than the store's retention (its start before the newest window start less
-    ``retention``) is no longer in the store, so it is never emitted.
+    ``retention``) is no longer in the store, so it is never emitted. With ``suppress`` (ksqlDB's
+    ``tableSuppressV1``, before 0.28) it is Kafka Streams' suppress buffer instead: every window
+    whose end is at most stream time less grace is emitted, however old, in end order, then by
+    key bytes and start.
 
     Sessions (Kafka Streams' session aggregate, emit-on-window-close): the close time is stream
     time less grace less gap, the sessions emitted are those ending in ``[lower, close - 1]``,
@@ -319,6 +324,8 @@ class WindowFinalProcessor(StatefulOperator):
         if window.type == "SESSION":
             return self._emit_sessions(state)
         close = stream_time - window.grace_ms
+        if self.spec.suppress:
+            return self._emit_suppressed(state, close)
         if last is not None and last >= close:
             return [], state
         upper = close - window.size_ms
@@ -333,6 +340,16 @@ class WindowFinalProcessor(StatefulOperator):
         due.sort(key=lambda w: (w[start_at], bytes(self._identity(w)[0] or b"")))
         # what is emitted, or closed, or past retention can never be emitted again
         kept = [w for w in windows if w[start_at] > upper and w[start_at] >= oldest]
+        return due, (stream_time, close, newest, kept)
+
+    def _emit_suppressed(
+        self, state: tuple[Any, Any, Any, list[tuple[Any, ...]]], close: int
+    ) -> tuple[list[tuple[Any, ...]], tuple[Any, Any, Any, list[tuple[Any, ...]]]]:
+        stream_time, _, newest, windows = state
+        start_at, end_at = self.names.index(WINDOWSTART), self.names.index(WINDOWEND)
+        due = [w for w in windows if w[end_at] <= close]
+        due.sort(key=lambda w: (w[end_at], bytes(self._identity(w)[0] or b""), w[start_at]))
+        kept = [w for w in windows if w[end_at] > close]
         return due, (stream_time, close, newest, kept)
 
     def _emit_sessions(

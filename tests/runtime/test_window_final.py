@@ -1,0 +1,55 @@
+"""EMIT FINAL over time windows, driven without Spark: which windows close when, by the rule of
+Kafka Streams' emit-on-window-close (ksqlDB from 0.28) and by its suppress buffer (before)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import Row
+from pyspark.sql import types as st
+
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.schema import ROWOFFSET, ROWPARTITION, WINDOWEND, WINDOWSTART
+from qtt.runtime.build.names import KEY_BYTES, ORDER, ROWTIME, SEQ, TOMBSTONE
+from qtt.runtime.operators.windows import FinalSpec, WindowFinalProcessor
+from tests.runtime.fake_state import Handle
+
+ROWS = st.StructType(
+    [
+        st.StructField(KEY_BYTES, st.BinaryType()),
+        st.StructField(WINDOWSTART, st.LongType()),
+        st.StructField(WINDOWEND, st.LongType()),
+        st.StructField("COUNT", st.LongType()),
+    ]
+)
+
+
+def _change(seq: int, start: int, count: int, rowtime: int) -> Row:
+    fields: dict[str, Any] = {KEY_BYTES: b"k1", WINDOWSTART: start, WINDOWEND: start + 2, "COUNT": count}
+    return Row(**fields, **{SEQ: seq, ORDER: 0, TOMBSTONE: False, ROWTIME: rowtime, ROWPARTITION: 0, ROWOFFSET: seq})
+
+
+# a two-millisecond tumbling count with one of grace, fed k1 at 0, 1, 2, 1, 0 and 5: the changes
+# the aggregate passes on (each carries its window's newest timestamp, as Kafka Streams' do)
+CHANGES = [_change(0, 0, 1, 0), _change(1, 0, 2, 1), _change(2, 2, 1, 2), _change(3, 0, 3, 1), _change(4, 0, 4, 1)]
+LAST = _change(5, 4, 1, 5)
+
+
+def _emitted(*, suppressed: bool) -> list[list[tuple[int, int]]]:
+    window = s.WindowExpression(type="TUMBLING", size_ms=2, advance_ms=2, grace_ms=1, retention_ms=3, emit_final=True)
+    processor, handle = WindowFinalProcessor(FinalSpec("Final", ROWS, window, suppress=suppressed)), Handle()
+    out = []
+    for batch in (CHANGES, [LAST]):
+        processor.init(handle)  # type: ignore[arg-type]
+        out.append([(row[WINDOWSTART], row["COUNT"]) for row in processor.handleInputRows(None, iter(batch), None)])
+    return out
+
+
+def test_the_suppress_buffer_emits_every_window_stream_time_has_closed_however_old() -> None:
+    # stream time 5 less grace 1 closes [0, 2) and [2, 4)
+    assert _emitted(suppressed=True) == [[], [(0, 4), (2, 1)]]
+
+
+def test_emit_on_window_close_no_longer_finds_a_window_past_the_store_s_retention() -> None:
+    # the newest window starts at 4: [0, 2) is past the retention of 3 and never emitted
+    assert _emitted(suppressed=False) == [[], [(2, 1)]]
