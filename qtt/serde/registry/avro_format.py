@@ -112,9 +112,15 @@ class _Reader:
                 return avro_schema.root_value(datum, parsed(writer.schema))
         elif isinstance(datum, Mapping | list):
             writer = self.snapshot.by_id(int.from_bytes(data[1:5], "big"))
-            if writer is not None and _MAP_ENTRY in writer.schema:
+            if writer is not None and _writes_map_entries(writer.schema):
                 return avro_schema.maps_from_entries(datum, parsed(writer.schema))
         return datum
+
+
+@cache
+def _writes_map_entries(text: str) -> bool:
+    """Whether a registered schema holds a map as Kafka Connect's array of entries (cached per schema)."""
+    return _MAP_ENTRY in text
 
 
 @cache
