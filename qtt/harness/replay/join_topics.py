@@ -145,6 +145,8 @@ def _side(step: s.ExecutionStep, kind: str, nested_prefix: str) -> _Side | None:
     key_type: t.SqlType | None = None
     while not isinstance(step, (s.StreamSourceV1, s.TableSourceV1, js.JoinStep)):
         if isinstance(step, (s.StreamSelectKeyV1, s.StreamSelectKeyV2)):
+            if len(step.key_expressions) != 1:
+                return None  # a join key is one column
             rekeyed = True
             key_type = key_type or step.key_expressions[0].expression.result_type
         children = step.sources()

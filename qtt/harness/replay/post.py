@@ -124,17 +124,15 @@ def check_schemas(
     problems: list[str] = []
     if post.topics is None:
         return problems
-    registered_by_joins = {
-        subject_for(topic.name, is_key=True): schema for topic in internal if (schema := topic.key_schema()) is not None
-    }
+    join_keys = {subject_for(topic.name, is_key=True): topic for topic in internal}
     for topic in post.topics.topics:
         for is_key, expected in ((True, topic.key_schema), (False, topic.value_schema)):
             if expected is None:
                 continue
             subject = subject_for(topic.name, is_key=is_key)
             found = [(schema.schema_type, schema.schema) for schema in schemas if schema.subject == subject]
-            if not found and subject in registered_by_joins:
-                found = [registered_by_joins[subject]]
+            if not found and subject in join_keys:
+                found = [schema] if (schema := join_keys[subject].key_schema()) is not None else []
             if not found:
                 problems.append(f"topic {topic.name}: expected a schema under subject {subject}, found none")
                 continue
