@@ -107,3 +107,31 @@ def test_spark_started_on_another_thread_is_active_on_the_thread_that_uses_it() 
         [sys.executable, "-c", STARTED_ON_ANOTHER_THREAD], capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
+
+
+def _session_whose_jvm(set_active: object) -> object:
+    """A stand-in session whose JVM answers ``setActiveSession`` with ``set_active``."""
+    from types import SimpleNamespace
+
+    sql = SimpleNamespace(SparkSession=SimpleNamespace(setActiveSession=set_active))
+    jvm = SimpleNamespace(org=SimpleNamespace(apache=SimpleNamespace(spark=SimpleNamespace(sql=sql))))
+    return SimpleNamespace(_jsparkSession=object(), _jvm=jvm)
+
+
+def test_activating_a_session_whose_jvm_is_gone_leaves_the_failure_to_the_thread_s_first_spark_call() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def refused(_: object) -> None:
+        raise ConnectionRefusedError(111, "Connection refused")  # as Py4J finds a JVM that is gone
+
+    # as a pool's initializer: the pool stays usable (a broken pool would end the run)
+    with ThreadPoolExecutor(1, initializer=session.activate, initargs=(_session_whose_jvm(refused),)) as pool:
+        assert pool.submit(lambda: "ran").result() == "ran"
+
+
+def test_activating_fails_for_a_reason_that_is_not_the_machine_s() -> None:
+    def bug(_: object) -> None:
+        raise AttributeError("setActiveSession")
+
+    with pytest.raises(AttributeError):
+        session.activate(_session_whose_jvm(bug))  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from qtt.runtime.spark import scratch, spark_log
+from qtt.runtime.spark import infrastructure, scratch, spark_log
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -188,7 +188,15 @@ def activate(session: SparkSession | None = None) -> None:
     jsession = getattr(session, "_jsparkSession", None)  # none in Spark Connect: no JVM here
     if jsession is None or getattr(_activated, "session", None) is session:
         return
-    session._jvm.org.apache.spark.sql.SparkSession.setActiveSession(jsession)  # type: ignore[union-attr]
+    try:
+        session._jvm.org.apache.spark.sql.SparkSession.setActiveSession(jsession)  # type: ignore[union-attr]
+    except Exception as e:
+        # a JVM that is gone: the thread's first Spark call fails the same way, and that failure
+        # is a replay's infrastructure error, where one raised here (in a pool's initializer)
+        # would break the pool and end the run
+        if not infrastructure.is_infrastructure(e):
+            raise
+        return
     _activated.session = session
 
 
