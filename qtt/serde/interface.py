@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 # ksqlDB's serde features.
 WRAP_SINGLE_VALUE = "WRAP_SINGLE_VALUE"
 UNWRAP_SINGLE_VALUE = "UNWRAP_SINGLE_VALUE"
+#: the key formats whose single key column ksqlDB reports as unwrapped (its ``UNWRAP_SINGLES``
+#: key feature); a PROTOBUF key is a message even of one field, and has none
+UNWRAPPED_KEY_FORMATS = frozenset({"JSON", "AVRO", "JSON_SR"})
 
 
 @dataclass(frozen=True)

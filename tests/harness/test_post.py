@@ -96,3 +96,17 @@ def test_key_features_are_reported_for_single_json_keys(planned: PlannedCase) ->
     source = planned.sources["INPUT"]
     assert ksql_features(source.formats, source.schema, key=True) == ["UNWRAP_SINGLES"]
     assert ksql_features(source.formats, source.schema, key=False) == []
+
+
+def test_a_single_protobuf_key_reports_no_key_feature() -> None:
+    # ksqlDB writes a PROTOBUF key as a message even of one field: no UNWRAP_SINGLES
+    planned = plan_statements(
+        parse_statements(
+            "CREATE STREAM P (ID INT KEY, V STRING) WITH (kafka_topic='p', key_format='PROTOBUF', value_format='JSON');"
+            "CREATE STREAM A (ID INT KEY, V STRING) WITH (kafka_topic='a', key_format='AVRO', value_format='JSON');"
+        ),
+        {},
+    )
+    protobuf, avro = planned.sources["P"], planned.sources["A"]
+    assert ksql_features(protobuf.formats, protobuf.schema, key=True) == []
+    assert ksql_features(avro.formats, avro.schema, key=True) == ["UNWRAP_SINGLES"]

@@ -34,13 +34,12 @@ from qtt.plan.ddl.with_properties import CONFIG_DEFAULT_KEY_FORMAT
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.serde import get_format
-from qtt.serde.interface import Layout, SerdeColumn
+from qtt.serde.interface import UNWRAPPED_KEY_FORMATS, Layout, SerdeColumn
 from qtt.serde.registry.registry_format import RegistryFormat, is_unwrapped
 
 #: ksqlDB's test driver's service id, unless a case sets ``ksql.service.id``
 DEFAULT_SERVICE_ID = "some.ksql.service.id"
 _FORCED_KEY_FORMATS = frozenset({"AVRO", "PROTOBUF", "JSON_SR"})
-_UNWRAPPABLE_KEYS = frozenset({"JSON", "AVRO", "PROTOBUF", "JSON_SR"})
 
 
 @dataclass(frozen=True)
@@ -310,5 +309,5 @@ def _value_formats(side: _Side) -> s.Formats:
 
 def _internal(key: s.Formats, value: s.Formats) -> s.Formats:
     """Formats of an internal topic: the join's key format, the side's value format."""
-    features = ("UNWRAP_SINGLES",) if key.key_format.format in _UNWRAPPABLE_KEYS else ()
+    features = ("UNWRAP_SINGLES",) if key.key_format.format in UNWRAPPED_KEY_FORMATS else ()
     return replace(value, key_format=key.key_format, key_features=features, window=key.window)

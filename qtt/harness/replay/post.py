@@ -14,6 +14,7 @@ from qtt.plan.ddl.sql_schema import schema_from_sql
 from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.ir.steps import FormatInfo, Formats, WindowInfo
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
+from qtt.serde.interface import UNWRAPPED_KEY_FORMATS
 from qtt.serde.registry.schema_registry import RegisteredSchema, subject_for
 
 
@@ -50,10 +51,14 @@ def _format_problems(label: str, expected: Any, actual: FormatInfo, window: Wind
 
 
 def ksql_features(formats: Formats, schema: LogicalSchema, *, key: bool) -> list[str]:
-    """The serde features ksqlDB reports for a source (``UNWRAP_SINGLES``, ``WRAP_SINGLES``)."""
+    """The serde features ksqlDB reports for a source (``UNWRAP_SINGLES``, ``WRAP_SINGLES``).
+
+    A single key column is unwrapped in JSON, AVRO and JSON_SR; ksqlDB reports none for a
+    PROTOBUF key, whose single column it writes as a message of one field.
+    """
     if key:
         fmt = formats.key_format.format
-        return ["UNWRAP_SINGLES"] if len(schema.key) == 1 and fmt in ("JSON", "AVRO", "PROTOBUF", "JSON_SR") else []
+        return ["UNWRAP_SINGLES"] if len(schema.key) == 1 and fmt in UNWRAPPED_KEY_FORMATS else []
     if WRAP_SINGLE_VALUE in formats.value_features:
         return ["WRAP_SINGLES"]
     if UNWRAP_SINGLE_VALUE in formats.value_features:
