@@ -200,3 +200,16 @@ def test_a_decimal_wider_than_spark_s_is_a_skip_naming_it() -> None:
     assert fields.schema("`K` DECIMAL(38, 2) KEY").columns[0].type == t.Decimal(38, 2)
     with pytest.raises(UnsupportedFeatureError, match=r"DECIMAL\(64, 2\): Spark's decimals hold at most 38 digits"):
         fields.schema("`K` STRING KEY, `V` ARRAY<DECIMAL(64, 2)>")
+
+
+def test_a_re_key_by_a_struct_field_names_the_key_after_the_field_when_ksqldb_recorded_no_schema() -> None:
+    from qtt.plan.ksqldb.context import StepContext
+    from qtt.plan.ksqldb.projections import key_names
+
+    struct = t.Struct((("DEPOT", t.STRING),))
+    field = e.FieldRef(base=e.ColumnRef(name="ROUTE", sql_type=struct), name="DEPOT", sql_type=t.STRING)
+    column = e.ColumnRef(name="ID", sql_type=t.STRING)
+    call = e.Call(name="UCASE", args=(column,), sql_type=t.STRING)
+    raw = {"properties": {"queryContext": "LeftSourceKeyed"}}
+    assert key_names(StepContext(query_id="CSAS_OUT_0"), raw, [field]) == ["DEPOT"]
+    assert key_names(StepContext(query_id="CSAS_OUT_0"), raw, [column, call]) == ["ID", "KSQL_COL_1"]

@@ -124,7 +124,8 @@ def key_names(
     context: StepContext, raw: Mapping[str, Any], expressions: Sequence[e.Expression], *, rowkey_era: bool = False
 ) -> list[str]:
     """The names of a re-keyed step's key columns: as ksqlDB recorded them, else ksqlDB's rule
-    (a column keeps its name, any other expression is ``KSQL_COL_<i>``)."""
+    (a column keeps its name, a struct field takes the field's, any other expression is
+    ``KSQL_COL_<i>``)."""
     recorded = context.recorded_schema(query_context(raw))
     if recorded is not None:
         names = [c.name for c in fields.schema(recorded).key]
@@ -132,7 +133,7 @@ def key_names(
             return names
     if rowkey_era and len(expressions) == 1:  # before 0.10 every key was ROWKEY
         return [ROWKEY]
-    return [x.name if isinstance(x, e.ColumnRef) else f"KSQL_COL_{i}" for i, x in enumerate(expressions)]
+    return [x.name if isinstance(x, e.ColumnRef | e.FieldRef) else f"KSQL_COL_{i}" for i, x in enumerate(expressions)]
 
 
 def rekeyed_schema(source: Translated, keys: Sequence[s.SelectExpression]) -> LogicalSchema:
