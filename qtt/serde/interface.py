@@ -23,6 +23,9 @@ UNWRAP_SINGLE_VALUE = "UNWRAP_SINGLE_VALUE"
 #: the key formats whose single key column ksqlDB reports as unwrapped (its ``UNWRAP_SINGLES``
 #: key feature); a PROTOBUF key is a message even of one field, and has none
 UNWRAPPED_KEY_FORMATS = frozenset({"JSON", "AVRO", "JSON_SR"})
+#: the key formats ksqlDB infers schemas for: a join always repartitions a side keyed in one of
+#: them (``PreJoinRepartitionNode``: key schema ids may differ)
+INFERRED_KEY_FORMATS = frozenset({"AVRO", "JSON_SR", "PROTOBUF"})
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,11 @@ from qtt.plan.ddl.with_properties import CONFIG_DEFAULT_KEY_FORMAT
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.serde import get_format
-from qtt.serde.interface import UNWRAPPED_KEY_FORMATS, Layout, SerdeColumn
+from qtt.serde.interface import INFERRED_KEY_FORMATS, UNWRAPPED_KEY_FORMATS, Layout, SerdeColumn
 from qtt.serde.registry.registry_format import RegistryFormat, is_unwrapped
 
 #: ksqlDB's test driver's service id, unless a case sets ``ksql.service.id``
 DEFAULT_SERVICE_ID = "some.ksql.service.id"
-_FORCED_KEY_FORMATS = frozenset({"AVRO", "PROTOBUF", "JSON_SR"})
 
 
 @dataclass(frozen=True)
@@ -86,10 +85,6 @@ class _Join:
     right: _Side
     key_format: s.Formats | None = None
     stores: list[str] = field(default_factory=list)
-
-    @property
-    def kind(self) -> str:
-        return "TABLE" if isinstance(self.step, js.TableTableJoinV1) else "STREAM"
 
     def preferred(self) -> s.Formats | None:
         return _preferred(self.left) or _preferred(self.right)
@@ -156,17 +151,13 @@ def _side(step: s.ExecutionStep, kind: str, nested_prefix: str) -> _Side | None:
         nested = _join(step, nested_prefix)
         if nested is None:
             return None
-        return _Side(kind, rekeyed, None, nested, key_type or _join_key_type(nested))
+        return _Side(kind, rekeyed, None, nested, key_type or nested.left.key_type)
     key = step.source_schema.key
     if key_type is None:
         if len(key) != 1:
             return None
         key_type = key[0].type
     return _Side(kind, rekeyed, step, None, key_type)
-
-
-def _join_key_type(join: _Join) -> t.SqlType:
-    return join.left.key_type
 
 
 def _side_sources(side: _Side) -> list[s.StreamSourceV1 | s.TableSourceV1]:
@@ -202,7 +193,7 @@ def _default_key_format(join: _Join, default_key: s.FormatInfo) -> s.Formats:
 
 def _set_side_format(side: _Side, key_format: s.Formats, default_key: s.FormatInfo) -> None:
     """``PreJoinRepartitionNode.setKeyFormat``; a nested join keyed by the join's key has none."""
-    forced = key_format.key_format.format in _FORCED_KEY_FORMATS
+    forced = key_format.key_format.format in INFERRED_KEY_FORMATS
     if side.join is not None and not side.rekeyed:
         _resolve(side.join, key_format, default_key)
         return

@@ -27,6 +27,7 @@ from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, WINDOW_BOUNDS, Column
 from qtt.plan.planner.planned import check_no_map_keys
+from qtt.serde.interface import INFERRED_KEY_FORMATS
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 from qtt.sql.parser import iter_nodes
@@ -505,10 +506,6 @@ def _viable(
     return tuple(dict.fromkeys(viable))
 
 
-#: key formats whose joins always repartition both sides (ksqlDB: their schema ids differ)
-_REGISTRY_KEY_FORMATS = frozenset({"AVRO", "JSON_SR", "PROTOBUF"})
-
-
 def _check_windowing(left: Joined, right: Joined) -> None:
     """Windowed sources join only windowed sources of a compatible kind (ksqlDB's analyzer)."""
     (left_name, left_source), (right_name, right_source) = left.sources[0], right.sources[0]
@@ -545,7 +542,7 @@ def _check_windowed_keys(left: Joined, right: Joined, left_keyed: bool, right_ke
         formats[1].key_features,
         formats[1].window,
     )
-    forced = formats[0].key_format.format in _REGISTRY_KEY_FORMATS
+    forced = formats[0].key_format.format in INFERRED_KEY_FORMATS
     if not (left_keyed and right_keyed) or (moved and not forced):
         msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
         raise StatementError(msg)

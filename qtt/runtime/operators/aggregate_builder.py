@@ -165,29 +165,37 @@ def _final(
     context: BuildContext, out: DataFrame, step: s.StreamWindowedAggregateV1, source: Built, state: str
 ) -> DataFrame:
     """``EMIT FINAL``: the aggregate's rows held per partition until their window closes."""
+    return _held_until_closed(context, out, step.internal_formats, source.schema, step.window, state)
+
+
+def _held_until_closed(
+    context: BuildContext,
+    rows: DataFrame,
+    formats: s.Formats,
+    schema: LogicalSchema,
+    window: s.WindowExpression,
+    state: str,
+    *,
+    suppress: bool = False,
+) -> DataFrame:
+    """``rows`` of windows, each emitted once when it closes, by the window-final operator."""
     from qtt.runtime.operators.windows import FinalSpec, WindowFinalProcessor
 
-    keyed = out.withColumn(KEY_BYTES, key_bytes(context, step.internal_formats, source.schema.key))
-    processor = WindowFinalProcessor(FinalSpec(state, keyed.schema, step.window))
-    final = context.stateful(keyed, [ROWPARTITION], processor, keyed.schema)
-    return final.drop(KEY_BYTES)
+    keyed = rows.withColumn(KEY_BYTES, key_bytes(context, formats, schema.key))
+    processor = WindowFinalProcessor(FinalSpec(state, keyed.schema, window, suppress=suppress))
+    return context.stateful(keyed, [ROWPARTITION], processor, keyed.schema).drop(KEY_BYTES)
 
 
 @builds(ss.TableSuppressV1)
 def table_suppress_v1(context: BuildContext, step: ss.TableSuppressV1, source: Built) -> Built:
     """Kafka Streams' suppress buffer over a windowed table's changes (ksqlDB before 0.28)."""
     from qtt.runtime.operators.stateful import state_name
-    from qtt.runtime.operators.windows import FinalSpec, WindowFinalProcessor
 
     # a projection carries the window bounds for the sink's key, not as the pseudo columns
-    keyed = (
-        source.df.withColumn(KEY_BYTES, key_bytes(context, step.internal_formats, source.schema.key))
-        .withColumn(WINDOWSTART, col(WINDOW_START))
-        .withColumn(WINDOWEND, col(WINDOW_END))
-    )
-    processor = WindowFinalProcessor(FinalSpec(state_name(step.context), keyed.schema, step.window, suppress=True))
-    final = context.stateful(keyed, [ROWPARTITION], processor, keyed.schema)
-    return Built(final.drop(KEY_BYTES, WINDOWSTART, WINDOWEND), source.schema)
+    bounded = source.df.withColumn(WINDOWSTART, col(WINDOW_START)).withColumn(WINDOWEND, col(WINDOW_END))
+    state = state_name(step.context)
+    held = _held_until_closed(context, bounded, step.internal_formats, source.schema, step.window, state, suppress=True)
+    return Built(held.drop(WINDOWSTART, WINDOWEND), source.schema)
 
 
 @builds(s.StreamAggregateV1)

@@ -103,6 +103,8 @@ class _Reader:
     def __init__(self, deserializer: Any, snapshot: RegistrySnapshot) -> None:
         self.deserializer = deserializer
         self.snapshot = snapshot
+        #: writer schema id -> its parsed schema when it holds Connect's map entries, else None
+        self.entry_writers: dict[int, Any] = {}
 
     def __call__(self, data: bytes, context: Any) -> Any:
         datum = self.deserializer(data, context)
@@ -111,16 +113,18 @@ class _Reader:
             if writer is not None:
                 return avro_schema.root_value(datum, parsed(writer.schema))
         elif isinstance(datum, Mapping | list):
-            writer = self.snapshot.by_id(int.from_bytes(data[1:5], "big"))
-            if writer is not None and _writes_map_entries(writer.schema):
-                return avro_schema.maps_from_entries(datum, parsed(writer.schema))
+            schema = self._entry_writer(int.from_bytes(data[1:5], "big"))
+            if schema is not None:
+                return avro_schema.maps_from_entries(datum, schema)
         return datum
 
-
-@cache
-def _writes_map_entries(text: str) -> bool:
-    """Whether a registered schema holds a map as Kafka Connect's array of entries (cached per schema)."""
-    return _MAP_ENTRY in text
+    def _entry_writer(self, schema_id: int) -> Any:
+        """The writer schema if it holds a map as Kafka Connect's array of entries (looked up once per id)."""
+        if schema_id not in self.entry_writers:
+            writer = self.snapshot.by_id(schema_id)
+            holds = writer is not None and _MAP_ENTRY in writer.schema
+            self.entry_writers[schema_id] = parsed(writer.schema) if holds and writer is not None else None
+        return self.entry_writers[schema_id]
 
 
 @cache

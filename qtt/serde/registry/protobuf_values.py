@@ -16,6 +16,7 @@ import datetime as dt
 import decimal
 import math
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from qtt.errors import SerdeError
@@ -75,6 +76,7 @@ def fill(message: Any, plain: Any, path: str) -> None:
             setattr(message, field.name, _scalar(value, field, where))
 
 
+@cache
 def _is_connect_entry(field: Any) -> bool:
     """A repeated message of exactly ``key`` and ``value`` fields named ``...Entry``: a map as
     Kafka Connect writes it (protobuf's own map fields are told by :func:`_is_map`)."""
