@@ -114,9 +114,23 @@ def test_a_join_of_5_5_keeps_the_implicit_rowkey_as_its_key_and_each_side_s_copy
         assert copy_ in [x.alias for x in side.select_expressions]
 
 
-def test_a_step_without_qtt_semantics_is_untranslatable_and_names_itself() -> None:
-    with pytest.raises(Untranslatable, match="ksqlDB step tableSelectKeyV1: qtt has no step with its semantics"):
+def test_a_table_re_keyed_by_another_column_is_untranslatable_and_names_the_step() -> None:
+    with pytest.raises(Untranslatable, match="tableSelectKeyV1: re-keying a table by other than its own key"):
         _translate(*_read("parcels_-_depots_by_city"))
+
+
+def test_a_joined_table_re_keyed_by_its_own_key_into_the_join_s_key_format_is_read_as_it_is() -> None:
+    plan, spec = _read("parcels_-_parcels_routed_to_their_depot_city")
+    before = _query_steps(_translate(copy.deepcopy(plan), spec))
+    aliased = plan["plan"][2]["queryPlan"]["physicalPlan"]["source"]["source"]["rightSource"]
+    aliased["source"] = {
+        "@type": "tableSelectKeyV1",
+        "properties": {"queryContext": "RightSourceKeyed"},
+        "internalFormats": aliased["internalFormats"],
+        "keyExpression": ["NAME"],
+        "source": aliased["source"],
+    }
+    assert _query_steps(_translate(plan, spec)) == before
 
 
 def test_a_suppression_after_the_projection_is_qtt_s_suppress_step_over_every_change() -> None:

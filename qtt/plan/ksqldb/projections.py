@@ -177,3 +177,19 @@ def stream_select_key_v1(context: StepContext, raw: Mapping[str, Any], sources: 
 @translates("streamSelectKeyV2")
 def stream_select_key_v2(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     return _select_key(context, raw, sources)
+
+
+@translates("tableSelectKeyV1")
+def table_select_key_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    """A table re-keyed by its own key columns, in order: how ksqlDB moves a joined table into
+    the join's key format (a key format, or a registry key schema, of the other side). The keys
+    and rows are the table's own, and qtt compares keys as values, so the join reads the table
+    as it is. A re-key by anything else has no qtt step."""
+    (source,) = sources
+    texts = raw["keyExpression"]
+    texts = [texts] if isinstance(texts, str) else list(texts)
+    expressions = [typed(text, source, "PARTITION BY") for text in texts]
+    own_keys = [e.ColumnRef(name=c.name, sql_type=c.type) for c in source.schema.key]
+    if expressions != own_keys:
+        raise Untranslatable(raw["@type"], "re-keying a table by other than its own key columns")
+    return source
