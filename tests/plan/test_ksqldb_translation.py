@@ -227,3 +227,21 @@ def test_a_re_key_by_a_struct_field_names_the_key_after_the_field_when_ksqldb_re
     raw = {"properties": {"queryContext": "LeftSourceKeyed"}}
     assert key_names(StepContext(query_id="CSAS_OUT_0"), raw, [field]) == ["DEPOT"]
     assert key_names(StepContext(query_id="CSAS_OUT_0"), raw, [column, call]) == ["ID", "KSQL_COL_1"]
+
+
+def test_a_table_function_becomes_qtt_s_flat_map_with_ksqldb_s_synthesised_column() -> None:
+    steps = _query_steps(_translate(*_read("parcels_-_items_of_each_shipment")))
+    flat_map = next(x for x in steps if isinstance(x, s.StreamFlatMapV1))
+    (call,) = flat_map.table_functions
+    assert call.alias == "KSQL_SYNTH_0"
+    assert isinstance(call.expression, e.Call) and call.expression.name == "EXPLODE"
+    project = next(x for x in steps if isinstance(x, s.StreamSelectV1))
+    assert [(x.alias, type(x.expression).__name__) for x in project.select_expressions][1] == ("ITEM", "ColumnRef")
+
+
+def test_a_table_function_that_is_not_a_call_does_not_translate() -> None:
+    plan, spec = _read("parcels_-_items_of_each_shipment")
+    flat_map = plan["plan"][1]["queryPlan"]["physicalPlan"]["source"]["source"]
+    flat_map["tableFunctions"] = ["ITEMS"]
+    with pytest.raises(Untranslatable, match="streamFlatMapV1: a table function that is not a call: ITEMS"):
+        _translate(plan, spec)

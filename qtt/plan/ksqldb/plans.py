@@ -8,7 +8,14 @@ from typing import Any
 
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource
 from qtt.plan.ir import steps as s
-from qtt.plan.ksqldb import aggregations, fields, joins, projections, sources  # noqa: F401  (register translators)
+from qtt.plan.ksqldb import (  # noqa: F401  (register translators)
+    aggregations,
+    fields,
+    joins,
+    projections,
+    sources,
+    table_functions,
+)
 from qtt.plan.ksqldb.context import StepContext, Untranslatable, translate_step
 from qtt.plan.statements import PlannedCase
 
