@@ -245,3 +245,13 @@ def test_a_table_function_that_is_not_a_call_does_not_translate() -> None:
     flat_map["tableFunctions"] = ["ITEMS"]
     with pytest.raises(Untranslatable, match="streamFlatMapV1: a table function that is not a call: ITEMS"):
         _translate(plan, spec)
+
+
+@pytest.mark.parametrize("field", ["leftJoinExpression", "leftJoinColumnName"])
+def test_a_foreign_key_join_is_keyed_by_the_left_key_and_reads_its_foreign_key_over_the_left(field: str) -> None:
+    plan, spec = _read("parcels_-_orders_named_by_customer")
+    raw = plan["plan"][2]["queryPlan"]["physicalPlan"]["source"]["source"]
+    raw[field] = raw.pop("leftJoinExpression")  # the first releases named a column, later ones an expression
+    join = next(x for x in _query_steps(_translate(plan, spec)) if isinstance(x, js.ForeignKeyTableTableJoinV1))
+    assert (join.join_type, join.key_col_name) == ("LEFT", "O_ID")
+    assert join.left_join_expression == e.ColumnRef(name="O_CUSTOMER", sql_type=t.STRING)

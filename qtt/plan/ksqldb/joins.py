@@ -19,6 +19,7 @@ from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, VALUE, Column, LogicalSchema
 from qtt.plan.ksqldb import fields
 from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, query_context, translates
+from qtt.plan.ksqldb.expressions import typed
 
 #: the implicit key column of a source before ksqlDB 0.10 named its keys
 ROWKEY = "ROWKEY"
@@ -139,3 +140,29 @@ def table_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: l
         key_col_name=key_name,
     )
     return Translated(step, schema, is_table=True, window=left.window)
+
+
+@translates("fkTableTableJoinV1")
+def fk_table_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
+    """A foreign-key join: ``leftJoinColumnName`` (its first releases) or ``leftJoinExpression`` over
+    the left table names the right table's key. The result is keyed by the left table's key
+    columns, then the left values and the right key and values, as ksqlDB's schema lists them."""
+    left, right = sources
+    text = raw.get("leftJoinExpression") or raw.get("leftJoinColumnName")
+    if not text or not left.schema.key:
+        raise Untranslatable(raw["@type"], "without a foreign-key expression or a left key")
+    step = js.ForeignKeyTableTableJoinV1(
+        context=query_context(raw),
+        left_source=left.step,
+        right_source=right.step,
+        join_type=_join_type(raw),
+        key_col_name=left.schema.key[0].name,
+        left_join_expression=typed(str(text), left, "JOIN"),
+        internal_formats=fields.formats(raw["formats"]),
+    )
+    keys = {c.name for c in left.schema.key}
+    values: dict[str, Column] = {}
+    for c in (*left.schema.value, *right.schema.key, *right.schema.value):
+        if c.name not in keys:
+            values.setdefault(c.name, Column(c.name, c.type, VALUE))
+    return Translated(step, LogicalSchema((*left.schema.key, *values.values())), is_table=True)
