@@ -120,6 +120,11 @@ class Format(ABC):
             msg = f"{self.name} does not support the following configs: [{', '.join(sorted(unknown))}]"
             raise StatementError(msg)
 
+    def writer_version_for(self, columns: Sequence[SerdeColumn]) -> int:
+        """The version of this format's writer a new plan takes for these columns: the newest
+        whose bytes for them differ from the first writer's, else 1 (see ``FormatInfo``)."""
+        return 1
+
     def unsupported_type_message(self, base: str, column: SerdeColumn) -> str:
         """ksqlDB's message for a column whose type this format cannot hold."""
         return f"The '{self.name}' format does not support type '{base}'"

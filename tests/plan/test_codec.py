@@ -148,3 +148,14 @@ def test_a_value_of_the_wrong_json_type_says_what_was_expected(value: object, go
     assert raised.value.file == "plan.json"
     assert raised.value.path == "$.statements[0].ddlCommand.formats"
     assert str(raised.value).endswith(f"expected an object, got {got}")
+
+
+def test_a_format_of_qtt_s_first_writer_has_no_writer_version_and_a_later_one_keeps_its_own() -> None:
+    from qtt.plan.ir.steps import FormatInfo, Formats
+
+    first = Formats(key_format=FormatInfo(format="KAFKA"), value_format=FormatInfo(format="AVRO"))
+    assert codec.converter().unstructure(first)["valueFormat"] == {"format": "AVRO", "properties": {}}
+    second = Formats(key_format=FormatInfo(format="KAFKA"), value_format=FormatInfo(format="AVRO", writer_version=2))
+    written = codec.converter().unstructure(second)
+    assert written["valueFormat"]["writerVersion"] == 2
+    assert codec.converter().structure(written, Formats) == second

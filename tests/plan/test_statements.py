@@ -626,3 +626,15 @@ def test_the_default_key_format_replaces_an_inherited_none() -> None:
 def test_a_decimal_wider_than_sparks_is_an_unsupported_feature(sql: str) -> None:
     with pytest.raises(UnsupportedFeatureError, match=r"Spark's decimals hold at most 38 digits"):
         plan_statements(parse_statements(sql))
+
+
+def test_a_new_plan_takes_the_avro_writer_that_writes_maps_as_ksqldb_does_only_where_a_map_is() -> None:
+    planned = plan(
+        "CREATE STREAM S (K STRING KEY, M MAP<STRING, INT>, N INT) WITH (kafka_topic='s', format='AVRO');",
+        "CREATE STREAM J (K STRING KEY, M MAP<STRING, INT>) WITH (kafka_topic='j', value_format='JSON');",
+        "CREATE STREAM OUTPUT AS SELECT K, N FROM S;",
+    )
+    formats = {name: source.formats for name, source in planned.sources.items()}
+    assert (formats["S"].key_format.writer_version, formats["S"].value_format.writer_version) == (1, 2)
+    assert formats["J"].value_format.writer_version == 1  # JSON has one writer
+    assert formats["OUTPUT"].value_format.writer_version == 1  # no map left: the bytes never differed

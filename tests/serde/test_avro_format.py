@@ -170,3 +170,43 @@ def test_a_decimal_schema_without_its_precision_takes_a_value_at_its_scale() -> 
     from qtt.serde.registry.avro_schema import datum_for_schema
 
     assert datum_for_schema(65.21, {"type": "bytes", "logicalType": "decimal", "scale": 2}) == Decimal("65.21")
+
+
+STOCK = (
+    SerdeColumn("LEVELS", t.Map(t.STRING, t.INTEGER)),
+    SerdeColumn("BINS", t.Array(t.Map(t.STRING, t.Struct((t.Field("ROW", t.INTEGER),))))),
+)
+
+
+def test_the_second_writer_writes_a_map_as_connect_s_map_entries_where_the_first_wrote_an_avro_map() -> None:
+    assert AVRO.writer_version_for(STOCK) == 2
+    assert AVRO.writer_version_for(PRICE) == 1  # no map: the bytes are the first writer's
+    first = json.loads(AVRO.schema_text(STOCK, is_key=False, properties={}, unwrapped=False))
+    assert first["fields"][0]["type"] == ["null", {"type": "map", "values": ["null", "int"]}]
+    second = json.loads(AVRO.schema_text(STOCK, is_key=False, properties={}, unwrapped=False, writer_version=2))
+    levels, bins = (field["type"][1] for field in second["fields"])
+    assert levels == {
+        "type": "array",
+        "items": {
+            "type": "record",
+            "name": "KsqlDataSourceSchema_LEVELS",
+            "fields": [
+                {"name": "key", "type": ["null", "string"], "default": None},
+                {"name": "value", "type": ["null", "int"], "default": None},
+            ],
+            "connect.internal.type": "MapEntry",
+        },
+        "connect.name": "io.confluent.ksql.avro_schemas.KsqlDataSourceSchema_LEVELS",
+    }
+    nested_value = bins["items"][1]["items"]["fields"][1]["type"][1]
+    assert nested_value["name"] == "KsqlDataSourceSchema_BINS_MapValue"
+
+    registry = Registry()
+    registered = registry.register("t-value", "AVRO", json.dumps(second))
+    side = _side(False, registry.snapshot())
+    row = ({"nails": 4, "bolts": None}, [{"a": (2,)}])  # a struct is a tuple of its fields
+    data = AVRO.serializer(STOCK, **side)(row)
+    assert data is not None and data[:5] == b"\x00" + registered.schema_id.to_bytes(4, "big")
+    written = fastavro.schemaless_reader(io.BytesIO(data[5:]), fastavro.parse_schema(second))
+    assert written["LEVELS"] == [{"key": "nails", "value": 4}, {"key": "bolts", "value": None}]
+    assert AVRO.deserializer(STOCK, **side)(data) == row

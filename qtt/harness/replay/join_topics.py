@@ -60,7 +60,13 @@ class JoinTopic:
         layout = Layout(
             columns=columns, is_key=True, properties=info.properties, features=frozenset(self.formats.key_features)
         )
-        text = format_.schema_text(columns, is_key=True, properties=info.properties, unwrapped=is_unwrapped(layout))
+        text = format_.schema_text(
+            columns,
+            is_key=True,
+            properties=info.properties,
+            unwrapped=is_unwrapped(layout),
+            writer_version=info.writer_version,
+        )
         return format_.schema_type, text
 
 

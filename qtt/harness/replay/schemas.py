@@ -201,7 +201,11 @@ def register_statement_schemas(registry: Registry, plan: s.Plan) -> None:
                 columns=serde_columns, is_key=is_key, properties=info.properties, features=frozenset(features)
             )
             text = format_.schema_text(
-                serde_columns, is_key=is_key, properties=info.properties, unwrapped=is_unwrapped(layout)
+                serde_columns,
+                is_key=is_key,
+                properties=info.properties,
+                unwrapped=is_unwrapped(layout),
+                writer_version=info.writer_version,
             )
             registry.register(subject, format_.schema_type, text)
 

@@ -6,6 +6,7 @@ sink's from its WITH clause or its source. Every check reproduces ksqlDB's messa
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -213,7 +214,19 @@ def finish_formats(
     features = value_features(config, properties, schema, value_info.format)
     validate_format(key_info, schema.key, is_key=True)
     validate_format(value_info, schema.value, is_key=False)
-    return s.Formats(key_format=key_info, value_format=value_info, value_features=features)
+    return s.Formats(
+        key_format=with_writer_version(key_info, schema.key),
+        value_format=with_writer_version(value_info, schema.value),
+        value_features=features,
+    )
+
+
+def with_writer_version(info: s.FormatInfo, columns: Sequence[Column]) -> s.FormatInfo:
+    """``info`` with the version of qtt's writer a new plan takes for these columns."""
+    if info.format not in SUPPORTED_FORMATS:
+        return info
+    version = get_format(info.format).writer_version_for([SerdeColumn(c.name, c.type) for c in columns])
+    return dataclasses.replace(info, writer_version=version)
 
 
 def value_features(

@@ -36,7 +36,7 @@ from qtt.plan.ir.depth import (
 )
 from qtt.plan.ir.expressions import Expression
 from qtt.plan.ir.schema import LogicalSchema
-from qtt.plan.ir.steps import DdlCommand, ExecutionStep, Formats, Plan, StatementPlan
+from qtt.plan.ir.steps import DdlCommand, ExecutionStep, FormatInfo, Formats, Plan, StatementPlan
 from qtt.plan.ir.tagged import Tagged
 from qtt.plan.ir.type_text import read_type
 from qtt.serde.excerpt import json_value
@@ -153,6 +153,11 @@ def converter() -> cattrs.Converter:
     conv.register_unstructure_hook_func(lambda tp: isinstance(tp, type) and issubclass(tp, t.SqlType), str)
     conv.register_structure_hook(LogicalSchema, lambda v, _: _parse_schema(v))
     conv.register_unstructure_hook(LogicalSchema, str)
+    # a format written by qtt's first writer has no "writerVersion" key, as ksqlDB's FormatInfo
+    format_info = _unstructure_fn(conv, FormatInfo)
+    conv.register_unstructure_hook(
+        FormatInfo, lambda value: {k: v for k, v in format_info(value).items() if k != "writerVersion" or v != 1}
+    )
     # as ksqlDB's KeyFormat: a topic without windowed keys has no "window" key at all
     formats = _unstructure_fn(conv, Formats)
     conv.register_unstructure_hook(

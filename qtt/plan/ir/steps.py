@@ -22,10 +22,19 @@ EMPTY: Mapping[str, object] = MappingProxyType({})
 
 @dataclass(frozen=True, kw_only=True)
 class FormatInfo:
-    """A serialization format and its properties (``{"delimiter": "|"}`` for DELIMITED)."""
+    """A serialization format and its properties (``{"delimiter": "|"}`` for DELIMITED).
+
+    ``writer_version`` is the version of qtt's writer of the format that the plan was made
+    with, where a later writer writes other bytes for the same rows (AVRO 2: a MAP as Kafka
+    Connect's array of map entries, as ksqlDB writes it; 1: as an Avro map). The planner
+    writes the newest version only where the columns make the bytes differ, so other plans
+    keep their shape; a plan made before a writer changed keeps the old writer. The JSON form
+    leaves out version 1 (:mod:`qtt.plan.ir.codec`).
+    """
 
     format: str
     properties: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    writer_version: int = 1
 
 
 @dataclass(frozen=True, kw_only=True)

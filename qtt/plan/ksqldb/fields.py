@@ -20,6 +20,7 @@ from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.planner.window_planner import window_expression
 from qtt.serde.interface import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
+from qtt.serde.registry.avro_format import MAP_ENTRIES_WRITER
 from qtt.sql import ast
 from qtt.sql.ast_parts import TIME_UNITS_MS
 from qtt.sql.parser import parse_window
@@ -51,7 +52,9 @@ def schema(text: str) -> LogicalSchema:
 
 def format_info(raw: Mapping[str, Any]) -> s.FormatInfo:
     properties = {k: str(v) for k, v in (raw.get("properties") or {}).items()}
-    return s.FormatInfo(format=raw["format"], properties=MappingProxyType(properties))
+    # ksqlDB's AVRO writer is Kafka Connect's AvroData: a MAP is an array of map entries
+    writer = MAP_ENTRIES_WRITER if raw["format"] == "AVRO" else 1
+    return s.FormatInfo(format=raw["format"], properties=MappingProxyType(properties), writer_version=writer)
 
 
 def formats(raw: Mapping[str, Any], window: s.WindowInfo | None = None) -> s.Formats:

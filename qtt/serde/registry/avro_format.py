@@ -14,6 +14,10 @@ from qtt.serde.registry import avro_schema
 from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
 from qtt.serde.registry.schema_registry import RegisteredSchema, RegistrySnapshot
 
+#: the AVRO writer that writes a MAP as Kafka Connect does for ksqlDB (whose map keys are
+#: optional strings): an array of ``MapEntry`` records; the first wrote an Avro map
+MAP_ENTRIES_WRITER = 2
+
 
 class AvroFormat(RegistryFormat):
     """AVRO: rows as Avro records named ``io.confluent.ksql.avro_schemas.KsqlDataSourceSchema``."""
@@ -30,9 +34,15 @@ class AvroFormat(RegistryFormat):
             raise StatementError(msg)
         avro_schema.check_avro_names(layout.columns)
 
-    def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
+    def writer_version_for(self, columns: Sequence[SerdeColumn]) -> int:
+        return MAP_ENTRIES_WRITER if any(avro_schema.holds_map(c.type) for c in columns) else 1
+
+    def schema_text(
+        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool, writer_version: int = 1
+    ) -> str:
         full_name = properties.get(FULL_SCHEMA_NAME) or avro_schema.DEFAULT_FULL_NAME
-        schema = avro_schema.avro_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
+        map_entries = writer_version >= MAP_ENTRIES_WRITER
+        schema = avro_schema.avro_schema_for(columns, full_name=full_name, unwrapped=unwrapped, map_entries=map_entries)
         return json.dumps(schema, separators=(",", ":"))
 
     def infer_columns(

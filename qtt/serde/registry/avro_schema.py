@@ -76,14 +76,35 @@ def check_avro_names(columns: Sequence[SerdeColumn]) -> None:
         walk(column.type)
 
 
-def avro_schema_for(columns: Sequence[SerdeColumn], *, full_name: str, unwrapped: bool) -> Any:
-    """The Avro schema (JSON-ready) ksqlDB registers for these columns."""
+def avro_schema_for(
+    columns: Sequence[SerdeColumn], *, full_name: str, unwrapped: bool, map_entries: bool = False
+) -> Any:
+    """The Avro schema (JSON-ready) ksqlDB registers for these columns.
+
+    With ``map_entries``, a MAP is what Kafka Connect's ``AvroData`` makes of ksqlDB's maps,
+    whose keys are optional strings: an array of records named after the map's path, of an
+    optional ``key`` and ``value`` (``connect.internal.type: MapEntry``). Without, qtt's first
+    writer's Avro map.
+    """
     if unwrapped:
-        return _type_schema(columns[0].type, full_name, optional=False)
-    return _record(full_name, [(c.name, c.type) for c in columns])
+        return _type_schema(columns[0].type, full_name, optional=False, map_entries=map_entries)
+    return _record(full_name, [(c.name, c.type) for c in columns], map_entries=map_entries)
 
 
-def _record(full_name: str, fields: Sequence[tuple[str, t.SqlType]], enclosing: str = "") -> dict[str, Any]:
+def holds_map(type_: t.SqlType) -> bool:
+    """Whether a MAP is ``type_`` or anywhere inside it."""
+    if isinstance(type_, t.Map):
+        return True
+    if isinstance(type_, t.Array):
+        return holds_map(type_.element)
+    if isinstance(type_, t.Struct):
+        return any(holds_map(f.type) for f in type_.fields)
+    return False
+
+
+def _record(
+    full_name: str, fields: Sequence[tuple[str, t.SqlType]], enclosing: str = "", *, map_entries: bool = False
+) -> dict[str, Any]:
     namespace, _, name = full_name.rpartition(".")
     record: dict[str, Any] = {"type": "record", "name": name}
     if namespace != enclosing:
@@ -92,7 +113,7 @@ def _record(full_name: str, fields: Sequence[tuple[str, t.SqlType]], enclosing: 
     record["fields"] = [
         {
             "name": field_name.replace(".", "_"),
-            "type": _type_schema(type_, f"{full_name}_{field_name}", enclosing=namespace),
+            "type": _type_schema(type_, f"{full_name}_{field_name}", enclosing=namespace, map_entries=map_entries),
             "default": None,
         }
         for field_name, type_ in fields
@@ -101,7 +122,9 @@ def _record(full_name: str, fields: Sequence[tuple[str, t.SqlType]], enclosing: 
     return record
 
 
-def _type_schema(type_: t.SqlType, path_name: str, *, optional: bool = True, enclosing: str = "") -> Any:
+def _type_schema(
+    type_: t.SqlType, path_name: str, *, optional: bool = True, enclosing: str = "", map_entries: bool = False
+) -> Any:
     schema: Any
     base = type_.base
     if base in _PRIMITIVES:
@@ -120,14 +143,31 @@ def _type_schema(type_: t.SqlType, path_name: str, *, optional: bool = True, enc
             "logicalType": "decimal",
         }
     elif isinstance(type_, t.Array):
-        schema = {"type": "array", "items": _type_schema(type_.element, path_name, enclosing=enclosing)}
+        items = _type_schema(type_.element, path_name, enclosing=enclosing, map_entries=map_entries)
+        schema = {"type": "array", "items": items}
+    elif isinstance(type_, t.Map) and map_entries:
+        schema = _map_entries(type_, path_name, enclosing)
     elif isinstance(type_, t.Map):
         schema = {"type": "map", "values": _type_schema(type_.value, f"{path_name}_MapValue", enclosing=enclosing)}
     elif isinstance(type_, t.Struct):
-        schema = _record(path_name, [(f.name, f.type) for f in type_.fields], enclosing)
+        schema = _record(path_name, [(f.name, f.type) for f in type_.fields], enclosing, map_entries=map_entries)
     else:  # pragma: no cover - every SQL type is handled above
         raise StatementError(f"The 'AVRO' format does not support type '{base}'")
     return ["null", schema] if optional else schema
+
+
+def _map_entries(type_: t.Map, path_name: str, enclosing: str) -> dict[str, Any]:
+    namespace, _, name = path_name.rpartition(".")
+    entry: dict[str, Any] = {"type": "record", "name": name}
+    if namespace != enclosing:
+        entry["namespace"] = namespace
+    value = _type_schema(type_.value, f"{path_name}_MapValue", enclosing=namespace, map_entries=True)
+    entry["fields"] = [
+        {"name": "key", "type": _type_schema(type_.key, f"{path_name}_MapKey", enclosing=namespace), "default": None},
+        {"name": "value", "type": value, "default": None},
+    ]
+    entry["connect.internal.type"] = "MapEntry"  # Connect names the array, not its entry record
+    return {"type": "array", "items": entry, "connect.name": path_name}
 
 
 # ---- inference: Avro types -> SQL types

@@ -45,7 +45,9 @@ class JsonSrFormat(RegistryFormat):
             msg = "JSON only supports MAP types with STRING keys"
             raise StatementError(msg)
 
-    def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
+    def schema_text(
+        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool, writer_version: int = 1
+    ) -> str:
         full_name = properties.get(FULL_SCHEMA_NAME) or None
         schema = jst.json_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
         return json.dumps(schema, separators=(",", ":"))

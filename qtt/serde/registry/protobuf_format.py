@@ -55,7 +55,9 @@ class ProtobufFormat(RegistryFormat):
             msg = f"Schema is not compatible with Protobuf: '{name}' is not a valid Protobuf field name"
             raise StatementError(msg)
 
-    def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
+    def schema_text(
+        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool, writer_version: int = 1
+    ) -> str:
         return ps.proto_schema_for(
             columns,
             full_name=properties.get(FULL_SCHEMA_NAME),

@@ -59,8 +59,11 @@ class RegistryFormat(Format):
     # ---- what a subclass supplies
 
     @abstractmethod
-    def schema_text(self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool) -> str:
-        """The schema ksqlDB registers for these columns."""
+    def schema_text(
+        self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool, writer_version: int = 1
+    ) -> str:
+        """The schema ksqlDB registers for these columns, as the plan's version of qtt's writer
+        makes it (``FormatInfo.writer_version``)."""
 
     @abstractmethod
     def infer_columns(
