@@ -261,3 +261,19 @@ def test_ksqldb_s_avro_formats_take_the_writer_that_writes_maps_as_connect_s_ent
     raw = {"keyFormat": {"format": "KAFKA"}, "valueFormat": {"format": "AVRO"}}
     formats = fields.formats(raw)
     assert (formats.key_format.writer_version, formats.value_format.writer_version) == (1, 2)
+
+
+def test_a_having_of_an_early_release_deletes_only_a_group_that_had_passed() -> None:
+    plan, spec = _read("parcels_-_weight_per_depot")
+    project = plan["plan"][1]["queryPlan"]["physicalPlan"]["source"]
+    assert project["source"]["@type"] == "streamAggregateV1"
+    project["source"] = {
+        "@type": "tableFilterV1",
+        "properties": {"queryContext": "Aggregate/HavingFilter"},
+        "filterExpression": "(KSQL_AGG_VARIABLE_0 > 10)",
+        "source": project["source"],
+    }
+    spec["version"] = "6.0.0"  # before KAFKA-10077, and still: an aggregate sends the filter its old rows
+    steps = _query_steps(_translate(plan, spec))
+    assert any(isinstance(x, s.TableFilterV2) for x in steps)
+    assert not any(isinstance(x, s.TableFilterV1) for x in steps)

@@ -5,10 +5,11 @@ A ksqlDB select lists value columns only; the source's key columns pass through,
 output column, so the key columns are added as references to the source's keys.
 
 ksqlDB's table filter changed under its step version: until 6.0 (Kafka Streams before
-KAFKA-10077) a row that fails the filter deletes its key; from 6.1 a key is deleted only if
-its previous row passed. Over an aggregate (``HAVING``), the later semantics are qtt's
-:class:`~qtt.plan.ir.steps.TableFilterV2`; over any other table,
-:class:`~qtt.plan.ir.steps.TableFilterV3`.
+KAFKA-10077) a row of a source table that fails the filter deletes its key; from 6.1 a key is
+deleted only if its previous row passed. An aggregate (``HAVING``) and a join send the filter
+their old rows in every release, so over them a key is deleted only if its previous row passed:
+qtt's :class:`~qtt.plan.ir.steps.TableFilterV2` (over a join from 6.1,
+:class:`~qtt.plan.ir.steps.TableFilterV3`, as over any other table).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from qtt.plan.analysis.analyzer import ScopeColumn
 from qtt.plan.ir import expressions as e
+from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, VALUE, Column, LogicalSchema
 from qtt.plan.ksqldb import fields
@@ -111,10 +113,14 @@ def table_filter_v1(context: StepContext, raw: Mapping[str, Any], sources: list[
     predicate = condition(raw["filterExpression"], source)
     where = query_context(raw)
     step: s.ExecutionStep
-    if context.release_tuple < _FILTER_REMEMBERS_FROM:
-        step = s.TableFilterV1(context=where, source=source.step, filter_expression=predicate)
-    elif isinstance(source.step, s.AggregateStep):
+    if isinstance(source.step, s.AggregateStep) or (
+        isinstance(source.step, js.JoinStep) and context.release_tuple < _FILTER_REMEMBERS_FROM
+    ):
+        # an aggregate's and a join's table send the filter their old rows (before KAFKA-10077
+        # too), so a failing row deletes only a key whose previous row passed
         step = s.TableFilterV2(context=where, source=source.step, filter_expression=predicate)
+    elif context.release_tuple < _FILTER_REMEMBERS_FROM:
+        step = s.TableFilterV1(context=where, source=source.step, filter_expression=predicate)
     else:
         step = s.TableFilterV3(context=where, source=source.step, filter_expression=predicate)
     return dataclasses.replace(source, step=step, is_table=True)
