@@ -80,3 +80,15 @@ def test_import_ksqldb_refuses_a_path_without_ksqldb_plans(capsys: pytest.Captur
 
     assert main(["import-ksqldb", str(OURS)]) == 2
     assert "holds no ksqlDB historical plan folder" in capsys.readouterr().err
+
+
+def test_the_spec_s_numbers_read_exact_as_a_case_file_s_do(tmp_path: Path) -> None:
+    from decimal import Decimal
+
+    folder = tmp_path / "case" / "7.1.0_1700000000001"
+    shutil.copytree(PLANS / "parcels_-_heavy_parcels" / "7.1.0_1700000000001", folder)
+    text = (folder / "spec.json").read_text().replace('"WEIGHT": 12', '"WEIGHT": 12345678987654321.2345678987654321')
+    (folder / "spec.json").write_text(text)
+    (first, second, *_) = read_folder(folder).spec["testCase"]["inputs"]
+    assert second["value"]["WEIGHT"] == Decimal("12345678987654321.2345678987654321")  # not a double's 17 digits
+    assert first["value"]["WEIGHT"] == 4 and isinstance(first["value"]["WEIGHT"], int)

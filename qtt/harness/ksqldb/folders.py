@@ -16,6 +16,7 @@ from typing import Any
 
 from qtt.errors import PlanFileError
 from qtt.harness.historical import plan_store
+from qtt.serde import values
 
 PLAN_FILE, SPEC_FILE = "plan.json", "spec.json"
 
@@ -85,10 +86,11 @@ def ksqldb_folders(path: Path) -> list[Path]:
 def read_folder(path: Path) -> KsqldbFolder:
     """Read one folder; a file that is missing or not JSON is a PlanFileError naming it."""
     documents = []
-    for name in (PLAN_FILE, SPEC_FILE):
+    # the spec's records hold numbers as a case file does: exact, whatever their digits
+    for name, reader in ((PLAN_FILE, json.loads), (SPEC_FILE, values.loads)):
         file = path / name
         try:
-            documents.append(json.loads(file.read_text(encoding="utf-8")))
+            documents.append(reader(file.read_text(encoding="utf-8")))
         except (OSError, ValueError) as error:
             raise PlanFileError(f"{file}: cannot be read as JSON: {error}", file=str(file)) from None
     plan, spec = documents
