@@ -277,3 +277,16 @@ def test_a_having_of_an_early_release_deletes_only_a_group_that_had_passed() -> 
     steps = _query_steps(_translate(plan, spec))
     assert any(isinstance(x, s.TableFilterV2) for x in steps)
     assert not any(isinstance(x, s.TableFilterV1) for x in steps)
+
+
+def test_a_join_that_names_no_key_takes_the_rowkey_ksqldb_recorded_even_over_a_side_re_keyed_by_a_column() -> None:
+    plan, spec = _read("parcels_-_parcels_routed_to_their_depot_city")
+    join = plan["plan"][2]["queryPlan"]["physicalPlan"]["source"]["source"]
+    del join["keyColName"]  # as before 0.10, where every key was ROWKEY
+    query_id = plan["plan"][2]["queryPlan"]["queryId"]
+    spec["schemas"][f"{query_id}.Join"] = {"schema": "`ROWKEY` STRING KEY, `P_DEPOT` STRING, `P_ID` STRING"}
+    translated = next(x for x in _query_steps(_translate(plan, spec)) if isinstance(x, js.StreamTableJoinV1))
+    assert translated.key_col_name == "ROWKEY"
+    del spec["schemas"][f"{query_id}.Join"]  # nothing recorded: the left side's key names it
+    translated = next(x for x in _query_steps(_translate(plan, spec)) if isinstance(x, js.StreamTableJoinV1))
+    assert translated.key_col_name == "P_DEPOT"

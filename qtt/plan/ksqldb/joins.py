@@ -64,8 +64,10 @@ def keyed_by_copy(side: Translated) -> Translated:
     return dataclasses.replace(side, step=rekeyed, schema=LogicalSchema(columns))
 
 
-def _joined(raw: Mapping[str, Any], left: Translated, right: Translated) -> tuple[str, LogicalSchema]:
-    key_name = raw.get("keyColName")
+def _joined(
+    context: StepContext, raw: Mapping[str, Any], left: Translated, right: Translated
+) -> tuple[str, LogicalSchema]:
+    key_name = raw.get("keyColName") or _recorded_key_name(context, raw)
     if not key_name:
         key_name = left.schema.key[0].name if len(left.schema.key) == 1 else None
     if key_name is None:
@@ -83,6 +85,14 @@ def _joined(raw: Mapping[str, Any], left: Translated, right: Translated) -> tupl
     return key_name, LogicalSchema((Column(key_name, key_type, KEY), *values.values()))
 
 
+def _recorded_key_name(context: StepContext, raw: Mapping[str, Any]) -> str | None:
+    """The key ksqlDB recorded for a join that names none (before 0.10 it is ``ROWKEY``, even
+    over a side re-keyed by a value column, whose key qtt names after the column)."""
+    recorded = context.recorded_schema(query_context(raw))
+    keys = fields.schema(recorded).key if recorded is not None else ()
+    return keys[0].name if len(keys) == 1 and keys[0].name == ROWKEY else None
+
+
 def _join_type(raw: Mapping[str, Any]) -> str:
     join_type = _JOIN_TYPES.get(str(raw["joinType"]).upper())
     if join_type is None:
@@ -93,7 +103,7 @@ def _join_type(raw: Mapping[str, Any]) -> str:
 @translates("streamTableJoinV1")
 def stream_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     left, right = (keyed_by_copy(side) for side in sources)
-    key_name, schema = _joined(raw, left, right)
+    key_name, schema = _joined(context, raw, left, right)
     step = js.StreamTableJoinV1(
         context=query_context(raw),
         left_source=_renamed_repartition(left.step, "Join"),
@@ -108,7 +118,7 @@ def stream_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: 
 @translates("streamStreamJoinV1")
 def stream_stream_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     left, right = (keyed_by_copy(side) for side in sources)
-    key_name, schema = _joined(raw, left, right)
+    key_name, schema = _joined(context, raw, left, right)
     common: dict[str, Any] = {
         "context": query_context(raw),
         "left_source": left.step,
@@ -131,7 +141,7 @@ def stream_stream_join_v1(context: StepContext, raw: Mapping[str, Any], sources:
 @translates("tableTableJoinV1")
 def table_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     left, right = (keyed_by_copy(side) for side in sources)
-    key_name, schema = _joined(raw, left, right)
+    key_name, schema = _joined(context, raw, left, right)
     step = js.TableTableJoinV1(
         context=query_context(raw),
         left_source=left.step,
