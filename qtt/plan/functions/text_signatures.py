@@ -44,7 +44,7 @@ FUNCTIONS: list[Function] = [
     fn("REGEXP_REPLACE", sig([STRING, STRING, STRING], STRING)),
     fn("REGEXP_SPLIT_TO_ARRAY", sig([STRING, STRING], t.Array(STRING))),
     fn("SPLIT_TO_MAP", sig([STRING, STRING, STRING], t.Map(STRING, STRING))),
-    fn("UUID", sig([], STRING)),
+    fn("UUID", sig([], STRING), sig([BYTES], STRING)),
     # --------------------------------------------------------------- bytes
     fn("TO_BYTES", sig([STRING, STRING], BYTES), constant_args=[1]),
     fn("FROM_BYTES", sig([BYTES, STRING], STRING), constant_args=[1]),

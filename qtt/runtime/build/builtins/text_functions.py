@@ -51,7 +51,12 @@ def _chr(expr: e.Call, args: Sequence[Column]) -> Column:
 
 @implements("UUID")
 def _uuid(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.call_function("uuid")
+    if not args:
+        return F.call_function("uuid")
+    # UUID(bytes): 16 bytes as java.util.UUID prints them (lower-case hex, 8-4-4-4-12); other lengths are null
+    digits = F.lower(F.hex(args[0]))
+    groups = [F.substring(digits, start, length) for start, length in ((1, 8), (9, 4), (13, 4), (17, 4), (21, 12))]
+    return F.when(F.octet_length(args[0]) == 16, F.concat_ws("-", *groups))
 
 
 # ---------------------------------------------------------------------------- masks
