@@ -320,8 +320,9 @@ def render(figures: Figures) -> str:
     for kind, section in figures.sections.items():
         lines.append(row(f"median per {kind} (n={section.count})", _median(section.seconds)))
         for group, values in sorted(section.groups.items()):
-            named = kind if kind.startswith(f"{group} ") else f"{group} {kind}"  # no "stateful stateful plan"
-            lines.append(row(f"  median per {named} (n={len(values)})", _median(values)))
+            if kind.startswith(f"{group} "):  # the section itself ("stateful" of the stateful plans)
+                continue
+            lines.append(row(f"  median per {group} {kind} (n={len(values)})", _median(values)))
         lines.append(f"  {kind + 's per minute':<44} {section.per_minute:8.2f}")
         lines.append(row(f"wall time for all {kind}s", section.wall, ratio=False))
         lines.append("  statuses: " + ", ".join(f"{v} {k}" for k, v in sorted(section.statuses.items())))

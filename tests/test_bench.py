@@ -90,4 +90,6 @@ def test_render_compares_the_restored_median_with_the_stateful_one() -> None:
     restored.add(_result("passed", 6.0, True))
     text = bench.render(figures)
     assert "median per restored checkpoint (n=1)" in text
+    # the stateful plans' own "stateful" group is the section itself: one line, not two
+    assert text.count("median per stateful plan") == 1
     assert "restored checkpoint / stateful plan median" in text and " 1.50 x" in text
