@@ -1,8 +1,9 @@
 """Every function of ksqlDB's function reference: its name, kind and section.
 
 The list follows ksqlDB's reference pages (``docs/developer-guide/ksqldb-reference/``:
-``scalar-functions.md``, ``aggregate-functions.md``, ``table-functions.md``, and the current
-pages on docs.confluent.io for functions added later). ``tests/plan/test_function_reference.py``
+``scalar-functions.md``, ``aggregate-functions.md``, ``table-functions.md``, the current
+pages on docs.confluent.io for functions added later, and the UDFs of ksqlDB's sources that
+the pages do not list: ``JSON_ITEMS``, ``MD5``). ``tests/plan/test_function_reference.py``
 checks that each name has a signature, a runtime implementation and a case in ``cases/``.
 
 ``CAST``, ``ARRAY[...]`` and ``MAP(...)`` are in the scalar reference but are syntax in
@@ -53,7 +54,7 @@ REFERENCE: tuple[ReferenceFunction, ...] = (
         "JSON_CONCAT JSON_KEYS JSON_RECORDS TO_JSON_STRING INITCAP INSTR LCASE LEN LPAD "
         "MASK MASK_KEEP_LEFT MASK_KEEP_RIGHT MASK_LEFT MASK_RIGHT REPLACE REGEXP_EXTRACT "
         "REGEXP_EXTRACT_ALL REGEXP_REPLACE REGEXP_SPLIT_TO_ARRAY RPAD SPLIT SPLIT_TO_MAP SUBSTRING "
-        "TO_BYTES TRIM UCASE UUID LTRIM RTRIM",
+        "TO_BYTES TRIM UCASE UUID LTRIM RTRIM JSON_ITEMS MD5",
     ),
     *_section("scalar", "Bytes", "BIGINT_FROM_BYTES DOUBLE_FROM_BYTES INT_FROM_BYTES"),
     *_section("scalar", "Nulls", "COALESCE IFNULL NULLIF"),

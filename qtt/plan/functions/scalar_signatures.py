@@ -124,6 +124,7 @@ _FUNCTION_LIST: list[Function] = [
     fn("TRIM", sig([STRING], STRING)),
     fn("LTRIM", sig([STRING], STRING)),
     fn("RTRIM", sig([STRING], STRING)),
+    fn("MD5", sig([STRING], STRING)),
     fn("LEN", sig([STRING], INT), sig([BYTES], INT)),
     fn("INITCAP", sig([STRING], STRING)),
     fn(

@@ -57,6 +57,7 @@ FUNCTIONS: list[Function] = [
     fn("JSON_CONCAT", sig([STRING], STRING, variadic=True)),
     fn("JSON_KEYS", sig([STRING], t.Array(STRING))),
     fn("JSON_RECORDS", sig([STRING], t.Map(STRING, STRING))),
+    fn("JSON_ITEMS", sig([STRING], t.Array(STRING))),
     fn("JSON_ARRAY_CONTAINS", sig([STRING, T], BOOLEAN)),
     fn("TO_JSON_STRING", sig([T], STRING)),
     # --------------------------------------------------------------- URLs

@@ -47,6 +47,11 @@ def _json_records(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.udf(java_json.json_records, _RECORDS, useArrow=True)(args[0])
 
 
+@implements("JSON_ITEMS")
+def _json_items(expr: e.Call, args: Sequence[Column]) -> Column:
+    return F.udf(java_json.json_items, _STRINGS, useArrow=True)(args[0])
+
+
 @implements("JSON_CONCAT")
 def _json_concat(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.udf(java_json.json_concat, st.StringType(), useArrow=True)(*args)

@@ -65,6 +65,12 @@ def _ltrim(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.regexp_replace(args[0], rf"^{_JAVA_SPACE}+", "")
 
 
+@implements("MD5")
+def _md5(expr: e.Call, args: Sequence[Column]) -> Column:
+    # DigestUtils.md5Hex(String): the UTF-8 bytes' digest in lower-case hex, as Spark's md5
+    return F.md5(args[0])
+
+
 @implements("RTRIM")
 def _rtrim(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.regexp_replace(args[0], rf"{_JAVA_SPACE}+$", "")

@@ -122,6 +122,15 @@ def json_records(text: str | None) -> dict[str, str] | None:
     return {k: v if isinstance(v, str) else write(v) for k, v in value.items()}
 
 
+def json_items(text: str | None) -> list[str] | None:
+    """JSON_ITEMS: each element of a top-level array as its JSON text (a string quoted, as
+    Jackson's ``JsonNode.toString``), else null."""
+    value = _parse_or_none(text)
+    if not isinstance(value, list):
+        return None
+    return [write(item) for item in value]
+
+
 def json_concat(*texts: str | None) -> str | None:
     """JSON_CONCAT with PostgreSQL's ``||`` rules: objects merge (last wins), else arrays concatenate."""
     values = []
