@@ -163,3 +163,13 @@ def test_simple_date_patterns() -> None:
 def test_signatures_describe_themselves() -> None:
     signature = fns.FUNCTIONS["ARRAY_CONTAINS"].signatures[0]
     assert signature.describe() == "(ARRAY<T>, T)"
+
+
+def test_a_string_is_read_as_a_time_type_only_where_no_overload_takes_the_string() -> None:
+    resolved = fns.resolve("UNIX_DATE", [t.STRING])
+    assert resolved.param_types == (t.DATE,)  # the analyzer casts the argument, as CAST does
+    assert fns.resolve("FORMAT_TIMESTAMP", [t.STRING, t.STRING]).param_types[0] == t.TIMESTAMP
+    text = fn("SHOWN", sig([t.STRING], t.STRING), sig([t.TIMESTAMP], t.BIGINT))
+    assert match_signature(text, [t.STRING]).return_type == t.STRING  # the exact overload wins
+    with pytest.raises(StatementError, match=r"Function 'ABS' does not accept parameters \(STRING\)"):
+        fns.resolve("ABS", [t.STRING])  # numbers are never parsed from text

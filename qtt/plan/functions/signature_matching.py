@@ -122,6 +122,17 @@ def widens_to(source: t.SqlType, target: t.SqlType) -> bool:
     return False
 
 
+#: the time types a STRING argument is read as when no signature takes the STRING itself
+#: (ksqlDB's ``SqlBaseType.canImplicitlyCast``: the text is parsed as ``CAST`` parses it)
+_TEXT_AS_TIME = frozenset(["DATE", "TIME", "TIMESTAMP"])
+
+
+def casts_to(source: t.SqlType, target: t.SqlType) -> bool:
+    """Whether ksqlDB converts a function argument of ``source`` to a parameter of ``target``:
+    numeric widening, and a STRING read as a DATE, TIME or TIMESTAMP."""
+    return widens_to(source, target) or (source.base == "STRING" and target.base in _TEXT_AS_TIME)
+
+
 def widening_cost(source: t.SqlType, target: t.SqlType) -> int:
     """How many widening steps (INTEGER -> BIGINT -> DECIMAL -> DOUBLE) ``source`` takes to ``target``."""
     if source == target or source.base not in _WIDENING or target.base not in _WIDENING:
@@ -194,8 +205,8 @@ def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], 
         raise _NoMatch
     if actual == pattern:
         return 0
-    if widen and widens_to(actual, pattern):
-        return widening_cost(actual, pattern)
+    if widen and casts_to(actual, pattern):
+        return max(widening_cost(actual, pattern), 1)
     raise _NoMatch
 
 
@@ -254,7 +265,8 @@ NULL_TYPE_MESSAGE = (
 def match_signature(function: Function, arg_types: Sequence[t.SqlType], written: str | None = None) -> Resolved:
     """Pick the signature of ``function`` that fits ``arg_types``.
 
-    Exact matches win; otherwise the signature that needs the least numeric widening.
+    Exact matches win; otherwise the signature that needs the least numeric widening (a STRING
+    read as a time type costs one step).
     ``written`` is the name as the statement spelled it, for the message.
 
     Raises:
