@@ -43,7 +43,6 @@ from qtt.plan.functions.signature_matching import (
     ANY_DECIMAL,
     ArrayOf,
     Function,
-    K,
     MapOf,
     Resolved,
     T,
@@ -215,9 +214,10 @@ _FUNCTION_LIST: list[Function] = [
         sig([ArrayOf(T), STRING], STRING),
         checks=[primitive_elements("ARRAY_JOIN")],
     ),
-    fn("MAP_KEYS", sig([MapOf(K, V)], ArrayOf(K))),
-    fn("MAP_VALUES", sig([MapOf(K, V)], ArrayOf(V))),
-    fn("MAP_UNION", sig([MapOf(K, V), MapOf(K, V)], MapOf(K, V))),
+    # ksqlDB's UDFs take Map<String, T>: a map of other keys fits no signature
+    fn("MAP_KEYS", sig([MapOf(STRING, V)], ArrayOf(STRING))),
+    fn("MAP_VALUES", sig([MapOf(STRING, V)], ArrayOf(V))),
+    fn("MAP_UNION", sig([MapOf(STRING, V), MapOf(STRING, V)], MapOf(STRING, V))),
     fn("ENTRIES", *(sig([MapOf(STRING, v), BOOLEAN], entries_type) for v in _ENTRY_VALUES)),
     fn(
         "GENERATE_SERIES",
