@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.errors import StatementError
 from qtt.plan.ir import steps as s
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.sql import parse_statements
@@ -146,12 +146,10 @@ def test_a_non_literal_init_parameter_is_named_in_the_message() -> None:
     assert "Parameter 2 passed to function TOPK must be a literal constant, but was expression: 'CELSIUS'" in message
 
 
-def test_collect_map_over_session_windows_is_a_named_skip() -> None:
+def test_collect_map_is_not_a_ksqldb_function() -> None:
     maps = "CREATE STREAM M (K STRING KEY, V MAP<STRING, INT>) WITH (kafka_topic='m', value_format='JSON');"
-    plan(maps, "CREATE TABLE T AS SELECT K, COLLECT_MAP(V) AS C FROM M WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY K;")
-    with pytest.raises(UnsupportedFeatureError) as raised:
-        plan(maps, "CREATE TABLE T AS SELECT K, COLLECT_MAP(V) AS C FROM M WINDOW SESSION (1 SECOND) GROUP BY K;")
-    assert "COLLECT_MAP over session windows" in raised.value.feature
+    message = fails(maps, "CREATE TABLE T AS SELECT K, COLLECT_MAP(V) AS C FROM M GROUP BY K;")
+    assert "Can't find any functions with the name 'COLLECT_MAP'" in message
 
 
 def test_topk_with_additional_columns_returns_structs_named_as_ksqldb_names_them() -> None:

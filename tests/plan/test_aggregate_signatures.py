@@ -245,9 +245,15 @@ def test_every_aggregate_in_the_table_resolves_or_is_a_named_unsupported_feature
         assert resolved.name == name
 
 
-@pytest.mark.parametrize("name", ["SUM_LIST", "COLLECT_MAP", "ATTR"])
+@pytest.mark.parametrize("name", ["SUM_LIST", "ATTR"])
 def test_aggregates_beyond_the_reference_page_are_in_the_table(name: str) -> None:
     assert is_aggregate(name)
+
+
+def test_an_aggregate_only_persisted_plans_hold_is_an_unknown_function_to_the_planner() -> None:
+    assert not is_aggregate("COLLECT_MAP")  # ksqlDB never merged it
+    with pytest.raises(StatementError, match="Can't find any functions with the name 'COLLECT_MAP'"):
+        resolve_aggregate("COLLECT_MAP", [t.Map(t.STRING, t.INTEGER)], [N])
 
 
 @pytest.mark.parametrize("name", ["STDDEV_POP", "VAR_SAMP", "VAR_POP"])

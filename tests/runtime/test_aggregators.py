@@ -445,7 +445,8 @@ def test_topk_with_additional_columns_orders_by_the_sort_value_and_keeps_ties_in
 
 
 def test_collect_map_keeps_the_latest_value_of_each_key() -> None:
-    udaf = udaf_for(agg("COLLECT_MAP", t.Map(t.STRING, t.INTEGER)))
+    levels = t.Map(t.STRING, t.INTEGER)  # no longer planned (not ksqlDB's), run for persisted plans
+    udaf = udaf_for(Aggregate("COLLECT_MAP", (levels,), (), levels, levels))
     assert run(udaf, [{"a": 1}, None, {"b": 2, "a": 3}]) == [{"a": 1}, {"a": 1}, {"a": 3, "b": 2}]
 
 
@@ -495,7 +496,7 @@ def test_every_supported_aggregate_has_an_implementation() -> None:
         udaf = udaf_for(aggregate)
         udaf.result(udaf.initial())
         implemented.add(name)
-    assert len(implemented) == 19
+    assert len(implemented) == 18
 
 
 def test_udafs_do_not_import_pyspark(modules_loaded_by: Callable[..., set[str]]) -> None:

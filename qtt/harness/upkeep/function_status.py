@@ -35,7 +35,9 @@ knows beyond the stored reference page; for each, the signatures qtt resolves an
 - **partly**: the signatures marked *skipped* are ksqlDB's, and a call that resolves to one is
   a skip naming the feature;
 - **skipped**: qtt knows the function and skips a case that calls it, naming the feature;
-- **syntax**: qtt parses it as its own expression, not as a function call.
+- **syntax**: qtt parses it as its own expression, not as a function call;
+- **refused**: not a ksqlDB function: a call is ksqlDB's `Can't find any functions with the
+  name ...`, and qtt runs it only in the plans persisted when its planner resolved one.
 
 In a signature, `T` is any type the arguments share, `X...` any number of arguments of type X
 and `ANY...` any number of further arguments of any type.
@@ -52,7 +54,9 @@ def render() -> str:
     for function in REFERENCE:
         sections.setdefault(function.section, []).append(function)
     listed = {function.name for function in REFERENCE}
-    extra = sorted(aggregate_signatures.AGGREGATE_NAMES - listed)
+    extra = sorted(
+        (aggregate_signatures.AGGREGATE_NAMES | set(aggregate_signatures.PERSISTED_ONLY_AGGREGATES)) - listed
+    )
     if extra:
         sections["Aggregates beyond the stored reference page"] = [
             ReferenceFunction(name, "aggregate", "Aggregates beyond the stored reference page") for name in extra
@@ -74,6 +78,9 @@ def _status(function: ReferenceFunction) -> tuple[str, list[str]]:
         return "supported", [f"`{text}`" for text in TABLE_FUNCTIONS[function.name].alternatives]
     if function.kind == "aggregate":
         texts, unsupported = aggregate_signatures.overload_texts(function.name)
+        why = aggregate_signatures.PERSISTED_ONLY_AGGREGATES.get(function.name)
+        if why is not None:
+            return f"refused: {why}", [f"`{text}`" for text in texts]
         if unsupported is not None:
             return f"skipped: {unsupported}", []
         return "supported", [f"`{text}`" for text in texts]

@@ -123,12 +123,16 @@ class _Spec:
         table: ksqlDB implements it as a ``TableUdaf`` (it can undo a value), so it may
             aggregate a table.
         unsupported: for a ksqlDB aggregate qtt does not run yet, the feature to name.
+        persisted_only: for an aggregate ksqlDB does not have that qtt once planned, why: a
+            call is ksqlDB's unknown-function error, and the runtime runs it for the plans
+            persisted with it.
     """
 
     overloads: tuple[_Overload, ...]
     build: _Build
     table: bool = False
     unsupported: str | None = None
+    persisted_only: str | None = None
 
 
 def _one(*bases: str) -> tuple[_Overload, ...]:
@@ -270,13 +274,17 @@ _SPECS: dict[str, _Spec] = {
     "HISTOGRAM": _Spec(_one("STRING"), _histogram, table=True),
     "CORRELATION": _Spec((_Overload(("DOUBLE", "DOUBLE")),), _correlation, table=True),
     "ATTR": _Spec(_one("ANY"), _attr, table=True),
-    # In ksqlDB's source (CollectMapUdaf), not in its reference: the planner refuses it over
-    # session windows, whose merge ksqlDB leaves unfinished (it returns null).
-    "COLLECT_MAP": _Spec(_one("MAP"), _same),
+    "COLLECT_MAP": _Spec(
+        _one("MAP"),
+        _same,
+        persisted_only="a ksqlDB proposal that was never merged (confluentinc/ksql#8903)",
+    ),
 }
 
-#: Every aggregate name, run or not: what makes a function call an aggregate.
-AGGREGATE_NAMES = frozenset(_SPECS)
+#: Every aggregate name ksqlDB has, run or not: what makes a function call an aggregate.
+AGGREGATE_NAMES = frozenset(name for name, spec in _SPECS.items() if spec.persisted_only is None)
+#: Aggregates ksqlDB does not have whose calls persisted plans hold, and why qtt planned them.
+PERSISTED_ONLY_AGGREGATES = {name: spec.persisted_only for name, spec in _SPECS.items() if spec.persisted_only}
 #: Aggregates ksqlDB implements as ``TableUdaf`` (they can undo a value).
 TABLE_AGGREGATES = frozenset(name for name, spec in _SPECS.items() if spec.table)
 #: Aggregates qtt runs; the runtime has an implementation for exactly these.
@@ -351,7 +359,7 @@ def resolve_aggregate(
     """
     upper = name.upper()
     spec = _SPECS.get(upper)
-    if spec is None:
+    if spec is None or spec.persisted_only is not None:
         msg = f"Can't find any functions with the name '{upper}'."
         raise StatementError(msg)
     if spec.unsupported is not None:

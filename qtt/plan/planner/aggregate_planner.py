@@ -245,9 +245,6 @@ class AggregationPlanner:
         else:
             step = s.StreamGroupByV1(context="Aggregate/GroupBy", source=step, group_by_expressions=group_selects)
             if window is not None:
-                if window.type == "SESSION" and any(c.function == "COLLECT_MAP" for c in self.calls):
-                    feature = "COLLECT_MAP over session windows (ksqlDB's merge of sessions is unfinished)"
-                    raise UnsupportedFeatureError(feature)
                 step = s.StreamWindowedAggregateV1(
                     context="Aggregate/Aggregate",
                     source=step,
