@@ -266,7 +266,11 @@ _SPECS: dict[str, _Spec] = {
         _top("TOPK"),
     ),
     "TOPKDISTINCT": _Spec(
-        tuple(_Overload((b,), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING", "DECIMAL")),
+        # BYTES and the time types too, as ksqlDB has since confluentinc/ksql#9202
+        tuple(
+            _Overload((b,), (t.INTEGER,))
+            for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING", "DECIMAL", "BYTES", "DATE", "TIME", "TIMESTAMP")
+        ),
         _top("TOPKDISTINCT"),
     ),
     "STDDEV_SAMP": _Spec(_one(*_NUMERIC), _stddev, table=True),
