@@ -34,8 +34,8 @@ from qtt.plan.ddl.with_properties import CONFIG_DEFAULT_KEY_FORMAT
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.serde import get_format
-from qtt.serde.interface import INFERRED_KEY_FORMATS, UNWRAPPED_KEY_FORMATS, Layout, SerdeColumn
-from qtt.serde.registry.registry_format import RegistryFormat, is_unwrapped
+from qtt.serde.interface import INFERRED_KEY_FORMATS, UNWRAPPED_KEY_FORMATS, SerdeColumn
+from qtt.serde.registry.registry_format import RegistryFormat
 
 #: ksqlDB's test driver's service id, unless a case sets ``ksql.service.id``
 DEFAULT_SERVICE_ID = "some.ksql.service.id"
@@ -56,15 +56,11 @@ class JoinTopic:
         format_ = get_format(info.format)
         if not isinstance(format_, RegistryFormat) or not format_.uses_registry:
             return None
-        columns = (SerdeColumn(self.key_name, self.key_type),)
-        layout = Layout(
-            columns=columns, is_key=True, properties=info.properties, features=frozenset(self.formats.key_features)
-        )
-        text = format_.schema_text(
-            columns,
+        text = format_.registered_schema_text(
+            (SerdeColumn(self.key_name, self.key_type),),
             is_key=True,
             properties=info.properties,
-            unwrapped=is_unwrapped(layout),
+            features=self.formats.key_features,
             writer_version=info.writer_version,
         )
         return format_.schema_type, text

@@ -22,8 +22,8 @@ from qtt.harness.cases.model import TopicSpec
 from qtt.plan.ddl.schema_inference import TopicSchema
 from qtt.plan.ir import steps as s
 from qtt.serde import get_format
-from qtt.serde.interface import Layout, SerdeColumn
-from qtt.serde.registry.registry_format import SCHEMA_ID, RegistryFormat, is_unwrapped
+from qtt.serde.interface import SerdeColumn
+from qtt.serde.registry.registry_format import SCHEMA_ID, RegistryFormat
 from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, SchemaReference, subject_for
 
 #: a case file's topic format -> the registry's schema type
@@ -196,15 +196,11 @@ def register_statement_schemas(registry: Registry, plan: s.Plan) -> None:
             subject = subject_for(command.topic, is_key=is_key)
             if not always and registry.latest(subject) is not None:
                 continue
-            serde_columns = tuple(SerdeColumn(c.name, c.type) for c in columns)
-            layout = Layout(
-                columns=serde_columns, is_key=is_key, properties=info.properties, features=frozenset(features)
-            )
-            text = format_.schema_text(
-                serde_columns,
+            text = format_.registered_schema_text(
+                [SerdeColumn(c.name, c.type) for c in columns],
                 is_key=is_key,
                 properties=info.properties,
-                unwrapped=is_unwrapped(layout),
+                features=features,
                 writer_version=info.writer_version,
             )
             registry.register(subject, format_.schema_type, text)

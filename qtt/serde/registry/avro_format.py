@@ -35,7 +35,7 @@ class AvroFormat(RegistryFormat):
         avro_schema.check_avro_names(layout.columns)
 
     def writer_version_for(self, columns: Sequence[SerdeColumn]) -> int:
-        return MAP_ENTRIES_WRITER if any(avro_schema.holds_map(c.type) for c in columns) else 1
+        return MAP_ENTRIES_WRITER if any(t.contains_map(c.type) for c in columns) else 1
 
     def schema_text(
         self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool, writer_version: int = 1

@@ -91,17 +91,6 @@ def avro_schema_for(
     return _record(full_name, [(c.name, c.type) for c in columns], map_entries=map_entries)
 
 
-def holds_map(type_: t.SqlType) -> bool:
-    """Whether a MAP is ``type_`` or anywhere inside it."""
-    if isinstance(type_, t.Map):
-        return True
-    if isinstance(type_, t.Array):
-        return holds_map(type_.element)
-    if isinstance(type_, t.Struct):
-        return any(holds_map(f.type) for f in type_.fields)
-    return False
-
-
 def _record(
     full_name: str, fields: Sequence[tuple[str, t.SqlType]], enclosing: str = "", *, map_entries: bool = False
 ) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from qtt import sqltypes as t
@@ -122,6 +122,26 @@ class RegistryFormat(Format):
         if full_name is not None and not full_name.strip():
             msg = f"fullSchemaName cannot be empty. Format configuration: {{fullSchemaName={full_name.strip()}}}"
             raise StatementError(msg)
+
+    def registered_schema_text(
+        self,
+        columns: Sequence[SerdeColumn],
+        *,
+        is_key: bool,
+        properties: Mapping[str, str],
+        features: Iterable[str],
+        writer_version: int = 1,
+    ) -> str:
+        """The schema ksqlDB registers for a topic's key or value of these columns, with the
+        serde features that decide whether a single column is written bare."""
+        layout = Layout(columns=tuple(columns), is_key=is_key, properties=properties, features=frozenset(features))
+        return self.schema_text(
+            layout.columns,
+            is_key=is_key,
+            properties=properties,
+            unwrapped=is_unwrapped(layout),
+            writer_version=writer_version,
+        )
 
     def schema_text_of(self, document: Any) -> str:
         """A schema as a case file writes it (JSON), as the registry holds it (text)."""
