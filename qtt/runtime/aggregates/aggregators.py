@@ -446,10 +446,9 @@ class _TopK(Udaf):
 
 
 class _CollectMap(Udaf):
-    """ksqlDB's CollectMapUdaf: every entry of the group's maps, a later value for a key winning.
-
-    Its ``ksql.functions.collect_map.limit`` is read but never applied in ksqlDB, so qtt has no
-    limit either. A null map adds nothing (ksqlDB's ``putAll`` of null fails the record).
+    """COLLECT_MAP, as ksqlDB's unmerged CollectMapUdaf proposal: every entry of the group's
+    maps, a later value for a key winning; a null map adds nothing. qtt's planner no longer
+    resolves it (it is no ksqlDB function); the plans persisted with it still run it.
     """
 
     def initial(self) -> Any:
@@ -462,7 +461,8 @@ class _CollectMap(Udaf):
         return entries
 
     def merge(self, first: Any, second: Any) -> Any:
-        # The planner refuses COLLECT_MAP over session windows, the only place merges happen.
+        # COLLECT_MAP is only in plans persisted when qtt planned it, never over session windows
+        # (the only place merges happen), which its planner refused.
         raise NotImplementedError("COLLECT_MAP never merges: ksqlDB's merge of sessions is unfinished")
 
     def result(self, acc: Any) -> Any:
