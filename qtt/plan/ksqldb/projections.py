@@ -150,12 +150,17 @@ def rekeyed_schema(source: Translated, keys: Sequence[s.SelectExpression]) -> Lo
     return LogicalSchema(tuple(Column(k.alias, k.expression.result_type, KEY) for k in keys) + tuple(unique))
 
 
+def _key_texts(raw: Mapping[str, Any]) -> list[str]:
+    """A re-key's ``keyExpression``: one text before several key columns, a list since."""
+    texts = raw["keyExpression"]
+    return [texts] if isinstance(texts, str) else list(texts)
+
+
 def _select_key(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     (source,) = sources
     if source.window is not None:
         raise Untranslatable(raw["@type"], "re-keying a windowed stream")
-    texts = raw["keyExpression"]
-    texts = [texts] if isinstance(texts, str) else list(texts)
+    texts = _key_texts(raw)
     if [text.strip().upper() for text in texts] == ["NULL"]:
         texts = []  # PARTITION BY NULL: no key column, every key null
     expressions = [typed(text, source, "PARTITION BY") for text in texts]
@@ -192,9 +197,7 @@ def table_select_key_v1(context: StepContext, raw: Mapping[str, Any], sources: l
     and rows are the table's own, and qtt compares keys as values, so the join reads the table
     as it is. A re-key by anything else has no qtt step."""
     (source,) = sources
-    texts = raw["keyExpression"]
-    texts = [texts] if isinstance(texts, str) else list(texts)
-    expressions = [typed(text, source, "PARTITION BY") for text in texts]
+    expressions = [typed(text, source, "PARTITION BY") for text in _key_texts(raw)]
     own_keys = [e.ColumnRef(name=c.name, sql_type=c.type) for c in source.schema.key]
     if expressions != own_keys:
         raise Untranslatable(raw["@type"], "re-keying a table by other than its own key columns")
