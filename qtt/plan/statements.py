@@ -267,9 +267,12 @@ class Planner:
                 return None
             msg = f"Source {statement.name} does not exist."
             raise StatementError(msg, hint=unknown_source_hint(statement.name, self.sources))
+        if existing.kind != statement.kind:
+            msg = f"Incompatible data source type is {existing.kind}, but statement was DROP {statement.kind}"
+            raise StatementError(msg)
         if statement.delete_topic and existing.is_source:
             msg = f"Cannot delete topic for read-only source: {statement.name}"
-            raise SqlError(msg)
+            raise StatementError(msg)
         readers = sorted({q.sink for q in self.running.values() if statement.name in q.sources} - {statement.name})
         if readers:
             msg = (
