@@ -147,7 +147,6 @@ _FUNCTION_LIST: list[Function] = [
         sig([STRING, STRING], t.Array(STRING)),
         sig([BYTES, BYTES], t.Array(BYTES)),
     ),
-    fn("REVERSE", sig([STRING], STRING)),
     fn("ELT", sig([INT, STRING], STRING, variadic=True)),
     fn("FIELD", sig([STRING, STRING], INT, variadic=True)),
     fn("EXTRACTJSONFIELD", sig([STRING, STRING], STRING)),

@@ -24,7 +24,6 @@ Impl = Callable[[e.Call, Sequence[Column]], Column]
 RENAMES: dict[str, Callable[..., Column]] = {
     "UCASE": F.upper,
     "LCASE": F.lower,
-    "REVERSE": F.reverse,
     "SQRT": F.sqrt,
     "CBRT": F.cbrt,
     "EXP": F.exp,
