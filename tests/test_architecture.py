@@ -177,7 +177,7 @@ LAYERS: dict[str, set[str]] = {
     "qtt.harness.replay": {"qtt.harness.cases"},
     "qtt.harness.historical": {"qtt.harness.cases", "qtt.harness.replay"},
     "qtt.harness.sqltests": {"qtt.harness.cases", "qtt.harness.replay"},
-    "qtt.harness.upkeep": {"qtt.harness.cases", "qtt.harness.historical"},
+    "qtt.harness.upkeep": {"qtt.harness.cases", "qtt.harness.replay", "qtt.harness.historical"},
     "qtt.harness.ksqldb": {"qtt.harness.cases", "qtt.harness.replay", "qtt.harness.historical"},
 }
 #: Modules at the top of the package that every layer may use: they import no other layer.

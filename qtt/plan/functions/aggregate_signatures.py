@@ -23,7 +23,13 @@ from typing import Any
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan.functions.names import shown_name
-from qtt.plan.functions.signature_matching import NULL_TYPE_MESSAGE, NullType, widening_cost, widens_to
+from qtt.plan.functions.signature_matching import (
+    NULL_TYPE_MESSAGE,
+    NullType,
+    note_resolution,
+    widening_cost,
+    widens_to,
+)
 
 
 class _NotLiteral:
@@ -373,14 +379,15 @@ def resolve_aggregate(
         raise ValueError(msg)
     if arg_types and isinstance(arg_types[0], NullType):
         raise StatementError(NULL_TYPE_MESSAGE)
-    matches = [m for o in spec.overloads if (m := _match(o, arg_types)) is not None]
+    matches = [(*m, o) for o in spec.overloads if (m := _match(o, arg_types)) is not None]
     if not matches:
         shown = ", ".join(str(a) for a in arg_types)
         label = shown_name(upper, written)
         options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
         msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg)
-    _, columns = min(matches, key=lambda m: m[0])
+    _, columns, overload = min(matches, key=lambda m: m[0])
+    note_resolution(overload.describe(upper))
     params = []
     for index in range(len(columns), len(arg_types)):
         value = literals[index]

@@ -9,7 +9,10 @@ that widens least wins, then the first one listed. The table of functions is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from qtt import sqltypes as t
@@ -298,9 +301,34 @@ def match_signature(function: Function, arg_types: Sequence[t.SqlType], written:
             raise StatementError(NULL_TYPE_MESSAGE)
         for check in function.checks:
             check(effective)
+        note_resolution(f"{name}{signature.describe()}")
         return Resolved(function, signature, tuple(concrete), returns)
     shown = ", ".join(str(a) for a in arg_types)
     name = shown_name(name, written)
     options = "\n".join(f"  {name}{s.describe()}" for s in function.signatures)
     msg = f"Function '{name}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
     raise StatementError(msg)
+
+
+#: the signatures resolved while :func:`observing_resolutions` is open, as text
+_resolutions: ContextVar[Counter[str] | None] = ContextVar("qtt_resolutions", default=None)
+
+
+@contextmanager
+def observing_resolutions() -> Iterator[Counter[str]]:
+    """Count every signature a call resolves to while the block runs, as text
+    (``ROUND(DECIMAL, INTEGER)``, ``MIN(DATE)``): scalar functions, lambda invocations and
+    aggregates (:mod:`qtt.harness.upkeep.signature_coverage` asks which have no case)."""
+    seen: Counter[str] = Counter()
+    token = _resolutions.set(seen)
+    try:
+        yield seen
+    finally:
+        _resolutions.reset(token)
+
+
+def note_resolution(signature: str) -> None:
+    """Tell the open :func:`observing_resolutions` block, if any, that a call resolved to ``signature``."""
+    seen = _resolutions.get()
+    if seen is not None:
+        seen[signature] += 1

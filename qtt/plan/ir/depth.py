@@ -13,6 +13,7 @@ far inside it.
 
 from __future__ import annotations
 
+import contextvars
 import re
 import sys
 import threading
@@ -46,11 +47,12 @@ def deep_call(fn: Callable[..., T], /, *args: object, **kwargs: object) -> T:
         return fn(*args, **kwargs)
     outcome: list[T] = []
     failure: list[BaseException] = []
+    caller = contextvars.copy_context()  # the worker sees the caller's context variables
 
     def run() -> None:
         _local.deep = True
         try:
-            outcome.append(fn(*args, **kwargs))
+            outcome.append(caller.run(fn, *args, **kwargs))
         except BaseException as e:
             failure.append(e)
 

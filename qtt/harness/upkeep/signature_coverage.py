@@ -1,0 +1,66 @@
+"""Which signatures of the dialect no case calls: every overload needs a case of its own.
+
+ksqlDB defines most functions over several type families (numbers, DATE, TIME, TIMESTAMP,
+BYTES, STRING); an overload that no case resolves to is one whose behaviour nothing pins.
+This plans every case under the given paths (no Spark) and lists each signature of the scalar
+table, of the lambda invocations and of the aggregates that no call resolved to.
+``tests/harness/test_signature_coverage.py`` keeps the list of ``cases/`` empty. Run it with
+``python -m qtt.harness.upkeep.signature_coverage cases``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from qtt.errors import QttError
+from qtt.plan.functions import aggregate_signatures, scalar_signatures
+from qtt.plan.functions.signature_matching import observing_resolutions
+
+#: ksqlDB's test-suite UDFs that qtt runs (:mod:`qtt.plan.functions.ksql_test_functions`):
+#: ksqlDB's own files exercise them, so no case of qtt's needs to
+TEST_UDFS = frozenset({"WHENCONDITION", "WHENRESULT", "BAD_UDF"})
+
+
+def signatures() -> set[str]:
+    """Every signature qtt resolves calls to, as text (``ROUND(DECIMAL, INTEGER)``)."""
+    scalar = {
+        f"{function.name}{signature.describe()}"
+        for function in scalar_signatures.FUNCTIONS.values()
+        if function.name not in TEST_UDFS
+        for signature in function.signatures
+        if signature.unsupported is None
+    }
+    aggregates = {
+        text
+        for name in aggregate_signatures.RUN_AGGREGATES - set(aggregate_signatures.PERSISTED_ONLY_AGGREGATES)
+        for text in aggregate_signatures.overload_texts(name)[0]
+    }
+    return scalar | aggregates
+
+
+def uncovered(paths: Sequence[str]) -> list[str]:
+    """The signatures that no case under ``paths`` calls, sorted."""
+    from qtt.harness.replay.runner import plan_variant
+    from qtt.harness.selection import load_variants
+
+    variants, _ = load_variants(paths)
+    with observing_resolutions() as seen:
+        for variant in variants:
+            try:
+                plan_variant(variant)
+            except QttError:  # a case that expects an error still resolved what came before it
+                continue
+    return sorted(signatures() - set(seen))
+
+
+def main(argv: Sequence[str]) -> int:
+    missing = uncovered(argv or ["cases"])
+    for signature in missing:
+        print(signature)
+    print(f"{len(missing)} signature(s) without a case", file=sys.stderr)
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
