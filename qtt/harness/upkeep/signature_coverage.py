@@ -3,7 +3,8 @@
 ksqlDB defines most functions over several type families (numbers, DATE, TIME, TIMESTAMP,
 BYTES, STRING); an overload that no case resolves to is one whose behaviour nothing pins.
 This plans every case under the given paths (no Spark) and lists each signature of the scalar
-table, of the lambda invocations and of the aggregates that no call resolved to.
+table, of the lambda invocations and of the aggregates that no call resolved to, and each pair
+of base types of ksqlDB's CAST table that no ``CAST`` converts between.
 ``tests/harness/test_signature_coverage.py`` keeps the list of ``cases/`` empty. Run it with
 ``python -m qtt.harness.upkeep.signature_coverage cases``.
 """
@@ -14,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from qtt.errors import QttError
+from qtt.plan.analysis.coercion import cast_pairs
 from qtt.plan.functions import aggregate_signatures, scalar_signatures
 from qtt.plan.functions.signature_matching import observing_resolutions
 
@@ -23,7 +25,8 @@ TEST_UDFS = frozenset({"WHENCONDITION", "WHENRESULT", "BAD_UDF"})
 
 
 def signatures() -> set[str]:
-    """Every signature qtt resolves calls to, as text (``ROUND(DECIMAL, INTEGER)``)."""
+    """Every signature qtt resolves calls to, as text (``ROUND(DECIMAL, INTEGER)``), and every
+    pair of types ksqlDB's CAST converts between (``CAST(BIGINT AS INTEGER)``)."""
     scalar = {
         f"{function.name}{signature.describe()}"
         for function in scalar_signatures.FUNCTIONS.values()
@@ -36,7 +39,7 @@ def signatures() -> set[str]:
         for name in aggregate_signatures.RUN_AGGREGATES - set(aggregate_signatures.PERSISTED_ONLY_AGGREGATES)
         for text in aggregate_signatures.overload_texts(name)[0]
     }
-    return scalar | aggregates
+    return scalar | aggregates | set(cast_pairs())
 
 
 def uncovered(paths: Sequence[str]) -> list[str]:

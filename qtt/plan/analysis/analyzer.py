@@ -20,6 +20,7 @@ from qtt.plan.analysis.case_types import case_type
 from qtt.plan.analysis.coercion import (
     arithmetic_type,
     can_cast,
+    cast_text,
     coerce_null,
     common_type,
     comparable,
@@ -32,7 +33,7 @@ from qtt.plan.analysis.lambda_calls import is_lambda_function, resolve_lambda_ca
 from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, can_coerce, convert
 from qtt.plan.functions import scalar_signatures as fns
 from qtt.plan.functions.aggregate_signatures import is_aggregate
-from qtt.plan.functions.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType
+from qtt.plan.functions.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType, note_resolution
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir.schema import WINDOW_BOUNDS as _WINDOW_BOUNDS
 from qtt.sql import ast
@@ -463,6 +464,7 @@ class Analyzer:
         operand = coerce_null(operand, node.type)
         if operand.result_type == node.type:
             return operand
+        note_resolution(cast_text(operand.result_type.base, node.type.base))
         return e.Cast(operand=operand, sql_type=node.type)
 
     # ------------------------------------------------------------------ constructors

@@ -132,6 +132,16 @@ _CASTS: dict[str, frozenset[str]] = {
 }
 
 
+def cast_pairs() -> list[str]:
+    """Every source and target base type pair of ksqlDB's CAST, as :func:`cast_text` names it."""
+    return [cast_text(source, target) for source, targets in _CASTS.items() for target in sorted(targets)]
+
+
+def cast_text(source: str, target: str) -> str:
+    """A CAST between two base types, as text: ``CAST(BIGINT AS INTEGER)``."""
+    return f"CAST({source} AS {target})"
+
+
 def can_cast(source: t.SqlType, target: t.SqlType) -> bool:
     """Whether ksqlDB's CAST supports ``source`` to ``target`` (element and field types too)."""
     if isinstance(source, NullType) or source == target:
