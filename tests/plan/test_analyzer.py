@@ -318,3 +318,19 @@ def test_aggregates_need_an_aggregating_clause() -> None:
 def test_every_aggregate_in_the_table_is_an_aggregate_to_the_analyzer(name: str) -> None:
     with pytest.raises(StatementError, match=f"Aggregate functions are not allowed in WHERE: {name}"):
         analyze(f"{name}(I) > 0", "WHERE")
+
+
+# ---------------------------------------------------------------------------- decimal arithmetic
+
+
+def test_a_decimal_result_wider_than_spark_is_a_skip_not_a_narrower_type() -> None:
+    assert type_of("X * X") == t.Decimal(9, 4)
+    with pytest.raises(UnsupportedFeatureError, match=r"DECIMAL\(41, 20\): Spark's decimals hold at most 38"):
+        analyze("CAST(X AS DECIMAL(20, 10)) * CAST(X AS DECIMAL(20, 10))")
+
+
+@pytest.mark.parametrize("op", ["/", "%"])
+def test_decimal_division_inside_a_lambda_is_a_skip(op: str) -> None:
+    with pytest.raises(UnsupportedFeatureError, match=f"DECIMAL {op} inside a lambda"):
+        analyze(f"TRANSFORM(ARRAY[X], v => v {op} 2)")
+    assert type_of("TRANSFORM(ARRAY[X], v => v * 2)") == t.Array(t.Decimal(15, 2))

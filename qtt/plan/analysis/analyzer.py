@@ -27,6 +27,7 @@ from qtt.plan.analysis.coercion import (
     decimal_literal_type,
     implicit_cast,
     is_null_literal,
+    unsupported_arithmetic,
     unsupported_cast,
 )
 from qtt.plan.analysis.lambda_calls import is_lambda_function, resolve_lambda_call
@@ -283,11 +284,10 @@ class Analyzer:
     @visit.register
     def visit_Arithmetic(self, node: ast.Arithmetic) -> e.Expression:
         left, right = self.visit(node.left), self.visit(node.right)
-        lt, rt = left.result_type, right.result_type
-        if isinstance(lt, NullType) and isinstance(rt, NullType):
+        if isinstance(left.result_type, NullType) and isinstance(right.result_type, NullType):
             msg = f"Arithmetic on types NULL and NULL are not supported: {format_expr(node)}"
             raise StatementError(msg, line=_line(node), column=_col(node))
-        left, right = coerce_null(left, rt), coerce_null(right, lt)
+        left, right = coerce_null(left, right.result_type), coerce_null(right, left.result_type)
         lt, rt = left.result_type, right.result_type
         if node.op == "+" and lt == t.STRING and rt == t.STRING:
             return e.Call(name="CONCAT", args=(left, right), sql_type=t.STRING)
@@ -295,6 +295,8 @@ class Analyzer:
         if result is None:
             msg = f"Error processing expression: {format_expr(node)}. Unsupported arithmetic types. {lt} {rt}"
             raise StatementError(msg, line=_line(node), column=_col(node))
+        if (problem := unsupported_arithmetic(node.op, result, in_lambda=bool(self.lambda_vars))) is not None:
+            raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
         return e.Arithmetic(op=node.op, left=left, right=right, sql_type=result)
 
     @visit.register

@@ -76,10 +76,23 @@ def arithmetic_type(op: str, left: t.SqlType, right: t.SqlType) -> t.SqlType | N
         else:
             scale = max(s1, s2)
             precision = min(p1 - s1, p2 - s2) + scale
-        return t.Decimal(min(precision, 38), min(scale, 38))
+        return t.Decimal(precision, scale)
     if "BIGINT" in bases:
         return t.BIGINT
     return t.INTEGER
+
+
+def unsupported_arithmetic(op: str, result: t.SqlType, *, in_lambda: bool) -> str | None:
+    """The feature to name when qtt cannot compute ``op`` with result type ``result``, else None:
+    a DECIMAL wider than Spark's 38 digits (ksqlDB's grow further), or a DECIMAL ``/`` or ``%``
+    inside a lambda body (the runtime computes those with a Python UDF, which a Spark lambda
+    cannot call)."""
+    too_wide = t.wider_than_spark(result)
+    if too_wide is not None:
+        return too_wide
+    if in_lambda and isinstance(result, t.Decimal) and op in ("/", "%"):
+        return f"DECIMAL {op} inside a lambda (ksqlDB's exact BigDecimal arithmetic)"
+    return None
 
 
 def common_type(types: Iterable[t.SqlType]) -> t.SqlType | None:

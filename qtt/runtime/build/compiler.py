@@ -33,6 +33,7 @@ from qtt.plan.ir.depth import deep_call, in_deep_call, tree_depth
 from qtt.runtime.build import builtins
 from qtt.runtime.build.builtins.casts import cast
 from qtt.runtime.build.builtins.comparisons import comparable, compare, distinct
+from qtt.runtime.build.builtins.numeric import decimal_quotient
 from qtt.runtime.build.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
 from qtt.runtime.build.lambda_failures import failure
 from qtt.runtime.build.names import col
@@ -160,6 +161,8 @@ class Compiler:
                 return F.when(right == 0, left * F.lit(float("inf"))).otherwise(left / right)
             if expr.op == "%":
                 return F.when(right == 0, left * F.lit(float("nan"))).otherwise(left % right)
+        if isinstance(expr.sql_type, t.Decimal) and expr.op in ("/", "%"):
+            return decimal_quotient(expr.op, left, right, expr.sql_type)
         ops = {
             "+": Column.__add__,
             "-": Column.__sub__,

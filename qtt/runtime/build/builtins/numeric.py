@@ -8,6 +8,7 @@ compensate.
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,8 +18,20 @@ from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
+from qtt.runtime.build.builtins.java import big_decimal
 from qtt.runtime.build.builtins.registry import constant, implements, null_of
 from qtt.runtime.build.builtins.strings import java_trim
+from qtt.runtime.spark.spark_types import to_spark
+
+
+def decimal_quotient(op: str, left: Column, right: Column, result: t.Decimal) -> Column:
+    """DECIMAL ``/`` or ``%`` as ksqlDB's generated code computes it (BigDecimal with a
+    MathContext of the result's precision and RoundingMode.UNNECESSARY): null where Java
+    throws, as for ``1.00 / 3`` (:mod:`~qtt.runtime.build.builtins.java.big_decimal`). Spark's
+    own division rounds, so a Python UDF runs these two operators."""
+    exact = big_decimal.divide if op == "/" else big_decimal.remainder
+    java = functools.partial(exact, precision=result.precision, scale=result.scale)
+    return F.udf(java, to_spark(result), useArrow=True)(left, right)
 
 
 @implements("SIGN")
