@@ -47,6 +47,8 @@ def plan_query(
         SqlError: the query is invalid (subclasses name the reason).
         UnsupportedFeatureError: the query needs a feature qtt does not support yet.
     """
+    if query.limit is not None:  # ksqlDB's parser refuses it, before any source is looked up
+        raise StatementError(f"CREATE {sink_kind} AS SELECT statements don't support LIMIT clause.")
     new_planner = str(config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
     if new_planner:
         reject_unsupported_clauses(query)
@@ -66,9 +68,6 @@ def plan_query(
     for column in source.schema.columns:
         if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
             raise UnsupportedFeatureError(f"reading a source with a column named like a pseudo column ({column.name})")
-    if query.limit is not None:
-        msg = "CREATE STREAM AS SELECT statements don't support LIMIT clause."
-        raise StatementError(msg)
     if query.emit == "FINAL" and query.window is None:
         msg = "EMIT FINAL is only supported for windowed aggregations."
         raise StatementError(msg)
