@@ -151,6 +151,26 @@ def parse_schema(text: str) -> tuple[ast.TableElement, ...]:
 MAX_EXPRESSION_DEPTH = 1_000
 
 
+def grammar_forms() -> frozenset[str]:
+    """Every form of the grammar a parse tree can show: each named rule and each alternative's
+    alias (``simple_case``, ``select_struct_all``); not the rules lark inlines, which only pass
+    one child on (:mod:`qtt.harness.upkeep.syntax_coverage` asks which forms no case writes)."""
+    return frozenset(
+        _name(rule.alias or rule.origin.name)
+        for rule in _parser().rules
+        if rule.alias is not None or not (rule.options.expand1 or _name(rule.origin.name).startswith("_"))
+    )
+
+
+def forms_in(text: str) -> set[str]:
+    """The forms of the grammar (:func:`grammar_forms`) that a script's parse tree uses."""
+    return {_name(tree.data) for tree in _parse(text, "statements").iter_subtrees()}
+
+
+def _name(symbol: str | lark.Token) -> str:
+    return symbol if isinstance(symbol, str) else symbol.value
+
+
 def _parse(text: str, start: str) -> lark.Tree:
     try:
         tree = _parser().parse(text, start=start)
