@@ -57,12 +57,16 @@ def uncovered(paths: Sequence[str]) -> list[str]:
     return sorted(signatures() - set(seen))
 
 
-def main(argv: Sequence[str]) -> int:
-    missing = uncovered(argv or ["cases"])
-    for signature in missing:
-        print(signature)
-    print(f"{len(missing)} signature(s) without a case", file=sys.stderr)
+def report(missing: Sequence[str], what: str) -> int:
+    """Print what no case covers, one a line, and the count on stderr; the exit status."""
+    for item in missing:
+        print(item)
+    print(f"{len(missing)} {what} without a case", file=sys.stderr)
     return 1 if missing else 0
+
+
+def main(argv: Sequence[str]) -> int:
+    return report(uncovered(argv or ["cases"]), "signature(s)")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from qtt.errors import QttError
+from qtt.harness.upkeep.signature_coverage import report
 from qtt.sql.parser import forms_in, grammar_forms
 
 #: forms a case cannot write, and why
@@ -46,11 +47,7 @@ def uncovered(paths: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str]) -> int:
-    missing = uncovered(argv or ["cases"])
-    for form in missing:
-        print(form)
-    print(f"{len(missing)} form(s) of the grammar without a case", file=sys.stderr)
-    return 1 if missing else 0
+    return report(uncovered(argv or ["cases"]), "form(s) of the grammar")
 
 
 if __name__ == "__main__":
