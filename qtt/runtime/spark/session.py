@@ -76,8 +76,13 @@ def _local_options() -> dict[str, str]:
         "spark.driver.memory": os.environ.get("QTT_DRIVER_MEMORY", "2g"),
         "spark.sql.warehouse.dir": str(run_folder() / "warehouse"),
         # C1 only: replays are many small, short-lived plans, and C2 spent more CPU compiling
-        # their generated classes than it saved (measured: 12% off a group of stateful replays)
-        "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -XX:+UseSerialGC -Xss64m -XX:TieredStopAtLevel=1",
+        # their generated classes than it saved (measured: 12% off a group of stateful replays).
+        # C1 alone gets a 48 MB code cache, which a long run fills: the JIT then stops and the
+        # state server of a stateful query dies ("Out of space in CodeCache for adapters"),
+        # failing a whole group of replays that then reruns one by one; 256 MB holds a run.
+        "spark.driver.extraJavaOptions": (
+            "-Duser.timezone=UTC -XX:+UseSerialGC -Xss64m -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=256m"
+        ),
         "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
         "spark.executorEnv.TZ": "UTC",
         "spark.pyspark.python": python_for_workers(),
