@@ -17,20 +17,20 @@ from collections.abc import Sequence
 from qtt.errors import QttError
 from qtt.plan.analysis.coercion import cast_pairs
 from qtt.plan.functions import aggregate_signatures, scalar_signatures
+from qtt.plan.functions.reference import REFERENCE
 from qtt.plan.functions.signature_matching import observing_resolutions
-
-#: ksqlDB's test-suite UDFs that qtt runs (:mod:`qtt.plan.functions.ksql_test_functions`):
-#: ksqlDB's own files exercise them, so no case of qtt's needs to
-TEST_UDFS = frozenset({"WHENCONDITION", "WHENRESULT", "BAD_UDF"})
 
 
 def signatures() -> set[str]:
     """Every signature qtt resolves calls to, as text (``ROUND(DECIMAL, INTEGER)``), and every
-    pair of types ksqlDB's CAST converts between (``CAST(BIGINT AS INTEGER)``)."""
+    pair of types ksqlDB's CAST converts between (``CAST(BIGINT AS INTEGER)``). Scalar functions
+    outside ksqlDB's reference are its test-suite UDFs (``WHENCONDITION``, ``BAD_UDF`` ...),
+    which ksqlDB's own files exercise, so no case of qtt's needs to."""
+    reference = {function.name for function in REFERENCE}
     scalar = {
         f"{function.name}{signature.describe()}"
         for function in scalar_signatures.FUNCTIONS.values()
-        if function.name not in TEST_UDFS
+        if function.name in reference
         for signature in function.signatures
         if signature.unsupported is None
     }

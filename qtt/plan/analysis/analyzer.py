@@ -466,7 +466,7 @@ class Analyzer:
         operand = coerce_null(operand, node.type)
         if operand.result_type == node.type:
             return operand
-        note_resolution(cast_text(operand.result_type.base, node.type.base))
+        note_resolution(lambda: cast_text(operand.result_type.base, node.type.base))
         return e.Cast(operand=operand, sql_type=node.type)
 
     # ------------------------------------------------------------------ constructors

@@ -96,7 +96,7 @@ def resolve_lambda_call(
     if overload is None:
         raise _no_match(name, shown, label)
     params, result = overload
-    note_resolution(f"{name}({', '.join(describe_pattern(p) for p in params)})")
+    note_resolution(lambda: f"{name}({', '.join(describe_pattern(p) for p in params)})")
     assert collection is not None
     bindings = _bind(collection.result_type)
     args: list[e.Expression] = [collection]

@@ -387,7 +387,7 @@ def resolve_aggregate(
         msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg)
     _, columns, overload = min(matches, key=lambda m: m[0])
-    note_resolution(overload.describe(upper))
+    note_resolution(lambda: overload.describe(upper))
     params = []
     for index in range(len(columns), len(arg_types)):
         value = literals[index]

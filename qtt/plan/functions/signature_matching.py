@@ -9,6 +9,7 @@ that widens least wins, then the first one listed. The table of functions is
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -301,7 +302,7 @@ def match_signature(function: Function, arg_types: Sequence[t.SqlType], written:
             raise StatementError(NULL_TYPE_MESSAGE)
         for check in function.checks:
             check(effective)
-        note_resolution(f"{name}{signature.describe()}")
+        note_resolution(functools.partial(_signature_text, name, signature))
         return Resolved(function, signature, tuple(concrete), returns)
     shown = ", ".join(str(a) for a in arg_types)
     name = shown_name(name, written)
@@ -327,8 +328,14 @@ def observing_resolutions() -> Iterator[Counter[str]]:
         _resolutions.reset(token)
 
 
-def note_resolution(signature: str) -> None:
-    """Tell the open :func:`observing_resolutions` block, if any, that a call resolved to ``signature``."""
+def note_resolution(signature: Callable[[], str]) -> None:
+    """Tell the open :func:`observing_resolutions` block, if any, that a call resolved to the
+    signature ``signature()`` names; the text is only built while a block is open, so planning
+    pays nothing for it otherwise."""
     seen = _resolutions.get()
     if seen is not None:
-        seen[signature] += 1
+        seen[signature()] += 1
+
+
+def _signature_text(name: str, signature: Signature) -> str:
+    return f"{name}{signature.describe()}"

@@ -12,6 +12,7 @@ Arithmetic specification, so its traps give the same verdicts.
 from __future__ import annotations
 
 import decimal
+import functools
 
 Number = decimal.Decimal | int | None
 
@@ -19,6 +20,7 @@ Number = decimal.Decimal | int | None
 _EXACT = decimal.Context(prec=200, traps=[decimal.Inexact, decimal.DivisionByZero, decimal.InvalidOperation])
 
 
+@functools.cache  # one per result type, not one per row
 def _context(precision: int) -> decimal.Context:
     # Rounded alone is no failure: setScale(UNNECESSARY) may drop zero digits
     return decimal.Context(prec=precision, traps=[decimal.Inexact, decimal.DivisionByZero, decimal.InvalidOperation])
@@ -35,7 +37,7 @@ def divide(
         quotient = _EXACT.divide(left, right)
         if len(quotient.normalize(_EXACT).as_tuple().digits) > precision:
             return None
-        return quotient.quantize(decimal.Decimal(1).scaleb(-scale), context=_context(max(precision, 1) + scale + 1))
+        return quotient.quantize(decimal.Decimal(1).scaleb(-scale), context=_EXACT)
     except decimal.DecimalException:
         return None
 
