@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -76,9 +76,27 @@ def _rtrim(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.regexp_replace(args[0], rf"{_JAVA_SPACE}+$", "")
 
 
+# Java strings count UTF-16 code units: a character beyond U+FFFF (an emoji) is two of them,
+# where Spark counts it once. LEN, SUBSTRING, LPAD and RPAD of a STRING work on its UTF-16 bytes.
+_UTF16 = "UTF-16BE"
+
+
+def _utf16(text: Column) -> Column:
+    return F.encode(text, _UTF16)
+
+
+def _from_utf16(units: Column) -> Column:
+    return F.decode(units, _UTF16)
+
+
+def _utf16_length(text: Column) -> Column:
+    """Java's ``String.length()``: UTF-16 code units."""
+    return (F.octet_length(_utf16(text)) / 2).cast("int")
+
+
 @implements("LEN")
 def _len(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.length(args[0]) if expr.args[0].result_type == t.STRING else F.octet_length(args[0])
+    return _utf16_length(args[0]) if expr.args[0].result_type == t.STRING else F.octet_length(args[0])
 
 
 @implements("INITCAP")
@@ -95,15 +113,18 @@ def _substring(expr: e.Call, args: Sequence[Column]) -> Column:
     # ksqlDB: 1-based start, 0 reads as 1, a negative start counts from the end and clamps
     # to the first character; a negative length gives "". Spark's substring differs when a
     # negative start reaches before the first character.
-    value, position = args[0], args[1]
+    # Positions count UTF-16 code units in a STRING (Java's String.substring), bytes in BYTES.
+    text = expr.args[0].result_type == t.STRING
+    value, position = (_utf16(args[0]) if text else args[0]), args[1]
+    unit = 2 if text else 1
     length = args[2] if len(args) > 2 else F.lit(2**31 - 1)
-    size = F.length(value) if expr.args[0].result_type == t.STRING else F.octet_length(value)
+    size = F.octet_length(value) / unit
     start = F.when(position < 0, F.greatest(size + position, F.lit(0))).otherwise(
         F.greatest(F.least(position - 1, size), F.lit(0))
     )
-    return F.when(position.isNull() | length.isNull(), F.lit(None)).otherwise(
-        F.substring(value, start + 1, F.greatest(length, F.lit(0)))
-    )
+    taken = F.greatest(F.least(length, size), F.lit(0))  # units; bounded, so doubling cannot overflow
+    part = F.substring(value, (start * unit + 1).cast("int"), (taken * unit).cast("int"))
+    return F.when(position.isNull() | length.isNull(), F.lit(None)).otherwise(_from_utf16(part) if text else part)
 
 
 @implements("REPLACE")
@@ -181,17 +202,26 @@ def _field(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.coalesce(F.array_position(F.array(*strings), value), F.lit(0))
 
 
+def _pad(pad: Callable[[Column, Column, Column], Column], expr: e.Call, args: Sequence[Column]) -> Column:
+    # ksqlDB returns null for a negative length or an empty padding. A STRING pads and
+    # truncates in UTF-16 code units, as ksqlDB's StringBuilder does.
+    value, length, padding = args
+    invalid = (length < 0) | (F.octet_length(padding) == 0)
+    if expr.args[0].result_type == t.STRING:
+        padded = _from_utf16(pad(_utf16(value), length * 2, _utf16(padding)))
+    else:
+        padded = pad(value, length, padding)
+    return F.when(invalid, F.lit(None)).otherwise(padded)
+
+
 @implements("LPAD")
 def _lpad(expr: e.Call, args: Sequence[Column]) -> Column:
-    # ksqlDB returns null for a negative length or an empty padding.
-    invalid = (args[1] < 0) | (F.octet_length(args[2]) == 0)
-    return F.when(invalid, F.lit(None)).otherwise(F.lpad(args[0], args[1], args[2]))
+    return _pad(F.lpad, expr, args)
 
 
 @implements("RPAD")
 def _rpad(expr: e.Call, args: Sequence[Column]) -> Column:
-    invalid = (args[1] < 0) | (F.octet_length(args[2]) == 0)
-    return F.when(invalid, F.lit(None)).otherwise(F.rpad(args[0], args[1], args[2]))
+    return _pad(F.rpad, expr, args)
 
 
 @implements("SPLIT")
