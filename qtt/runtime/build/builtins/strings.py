@@ -89,14 +89,14 @@ def _from_utf16(units: Column) -> Column:
     return F.decode(units, _UTF16)
 
 
-def _utf16_length(text: Column) -> Column:
+def utf16_length(text: Column) -> Column:
     """Java's ``String.length()``: UTF-16 code units."""
     return (F.octet_length(_utf16(text)) / 2).cast("int")
 
 
 @implements("LEN")
 def _len(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _utf16_length(args[0]) if expr.args[0].result_type == t.STRING else F.octet_length(args[0])
+    return utf16_length(args[0]) if expr.args[0].result_type == t.STRING else F.octet_length(args[0])
 
 
 @implements("INITCAP")
@@ -156,12 +156,28 @@ def _ordinal_index(value: Column, search: Column, occurrence: Column) -> Column:
     )
 
 
+# INSTR searches a STRING's UTF-16 code units spelled out as text, each as four hex digits and
+# a ';': a match can only start at a unit, and positions scale by the width of one.
+_UNIT_WIDTH = 5
+
+
+def _unit_text(text: Column) -> Column:
+    return F.regexp_replace(F.hex(_utf16(text)), "(.{4})", "$1;")
+
+
 @implements("INSTR")
 def _instr(expr: e.Call, args: Sequence[Column]) -> Column:
-    # ksqlDB's Instr: 0 (not null) for null arguments; a negative position searches backwards.
-    value, search = args[0], args[1]
-    position = args[2] if len(args) > 2 else F.lit(1)
+    # Positions count UTF-16 code units, as Java's String.indexOf does.
+    position = (args[2] if len(args) > 2 else F.lit(1)).cast("long")  # scaled without overflow
     occurrence = args[3] if len(args) > 3 else F.lit(1)
+    width = _UNIT_WIDTH
+    scaled = F.when(position > 0, (position - 1) * width + 1).when(position < 0, (position + 1) * width - 1)
+    found = _instr_in_text(_unit_text(args[0]), _unit_text(args[1]), F.coalesce(scaled, position), occurrence)
+    return F.when(found > 0, F.floor((found - 1) / width).cast("int") + 1).otherwise(found)
+
+
+def _instr_in_text(value: Column, search: Column, position: Column, occurrence: Column) -> Column:
+    # ksqlDB's Instr: 0 (not null) for null arguments; a negative position searches backwards.
     size = F.length(value)
 
     def find(text: Column, needle: Column, start: Column) -> Column:

@@ -20,7 +20,7 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins.registry import implements, null_of
-from qtt.runtime.build.builtins.strings import quote_regex
+from qtt.runtime.build.builtins.strings import quote_regex, utf16_length
 from qtt.runtime.spark.session import is_connect
 
 
@@ -65,25 +65,36 @@ _MASK_DEFAULTS = ("X", "x", "n", "-")
 
 
 def _mask_chars(text: Column, masks: Sequence[Column], masked: object) -> Column:
-    """Mask each character of ``text`` whose 0-based index passes ``masked(i, length)``.
+    """Mask each UTF-16 code unit of ``text`` whose 0-based index passes ``masked(i, length)``.
 
     Character classes are Java's ``Character.getType`` (the regex classes \\p{Lu}, \\p{Ll},
     \\p{Nd} are defined by it); a null mask character keeps that class unmasked.
+
+    Masker walks the UTF-16 code units: a character beyond U+FFFF is masked by its class at
+    its first unit, and its second unit (a surrogate, another class) by the other mask; a null
+    element of the walk stands for that second unit.
     """
     upper, lower, digit, other = masks
-    chars = F.regexp_extract_all(text, F.lit("(?s)."), 0)
-    size = F.size(chars)
+    characters = F.regexp_extract_all(text, F.lit("(?s)."), 0)
+    units = F.flatten(
+        F.transform(
+            characters,
+            lambda c: F.when(utf16_length(c) == 2, F.array(c, F.lit(None).cast("string"))).otherwise(F.array(c)),
+        )
+    )
+    size = F.size(units)
 
     def one(c: Column, i: Column) -> Column:
         replaced = (
-            F.when(c.rlike(r"\p{Lu}"), F.coalesce(upper, c))
+            F.when(c.isNull(), F.coalesce(other, F.lit("")))
+            .when(c.rlike(r"\p{Lu}"), F.coalesce(upper, c))
             .when(c.rlike(r"\p{Ll}"), F.coalesce(lower, c))
             .when(c.rlike(r"\p{Nd}"), F.coalesce(digit, c))
             .otherwise(F.coalesce(other, c))
         )
-        return F.when(masked(i, size), replaced).otherwise(c)  # type: ignore[operator]
+        return F.when(masked(i, size), replaced).otherwise(F.coalesce(c, F.lit("")))  # type: ignore[operator]
 
-    return F.array_join(F.transform(chars, one), "")
+    return F.array_join(F.transform(units, one), "")
 
 
 def _masks(args: Sequence[Column], first: int) -> tuple[list[Column], Column]:
@@ -92,7 +103,7 @@ def _masks(args: Sequence[Column], first: int) -> tuple[list[Column], Column]:
         # Masker.getMaskCharacter: a mask must be one character (KsqlException otherwise).
         bad = F.lit(False)
         for m in masks:
-            bad = bad | (m.isNotNull() & (F.length(m) != 1))
+            bad = bad | (m.isNotNull() & (utf16_length(m) != 1))
         return masks, bad
     return [F.lit(c) for c in _MASK_DEFAULTS], F.lit(False)
 
