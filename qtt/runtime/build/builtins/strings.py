@@ -77,7 +77,8 @@ def _rtrim(expr: e.Call, args: Sequence[Column]) -> Column:
 
 
 # Java strings count UTF-16 code units: a character beyond U+FFFF (an emoji) is two of them,
-# where Spark counts it once. LEN, SUBSTRING, LPAD and RPAD of a STRING work on its UTF-16 bytes.
+# where Spark counts it once. LEN, SUBSTRING, LPAD, RPAD and INSTR of a STRING (and the MASK
+# functions, text_functions.py) work on its UTF-16 code units.
 _UTF16 = "UTF-16BE"
 
 
