@@ -145,16 +145,14 @@ def _ordinal_index(value: Column, search: Column, occurrence: Column) -> Column:
     def locate(start: Column) -> Column:
         return F.call_function("locate", search, value, start)
 
+    # Each subexpression is used once (nullif/coalesce, not a test and a reuse): INSTR nests
+    # this search four times, and every reuse would copy it into the expression Spark analyses.
     found = F.aggregate(
         F.sequence(F.lit(1), F.greatest(occurrence, F.lit(1))),
         F.lit(0),  # 1-based position of the last match; 0 before the first, -1 when missing
-        lambda last, _: F.when(last < 0, last).otherwise(F.when(locate(last + 1) > 0, locate(last + 1)).otherwise(-1)),
+        lambda last, _: F.when(last < 0, last).otherwise(F.coalesce(F.nullif(locate(last + 1), F.lit(0)), F.lit(-1))),
     )
-    return (
-        F.when(occurrence <= 0, F.lit(-1))
-        .when(search == "", F.lit(0))
-        .otherwise(F.when(found > 0, found - 1).otherwise(-1))
-    )
+    return F.when(occurrence <= 0, F.lit(-1)).when(search == "", F.lit(0)).otherwise(F.greatest(found - 1, F.lit(-1)))
 
 
 # INSTR searches a STRING's UTF-16 code units spelled out as text, each as four hex digits and
@@ -173,8 +171,19 @@ def _instr(expr: e.Call, args: Sequence[Column]) -> Column:
     occurrence = args[3] if len(args) > 3 else F.lit(1)
     width = _UNIT_WIDTH
     scaled = F.when(position > 0, (position - 1) * width + 1).when(position < 0, (position + 1) * width - 1)
-    found = _instr_in_text(_unit_text(args[0]), _unit_text(args[1]), F.coalesce(scaled, position), occurrence)
-    return F.when(found > 0, F.floor((found - 1) / width).cast("int") + 1).otherwise(found)
+    # The search reads its arguments many times: each is computed once, as a field of a
+    # lambda's argument, so that the expression holds it once (with every use holding a copy,
+    # Spark's analyser took about 2 s per call).
+    bound = F.array(
+        F.struct(
+            _unit_text(args[0]).alias("value"),
+            _unit_text(args[1]).alias("search"),
+            F.coalesce(scaled, position).alias("start"),
+        )
+    )
+    found = F.transform(bound, lambda x: _instr_in_text(x["value"], x["search"], x["start"], occurrence))
+    # 0 (not found) maps to 0: floor(-1 / width) + 1
+    return (F.floor((F.get(found, 0) - 1) / width) + 1).cast("int")
 
 
 def _instr_in_text(value: Column, search: Column, position: Column, occurrence: Column) -> Column:
@@ -189,10 +198,11 @@ def _instr_in_text(value: Column, search: Column, position: Column, occurrence: 
 
     forward = find(value, search, position)
     backward = find(F.reverse(value), F.reverse(search), -position)
+    # -1 (no match) becomes null, then 0
     result = F.when(
         position < 0,
-        F.when(backward < 0, F.lit(0)).otherwise(size + position - backward - F.length(search) + 2),
-    ).otherwise(F.when(forward < 0, F.lit(0)).otherwise(forward + position))
+        F.coalesce(size + position - F.nullif(backward, F.lit(-1)) - F.length(search) + 2, F.lit(0)),
+    ).otherwise(F.coalesce(F.nullif(forward, F.lit(-1)) + position, F.lit(0)))
     # Position and occurrence are Java ints: a null one fails the call, so null.
     return (
         F.when(position.isNull() | occurrence.isNull(), F.lit(None))
