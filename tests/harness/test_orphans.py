@@ -23,6 +23,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(REPO / "cases", tmp_path / "cases")
     shutil.copytree(REPO / "historical_plans", tmp_path / "historical_plans")
     shutil.copy(REPO / "completeness.toml", tmp_path / "completeness.toml")
+    shutil.copy(REPO / orphans.RETIRED_FILE, tmp_path / orphans.RETIRED_FILE)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -72,8 +73,9 @@ def test_a_retired_slug_is_listed_with_its_reason_not_as_an_orphan(
     capsys: pytest.CaptureFixture[str], project: Path
 ) -> None:
     _rename(project, '"name": "filter and project the orders",')
-    entry = f'[[retired]]\nslug = "{SLUG}"\nreason = "replaced by a better case"\nsince = "2026-12-02"\n'
-    (project / orphans.RETIRED_FILE).write_text(entry, encoding="utf-8")
+    entry = f'\n[[retired]]\nslug = "{SLUG}"\nreason = "replaced by a better case"\nsince = "2026-12-02"\n'
+    with (project / orphans.RETIRED_FILE).open("a", encoding="utf-8") as retired:
+        retired.write(entry)
     main(["check"])
     out = capsys.readouterr().out
     assert f"RETIRED historical_plans/{SLUG}: 2 folder(s), since 2026-12-02: replaced by a better case" in out

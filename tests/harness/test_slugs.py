@@ -18,6 +18,7 @@ from qtt.harness.cases.slugs import (
     relative_file,
     slug_of,
 )
+from qtt.harness.upkeep.orphans import load_retired
 
 
 def test_slug_is_readable_stable_and_ascii() -> None:
@@ -68,14 +69,15 @@ HISTORICAL = REPO / "historical_plans"
 
 def test_every_persisted_folder_still_maps_to_its_case() -> None:
     slugs = sorted(p.name for p in HISTORICAL.iterdir() if p.is_dir() and not p.name.startswith("."))
-    assert len(slugs) == 330
+    assert len(slugs) == 331
     for slug in slugs:
         recorded = json.loads(next((HISTORICAL / slug).glob("*/spec.json")).read_text())["case"]
         assert case_slug(recorded["file"], recorded["name"], recorded["variant"]) == slug
     variants = [v for path in discover([REPO / "cases"]) for v in load_file(path).variants]
-    # a renamed case keeps the folders of its former names (``qttFormerNames``)
+    # a renamed case keeps the folders of its former names (``qttFormerNames``); a removed one
+    # is retired (retired.toml)
     by_slug = {slug for v in variants for slug in (slug_of(v, HISTORICAL), *former_slugs(v, HISTORICAL))}
-    assert set(slugs) <= by_slug
+    assert set(slugs) <= by_slug | set(load_retired(REPO))
 
 
 def test_the_slug_does_not_depend_on_how_the_path_is_spelled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

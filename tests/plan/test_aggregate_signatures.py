@@ -176,10 +176,10 @@ def test_is_aggregate_is_case_insensitive() -> None:
     ("name", "args", "literals", "message"),
     [
         ("SUM", [t.STRING], [N], "Function 'SUM' does not accept parameters (STRING)."),
-        ("AVG", [t.BOOLEAN], [N], "Function 'AVG' does not accept parameters (BOOLEAN)."),
+        ("AVG", [t.BOOLEAN], [N], "Function 'avg' does not accept parameters (BOOLEAN)."),
         ("MIN", [t.BOOLEAN], [N], "Function 'MIN' does not accept parameters (BOOLEAN)."),
         ("HISTOGRAM", [t.INTEGER], [N], "does not accept parameters (INTEGER)."),
-        ("CORRELATION", [t.DOUBLE], [N], "Function 'CORRELATION' does not accept parameters (DOUBLE)."),
+        ("CORRELATION", [t.DOUBLE], [N], "Function 'correlation' does not accept parameters (DOUBLE)."),
         ("CORRELATION", [t.STRING, t.DOUBLE], [N, N], "does not accept parameters (STRING, DOUBLE)."),
         ("SUM", [t.INTEGER, t.INTEGER], [N, N], "does not accept parameters (INTEGER, INTEGER)."),
         ("TOPK", [t.INTEGER], [N], "Function 'TOPK' does not accept parameters (INTEGER)."),

@@ -35,7 +35,8 @@ def returns(name: str, *args: t.SqlType) -> t.SqlType:
         ("ABS", [t.Decimal(5, 1)], t.Decimal(5, 1)),
         ("LN", [t.INTEGER], t.DOUBLE),
         ("LOG", [t.INTEGER, t.BIGINT], t.DOUBLE),
-        ("GREATEST", [t.INTEGER, t.BIGINT, t.INTEGER], t.BIGINT),
+        ("GREATEST", [t.BIGINT, t.BIGINT, NULL], t.BIGINT),
+        ("LEAST", [t.Decimal(4, 2), t.Decimal(6, 1)], t.Decimal(7, 2)),
         ("COALESCE", [t.INTEGER, t.Decimal(5, 2)], t.Decimal(12, 2)),
         ("COALESCE", [t.Decimal(10, 0), t.Decimal(5, 2)], t.Decimal(12, 2)),
         ("IFNULL", [NULL, t.STRING], t.STRING),
@@ -67,11 +68,28 @@ def test_exact_match_beats_widening() -> None:
     assert resolved.param_types == (t.INTEGER,)
 
 
-def test_least_widening_wins() -> None:
-    # INTEGER -> DECIMAL widens less than INTEGER -> DOUBLE.
-    resolved = fns.resolve("ROUND", [t.INTEGER, t.INTEGER])
-    assert resolved.param_types == (t.Decimal(10, 0), t.INTEGER)
-    assert resolved.return_type == t.Decimal(10, 0)
+def test_widened_overloads_of_one_shape_are_ambiguous() -> None:
+    # ROUND(INTEGER, INTEGER) fits ROUND(DOUBLE, INTEGER) and ROUND(DECIMAL, INTEGER) once
+    # widened; ksqlDB's UdfIndex does not weigh how much widening each needs.
+    with pytest.raises(StatementError) as raised:
+        fns.resolve("ROUND", [t.INTEGER, t.INTEGER])
+    assert raised.value.message.startswith(
+        "Function 'Round' cannot be resolved due to ambiguous method parameters (INTEGER, INTEGER).\n"
+        "Use CAST() to explicitly cast your parameters to one of the supported function calls.\n"
+        "Valid function calls are:\n  ROUND(INTEGER)\n"
+    )
+
+
+def test_an_overload_without_variable_arguments_beats_one_with() -> None:
+    shapes = fn("SHAPES", sig([t.DOUBLE, t.DOUBLE], t.DOUBLE, variadic=True), sig([t.DOUBLE, t.DOUBLE], t.STRING))
+    assert match_signature(shapes, [t.INTEGER, t.INTEGER]).return_type == t.STRING
+    more = fn("MORE", sig([t.DOUBLE], t.DOUBLE, variadic=True), sig([t.DOUBLE, t.DOUBLE], t.STRING, variadic=True))
+    assert match_signature(more, [t.INTEGER, t.INTEGER]).return_type == t.STRING
+
+
+def test_only_nulls_fit_every_overload() -> None:
+    with pytest.raises(StatementError, match=r"'greatest' cannot be resolved .* \(null, null\)\."):
+        fns.resolve("GREATEST", [NULL, NULL], "GREATEST")
 
 
 def test_type_variable_binds_to_the_widest_argument() -> None:
@@ -171,5 +189,5 @@ def test_a_string_is_read_as_a_time_type_only_where_no_overload_takes_the_string
     assert fns.resolve("FORMAT_TIMESTAMP", [t.STRING, t.STRING]).param_types[0] == t.TIMESTAMP
     text = fn("SHOWN", sig([t.STRING], t.STRING), sig([t.TIMESTAMP], t.BIGINT))
     assert match_signature(text, [t.STRING]).return_type == t.STRING  # the exact overload wins
-    with pytest.raises(StatementError, match=r"Function 'ABS' does not accept parameters \(STRING\)"):
+    with pytest.raises(StatementError, match=r"Function 'Abs' does not accept parameters \(STRING\)"):
         fns.resolve("ABS", [t.STRING])  # numbers are never parsed from text

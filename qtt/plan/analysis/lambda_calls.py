@@ -48,7 +48,7 @@ def _shown(arg: ast.Expr | e.Expression, lambda_arity: int | None = None) -> str
 
 def _no_match(name: str, shown: Sequence[str], label: str) -> StatementError:
     overloads = LAMBDA_SIGNATURES.get(name, ())
-    options = "\n".join(f"  {label}({', '.join(describe_pattern(p) for p in params)})" for _, params, _ in overloads)
+    options = "\n".join(f"  {name}({', '.join(describe_pattern(p) for p in params)})" for _, params, _ in overloads)
     msg = f"Function '{label}' does not accept parameters ({', '.join(shown)})."
     if options:
         msg += f"\nValid alternatives are:\n{options}"

@@ -38,6 +38,7 @@ from qtt.plan.functions.signature_dsl import (
     primitive_elements,
     sig,
     simple_date_fields,
+    widest_decimal,
 )
 from qtt.plan.functions.signature_matching import (
     ANY_DECIMAL,
@@ -86,6 +87,15 @@ _NUMERIC_SAME = (
     sig([BIGINT], BIGINT),
     sig([ANY_DECIMAL], first_arg),
     sig([DOUBLE], DOUBLE),
+)
+# GREATEST and LEAST: ksqlDB's overloads, one per type; a call mixing types fits several after
+# widening, and ksqlDB finds it ambiguous.
+_EXTREMES = (
+    sig([INT, INT], INT, variadic=True),
+    sig([BIGINT, BIGINT], BIGINT, variadic=True),
+    sig([DOUBLE, DOUBLE], DOUBLE, variadic=True),
+    sig([STRING, STRING], STRING, variadic=True),
+    sig([ANY_DECIMAL, ANY_DECIMAL], widest_decimal, variadic=True),
 )
 # ROUND and TRUNC share their overloads: integers become BIGINT, DOUBLE without places too.
 _ROUNDING = (
@@ -184,8 +194,8 @@ _FUNCTION_LIST: list[Function] = [
     fn("PI", sig([], DOUBLE)),
     fn("RANDOM", sig([], DOUBLE)),
     fn("GEO_DISTANCE", sig([DOUBLE] * 4, DOUBLE), sig([DOUBLE] * 4 + [STRING], DOUBLE)),
-    fn("GREATEST", sig([T, T], T, variadic=True), checks=[orderable_elements("GREATEST")]),
-    fn("LEAST", sig([T, T], T, variadic=True), checks=[orderable_elements("LEAST")]),
+    fn("GREATEST", *_EXTREMES),
+    fn("LEAST", *_EXTREMES),
     # --------------------------------------------------------------- collections
     fn("ARRAY_LENGTH", sig([ArrayOf(T)], INT)),
     fn("ARRAY_CONTAINS", sig([ArrayOf(T), T], BOOLEAN)),

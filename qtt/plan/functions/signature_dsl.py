@@ -19,6 +19,8 @@ from qtt.plan.functions.signature_matching import (
     Pattern,
     ReturnType,
     Signature,
+    widen_decimals,
+    widen_integer_to_decimal,
 )
 
 # ---------------------------------------------------------------------------- return types
@@ -33,6 +35,15 @@ def integral_decimal(args: Sequence[t.SqlType]) -> t.SqlType:
 
 def first_arg(args: Sequence[t.SqlType]) -> t.SqlType:
     return args[0]
+
+
+def widest_decimal(args: Sequence[t.SqlType]) -> t.SqlType:
+    # ksqlDB's GREATEST/LEAST over decimals: DecimalUtil.widen over the typed arguments.
+    typed = [arg for arg in args if not isinstance(arg, NullType)]
+    widest = typed[0]
+    for arg in typed[1:]:
+        widest = widen_decimals(widest, arg)
+    return widen_integer_to_decimal(widest)
 
 
 def entries_type(args: Sequence[t.SqlType]) -> t.SqlType:

@@ -2,8 +2,9 @@
 
 Parameter patterns are SQL types, type variables (``T``), container patterns (``ArrayOf(T)``)
 or ``ANY_DECIMAL``. ksqlDB's implicit numeric widening applies (INTEGER -> BIGINT -> DECIMAL ->
-DOUBLE), and a NULL argument fits any parameter. When only widened signatures fit, the one
-that widens least wins, then the first one listed. The table of functions is
+DOUBLE), and a NULL argument fits any parameter. Signatures that fit without widening are
+tried first, then those that fit once widened; among them the shape decides, as in ksqlDB's
+``UdfIndex``, and two of the same shape make the call ambiguous. The table of functions is
 :mod:`qtt.plan.functions.scalar_signatures`.
 """
 
@@ -242,6 +243,16 @@ def _param_type(
     return substitute(pattern, bindings, args)
 
 
+def _fill_decimal_nulls(params: Sequence[Pattern], concrete: list[t.SqlType | None]) -> list[t.SqlType | None]:
+    # A NULL passed where any DECIMAL fits (GREATEST's) is typed as the decimal the other
+    # decimal arguments of the call widen to.
+    decimals = [c for p, c in zip(params, concrete, strict=True) if isinstance(p, AnyDecimal) and c is not None]
+    if not decimals:
+        return concrete
+    widest = functools.reduce(widen_decimals, decimals)
+    return [widest if isinstance(p, AnyDecimal) and c is None else c for p, c in zip(params, concrete, strict=True)]
+
+
 @dataclass(frozen=True)
 class Resolved:
     """A call matched to one signature."""
@@ -269,33 +280,40 @@ NULL_TYPE_MESSAGE = (
 def match_signature(function: Function, arg_types: Sequence[t.SqlType], written: str | None = None) -> Resolved:
     """Pick the signature of ``function`` that fits ``arg_types``.
 
-    Exact matches win; otherwise the signature that needs the least numeric widening (a STRING
-    read as a time type costs one step).
-    ``written`` is the name as the statement spelled it, for the message.
+    Signatures the arguments fit without widening are the candidates; if none, those they fit
+    once widened (a STRING read as a time type counts as widening). The candidate of the best
+    shape wins (:func:`_precedence`). ``written`` is the name as the statement spelled it, for
+    the message where ksqlDB's declared name is not known.
 
     Raises:
-        StatementError: for arguments that fit no signature.
+        StatementError: for arguments that fit no signature, or two candidates of one shape.
         UnsupportedFeatureError: for an overload ksqlDB has and qtt does not run yet.
     """
     name = function.name
     for widen in (False, True):
-        candidates: list[tuple[int, int, Signature, dict[str, t.SqlType], tuple[Pattern, ...]]] = []
-        for order, signature in enumerate(function.signatures):
+        candidates: list[tuple[Signature, dict[str, t.SqlType], tuple[Pattern, ...]]] = []
+        for signature in function.signatures:
             params = expand_params(signature, len(arg_types))
             if params is None:
                 continue
             bindings: dict[str, t.SqlType] = {}
             try:
-                cost = sum(_match(p, a, bindings, widen) for p, a in zip(params, arg_types, strict=True))
+                for p, a in zip(params, arg_types, strict=True):
+                    _match(p, a, bindings, widen)
             except _NoMatch:
                 continue
-            candidates.append((cost, order, signature, bindings, params))
+            candidates.append((signature, bindings, params))
         if not candidates:
             continue
-        _, _, signature, bindings, params = min(candidates, key=lambda c: (c[0], c[1]))
+        best = max(candidates, key=lambda c: _precedence(c[0]))
+        if any(c is not best and _precedence(c[0]) == _precedence(best[0]) for c in candidates):
+            raise StatementError(_ambiguous_message(function, arg_types, written))
+        signature, bindings, params = best
         if signature.unsupported is not None:
             raise UnsupportedFeatureError(f"{name}{signature.describe()}: {signature.unsupported}")
-        concrete = [_param_type(p, a, bindings, arg_types) for p, a in zip(params, arg_types, strict=True)]
+        concrete = _fill_decimal_nulls(
+            params, [_param_type(p, a, bindings, arg_types) for p, a in zip(params, arg_types, strict=True)]
+        )
         effective = [c or a for c, a in zip(concrete, arg_types, strict=True)]
         returns = substitute(signature.returns, bindings, effective)
         if returns is None:
@@ -304,11 +322,50 @@ def match_signature(function: Function, arg_types: Sequence[t.SqlType], written:
             check(effective)
         note_resolution(functools.partial(_signature_text, name, signature))
         return Resolved(function, signature, tuple(concrete), returns)
-    shown = ", ".join(str(a) for a in arg_types)
-    name = shown_name(name, written)
-    options = "\n".join(f"  {name}{s.describe()}" for s in function.signatures)
-    msg = f"Function '{name}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
+    shown = _shown_arguments(arg_types)
+    msg = (
+        f"Function '{shown_name(name, written)}' does not accept parameters ({shown}).\n"
+        f"Valid alternatives are:\n{_alternatives(function)}"
+    )
     raise StatementError(msg)
+
+
+def _alternatives(function: Function) -> str:
+    # ksqlDB lists a scalar function's overloads under its upper-case name.
+    return "\n".join(f"  {function.name}{s.describe()}" for s in function.signatures)
+
+
+def _precedence(signature: Signature) -> tuple[int, int, int]:
+    """How ksqlDB's ``UdfIndex`` ranks two overloads that both fit a call: one without variable
+    arguments first, then the one with more parameters, then the one with fewer generic
+    parameters. Two fitting overloads that rank equal make the call ambiguous; how much
+    widening each needs does not count."""
+    generics = sum(1 for p in signature.params if _is_generic(p))
+    return (0 if signature.variadic else 1, len(signature.params), -generics)
+
+
+def _is_generic(pattern: Pattern) -> bool:
+    if isinstance(pattern, Var):
+        return True
+    if isinstance(pattern, ArrayOf):
+        return _is_generic(pattern.element)
+    if isinstance(pattern, MapOf):
+        return _is_generic(pattern.key) or _is_generic(pattern.value)
+    return False
+
+
+def _shown_arguments(arg_types: Sequence[t.SqlType]) -> str:
+    # ksqlDB prints an argument without a type (a bare NULL) as ``null``.
+    return ", ".join("null" if isinstance(a, NullType) else str(a) for a in arg_types)
+
+
+def _ambiguous_message(function: Function, arg_types: Sequence[t.SqlType], written: str | None) -> str:
+    return (
+        f"Function '{shown_name(function.name, written)}' cannot be resolved due to ambiguous method "
+        f"parameters ({_shown_arguments(arg_types)}).\n"
+        "Use CAST() to explicitly cast your parameters to one of the supported function calls.\n"
+        f"Valid function calls are:\n{_alternatives(function)}"
+    )
 
 
 #: the signatures resolved while :func:`observing_resolutions` is open, as text
