@@ -276,10 +276,10 @@ def test_casts_qtt_cannot_run_yet_are_unsupported(text: str, feature: str) -> No
 
 
 def test_widened_arguments_get_explicit_casts() -> None:
-    expr = analyze("COALESCE(I, L)")
+    expr = analyze("ATAN2(I, L)")
     assert isinstance(expr, e.Call)
-    assert expr.args[0] == e.Cast(operand=e.ColumnRef(name="I", sql_type=t.INTEGER), sql_type=t.BIGINT)
-    assert expr.args[1] == e.ColumnRef(name="L", sql_type=t.BIGINT)
+    assert expr.args[0] == e.Cast(operand=e.ColumnRef(name="I", sql_type=t.INTEGER), sql_type=t.DOUBLE)
+    assert expr.args[1] == e.Cast(operand=e.ColumnRef(name="L", sql_type=t.BIGINT), sql_type=t.DOUBLE)
 
 
 def test_null_arguments_take_the_parameter_type() -> None:

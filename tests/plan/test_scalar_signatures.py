@@ -37,8 +37,7 @@ def returns(name: str, *args: t.SqlType) -> t.SqlType:
         ("LOG", [t.INTEGER, t.BIGINT], t.DOUBLE),
         ("GREATEST", [t.BIGINT, t.BIGINT, NULL], t.BIGINT),
         ("LEAST", [t.Decimal(4, 2), t.Decimal(6, 1)], t.Decimal(7, 2)),
-        ("COALESCE", [t.INTEGER, t.Decimal(5, 2)], t.Decimal(12, 2)),
-        ("COALESCE", [t.Decimal(10, 0), t.Decimal(5, 2)], t.Decimal(12, 2)),
+        ("COALESCE", [t.Decimal(5, 2), NULL, t.Decimal(5, 2)], t.Decimal(5, 2)),
         ("IFNULL", [NULL, t.STRING], t.STRING),
         ("MAP_VALUES", [t.Map(t.STRING, t.Array(t.INTEGER))], t.Array(t.Array(t.INTEGER))),
         (
@@ -92,9 +91,13 @@ def test_only_nulls_fit_every_overload() -> None:
         fns.resolve("GREATEST", [NULL, NULL], "GREATEST")
 
 
-def test_type_variable_binds_to_the_widest_argument() -> None:
-    resolved = fns.resolve("COALESCE", [t.INTEGER, t.BIGINT, t.INTEGER])
-    assert resolved.param_types == (t.BIGINT, t.BIGINT, t.BIGINT)
+def test_a_type_variable_binds_one_type_exactly() -> None:
+    # ksqlDB's GenericsUtil: no widening between the arguments a type variable binds.
+    assert fns.resolve("COALESCE", [t.BIGINT, NULL, t.BIGINT]).param_types == (t.BIGINT,) * 3
+    with pytest.raises(StatementError, match=r"^Function 'COALESCE' does not accept parameters \(INTEGER, BIGINT\)\."):
+        fns.resolve("COALESCE", [t.INTEGER, t.BIGINT])
+    with pytest.raises(StatementError, match=r"does not accept parameters \(ARRAY<DECIMAL\(4, 2\)>, DECIMAL\(3, 2\)\)"):
+        fns.resolve("ARRAY_CONTAINS", [t.Array(t.Decimal(4, 2)), t.Decimal(3, 2)])
 
 
 def test_unknown_function_suggests_a_name() -> None:

@@ -27,8 +27,6 @@ from qtt.plan.functions.signature_matching import (
     NULL_TYPE_MESSAGE,
     NullType,
     note_resolution,
-    widening_cost,
-    widens_to,
 )
 
 
@@ -47,8 +45,8 @@ class Aggregate:
 
     Attributes:
         name: canonical upper-case name, e.g. ``COUNT``.
-        arg_types: the types the implementation takes for the column arguments, after
-            ksqlDB's implicit widening (``COUNT(*)`` -> ``()``).
+        arg_types: the types the implementation takes for the column arguments
+            (``COUNT(*)`` -> ``()``).
         params: the init parameters as Python values with ksqlDB's defaults filled in, plus the
             configuration the function reads at creation (see :func:`resolve_aggregate`).
         return_type: the type of the result.
@@ -307,18 +305,15 @@ def is_aggregate(name: str) -> bool:
 
 
 def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | None:
-    """How much widening ``actual`` needs to fit ``pattern``, and the type it becomes."""
+    """Whether ``actual`` fits ``pattern`` (exactly: aggregates widen nothing), with a cost of 0."""
     if pattern == "ANY":
         return 0, actual
     if pattern.startswith("ARRAY<"):
         # ksqlDB never widens the elements of a collection.
         return (0, actual) if str(actual) == pattern else None
-    if actual.base == pattern:
-        return 0, actual
-    target = t.Primitive(pattern) if pattern != "DECIMAL" else None
-    if target is not None and widens_to(actual, target):
-        return widening_cost(actual, target), target
-    return None
+    # ksqlDB looks aggregates up without implicit casts (UdafAggregateFunctionFactory's
+    # UdfIndex): CORRELATION(INTEGER, INTEGER) does not fit CORRELATION(DOUBLE, DOUBLE).
+    return (0, actual) if actual.base == pattern else None
 
 
 def _match(overload: _Overload, arg_types: Sequence[t.SqlType]) -> tuple[int, tuple[t.SqlType, ...]] | None:

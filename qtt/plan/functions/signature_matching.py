@@ -127,15 +127,16 @@ def widens_to(source: t.SqlType, target: t.SqlType) -> bool:
     return False
 
 
-#: the time types a STRING argument is read as when no signature takes the STRING itself
+#: the types a STRING argument is read as when no signature takes the STRING itself
 #: (ksqlDB's ``SqlBaseType.canImplicitlyCast``: the text is parsed as ``CAST`` parses it)
-_TEXT_AS_TIME = frozenset(["DATE", "TIME", "TIMESTAMP"])
+_TEXT_AS_OTHER = frozenset(["DATE", "TIME", "TIMESTAMP", "BYTES"])
 
 
 def casts_to(source: t.SqlType, target: t.SqlType) -> bool:
     """Whether ksqlDB converts a function argument of ``source`` to a parameter of ``target``:
-    numeric widening, and a STRING read as a DATE, TIME or TIMESTAMP."""
-    return widens_to(source, target) or (source.base == "STRING" and target.base in _TEXT_AS_TIME)
+    numeric widening, and a STRING read as a DATE, TIME, TIMESTAMP or (base64) BYTES, as
+    ``CAST`` reads it."""
+    return widens_to(source, target) or (source.base == "STRING" and target.base in _TEXT_AS_OTHER)
 
 
 def widening_cost(source: t.SqlType, target: t.SqlType) -> int:
@@ -159,11 +160,6 @@ def widen_decimals(a: t.SqlType, b: t.SqlType) -> t.Decimal:
     return t.Decimal(min(scale + max(x.precision - x.scale, y.precision - y.scale), 38), scale)
 
 
-def _decimal_compatible(a: t.SqlType, b: t.SqlType) -> bool:
-    bases = {a.base, b.base}
-    return "DECIMAL" in bases and bases <= {"INTEGER", "BIGINT", "DECIMAL"}
-
-
 class _NoMatch(Exception):
     pass
 
@@ -179,17 +175,8 @@ def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], 
             return 0
         if bound == actual:
             return 0
-        if not widen:
-            raise _NoMatch
-        if _decimal_compatible(bound, actual):
-            # A DECIMAL wide enough for both, as ksqlDB's DecimalUtil.widen.
-            bindings[pattern.name] = widen_decimals(bound, actual)
-            return max(widening_cost(bound, actual), widening_cost(actual, bound), 1)
-        if widens_to(actual, bound):
-            return widening_cost(actual, bound)
-        if widens_to(bound, actual):
-            bindings[pattern.name] = actual
-            return widening_cost(bound, actual)
+        # ksqlDB's GenericsUtil binds a type variable to one type exactly: no widening, not
+        # even between two DECIMALs of different precision.
         raise _NoMatch
     if isinstance(pattern, ArrayOf):
         if not isinstance(actual, t.Array):

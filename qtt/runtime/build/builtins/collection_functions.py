@@ -10,7 +10,7 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins.casts import java_string
-from qtt.runtime.build.builtins.comparisons import comparable
+from qtt.runtime.build.builtins.comparisons import comparable, has_java_order, keyed
 from qtt.runtime.build.builtins.registry import implements
 from qtt.runtime.spark.spark_types import to_spark
 
@@ -32,16 +32,43 @@ def _array_contains(expr: e.Call, args: Sequence[Column]) -> Column:
     )
 
 
+def _element_type(expr: e.Call) -> t.SqlType:
+    array_type = expr.args[0].result_type
+    assert isinstance(array_type, t.Array)
+    return array_type.element
+
+
 @implements("ARRAY_SORT")
 def _array_sort(expr: e.Call, args: Sequence[Column]) -> Column:
-    # ksqlDB sorts nulls last in both directions; an unknown or null direction gives null.
-    ascending = F.array_sort(args[0])
+    # ksqlDB sorts nulls last in both directions (Java's order: java_order); an unknown or null
+    # direction gives null.
+    element = _element_type(expr)
+    if has_java_order(element):
+        array = F.transform(args[0], lambda x: keyed(x, element))
+        ascending = F.transform(F.array_sort(array), lambda x: x["v"])
+        descending = F.transform(F.sort_array(array, asc=False), lambda x: x["v"])
+    else:
+        ascending, descending = F.array_sort(args[0]), F.sort_array(args[0], asc=False)
     if len(args) == 1:
         return ascending
     direction = F.upper(args[1])
-    return F.when(direction.isin("ASC", "ASCENDING"), ascending).when(
-        direction.isin("DESC", "DESCENDING"), F.sort_array(args[0], asc=False)
-    )
+    return F.when(direction.isin("ASC", "ASCENDING"), ascending).when(direction.isin("DESC", "DESCENDING"), descending)
+
+
+@implements("ARRAY_MAX")
+def _array_max(expr: e.Call, args: Sequence[Column]) -> Column:
+    element = _element_type(expr)
+    if has_java_order(element):
+        return F.array_max(F.transform(args[0], lambda x: keyed(x, element)))["v"]
+    return F.array_max(args[0])
+
+
+@implements("ARRAY_MIN")
+def _array_min(expr: e.Call, args: Sequence[Column]) -> Column:
+    element = _element_type(expr)
+    if has_java_order(element):
+        return F.array_min(F.transform(args[0], lambda x: keyed(x, element)))["v"]
+    return F.array_min(args[0])
 
 
 @implements("ARRAY_REMOVE")

@@ -1,8 +1,8 @@
 """Comparisons with Java's semantics: ``=``, ``<`` ... and IS DISTINCT FROM.
 
 ksqlDB compares with Java's ``equals``/``compareTo``: never null (a null operand makes the
-comparison false), NaN compares false with everything, and maps compare by content,
-whatever their entry order.
+comparison false), NaN compares false with everything, strings order by UTF-16 code units and
+bytes as signed values, and maps compare by content, whatever their entry order.
 """
 
 from __future__ import annotations
@@ -13,6 +13,37 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
+
+# Java orders two kinds of values differently from Spark. ByteBuffer.compareTo compares bytes
+# as signed values, Spark compares BINARY as unsigned ones: read as ISO-8859-1 text (a character
+# per byte) with each byte's top bit flipped, a BYTES value becomes a string Spark orders as Java
+# orders the bytes. String.compareTo compares UTF-16 code units, Spark compares code points: a
+# string's UTF-16BE bytes, compared unsigned, are in Java's order.
+_EVERY_BYTE = "".join(chr(b) for b in range(256))
+_TOP_BIT_FLIPPED = "".join(chr(b ^ 0x80) for b in range(256))
+
+
+def java_order(value: Column, type_: t.SqlType) -> Column:
+    """A value that Spark orders as Java's ``compareTo`` orders ``value``: a key for BYTES and
+    STRING, ``value`` itself for the other types."""
+    if type_.base == "BYTES":
+        return F.translate(F.decode(value, "ISO-8859-1"), _EVERY_BYTE, _TOP_BIT_FLIPPED)
+    if type_.base == "STRING":
+        return F.encode(value, "UTF-16BE")
+    return value
+
+
+def has_java_order(type_: t.SqlType) -> bool:
+    """Whether Spark orders values of ``type_`` differently from Java (see :func:`java_order`)."""
+    return type_.base in ("BYTES", "STRING")
+
+
+def keyed(value: Column, type_: t.SqlType) -> Column:
+    """``value`` as a struct (its Java order, itself) that Spark orders as Java orders
+    ``value``; null stays null."""
+    return F.when(value.isNull(), F.lit(None)).otherwise(
+        F.struct(java_order(value, type_).alias("k"), value.alias("v"))
+    )
 
 
 def comparable(value: Column, type_: t.SqlType) -> Column:
@@ -57,6 +88,8 @@ def _is_nan(value: Column, type_: t.SqlType) -> Column | None:
 
 def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
     """``left op right`` as ksqlDB evaluates it: never null, false when an operand is null."""
+    if op not in ("=", "<>") and left_type.base == right_type.base and has_java_order(left_type):
+        left, right = java_order(left, left_type), java_order(right, right_type)
     left, right = comparable(left, left_type), comparable(right, right_type)
     result = _OPERATORS[op](left, right)
     # Java's primitive comparisons are false for NaN (Spark orders NaN above everything).

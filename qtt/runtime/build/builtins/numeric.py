@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
+from qtt.runtime.build.builtins.comparisons import keyed
 from qtt.runtime.build.builtins.java import big_decimal
 from qtt.runtime.build.builtins.registry import constant, implements, null_of
 from qtt.runtime.build.builtins.strings import java_trim
@@ -189,12 +190,21 @@ def _random(expr: e.Call, args: Sequence[Column]) -> Column:
 @implements("GREATEST")
 def _greatest(expr: e.Call, args: Sequence[Column]) -> Column:
     # Nulls are skipped; only all-null arguments give null, as in ksqlDB.
-    return F.greatest(*args) if len(args) > 1 else args[0]
+    if len(args) == 1:
+        return args[0]
+    return _keyed_strings(F.array_max, args) if expr.sql_type.base == "STRING" else F.greatest(*args)
 
 
 @implements("LEAST")
 def _least(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.least(*args) if len(args) > 1 else args[0]
+    if len(args) == 1:
+        return args[0]
+    return _keyed_strings(F.array_min, args) if expr.sql_type.base == "STRING" else F.least(*args)
+
+
+def _keyed_strings(pick: Callable[[Column], Column], args: Sequence[Column]) -> Column:
+    # String.compareTo's order (comparisons.java_order); the array binds each argument once.
+    return pick(F.transform(F.array(*args), lambda x: keyed(x, t.STRING)))["v"]
 
 
 _EARTH_RADIUS = {"KM": 6371.0, "MILES": 3959.0}

@@ -44,8 +44,6 @@ RENAMES: dict[str, Callable[..., Column]] = {
     "ABS": F.abs,
     "MAP_KEYS": F.map_keys,
     "MAP_VALUES": F.map_values,
-    "ARRAY_MAX": F.array_max,
-    "ARRAY_MIN": F.array_min,
     "ARRAY_DISTINCT": F.array_distinct,
     "ARRAY_UNION": F.array_union,
     "ARRAY_INTERSECT": F.array_intersect,
