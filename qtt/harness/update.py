@@ -192,20 +192,28 @@ def _update_file(path: str, failing: Mapping[str, list[CaseResult]], updates: Up
     except _Refusal as e:
         updates.refused += [Refused(path, f"case {case!r}", str(e)) for case in failing]
         return
-    splices: list[tuple[tuple[int, int], str]] = []
-    done: list[Updated] = []
+    pending: list[_Pending] = []
     for case, group in failing.items():
         try:
-            span, array, updated = _update_case(read, case, group)
+            pending.append(_update_case(read, case, group))
         except _Refusal as e:
             updates.refused.append(Refused(path, f"case {case!r}", str(e)))
-            continue
-        splices.append((span, array))
-        done.append(updated)
-    if not splices:
+    # The written file is read back once with every case's new array, not once per case (a file
+    # of many failing cases would be parsed as many times); a case that does not read back is
+    # refused and the rest checked again without it.
+    while pending:
+        refusals = _check(read, pending)
+        if not refusals:
+            break
+        for item in pending:
+            if item.updated.case in refusals:
+                updates.refused.append(Refused(path, f"case {item.updated.case!r}", refusals[item.updated.case]))
+        pending = [item for item in pending if item.updated.case not in refusals]
+    if not pending:
         return
+    done = [item.updated for item in pending]
     try:
-        write_whole(path, _spliced(read.text, splices))
+        write_whole(path, _spliced(read.text, [(item.span, item.array) for item in pending]))
     except OSError as e:
         reason = f"the file could not be written ({e.strerror or e}); it was left as it was"
         updates.refused += [Refused(path, f"case {u.case!r}", reason) for u in done]
@@ -213,7 +221,19 @@ def _update_file(path: str, failing: Mapping[str, list[CaseResult]], updates: Up
     updates.updated += done
 
 
-def _update_case(read: _File, case: str, group: Sequence[CaseResult]) -> tuple[tuple[int, int], str, Updated]:
+@dataclass(frozen=True)
+class _Pending:
+    """A case's new ``outputs`` array, before the written file is read back."""
+
+    span: tuple[int, int]
+    array: str
+    updated: Updated
+    index: int
+    group: Sequence[CaseResult]
+    chosen: CaseResult
+
+
+def _update_case(read: _File, case: str, group: Sequence[CaseResult]) -> _Pending:
     """The span of a case's ``outputs`` array, its new text, and what changed; or a refusal."""
     indexes = sorted({v.index for v in read.loaded.variants if v.case == case})
     if not indexes:
@@ -234,11 +254,10 @@ def _update_case(read: _File, case: str, group: Sequence[CaseResult]) -> tuple[t
     kept = _kept(read, index, old, records, group)
     fields = _fields(read, index, old, records)
     array = _render(read, index, [kept.get(n) or _document(r, fields) for n, r in enumerate(records)])
-    _check(read, span, array, index, group, chosen)
     was = Counter(r.topic for r in old)
     now = Counter(r.topic for r in records)
     counts = tuple((topic, now[topic], was[topic]) for topic in dict.fromkeys([*now, *was]))
-    return span, array, Updated(read.path, case, counts, _other_failures(group))
+    return _Pending(span, array, Updated(read.path, case, counts, _other_failures(group)), index, group, chosen)
 
 
 def _chosen(variants: Sequence[CaseVariant], group: Sequence[CaseResult]) -> CaseResult:
@@ -480,30 +499,34 @@ def _dumps(document: dict[str, Any], indent: str | None) -> str:
     return text
 
 
-def _check(
-    read: _File, span: tuple[int, int], array: str, index: int, group: Sequence[CaseResult], chosen: CaseResult
-) -> None:
-    """Refuse unless the file with ``array`` loads strictly and every variant that ran passes."""
-    text = _spliced(read.text, [(span, array)])
+def _check(read: _File, pending: Sequence[_Pending]) -> dict[str, str]:
+    """Why each pending case may not be written, by case: the file with every new array must load
+    strictly, and every variant of a case that ran must pass against its new array."""
+    text = _spliced(read.text, [(item.span, item.array) for item in pending])
     try:
         loaded = load_text(text, file=read.path)
     except QttError as e:
-        raise _Refusal(f"the written file would not load (a qtt bug): {e}") from None
+        return {item.updated.case: f"the written file would not load (a qtt bug): {e}" for item in pending}
     if _errors(loaded) != _errors(read.loaded):
-        raise _Refusal("the written file would not load (a qtt bug): a case of it no longer loads")
-    variants = {v.variant: v for v in loaded.variants if v.index == index}
-    for result in group:
+        reason = "the written file would not load (a qtt bug): a case of it no longer loads"
+        return {item.updated.case: reason for item in pending}
+    failures = {item.updated.case: _readback_failure(loaded, item) for item in pending}
+    return {case: failure for case, failure in failures.items() if failure is not None}
+
+
+def _readback_failure(loaded: LoadedFile, item: _Pending) -> str | None:
+    variants = {v.variant: v for v in loaded.variants if v.index == item.index}
+    for result in item.group:
         if result.replay is None or result.status == Status.SKIPPED:
             continue
         variant = variants.get(result.variant)
         comparison = compare(variant.outputs, result.replay.outputs, result.replay.sinks) if variant else None
         if comparison is None or not comparison.ok:
             topics = ", ".join(d.topic for d in comparison.diffs) if comparison else "every topic"
-            if result is chosen:
-                msg = f"its actual outputs do not read back as the records they are (on {topics}): write them by hand"
-            else:
-                msg = f"its variants disagree on their outputs: [{result.variant}] would still fail on {topics}"
-            raise _Refusal(msg)
+            if result is item.chosen:
+                return f"its actual outputs do not read back as the records they are (on {topics}): write them by hand"
+            return f"its variants disagree on their outputs: [{result.variant}] would still fail on {topics}"
+    return None
 
 
 def _errors(loaded: LoadedFile) -> list[tuple[str | None, str | None]]:

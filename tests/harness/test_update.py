@@ -91,6 +91,27 @@ def test_failing_cases_get_their_actual_outputs_and_nothing_else_changes(tmp_pat
         assert _passes(path, results, case), case
 
 
+def test_the_written_file_is_read_back_once_however_many_cases_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Read back once per case, a file of many failing cases cost quadratic time: 528 failing
+    # cases in one file took 510 s to update.
+    from qtt.harness import update
+
+    reads = []
+
+    def counting(text: str, **kwargs: object) -> object:
+        reads.append(kwargs.get("file"))
+        return load_text(text, **kwargs)  # type: ignore[arg-type]
+
+    path = _copy(tmp_path, "lines.json")
+    results = _results(path, {"big orders": BIG_ORDERS, "prices": PRICES, "new case": NEW_CASE})
+    monkeypatch.setattr(update, "load_text", counting)
+    assert len(update_outputs(results).updated) == 3
+    assert len(reads) == 2  # the file as it was, then as it will be written
+    assert path.read_bytes() == (FIXTURES / "lines.updated.json").read_bytes()
+
+
 def test_the_round_trip_keeps_decimals_exact(tmp_path: Path) -> None:
     path = _copy(tmp_path, "lines.json")
     update_outputs(_results(path, {"prices": PRICES}))
