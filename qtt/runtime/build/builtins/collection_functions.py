@@ -125,6 +125,12 @@ def _generate_series(expr: e.Call, args: Sequence[Column]) -> Column:
     else:
         step = args[2]
     # ksqlDB fails (so emits null) for a zero step or one that points away from the end;
-    # Spark's sequence would fail the whole query.
+    # Spark's sequence would fail the whole query, as it would for a series longer than its
+    # largest array, where ksqlDB runs out of memory: null too.
     wrong_way = (step == 0) | ((end > start) & (step < 0)) | ((end < start) & (step > 0))
-    return F.when(wrong_way, F.lit(None)).otherwise(F.sequence(start, end, step))
+    length = (end.cast("double") - start.cast("double")) / step.cast("double") + 1
+    return F.when(wrong_way | (length > _LARGEST_ARRAY), F.lit(None)).otherwise(F.sequence(start, end, step))
+
+
+#: Spark's largest array (ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH)
+_LARGEST_ARRAY = 2_147_483_632
