@@ -276,7 +276,7 @@ def test_casts_qtt_cannot_run_yet_are_unsupported(text: str, feature: str) -> No
 
 
 def test_widened_arguments_get_explicit_casts() -> None:
-    expr = analyze("ATAN2(I, L)")
+    expr = analyze("GEO_DISTANCE(I, L, 1.5, 2.5)")
     assert isinstance(expr, e.Call)
     assert expr.args[0] == e.Cast(operand=e.ColumnRef(name="I", sql_type=t.INTEGER), sql_type=t.DOUBLE)
     assert expr.args[1] == e.Cast(operand=e.ColumnRef(name="L", sql_type=t.BIGINT), sql_type=t.DOUBLE)

@@ -34,7 +34,7 @@ def returns(name: str, *args: t.SqlType) -> t.SqlType:
         ("SIGN", [t.BIGINT], t.INTEGER),
         ("ABS", [t.Decimal(5, 1)], t.Decimal(5, 1)),
         ("LN", [t.INTEGER], t.DOUBLE),
-        ("LOG", [t.INTEGER, t.BIGINT], t.DOUBLE),
+        ("LOG", [t.INTEGER, t.Decimal(4, 2)], t.DOUBLE),
         ("GREATEST", [t.BIGINT, t.BIGINT, NULL], t.BIGINT),
         ("LEAST", [t.Decimal(4, 2), t.Decimal(6, 1)], t.Decimal(7, 2)),
         ("COALESCE", [t.Decimal(5, 2), NULL, t.Decimal(5, 2)], t.Decimal(5, 2)),

@@ -113,7 +113,9 @@ _ENTRY_VALUES = (INT, BIGINT, DOUBLE, BOOLEAN, STRING)
 
 
 def _double_math(name: str, arity: int = 1) -> Function:
-    return fn(name, sig([DOUBLE] * arity, DOUBLE))
+    # ksqlDB's math UDFs declare INTEGER, BIGINT and DOUBLE overloads (each argument of one of
+    # them), all computed on doubles; a mix of INTEGER and BIGINT arguments is ambiguous.
+    return fn(name, *(sig([type_] * arity, DOUBLE) for type_ in (INT, BIGINT, DOUBLE)))
 
 
 _FUNCTION_LIST: list[Function] = [
@@ -123,11 +125,9 @@ _FUNCTION_LIST: list[Function] = [
     fn("NULLIF", sig([T, T], T)),
     # --------------------------------------------------------------- strings
     fn("CONCAT", sig([STRING], STRING, variadic=True), sig([BYTES], BYTES, variadic=True)),
-    fn(
-        "CONCAT_WS",
-        sig([STRING, STRING], STRING, variadic=True),
-        sig([BYTES, BYTES], BYTES, variadic=True),
-    ),
+    # ksqlDB's CONCAT_WS takes any number of arguments, the separator first, and fails (null)
+    # at run time on fewer than two.
+    fn("CONCAT_WS", sig([STRING], STRING, variadic=True), sig([BYTES], BYTES, variadic=True)),
     fn("UCASE", sig([STRING], STRING)),
     fn("LCASE", sig([STRING], STRING)),
     fn("TRIM", sig([STRING], STRING)),
@@ -167,15 +167,15 @@ _FUNCTION_LIST: list[Function] = [
     fn("TRUNC", *_ROUNDING, constant_args=[1]),
     fn("FLOOR", *_NUMERIC_SAME),
     fn("CEIL", *_NUMERIC_SAME),
-    fn("SQRT", sig([DOUBLE], DOUBLE)),
-    fn("CBRT", sig([DOUBLE], DOUBLE)),
-    fn("EXP", sig([DOUBLE], DOUBLE)),
-    fn("LN", sig([DOUBLE], DOUBLE)),
-    fn("LOG", sig([DOUBLE], DOUBLE), sig([DOUBLE, DOUBLE], DOUBLE)),
-    fn("POWER", sig([DOUBLE, DOUBLE], DOUBLE)),
+    fn("LOG", *_double_math("LOG").signatures, *_double_math("LOG", 2).signatures),
+    _double_math("POWER", 2),
     *(
         _double_math(n)
         for n in (
+            "SQRT",
+            "CBRT",
+            "EXP",
+            "LN",
             "ACOS",
             "ASIN",
             "ATAN",

@@ -29,6 +29,8 @@ def _concat(expr: e.Call, args: Sequence[Column]) -> Column:
 def _concat_ws(expr: e.Call, args: Sequence[Column]) -> Column:
     # ksqlDB skips null parts and returns null for a null separator. Spark's concat_ws only
     # takes a constant separator, so fold over the non-null parts instead.
+    if len(args) < 2:  # ksqlDB's "Function Concat_WS expects at least two input arguments."
+        return F.lit(None).cast(to_spark(expr.sql_type))
     separator, parts = args[0], args[1:]
     spark_type = to_spark(expr.sql_type)
     present = F.filter(F.array(*parts), lambda x: x.isNotNull())
