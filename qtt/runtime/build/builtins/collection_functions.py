@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -57,18 +57,20 @@ def _array_sort(expr: e.Call, args: Sequence[Column]) -> Column:
 
 @implements("ARRAY_MAX")
 def _array_max(expr: e.Call, args: Sequence[Column]) -> Column:
-    element = _element_type(expr)
-    if has_java_order(element):
-        return F.array_max(F.transform(args[0], lambda x: keyed(x, element)))["v"]
-    return F.array_max(args[0])
+    return _array_extreme(F.array_max, expr, args[0])
 
 
 @implements("ARRAY_MIN")
 def _array_min(expr: e.Call, args: Sequence[Column]) -> Column:
+    return _array_extreme(F.array_min, expr, args[0])
+
+
+def _array_extreme(pick: Callable[[Column], Column], expr: e.Call, array: Column) -> Column:
+    # Nulls are skipped, as Spark's array_max and array_min skip them; Java's order (java_order).
     element = _element_type(expr)
     if has_java_order(element):
-        return F.array_min(F.transform(args[0], lambda x: keyed(x, element)))["v"]
-    return F.array_min(args[0])
+        return pick(F.transform(array, lambda x: keyed(x, element)))["v"]
+    return pick(array)
 
 
 @implements("ARRAY_REMOVE")
