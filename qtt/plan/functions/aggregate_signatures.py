@@ -304,37 +304,30 @@ def is_aggregate(name: str) -> bool:
     return name.upper() in AGGREGATE_NAMES
 
 
-def _column_cost(pattern: str, actual: t.SqlType) -> tuple[int, t.SqlType] | None:
-    """Whether ``actual`` fits ``pattern`` (exactly: aggregates widen nothing), with a cost of 0."""
+def _fits(pattern: str, actual: t.SqlType) -> bool:
+    """Whether a column argument of type ``actual`` fits ``pattern``. ksqlDB looks aggregates up
+    without implicit casts (UdafAggregateFunctionFactory's UdfIndex): CORRELATION(INTEGER,
+    INTEGER) does not fit CORRELATION(DOUBLE, DOUBLE), nor an element type another."""
     if pattern == "ANY":
-        return 0, actual
+        return True
     if pattern.startswith("ARRAY<"):
-        # ksqlDB never widens the elements of a collection.
-        return (0, actual) if str(actual) == pattern else None
-    # ksqlDB looks aggregates up without implicit casts (UdafAggregateFunctionFactory's
-    # UdfIndex): CORRELATION(INTEGER, INTEGER) does not fit CORRELATION(DOUBLE, DOUBLE).
-    return (0, actual) if actual.base == pattern else None
+        return str(actual) == pattern
+    return actual.base == pattern
 
 
-def _match(overload: _Overload, arg_types: Sequence[t.SqlType]) -> tuple[int, tuple[t.SqlType, ...]] | None:
+def _match(overload: _Overload, arg_types: Sequence[t.SqlType]) -> tuple[t.SqlType, ...] | None:
+    """The column arguments' types if ``arg_types`` fit ``overload``, else None."""
     patterns = overload.patterns(len(arg_types) - len(overload.inits))
     if patterns is None:
         return None
-    cost = 0
-    columns = []
-    for pattern, actual in zip(patterns, arg_types, strict=False):
-        if isinstance(actual, NullType):
-            return None
-        fit = _column_cost(pattern, actual)
-        if fit is None:
-            return None
-        cost += fit[0]
-        columns.append(fit[1])
+    columns = arg_types[: len(patterns)]
+    if any(isinstance(a, NullType) or not _fits(p, a) for p, a in zip(patterns, columns, strict=True)):
+        return None
     # Init parameters bind to Java ``int``/``boolean`` factory arguments: no widening.
     inits = arg_types[len(patterns) :]
     if any(a != p and not isinstance(a, NullType) for a, p in zip(inits, overload.inits, strict=True)):
         return None
-    return cost, tuple(columns)
+    return tuple(columns)
 
 
 def resolve_aggregate(
@@ -374,14 +367,14 @@ def resolve_aggregate(
         raise ValueError(msg)
     if arg_types and isinstance(arg_types[0], NullType):
         raise StatementError(NULL_TYPE_MESSAGE)
-    matches = [(*m, o) for o in spec.overloads if (m := _match(o, arg_types)) is not None]
+    matches = [(m, o) for o in spec.overloads if (m := _match(o, arg_types)) is not None]
     if not matches:
         shown = ", ".join(str(a) for a in arg_types)
         label = shown_name(upper, written)
         options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
         msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
         raise StatementError(msg)
-    _, columns, overload = min(matches, key=lambda m: m[0])
+    columns, overload = matches[0]
     note_resolution(lambda: overload.describe(upper))
     params = []
     for index in range(len(columns), len(arg_types)):

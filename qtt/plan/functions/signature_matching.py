@@ -139,13 +139,6 @@ def casts_to(source: t.SqlType, target: t.SqlType) -> bool:
     return widens_to(source, target) or (source.base == "STRING" and target.base in _TEXT_AS_OTHER)
 
 
-def widening_cost(source: t.SqlType, target: t.SqlType) -> int:
-    """How many widening steps (INTEGER -> BIGINT -> DECIMAL -> DOUBLE) ``source`` takes to ``target``."""
-    if source == target or source.base not in _WIDENING or target.base not in _WIDENING:
-        return 0
-    return _WIDENING[target.base] - _WIDENING[source.base]
-
-
 def widen_integer_to_decimal(type_: t.SqlType) -> t.Decimal:
     """The DECIMAL that holds every value of an integer type (ksqlDB's rule)."""
     if isinstance(type_, t.Decimal):
@@ -164,42 +157,35 @@ class _NoMatch(Exception):
     pass
 
 
-def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], widen: bool) -> int:
-    """Match one argument; returns how much widening the match needs (0 for exact)."""
+def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], widen: bool) -> None:
+    """Match one argument, binding type variables; raises :class:`_NoMatch` if it does not fit."""
     if isinstance(actual, NullType):
-        return 0
+        return
     if isinstance(pattern, Var):
-        bound = bindings.get(pattern.name)
-        if bound is None:
-            bindings[pattern.name] = actual
-            return 0
-        if bound == actual:
-            return 0
+        bound = bindings.setdefault(pattern.name, actual)
         # ksqlDB's GenericsUtil binds a type variable to one type exactly: no widening, not
         # even between two DECIMALs of different precision.
-        raise _NoMatch
+        if bound != actual:
+            raise _NoMatch
+        return
     if isinstance(pattern, ArrayOf):
         if not isinstance(actual, t.Array):
             raise _NoMatch
         # ksqlDB widens top-level arguments only, never the elements of a collection.
-        return _match(pattern.element, actual.element, bindings, widen=False)
+        _match(pattern.element, actual.element, bindings, widen=False)
+        return
     if isinstance(pattern, MapOf):
         if not isinstance(actual, t.Map):
             raise _NoMatch
-        return _match(pattern.key, actual.key, bindings, widen=False) + _match(
-            pattern.value, actual.value, bindings, widen=False
-        )
+        _match(pattern.key, actual.key, bindings, widen=False)
+        _match(pattern.value, actual.value, bindings, widen=False)
+        return
     if isinstance(pattern, AnyDecimal):
-        if isinstance(actual, t.Decimal):
-            return 0
-        if widen and actual.base in ("INTEGER", "BIGINT"):
-            return 2 - _WIDENING[actual.base]
+        if not (isinstance(actual, t.Decimal) or (widen and actual.base in ("INTEGER", "BIGINT"))):
+            raise _NoMatch
+        return
+    if actual != pattern and not (widen and casts_to(actual, pattern)):
         raise _NoMatch
-    if actual == pattern:
-        return 0
-    if widen and casts_to(actual, pattern):
-        return max(widening_cost(actual, pattern), 1)
-    raise _NoMatch
 
 
 def substitute(pattern: ReturnType, bindings: dict[str, t.SqlType], args: Sequence[t.SqlType]) -> t.SqlType | None:
@@ -292,10 +278,10 @@ def match_signature(function: Function, arg_types: Sequence[t.SqlType], written:
             candidates.append((signature, bindings, params))
         if not candidates:
             continue
-        best = max(candidates, key=lambda c: _precedence(c[0]))
-        if any(c is not best and _precedence(c[0]) == _precedence(best[0]) for c in candidates):
+        ranks = [_precedence(c[0]) for c in candidates]
+        if ranks.count(max(ranks)) > 1:
             raise StatementError(_ambiguous_message(function, arg_types, written))
-        signature, bindings, params = best
+        signature, bindings, params = candidates[ranks.index(max(ranks))]
         if signature.unsupported is not None:
             raise UnsupportedFeatureError(f"{name}{signature.describe()}: {signature.unsupported}")
         concrete = _fill_decimal_nulls(

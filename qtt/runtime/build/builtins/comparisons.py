@@ -18,7 +18,8 @@ from qtt import sqltypes as t
 # as signed values, Spark compares BINARY as unsigned ones: read as ISO-8859-1 text (a character
 # per byte) with each byte's top bit flipped, a BYTES value becomes a string Spark orders as Java
 # orders the bytes. String.compareTo compares UTF-16 code units, Spark compares code points: a
-# string's UTF-16BE bytes, compared unsigned, are in Java's order.
+# string's UTF-16BE bytes, compared unsigned, are in Java's order. (The aggregates, which run on
+# Python values, order them by the same rules: qtt.runtime.aggregates.java_semantics.sort_key.)
 _EVERY_BYTE = "".join(chr(b) for b in range(256))
 _TOP_BIT_FLIPPED = "".join(chr(b ^ 0x80) for b in range(256))
 
