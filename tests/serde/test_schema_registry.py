@@ -95,8 +95,16 @@ def test_ksqldb_schema_for_columns() -> None:
     assert nested["name"] == "Z_ADDR" and "namespace" not in nested
 
 
+def test_the_embedded_registry_accepts_any_schema_as_ksqldbs_test_registry_does() -> None:
+    registry = Registry()
+    registry.register("t-value", "AVRO", '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}')
+    renamed = '{"type":"array","items":{"type":"record","name":"test","fields":[{"name":"a","type":"int"}]}}'
+    assert registry.register("t-value", "AVRO", renamed).version == 2
+
+
 def test_an_incompatible_avro_schema_is_refused_as_ksqldb_says() -> None:
     registry = Registry()
+    registry.compatibility["t-value"] = "BACKWARD"
     registry.register("t-value", "AVRO", '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}')
     added_optional = (
         '{"type":"record","name":"R","fields":[{"name":"a","type":"int"},'

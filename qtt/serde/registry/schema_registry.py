@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 
 #: environment variable naming a real registry (the CLI's --schema-registry, pytest's --qtt-schema-registry)
 REGISTRY_URL_ENV = "QTT_SCHEMA_REGISTRY_URL"
-#: a subject's compatibility level unless set otherwise: Confluent Schema Registry's default
-DEFAULT_COMPATIBILITY = "BACKWARD"
+#: a subject's compatibility level on the embedded registry unless set otherwise: none, as on
+#: the registry ksqlDB's QTT runs on (Confluent's ``MockSchemaRegistryClient`` registers any
+#: schema); a real registry keeps its own level (Confluent's default is BACKWARD)
+DEFAULT_COMPATIBILITY = "NONE"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,8 +177,9 @@ class Registry:
     def _check_compatible(self, subject: str, schema_type: str, text: str) -> None:
         """Refuse what the subject's compatibility level refuses, as a registry does (HTTP 409).
 
-        The embedded registry of Confluent's client checks nothing, so qtt checks Avro schemas
-        with Apache Avro's own checker; Protobuf and JSON schemas are not checked there.
+        The embedded registry of Confluent's client checks nothing, so for a subject given a
+        level qtt checks Avro schemas with Apache Avro's own checker; Protobuf and JSON schemas
+        are not checked there.
         """
         level = self.compatibility.get(subject, DEFAULT_COMPATIBILITY)
         earlier = [known for known in self.journal if known.subject == subject]
