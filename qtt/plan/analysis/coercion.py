@@ -124,6 +124,10 @@ def comparable(left: t.SqlType, right: t.SqlType, op: str) -> bool:
         return op in ("=", "<>") and left == right
     if left.base == right.base:
         return left.base != "BOOLEAN" or op in ("=", "<>")
+    # ksqlDB's ComparisonUtil: text compares with any temporal type (read as that type), and a
+    # DATE with a TIMESTAMP (as the instant of its midnight, UTC).
+    if {left.base, right.base} == {"DATE", "TIMESTAMP"}:
+        return True
     temporal = {"TIMESTAMP", "DATE", "TIME", "STRING"}
     return left.base in temporal and right.base in temporal and "STRING" in (left.base, right.base)
 
