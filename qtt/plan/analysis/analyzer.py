@@ -15,7 +15,7 @@ from typing import cast
 
 from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError, did_you_mean
-from qtt.plan.analysis import pseudo_timestamps
+from qtt.plan.analysis import messages, pseudo_timestamps
 from qtt.plan.analysis.case_types import case_type
 from qtt.plan.analysis.coercion import (
     arithmetic_type,
@@ -246,8 +246,7 @@ class Analyzer:
         base = self.typed(node.base)
         type_ = base.result_type
         if not isinstance(type_, t.Struct):
-            msg = f"Expected STRUCT type for '{format_expr(node.base)}' but got {type_}"
-            raise StatementError(msg, line=_line(node), column=_col(node))
+            raise StatementError(f"Expected STRUCT type, got: {type_}", line=_line(node), column=_col(node))
         found = type_.field(node.field)
         if found is None:
             msg = f"Could not find field '{node.field}' in '{format_expr(node.base)}'."
@@ -268,8 +267,7 @@ class Analyzer:
         if isinstance(type_, t.Map):
             index = coerce_null(index, type_.key)
             return e.Subscript(base=base, index=index, sql_type=type_.value)
-        msg = f"Only ARRAY and MAP types can be subscripted, got {type_}: {format_expr(node)}"
-        raise StatementError(msg, line=_line(node), column=_col(node))
+        raise StatementError(messages.not_subscriptable(node, type_), line=_line(node), column=_col(node))
 
     # ------------------------------------------------------------------ arithmetic
 

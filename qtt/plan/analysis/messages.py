@@ -154,3 +154,11 @@ def unknown_source(name: str) -> str:
     """ksqlDB's message for a FROM or JOIN source that does not exist: it resolves sources while
     preparing the statement, so the message carries the engine's prefix for that stage."""
     return f"Exception while preparing statement: {name} does not exist."
+
+
+def not_subscriptable(node: ast.Subscript, type_: t.SqlType) -> str:
+    """ksqlDB's ExpressionTypeManager on a subscript of anything but an array or a map."""
+    msg = f"Subscript expression ({format_expr(node)}) do not apply to {type_}."
+    if isinstance(type_, t.Struct):
+        msg += f" Use the dereference operator for STRUCTS: {format_expr(node.base)}->{format_expr(node.index)}"
+    return msg
