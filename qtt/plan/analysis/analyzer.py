@@ -105,7 +105,7 @@ def _align_collections(left: e.Expression, right: e.Expression) -> tuple[e.Expre
     lt, rt = left.result_type, right.result_type
     if lt == rt or not {lt.base, rt.base} <= {"ARRAY", "MAP", "STRUCT"}:
         return left, right
-    common = can_coerce(lt, rt) or can_coerce(rt, lt)
+    common = can_coerce(lt, rt, from_text=False) or can_coerce(rt, lt, from_text=False)
     if common is None:
         return left, right
     return implicit_cast(left, common), implicit_cast(right, common)

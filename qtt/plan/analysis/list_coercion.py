@@ -8,6 +8,7 @@ common type, found by inspecting each expression in turn (the first non-null one
   it (INTEGER, BIGINT, DECIMAL(p, s), or DOUBLE when the list is DOUBLE); one that holds a
   boolean (``true``, ``yes``, ``f``, ... any case) joins a BOOLEAN list;
 * any other *literal* coerces to STRING in a STRING list;
+* a STRING, literal or not, joins a TIME, DATE, TIMESTAMP or BYTES list (a CAST parses it);
 * ARRAY, MAP and STRUCT constructors coerce element by element; columns of those types
   coerce when their element types widen.
 
@@ -90,10 +91,18 @@ def _coerce_numbers(source: t.SqlType, target: t.SqlType) -> t.SqlType | None:
     return target
 
 
-def can_coerce(source: t.SqlType, target: t.SqlType, *, literal: bool = False) -> t.SqlType | None:
+#: what text coerces to, literal or not (ksqlDB's strict ``DefaultSqlValueCoercer``): parsed as
+#: ``CAST`` parses it
+_FROM_TEXT = frozenset({"TIME", "DATE", "TIMESTAMP", "BYTES"})
+
+
+def can_coerce(
+    source: t.SqlType, target: t.SqlType, *, literal: bool = False, from_text: bool = True
+) -> t.SqlType | None:
     """The type ``source`` becomes to fit ``target`` (ksqlDB's ``canCoerce``), or None.
 
     ``literal`` adds ksqlDB's lax rule for literals: any literal coerces to STRING.
+    ``from_text=False`` leaves out text to temporal and BYTES types (numbers still widen).
     """
     if source == target:
         return target
@@ -101,17 +110,20 @@ def can_coerce(source: t.SqlType, target: t.SqlType, *, literal: bool = False) -
         return _coerce_numbers(source, target)
     if literal and target == t.STRING and not isinstance(source, t.Array | t.Map | t.Struct):
         return t.STRING
+    if from_text and source == t.STRING and target.base in _FROM_TEXT:
+        return target
     if isinstance(source, t.Array) and isinstance(target, t.Array):
-        element = can_coerce(source.element, target.element)
+        element = can_coerce(source.element, target.element, from_text=from_text)
         return t.Array(element) if element is not None else None
     if isinstance(source, t.Map) and isinstance(target, t.Map):
-        key, value = can_coerce(source.key, target.key), can_coerce(source.value, target.value)
+        key = can_coerce(source.key, target.key, from_text=from_text)
+        value = can_coerce(source.value, target.value, from_text=from_text)
         return t.Map(key, value) if key is not None and value is not None else None
     if isinstance(source, t.Struct) and isinstance(target, t.Struct):
         fields = []
         for field in target.fields:
             theirs = source.field(field.name)
-            common = field.type if theirs is None else can_coerce(theirs.type, field.type)
+            common = field.type if theirs is None else can_coerce(theirs.type, field.type, from_text=from_text)
             if common is None:
                 return None
             fields.append(t.Field(field.name, common))
