@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 import lark
+from lark.parsers.lalr_analysis import Reduce
 
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
@@ -231,7 +232,7 @@ def _syntax_error(e: lark.UnexpectedInput, text: str) -> SqlSyntaxError:
             line, column = _end_position(text)
         else:
             width = len(near.split("\n", 1)[0])
-        terminals = _acceptable(e)
+        terminals = _past_optional_parts(e, _acceptable(e))
         missing = None if at_end else _missing_token(e, terminals)
         seen = "end of input" if at_end else f"{near!r}"
     elif isinstance(e, lark.UnexpectedCharacters):
@@ -267,6 +268,33 @@ def _acceptable(e: lark.UnexpectedToken) -> set[str]:
         return set(parser.accepts()) or set(e.expected)
     except lark.LarkError:  # pragma: no cover - accepts() replays the parser on a copy
         return set(e.expected)
+
+
+def _past_optional_parts(e: lark.UnexpectedToken, terminals: set[str]) -> set[str]:
+    """What ANTLR expects here: the tokens after every construct that could end here.
+
+    Where the parser could finish what it is reading (a type, a column definition), ANTLR's
+    prediction skips what could still follow it (an optional ``KEY``, another ``+ term``) and
+    stops at the first place that needs a token, so it reports only the tokens that close the
+    construct (``Expecting {',', ')'}``). This follows LALR's reductions to that place.
+    """
+    parser = e.interactive_parser
+    if parser is None:
+        return terminals
+    states = parser.parser_state.parse_conf.states
+    stack = list(parser.parser_state.state_stack)
+    candidates = set(terminals)
+    while True:
+        actions = states[stack[-1]]
+        reducing = {name for name in candidates if name in actions and actions[name][0] is Reduce}
+        rules = {actions[name][1] for name in reducing}
+        if not reducing or len(rules) != 1:
+            return candidates
+        (rule,) = rules
+        if len(rule.expansion):
+            del stack[-len(rule.expansion) :]
+        stack.append(states[stack[-1]][rule.origin.name][1])
+        candidates = reducing
 
 
 def _missing_token(e: lark.UnexpectedToken, terminals: set[str]) -> str | None:
