@@ -48,7 +48,7 @@ def test_select_star_does_not_show_the_synthetic_columns() -> None:
         (
             StatementError,
             "CREATE STREAM OUTPUT AS SELECT K, EXPLODE(EXPLODE(A)) FROM IN1;",
-            "Table functions cannot be nested: EXPLODE(EXPLODE())",
+            "Table functions cannot be nested: `EXPLODE`(`EXPLODE`())",
         ),
         (
             StatementError,

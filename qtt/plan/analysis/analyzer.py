@@ -180,7 +180,9 @@ class Analyzer:
         try:
             return self._boolean(node)
         except StatementError as error:
-            if not isinstance(error, UnsupportedFeatureError) and not error.message.startswith(_FILTER_ERRORS):
+            # an unknown column is the analyzer's error, raised before the filter is typed
+            unknown = error.message.startswith((f"{self.clause} column '", *_FILTER_ERRORS))
+            if not isinstance(error, UnsupportedFeatureError) and not unknown:
                 error.message = f"Error in {self.clause} expression: {error.message}"
             raise
         finally:

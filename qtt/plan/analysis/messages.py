@@ -14,6 +14,21 @@ from qtt.plan.ir.schema import Column
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
+#: the join messages ksqlDB gives as it builds a join (``JoinNode``'s joiners)
+WITHIN_MISSING = (
+    "Stream-Stream joins must have a WITHIN clause specified. None was provided. To learn about how to specify "
+    "a WITHIN clause with a stream-stream join, please visit: "
+    "https://docs.confluent.io/current/ksql/docs/syntax-reference.html#create-stream-as-select"
+)
+WITHIN_STREAM_TABLE = (
+    "A window definition was provided for a Stream-Table join. These joins are not windowed. "
+    "Please drop the window definition (ie. the WITHIN clause) and try to execute your join again."
+)
+WITHIN_TABLE_TABLE = (
+    "A window definition was provided for a Table-Table join. These joins are not windowed. Please drop the "
+    "window definition (i.e. the WITHIN clause) and try to execute your Table-Table join again."
+)
+
 _KEY_RULES = (
     "\nTables have PRIMARY KEYs, which are unique and NON NULL."
     "\nStreams have KEYs, which have no uniqueness or NON NULL constraints."
@@ -162,3 +177,24 @@ def not_subscriptable(node: ast.Subscript, type_: t.SqlType) -> str:
     if isinstance(type_, t.Struct):
         msg += f" Use the dereference operator for STRUCTS: {format_expr(node.base)}->{format_expr(node.index)}"
     return msg
+
+
+_KAFKA_VALUE_FORMAT_DETAILS = (
+    "The KAFKA format is primarily intended for use as a key format. It can be used as a value format, but can "
+    "not be used in any operation that requires a repartition or changelog topic.\n"
+    "Removing this limitation requires enhancements to the core of KSQL. This will come in a future release. "
+    "Until then, avoid using the KAFKA format for values.\n"
+    "If you have an existing topic with KAFKA formatted values you can duplicate the data and serialize using "
+    "Avro or JSON with a statement such as: \n\n"
+    "'CREATE STREAM <new-stream-name> WITH(VALUE_FORMAT='Avro') AS SELECT * FROM "
+    "<existing-kafka-formated-stream-name>;'\n"
+    "For more info see https://github.com/confluentinc/ksql/issues/3060"
+)
+
+
+def kafka_value_format(sources: Sequence[str], operation: str) -> str:
+    """ksqlDB's Analyzer on a GROUP BY or JOIN over sources whose values are in the KAFKA format."""
+    return (
+        f"Source(s) {', '.join(sources)} are using the 'KAFKA' value format. This format does not yet support "
+        f"{operation}.\n{_KAFKA_VALUE_FORMAT_DETAILS}"
+    )

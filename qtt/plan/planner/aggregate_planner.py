@@ -137,8 +137,9 @@ class AggregationPlanner:
 
     def _aggregate(self, node: ast.FunctionCall) -> e.Expression:
         if any(_aggregate_calls(arg) for arg in node.args):
-            msg = f"Aggregate functions can not be nested: {format_expr(node)}"
-            raise StatementError(msg)
+            nested = next(call for arg in node.args for call in _aggregate_calls(arg))
+            # ksqlDB names the two functions only: SUM(COUNT())
+            raise StatementError(f"Aggregate functions can not be nested: {node.name}({nested.name}())")
         inner = Analyzer(self.scope, "SELECT")  # no hook: a nested aggregate is an error
         call = aggregate_call(node, inner, f"KSQL_AGG_VARIABLE_{len(self.calls)}", self.context.config)
         self._column_arguments[node] = len(call.args)
@@ -159,11 +160,7 @@ class AggregationPlanner:
         value_format = self.context.source.formats.value_format.format
         if value_format == "KAFKA":
             # the group-by repartition and the aggregate's state use the source's value format
-            msg = (
-                f"Source(s) {self.context.source.name} are using the 'KAFKA' value format. "
-                "This format does not yet support GROUP BY."
-            )
-            raise StatementError(msg)
+            raise StatementError(messages.kafka_value_format([self.context.source.name], "GROUP BY"))
         if any(isinstance(i, ast.StructAll) for i in items):
             raise UnsupportedFeatureError("SELECT struct->* in an aggregating query")
         final = query.emit == "FINAL"
@@ -218,14 +215,18 @@ class AggregationPlanner:
             raise StatementError(messages.non_aggregate_select([format_expr(n) for n in strays]))
         if having is not None and any(ref.name not in allowed for ref in column_refs(having)):
             stray = next(ref.name for ref in column_refs(having) if ref.name not in allowed)
-            msg = f"Non-aggregate HAVING expression not part of GROUP BY: {stray}"
+            msg = (
+                f"Non-aggregate HAVING expression not part of GROUP BY: {stray}\n"
+                "Consider switching the HAVING clause to a WHERE clause before the GROUP BY."
+            )
             raise StatementError(msg)
         if self.table:
             refused = [c.function for c in self.calls if c.function not in TABLE_AGGREGATES]
             if refused:
-                joined = messages.and_join(list(dict.fromkeys(refused)))
+                names = list(dict.fromkeys(refused))
                 msg = (
-                    f"The aggregation functions {joined} cannot be applied to a table source, only to a stream source."
+                    f"The aggregation function{'s' if len(names) > 1 else ''} {messages.and_join(names)} "
+                    "cannot be applied to a table source, only to a stream source."
                 )
                 raise StatementError(msg)
 
@@ -277,7 +278,12 @@ class AggregationPlanner:
         for names in aliases.values():
             if len(names) > 1:
                 shown = " and ".join(t.quote(n) for n in names)
-                msg = f"The projection contains a key column more than once: {shown}."
+                msg = (
+                    f"The projection contains a key column more than once: {shown}.\n"
+                    "Each key column must only be in the projection once. If you intended to copy the key into "
+                    "the value, then consider using the AS_VALUE function to indicate which key reference "
+                    "should be copied."
+                )
                 raise StatementError(msg)
         missing = [n for n in key_names if n not in aliases]
         if missing:

@@ -26,7 +26,7 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, WINDOW_BOUNDS, Column
-from qtt.plan.planner.planned import check_no_map_keys
+from qtt.plan.planner.planned import check_no_map_keys, reject_windowed_tables
 from qtt.serde.interface import INFERRED_KEY_FORMATS
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -126,11 +126,10 @@ class JoinPlanner:
         join tree before it plans any join."""
         assert isinstance(relation, ast.Join)
         tree = self._check_tree(relation)
+        reject_windowed_tables([source for _, source in tree.sources])
         kafka = [source.name for _, source in tree.sources if source.formats.value_format.format == "KAFKA"]
         if kafka:
-            shown = ", ".join(kafka)
-            msg = f"Source(s) {shown} are using the 'KAFKA' value format. This format does not yet support JOIN."
-            raise StatementError(msg)
+            raise StatementError(messages.kafka_value_format(kafka, "JOIN"))
         return self._plan(relation, "")
 
     def _check_tree(self, relation: ast.Join) -> Joined:
@@ -212,22 +211,14 @@ class JoinPlanner:
     # ------------------------------------------------------------------ the join
 
     def _join(self, relation: ast.Join, left: Joined, right: Joined, prefix: str) -> Joined:
-        left_expr, right_expr, got = self._criteria(relation, left, right)
+        criteria = self._criteria(relation, left, right)
+        left_expr, right_expr, got = criteria.left, criteria.right, criteria.got
         shown = f"{left.shown} {_SHOWN_KIND[relation.kind]} {right.shown}"
         if left.kind == TABLE and right.kind == STREAM:
             msg = f"Invalid join order: table-stream joins are not supported; only stream-table joins. Got {shown}."
             raise StatementError(msg)
         stream_stream = left.kind == STREAM and right.kind == STREAM
         stream_table = left.kind == STREAM and right.kind == TABLE
-        if stream_stream and relation.within is None:
-            msg = "Stream-Stream joins must have a WITHIN clause specified. None was provided."
-            raise StatementError(msg)
-        if not stream_stream and relation.within is not None:
-            msg = (
-                "A window definition was provided for a Stream-Table join. These joins are not windowed. "
-                "Please drop the window definition (ie. the WITHIN clause) and try to execute your join again."
-            )
-            raise StatementError(msg)
         if stream_table and relation.kind in ("RIGHT", "FULL"):
             what = "full-outer" if relation.kind == "FULL" else "right"
             msg = f"Invalid join type: {what} join not supported for stream-table join. Got {shown}."
@@ -242,7 +233,15 @@ class JoinPlanner:
             raise StatementError(f"Invalid join condition: {need}. Got {got}.")
         left_keyed = left.key is not None and isinstance(left_expr, e.ColumnRef) and left_expr.name == left.key[0]
         if not left_keyed and left.kind == TABLE:
-            return _foreign_key_join(relation, left, right, left_expr, got, prefix)
+            foreign = _foreign_key_join(relation, left, right, criteria, prefix)
+            _check_within(relation, left, right)
+            return foreign
+        if left_expr.result_type != right_expr.result_type:
+            if left.kind == TABLE:  # ksqlDB's LogicalPlanner checks a table-table join's key types
+                raise StatementError(f"Invalid join condition: types don't match. Got {criteria.typed_got}.")
+            # others meet in JoinParamsFactory, on the keys the sides were re-keyed to
+            raise StatementError(f"Invalid join. Key types differ: {left_expr.result_type} vs {right_expr.result_type}")
+        _check_within(relation, left, right)
         _check_windowed_keys(left, right, left_keyed, right_keyed)
         # a full outer join's columns may be null on either side: only its synthetic key is the key
         equivalence = frozenset() if relation.kind == "FULL" else _equivalence(left, right, left_expr, right_expr)
@@ -316,15 +315,16 @@ class JoinPlanner:
             synthetic_key=synthetic,
         )
 
-    def _criteria(self, relation: ast.Join, left: Joined, right: Joined) -> tuple[e.Expression, e.Expression, str]:
+    def _criteria(self, relation: ast.Join, left: Joined, right: Joined) -> _Criteria:
         """The join's left and right expressions, and the criteria as ksqlDB's messages show them."""
         on = relation.on
         if isinstance(on, ast.And):
             msg = f"Invalid join condition: joins on multiple conditions are not yet supported. Got {format_expr(on)}."
             raise StatementError(msg)
-        if not (isinstance(on, ast.Comparison) and on.op == "="):
-            msg = f"Unsupported join expression: {format_expr(on)}. Joins support only an equality of two expressions."
-            raise StatementError(msg)
+        if not isinstance(on, ast.Comparison):
+            raise StatementError(f"Unsupported join expression: {format_expr(on)}")
+        if on.op != "=":
+            raise StatementError("Only equality join criteria is supported.")
         both = _combined(left, right)
         scope = both.scope()
         for node in (on.left, on.right):
@@ -337,13 +337,11 @@ class JoinPlanner:
         owners = [_owners(x, both) for x in typed]
         for node, found in zip((on.left, on.right), owners, strict=True):
             if len(found) != 1:
-                if not found:
-                    msg = (
-                        f"Invalid comparison expression '{format_expr(node)}' in join '{format_expr(on)}'. "
-                        "Each side of the join comparision must contain references from exactly one source."
-                    )
-                    raise StatementError(msg)
-                raise StatementError(f"Invalid join criteria {format_expr(on)}: each side must reference one source.")
+                msg = (
+                    f"Invalid comparison expression '{format_expr(node)}' in join '{format_expr(on)}'. "
+                    "Each side of the join comparision must contain references from exactly one source."
+                )
+                raise StatementError(msg)
         first, second = owners[0][0], owners[1][0]
         if first == second:
             msg = (
@@ -360,17 +358,33 @@ class JoinPlanner:
             raise StatementError(msg)
         shown = [_shown(node, x, both) for node, x in zip((on.left, on.right), typed, strict=True)]
         got = " = ".join(shown)
-        if typed[0].result_type != typed[1].result_type:
-            types = [f"{text}{{{x.result_type}}}" for text, x in zip(shown, typed, strict=True)]
-            raise StatementError(f"Invalid join condition: types don't match. Got {types[0]} = {types[1]}.")
+        typed_got = " = ".join(f"{text}{{{x.result_type}}}" for text, x in zip(shown, typed, strict=True))
         if first == right_name:
             typed.reverse()
-        return typed[0], typed[1], got
+        return _Criteria(typed[0], typed[1], got, typed_got)
 
 
-def _foreign_key_join(
-    relation: ast.Join, left: Joined, right: Joined, left_expr: e.Expression, got: str, prefix: str
-) -> Joined:
+def _check_within(relation: ast.Join, left: Joined, right: Joined) -> None:
+    """A stream-stream join needs WITHIN, the others refuse it (checked as ksqlDB builds the join)."""
+    if left.kind == STREAM and right.kind == STREAM:
+        if relation.within is None:
+            raise StatementError(messages.WITHIN_MISSING)
+        return
+    if relation.within is not None:
+        raise StatementError(messages.WITHIN_TABLE_TABLE if left.kind == TABLE else messages.WITHIN_STREAM_TABLE)
+
+
+@dataclass(frozen=True)
+class _Criteria:
+    """A join's criteria: its left and right side's expressions, and as ksqlDB's messages show it."""
+
+    left: e.Expression
+    right: e.Expression
+    got: str
+    typed_got: str
+
+
+def _foreign_key_join(relation: ast.Join, left: Joined, right: Joined, criteria: _Criteria, prefix: str) -> Joined:
     """A table joined on a non-key expression of its own with the right table's key (ksqlDB's
     ``verifyForeignKeyJoin``): keyed by the left table's key, never re-keyed."""
     shown = f"{left.shown} {_SHOWN_KIND[relation.kind]} {right.shown}"
@@ -380,9 +394,11 @@ def _foreign_key_join(
     if len(left.sources) > 1:
         msg = (
             "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. "
-            f"Got {got}."
+            f"Got {criteria.got}."
         )
         raise StatementError(msg)
+    if criteria.left.result_type != criteria.right.result_type:
+        raise StatementError(f"Invalid join condition: types don't match. Got {criteria.typed_got}.")
     if right.sources[0][1].formats.window is not None:
         raise StatementError("Foreign-key table-table joins are not supported on windowed tables.")
     if relation.kind == "RIGHT":
@@ -395,7 +411,7 @@ def _foreign_key_join(
         right_source=right.step,
         join_type=PLAN_JOIN_TYPES[relation.kind],
         key_col_name=key_name,
-        left_join_expression=left_expr,
+        left_join_expression=criteria.left,
         internal_formats=left.sources[0][1].formats,
     )
     return Joined(

@@ -30,6 +30,7 @@ from qtt.plan.planner.aggregate_planner import (
 from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.join_planner import Joined, JoinPlanner, or_join
 from qtt.plan.planner.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
+from qtt.plan.planner.struct_star import expanded_struct
 from qtt.plan.planner.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -75,7 +76,7 @@ def plan_joined_rows(
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
         if query.window is not None:
-            raise StatementError("A WINDOW clause needs an aggregation: add GROUP BY and aggregate functions.")
+            raise StatementError("WINDOW clause requires a GROUP BY clause.")
     joined = JoinPlanner(sources).plan(query.from_)
     assert joined.key is not None
     step = joined.step
@@ -187,11 +188,8 @@ def _resolve(items: Sequence[ast.SelectItem], joined: Joined, scope: Scope) -> l
                 if item.source is None or owner.get(name) == item.source:
                     out.append(SelectItem(name, e.ColumnRef(name=name, sql_type=type_)))
         elif isinstance(item, ast.StructAll):
-            base = analyzer.typed(item.base)
-            if not isinstance(base.result_type, t.Struct):
-                msg = f"Expected STRUCT type for '{format_expr(item.base)}->*' but got {base.result_type}"
-                raise StatementError(msg)
-            for f in base.result_type.fields:
+            base, struct = expanded_struct(item.base, analyzer.typed)
+            for f in struct.fields:
                 out.append(SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type)))
         else:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
@@ -220,15 +218,18 @@ def _key_items(select: list[SelectItem], joined: Joined, sink_name: str) -> list
                 return [select[index]]
     shown = [c.shown for c in joined.equivalents] or [key_name]
     noun = "join expressions" if len(shown) > 1 else "join expression"
+    synthetic = not joined.equivalents
+    # ksqlDB's PlanNode.throwKeysNotIncludedError, trailing spaces included
     msg = (
-        "Key missing from projection (ie, SELECT). See https://cnfl.io/2LV7ouS.\n"
-        f"The query used to build {t.quote(sink_name)} must include the {noun} {or_join(shown)} "
+        "Key missing from projection (ie, SELECT). "
+        + ("See https://cnfl.io/2LV7ouS." if synthetic else "")
+        + f"\nThe query used to build {t.quote(sink_name)} must include the {noun} {or_join(shown)} "
         f"in its projection (eg, SELECT {shown[0]}...)."
     )
-    if not joined.equivalents:
+    if synthetic:
         msg += (
             f"\n{key_name} was added as a synthetic key column because the join criteria did not match any "
-            "source column. This expression must be included in the projection and may be aliased."
+            "source column. This expression must be included in the projection and may be aliased. "
         )
     raise StatementError(msg)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.plan.analysis import messages
-from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ddl.upgrades import KsqlAggregate
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
@@ -63,3 +63,9 @@ def check_no_map_keys(columns: Iterable[Column]) -> None:
     for column in columns:
         if t.contains_map(column.type):
             raise StatementError(messages.map_in_key(column))
+
+
+def reject_windowed_tables(sources: Iterable[DataSource]) -> None:
+    """ksqlDB's PushQueryValidator: no persistent query reads a windowed table."""
+    if any(source.kind == TABLE and source.formats.window is not None for source in sources):
+        raise StatementError("KSQL does not support persistent queries on windowed tables.")

@@ -10,7 +10,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
@@ -27,7 +26,14 @@ from qtt.plan.planner.aggregate_planner import (
 from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.join_query import aliased, joined_rows, plan_join_query, plan_joined_rows
 from qtt.plan.planner.new_planner import CONFIG_NEW_QUERY_PLANNER, plan_projection, reject_unsupported_clauses
-from qtt.plan.planner.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
+from qtt.plan.planner.planned import (
+    PlannedQuery,
+    SelectItem,
+    check_no_map_keys,
+    check_reserved_alias,
+    reject_windowed_tables,
+)
+from qtt.plan.planner.struct_star import expanded_struct
 from qtt.plan.planner.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -75,8 +81,9 @@ def plan_query(
         raise StatementError("Windowing not supported for table aggregations.")
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
-        if query.window is not None:
-            raise StatementError("A WINDOW clause needs an aggregation: add GROUP BY and aggregate functions.")
+    reject_windowed_tables([source])
+    if query.group_by is None and query.window is not None:
+        raise StatementError("WINDOW clause requires a GROUP BY clause.")
     return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
 
 
@@ -378,12 +385,9 @@ class QueryPlanner:
                 for column in parent.star():
                     out.append(SelectItem(column.name, e.ColumnRef(name=column.name, sql_type=column.type)))
             elif isinstance(item, ast.StructAll):
-                base = resolve(analyzer.typed(item.base))
-                type_ = base.result_type
-                if not isinstance(type_, t.Struct):
-                    msg = f"Expected STRUCT type for '{format_expr(item.base)}->*' but got {type_}"
-                    raise StatementError(msg)
-                for f in type_.fields:
+                typed, struct = expanded_struct(item.base, analyzer.typed)
+                base = resolve(typed)
+                for f in struct.fields:
                     out.append(SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type)))
             else:
                 assert isinstance(item, ast.SingleColumn) and item.alias is not None

@@ -81,7 +81,8 @@ def table_function_calls(
     found: list[ast.FunctionCall] = []
     if isinstance(node, ast.FunctionCall) and node.name in TABLE_FUNCTIONS:
         if within is not None:
-            msg = f"Table functions cannot be nested: {within}({node.name}())"
+            # ksqlDB prints the FunctionName objects, which quote themselves
+            msg = f"Table functions cannot be nested: {t.quote(within)}({t.quote(node.name)}())"
             raise StatementError(msg, line=_line(node), column=_col(node))
         if case is not None:
             msg = f"Table functions cannot be used in CASE: {format_expr(case)}"

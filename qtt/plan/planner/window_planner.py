@@ -83,7 +83,11 @@ def reject_window_bounds_outside_select(query: ast.Query) -> None:
     for place in places:
         for node in iter_nodes(place):
             if isinstance(node, ast.ColumnRef) and node.name in WINDOW_BOUNDS:
-                msg = f"Window bounds column {node.name} can only be used in the SELECT clause of windowed aggregations"
+                msg = (
+                    f"Window bounds column {node.name} can only be used in the SELECT clause of windowed "
+                    "aggregations and can not be passed to aggregate functions.\n"
+                    "See https://github.com/confluentinc/ksql/issues/4397"
+                )
                 raise StatementError(msg)
 
 
