@@ -585,8 +585,8 @@ class Analyzer:
                     raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
 
     def _lambda_body(self, node: ast.Lambda, param_types: Sequence[t.SqlType]) -> e.Expression:
-        # The body sees the enclosing lambdas' variables and the columns; its own parameters
-        # shadow both. Aggregates are not allowed inside a lambda.
+        # The body sees the enclosing lambdas' variables and the columns (no parameter is named
+        # like either: lambda_arguments checked it). Aggregates are not allowed inside a lambda.
         bound = {**self.lambda_vars, **dict(zip(node.params, param_types, strict=True))}
         return Analyzer(self.scope, self.clause, lambda_vars=bound).visit(node.body)
 

@@ -2,8 +2,8 @@
 
 ksqlDB types the non-lambda arguments first, binds the lambda parameters' types from them
 (the collection's element, key and value types; REDUCE's state type from its initial value),
-then types each lambda body with its parameters in scope. A lambda parameter shadows a column
-of the same name inside its body. The lambda's result type decides the call's type.
+then types each lambda body with its parameters in scope (named like no column: see
+:mod:`qtt.plan.analysis.lambda_arguments`). The lambda's result type decides the call's type.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import is_null_literal, reject_untyped_null
+from qtt.plan.analysis.lambda_arguments import check_lambda_arguments
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
@@ -55,6 +56,8 @@ def plan_query(
     """
     if query.limit is not None:  # ksqlDB's parser refuses it, before any source is looked up
         raise StatementError(f"CREATE {sink_kind} AS SELECT statements don't support LIMIT clause.")
+    # ksqlDB's sanitizer, before the query is analysed
+    check_lambda_arguments(query, {name: [c.name for c in s.schema.columns] for name, s in sources.items()})
     new_planner = str(config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
     if new_planner:
         reject_unsupported_clauses(query)
