@@ -13,13 +13,16 @@ from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError, UnsupportedFeatureError
-from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ir.schema import LogicalSchema
 from qtt.serde.excerpt import json_value
 from qtt.serde.values import from_json
 from qtt.sql import ast
+from qtt.sql.formatter import format_expr
 
 ROWTIME = "ROWTIME"
+#: the pseudo columns an INSERT may name; it may give a value to ROWTIME only (``SystemColumns``)
+PSEUDO_COLUMNS = (ROWTIME, "ROWPARTITION", "ROWOFFSET")
 
 
 @dataclass(frozen=True)
@@ -41,16 +44,39 @@ class Insert:
 
 
 def inserted_row(target: DataSource, statement: ast.InsertValues) -> Insert:
-    names = list(statement.columns) or target.schema.names()
+    """The row an ``INSERT INTO ... VALUES`` writes, refused as ksqlDB's ``GenericRecordFactory``
+    refuses it, after ``Failed to insert values into 'NAME'.`` as its executor says it."""
+    try:
+        return _row(target, statement)
+    except StatementError as error:
+        error.message = f"Failed to insert values into '{target.name}'. {error.message}"
+        raise
+
+
+def _row(target: DataSource, statement: ast.InsertValues) -> Insert:
+    schema = target.schema
+    names = list(statement.columns) or [c.name for c in (*schema.key, *schema.value)]
     if len(names) != len(statement.values):
-        msg = f"Expected a value for each column. Expected Columns: {names}. Got {len(statement.values)} values."
-        raise StatementError(msg)
+        expected = ", ".join(t.quote(name) for name in statement.columns)
+        got = ", ".join(format_expr(value) for value in statement.values)
+        raise StatementError(f"Expected a value for each column. Expected Columns: [{expected}]. Got [{got}]")
+    known = set(schema.names())
+    for name in names:
+        if name not in known and name not in PSEUDO_COLUMNS:
+            raise StatementError(f"Column name {t.quote(name)} does not exist.")
+        if name in PSEUDO_COLUMNS[1:]:
+            raise StatementError(f"Inserting into column {t.quote(name)} is not allowed.")
     given = {name: literal_value(value) for name, value in zip(names, statement.values, strict=True)}
     timestamp = given.pop(ROWTIME, None)
-    typed = typed_values(target.schema, given, target.name)
-    key = tuple(typed.get(c.name) for c in target.schema.key)
-    value = tuple(typed.get(c.name) for c in target.schema.value)
-    return Insert(target, key, value, 0 if timestamp is None else rowtime_of(timestamp))
+    typed = typed_values(schema, given, target.name)
+    rowtime = 0 if timestamp is None else rowtime_of(timestamp)
+    if target.kind == TABLE:
+        missing = [c.name for c in schema.key if c.name not in typed]
+        if missing:
+            raise StatementError(f"Value for primary key column(s) {', '.join(missing)} is required for tables")
+    key = tuple(typed.get(c.name) for c in schema.key)
+    value = tuple(typed.get(c.name) for c in schema.value)
+    return Insert(target, key, value, rowtime)
 
 
 def typed_values(schema: LogicalSchema, given: dict[str, Any], source: str) -> dict[str, Any]:

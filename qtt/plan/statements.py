@@ -16,12 +16,21 @@ from qtt import sqltypes as t
 from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
 from qtt.plan.ddl import upgrades
-from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
+from qtt.plan.ddl.create_checks import check_create_source, check_source_name
+from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, check_no_shadowed_columns, unknown_source_hint
 from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
 from qtt.plan.ddl.sql_schema import namespace_of
+from qtt.plan.ddl.swaps import SWAP_IN_PLACE, start_gate, swap_in_place, swapped_out, with_start_gate
 from qtt.plan.ddl.upgrades import KsqlAggregate, check_source_upgrade, extended_upgrades
+from qtt.plan.ddl.with_clause import (
+    check_topic_properties,
+    create_as_properties,
+    create_properties,
+    insert_into_properties,
+    insert_query_id,
+)
 from qtt.plan.ddl.with_properties import (
-    check_properties,
+    check_supported,
     finish_formats,
     int_property,
     sink_format_infos,
@@ -29,7 +38,6 @@ from qtt.plan.ddl.with_properties import (
     timestamp_column,
 )
 from qtt.plan.inserts import Insert, inserted_row
-from qtt.plan.ir import gate_steps as gs
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
@@ -38,13 +46,11 @@ from qtt.plan.planner.planned import check_no_map_keys
 from qtt.plan.planner.query_planner import plan_query
 from qtt.plan.planner.sink_fit import fit_to_sink
 from qtt.plan.planner.statement_text import statement_text_shown
-from qtt.plan.planner.window_planner import source_window
+from qtt.plan.planner.window_planner import duration_ms, source_window
 from qtt.sql import ast
 
 #: ksqlDB's prefix for the topics of C*AS sinks that name none.
 CONFIG_TOPIC_PREFIX = "ksql.output.topic.name.prefix"
-#: the WITH property of ``CREATE OR REPLACE ... AS SELECT`` that asks for a swap-in-place upgrade
-SWAP_IN_PLACE = "SWAP_IN_PLACE"
 
 
 @dataclass
@@ -157,14 +163,29 @@ class Planner:
 
     @_plan.register
     def visit_CreateSource(self, statement: ast.CreateSource) -> s.StatementPlan | None:
-        kind = statement.kind
+        # What ksqlDB's parser checks (AstBuilder): the columns, the name, then the WITH clause.
+        check_create_source(statement)
+        properties = create_properties(statement.properties, window_size=duration_ms)
+        stream = statement.kind == STREAM
+        for element in statement.elements:  # CreateStream and CreateTable check their keys' words
+            if element.constraint in ("KEY", "PRIMARY KEY") and (element.constraint == "KEY") != stream:
+                raise StatementError(messages.wrong_key_constraint(element.name, stream=stream))
+        check_supported(properties)
+        topic = str(properties["KAFKA_TOPIC"])
+        # Then its injectors (formats and their schema ids, the topic), then CreateSourceFactory.
+        declared = (
+            any(e.constraint in ("KEY", "PRIMARY KEY") for e in statement.elements),
+            any(e.constraint is None for e in statement.elements),
+        )
+        key_info, value_info = source_format_infos(
+            self.config, properties, source_name=statement.name, declared=declared
+        )
+        check_topic_properties(properties)
+        schema = self._declared_schema(statement, topic, key_info, value_info, properties)
+        # a stream's timestamp column is checked before its name, a table's after its key
+        timestamp = timestamp_column(properties, schema) if statement.kind == STREAM else None
         existing = self.sources.get(statement.name)
-        if statement.or_replace and (statement.is_source or (existing is not None and existing.is_source)):
-            msg = (
-                f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not "
-                f"supported on source {kind.lower()}s."
-            )
-            raise SqlError(msg)
+        kind = statement.kind
         if existing is not None and not statement.or_replace:
             if statement.if_not_exists:
                 return None
@@ -173,24 +194,25 @@ class Planner:
                 "the same name already exists"
             )
             raise StatementError(msg)
-        properties = check_properties(statement.properties)
-        topic = properties.get("KAFKA_TOPIC")
-        if topic is None:
-            msg = 'Missing required property "KAFKA_TOPIC" which has no default value.'
-            raise StatementError(msg)
-        # ksqlDB checks the WITH clause while it parses, before it looks at the columns.
-        key_info, value_info = source_format_infos(self.config, properties, source_name=statement.name)
-        schema = self._declared_schema(statement, str(topic), key_info, value_info, properties)
+        if kind == TABLE and not schema.key:
+            raise StatementError("Tables require a PRIMARY KEY. Please define the PRIMARY KEY.")
+        if statement.or_replace and (statement.is_source or (existing is not None and existing.is_source)):
+            msg = (
+                f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not "
+                f"supported on source {kind.lower()}s."
+            )
+            raise SqlError(msg)
+        if kind == TABLE:
+            timestamp = timestamp_column(properties, schema)
         formats = finish_formats(self.config, key_info, value_info, properties, schema)
         formats = replace(formats, window=source_window(properties))
-        timestamp = timestamp_column(properties, schema)
         partitions = int_property(properties, "PARTITIONS")
-        self.topic_partitions.setdefault(str(topic), partitions or 1)
+        self.topic_partitions.setdefault(topic, partitions or 1)
         source = DataSource(
             name=statement.name,
             kind=kind,
             schema=schema,
-            topic=str(topic),
+            topic=topic,
             formats=formats,
             timestamp_column=timestamp,
             is_source=statement.is_source,
@@ -211,33 +233,20 @@ class Planner:
         properties: Mapping[str, object],
     ) -> LogicalSchema:
         columns: list[Column] = []
-        seen: set[str] = set()
         for element in statement.elements:
             if element.name in RESERVED_NAMES:
                 msg = f"'{element.name}' is a reserved column name. You cannot use it as a name for a column."
                 raise StatementError(msg)
-            if element.name in seen:
-                msg = f"Duplicate column names: {element.name}"
-                raise StatementError(msg)
-            seen.add(element.name)
-            constraint = element.constraint
-            if constraint == "PRIMARY KEY" and statement.kind == STREAM:
-                raise StatementError(messages.wrong_key_constraint(element.name, stream=True))
-            if constraint == "KEY" and statement.kind == TABLE:
-                raise StatementError(messages.wrong_key_constraint(element.name, stream=False))
-            if constraint in (HEADERS, HEADER):
+            if element.constraint in (HEADERS, HEADER):
                 check_header_column(element, columns)
             _spark_holds(element.type)
-            columns.append(Column(element.name, element.type, namespace_of(constraint), element.header_key))
+            columns.append(Column(element.name, element.type, namespace_of(element.constraint), element.header_key))
         columns = self._inferred(columns, topic, key_info, value_info, properties)
         if not columns:
             msg = "The statement does not define any columns."
             raise StatementError(msg)
         schema = LogicalSchema(tuple(columns))
         check_no_map_keys(schema.key)
-        if statement.kind == TABLE and not schema.key:
-            msg = "Tables require a PRIMARY KEY. Please define the PRIMARY KEY."
-            raise StatementError(msg)
         return schema
 
     def _inferred(
@@ -265,10 +274,13 @@ class Planner:
         if existing is None:
             if statement.if_exists:
                 return None
-            msg = f"Source {statement.name} does not exist."
+            msg = f"{statement.kind.capitalize()} {statement.name} does not exist."
             raise StatementError(msg, hint=unknown_source_hint(statement.name, self.sources))
         if existing.kind != statement.kind:
-            msg = f"Incompatible data source type is {existing.kind}, but statement was DROP {statement.kind}"
+            msg = (
+                f"Incompatible data source type is {existing.kind.lower()}, "
+                f"but statement was DROP {statement.kind.lower()}"
+            )
             raise StatementError(msg)
         if statement.delete_topic and existing.is_source:
             msg = f"Cannot delete topic for read-only source: {statement.name}"
@@ -295,8 +307,8 @@ class Planner:
         existing = self.sources.get(statement.name)
         if existing is None:
             raise StatementError(f"Source {statement.name} does not exist.")
-        if existing.is_source:
-            kind = existing.kind.lower()
+        if existing.is_source:  # AlterSourceFactory names the statement's kind
+            kind = statement.kind.lower()
             msg = f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on source {kind}s."
             raise SqlError(msg)
         if existing.kind != statement.kind:
@@ -306,7 +318,8 @@ class Planner:
             raise SqlError("ALTER command is not supported for CREATE ... AS statements.")
         columns = list(existing.schema.columns)
         for element in statement.columns:
-            if any(c.name == element.name for c in columns):
+            # LogicalSchema.Builder: a value column may share a key or header column's name
+            if any(c.name == element.name and c.namespace == VALUE for c in columns):
                 msg = f"Cannot add column `{element.name}` to schema. A column with the same name already exists."
                 raise SqlError(msg)
             _spark_holds(element.type)
@@ -381,6 +394,11 @@ class Planner:
 
     @_plan.register
     def visit_CreateAsSelect(self, statement: ast.CreateAsSelect) -> s.StatementPlan | None:
+        # ksqlDB's parser checks the name and the WITH clause (a query's result is windowed by its
+        # query, never by WINDOW_TYPE), then its topic injector the topic's properties.
+        check_source_name(statement)
+        properties = create_as_properties({k: v for k, v in statement.properties.items() if k != SWAP_IN_PLACE})
+        check_topic_properties(properties)
         existing = self.sources.get(statement.name)
         if existing is not None and not statement.or_replace:
             if statement.if_not_exists:
@@ -390,11 +408,8 @@ class Planner:
                 f"{existing.kind.lower()} with the same name already exists"
             )
             raise StatementError(msg)
-        swap = _swap_in_place(statement)
-        properties = check_properties({k: v for k, v in statement.properties.items() if k != SWAP_IN_PLACE})
-        for name in ("WINDOW_TYPE", "WINDOW_SIZE"):
-            if name in properties:  # a query's result is windowed by its query, never by its WITH clause
-                raise StatementError(f"Invalid config variable(s) in the WITH clause: {name}.")
+        swap = swap_in_place(statement)
+        check_no_shadowed_columns(statement.query.from_, self.sources)
         planned = plan_query(
             statement.query, self.sources, self.config, sink_name=statement.name, sink_kind=statement.kind
         )
@@ -427,7 +442,7 @@ class Planner:
         replaced = self.sink_queries.get(statement.name) if existing is not None else None
         step = planned.step
         if swap:
-            step = _start_gate(statement, replaced, step)
+            step = with_start_gate(statement, replaced, step)
         if replaced is not None and not swap:
             query_id = replaced.query_id  # ksqlDB upgrades the running query in place
         else:
@@ -482,6 +497,7 @@ class Planner:
 
     @_plan.register
     def visit_InsertInto(self, statement: ast.InsertInto) -> s.StatementPlan | None:
+        properties = insert_into_properties(statement.properties)  # ksqlDB's parser checks them first
         target = self._insert_target(statement)
         if target.kind != STREAM:
             msg = f"INSERT INTO can only be used to insert into a stream. {target.name} is a table."
@@ -491,8 +507,7 @@ class Planner:
             raise SqlError(msg)
         if target.schema.headers:
             raise SqlError(f"Cannot insert into {target.name} because it has header columns")
-        if statement.properties:
-            check_properties(statement.properties)
+        check_no_shadowed_columns(statement.query.from_, self.sources)
         planned = fit_to_sink(
             plan_query(statement.query, self.sources, self.config, sink_name=target.name), target.schema
         )
@@ -502,8 +517,10 @@ class Planner:
                 f"\nSink schema is {target.schema}"
             )
             raise StatementError(msg)
-        query_id = f"INSERTQUERY_{self.query_count}"
-        self.query_count += 1
+        query_id = insert_query_id(properties, self.running).get("QUERY_ID")
+        if not isinstance(query_id, str):
+            query_id = f"INSERTQUERY_{self.query_count}"
+            self.query_count += 1
         sink = s.StreamSinkV2(
             context="KsqlTopic/Sink",
             source=planned.step,
@@ -536,46 +553,6 @@ def _check_in_place(
             "and cuts over at control events (docs/upgrades.md)"
         )
         raise
-
-
-def start_gate(query: s.QueryPlan) -> gs.StartGateV1 | None:
-    """The start gate before the query's sink: the query was swapped in place."""
-    gate = next(iter(query.physical_plan.sources()), None)
-    return gate if isinstance(gate, gs.StartGateV1) else None
-
-
-def swapped_out(query: s.QueryPlan) -> str | None:
-    """The id of the query that ``query`` swapped in place for, if it did."""
-    gate = start_gate(query)
-    return None if gate is None else gate.replaces
-
-
-def _swap_in_place(statement: ast.CreateAsSelect) -> bool:
-    """Whether the statement asks for a swap-in-place upgrade (``WITH (SWAP_IN_PLACE=true)``)."""
-    value = statement.properties.get(SWAP_IN_PLACE)
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise StatementError(f"{SWAP_IN_PLACE} must be true or false, not {value!r}")
-    if value and not statement.or_replace:
-        msg = f"{SWAP_IN_PLACE} upgrades a running query: use it with CREATE OR REPLACE {statement.kind}"
-        raise StatementError(msg)
-    return value
-
-
-def _start_gate(statement: ast.CreateAsSelect, replaced: s.QueryPlan | None, step: s.ExecutionStep) -> s.ExecutionStep:
-    """The new query's plan with its start gate before the sink (docs/upgrades.md, "Swap-in-place")."""
-    if replaced is None:
-        msg = f"{SWAP_IN_PLACE} upgrades a running query, and no query writes {statement.name}"
-        raise StatementError(msg, hint=f"create {statement.name} without {SWAP_IN_PLACE} first")
-    topics = sorted({each.topic for each in s.walk_steps(step) if isinstance(each, s.SourceStep)})
-    if len(topics) != 1:
-        msg = (
-            f"{SWAP_IN_PLACE} needs a query that reads one topic; this one reads {', '.join(topics)} "
-            "(a joined row does not say which topic's record caused it, so no gate can place it at the cut)"
-        )
-        raise UnsupportedFeatureError(msg)
-    return gs.StartGateV1(context="StartGate", source=step, replaces=replaced.query_id, source_topics=tuple(topics))
 
 
 def _declaration(source: DataSource, text: str, *, or_replace: bool) -> s.KsqlPlanV1:

@@ -15,7 +15,7 @@ from lark.visitors import Transformer_NonRecursive
 
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
-from qtt.sql import ast
+from qtt.sql import ast, type_rules
 from qtt.sql.ast_parts import (
     TIME_UNIT_FUNCTIONS,
     Duration,
@@ -545,13 +545,19 @@ class AstBuilder(Transformer_NonRecursive):
         return t.Map(key, value)
 
     def struct_type(self, meta: Any, struct, lt, *rest):
-        return t.Struct(tuple(f for f in rest[:-1] if f is not None))
+        fields = [f for f in rest[:-1] if f is not None]
+        return type_rules.struct(fields, line=meta.line, column=meta.column)
 
     def struct_type_field(self, meta: Any, name: str, type_: t.SqlType) -> t.Field:
         return t.Field(name, type_)
 
-    def decimal_type(self, meta: Any, decimal, precision, scale):
-        return t.Decimal(_int(precision), _int(scale))
+    def decimal_type(self, meta: Any, decimal, precision: int, scale: int):
+        return type_rules.decimal(precision, scale, line=meta.line, column=meta.column)
+
+    def decimal_param(self, meta: Any, *tokens: Token) -> int:
+        # ksqlDB's grammar takes a signed number here; SqlDecimal refuses a negative one
+        value = _int(tokens[-1])
+        return -value if len(tokens) > 1 else value
 
     def named_type(self, meta: Any, name: str, *params: Any) -> t.SqlType:
         custom = self._custom_types.get(name.upper())
@@ -562,14 +568,13 @@ class AstBuilder(Transformer_NonRecursive):
             msg = f"Type {name} does not take parameters"
             raise SqlSyntaxError(msg, line=meta.line, column=meta.column)
         if found is None:
-            msg = "Syntax Error\n"
-            if name.upper() in _RESERVED_LITERALS:
-                # ksqlDB's grammar has no type named by a literal keyword: a plain syntax error.
-                msg += f"Syntax error at or near '{name}' at line {meta.line}:{meta.column}\n"
+            if name.upper() not in _RESERVED_LITERALS:
+                raise type_rules.unknown_type(name, sorted(t.TYPE_ALIASES), line=meta.line, column=meta.column)
+            # ksqlDB's grammar has no type named by a literal keyword: a plain syntax error.
             unknown = (
                 f"Unknown type: {name}; expected one of "
                 f"{', '.join(sorted(t.TYPE_ALIASES))}, DECIMAL, ARRAY, MAP or STRUCT"
             )
-            detail = f"Syntax Error: {unknown}"
-            raise SqlSyntaxError(msg + unknown, line=meta.line, column=meta.column, detail=detail)
+            msg = f"Syntax Error\nSyntax error at or near '{name}' at line {meta.line}:{meta.column}\n{unknown}"
+            raise SqlSyntaxError(msg, line=meta.line, column=meta.column, detail=f"Syntax Error: {unknown}")
         return found

@@ -488,9 +488,17 @@ def test_an_unknown_source_suggests_a_close_name(statement: str) -> None:
 
 def test_an_unknown_with_property_suggests_a_close_name() -> None:
     with pytest.raises(StatementError) as raised:
+        plan(INPUT.replace("value_format", "value_fromat"))
+    expected = "Failed to prepare statement: Invalid config variable(s) in the WITH clause: VALUE_FROMAT"
+    assert raised.value.message == expected
+    assert raised.value.hint == "Did you mean 'VALUE_FORMAT'?"
+
+
+def test_a_missing_topic_is_refused_before_an_unknown_with_property() -> None:
+    # ksqlDB parses the properties it defines (KAFKA_TOPIC is required) before it looks for unknown ones
+    with pytest.raises(StatementError) as raised:
         plan(INPUT.replace("kafka_topic", "kafka_topik"))
-    assert raised.value.message == "Invalid config variable(s) in the WITH clause: KAFKA_TOPIK."
-    assert raised.value.hint == "Did you mean 'KAFKA_TOPIC'?"
+    assert raised.value.message.endswith('Missing required property "KAFKA_TOPIC" which has no default value.')
 
 
 def test_an_unknown_column_suggests_a_close_name() -> None:
@@ -517,8 +525,9 @@ def test_insert_values_rows_are_kept_in_statement_order_typed_by_their_target() 
 
 
 def test_insert_values_into_an_unknown_column_says_so() -> None:
-    with pytest.raises(StatementError, match="Column name HEIGHT does not exist in INPUT"):
+    with pytest.raises(StatementError) as raised:
         plan(INPUT, "INSERT INTO INPUT (ID, HEIGHT) VALUES (1, 2);")
+    assert raised.value.message == "Failed to insert values into 'INPUT'. Column name `HEIGHT` does not exist."
 
 
 # ---------------------------------------------------------------------------- experimental planner

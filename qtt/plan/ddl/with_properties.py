@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError, did_you_mean
+from qtt.plan.ddl.schema_inference import infers
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import Column, LogicalSchema
 from qtt.serde import SerdeColumn, get_format
@@ -24,32 +25,6 @@ CONFIG_WRAP_SINGLE_VALUES = "ksql.persistence.wrap.single.values"
 CONFIG_DEFAULT_KEY_FORMAT = "ksql.persistence.default.format.key"
 CONFIG_DEFAULT_VALUE_FORMAT = "ksql.persistence.default.format.value"
 
-# WITH-clause properties the planner understands.
-SOURCE_PROPERTIES = frozenset(
-    [
-        "KAFKA_TOPIC",
-        "VALUE_FORMAT",
-        "KEY_FORMAT",
-        "FORMAT",
-        "PARTITIONS",
-        "REPLICAS",
-        "TIMESTAMP",
-        "TIMESTAMP_FORMAT",
-        "VALUE_DELIMITER",
-        "KEY_DELIMITER",
-        "WRAP_SINGLE_VALUE",
-        "RETENTION_MS",
-        "KEY_SCHEMA_ID",
-        "VALUE_SCHEMA_ID",
-        "KEY_SCHEMA_FULL_NAME",
-        "VALUE_SCHEMA_FULL_NAME",
-        "VALUE_AVRO_SCHEMA_FULL_NAME",
-        "KEY_PROTOBUF_NULLABLE_REPRESENTATION",
-        "VALUE_PROTOBUF_NULLABLE_REPRESENTATION",
-        "WINDOW_TYPE",
-        "WINDOW_SIZE",
-    ]
-)
 # Properties ksqlDB accepts that need a feature qtt does not have yet.
 UNSUPPORTED_PROPERTIES = {
     "SOURCE_CONNECTOR": "connectors",
@@ -68,17 +43,11 @@ NULLABLE_REPRESENTATIONS = ("WRAPPER", "OPTIONAL")
 INHERITABLE_FORMAT_PROPERTIES = frozenset(["delimiter"])
 
 
-def check_properties(properties: Mapping[str, object]) -> dict[str, object]:
-    """The WITH clause's properties, once each is known and supported."""
-    checked: dict[str, object] = {}
-    for name, value in properties.items():
-        if name in UNSUPPORTED_PROPERTIES:
-            raise UnsupportedFeatureError(UNSUPPORTED_PROPERTIES[name])
-        if name not in SOURCE_PROPERTIES:
-            msg = f"Invalid config variable(s) in the WITH clause: {name}."
-            raise StatementError(msg, hint=did_you_mean(name, SOURCE_PROPERTIES).strip() or None)
-        checked[name] = value
-    return checked
+def check_supported(properties: Mapping[str, object]) -> None:
+    """Refuse a property qtt does not support yet (the WITH clause is checked: :mod:`with_clause`)."""
+    for name, feature in UNSUPPORTED_PROPERTIES.items():
+        if properties.get(name) is not None:
+            raise UnsupportedFeatureError(feature)
 
 
 def format_name(properties: Mapping[str, object], which: str) -> str | None:
@@ -86,7 +55,10 @@ def format_name(properties: Mapping[str, object], which: str) -> str | None:
     fmt = properties.get("FORMAT")
     prop = f"{which}_FORMAT"
     if fmt is not None and prop in properties:
-        msg = f"Cannot supply both '{prop}' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats."
+        msg = (
+            f"Cannot supply both '{prop}' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats. "
+            "Either use just 'FORMAT', or use 'KEY_FORMAT' and 'VALUE_FORMAT'."
+        )
         raise StatementError(msg)
     name = properties.get(prop, fmt)
     return None if name is None else str(name).upper()
@@ -153,11 +125,19 @@ def protobuf_properties(properties: Mapping[str, object], which: str, format_nam
 
 
 def source_format_infos(
-    config: Mapping[str, object], properties: Mapping[str, object], *, source_name: str = ""
+    config: Mapping[str, object],
+    properties: Mapping[str, object],
+    *,
+    source_name: str = "",
+    declared: tuple[bool, bool] = (False, False),
 ) -> tuple[s.FormatInfo, s.FormatInfo]:
-    """CREATE STREAM: the declared formats, or ksqlDB's configured defaults."""
-    value_name = format_name(properties, "VALUE")
+    """CREATE STREAM: the declared formats, or ksqlDB's configured defaults.
+
+    ``declared`` says whether the statement declares key and value columns: a side whose schema
+    id is set must declare none, and its format must infer its columns (``DefaultSchemaInjector``).
+    """
     key_name = format_name(properties, "KEY")
+    value_name = format_name(properties, "VALUE")
     if value_name is None:
         configured = config.get(CONFIG_DEFAULT_VALUE_FORMAT)
         if not configured:
@@ -170,9 +150,32 @@ def source_format_infos(
         value_name = str(configured).upper()
     if key_name is None:
         key_name = str(config.get(CONFIG_DEFAULT_KEY_FORMAT, "KAFKA")).upper()
-    key_info = format_info(properties, "KEY", key_name, source_name=source_name)
-    value_info = format_info(properties, "VALUE", value_name)
+    key_info = _inferring(properties, "KEY", key_name, declared[0], source_name=source_name)
+    value_info = _inferring(properties, "VALUE", value_name, declared[1])
     return key_info, value_info
+
+
+def _inferring(
+    properties: Mapping[str, object], which: str, name: str, declared: bool, *, source_name: str = ""
+) -> s.FormatInfo:
+    """A CREATE's key or value format, refused as ``DefaultSchemaInjector.shouldInferSchema``
+    refuses a schema id the format cannot read, or one beside declared columns."""
+    schema_id = properties.get(f"{which}_SCHEMA_ID")
+    cannot = (
+        f"{which}_FORMAT should support schema inference when {which}_SCHEMA_ID is provided. Current format is {name}."
+    )
+    try:
+        info = format_info(properties, which, name, source_name=source_name)
+    except StatementError as error:
+        if f"does not support the following configs: [{SCHEMA_ID}]" in error.message:
+            raise StatementError(cannot) from None
+        raise
+    if schema_id is not None:
+        if not infers(info):
+            raise StatementError(cannot)
+        if declared:
+            raise StatementError(f"Table elements and {which}_SCHEMA_ID cannot both exist for create statement.")
+    return info
 
 
 def sink_format_infos(
@@ -293,28 +296,29 @@ def validate_format(info: s.FormatInfo, columns: Sequence[Column], *, is_key: bo
 
 
 def timestamp_column(properties: Mapping[str, object], schema: LogicalSchema) -> s.TimestampColumn | None:
-    """The TIMESTAMP (and TIMESTAMP_FORMAT) property, checked against the schema."""
+    """The TIMESTAMP (and TIMESTAMP_FORMAT) property, checked against the schema as ksqlDB's
+    ``TimestampExtractionPolicyFactory`` checks it. A TIMESTAMP_FORMAT without a TIMESTAMP is unused."""
     name = properties.get("TIMESTAMP")
     fmt = properties.get("TIMESTAMP_FORMAT")
     if name is None:
-        if fmt is not None:
-            msg = "Cannot use TIMESTAMP_FORMAT without TIMESTAMP"
-            raise StatementError(msg)
         return None
     column_name = identifier_from_property(str(name))
     column = schema.find(column_name)
     if column is None:
         msg = f"The TIMESTAMP column set in the WITH clause does not exist in the schema: '{column_name}'"
         raise StatementError(msg)
-    if fmt is None and column.type.base not in ("BIGINT", "TIMESTAMP"):
+    base = column.type.base
+    if base == "STRING" and fmt is None:
+        raise StatementError("A String timestamp field has been specified without also specifying the timestamp_format")
+    if base != "STRING" and fmt is not None:
+        msg = "'TIMESTAMP_FORMAT' set in the WITH clause can only be used when the timestamp column is of type STRING."
+        raise StatementError(msg)
+    if base not in ("STRING", "BIGINT", "TIMESTAMP"):
         msg = (
             f"Timestamp column, {t.quote(column_name)}, should be LONG(INT64), TIMESTAMP, or "
             "a String with a "
             "timestamp_format specified."
         )
-        raise StatementError(msg)
-    if fmt is not None and column.type.base != "STRING":
-        msg = f"Timestamp column, {t.quote(column_name)}, should be a String when TIMESTAMP_FORMAT is specified."
         raise StatementError(msg)
     return s.TimestampColumn(column=column_name, format=str(fmt) if fmt is not None else None)
 
@@ -330,15 +334,9 @@ def delimiter_property(name: str, value: str) -> str:
 
 
 def int_property(properties: Mapping[str, object], name: str) -> int | None:
-    """An integer property, or None when it is not set."""
+    """An integer property (parsed by :mod:`with_clause`), or None when it is not set."""
     value = properties.get(name)
-    if value is None:
-        return None
-    try:
-        return int(str(value))
-    except ValueError:
-        msg = f"Invalid value for {name}: {value!r}; expected an integer"
-        raise StatementError(msg) from None
+    return None if value is None else int(str(value))
 
 
 def identifier_from_property(value: str) -> str:
