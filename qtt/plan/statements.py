@@ -508,9 +508,14 @@ class Planner:
         if target.schema.headers:
             raise SqlError(f"Cannot insert into {target.name} because it has header columns")
         check_no_shadowed_columns(statement.query.from_, self.sources)
-        planned = fit_to_sink(
-            plan_query(statement.query, self.sources, self.config, sink_name=target.name), target.schema
-        )
+        planned = plan_query(statement.query, self.sources, self.config, sink_name=target.name)
+        if planned.is_table:  # ksqlDB's EngineExecutor.validateExistingSink
+            msg = (
+                f"Incompatible data sink and query result. Data sink ({target.name}) type is KSTREAM "
+                "but select query result is KTABLE."
+            )
+            raise StatementError(msg)
+        planned = fit_to_sink(planned, target.schema)
         if planned.schema != target.schema:
             msg = (
                 f"Incompatible schema between results and sink.\nResult schema is {planned.schema}"
