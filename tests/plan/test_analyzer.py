@@ -242,12 +242,15 @@ def test_constructors_need_a_type() -> None:
 # ---------------------------------------------------------------------------- CAST
 
 
-def test_unsupported_cast_in_select_names_the_clause() -> None:
+def test_unsupported_cast_names_the_clause_as_ksqldbs_code_generator_does() -> None:
     with pytest.raises(StatementError) as info:
         analyze("CAST(S AS ARRAY<INT>)")
-    assert info.value.message == "Invalid Select: Cast of STRING to ARRAY<INTEGER> is not supported"
+    assert info.value.message == "Invalid Select: Cast of STRING to ARRAY<INTEGER> is not supported."
     with pytest.raises(StatementError) as info:
         analyze("CAST(B AS INT) = 1", "WHERE")
+    assert info.value.message == "Invalid Predicate: Cast of BOOLEAN to INTEGER is not supported."
+    with pytest.raises(StatementError) as info:
+        analyze("CAST(B AS INT)", "JOIN ON")
     assert info.value.message == "Cast of BOOLEAN to INTEGER is not supported"
 
 

@@ -84,7 +84,7 @@ def test_the_sink_and_the_new_table_carry_the_window_in_their_key_format() -> No
         ),
         (
             "SELECT k, COUNT(*) AS n FROM r WINDOW TUMBLING (SIZE 0 SECONDS) GROUP BY k",
-            "Window size must be larger than zero",
+            r"Window size \(sizeMs\) must be larger than zero\.",
         ),
         (
             "SELECT k, COUNT(*) AS n FROM t WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY k",

@@ -42,7 +42,7 @@ from qtt.sql.formatter import format_expr
 
 _ISSUE = "(see https://github.com/confluentinc/ksql/issues/4239)"
 #: the messages of a filter that does not type check that are ksqlDB's already
-_FILTER_ERRORS = ("Error in ", "Type error in ")
+_FILTER_ERRORS = ("Error in ", "Type error in ", "Invalid Predicate: ")
 #: ksqlDB's messages for constructors it cannot type (``ExpressionTypeManager``)
 _EMPTY_ARRAY = f"Array constructor cannot be empty. Please supply at least one element {_ISSUE}."
 _EMPTY_MAP = f"Map constructor cannot be empty. Please supply at least one key value pair {_ISSUE}."
@@ -128,8 +128,6 @@ _COMPARISON_NAMES = {
     ">=": "GREATER_THAN_OR_EQUAL",
 }
 
-
-_SELECT_CAST_PREFIX = {"SELECT": "Invalid Select: "}
 
 # ---------------------------------------------------------------------------- the analyzer
 
@@ -383,9 +381,9 @@ class Analyzer:
         try:
             target = coercer.common_type(exprs)
         except CoercionError as error:
-            # ksqlDB reports a WHERE clause's coercion failure as an invalid predicate.
-            prefix = "Invalid Predicate: " if self.clause == "WHERE" else ""
-            raise StatementError(prefix + error.message, line=_line(node), column=_col(node)) from None
+            # ksqlDB coerces an IN list as it compiles the clause
+            msg = messages.codegen_error(self.clause, error.message)
+            raise StatementError(msg, line=_line(node), column=_col(node)) from None
         if target is None:
             return e.InList(value=value, items=tuple(items), negated=node.negated)
         value, *converted = (convert(x, target) for x in exprs)
@@ -457,8 +455,7 @@ class Analyzer:
         operand = self.visit(node.operand)
         if not can_cast(operand.result_type, node.type):
             # ksqlDB finds unsupported casts while compiling a clause, and names the clause.
-            prefix = _SELECT_CAST_PREFIX.get(self.clause, "")
-            msg = f"{prefix}Cast of {operand.result_type} to {node.type} is not supported"
+            msg = messages.codegen_error(self.clause, f"Cast of {operand.result_type} to {node.type} is not supported")
             raise StatementError(msg, line=_line(node), column=_col(node))
         problem = unsupported_cast(operand.result_type, node.type) or t.wider_than_spark(node.type)
         if problem is not None:

@@ -198,3 +198,20 @@ def kafka_value_format(sources: Sequence[str], operation: str) -> str:
         f"Source(s) {', '.join(sources)} are using the 'KAFKA' value format. This format does not yet support "
         f"{operation}.\n{_KAFKA_VALUE_FORMAT_DETAILS}"
     )
+
+
+#: what ksqlDB's code generator calls each clause in the errors it finds compiling one
+#: (``CodeGenRunner``: ``Invalid <type>: <reason>.``)
+_CODEGEN_TYPES = {
+    "SELECT": "Select",
+    "WHERE": "Predicate",
+    "HAVING": "Predicate",
+    "PARTITION BY": "SelectKey",
+    "GROUP BY": "Group By",
+}
+
+
+def codegen_error(clause: str, reason: str) -> str:
+    """``reason`` as ksqlDB's code generator reports it for an expression of ``clause``."""
+    kind = _CODEGEN_TYPES.get(clause)
+    return f"Invalid {kind}: {reason}." if kind else reason

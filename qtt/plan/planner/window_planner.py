@@ -23,6 +23,8 @@ from qtt.sql.parser import iter_nodes
 
 #: Kafka Streams' legacy default grace period, less the window size
 DEFAULT_GRACE_MS = 24 * 60 * 60 * 1000
+#: the state store of ksqlDB's windowed aggregation, as its topology names it
+_STORE = "Aggregate-Aggregate-Materialize"
 
 
 def window_expression(spec: ast.WindowSpec, *, emit_final: bool = False) -> s.WindowExpression:
@@ -36,8 +38,12 @@ def window_expression(spec: ast.WindowSpec, *, emit_final: bool = False) -> s.Wi
             than size plus grace.
     """
     size = spec.size_ms
-    if size <= 0:
-        raise StatementError(f"Window size must be larger than zero, got {size} ms.")
+    if size <= 0:  # Kafka Streams' SessionWindows and TimeWindows
+        raise StatementError(
+            "Gap time cannot be zero or negative."
+            if spec.kind == "SESSION"
+            else "Window size (sizeMs) must be larger than zero."
+        )
     advance = spec.advance_ms if spec.kind == "HOPPING" and spec.advance_ms is not None else size
     if spec.kind == "SESSION":
         advance = 0  # a session window does not advance: ``size`` is its inactivity gap
@@ -50,11 +56,17 @@ def window_expression(spec: ast.WindowSpec, *, emit_final: bool = False) -> s.Wi
     default_grace = 0 if emit_final else max(DEFAULT_GRACE_MS - size, 0)
     grace = spec.grace_ms if spec.grace_ms is not None else default_grace
     retention = spec.retention_ms if spec.retention_ms is not None else size + grace
-    if retention < size + grace:
-        msg = (
-            "The retention period of the window store must be no smaller than its window size plus "
-            f"the grace period. Got size=[{size}], grace=[{grace}], retention=[{retention}]"
-        )
+    if retention < size + grace:  # Kafka Streams' words, naming the aggregate's store
+        if spec.kind == "SESSION":
+            msg = (
+                f"The retention period of the session store {_STORE} must be no smaller than the session "
+                f"inactivity gap plus the grace period. Got gap=[{size}], grace=[{grace}], retention=[{retention}]"
+            )
+        else:
+            msg = (
+                f"The retention period of the window store {_STORE} must be no smaller than its window size "
+                f"plus the grace period. Got size=[{size}], grace=[{grace}], retention=[{retention}]"
+            )
         raise StatementError(msg)
     return s.WindowExpression(
         type=spec.kind,
