@@ -10,6 +10,7 @@ must hold the join's key, as the key column itself or as any join expression equ
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -193,7 +194,11 @@ def _resolve(items: Sequence[ast.SelectItem], joined: Joined, scope: Scope) -> l
                 out.append(SelectItem(f.name, e.FieldRef(base=base, name=f.name, sql_type=f.type)))
         else:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
-            out.append(SelectItem(item.alias, reject_untyped_null(analyzer(item.expr))))
+            try:
+                expr = analyzer(item.expr)
+            except StatementError as error:
+                raise _rowkey_unknown(error) or error from None
+            out.append(SelectItem(item.alias, reject_untyped_null(expr)))
     seen: set[str] = set()
     for selected in out:
         if selected.alias in seen:
@@ -293,3 +298,10 @@ def _project(
         source_names=tuple(source.name for _, source in joined.sources),
         window=leftmost.formats.window,  # a join of windowed sources keeps the left's windows
     )
+
+
+def _rowkey_unknown(error: StatementError) -> StatementError | None:
+    """ksqlDB's analyzer lets a join's projection name ``ROWKEY...`` unqualified, as it could be
+    the synthetic key; one that is not fails later, as an unknown column."""
+    found = re.fullmatch(r"SELECT column '(ROWKEY[^'.]*)' cannot be resolved\.", error.message)
+    return StatementError(f"Unknown column {found.group(1)}.") if found else None
