@@ -19,6 +19,7 @@ from qtt.plan.analysis import messages, pseudo_timestamps
 from qtt.plan.analysis.case_types import case_type
 from qtt.plan.analysis.coercion import (
     arithmetic_type,
+    between_problem,
     can_cast,
     cast_text,
     coerce_null,
@@ -362,6 +363,8 @@ class Analyzer:
         if self.clause in pseudo_timestamps.CLAUSES:
             node = cast(ast.Between, pseudo_timestamps.rewritten(node))
         value, low, high = self.visit(node.value), self.visit(node.low), self.visit(node.high)
+        if problem := between_problem(value.result_type, low.result_type, high.result_type):
+            raise StatementError(messages.codegen_error(self.clause, problem), line=_line(node), column=_col(node))
         target = common_type([value.result_type, low.result_type, high.result_type])
         if target is None or isinstance(target, NullType):
             self._check_comparable(node.value, value, node.low, low, ">=")

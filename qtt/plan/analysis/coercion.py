@@ -132,6 +132,35 @@ def comparable(left: t.SqlType, right: t.SqlType, op: str) -> bool:
     return left.base in temporal and right.base in temporal and "STRING" in (left.base, right.base)
 
 
+_TEMPORAL_OPERANDS = {
+    "TIME": frozenset({"TIME", "STRING"}),
+    "TIMESTAMP": frozenset({"TIMESTAMP", "DATE", "STRING"}),
+    "DATE": frozenset({"DATE", "STRING"}),
+}
+
+
+def between_problem(value: t.SqlType, low: t.SqlType, high: t.SqlType) -> str | None:
+    """What ksqlDB's code generator refuses in ``value BETWEEN low AND high``, which nothing
+    type-checks before it compiles ``value >= low`` and ``value <= high``."""
+    return compiled_comparison_problem(value, low, ">=") or compiled_comparison_problem(value, high, "<=")
+
+
+def compiled_comparison_problem(left: t.SqlType, right: t.SqlType, op: str) -> str | None:
+    """What ksqlDB's code generator refuses in a comparison nothing type-checked before it
+    (``BETWEEN``'s bounds: ``SqlToJavaVisitor``), or None where it compiles or qtt's own check
+    decides."""
+    bases = {x.base for x in (left, right) if not isinstance(x, NullType)}
+    if "DECIMAL" in bases:
+        return None
+    for temporal in ("TIME", "TIMESTAMP", "DATE"):  # the first that either side is wins
+        if temporal in bases:
+            wrong = sorted(bases - _TEMPORAL_OPERANDS[temporal])
+            return f"Unexpected comparison to {temporal}: {wrong[0]}" if wrong else None
+    if not isinstance(left, NullType) and left.base == "BOOLEAN" and op not in ("=", "<>"):
+        return f"Unexpected boolean comparison: {op}"
+    return None
+
+
 #: ksqlDB's CastEvaluator table: source base type -> target base types it casts to.
 _CASTS: dict[str, frozenset[str]] = {
     "BOOLEAN": frozenset(["STRING"]),
