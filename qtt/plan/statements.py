@@ -180,7 +180,7 @@ class Planner:
         key_info, value_info = source_format_infos(
             self.config, properties, source_name=statement.name, declared=declared
         )
-        check_topic_properties(properties)
+        check_topic_properties(properties, compacted=statement.kind == TABLE and properties.get("WINDOW_TYPE") is None)
         schema = self._declared_schema(statement, topic, key_info, value_info, properties)
         # a stream's timestamp column is checked before its name, a table's after its key
         timestamp = timestamp_column(properties, schema) if statement.kind == STREAM else None
@@ -398,7 +398,7 @@ class Planner:
         # query, never by WINDOW_TYPE), then its topic injector the topic's properties.
         check_source_name(statement)
         properties = create_as_properties({k: v for k, v in statement.properties.items() if k != SWAP_IN_PLACE})
-        check_topic_properties(properties)
+        check_topic_properties(properties, compacted=statement.kind == TABLE and statement.query.window is None)
         existing = self.sources.get(statement.name)
         if existing is not None and not statement.or_replace:
             if statement.if_not_exists:

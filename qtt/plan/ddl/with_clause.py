@@ -125,15 +125,19 @@ def insert_query_id(properties: Mapping[str, object], running: Container[str]) -
     return checked
 
 
-def check_topic_properties(properties: Mapping[str, object]) -> None:
+def check_topic_properties(properties: Mapping[str, object], *, compacted: bool) -> None:
     """``TopicCreateInjector``: ksqlDB sets a topic's ``CLEANUP_POLICY`` itself, from the kind of
-    source, and refuses one the statement sets."""
+    source, and refuses one the statement sets; a ``compacted`` topic (a table's without
+    windows) keeps no ``RETENTION_MS``."""
     if properties.get("CLEANUP_POLICY") is not None:
         msg = (
             "Invalid config variable in the WITH clause: CLEANUP_POLICY.\n"
             "The CLEANUP_POLICY config is automatically inferred based on the type of source (STREAM or TABLE).\n"
             "Users can't set the CLEANUP_POLICY config manually."
         )
+        raise StatementError(msg)
+    if compacted and properties.get("RETENTION_MS") is not None:
+        msg = "Invalid config variable in the WITH clause: RETENTION_MS. Non-windowed tables do not support retention."
         raise StatementError(msg)
 
 
