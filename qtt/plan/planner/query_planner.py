@@ -276,7 +276,7 @@ class QueryPlanner:
         by_null = False
         refused = None
         if query.partition_by is not None:
-            partition, by_null = self._partition_columns(query.partition_by, scope)
+            partition, by_null = self._partition_columns(query.partition_by, scope, query.select)
             # ksqlDB re-keys neither a table nor a windowed stream by its own key, and refuses
             # any other key for them when it builds the query, after the projection's checks
             refused = self._refused_repartition(query.partition_by, partition, by_null, parent)
@@ -324,7 +324,7 @@ class QueryPlanner:
         assert query.partition_by is not None
         scope = self.context.scope
         parent = _Parent(key=tuple(rows[0]), value=tuple(rows[1]))
-        partition, by_null = self._partition_columns(query.partition_by, scope)
+        partition, by_null = self._partition_columns(query.partition_by, scope, query.select)
         step, parent = self._repartition(step, parent, partition)
         select = self._resolve_select(named, scope, parent, partition)
         return self._project(step, parent, select, named, partition, by_null, scope)
@@ -490,10 +490,14 @@ class QueryPlanner:
 
     # ------------------------------------------------------------------ PARTITION BY
 
-    def _partition_columns(self, exprs: Sequence[ast.Expr], scope: Scope) -> tuple[list[_PartitionColumn], bool]:
+    def _partition_columns(
+        self, exprs: Sequence[ast.Expr], scope: Scope, items: Sequence[ast.SelectItem] = ()
+    ) -> tuple[list[_PartitionColumn], bool]:
         if not exprs:
             msg = "PARTITION BY requires at least one expression"
             raise StatementError(msg)
+        if items and any(contains_table_function(node) for node in exprs):
+            self._table_function_partition(exprs, items)
         analyzer = Analyzer(scope, "PARTITION BY")
         typed: list[tuple[ast.Expr, e.Expression]] = []
         for node in exprs:
@@ -519,6 +523,15 @@ class QueryPlanner:
             name = expr.name if isinstance(expr, e.ColumnRef) else generator.unique_alias_for(node)
             columns.append(_PartitionColumn(node=node, expression=expr, name=name))
         return columns, False
+
+    def _table_function_partition(self, exprs: Sequence[ast.Expr], items: Sequence[ast.SelectItem]) -> None:
+        """ksqlDB types a table function in PARTITION BY as it types any call, and finds first
+        that the projection lacks it (qtt plans no re-key by one)."""
+        selected = [i.expr for i in items if isinstance(i, ast.SingleColumn)]
+        if not all(node in selected for node in exprs):
+            shown = [messages.qualified_sql(node, self.context.qualifier) for node in exprs]
+            raise StatementError(messages.key_missing_from_projection(self.sink_name, "partitioning expression", shown))
+        raise UnsupportedFeatureError("PARTITION BY a table function")
 
     def _repartition(
         self, step: s.ExecutionStep, parent: _Parent, partition: Sequence[_PartitionColumn]
