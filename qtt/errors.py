@@ -201,6 +201,15 @@ class StatementError(SqlError):
     """A statement parses but is invalid. ksqlDB's ``KsqlStatementException``."""
 
 
+class UnknownColumnError(StatementError):
+    """A column reference no source resolves (ksqlDB's ``UnknownColumnException``);
+    :attr:`shown` is the reference as written."""
+
+    def __init__(self, message: str, *, shown: str, **location: object) -> None:
+        super().__init__(message, **location)  # type: ignore[arg-type]
+        self.shown = shown
+
+
 class UnsupportedFeatureError(SqlError):
     """The statement uses a feature that qtt does not support yet.
 

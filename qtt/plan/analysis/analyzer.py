@@ -14,7 +14,7 @@ from functools import singledispatchmethod
 from typing import cast
 
 from qtt import sqltypes as t
-from qtt.errors import SqlError, StatementError, UnsupportedFeatureError, did_you_mean
+from qtt.errors import SqlError, StatementError, UnknownColumnError, UnsupportedFeatureError, did_you_mean
 from qtt.plan.analysis import messages, pseudo_timestamps
 from qtt.plan.analysis.case_types import case_type
 from qtt.plan.analysis.coercion import (
@@ -79,13 +79,13 @@ class Scope:
         if ref.source is not None and ref.source not in self.sources:
             shown = f"{ref.source}.{ref.name}"
             msg = f"{clause} column '{shown}' cannot be resolved."
-            raise StatementError(msg, line=_line(ref), column=_col(ref))
+            raise UnknownColumnError(msg, shown=shown, line=_line(ref), column=_col(ref))
         matches = self.matches(ref)
         if not matches:
             shown = f"{ref.source}.{ref.name}" if ref.source else ref.name
             msg = f"{clause} column '{shown}' cannot be resolved."
             hint = did_you_mean(ref.name, sorted({c.name for c in self.columns})).strip() or None
-            raise StatementError(msg, line=_line(ref), column=_col(ref), hint=hint)
+            raise UnknownColumnError(msg, shown=shown, line=_line(ref), column=_col(ref), hint=hint)
         if len(matches) > 1:
             candidates = sorted(f"{sorted(c.qualifiers)[0]}.{c.name}" for c in matches if c.qualifiers)
             listed = " or ".join(filter(None, [", ".join(candidates[:-1]), candidates[-1] if candidates else ""]))
@@ -180,8 +180,8 @@ class Analyzer:
             return self._boolean(node)
         except StatementError as error:
             # an unknown column is the analyzer's error, raised before the filter is typed
-            unknown = error.message.startswith((f"{self.clause} column '", *_FILTER_ERRORS))
-            if not isinstance(error, UnsupportedFeatureError) and not unknown:
+            own = isinstance(error, UnsupportedFeatureError | UnknownColumnError)
+            if not own and not error.message.startswith(_FILTER_ERRORS):
                 error.message = f"Error in {self.clause} expression: {error.message}"
             raise
         finally:

@@ -51,16 +51,10 @@ def check_supported(properties: Mapping[str, object]) -> None:
 
 
 def format_name(properties: Mapping[str, object], which: str) -> str | None:
-    """The ``KEY`` or ``VALUE`` format the WITH clause names (``FORMAT`` sets both), upper-cased."""
-    fmt = properties.get("FORMAT")
-    prop = f"{which}_FORMAT"
-    if fmt is not None and prop in properties:
-        msg = (
-            f"Cannot supply both '{prop}' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats. "
-            "Either use just 'FORMAT', or use 'KEY_FORMAT' and 'VALUE_FORMAT'."
-        )
-        raise StatementError(msg)
-    name = properties.get(prop, fmt)
+    """The ``KEY`` or ``VALUE`` format the WITH clause names (``FORMAT`` sets both), upper-cased.
+
+    The WITH clause is checked first (:mod:`with_clause`): ``FORMAT`` never comes beside them."""
+    name = properties.get(f"{which}_FORMAT", properties.get("FORMAT"))
     return None if name is None else str(name).upper()
 
 
@@ -164,18 +158,12 @@ def _inferring(
     cannot = (
         f"{which}_FORMAT should support schema inference when {which}_SCHEMA_ID is provided. Current format is {name}."
     )
-    try:
-        info = format_info(properties, which, name, source_name=source_name)
-    except StatementError as error:
-        if f"does not support the following configs: [{SCHEMA_ID}]" in error.message:
-            raise StatementError(cannot) from None
-        raise
     if schema_id is not None:
-        if not infers(info):
+        if not infers(s.FormatInfo(format=name)):
             raise StatementError(cannot)
         if declared:
             raise StatementError(f"Table elements and {which}_SCHEMA_ID cannot both exist for create statement.")
-    return info
+    return format_info(properties, which, name, source_name=source_name)
 
 
 def sink_format_infos(

@@ -10,12 +10,11 @@ must hold the join's key, as the key column itself or as any join expression equ
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.errors import StatementError, UnknownColumnError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope
 from qtt.plan.analysis.coercion import reject_untyped_null
@@ -303,5 +302,6 @@ def _project(
 def _rowkey_unknown(error: StatementError) -> StatementError | None:
     """ksqlDB's analyzer lets a join's projection name ``ROWKEY...`` unqualified, as it could be
     the synthetic key; one that is not fails later, as an unknown column."""
-    found = re.fullmatch(r"SELECT column '(ROWKEY[^'.]*)' cannot be resolved\.", error.message)
-    return StatementError(f"Unknown column {found.group(1)}.") if found else None
+    if isinstance(error, UnknownColumnError) and error.shown.startswith("ROWKEY"):
+        return StatementError(f"Unknown column {error.shown}.")
+    return None

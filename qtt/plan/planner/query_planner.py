@@ -6,11 +6,10 @@ aggregating query hands its GROUP BY part to :mod:`qtt.plan.planner.aggregate_pl
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
+from qtt.errors import SqlError, StatementError, UnknownColumnError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import is_null_literal, reject_untyped_null
@@ -503,12 +502,9 @@ class QueryPlanner:
         for node in exprs:
             try:
                 expr = analyzer(node)
-            except StatementError as error:
-                match = re.match(r"PARTITION BY column '([^']*)' cannot be resolved", error.message)
-                if match:
-                    msg = messages.partition_by_unresolved(match.group(1))
-                    raise StatementError(msg, line=error.line, column=error.column, hint=error.hint) from None
-                raise
+            except UnknownColumnError as error:
+                msg = messages.partition_by_unresolved(error.shown)
+                raise StatementError(msg, line=error.line, column=error.column, hint=error.hint) from None
             typed.append((node, expr))
         nulls = [x for _, x in typed if is_null_literal(x)]
         if nulls:
