@@ -285,6 +285,7 @@ class Planner:
         if statement.delete_topic and existing.is_source:
             msg = f"Cannot delete topic for read-only source: {statement.name}"
             raise StatementError(msg)
+        self._refuse_drop_under_inserts(statement.name)
         readers = sorted({q.sink for q in self.running.values() if statement.name in q.sources} - {statement.name})
         if readers:
             msg = (
@@ -297,6 +298,21 @@ class Planner:
         self.running = {i: q for i, q in self.running.items() if q.sink != statement.name}
         del self.sources[statement.name]
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name))
+
+    def _refuse_drop_under_inserts(self, name: str) -> None:
+        """ksqlDB's engine refuses to drop a source an INSERT query reads or writes while it runs
+        (``EngineContext.throwIfInsertQueriesExist``), before it looks at the sources reading it."""
+        created = {q.query_id for q in self.sink_queries.values()}
+        inserts = [q for q in self.running.values() if q.query_id not in created]
+        reading = sorted(q.query_id for q in inserts if name in q.sources)
+        writing = sorted(q.query_id for q in inserts if q.sink == name)
+        if reading or writing:
+            msg = (
+                f"Cannot drop {name}.\nThe following queries read from this source: [{', '.join(reading)}]."
+                f"\nThe following queries write into this source: [{', '.join(writing)}]."
+                f"\nYou need to terminate them before dropping {name}."
+            )
+            raise StatementError(msg)
 
     @_plan.register
     def visit_AlterSource(self, statement: ast.AlterSource) -> s.StatementPlan | None:
