@@ -123,11 +123,17 @@ def test_a_source_that_a_query_reads_cannot_be_dropped_but_the_query_sink_can() 
     assert "The following streams and/or tables read from this source: [B]" in raised.value.message
     plan = _plan(f"{SOURCE}CREATE STREAM b AS SELECT * FROM a;\nDROP STREAM b;\nDROP STREAM a;")
     assert isinstance(plan.ddl_commands()[-1], s.DropSourceV1)
+    # a running INSERT holds both the source it reads and the sink it writes (ksqlDB's engine)
     inserting = f"{SOURCE}CREATE STREAM b AS SELECT * FROM a;\nCREATE STREAM c AS SELECT * FROM a;\n"
-    with pytest.raises(StatementError, match=r"read from this source: \[B\]"):
-        _plan(inserting + "INSERT INTO b SELECT * FROM c;\nDROP STREAM c;")
-    plan = _plan(inserting + "INSERT INTO b SELECT * FROM c;\nDROP STREAM b;\nDROP STREAM c;")
-    assert isinstance(plan.ddl_commands()[-1], s.DropSourceV1)
+    inserting += "INSERT INTO b SELECT * FROM c;\n"
+    with pytest.raises(
+        StatementError, match=r"read from this source: \[INSERTQUERY_2\]\.\n.*write into this source: \[\]"
+    ):
+        _plan(inserting + "DROP STREAM c;")
+    with pytest.raises(
+        StatementError, match=r"read from this source: \[\]\.\n.*write into this source: \[INSERTQUERY_2\]"
+    ):
+        _plan(inserting + "DROP STREAM b;")
 
 
 def test_step_names_are_ksqldbs_class_names() -> None:

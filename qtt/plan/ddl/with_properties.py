@@ -111,8 +111,11 @@ def protobuf_properties(properties: Mapping[str, object], which: str, format_nam
     if format_name not in ("PROTOBUF", "PROTOBUF_NOSR"):
         raise StatementError(f"Property {name} can only be enabled with protobuf format")
     shown = str(nullable)
-    if shown not in NULLABLE_REPRESENTATIONS:  # ksqlDB's enum: upper case only
-        msg = f"Invalid value {shown} for property {name}: String must be one of: {', '.join(NULLABLE_REPRESENTATIONS)}"
+    if shown not in NULLABLE_REPRESENTATIONS:
+        # the WITH clause's validator ignores case, but ksqlDB then reads the text with the
+        # enum's valueOf, which does not
+        enum = "io.confluent.ksql.properties.with.CommonCreateConfigs.ProtobufNullableConfigValues"
+        msg = f"No enum constant {enum}.{shown}"
         raise StatementError(msg)
     props[NULLABLE_REPRESENTATION] = shown.lower()
     return props
