@@ -267,13 +267,18 @@ class AstBuilder(Transformer_NonRecursive):
     @v_args(meta=True, inline=False)
     def with_properties(self, meta: Any, children: list[Any]) -> dict[str, object]:
         properties: dict[str, object] = {}
-        for name, value in children[1:]:
-            properties[name] = value
+        written: dict[str, str] = {}
+        for name, value, text in children[1:]:
+            if name in written:  # ksqlDB collects them in an ImmutableMap, which refuses a key twice
+                problem = f"Multiple entries with same key: {name}={written[name]} and {name}={text}"
+                prefix = type_rules.PREPARE_PREFIX
+                raise type_rules.PrepareError(prefix + problem, detail=problem, line=meta.line, column=meta.column)
+            properties[name], written[name] = value, text
         return properties
 
-    def property(self, meta: Any, name: Any, eq: Token, value: ast.Expr) -> tuple[str, object]:
+    def property(self, meta: Any, name: Any, eq: Token, value: ast.Expr) -> tuple[str, object, str]:
         key = _string(name).upper() if isinstance(name, Token) else name.upper()
-        return key, property_value(value)
+        return key, property_value(value), format_expr(value)
 
     # ------------------------------------------------------------------ queries
 
