@@ -6,9 +6,11 @@ with Java's message; printers give ``Double.toString`` and ``BigDecimal.toPlainS
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import math
 import re
+import struct
 
 from qtt.serde.excerpt import excerpt, excerpt_runs
 
@@ -153,6 +155,30 @@ def java_double(value: float) -> str:
             whole, fraction = "0", "0" * (-exp10 - 1) + digits
         return f"{text}{whole}.{fraction or '0'}"
     return f"{text}{digits[0]}.{digits[1:] or '0'}E{exp10}"
+
+
+def java_float(value: float) -> str:
+    """``Float.toString`` of a float (a 32-bit value held in a Python float): the shortest
+    digits that identify it among floats, laid out as :func:`java_double` lays them out."""
+    if not math.isfinite(value) or value == 0:
+        return java_double(value)
+    # never fewer than two significant digits, rounded from the exact value (1.4E-45, not 1.0E-45)
+    for digits in range(2, 10):
+        text = f"{value:.{digits - 1}e}"
+        with contextlib.suppress(OverflowError):  # rounded past the largest float
+            if struct.unpack("<f", struct.pack("<f", float(text)))[0] == value:
+                break
+    mantissa, _, exponent = text.partition("e")
+    shown = mantissa.replace(".", "").lstrip("-").rstrip("0") or "0"
+    exp10 = int(exponent)
+    sign = "-" if value < 0 else ""
+    if 1e-3 <= abs(value) < 1e7:
+        if exp10 >= 0:
+            whole, fraction = shown[: exp10 + 1].ljust(exp10 + 1, "0"), shown[exp10 + 1 :]
+        else:
+            whole, fraction = "0", "0" * (-exp10 - 1) + shown
+        return f"{sign}{whole}.{fraction or '0'}"
+    return f"{sign}{shown[0]}.{shown[1:] or '0'}E{exp10}"
 
 
 # FloatingDecimal's digits to drop for 2^p2 (JDK 8-18), indexed by p2.

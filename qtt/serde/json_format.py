@@ -15,6 +15,7 @@ from qtt.serde.interface import (
     Row,
     RowReader,
     RowWriter,
+    SerdeColumn,
     has_non_string_map_key,
 )
 
@@ -66,6 +67,8 @@ class JsonFormat(Format):
         target = "key" if layout.is_key else "value"
 
         def read(data: bytes) -> Row | None:
+            if not data.removeprefix(_UTF8_BOM).strip(_JSON_WHITESPACE):
+                return _missing(columns, wrapped, target)
             doc = _parse(data, target, strict=True)
             if doc is None:
                 return None
@@ -86,6 +89,23 @@ class JsonFormat(Format):
 
     def read_document(self, data: bytes, layout: Layout) -> Any:
         return _parse(data, "key" if layout.is_key else "value", strict=False)
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_JSON_WHITESPACE = b" \t\r\n"
+
+
+def _missing(columns: tuple[SerdeColumn, ...], wrapped: bool, target: str) -> Row:
+    """The row of a record without a JSON value (empty, or white space only).
+
+    ksqlDB's ``readTree`` gives a ``MissingNode`` for it, whose text is empty: a bare STRING
+    reads as ``''``, anything else fails as a ``MissingNode`` of the wrong type.
+    """
+    if not wrapped and columns[0].type.base == "STRING":
+        return ("",)
+    type_ = t.Struct(tuple(t.Field(c.name, c.type) for c in columns)) if wrapped else columns[0].type
+    msg = f"Can't convert type. sourceType: MissingNode, requiredType: {type_}, path: $"
+    raise SerdeError(f"Failed to deserialize {target} as JSON: {msg}")
 
 
 def _parse(data: bytes, target: str, *, strict: bool) -> Any:

@@ -13,6 +13,7 @@ import contextlib
 import datetime as dt
 import decimal
 import math
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
@@ -260,10 +261,10 @@ def field_value(value: Mapping[str, Any], upper: Mapping[str, Any], name: str) -
     """The exact-case field ``name``, else the field whose upper-cased name is ``name``.
 
     An unquoted column name is upper case and so matches any spelling; a quoted one with
-    lower-case letters matches only itself.
+    lower-case letters matches only itself. An exact-case field that is null is still the
+    field (Jackson's ``get`` gives a ``NullNode``): ``{"A": null, "a": 1}`` reads A as null.
     """
-    found = value.get(name)
-    return found if found is not None else upper.get(name)
+    return value[name] if name in value else upper.get(name)
 
 
 def fit_decimal(number: decimal.Decimal, type_: t.Decimal, path: str = "") -> decimal.Decimal:
@@ -462,15 +463,57 @@ def _json_decimal(text: str) -> decimal.Decimal:
 
 
 def loads_strict(text: str | bytes) -> Any:
-    """Parse JSON as Jackson does by default: ``NaN`` and ``Infinity`` tokens are errors.
+    """Parse the first JSON value in ``text`` as Jackson's ``ObjectMapper`` does by default.
 
-    Numbers are read as Jackson's nodes hold them, whatever their length or exponent.
+    ``NaN`` and ``Infinity`` tokens are errors, and numbers are read as Jackson's nodes hold
+    them, whatever their length or exponent. What follows the first value is not read
+    (``FAIL_ON_TRAILING_TOKENS`` is off), except the character right after a number, which
+    must be white space, and after ``true``, ``false`` or ``null``, which must not continue
+    the word: ``{"a": 1} {"a": 2}`` and ``"x" junk`` read, ``1x`` and ``truex`` do not.
 
     Raises:
-        ValueError: the text is not JSON (a :class:`RecursionError` for nesting too deep
-            for Python's stack).
+        ValueError: the text holds no JSON value, or its first one is not JSON (a
+            :class:`UnicodeDecodeError` for malformed UTF-8 in it, a :class:`RecursionError`
+            for nesting too deep for Python's stack).
     """
     import simplejson
 
+    # surrogateescape keeps malformed UTF-8 after the first value from failing the record
+    escaped = isinstance(text, bytes)
+    decoded = text.decode("utf-8", errors="surrogateescape") if isinstance(text, bytes) else text
     # parse_float does what use_decimal=True would, with Java's limits on the scale
-    return simplejson.loads(text, parse_constant=_reject_constant, parse_int=_json_int, parse_float=_json_decimal)
+    decoder = simplejson.JSONDecoder(parse_constant=_reject_constant, parse_int=_json_int, parse_float=_json_decimal)
+    try:
+        value, end = decoder.raw_decode(decoded)
+    except simplejson.JSONDecodeError as e:
+        if escaped:
+            _check_utf8(decoded, e.pos + 1)
+        raise
+    if escaped:
+        # Jackson looks at the character after a number or a word, never after anything else
+        _check_utf8(decoded, end if isinstance(value, str | list | dict) else end + 1)
+    after = decoded[end : end + 1]
+    if after and not _may_follow(value, after):
+        msg = f"Unexpected character ({after!r}) right after the root-level value, at char {end}"
+        raise ValueError(msg)
+    return value
+
+
+def _may_follow(value: Any, char: str) -> bool:
+    """Whether Jackson reads a root value followed by ``char``: a number needs white space
+    after it, ``true``/``false``/``null`` a character that is no Java identifier part."""
+    if isinstance(value, bool) or value is None:
+        return not (char.isalnum() or char in "_$" or ("a" + char).isidentifier() or "\x7f" <= char <= "\x9f")
+    if isinstance(value, int | decimal.Decimal):
+        return char in " \t\r\n"
+    return True
+
+
+# what surrogateescape decodes a malformed UTF-8 byte to
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _check_utf8(decoded: str, upto: int) -> None:
+    """Raise the :class:`UnicodeDecodeError` of the first malformed byte before ``upto``."""
+    if _ESCAPED_BYTE.search(decoded, 0, upto):
+        decoded[:upto].encode("utf-8", errors="surrogateescape").decode("utf-8")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -210,3 +212,52 @@ def test_the_second_writer_writes_a_map_as_connect_s_map_entries_where_the_first
     written = fastavro.schemaless_reader(io.BytesIO(data[5:]), fastavro.parse_schema(second))
     assert written["LEVELS"] == [{"key": "nails", "value": 4}, {"key": "bolts", "value": None}]
     assert AVRO.deserializer(STOCK, **side)(data) == row
+
+
+def _read_field(avro_type: Any, value: Any, sql_type: t.SqlType) -> tuple | None:
+    """A record ``{"A": value}`` written with ``avro_type``, read as a column ``A sql_type``."""
+    registry = Registry()
+    schema = {"type": "record", "name": "R", "fields": [{"name": "A", "type": ["null", avro_type], "default": None}]}
+    registered = registry.register("t-value", "AVRO", json.dumps(schema))
+    body = io.BytesIO()
+    fastavro.schemaless_writer(body, fastavro.parse_schema(schema), {"A": value})
+    data = b"\x00" + registered.schema_id.to_bytes(4, "big") + body.getvalue()
+    side = _side(False, registry.snapshot())
+    return AVRO.deserializer((SerdeColumn("A", sql_type),), **side)(data)
+
+
+@pytest.mark.parametrize(
+    ("avro_type", "value", "sql_type", "expected"),
+    [
+        ("int", 5, t.BIGINT, 5),
+        ("float", 0.1, t.DOUBLE, 0.10000000149011612),
+        ("float", 0.1, t.STRING, "0.1"),
+        ("long", 7, t.STRING, "7"),
+        ("boolean", False, t.STRING, "false"),
+        ({"type": "enum", "name": "E", "symbols": ["ON"]}, "ON", t.STRING, "ON"),
+        ("long", 1000, t.TIMESTAMP, dt.datetime(1970, 1, 1, 0, 0, 1)),
+    ],
+)
+def test_avro_types_connect_lets_a_column_take(avro_type: Any, value: Any, sql_type: t.SqlType, expected: Any) -> None:
+    assert _read_field(avro_type, value, sql_type) == (expected,)
+
+
+@pytest.mark.parametrize(
+    ("avro_type", "value", "sql_type", "message"),
+    [
+        ("string", "12", t.INTEGER, "Cannot deserialize type string as type int32 for path: ->A"),
+        ("long", None, t.INTEGER, "Cannot deserialize type int64 as type int32"),
+        ("int", 3, t.DOUBLE, "Cannot deserialize type int32 as type float64"),
+        ("double", 1.5, t.BIGINT, "Cannot deserialize type float64 as type int64"),
+        ("string", "AQI=", t.BYTES, "Cannot deserialize type string as type bytes"),
+        ("string", "1.5", t.Decimal(4, 2), "Cannot deserialize type string as type bytes"),
+        ({"type": "array", "items": "int"}, [1], t.STRING, "Cannot deserialize type array as type string"),
+        ({"type": "array", "items": "long"}, [1], t.Array(t.INTEGER), "int64 as type int32 for path: ->A->ARRAY"),
+    ],
+)
+def test_avro_types_connect_refuses_a_column_fail_the_record(
+    avro_type: Any, value: Any, sql_type: t.SqlType, message: str
+) -> None:
+    # ksqlDB's ConnectDataTranslator checks the writer's type, even for a null value
+    with pytest.raises(SerdeError, match=re.escape(message)):
+        _read_field(avro_type, value, sql_type)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import decimal
 import json
+import struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -135,3 +136,22 @@ def test_java_parse_long_allows_leading_zeros() -> None:
 def test_java_big_decimal_rejects_scales_past_an_int(text: str) -> None:
     with pytest.raises(ValueError, match="Scale out of range"):
         java_numbers.java_big_decimal(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.1, "0.1"),
+        (1e10, "1.0E10"),
+        (1e-45, "1.4E-45"),
+        (3.4028235e38, "3.4028235E38"),
+        (-2.5, "-2.5"),
+        (123456.7, "123456.7"),
+        (9.999e-4, "9.999E-4"),
+        (float("nan"), "NaN"),
+        (-0.0, "-0.0"),
+    ],
+)
+def test_java_float_prints_the_shortest_digits_of_the_32_bit_value(value: float, text: str) -> None:
+    as_float = struct.unpack("<f", struct.pack("<f", value))[0]
+    assert java_numbers.java_float(as_float) == text

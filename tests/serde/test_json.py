@@ -177,3 +177,21 @@ def test_a_double_of_more_digits_than_a_double_holds_reads_as_infinity_of_its_si
     assert read(SINGLE, f'{{"V": -{number}}}'.encode()) == (float("-inf"),)
     assert read(SINGLE, b'{"V": 1' + b"0" * 308 + b"}") == (1e308,)
     assert write(SINGLE, read(SINGLE, f'{{"V": {number}}}'.encode())) == b'{"V":"Infinity"}'
+
+
+def test_a_record_without_a_value_is_an_empty_string_or_an_error() -> None:
+    # ksqlDB's readTree gives a MissingNode, whose text is ''
+    text = [SerdeColumn("K", t.STRING)]
+    assert read(text, b"", is_key=True) == ("",)
+    assert read(text, b" \r\n", features=frozenset([UNWRAP_SINGLE_VALUE])) == ("",)
+    with pytest.raises(SerdeError, match="sourceType: MissingNode, requiredType: STRUCT<`K` STRING>, path: \\$"):
+        read(text, b"")
+    with pytest.raises(SerdeError, match="sourceType: MissingNode, requiredType: BIGINT"):
+        read([SerdeColumn("K", t.BIGINT)], b"\t", is_key=True)
+
+
+def test_what_follows_the_first_json_value_is_not_read() -> None:
+    assert read(ROW, b'{"ID": 1} {"ID": 2}') == (1, None, None)
+    assert read(ROW, b'{"ID": 1}\ngarbage') == (1, None, None)
+    with pytest.raises(SerdeError, match="root-level"):
+        read(SINGLE, b"1.5x", features=frozenset([UNWRAP_SINGLE_VALUE]))

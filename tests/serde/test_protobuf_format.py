@@ -210,8 +210,9 @@ def test_format_properties_unwrap_primitives_and_take_a_nullable_representation(
     }
     with pytest.raises(StatementError, match="can only be enabled with protobuf format"):
         protobuf_properties({"KEY_PROTOBUF_NULLABLE_REPRESENTATION": "WRAPPER"}, "KEY", "JSON")
-    with pytest.raises(StatementError, match="String must be one of"):
-        protobuf_properties({"KEY_PROTOBUF_NULLABLE_REPRESENTATION": "maybe"}, "KEY", "PROTOBUF")
+    # the WITH clause's check lets any case through; the enum's valueOf takes upper case only
+    with pytest.raises(StatementError, match=r"No enum constant .*ProtobufNullableConfigValues\.wrapper"):
+        protobuf_properties({"KEY_PROTOBUF_NULLABLE_REPRESENTATION": "wrapper"}, "KEY", "PROTOBUF")
 
 
 def test_a_single_key_column_is_still_a_message_so_null_reads_as_its_default() -> None:
@@ -397,3 +398,46 @@ def test_repeated_entries_that_kafka_connect_wrote_read_back_as_a_map() -> None:
     message = message_from_plain({"scores": {"x": 3, "y": 0}, "pairs": [{"key": "p", "value": 1}]}, message_class)
     # the ...Entry message is a map, as Connect reads it; any other message stays a list of records
     assert plain_of(message) == {"SCORES": {"x": 3, "y": 0}, "PAIRS": [{"key": "p", "value": 1}]}
+
+
+_GAUGE = (
+    'syntax = "proto3"; message Gauge { string site = 1; int64 reading = 2; float ratio = 3;'
+    " uint32 count = 4; Level level = 5; repeated int64 history = 6; enum Level { LOW = 0; HIGH = 1; } }"
+)
+
+
+def _read_gauge(columns: tuple[SerdeColumn, ...], plain: dict[str, Any]) -> Any:
+    registry = Registry()
+    registry.register("t-value", "PROTOBUF", _GAUGE)
+    writer = (SerdeColumn("SITE", t.STRING),)  # written with the registered schema, not these columns
+    kwargs: dict[str, Any] = {"is_key": False, "properties": {}, "topic": "t", "registry": registry.snapshot()}
+    data = PROTOBUF.from_document(plain, writer, **kwargs)
+    return PROTOBUF.deserializer(columns, features=frozenset(), **kwargs)(data)
+
+
+def test_protobuf_types_are_read_as_connect_lets_their_columns_take_them() -> None:
+    plain = {"site": "a", "reading": 7, "ratio": 0.1, "count": 3, "level": "HIGH", "history": [1, 2]}
+    wide = (
+        SerdeColumn("READING", t.BIGINT),
+        SerdeColumn("RATIO", t.STRING),
+        SerdeColumn("COUNT", t.BIGINT),
+        SerdeColumn("LEVEL", t.STRING),
+        SerdeColumn("HISTORY", t.Array(t.BIGINT)),
+    )
+    assert _read_gauge(wide, plain) == (7, "0.1", 3, "HIGH", [1, 2])
+
+
+@pytest.mark.parametrize(
+    ("column", "message"),
+    [
+        (SerdeColumn("READING", t.INTEGER), "Cannot deserialize type int64 as type int32 for path: ->READING"),
+        (SerdeColumn("COUNT", t.INTEGER), "Cannot deserialize type int64 as type int32 for path: ->COUNT"),
+        (SerdeColumn("RATIO", t.BIGINT), "Cannot deserialize type float32 as type int64"),
+        (SerdeColumn("LEVEL", t.INTEGER), "Cannot deserialize type string as type int32"),
+        (SerdeColumn("SITE", t.DOUBLE), "Cannot deserialize type string as type float64"),
+        (SerdeColumn("HISTORY", t.Array(t.INTEGER)), "int64 as type int32 for path: ->HISTORY->ARRAY"),
+    ],
+)
+def test_protobuf_types_connect_refuses_a_column_fail_the_record(column: SerdeColumn, message: str) -> None:
+    with pytest.raises(SerdeError, match=message):
+        _read_gauge((column,), {"site": "a", "reading": 7, "ratio": 0.5, "count": 3, "level": "HIGH", "history": [1]})

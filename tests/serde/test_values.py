@@ -112,3 +112,42 @@ def test_dumps_writes_doubles_as_java_and_quotes_non_finite() -> None:
 def test_loads_strict_rejects_non_numeric_tokens() -> None:
     with pytest.raises(ValueError):
         values.loads_strict('{"a": NaN}')
+
+
+def test_an_exact_case_field_that_is_null_wins_over_other_spellings() -> None:
+    type_ = t.Struct((t.Field("A", t.INTEGER),))
+    assert values.from_json({"A": None, "a": 1}, type_) == (None,)
+    assert values.from_json({"a": 1, "A": None}, type_) == (None,)
+    assert values.from_json({"a": 1}, type_) == (1,)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b'{"a": 1} {"a": 2}', {"a": 1}),
+        (b'"x" junk', "x"),
+        (b"[1]]", [1]),
+        (b"7 8", 7),
+        (b"true,", True),
+        (b"null}", None),
+        (b'{"a": 1}\xff', {"a": 1}),
+    ],
+)
+def test_loads_strict_reads_the_first_value_and_ignores_what_follows(text: bytes, expected: object) -> None:
+    assert values.loads_strict(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (b"7x", ValueError),
+        (b"1.5,", ValueError),
+        (b"truex", ValueError),
+        (b"null1", ValueError),
+        (b'"\xff" 1', UnicodeDecodeError),
+        (b"", ValueError),
+    ],
+)
+def test_loads_strict_still_checks_what_ends_a_number_or_a_word(text: bytes, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        values.loads_strict(text)

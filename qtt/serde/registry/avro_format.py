@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.serde.interface import Layout, Row, SerdeColumn, has_non_string_map_key
+from qtt.serde.interface import Layout, Row, RowReader, SerdeColumn, has_non_string_map_key
 from qtt.serde.registry import avro_schema
 from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
 from qtt.serde.registry.schema_registry import RegisteredSchema, RegistrySnapshot
@@ -85,11 +85,27 @@ class AvroFormat(RegistryFormat):
     def plain_of(self, datum: Any) -> Any:
         return avro_schema.avro_to_plain(datum)
 
-    def row_of(self, datum: Any, layout: Layout) -> Row:
+    def row_of(self, datum: Any, layout: Layout, writer: Any = None) -> Row:
         target = "key" if layout.is_key else "value"
         if datum is None:
             return None  # type: ignore[return-value]
-        return avro_schema.row_from_datum(datum, layout.columns, unwrapped=is_unwrapped(layout), target=target)
+        return avro_schema.row_from_datum(
+            datum, layout.columns, unwrapped=is_unwrapped(layout), target=target, writer=writer
+        )
+
+    def row_reader(self, layout: Layout) -> RowReader:
+        if not layout.columns:
+            return lambda data: None
+        deserialize = self._reader(layout)
+        snapshot = layout.registry or RegistrySnapshot()
+
+        def read(data: bytes) -> Row | None:
+            datum = deserialize(data)  # the bytes start with the magic byte and a schema id
+            found = snapshot.by_id(int.from_bytes(data[1:5], "big"))
+            # Connect's types are the writer schema's: ksqlDB's translator checks them per column
+            return self.row_of(datum, layout, parsed(found.schema) if found is not None else None)
+
+        return read
 
     def plain_row(self, row: Row, layout: Layout) -> Any:
         if is_unwrapped(layout):

@@ -8,7 +8,8 @@ Writing (:func:`avro_schema_for`) follows ksqlDB's ``AvroSchemas`` over Kafka Co
 names upper-cased.
 
 Values pass through a JSON-like middle form (:func:`avro_to_plain`), so that the SQL side
-reuses :func:`qtt.serde.values.from_json`, ksqlDB's coercion rules, unchanged.
+reuses :func:`qtt.serde.values.from_json`, ksqlDB's coercion rules, once the writer schema's
+types are checked as ksqlDB's Connect translator checks them (:mod:`.connect_types`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from qtt.errors import SerdeError, StatementError
 from qtt.serde import values
 from qtt.serde.excerpt import excerpt, json_value
 from qtt.serde.interface import SerdeColumn
+from qtt.serde.registry import connect_types
 
 NAMESPACE = "io.confluent.ksql.avro_schemas"
 DEFAULT_FULL_NAME = f"{NAMESPACE}.KsqlDataSourceSchema"
@@ -344,10 +346,18 @@ def _holds(schema: Any, datum: Any) -> bool:
     return not isinstance(datum, Mapping | list)
 
 
-def row_from_datum(datum: Any, columns: Sequence[SerdeColumn], *, unwrapped: bool, target: str) -> tuple[Any, ...]:
-    """A row of SQL values from an Avro datum, with ksqlDB's coercion and case-insensitive fields."""
+def row_from_datum(
+    datum: Any, columns: Sequence[SerdeColumn], *, unwrapped: bool, target: str, writer: Any = None
+) -> tuple[Any, ...]:
+    """A row of SQL values from an Avro datum, with ksqlDB's coercion and case-insensitive fields.
+
+    With its ``writer`` schema, the datum's types are first checked as ksqlDB's Connect
+    translator checks them (:mod:`qtt.serde.registry.connect_types`).
+    """
     plain = avro_to_plain(datum)
     try:
+        if writer is not None:
+            plain = connect_types.checked_plain(plain, writer, columns, unwrapped=unwrapped)
         return values.row_from_json(plain, columns, wrapped=not unwrapped)
     except SerdeError as e:
         msg = f"Failed to deserialize {target} as AVRO: {e.message}"

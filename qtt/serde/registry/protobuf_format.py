@@ -26,6 +26,7 @@ from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.serde import values
 from qtt.serde.interface import Layout, Row, RowWriter, SerdeColumn
+from qtt.serde.registry import connect_types
 from qtt.serde.registry import protobuf_schema as ps
 from qtt.serde.registry.protobuf_compile import ParsedSchema, parse
 from qtt.serde.registry.protobuf_values import message_from_plain, plain_of
@@ -107,7 +108,9 @@ class ProtobufFormat(RegistryFormat):
         if datum is None:
             return None  # type: ignore[return-value]
         target = "key" if layout.is_key else "value"
-        return row_from_plain(self._plain(datum, layout), layout.columns, target=target, fmt=self.name)
+        return row_from_plain(
+            self._plain(datum, layout), layout.columns, target=target, fmt=self.name, message=datum.DESCRIPTOR
+        )
 
     def read_document(self, data: bytes, layout: Layout) -> Any:
         if not layout.columns:
@@ -180,9 +183,15 @@ def _side(layout: Layout) -> str:
     return "key" if layout.is_key else "value"
 
 
-def row_from_plain(plain: Any, columns: Sequence[SerdeColumn], *, target: str, fmt: str) -> tuple[Any, ...]:
-    """A row of SQL values from a message's JSON-like form, fields matched case-insensitively."""
+def row_from_plain(
+    plain: Any, columns: Sequence[SerdeColumn], *, target: str, fmt: str, message: Any = None
+) -> tuple[Any, ...]:
+    """A row of SQL values from a message's JSON-like form, fields matched case-insensitively;
+    with the ``message`` descriptor, its field types checked as ksqlDB's Connect translator
+    checks them (:mod:`qtt.serde.registry.connect_types`)."""
     try:
+        if message is not None:
+            plain = connect_types.checked_message_plain(plain, message, columns)
         return values.row_from_json(plain, columns)
     except SerdeError as e:
         msg = f"Failed to deserialize {target} as {fmt}: {e.message}"
