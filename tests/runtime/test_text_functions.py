@@ -11,7 +11,7 @@ from qtt.plan.functions.scalar_signatures import FUNCTIONS
 from qtt.plan.functions.text_signatures import FUNCTIONS as TEXT_FUNCTIONS
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins import implemented
-from qtt.runtime.build.builtins.java import java_bytes, java_json
+from qtt.runtime.build.builtins.java import java_bytes, java_json, java_regex
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -83,6 +83,62 @@ def test_json_concat(texts: list[str | None], result: str | None) -> None:
     assert java_json.json_concat(*texts) == result
 
 
+def test_json_concat_of_one_value_is_not_wrapped() -> None:
+    assert java_json.json_concat("7") == "7"
+    assert java_json.json_concat('{"a": [1.50]}') == '{"a":[1.50]}'
+
+
+def test_items_and_records_write_decimals_as_json_node_to_string() -> None:
+    assert java_json.json_items("[4.2e2, 0.5, -0.0]") == ["4.2E+2", "0.5", "0.0"]
+    assert java_json.json_records('{"a": 1E-7}') == {"a": "1E-7"}
+
+
+@pytest.mark.parametrize(
+    ("path", "result"),
+    [
+        ("$", '{"a":null,"b":[10,{"c":"x"}],"d e":2.50,"f_g":true}'),
+        ("$.a", "null"),
+        ("$.b.1.c", "x"),
+        ("$.b[0]", "10"),
+        ('$["d e"]', "2.50"),
+        ("$.f_g", "true"),
+        ("$.b[*]", None),
+        ("$. a", None),
+        ("$.b.x", None),
+        ("$.b.-1", None),
+        ("$.missing", None),
+        ("a", None),
+    ],
+)
+def test_extract_json_field_follows_ksqldb_path_rules(path: str, result: str | None) -> None:
+    doc = '{"a": null, "b": [10, {"c": "x"}], "d e": 2.50, "f_g": true}'
+    assert java_json.extract_json_field(doc, path) == result
+
+
+def test_json_path_tokens() -> None:
+    assert java_json.json_path_tokens('$.logs[0].cloud["a\\"b"]') == ["logs", "0", "cloud", 'a"b']
+    assert java_json.json_path_tokens("$[") is None
+    assert java_json.json_path_tokens('$["a\\x"]') is None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "group", "probe"),
+    [
+        ("(a)(b)?", 2, r"(?>[\s\S]*?(?:(a)(()(?:b))?))\3[\s\S]*"),
+        ("(?<w>x|)y", 1, r"(?>[\s\S]*?(?:(?<w>()(?:x|))y))\2[\s\S]*"),
+        ("[(](a)", 1, r"(?>[\s\S]*?(?:[(](()(?:a))))\2[\s\S]*"),
+        ("(a)", 0, None),
+        ("(a)", 2, None),
+        (r"(a)\1", 1, None),
+        (r"\Q(\E(a)", 1, None),
+        ("(?x)(a)", 1, None),
+        ("[[a]](b)", 1, None),
+    ],
+)
+def test_participation_pattern(pattern: str, group: int, probe: str | None) -> None:
+    assert java_regex.participation_pattern(pattern, group) == probe
+
+
 def test_json_array_contains_compares_by_token_type() -> None:
     doc = '[1, 2.5, "s", true, null, [9]]'
     assert java_json.json_array_contains(doc, 1, "BIGINT")
@@ -93,6 +149,7 @@ def test_json_array_contains_compares_by_token_type() -> None:
     assert java_json.json_array_contains(doc, None, "STRING")
     assert not java_json.json_array_contains(doc, 9, "INTEGER")
     assert not java_json.json_array_contains('{"a": 1}', 1, "INTEGER")
+    assert java_json.json_array_contains(None, 1, "INTEGER") is False  # as persisted plans recorded it
     # Elements are read one by one: a match before broken text still counts.
     assert java_json.json_array_contains("[1, oops", 1, "INTEGER")
     assert not java_json.json_array_contains("[oops, 1]", 1, "INTEGER")

@@ -79,6 +79,7 @@ _DECLARED: dict[str, str] = {
     "IFNULL": "IFNULL",
     "INITCAP": "initcap",
     "INSTR": "instr",
+    "INT_FROM_BOOLEAN": "int_from_boolean",
     "INT_FROM_BYTES": "int_from_bytes",
     "IS_JSON_STRING": "IS_JSON_STRING",
     "JSON_ARRAY_CONTAINS": "JSON_ARRAY_CONTAINS",

@@ -3,8 +3,9 @@
 The list follows ksqlDB's reference pages (``docs/developer-guide/ksqldb-reference/``:
 ``scalar-functions.md``, ``aggregate-functions.md``, ``table-functions.md``, the current
 pages on docs.confluent.io for functions added later, and the UDFs of ksqlDB's sources that
-the pages do not list: ``JSON_ITEMS``, ``MD5``). ``tests/plan/test_function_reference.py``
-checks that each name has a signature, a runtime implementation and a case in ``cases/``.
+the pages do not list: ``JSON_ITEMS``, ``MD5``, ``INT_FROM_BOOLEAN``).
+``tests/plan/test_function_reference.py`` checks that each name has a signature, a runtime
+implementation and a case in ``cases/``.
 
 ``CAST``, ``ARRAY[...]`` and ``MAP(...)`` are in the scalar reference but are syntax in
 qtt (their own expression nodes), so their kind is ``syntax``: they need a case, not a
@@ -56,7 +57,7 @@ REFERENCE: tuple[ReferenceFunction, ...] = (
         "REGEXP_EXTRACT_ALL REGEXP_REPLACE REGEXP_SPLIT_TO_ARRAY RPAD SPLIT SPLIT_TO_MAP SUBSTRING "
         "TO_BYTES TRIM UCASE UUID LTRIM RTRIM JSON_ITEMS MD5",
     ),
-    *_section("scalar", "Bytes", "BIGINT_FROM_BYTES DOUBLE_FROM_BYTES INT_FROM_BYTES"),
+    *_section("scalar", "Bytes", "BIGINT_FROM_BYTES DOUBLE_FROM_BYTES INT_FROM_BYTES INT_FROM_BOOLEAN"),
     *_section("scalar", "Nulls", "COALESCE IFNULL NULLIF"),
     *_section(
         "scalar",

@@ -51,6 +51,7 @@ FUNCTIONS: list[Function] = [
     _from_bytes("INT_FROM_BYTES", INT),
     _from_bytes("BIGINT_FROM_BYTES", BIGINT),
     _from_bytes("DOUBLE_FROM_BYTES", DOUBLE),
+    fn("INT_FROM_BOOLEAN", sig([BOOLEAN], INT)),
     # --------------------------------------------------------------- JSON
     fn("IS_JSON_STRING", sig([STRING], BOOLEAN)),
     fn("JSON_ARRAY_LENGTH", sig([STRING], INT)),

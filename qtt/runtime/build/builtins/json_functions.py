@@ -1,9 +1,10 @@
 """Spark implementations of ksqlDB's JSON functions.
 
 Registered with :func:`qtt.runtime.build.builtins.registry.implements`; the signatures are in
-:mod:`qtt.plan.functions.text_signatures`. Functions that read JSON text run as Python UDFs over
-:mod:`qtt.runtime.build.builtins.java.java_json`, because Spark's JSON readers differ from ksqlDB's
-Jackson reader (exact decimals, duplicate keys, what counts as valid). TO_JSON_STRING is
+:mod:`qtt.plan.functions.text_signatures` (EXTRACTJSONFIELD's in ``scalar_signatures``). Functions
+that read JSON text run as Python UDFs over :mod:`qtt.runtime.build.builtins.java.java_json`,
+because Spark's JSON readers differ from ksqlDB's Jackson reader (exact decimals, duplicate keys,
+what counts as valid, EXTRACTJSONFIELD's path syntax). TO_JSON_STRING is
 built from Spark expressions, type by type, as ksqlDB's ``ToJsonString`` prepares values.
 """
 
@@ -50,6 +51,13 @@ def _json_records(expr: e.Call, args: Sequence[Column]) -> Column:
 @implements("JSON_ITEMS")
 def _json_items(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.udf(java_json.json_items, _STRINGS, useArrow=True)(args[0])
+
+
+@implements("EXTRACTJSONFIELD")
+def _extract_json_field(expr: e.Call, args: Sequence[Column]) -> Column:
+    # Spark's get_json_object differs: it reads a JSON null as null, rounds decimals, keeps
+    # the first of repeated names and has another path syntax.
+    return F.udf(java_json.extract_json_field, st.StringType(), useArrow=True)(args[0], args[1])
 
 
 @implements("JSON_CONCAT")
@@ -108,7 +116,7 @@ def _non_null_json(value: Column, type_: t.SqlType) -> Column:
         # LocalTime.ofSecondOfDay(...).toString(): HH:mm, then :ss unless zero.
         return _quoted(F.regexp_replace(F.substring(value.cast("string"), 1, 8), ":00$", ""))
     if base == "BYTES":
-        return _quoted(F.base64(value))  # Java's MIME encoder, as Spark's base64
+        return _quoted(F.regexp_replace(F.base64(value), "\r\n", ""))  # Java's basic encoder: one line
     if isinstance(type_, t.Array):
         element = type_.element
         return F.concat(F.lit("["), F.array_join(F.transform(value, lambda x: _json_text(x, element)), ","), F.lit("]"))

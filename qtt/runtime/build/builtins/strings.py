@@ -141,8 +141,12 @@ def _replace(expr: e.Call, args: Sequence[Column]) -> Column:
     )
 
 
-def _ordinal_index(value: Column, search: Column, occurrence: Column) -> Column:
-    """commons-lang ``ordinalIndexOf``: 0-based index of the n-th (overlapping) match, or -1."""
+def _ordinal_index(value: Column, search: Column, occurrence: Column, most: Column) -> Column:
+    """commons-lang ``ordinalIndexOf``: 0-based index of the n-th (overlapping) match, or -1.
+
+    ``most`` bounds the matches ``value`` can hold (its length, or more): a larger occurrence
+    is not found, and is not walked one by one (Spark's arrays have a size limit).
+    """
 
     def locate(start: Column) -> Column:
         return F.call_function("locate", search, value, start)
@@ -150,7 +154,7 @@ def _ordinal_index(value: Column, search: Column, occurrence: Column) -> Column:
     # Each subexpression is used once (nullif/coalesce, not a test and a reuse): INSTR nests
     # this search four times, and every reuse would copy it into the expression Spark analyses.
     found = F.aggregate(
-        F.sequence(F.lit(1), F.greatest(occurrence, F.lit(1))),
+        F.sequence(F.lit(1), F.least(F.greatest(occurrence, F.lit(1)), most + 1)),
         F.lit(0),  # 1-based position of the last match; 0 before the first, -1 when missing
         lambda last, _: F.when(last < 0, last).otherwise(F.coalesce(F.nullif(locate(last + 1), F.lit(0)), F.lit(-1))),
     )
@@ -196,7 +200,7 @@ def _instr_in_text(value: Column, search: Column, position: Column, occurrence: 
         # StringUtils.substring(text, start - 1): a negative start counts from the end.
         offset = F.when(start - 1 < 0, F.greatest(size + start - 1, F.lit(0))).otherwise(start - 1)
         rest = F.substring(text, offset + 1, 2**31 - 1)
-        return _ordinal_index(rest, needle, occurrence)
+        return _ordinal_index(rest, needle, occurrence, size)
 
     forward = find(value, search, position)
     backward = find(F.reverse(value), F.reverse(search), -position)
@@ -260,12 +264,6 @@ def _split(expr: e.Call, args: Sequence[Column]) -> Column:
         return F.udf(split_bytes, st.ArrayType(st.BinaryType()), useArrow=True)(args[0], args[1])
     # ksqlDB splits on the literal delimiter; an empty delimiter splits into characters.
     return F.when(args[1] == "", F.split(args[0], "")).otherwise(F.split(args[0], quote_regex(args[1]), -1))
-
-
-@implements("EXTRACTJSONFIELD")
-def _extract_json_field(expr: e.Call, args: Sequence[Column]) -> Column:
-    # Strings come back unquoted, objects and arrays as compact JSON text, as in ksqlDB.
-    return F.call_function("get_json_object", args[0], args[1])
 
 
 def like_with_escape(value: Column, pattern: Column, escape: str) -> Column:

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
+from qtt.runtime.build.builtins.java.java_regex import mark_group, participation_pattern
 from qtt.runtime.build.builtins.registry import implements, null_of
 from qtt.runtime.build.builtins.strings import quote_regex, utf16_length
 from qtt.runtime.spark.session import is_connect
@@ -192,18 +193,82 @@ def _regexp_args(expr: e.Call, args: Sequence[Column]) -> tuple[Column, Column, 
     return pattern, text, group, invalid
 
 
+def _literal_pattern_and_group(expr: e.Call) -> tuple[str, int] | None:
+    if len(expr.args) < 3:
+        return None
+    pattern, group = expr.args[0], expr.args[2]
+    if not (isinstance(pattern, e.Literal) and isinstance(group, e.Literal)):
+        return None
+    if not (isinstance(pattern.value, str) and isinstance(group.value, int)):
+        return None
+    return pattern.value, group.value
+
+
+def _took_part(expr: e.Call, text: Column) -> Column | None:
+    """Whether the group REGEXP_EXTRACT reads took part in the first match (Java's group(n) is
+    null where it did not, Spark's ""); None where unknown: a pattern or group not literal, or
+    a pattern :func:`participation_pattern` is not sure of."""
+    literal = _literal_pattern_and_group(expr)
+    probe = participation_pattern(*literal) if literal else None
+    if probe is None:
+        return None
+    return java_call("java.util.regex.Pattern", "matches", F.lit(probe), text) == "true"
+
+
+def _null_where_no_part(expr: e.Call, pattern: Column, text: Column, values: Column) -> Column:
+    """REGEXP_EXTRACT_ALL's ``values`` with null for each match its group took no part in.
+
+    Java's ``replaceAll`` runs the ``find()`` loop REGEXP_EXTRACT_ALL runs, with the group's
+    empty marker (:func:`mark_group`) and, after the pattern, a backreference to it or else a
+    character next to the match's end: each match becomes a NUL, that character (none where
+    the group took part) and a NUL. (Lookarounds keep what they capture even where the engine
+    backtracks, so only this last step may capture in one.) An empty text, next to which there
+    is no character, has one match at most: the first match's test of REGEXP_EXTRACT decides.
+    """
+    literal = _literal_pattern_and_group(expr)
+    marked = mark_group(*literal) if literal else None
+    groups = _constant_groups(expr.args[0], pattern)
+    if literal is None or marked is None or groups is None or groups < 0:
+        return values
+    group = literal[1]
+    after = f"(?:\\{group + 1}|(?<=([\\s\\S]))|(?=([\\s\\S]))|)"
+    flags_text = java_call(
+        "org.apache.commons.lang3.RegExUtils",
+        "replaceAll",
+        text,
+        F.lit(f"(?:{marked}){after}"),
+        F.lit(f"\x00${groups + 2}${groups + 3}\x00"),
+    )
+    flags = F.regexp_extract_all(flags_text, F.lit("\x00([^\x00]?)\x00"), 1)
+    each = F.transform(values, lambda v, i: F.when(F.get(flags, i) == "", v))
+    # (try_reflect is nondeterministic: Spark refuses to run it inside a lambda.)
+    took_part = _took_part(expr, text)
+    nulls = F.array_repeat(F.lit(None).cast("string"), F.size(values))
+    first_only = values if took_part is None else F.when(took_part, values).otherwise(nulls)
+    return (
+        F.when(text.contains("\x00"), values)  # a NUL of its own: unknown
+        .when(text == "", first_only)
+        .otherwise(each)
+    )
+
+
 @implements("REGEXP_EXTRACT")
 def _regexp_extract(expr: e.Call, args: Sequence[Column]) -> Column:
     # Matcher.find(): null when nothing matches (Spark's regexp_extract gives "").
     pattern, text, group, invalid = _regexp_args(expr, args)
     found = F.call_function("regexp_like", text, pattern)
-    return F.when(~invalid & found, F.call_function("regexp_extract", text, pattern, group))
+    extracted = F.call_function("regexp_extract", text, pattern, group)
+    took_part = _took_part(expr, text)
+    if took_part is not None:
+        extracted = F.when(took_part, extracted)
+    return F.when(~invalid & found, extracted)
 
 
 @implements("REGEXP_EXTRACT_ALL")
 def _regexp_extract_all(expr: e.Call, args: Sequence[Column]) -> Column:
     pattern, text, group, invalid = _regexp_args(expr, args)
-    return F.when(~invalid, F.call_function("regexp_extract_all", text, pattern, group))
+    values = F.call_function("regexp_extract_all", text, pattern, group)
+    return F.when(~invalid, _null_where_no_part(expr, pattern, text, values))
 
 
 @implements("REGEXP_REPLACE")
@@ -313,7 +378,7 @@ def _encoding(expr: e.Expression) -> str | None:
 
 
 def _to_bytes(text: Column, encoding: str | None) -> Column | None:
-    """ksqlDB's BytesUtils.decode: hex (Guava, either case), utf8, ascii, base64 (MIME)."""
+    """ksqlDB's BytesUtils.decode: hex (DatatypeConverter: either case), utf8, ascii, base64 (basic decoder)."""
     if encoding == "hex":
         return F.when(text.rlike(_HEX), F.unhex(text))
     if encoding == "utf8":
@@ -321,12 +386,28 @@ def _to_bytes(text: Column, encoding: str | None) -> Column | None:
     if encoding == "ascii":
         return _ascii_bytes(text)
     if encoding == "base64":
-        return F.call_function("try_to_binary", text, F.lit("base64"))
+        # Java's basic decoder refuses any character outside the alphabet; Spark's skips whitespace.
+        return F.when(~text.rlike(r"[^A-Za-z0-9+/=]"), _base64_decode(text))
     return None
 
 
+def _base64_decode(text: Column) -> Column:
+    return F.call_function("try_to_binary", text, F.lit("base64"))
+
+
+def _lenient_base64(text: Column) -> Column:
+    """commons-codec's ``Base64.decodeBase64``, which never fails.
+
+    '-' and '_' read as '+' and '/', other characters outside the alphabet are skipped, the
+    first '=' ends the data, and a last lone character (too few bits for a byte) is dropped.
+    """
+    chars = F.substring_index(F.regexp_replace(F.translate(text, "-_", "+/"), r"[^A-Za-z0-9+/=]", ""), "=", 1)
+    size = F.length(chars)
+    return _base64_decode(F.substring(chars, F.lit(1), F.when(size % 4 == 1, size - 1).otherwise(size)))
+
+
 def _from_bytes(data: Column, encoding: str | None) -> Column | None:
-    """ksqlDB's BytesUtils.encode: hex in upper case, base64 as Java's MIME encoder (76-char lines)."""
+    """ksqlDB's BytesUtils.encode: hex in upper case, base64 as Java's basic encoder (one line)."""
     if encoding == "hex":
         return F.hex(data)
     if encoding == "utf8":
@@ -334,8 +415,13 @@ def _from_bytes(data: Column, encoding: str | None) -> Column | None:
     if encoding == "ascii":
         return _ascii_text(data)
     if encoding == "base64":
-        return F.base64(data)
+        return _one_line_base64(data)
     return None
+
+
+def _one_line_base64(data: Column) -> Column:
+    # Spark's base64 may break lines every 76 characters, as Java's MIME encoder does.
+    return F.regexp_replace(F.base64(data), "\r\n", "")
 
 
 @implements("TO_BYTES")
@@ -381,14 +467,13 @@ def _encode(expr: e.Call, args: Sequence[Column]) -> Column:
         stripped = _hex_strip(text)
         data = F.when(stripped.rlike(_HEX), F.unhex(stripped))
     elif source == "base64":
-        # commons-codec's decoder skips what is not base64; Java's MIME decoder also does.
-        data = F.call_function("try_to_binary", text, F.lit("base64"))
+        data = _lenient_base64(text)
     else:
         data = _to_bytes(text, source)  # type: ignore[assignment]
     if target == "hex":
         return F.lower(F.hex(data))
     if target == "base64":
-        return F.regexp_replace(F.base64(data), "\r\n", "")  # commons-codec does not wrap lines
+        return _one_line_base64(data)  # commons-codec does not wrap lines
     return _utf8_text(data) if target == "utf8" else _ascii_text(data)
 
 
@@ -411,6 +496,11 @@ def _int_from_bytes(expr: e.Call, args: Sequence[Column]) -> Column:
 @implements("BIGINT_FROM_BYTES")
 def _bigint_from_bytes(expr: e.Call, args: Sequence[Column]) -> Column:
     return _number_from_bytes(expr, args, 8, "Long", "parseUnsignedLong").cast("bigint")
+
+
+@implements("INT_FROM_BOOLEAN")
+def _int_from_boolean(expr: e.Call, args: Sequence[Column]) -> Column:
+    return args[0].cast("int")  # 1 for true, 0 for false, null for null
 
 
 @implements("DOUBLE_FROM_BYTES")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from decimal import Decimal
 from typing import Any
 
@@ -64,8 +65,13 @@ def quote(text: str) -> str:
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
-def write(value: Any) -> str:
-    """``value`` (as :func:`parse` returns it) as compact JSON, numbers as plain text."""
+def write(value: Any, *, plain: bool = True) -> str:
+    """``value`` (as :func:`parse` returns it) as compact JSON.
+
+    ``plain``: decimals as plain text, as the UDFs' ``ObjectMapper`` writes them
+    (``WRITE_BIGDECIMAL_AS_PLAIN``); otherwise as ``JsonNode.toString()`` writes them,
+    ``BigDecimal.toString()`` (``1.5E+2``, a zero without its sign).
+    """
     if value is None:
         return "null"
     if value is True:
@@ -75,13 +81,16 @@ def write(value: Any) -> str:
     if isinstance(value, str):
         return quote(value)
     if isinstance(value, Decimal):
-        return format(value, "f")  # WRITE_BIGDECIMAL_AS_PLAIN
+        if plain:
+            return format(value, "f")
+        # Python's str(Decimal) is BigDecimal.toString's scientific notation; BigDecimal has no -0.
+        return str(abs(value) if value == 0 else value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, list):
-        return "[" + ",".join(write(v) for v in value) + "]"
+        return "[" + ",".join(write(v, plain=plain) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ",".join(quote(k) + ":" + write(v) for k, v in value.items()) + "}"
+        return "{" + ",".join(quote(k) + ":" + write(v, plain=plain) for k, v in value.items()) + "}"
     msg = f"not a JSON value: {type(value).__name__}"
     raise TypeError(msg)
 
@@ -118,8 +127,8 @@ def json_records(text: str | None) -> dict[str, str] | None:
     value = _parse_or_none(text)
     if not isinstance(value, dict):
         return None
-    # A text value is its text (TextNode.textValue()); anything else its JSON.
-    return {k: v if isinstance(v, str) else write(v) for k, v in value.items()}
+    # A text value is its text (TextNode.textValue()); anything else its JsonNode.toString().
+    return {k: v if isinstance(v, str) else write(v, plain=False) for k, v in value.items()}
 
 
 def json_items(text: str | None) -> list[str] | None:
@@ -128,7 +137,7 @@ def json_items(text: str | None) -> list[str] | None:
     value = _parse_or_none(text)
     if not isinstance(value, list):
         return None
-    return [write(item) for item in value]
+    return [write(item, plain=False) for item in value]
 
 
 def json_concat(*texts: str | None) -> str | None:
@@ -139,7 +148,11 @@ def json_concat(*texts: str | None) -> str | None:
         if value is MISSING:
             return None
         values.append(value)
-    if values and all(isinstance(v, dict) for v in values):
+    if not values:
+        return None  # ksqlDB's nodes.get(0) fails
+    if len(values) == 1:
+        return write(values[0])  # one value is written as it is, not wrapped in an array
+    if all(isinstance(v, dict) for v in values):
         merged: dict[str, Any] = {}
         for v in values:
             merged.update(v)
@@ -156,6 +169,8 @@ def json_array_contains(text: str | None, wanted: Any, kind: str) -> bool:
     ``kind`` is the SQL type of ``wanted`` (``INTEGER``, ``BIGINT``, ``DOUBLE``, ``STRING``,
     ``BOOLEAN``; anything else never matches). As ksqlDB's streaming reader, elements are
     read one at a time: a match before a syntax error counts, an error before it gives false.
+    A null text is false, as qtt's persisted plans recorded it (ksqlDB's ``createParser(null)``
+    throws, which makes it null there: a documented difference).
     """
     if text is None:
         return False
@@ -192,3 +207,91 @@ def _same(element: Any, wanted: Any, kind: str) -> bool:
     if isinstance(element, str):
         return kind == "STRING" and element == wanted
     return False
+
+
+# ---------------------------------------------------------------------------- EXTRACTJSONFIELD
+
+_ABSENT = object()
+_INT = re.compile(r"[+-]?\d+")
+
+
+def _path_char(ch: str) -> bool:
+    # Java's Character.isLetterOrDigit, or '_'
+    return ch == "_" or unicodedata.category(ch) in ("Lu", "Ll", "Lt", "Lm", "Lo", "Nd")
+
+
+def json_path_tokens(path: str) -> list[str] | None:
+    """The steps of a JSON path as ksqlDB's ``JsonPathTokenizer`` reads them; None if invalid.
+
+    ``$`` then any of ``.name`` (letters, digits, '_' and ':'), ``[name]`` (letters, digits
+    and '_') and ``["text"]`` (with ``\\"`` and ``\\\\`` escapes); no spaces, no wildcards.
+    """
+    if not path.startswith("$"):
+        return None
+    tokens: list[str] = []
+    i, size = 1, len(path)
+    while i < size:
+        start = i + 1
+        if path[i] == ".":
+            i = start
+            while i < size and (path[i] == ":" or _path_char(path[i])):
+                i += 1
+            if i == start:
+                return None
+            tokens.append(path[start:i])
+            continue
+        if path[i] != "[":
+            return None
+        i = start
+        if i < size and path[i] == '"':
+            i += 1
+            token = []
+            while i < size and path[i] != '"':
+                if path[i] == "\\":
+                    if i + 1 == size or path[i + 1] not in '"\\':
+                        return None
+                    i += 1
+                token.append(path[i])
+                i += 1
+            if i == size:
+                return None
+            tokens.append("".join(token))
+            i += 1
+        else:
+            while i < size and _path_char(path[i]):
+                i += 1
+            if i == start:
+                return None
+            tokens.append(path[start:i])
+        if i == size or path[i] != "]":
+            return None
+        i += 1
+    return tokens
+
+
+def extract_json_field(text: str | None, path: str | None) -> str | None:
+    """EXTRACTJSONFIELD: the value at ``path``, text as is and anything else as JSON (``null``
+    for a JSON null); null for a missing value, an invalid path or text that is not JSON.
+
+    As ksqlDB's ``JsonExtractString``: in an array a step must read as a Java int (``$.a.1``
+    is ``$.a[1]``); in an object it is a field name, the last of a repeated name winning.
+    """
+    if text is None or path is None:
+        return None
+    tokens = json_path_tokens(path)
+    node = _parse_or_none(text)
+    if tokens is None or node is MISSING:
+        return None
+    for token in tokens:
+        if isinstance(node, list):
+            if not _INT.fullmatch(token):
+                return None
+            index = int(token)
+            node = node[index] if 0 <= index < len(node) else _ABSENT
+        elif isinstance(node, dict):
+            node = node.get(token, _ABSENT)
+        else:
+            return None
+        if node is _ABSENT:
+            return None
+    return node if isinstance(node, str) else write(node, plain=False)
