@@ -169,12 +169,17 @@ def _ln(expr: e.Call, args: Sequence[Column]) -> Column:
 
 @implements("LOG")
 def _log(expr: e.Call, args: Sequence[Column]) -> Column:
-    # ksqlDB's LOG(x) is the natural logarithm; LOG(base, x) is NaN for a base <= 0 or 1.
+    # ksqlDB's LOG(x) is the natural logarithm; LOG(base, x) is null when either is null, else
+    # NaN for a base <= 0 or 1.
     if len(args) == 1:
         return java_ln(args[0])
     base, value = args
     bad_base = (base <= 0) | (base == 1)
-    return F.when(bad_base, F.lit(float("nan"))).otherwise(java_ln(value) / java_ln(base))
+    return (
+        F.when(base.isNull() | value.isNull(), F.lit(None))
+        .when(bad_base, F.lit(float("nan")))
+        .otherwise(java_ln(value) / java_ln(base))
+    )
 
 
 @implements("PI")

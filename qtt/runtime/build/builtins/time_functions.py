@@ -21,6 +21,7 @@ from qtt import sqltypes as t
 from qtt.errors import UnsupportedFeatureError
 from qtt.plan.functions.time_signatures import java_zone_id_valid
 from qtt.plan.ir import expressions as e
+from qtt.runtime.build.builtins.dates import formats_back, smart_day_text, without_day_name
 from qtt.runtime.build.builtins.registry import constant, implements, null_of
 
 _UNIT_MILLIS = {
@@ -40,6 +41,8 @@ _ZONE_LETTERS = re.compile(r"'(?:[^']|'')*'|([zZVXxO])")
 _LOCALIZED_OFFSET = re.compile(r"'(?:[^']|'')*'|(O)")
 # Pattern letters a TIME cannot format (java.time fails on them: the date and the zone).
 _NOT_TIME_LETTERS = re.compile(r"'(?:[^']|'')*'|([GuyYDMLdQqwWEecFgzZVXxO])")
+# A quoted literal or a run of one pattern letter.
+_PATTERN_RUNS = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*")
 # Pattern letters of a date field.
 _DATE_LETTERS = re.compile(r"'(?:[^']|'')*'|([GuyYDMLdQqwWEecFg])")
 
@@ -96,10 +99,41 @@ def _from_days(expr: e.Call, args: Sequence[Column]) -> Column:
 # ---------------------------------------------------------------------------- parsing and formatting
 
 
-def parse_timestamp(value: Column, pattern: str, zone: str) -> Column:
+def _reads_case(pattern: str) -> bool:
+    """Whether the pattern has text whose case matters: a text field or a quoted letter."""
+    for match in _PATTERN_RUNS.finditer(pattern):
+        text, letter = match.group(0), match.group(1)
+        if letter is None and any(c.isalpha() for c in text):
+            return True
+        if letter is not None and (letter in "EaGzVXxZO" or (letter == "M" and len(text) >= 3)):
+            return True
+    return False
+
+
+def java_strict(value: Column, parsed: Column, pattern: str) -> Column:
+    """What ksqlDB's ``DateTimeFormatter.ofPattern`` parses of Spark's ``parsed``: java.time
+    matches text fields and literals case-sensitively (``dec`` is not ``Dec``), reads a
+    fraction of exactly its letters' digits and checks a day-of-week name against the date,
+    where Spark ignores case, takes fewer digits and ignores the name. A parse whose text
+    formats back to itself but for case is null; with a fraction or a day-of-week name, one
+    that does not format back to itself at all."""
+    if formats_back(pattern):
+        return F.when(F.date_format(parsed, pattern) != value, F.lit(None)).otherwise(parsed)
+    if not _reads_case(pattern):
+        return parsed
+    back = F.date_format(parsed, pattern)
+    return F.when((back != value) & (F.lower(back) == F.lower(value)), F.lit(None)).otherwise(parsed)
+
+
+def parse_timestamp(value: Column, pattern: str, zone: str, function: str) -> Column:
     """ksqlDB's ``StringToTimestampParser``: missing fields default to 1970-01-01 00:00, a
-    zone in the text wins over ``zone``, text that does not parse is null."""
-    local = F.to_timestamp(value, pattern)
+    zone in the text wins over ``zone``, text that does not parse is null. Its SMART resolver
+    reads the 30th of February as the 28th (see :func:`java_strict` for what it refuses)."""
+    text, spark_pattern = without_day_name(value, pattern, function)
+    local = java_strict(value, F.to_timestamp(text, spark_pattern), pattern)
+    clamped = smart_day_text(value, pattern)
+    if clamped is not None:
+        local = F.coalesce(local, java_strict(clamped, F.to_timestamp(clamped, pattern), pattern))
     if _has_letter(pattern, _ZONE_LETTERS) or zone == "UTC":
         return local
     return F.to_utc_timestamp(local, zone)
@@ -207,7 +241,7 @@ def _parsed(expr: e.Call, args: Sequence[Column]) -> Column | None:
     pattern, zone = _pattern(expr), _zone(expr, 2)
     if pattern is None or zone is None or not java_zone_id_valid(zone):
         return None
-    return parse_timestamp(args[0], pattern, zone)
+    return parse_timestamp(args[0], pattern, zone, expr.name)
 
 
 @implements("PARSE_TIMESTAMP")
@@ -257,7 +291,8 @@ def _parse_time(expr: e.Call, args: Sequence[Column]) -> Column:
     if _has_letter(pattern, _ZONE_LETTERS):
         msg = f"{expr.name} with a zone or offset pattern letter"
         raise UnsupportedFeatureError(msg)
-    return time_millis(F.call_function("try_to_time", args[0], F.lit(pattern)))
+    parsed = F.call_function("try_to_time", args[0], F.lit(pattern))
+    return time_millis(java_strict(args[0], parsed, pattern))
 
 
 def time_millis(value: Column) -> Column:
