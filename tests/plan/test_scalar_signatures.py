@@ -133,8 +133,11 @@ def test_set_operations_on_arrays_of_maps_are_unsupported() -> None:
     maps = t.Array(t.Map(t.STRING, t.INTEGER))
     with pytest.raises(UnsupportedFeatureError, match="ARRAY_UNION of arrays holding maps"):
         fns.resolve("ARRAY_UNION", [maps, maps])
-    with pytest.raises(UnsupportedFeatureError, match="ARRAY_JOIN of ARRAY<INTEGER> elements"):
-        fns.resolve("ARRAY_JOIN", [t.Array(t.Array(t.INTEGER))])
+
+
+def test_array_join_takes_any_element_type() -> None:
+    # ksqlDB's ArrayJoin fails at run time (a null) on an element it cannot print.
+    assert fns.resolve("ARRAY_JOIN", [t.Array(t.Array(t.INTEGER))]).return_type == t.STRING
 
 
 def test_entries_takes_primitive_values_only() -> None:

@@ -79,19 +79,6 @@ def no_maps(name: str) -> Check:
     return check
 
 
-_PRIMITIVE_ELEMENTS = frozenset(["BOOLEAN", "INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "STRING", "NULL"])
-
-
-def primitive_elements(name: str) -> Check:
-    # ksqlDB fails at run time on any element that is not a primitive value.
-    def check(args: Sequence[t.SqlType]) -> None:
-        element = args[0].element if isinstance(args[0], t.Array) else args[0]
-        if element.base not in _PRIMITIVE_ELEMENTS:
-            raise UnsupportedFeatureError(f"{name} of {element} elements")
-
-    return check
-
-
 # java.time pattern letters whose meaning Spark's datetime patterns share.
 _DATETIME_LETTERS = frozenset("GyMdDEaHhKkmsSzVXxZ")
 _PATTERN_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)

@@ -10,7 +10,8 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins.casts import java_string
-from qtt.runtime.build.builtins.comparisons import comparable, has_java_order, keyed
+from qtt.runtime.build.builtins.comparisons import comparable, has_java_order, java_order, keyed
+from qtt.runtime.build.builtins.java.hashmap_order import java_map_entries
 from qtt.runtime.build.builtins.registry import implements
 from qtt.runtime.spark.spark_types import to_spark
 
@@ -96,9 +97,17 @@ def _array_join(expr: e.Call, args: Sequence[Column]) -> Column:
     array_type = expr.args[0].result_type
     assert isinstance(array_type, t.Array)
     element = array_type.element
-    texts = F.transform(args[0], lambda x: java_string(x, element))
     delimiter = F.coalesce(args[1], F.lit("")) if len(args) > 1 else F.lit(",")
+    if element.base not in _JOINABLE:
+        # ArrayJoin throws on any other non-null element (a date, bytes, a collection): null.
+        nulls = F.transform(args[0], lambda x: F.lit("null"))
+        return F.when(~F.exists(args[0], lambda x: x.isNotNull()), F.call_function("array_join", nulls, delimiter))
+    texts = F.transform(args[0], lambda x: java_string(x, element))
     return F.call_function("array_join", texts, delimiter)
+
+
+#: The element types ArrayJoin prints (its KSQL_PRIMITIVES).
+_JOINABLE = frozenset(["BOOLEAN", "INTEGER", "BIGINT", "DOUBLE", "DECIMAL", "STRING", "NULL"])
 
 
 @implements("MAP_UNION")
@@ -109,14 +118,30 @@ def _map_union(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.when(first.isNull(), second).when(second.isNull(), first).otherwise(merged)
 
 
+@implements("MAP_KEYS")
+def _map_keys(expr: e.Call, args: Sequence[Column]) -> Column:
+    # In the map's java.util.HashMap order, as ksqlDB lists ``keySet()`` (hashmap_order).
+    return F.transform(java_map_entries(args[0], expr.args[0]), lambda entry: entry["key"])
+
+
+@implements("MAP_VALUES")
+def _map_values(expr: e.Call, args: Sequence[Column]) -> Column:
+    return F.transform(java_map_entries(args[0], expr.args[0]), lambda entry: entry["value"])
+
+
 @implements("ENTRIES")
 def _entries(expr: e.Call, args: Sequence[Column]) -> Column:
+    # Unsorted: the map's HashMap order; sorted: by key, as String.compareTo (java_order).
     entries = F.transform(
-        F.map_entries(args[0]),
+        java_map_entries(args[0], expr.args[0]),
         lambda entry: F.struct(entry["key"].alias("K"), entry["value"].alias("V")),
     )
+    by_key = F.transform(
+        F.array_sort(F.transform(entries, lambda x: F.struct(java_order(x["K"], t.STRING).alias("k"), x.alias("e")))),
+        lambda x: x["e"],
+    )
     # ``sorted`` is a Java boolean: null fails the call.
-    return F.when(args[1], F.array_sort(entries)).when(~args[1], entries)
+    return F.when(args[1], by_key).when(~args[1], entries)
 
 
 @implements("GENERATE_SERIES")

@@ -25,7 +25,7 @@ from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
-from qtt.runtime.build.builtins.java.hashmap_order import hashmap_entries
+from qtt.runtime.build.builtins.java.hashmap_order import java_map_entries
 from qtt.runtime.build.builtins.registry import implements, null_of
 from qtt.runtime.spark.spark_types import to_spark
 
@@ -141,10 +141,7 @@ def _reduce(expr: e.Call, args: Sequence[Any]) -> tuple[Column, Column | None]:
     collection, initial, fn = args
     state_type = to_spark(expr.sql_type)
     is_map = isinstance(expr.args[0].result_type, t.Map)
-    source = expr.args[0]
-    # A map from TRANSFORM or FILTER was collected into a default-sized HashMap.
-    default_table = isinstance(source, e.Call) and is_lambda_call(source)
-    items = hashmap_entries(collection, source.result_type, default_table=default_table) if is_map else collection
+    items = java_map_entries(collection, expr.args[0]) if is_map else collection
 
     def step(acc: Column, item: Column) -> Column:
         state = acc.getField("s")

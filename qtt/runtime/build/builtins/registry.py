@@ -42,8 +42,6 @@ RENAMES: dict[str, Callable[..., Column]] = {
     "RADIANS": F.radians,
     "POWER": F.pow,
     "ABS": F.abs,
-    "MAP_KEYS": F.map_keys,
-    "MAP_VALUES": F.map_values,
     "ARRAY_DISTINCT": F.array_distinct,
     "ARRAY_UNION": F.array_union,
     "ARRAY_INTERSECT": F.array_intersect,

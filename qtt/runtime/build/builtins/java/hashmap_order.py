@@ -1,13 +1,14 @@
 """A map's entries in the order ksqlDB iterates them: ``java.util.HashMap``'s.
 
-ksqlDB's REDUCE over a map folds ``map.entrySet()`` in order, so a reduction that is not
-commutative depends on HashMap's iteration order: by bucket (the key's ``hashCode()``,
-spread as ``h ^ (h >>> 16)``, masked by the table size), then by insertion within a bucket
-(a resize keeps that order). The table size depends on how the map was built: the JSON
-deserializer builds ``new HashMap<>(size)``, ``Collectors.toMap`` (TRANSFORM, FILTER)
-``new HashMap<>()``; both grow at a 0.75 load factor. Java's hash codes are computed here
-in Spark: ``String`` over UTF-16 code units, ``Integer`` and ``Long`` from the value. Keys of
-other types keep Spark's (insertion) order.
+ksqlDB's REDUCE over a map folds ``map.entrySet()`` in order, and MAP_KEYS, MAP_VALUES and
+ENTRIES (unsorted) list it in order, so their results depend on HashMap's iteration order: by
+bucket (the key's ``hashCode()``, spread as ``h ^ (h >>> 16)``, masked by the table size), then
+by insertion within a bucket (a resize keeps that order). The table size depends on how the map
+was built: the JSON deserializer and a MAP constructor (``MapBuilder``) build
+``new HashMap<>(size)``; ``Collectors.toMap`` (TRANSFORM, FILTER, SPLIT_TO_MAP) and
+``new HashMap<>()`` (MAP_UNION, AS_MAP) the default table; all grow at a 0.75 load factor.
+Java's hash codes are computed here in Spark: ``String`` over UTF-16 code units, ``Integer``
+and ``Long`` from the value. Keys of other types keep Spark's (insertion) order.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
+from qtt.plan.ir import expressions as e
 
 _TWO_32 = 2**32
+
+#: Functions whose map is a HashMap built with the default table (16 buckets).
+_DEFAULT_TABLE_BUILDERS = frozenset(["TRANSFORM", "FILTER", "MAP_UNION", "AS_MAP", "SPLIT_TO_MAP"])
 
 
 def _string_hash(key: Column) -> Column:
@@ -78,3 +83,9 @@ def hashmap_entries(map_: Column, map_type: t.SqlType, *, default_table: bool = 
         ),
     )
     return F.transform(ordered, lambda x: x.getField("e"))
+
+
+def java_map_entries(map_: Column, source: e.Expression) -> Column:
+    """The entries of ``map_``, the value of ``source``, in the order ksqlDB iterates them."""
+    default_table = isinstance(source, e.Call) and source.name in _DEFAULT_TABLE_BUILDERS
+    return hashmap_entries(map_, source.result_type, default_table=default_table)
