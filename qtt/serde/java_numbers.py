@@ -147,14 +147,20 @@ def java_double(value: float) -> str:
         _, two_tuple, two_exp = two.normalize().as_tuple()
         digits = "".join(map(str, two_tuple))
         exp10 = int(two_exp) + len(digits) - 1
-    text = "-" if sign else ""
-    if 1e-3 <= abs(value) < 1e7:
-        if exp10 >= 0:
-            whole, fraction = digits[: exp10 + 1].ljust(exp10 + 1, "0"), digits[exp10 + 1 :]
-        else:
-            whole, fraction = "0", "0" * (-exp10 - 1) + digits
-        return f"{text}{whole}.{fraction or '0'}"
-    return f"{text}{digits[0]}.{digits[1:] or '0'}E{exp10}"
+    return _java_layout("-" if sign else "", digits, exp10, plain=1e-3 <= abs(value) < 1e7)
+
+
+def _java_layout(sign: str, digits: str, exp10: int, *, plain: bool) -> str:
+    """Significant ``digits`` whose first is at the power of ten ``exp10``, as Java's
+    ``Double.toString`` and ``Float.toString`` lay them out: plain, or computerized
+    scientific notation."""
+    if not plain:
+        return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exp10}"
+    if exp10 >= 0:
+        whole, fraction = digits[: exp10 + 1].ljust(exp10 + 1, "0"), digits[exp10 + 1 :]
+    else:
+        whole, fraction = "0", "0" * (-exp10 - 1) + digits
+    return f"{sign}{whole}.{fraction or '0'}"
 
 
 def java_float(value: float) -> str:
@@ -171,14 +177,7 @@ def java_float(value: float) -> str:
     mantissa, _, exponent = text.partition("e")
     shown = mantissa.replace(".", "").lstrip("-").rstrip("0") or "0"
     exp10 = int(exponent)
-    sign = "-" if value < 0 else ""
-    if 1e-3 <= abs(value) < 1e7:
-        if exp10 >= 0:
-            whole, fraction = shown[: exp10 + 1].ljust(exp10 + 1, "0"), shown[exp10 + 1 :]
-        else:
-            whole, fraction = "0", "0" * (-exp10 - 1) + shown
-        return f"{sign}{whole}.{fraction or '0'}"
-    return f"{sign}{shown[0]}.{shown[1:] or '0'}E{exp10}"
+    return _java_layout("-" if value < 0 else "", shown, exp10, plain=1e-3 <= abs(value) < 1e7)
 
 
 # FloatingDecimal's digits to drop for 2^p2 (JDK 8-18), indexed by p2.
