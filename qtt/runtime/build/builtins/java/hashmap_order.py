@@ -27,17 +27,14 @@ _DEFAULT_TABLE_BUILDERS = frozenset(["TRANSFORM", "FILTER", "MAP_UNION", "AS_MAP
 
 def _string_hash(key: Column) -> Column:
     # String.hashCode: h = 31 * h + c over UTF-16 code units, as an unsigned 32-bit value.
-    hex_ = F.hex(F.encode(key, "UTF-16BE"))
-    units = (F.length(hex_) / 4).cast("int")
-    folded = F.aggregate(
-        F.sequence(F.lit(0), units - 1),
+    # The units are an argument of the fold, never read inside its lambda: pyspark 4.2 cannot
+    # evaluate, under a Python UDF, a lambda that reads a variable of an enclosing lambda.
+    units = F.regexp_extract_all(F.hex(F.encode(key, "UTF-16BE")), F.lit("...."), 0)
+    return F.aggregate(
+        units,
         F.lit(0).cast("bigint"),
-        lambda h, i: F.pmod(
-            h * 31 + F.conv(F.substr(hex_, i * 4 + 1, F.lit(4)), 16, 10).cast("bigint"),
-            F.lit(_TWO_32),
-        ),
+        lambda h, unit: F.pmod(h * 31 + F.conv(unit, 16, 10).cast("bigint"), F.lit(_TWO_32)),
     )
-    return F.when(units == 0, F.lit(0).cast("bigint")).otherwise(folded)
 
 
 def _hash(key: Column, key_type: t.SqlType) -> Column | None:
@@ -70,19 +67,10 @@ def hashmap_entries(map_: Column, map_type: t.SqlType, *, default_table: bool = 
         assert h is not None
         return h.bitwiseXOR(F.shiftright(h, 16)).bitwiseAND(mask)
 
-    indexed = F.transform(
-        entries,
-        lambda entry, i: F.struct(bucket(entry).alias("b"), i.alias("i"), entry.alias("e")),
-    )
-    ordered = F.array_sort(
-        indexed,
-        lambda a, b: (
-            F.when(a.getField("b") < b.getField("b"), -1)
-            .when(a.getField("b") > b.getField("b"), 1)
-            .otherwise(a.getField("i") - b.getField("i"))
-        ),
-    )
-    return F.transform(ordered, lambda x: x.getField("e"))
+    # Sorted by (bucket, position) in natural struct order, then looked up by position: an
+    # array_sort with a comparator lambda fails on pyspark 4.2 where a Python UDF reads it.
+    positions = F.transform(entries, lambda entry, i: F.struct(bucket(entry).alias("b"), i.alias("i")))
+    return F.transform(F.array_sort(positions), lambda x: F.element_at(entries, x.getField("i") + 1))
 
 
 def java_map_entries(map_: Column, source: e.Expression) -> Column:
