@@ -99,6 +99,58 @@ def test_schema_text_with_a_full_name_and_logical_types_imports_what_it_uses() -
     assert 'value: "4"' in text
 
 
+def test_under_a_full_name_nested_messages_are_numbered_from_one() -> None:
+    # Connect's ProtobufData counts only the names it makes up: the named root takes none
+    columns = (SerdeColumn("S", t.Struct((t.Field("X", t.STRING),))), SerdeColumn("T", t.Struct(())))
+    text = proto_schema_for(columns, full_name="shop.Order")
+    assert "  ConnectDefault1 S = 1;\n  ConnectDefault2 T = 2;\n" in text
+    assert "message ConnectDefault1 {" in text
+    assert "ConnectDefault3" not in text
+
+
+@pytest.mark.parametrize("name", ["ConnectDefault7", " ConnectDefaultRow", "  "])
+def test_a_connect_default_or_blank_full_name_is_ignored(name: str) -> None:
+    columns = (SerdeColumn("S", t.Struct((t.Field("X", t.STRING),))),)
+    assert proto_schema_for(columns, full_name=name) == proto_schema_for(columns)
+
+
+def test_a_full_name_is_trimmed() -> None:
+    text = proto_schema_for((SerdeColumn("A", t.INTEGER),), full_name="  shop.Order ")
+    assert "package shop;\n" in text
+    assert "message Order {" in text
+
+
+def test_optional_representation_labels_message_fields_too() -> None:
+    columns = (
+        SerdeColumn("S", t.Struct((t.Field("X", t.STRING),))),
+        SerdeColumn("P", t.Decimal(4, 1)),
+        SerdeColumn("W", t.TIMESTAMP),
+        SerdeColumn("L", t.Array(t.INTEGER)),
+    )
+    text = proto_schema_for(columns, nullable="optional")
+    assert "  optional ConnectDefault2 S = 1;\n" in text
+    assert "  optional confluent.type.Decimal P = 2 [" in text
+    assert "  optional google.protobuf.Timestamp W = 3;\n" in text
+    assert "  repeated int32 L = 4;\n" in text
+    assert "    optional string X = 1;\n" in text
+    snapshot = _registered(columns, nullableRepresentation="optional")
+    write, read = _serde(PROTOBUF, columns, snapshot, nullableRepresentation="optional")
+    row = (("x",), decimal.Decimal("1.5"), dt.datetime(2020, 1, 2, 3, 4, 5), [1])
+    assert read(write(row)) == row
+    assert read(write((None, None, None, None))) == (None, None, None, [])
+
+
+def test_wrapper_representation_wraps_array_elements_but_not_map_values() -> None:
+    columns = (SerdeColumn("L", t.Array(t.STRING)), SerdeColumn("M", t.Map(t.STRING, t.BIGINT)))
+    text = proto_schema_for(columns, nullable="wrapper")
+    assert "  repeated google.protobuf.StringValue L = 1;\n" in text
+    assert "  map<string, int64> M = 2;\n" in text
+    for fmt in (PROTOBUF, NOSR):
+        snapshot = _registered(columns, nullableRepresentation="wrapper") if fmt is PROTOBUF else None
+        write, read = _serde(fmt, columns, snapshot, nullableRepresentation="wrapper")
+        assert read(write((["a", ""], {"k": 2}))) == (["a", ""], {"k": 2})
+
+
 def test_every_type_round_trips_in_confluent_wire_format() -> None:
     snapshot = _registered(ALL_TYPES)
     write, read = _serde(PROTOBUF, ALL_TYPES, snapshot)

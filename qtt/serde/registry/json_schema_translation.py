@@ -38,30 +38,32 @@ _LOGICAL = {"DATE": ("Date", "int32"), "TIME": ("Time", "int32"), "TIMESTAMP": (
 _INTEGERS = {"int8": t.INTEGER, "int16": t.INTEGER, "int32": t.INTEGER, "int64": t.BIGINT}
 
 
-def json_schema_for(columns: Sequence[SerdeColumn], *, full_name: str | None, unwrapped: bool) -> dict[str, Any]:
-    """The JSON schema (JSON-ready) ksqlDB registers for these columns."""
+def json_schema_for(columns: Sequence[SerdeColumn], *, unwrapped: bool) -> dict[str, Any]:
+    """The JSON schema (JSON-ready) ksqlDB registers for these columns.
+
+    ksqlDB's ``JsonSchemaTranslator`` translates the columns' unnamed Connect schema and never
+    reads the format's full name property: ``*_SCHEMA_FULL_NAME`` names nothing here.
+    """
     if unwrapped:
-        return _type_schema(columns[0].type, title=full_name)
-    return _object([(c.name, c.type) for c in columns], title=full_name)
+        return _type_schema(columns[0].type)
+    return _object([(c.name, c.type) for c in columns])
 
 
-def _object(fields: Sequence[tuple[str, t.SqlType]], *, title: str | None = None) -> dict[str, Any]:
+def _object(fields: Sequence[tuple[str, t.SqlType]]) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object"}
-    if title:
-        schema["title"] = title
     schema["properties"] = {name: _type_schema(type_, index=i) for i, (name, type_) in enumerate(fields)}
     return schema
 
 
-def _type_schema(type_: t.SqlType, *, index: int | None = None, title: str | None = None) -> dict[str, Any]:
+def _type_schema(type_: t.SqlType, *, index: int | None = None) -> dict[str, Any]:
     """An optional type: ``oneOf`` null and the type, with the field's index on the ``oneOf``."""
-    inner = _required_schema(type_, title)
+    inner = _required_schema(type_)
     wrapper: dict[str, Any] = {} if index is None else {"connect.index": index}
     wrapper["oneOf"] = [dict(_NULL), inner]
     return wrapper
 
 
-def _required_schema(type_: t.SqlType, title: str | None) -> dict[str, Any]:
+def _required_schema(type_: t.SqlType) -> dict[str, Any]:
     base = type_.base
     schema: dict[str, Any]
     if base in _PRIMITIVES:
@@ -86,11 +88,9 @@ def _required_schema(type_: t.SqlType, title: str | None) -> dict[str, Any]:
         }
         schema = {"type": "array", "items": entry, "connect.type": "map"}
     elif isinstance(type_, t.Struct):
-        return _object([(f.name, f.type) for f in type_.fields], title=title)
+        return _object([(f.name, f.type) for f in type_.fields])
     else:  # pragma: no cover - every SQL type is handled above
         raise StatementError(f"The 'JSON_SR' format does not support type '{base}'")
-    if title and "title" not in schema:
-        schema = {"type": schema.pop("type"), "title": title, **schema}
     return schema
 
 

@@ -48,8 +48,7 @@ class JsonSrFormat(RegistryFormat):
     def schema_text(
         self, columns: Sequence[SerdeColumn], *, is_key: bool, properties: Any, unwrapped: bool, writer_version: int = 1
     ) -> str:
-        full_name = properties.get(FULL_SCHEMA_NAME) or None
-        schema = jst.json_schema_for(columns, full_name=full_name, unwrapped=unwrapped)
+        schema = jst.json_schema_for(columns, unwrapped=unwrapped)
         return json.dumps(schema, separators=(",", ":"))
 
     def infer_columns(

@@ -75,13 +75,13 @@ class ProtobufFormat(RegistryFormat):
         references: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[str | None, t.SqlType]]:
         # a Protobuf key is a message too: its fields are the key columns
-        descriptor = parse(text, references).descriptor(properties.get(FULL_SCHEMA_NAME))
+        descriptor = parse(text, references).descriptor(ps.schema_full_name(properties.get(FULL_SCHEMA_NAME)))
         return list(ps.columns_of(descriptor, upper=SCHEMA_ID not in properties))
 
     def serializer_for(self, layout: Layout, schema: RegisteredSchema) -> Any:
         snapshot = layout.registry or RegistrySnapshot()
         parsed = parsed_registered(snapshot, schema)
-        message_class = parsed.message_class(layout.properties.get(FULL_SCHEMA_NAME))
+        message_class = parsed.message_class(ps.schema_full_name(layout.properties.get(FULL_SCHEMA_NAME)))
         return _Writer(message_class, self.make_serializer(snapshot, schema, by_id=True, message_class=message_class))
 
     def make_serializer(

@@ -118,22 +118,27 @@ class _Writer:
 
     def field_type(self, type_: t.SqlType, nested: list[list[str]], indent: str) -> tuple[str, str]:
         if isinstance(type_, t.Array):
-            element, options = self.value_type(type_.element, nested, indent, repeated=True)
+            # Connect's ProtobufData types the (optional) element as a field: a wrapper under WRAPPER
+            element, options = self.value_type(type_.element, nested, indent, wrap=True)
             return f"repeated {element}", options
         if isinstance(type_, t.Map):
-            value, options = self.value_type(type_.value, nested, indent, repeated=True)
+            # (ProtobufData also numbers the map's entry message, ConnectDefault<n>Entry, which shifts
+            # the names of later nested messages: qtt does not, as its recorded schemas pin)
+            value, options = self.value_type(type_.value, nested, indent, wrap=False)
             return f"map<string, {value}>", options
-        return self.value_type(type_, nested, indent, repeated=False)
+        declared, options = self.value_type(type_, nested, indent, wrap=True)
+        if self.nullable not in (None, NULLABLE_AS_WRAPPER):
+            # OPTIONAL labels every singular field, message-typed ones too (ProtobufData)
+            declared = f"optional {declared}"
+        return declared, options
 
-    def value_type(self, type_: t.SqlType, nested: list[list[str]], indent: str, *, repeated: bool) -> tuple[str, str]:
+    def value_type(self, type_: t.SqlType, nested: list[list[str]], indent: str, *, wrap: bool) -> tuple[str, str]:
         base = type_.base
         if base in _SCALARS:
-            if repeated or self.nullable is None:
-                return _SCALARS[base], ""
-            if self.nullable == NULLABLE_AS_WRAPPER:
+            if wrap and self.nullable == NULLABLE_AS_WRAPPER:
                 self.imports.add(WRAPPERS_FILE)
                 return _WRAPPERS[base], ""
-            return f"optional {_SCALARS[base]}", ""
+            return _SCALARS[base], ""
         if base in _MESSAGES:
             name, file = _MESSAGES[base]
             self.imports.add(file)
@@ -152,13 +157,23 @@ class _Writer:
         raise StatementError(msg)
 
 
+def schema_full_name(full_name: str | None) -> str | None:
+    """The full name ksqlDB's ``ProtobufSchemaTranslator`` uses: trimmed, and none at all when
+    empty or a Connect default name (``ConnectDefault...``), which it ignores."""
+    trimmed = (full_name or "").strip()
+    return None if not trimmed or trimmed.startswith(DEFAULT_MESSAGE) else trimmed
+
+
 def proto_schema_for(
     columns: Sequence[SerdeColumn], *, full_name: str | None = None, nullable: str | None = None
 ) -> str:
     """The ``.proto`` text ksqlDB registers for these columns."""
     writer = _Writer(nullable)
+    full_name = schema_full_name(full_name)
     package, _, name = (full_name or "").rpartition(".")
-    writer.counter = 1
+    # Connect's ProtobufData numbers only the messages it names itself: under a full name, the
+    # first nested message is ConnectDefault1
+    writer.counter = 0 if full_name else 1
     body = writer.message(name or f"{DEFAULT_MESSAGE}1", [(c.name, c.type) for c in columns], "")
     head = ['syntax = "proto3";']
     if package:
