@@ -257,18 +257,24 @@ class Compiler:
         value_type = expr.value.result_type
         value = comparable(self(expr.value), value_type)
         items = [comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
-        result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
         if value_type.base == "DOUBLE":
-            result = result & ~F.coalesce(F.isnan(value), F.lit(False))
+            # Its exact match is Double.equals: NaN matches NaN, -0.0 does not match 0.0, as
+            # when their Java texts are compared (Spark's = says the opposite of both).
+            value, items = value.cast("string"), [i.cast("double").cast("string") for i in items]
+        result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
         return ~result if expr.negated else result
 
     @visit.register
     def visit_Case(self, expr: e.Case) -> Column:
+        # ksqlDB's SearchedCaseFunction unboxes each condition in turn: a null one reached
+        # before a true one throws, and the whole CASE is null (Spark would skip the branch).
         result: Column | None = None
+        failed = F.lit(None).cast(to_spark(expr.sql_type))
         for when in expr.whens:
             condition = self(when.condition)
             value = self(when.result).cast(to_spark(expr.sql_type))
-            result = F.when(condition, value) if result is None else result.when(condition, value)
+            result = F.when(condition.isNull(), failed) if result is None else result.when(condition.isNull(), failed)
+            result = result.when(condition, value)
         assert result is not None
         default = self(expr.default).cast(to_spark(expr.sql_type)) if expr.default is not None else None
         return result.otherwise(default) if default is not None else result

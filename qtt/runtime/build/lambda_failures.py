@@ -67,7 +67,15 @@ def _logic(expr: e.And | e.Or, compile_: Compile) -> Column | None:
 
 
 def _case(expr: e.Case, compile_: Compile) -> Column | None:
-    parts = [(failure(w.condition, compile_), compile_(w.condition), failure(w.result, compile_)) for w in expr.whens]
+    # SearchedCaseFunction unboxes each condition it reaches: a null one throws.
+    parts = [
+        (
+            any_of(failure(w.condition, compile_), compile_(w.condition).isNull()),
+            compile_(w.condition),
+            failure(w.result, compile_),
+        )
+        for w in expr.whens
+    ]
     default = failure(expr.default, compile_) if expr.default is not None else None
     if all(c is None and r is None for c, _, r in parts) and default is None:
         return None

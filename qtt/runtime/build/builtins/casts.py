@@ -23,6 +23,14 @@ _DOUBLE_TEXT = r"^[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)
 _DECIMAL_TEXT = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 # What java.time.LocalTime.parse accepts: HH:mm, HH:mm:ss, HH:mm:ss.fffffffff.
 _TIME_TEXT = r"^[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?$"
+# A date as ksqlDB's timestamp and date parsers read it once completed: yyyy-MM-dd.
+_FULL_DATE_TEXT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+# HH:mm:ss.SSS; a SMART DateTimeFormatter also takes 24:00:00.000, the next midnight.
+_TIME_OF_DAY_TEXT = r"^(([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}|24:00:00\.000)$"
+# The offsets java.time.ZoneOffset.of reads: +h, +hh, +hhmm, +hh:mm, +hhmmss, +hh:mm:ss.
+_OFFSET_TEXT = r"^[+-]([0-9]{1,2}|[0-9]{4}|[0-9]{2}:[0-9]{2}|[0-9]{6}|[0-9]{2}:[0-9]{2}:[0-9]{2})$"
+# PartialStringToTimestampParser completes a partial time with this pattern's rest, letters as 0.
+_TIME_ZEROS = "00:00:00.000"
 
 
 def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
@@ -53,6 +61,10 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
             return F.when(value.isNotNull(), truthy)
         if target == t.BYTES:
             return F.unbase64(text)
+        if target == t.TIMESTAMP:
+            return _text_to_timestamp(text)
+        if target == t.DATE:
+            return _text_to_date(text)
         return text.cast(spark_target)
     if isinstance(source, t.Array) and isinstance(target, t.Array):
         src, dst = source.element, target.element
@@ -70,6 +82,64 @@ def _cast_to_time(value: Column, source: t.SqlType) -> Column:
         text = java_trim(value)
         return F.when(text.rlike(_TIME_TEXT), time_millis(text.cast(to_spark(t.TIME))))
     return time_millis(value.cast(to_spark(t.TIME)))  # a TIMESTAMP's time of day in UTC
+
+
+def _complete_date(text: Column) -> Column:
+    # PartialStringToTimestampParser.completeDate: a year or a year and month is the first day.
+    return (
+        F.when(text.rlike(r"^[0-9]{4}$"), F.concat(text, F.lit("-01-01")))
+        .when(text.rlike(r"^[0-9]{4}-[0-9]{2}$"), F.concat(text, F.lit("-01")))
+        .otherwise(text)
+    )
+
+
+def _complete_time(text: Column) -> Column:
+    # PartialStringToTimestampParser.completeTime: "05:3" is "05:30:00.000", quirk included.
+    length = F.length(text)
+    return F.when(length >= len(_TIME_ZEROS), text).otherwise(
+        F.concat(text, F.lit(_TIME_ZEROS).substr(length + 1, F.lit(len(_TIME_ZEROS))))
+    )
+
+
+def _text_to_date(text: Column) -> Column:
+    """SqlTimeTypes.parseDate: a completed date that ``LocalDate.parse`` (STRICT) reads."""
+    date = _complete_date(text)
+    day = F.make_date(date.substr(1, 4).cast("int"), date.substr(6, 2).cast("int"), date.substr(9, 2).cast("int"))
+    return F.when(date.rlike(_FULL_DATE_TEXT), day)
+
+
+def _text_to_timestamp(text: Column) -> Column:
+    """SqlTimeTypes.parseTimestamp (ksqlDB's PartialStringToTimestampParser), null where it throws.
+
+    The date before the first ``T`` must be whole (without a ``T``, a year or a year and month
+    is completed); after it, an offset is what follows the first ``+`` (else ``-``), and the
+    time before it, a trailing ``Z`` dropped, is completed with zeros and must then be
+    ``HH:mm:ss.SSS``. The pattern's SMART resolver moves a day beyond the month's end back to
+    its last day (``2021-02-30`` is February 28) and reads ``24:00`` as the next midnight.
+    """
+    t_at = F.instr(text, "T")
+    has_t = t_at > 0
+    date = F.when(has_t, text.substr(F.lit(1), t_at - 1)).otherwise(_complete_date(text))
+    rest = F.when(has_t, text.substr(t_at + 1, F.length(text))).otherwise(F.lit(""))
+    plus, minus = F.instr(rest, "+"), F.instr(rest, "-")
+    zone_at = F.when(plus > 0, plus).when(minus > 0, minus).otherwise(F.lit(0))
+    zone = F.when(zone_at > 0, rest.substr(zone_at, F.length(rest))).otherwise(F.lit(""))
+    clock_text = F.when(zone_at > 0, rest.substr(F.lit(1), zone_at - 1)).otherwise(rest)
+    time = _complete_time(F.regexp_replace(clock_text, "Z$", ""))
+    # ZoneOffset.of: at most 18 hours, minutes and seconds below 60.
+    digits = F.regexp_replace(zone, "[^0-9]", "")
+    padded = F.rpad(F.when(F.length(digits) == 1, F.concat(F.lit("0"), digits)).otherwise(digits), 6, "0")
+    hours, minutes, seconds = (padded.substr(i, 2).cast("int") for i in (1, 3, 5))
+    offset = (hours * 3600 + minutes * 60 + seconds) * F.when(zone.startswith("-"), -1).otherwise(1)
+    zone_ok = (zone == "") | (zone.rlike(_OFFSET_TEXT) & (minutes < 60) & (seconds < 60) & (F.abs(offset) <= 18 * 3600))
+    year, month, day = date.substr(1, 4).cast("int"), date.substr(6, 2).cast("int"), date.substr(9, 2).cast("int")
+    date_ok = date.rlike(_FULL_DATE_TEXT) & (year >= 1) & month.between(1, 12) & day.between(1, 31)
+    month_days = F.dayofmonth(F.last_day(F.make_date(year, month, F.lit(1))))
+    epoch_day = F.unix_date(F.make_date(year, month, F.least(day, month_days)))
+    clock = [time.substr(i, n).cast("long") for i, n in ((1, 2), (4, 2), (7, 2), (10, 3))]
+    seconds_of_day = clock[0] * 3600 + clock[1] * 60 + clock[2]
+    millis = (epoch_day.cast("long") * 86400 + seconds_of_day - offset) * 1000 + clock[3]
+    return F.when(date_ok & zone_ok & time.rlike(_TIME_OF_DAY_TEXT), F.timestamp_millis(millis))
 
 
 def _cast_map(value: Column, source: t.Map, target: t.Map) -> Column:

@@ -266,6 +266,11 @@ def _split(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.when(args[1] == "", F.split(args[0], "")).otherwise(F.split(args[0], quote_regex(args[1]), -1))
 
 
+# LikeEvaluator runs Matcher.matches(), the whole value; Spark's rlike finds the regex, where
+# "$" would also match before a final line break ("abc\n" LIKE 'abc'), so the end is \z.
+_LIKE_END = r"\z"
+
+
 def like_with_escape(value: Column, pattern: Column, escape: str) -> Column:
     """``value LIKE pattern ESCAPE escape`` for a pattern known only per row.
 
@@ -287,7 +292,7 @@ def like_with_escape(value: Column, pattern: Column, escape: str) -> Column:
 
     pieces = F.transform(tokens, piece)
     valid = F.forall(pieces, lambda p: p.isNotNull())
-    regex = F.concat(F.lit("^"), F.array_join(pieces, ""), F.lit("$"))
+    regex = F.concat(F.lit("^"), F.array_join(pieces, ""), F.lit(_LIKE_END))
     return F.when(valid, F.regexp_like(value, regex))
 
 
@@ -310,7 +315,7 @@ def like_regex(pattern: str, escape: str | None) -> str | None:
             continue
         out.append(".*" if c == "%" else "." if c == "_" else re.escape(c))
         i += 1
-    out.append("$")
+    out.append(_LIKE_END)
     return "".join(out)
 
 
@@ -320,5 +325,5 @@ def dynamic_like_regex(pattern: Column) -> Column:
     return F.concat(
         F.lit("^"),
         F.replace(F.replace(quoted, F.lit("%"), F.lit(".*")), F.lit("_"), F.lit(".")),
-        F.lit("$"),
+        F.lit(_LIKE_END),
     )

@@ -325,9 +325,13 @@ def _split_to_map(expr: e.Call, args: Sequence[Column]) -> Column:
 def _last_wins_map(keys: Column, values: Column) -> Column:
     """A map from parallel arrays; a repeated key takes its last value, a null key is dropped."""
     indexed = F.transform(keys, lambda k, i: F.struct(k.alias("k"), F.get(values, i).alias("v"), i.alias("i")))
+    # array_contains is null, not false, when a later key is null: that must not drop the entry.
     kept = F.filter(
         indexed,
-        lambda x: x["k"].isNotNull() & ~F.array_contains(F.slice(keys, x["i"] + 2, F.size(keys) + 1), x["k"]),
+        lambda x: (
+            x["k"].isNotNull()
+            & ~F.coalesce(F.array_contains(F.slice(keys, x["i"] + 2, F.size(keys) + 1), x["k"]), F.lit(False))
+        ),
     )
     return F.map_from_arrays(F.transform(kept, lambda x: x["k"]), F.transform(kept, lambda x: x["v"]))
 
