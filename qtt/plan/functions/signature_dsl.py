@@ -81,7 +81,9 @@ def no_maps(name: str) -> Check:
 
 # java.time pattern letters whose meaning Spark's datetime patterns share.
 _DATETIME_LETTERS = frozenset("GyMdDEaHhKkmsSzVXxZ")
-_PATTERN_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
+#: a java.time pattern's tokens: a quoted literal, a run of one pattern letter (group 1: the
+#: letter), or any other character
+PATTERN_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
 
 
 def simple_date_fields(pattern: str) -> list[tuple[str, str]] | None:
@@ -91,7 +93,7 @@ def simple_date_fields(pattern: str) -> list[tuple[str, str]] | None:
     numeric year, month and day fields are understood; None for anything else.
     """
     tokens: list[tuple[str, str]] = []
-    for match in _PATTERN_TOKEN.finditer(pattern):
+    for match in PATTERN_TOKEN.finditer(pattern):
         text, letter = match.group(0), match.group(1)
         if letter is None:
             literal = text[1:-1].replace("''", "'") if text.startswith("'") and len(text) > 1 else text
@@ -106,7 +108,7 @@ def simple_date_fields(pattern: str) -> list[tuple[str, str]] | None:
 def datetime_pattern_problem(pattern: str, *, also: str = "") -> str | None:
     """Why Spark cannot run the java.time ``pattern`` as ksqlDB does, or None if it can;
     ``also`` names letters the caller handles itself."""
-    for match in _PATTERN_TOKEN.finditer(pattern):
+    for match in PATTERN_TOKEN.finditer(pattern):
         letter = match.group(1)
         if letter is not None and letter not in _DATETIME_LETTERS and letter not in also:
             return f"datetime pattern letter '{letter}'"

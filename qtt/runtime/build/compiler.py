@@ -32,7 +32,7 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir.depth import deep_call, in_deep_call, tree_depth
 from qtt.runtime.build import builtins
 from qtt.runtime.build.builtins.casts import cast
-from qtt.runtime.build.builtins.comparisons import comparable, compare, distinct
+from qtt.runtime.build.builtins.comparisons import comparable, compare, distinct, double_equality_key
 from qtt.runtime.build.builtins.numeric import decimal_quotient
 from qtt.runtime.build.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
 from qtt.runtime.build.lambda_failures import failure
@@ -258,9 +258,8 @@ class Compiler:
         value = comparable(self(expr.value), value_type)
         items = [comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
         if value_type.base == "DOUBLE":
-            # Its exact match is Double.equals: NaN matches NaN, -0.0 does not match 0.0, as
-            # when their Java texts are compared (Spark's = says the opposite of both).
-            value, items = value.cast("string"), [i.cast("double").cast("string") for i in items]
+            # InListEvaluator's exact match is Double.equals
+            value, items = double_equality_key(value), [double_equality_key(i) for i in items]
         result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
         return ~result if expr.negated else result
 

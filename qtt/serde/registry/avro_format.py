@@ -98,12 +98,18 @@ class AvroFormat(RegistryFormat):
             return lambda data: None
         deserialize = self._reader(layout)
         snapshot = layout.registry or RegistrySnapshot()
+        writers: dict[int, Any] = {}  # schema id -> the parsed writer schema, or None
+
+        def writer_of(schema_id: int) -> Any:
+            if schema_id not in writers:
+                found = snapshot.by_id(schema_id)
+                writers[schema_id] = parsed(found.schema) if found is not None else None
+            return writers[schema_id]
 
         def read(data: bytes) -> Row | None:
             datum = deserialize(data)  # the bytes start with the magic byte and a schema id
-            found = snapshot.by_id(int.from_bytes(data[1:5], "big"))
             # Connect's types are the writer schema's: ksqlDB's translator checks them per column
-            return self.row_of(datum, layout, parsed(found.schema) if found is not None else None)
+            return self.row_of(datum, layout, writer_of(int.from_bytes(data[1:5], "big")))
 
         return read
 

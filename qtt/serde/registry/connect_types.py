@@ -69,7 +69,7 @@ def checked_plain(plain: Any, writer: Any, columns: Sequence[SerdeColumn], *, un
         SerdeError: with ksqlDB's message for the first value of a Connect type its column
             does not accept.
     """
-    names = _named_types(writer)
+    names = _named_types_once(writer)
     if unwrapped:
         return _checked(plain, writer, columns[0].type, "", names)
     row = t.Struct(tuple(t.Field(c.name, c.type) for c in columns))
@@ -169,6 +169,18 @@ def _map_schemas(schema: Mapping[str, Any], names: Mapping[str, Any]) -> tuple[A
 
 def _is_map_entry(schema: Any) -> bool:
     return isinstance(schema, Mapping) and schema.get("connect.internal.type") == "MapEntry"
+
+
+#: the named types of each writer schema met, by identity (the schema held, so its id stays its
+#: own): a record's check must not walk its schema again, and parsed schemas are shared
+_NAMES_BY_SCHEMA: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _named_types_once(schema: Any) -> dict[str, Any]:
+    known = _NAMES_BY_SCHEMA.get(id(schema))
+    if known is None or known[0] is not schema:
+        known = _NAMES_BY_SCHEMA[id(schema)] = (schema, _named_types(schema))
+    return known[1]
 
 
 def _named_types(schema: Any) -> dict[str, Any]:

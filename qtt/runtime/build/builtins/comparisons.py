@@ -105,3 +105,9 @@ def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.Sq
     either_null = left.isNull() | right.isNull()
     both_null = left.isNull() & right.isNull()
     return F.when(either_null, ~both_null).otherwise(compare("<>", left, right, left_type, right_type))
+
+
+def double_equality_key(value: Column) -> Column:
+    """A DOUBLE as a value whose equality is Java's ``Double.equals`` (NaN equals NaN, ``-0.0``
+    does not equal ``0.0``: Spark's ``=`` says the opposite of both): its text."""
+    return value.cast("double").cast("string")

@@ -11,6 +11,7 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError, UnsupportedFeatureError
 from qtt.plan.functions import scalar_signatures as fns
+from qtt.plan.functions.signature_dsl import PATTERN_TOKEN
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins.registry import constant, implements, null_of
 
@@ -31,8 +32,6 @@ def _completes_a_date(pattern: str) -> bool:
     return bool(letters & {"y", "u"}) and ({"M", "d"} <= letters or "D" in letters)
 
 
-# A quoted literal, a run of one pattern letter, or any other character.
-_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
 _VARIABLE = r"\d+"
 
 
@@ -58,7 +57,7 @@ def smart_day_text(value: Column, pattern: str) -> Column | None:
     """
     kinds: list[str] = []  # the field's letters, "" for literal text
     regexes: list[str] = []
-    for match in _TOKEN.finditer(pattern):
+    for match in PATTERN_TOKEN.finditer(pattern):
         text, letter = match.group(0), match.group(1)
         if letter is None:
             if text in "[]":
@@ -92,13 +91,13 @@ def formats_back(pattern: str) -> bool:
     value read (no zone or offset, no variable-width number, no optional section), and the
     pattern has what Spark reads more loosely: a fraction of two digits or more (Spark takes
     fewer digits) or a day-of-week name (Spark cannot parse one: see :func:`without_day_name`)."""
-    runs = [(match.group(1), len(match.group(0))) for match in _TOKEN.finditer(pattern) if match.group(1)]
+    runs = [(match.group(1), len(match.group(0))) for match in PATTERN_TOKEN.finditer(pattern) if match.group(1)]
     return (
         any((letter == "S" and width >= 2) or letter == "E" for letter, width in runs)
         and not any(letter in "zVXxZO" for letter, _ in runs)
         and not any(letter in "yMdHhKkms" and width == 1 for letter, width in runs)
         and not any(letter == "D" and width < 3 for letter, width in runs)
-        and "[" not in "".join(m.group(0) for m in _TOKEN.finditer(pattern) if not m.group(0).startswith("'"))
+        and "[" not in "".join(m.group(0) for m in PATTERN_TOKEN.finditer(pattern) if not m.group(0).startswith("'"))
     )
 
 
@@ -109,7 +108,7 @@ def without_day_name(value: Column, pattern: str, function: str) -> tuple[Column
     """The text and pattern without a day-of-week name (``E``), which Spark refuses to parse
     (``DATETIME_PATTERN_RECOGNITION``); the caller checks the name by formatting the date back
     (:func:`formats_back`). Only a name that starts or ends the pattern is cut."""
-    tokens = [match.group(0) for match in _TOKEN.finditer(pattern)]
+    tokens = [match.group(0) for match in PATTERN_TOKEN.finditer(pattern)]
     names = [index for index, token in enumerate(tokens) if token[0] == "E"]
     if not names:
         return value, pattern

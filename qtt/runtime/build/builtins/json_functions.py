@@ -23,6 +23,7 @@ from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins.casts import java_string
 from qtt.runtime.build.builtins.java import java_json
 from qtt.runtime.build.builtins.registry import implements
+from qtt.runtime.build.builtins.text_functions import one_line_base64
 
 _STRINGS = st.ArrayType(st.StringType())
 _RECORDS = st.MapType(st.StringType(), st.StringType())
@@ -116,7 +117,7 @@ def _non_null_json(value: Column, type_: t.SqlType) -> Column:
         # LocalTime.ofSecondOfDay(...).toString(): HH:mm, then :ss unless zero.
         return _quoted(F.regexp_replace(F.substring(value.cast("string"), 1, 8), ":00$", ""))
     if base == "BYTES":
-        return _quoted(F.regexp_replace(F.base64(value), "\r\n", ""))  # Java's basic encoder: one line
+        return _quoted(one_line_base64(value))  # Java's basic encoder
     if isinstance(type_, t.Array):
         element = type_.element
         return F.concat(F.lit("["), F.array_join(F.transform(value, lambda x: _json_text(x, element)), ","), F.lit("]"))

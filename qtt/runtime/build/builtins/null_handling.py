@@ -9,7 +9,7 @@ from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
-from qtt.runtime.build.builtins.comparisons import compare
+from qtt.runtime.build.builtins.comparisons import compare, double_equality_key
 from qtt.runtime.build.builtins.registry import implements, null_of
 
 
@@ -22,9 +22,7 @@ def _coalesce(expr: e.Call, args: Sequence[Column]) -> Column:
 def _nullif(expr: e.Call, args: Sequence[Column]) -> Column:
     first, second = expr.args
     if first.result_type == t.DOUBLE and second.result_type == t.DOUBLE:
-        # ksqlDB's NullIf calls Double.equals: NaN equals NaN, -0.0 does not equal 0.0. Spark's
-        # text of a double tells exactly these apart.
-        same = args[0].cast("string") == args[1].cast("string")
+        same = double_equality_key(args[0]) == double_equality_key(args[1])  # NullIf: Double.equals
     else:
         same = compare("=", args[0], args[1], first.result_type, second.result_type)
     return F.when(same, null_of(expr.sql_type)).otherwise(args[0])

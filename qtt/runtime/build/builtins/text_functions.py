@@ -419,11 +419,11 @@ def _from_bytes(data: Column, encoding: str | None) -> Column | None:
     if encoding == "ascii":
         return _ascii_text(data)
     if encoding == "base64":
-        return _one_line_base64(data)
+        return one_line_base64(data)
     return None
 
 
-def _one_line_base64(data: Column) -> Column:
+def one_line_base64(data: Column) -> Column:
     # Spark's base64 may break lines every 76 characters, as Java's MIME encoder does.
     return F.regexp_replace(F.base64(data), "\r\n", "")
 
@@ -477,7 +477,7 @@ def _encode(expr: e.Call, args: Sequence[Column]) -> Column:
     if target == "hex":
         return F.lower(F.hex(data))
     if target == "base64":
-        return _one_line_base64(data)  # commons-codec does not wrap lines
+        return one_line_base64(data)  # commons-codec does not wrap lines
     return _utf8_text(data) if target == "utf8" else _ascii_text(data)
 
 

@@ -19,6 +19,7 @@ from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
 from qtt.errors import UnsupportedFeatureError
+from qtt.plan.functions.signature_dsl import PATTERN_TOKEN
 from qtt.plan.functions.time_signatures import java_zone_id_valid
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins.dates import formats_back, smart_day_text, without_day_name
@@ -41,8 +42,6 @@ _ZONE_LETTERS = re.compile(r"'(?:[^']|'')*'|([zZVXxO])")
 _LOCALIZED_OFFSET = re.compile(r"'(?:[^']|'')*'|(O)")
 # Pattern letters a TIME cannot format (java.time fails on them: the date and the zone).
 _NOT_TIME_LETTERS = re.compile(r"'(?:[^']|'')*'|([GuyYDMLdQqwWEecFgzZVXxO])")
-# A quoted literal or a run of one pattern letter.
-_PATTERN_RUNS = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*")
 # Pattern letters of a date field.
 _DATE_LETTERS = re.compile(r"'(?:[^']|'')*'|([GuyYDMLdQqwWEecFg])")
 
@@ -101,7 +100,7 @@ def _from_days(expr: e.Call, args: Sequence[Column]) -> Column:
 
 def _reads_case(pattern: str) -> bool:
     """Whether the pattern has text whose case matters: a text field or a quoted letter."""
-    for match in _PATTERN_RUNS.finditer(pattern):
+    for match in PATTERN_TOKEN.finditer(pattern):
         text, letter = match.group(0), match.group(1)
         if letter is None and any(c.isalpha() for c in text):
             return True
