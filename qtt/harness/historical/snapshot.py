@@ -31,9 +31,12 @@ from qtt.plan.ir.shape import query_order
 from qtt.plan.ir.steps import CreateSourceCommand, Plan
 from qtt.runtime.jobs import CAPTURE, Headers
 from qtt.runtime.spark import scratch
+from qtt.serde.values import to_json
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+    from qtt.plan.inserts import Insert
 
 
 class Action(StrEnum):
@@ -303,7 +306,7 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str, *, root: 
             )
         )
     docs = [(doc.key, doc.value) for doc in variant.inputs]
-    docs += [(i.key_columns(), i.value_columns()) for i in piped_inserts(variant.inputs, planned.inserts)]
+    docs += [_inserted_doc(insert) for insert in piped_inserts(variant.inputs, planned.inserts)]
     inputs = tuple(
         _spec_record(r.topic, r.timestamp, r.partition, (r.key, r.value), doc, r.headers)
         for r, doc in zip(replay.inputs, docs, strict=True)
@@ -334,6 +337,14 @@ def build_spec(variant: CaseVariant, result: CaseResult, version: str, *, root: 
         internal_topics=spec.internal_topics_of(replay.internal_topics),
         schemas=tuple(replay.schemas),
     )
+
+
+def _inserted_doc(insert: Insert) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An inserted row's key and value as JSON-ready columns (a DATE as its days, BYTES as Base64)."""
+    schema = insert.source.schema
+    key = {c.name: to_json(v, c.type) for c, v in zip(schema.key, insert.key, strict=True)}
+    value = {c.name: to_json(v, c.type) for c, v in zip(schema.value, insert.value, strict=True)}
+    return key, value
 
 
 def _spec_record(
