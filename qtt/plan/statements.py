@@ -16,9 +16,11 @@ from qtt import sqltypes as t
 from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
 from qtt.plan.ddl import upgrades
-from qtt.plan.ddl.create_checks import check_create_source, check_source_name
+from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key
+from qtt.plan.ddl.drops import refuse_drop_under_inserts
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, check_no_shadowed_columns, unknown_source_hint
-from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers
+from qtt.plan.ddl.schema_ids import check_sink_schemas, explain_failure
+from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers, with_inferred
 from qtt.plan.ddl.sql_schema import namespace_of
 from qtt.plan.ddl.swaps import SWAP_IN_PLACE, start_gate, swap_in_place, swapped_out, with_start_gate
 from qtt.plan.ddl.upgrades import KsqlAggregate, check_source_upgrade, extended_upgrades
@@ -153,6 +155,7 @@ class Planner:
                 error.at(line=statement.pos.line, column=statement.pos.column)
             if isinstance(error, SqlError) and isinstance(statement, ast.CreateAsSelect | ast.InsertInto):
                 error.ksql_statement = statement_text_shown(statement, self.sources)  # a failed statement added none
+            explain_failure(statement, error)
             raise
 
     @singledispatchmethod
@@ -195,7 +198,7 @@ class Planner:
             )
             raise StatementError(msg)
         if kind == TABLE and not schema.key:
-            raise StatementError("Tables require a PRIMARY KEY. Please define the PRIMARY KEY.")
+            raise StatementError(missing_primary_key(statement.name, properties))
         if statement.or_replace and (statement.is_source or (existing is not None and existing.is_source)):
             msg = (
                 f"Cannot add {kind.lower()} '{statement.name}': CREATE OR REPLACE is not "
@@ -266,7 +269,7 @@ class Planner:
             wrap = properties.get("WRAP_SINGLE_VALUE")
             unwrapped = wrap is not None and str(wrap).lower() == "false"
             value = inferred_value(topic, value_info, self.topic_schemas, unwrapped=unwrapped)
-        return key + columns + value
+        return with_inferred(columns, key, value)
 
     @_plan.register
     def visit_DropSource(self, statement: ast.DropSource) -> s.StatementPlan | None:
@@ -285,7 +288,7 @@ class Planner:
         if statement.delete_topic and existing.is_source:
             msg = f"Cannot delete topic for read-only source: {statement.name}"
             raise StatementError(msg)
-        self._refuse_drop_under_inserts(statement.name)
+        refuse_drop_under_inserts(statement.name, self.sink_queries, self.running)
         readers = sorted({q.sink for q in self.running.values() if statement.name in q.sources} - {statement.name})
         if readers:
             msg = (
@@ -298,21 +301,6 @@ class Planner:
         self.running = {i: q for i, q in self.running.items() if q.sink != statement.name}
         del self.sources[statement.name]
         return s.KsqlPlanV1(statement_text=statement.text, ddl_command=s.DropSourceV1(source_name=statement.name))
-
-    def _refuse_drop_under_inserts(self, name: str) -> None:
-        """ksqlDB's engine refuses to drop a source an INSERT query reads or writes while it runs
-        (``EngineContext.throwIfInsertQueriesExist``), before it looks at the sources reading it."""
-        created = {q.query_id for q in self.sink_queries.values()}
-        inserts = [q for q in self.running.values() if q.query_id not in created]
-        reading = sorted(q.query_id for q in inserts if name in q.sources)
-        writing = sorted(q.query_id for q in inserts if q.sink == name)
-        if reading or writing:
-            msg = (
-                f"Cannot drop {name}.\nThe following queries read from this source: [{', '.join(reading)}]."
-                f"\nThe following queries write into this source: [{', '.join(writing)}]."
-                f"\nYou need to terminate them before dropping {name}."
-            )
-            raise StatementError(msg)
 
     @_plan.register
     def visit_AlterSource(self, statement: ast.AlterSource) -> s.StatementPlan | None:
@@ -403,8 +391,9 @@ class Planner:
         prefix = ""
         if statement.pos is not None:
             prefix = f"Line: {statement.pos.line}, Col: {statement.pos.column + len('INSERT INTO ')}: "
-        msg = f"{prefix}Source {t.quote(name)} does not exist."
-        raise SqlError(msg, hint=unknown_source_hint(name, self.sources))
+        # ... while ksqlDB's engine prepares the statement, which prefixes its errors so
+        msg = f"Exception while preparing statement: {prefix}Source {t.quote(name)} does not exist."
+        raise StatementError(msg, hint=unknown_source_hint(name, self.sources))
 
     # ------------------------------------------------------------------ persistent queries
 
@@ -416,28 +405,31 @@ class Planner:
         properties = create_as_properties({k: v for k, v in statement.properties.items() if k != SWAP_IN_PLACE})
         check_topic_properties(properties, compacted=statement.kind == TABLE and statement.query.window is None)
         existing = self.sources.get(statement.name)
-        if existing is not None and not statement.or_replace:
-            if statement.if_not_exists:
-                return None
-            msg = (
-                f"Cannot add {statement.kind.lower()} '{statement.name}': A "
-                f"{existing.kind.lower()} with the same name already exists"
-            )
-            raise StatementError(msg)
         swap = swap_in_place(statement)
         check_no_shadowed_columns(statement.query.from_, self.sources)
         planned = plan_query(
             statement.query, self.sources, self.config, sink_name=statement.name, sink_kind=statement.kind
         )
-        if existing is not None:  # CREATE OR REPLACE writes into the existing sink
-            planned = fit_to_sink(planned, existing.schema)
         produced = TABLE if planned.is_table else STREAM
+        # ksqlDB's EngineExecutor plans the query first, then finds the name taken (naming what
+        # the query produces), then checks the result's kind, even under IF NOT EXISTS
+        kept = existing is not None and not statement.or_replace
+        if existing is not None and kept and not statement.if_not_exists:
+            msg = (
+                f"Cannot add {produced.lower()} '{statement.name}': A "
+                f"{existing.kind.lower()} with the same name already exists"
+            )
+            raise StatementError(msg)
+        if existing is not None and statement.or_replace:  # writes into the existing sink
+            planned = fit_to_sink(planned, existing.schema)
         if produced != statement.kind:
             msg = (
                 f"Invalid result type. Your SELECT query produces a {produced}. Please use CREATE "
                 f"{produced} AS SELECT statement instead."
             )
             raise StatementError(msg)
+        if kept:
+            return None
         schema = planned.schema
         key_info, value_info = sink_format_infos(
             self.config,
@@ -451,6 +443,7 @@ class Planner:
         if planned.window is not None:
             formats = replace(formats, window=planned.window)
         timestamp = timestamp_column(properties, schema)
+        check_sink_schemas(properties, formats, schema, self.topic_schemas)
         prefix = str(self.config.get(CONFIG_TOPIC_PREFIX, ""))
         topic = str(properties.get("KAFKA_TOPIC", prefix + statement.name))
         partitions = int_property(properties, "PARTITIONS") or planned.source.partitions
@@ -516,13 +509,17 @@ class Planner:
         properties = insert_into_properties(statement.properties)  # ksqlDB's parser checks them first
         target = self._insert_target(statement)
         if target.kind != STREAM:
-            msg = f"INSERT INTO can only be used to insert into a stream. {target.name} is a table."
+            msg = (  # AstSanitizer's, as the statement is prepared
+                "Exception while preparing statement: INSERT INTO can only be used to insert into a stream. "
+                f"{target.name} is a table."
+            )
             raise StatementError(msg)
         if target.is_source:
             msg = f"Cannot insert into read-only {target.kind.lower()}: {target.name}"
             raise SqlError(msg)
         if target.schema.headers:
-            raise SqlError(f"Cannot insert into {target.name} because it has header columns")
+            msg = f"Exception while preparing statement: Cannot insert into {target.name} because it has header columns"
+            raise StatementError(msg)
         check_no_shadowed_columns(statement.query.from_, self.sources)
         planned = plan_query(statement.query, self.sources, self.config, sink_name=target.name)
         if planned.is_table:  # ksqlDB's EngineExecutor.validateExistingSink

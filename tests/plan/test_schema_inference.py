@@ -45,10 +45,11 @@ def test_declared_columns_are_kept_and_only_the_missing_side_is_inferred() -> No
     assert _schema_of(sql, schemas).startswith("`ID` INTEGER KEY, `SENSOR` STRING")
 
 
-def test_a_schema_id_property_reads_the_schema_with_that_id() -> None:
+def test_a_schema_id_property_reads_the_schema_with_that_id_keeping_its_names() -> None:
+    # ksqlDB translates a schema an id names with its ORIGINAL_FIELD_NAME policy
     sql = "CREATE STREAM R WITH (kafka_topic='r', value_format='AVRO', value_schema_id=7);"
     schemas = {("elsewhere", False): TopicSchema(document=READING, schema_id=7)}
-    assert _schema_of(sql, schemas).startswith("`SENSOR` STRING")
+    assert _schema_of(sql, schemas).startswith("`sensor` STRING")
 
 
 def test_nothing_registered_is_ksqldbs_error() -> None:

@@ -54,6 +54,7 @@ def topic_schemas(topics: Sequence[TopicSpec]) -> dict[tuple[str, bool], TopicSc
                 document=schema,
                 schema_id=schema_id,
                 references=tuple((name, text) for name, text, _ in references),
+                schema_type=_named_schema_type(topic, is_key=is_key),
             )
     return found
 
@@ -225,6 +226,14 @@ def _schema_type(topic: TopicSpec, *, is_key: bool, plan_format: str | None) -> 
         return _SCHEMA_TYPES.get(str(named).upper())
     # ksqlDB's runner reads a schema without a format as its reader's format, else as Avro
     return _SCHEMA_TYPES.get(plan_format or "", "AVRO")
+
+
+def _named_schema_type(topic: TopicSpec, *, is_key: bool) -> str | None:
+    """The registry schema type of a case topic's schema when the case names its format."""
+    named: Any = (topic.key_format if is_key else topic.value_format) or topic.format
+    if isinstance(named, dict):
+        named = named.get("format")
+    return _SCHEMA_TYPES.get(str(named).upper()) if named else None
 
 
 def _value_schema(topic: TopicSpec) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 
 from qtt.errors import SqlSyntaxError, StatementError
 from qtt.plan.ir.schema import HEADER
@@ -35,6 +36,18 @@ def check_create_source(statement: ast.CreateSource) -> None:
     if duplicates:
         shown = ", ".join(f"`{name}`" for name in duplicates)
         raise StatementError(f"{PREPARE_PREFIX}Duplicate column names: {shown}")
+
+
+def missing_primary_key(name: str, properties: Mapping[str, object]) -> str:
+    """ksqlDB's message for a CREATE TABLE without key columns, with a hint when its value
+    columns come from a ``VALUE_SCHEMA_ID`` (``CreateSourceFactory.createTableCommand``)."""
+    msg = "Tables require a PRIMARY KEY. Please define the PRIMARY KEY."
+    if properties.get("VALUE_SCHEMA_ID") is None:
+        return msg
+    return (
+        f"{msg}\nUse a partial schema to define the primary key and still load the value columns from "
+        f"the Schema Registry, for example:\n\tCREATE TABLE {name} (ID INT PRIMARY KEY) WITH (...);"
+    )
 
 
 def check_source_name(statement: ast.CreateSource | ast.CreateAsSelect) -> None:

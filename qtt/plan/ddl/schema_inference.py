@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.plan.ir import steps as s
-from qtt.plan.ir.schema import KEY, VALUE, Column
+from qtt.plan.ir.schema import HEADER, HEADERS, KEY, VALUE, Column
 from qtt.serde import get_format
-from qtt.serde.registry.registry_format import SCHEMA_ID, RegistryFormat
+from qtt.serde.registry.protobuf_compile import parse
+from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat
 
 #: the column a schema gets when it is not a record of fields, as ksqlDB names it
 KEY_COLUMN, VALUE_COLUMN = "ROWKEY", "ROWVAL"
@@ -32,6 +34,8 @@ class TopicSchema:
     schema_id: int | None = None
     #: the schemas it imports, as (import name, schema text)
     references: tuple[tuple[str, str], ...] = ()
+    #: the registry's type of the schema (``AVRO``, ``PROTOBUF``, ``JSON``) when the case names its format
+    schema_type: str | None = None
 
 
 #: (topic, is_key) -> the schema registered for it before the statements run
@@ -44,54 +48,162 @@ def infers(info: s.FormatInfo) -> bool:
     return isinstance(format_, RegistryFormat) and format_.uses_registry
 
 
-def _registered(topic: str, info: s.FormatInfo, schemas: TopicSchemas, *, is_key: bool) -> TopicSchema | None:
+def _registered(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas, *, is_key: bool) -> TopicSchema | None:
     """The schema a side reads: the one its ``schemaId`` property names, else its subject's."""
     wanted = info.properties.get(SCHEMA_ID)
     if wanted is not None:
         return next((found for found in schemas.values() if found.schema_id == int(wanted)), None)
-    return schemas.get((topic, is_key))
+    return None if topic is None else schemas.get((topic, is_key))
 
 
-def inferred_key(topic: str, info: s.FormatInfo, schemas: TopicSchemas) -> list[Column]:
+def inferred_key(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas) -> list[Column]:
     """Key columns from the key subject's schema: one ``ROWKEY`` column, or none if nothing is registered."""
     found = _registered(topic, info, schemas, is_key=True)
+    if found is None and SCHEMA_ID in info.properties:
+        raise StatementError(not_found_message(topic, int(info.properties[SCHEMA_ID]), is_key=True))
     if found is None or not infers(info):
         return []
     format_ = get_format(info.format)
     assert isinstance(format_, RegistryFormat)
+    _check_schema_type(topic, info, found, is_key=True)
+    text = format_.schema_text_of(found.document)
     columns = format_.infer_columns(
-        format_.schema_text_of(found.document),
-        is_key=True,
-        unwrapped=True,
-        properties=info.properties,
-        references=found.references,
+        text, is_key=True, unwrapped=True, properties=info.properties, references=found.references
     )
+    if len(columns) > 1:  # a Protobuf key message's fields
+        schema_id = info.properties.get(SCHEMA_ID)
+        msg = (
+            f"The key schema for {_source(topic, None if schema_id is None else int(schema_id))} contains multiple "
+            f"columns, which is not supported by ksqlDB at this time.\nSchema:{text}"
+        )
+        raise StatementError(msg)
+    _check_one_definition(info, found, is_key=True)
     return [Column(name or KEY_COLUMN, type_, namespace=KEY) for name, type_ in columns]
 
 
-def inferred_value(topic: str, info: s.FormatInfo, schemas: TopicSchemas, *, unwrapped: bool) -> list[Column]:
+def inferred_value(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas, *, unwrapped: bool) -> list[Column]:
     """Value columns from the value subject's schema.
 
     Raises:
         StatementError: nothing is registered under the subject (ksqlDB's message).
     """
     found = _registered(topic, info, schemas, is_key=False)
-    if found is None and SCHEMA_ID in info.properties:
-        msg = f"Schema with id {info.properties[SCHEMA_ID]} does not exist in the Schema Registry."
-        raise StatementError(msg)
     if found is None:
-        subject = f"{topic}-value"
-        msg = f"Schema for message values on topic '{topic}' does not exist in the Schema Registry.\nSubject: {subject}"
-        raise StatementError(msg)
+        schema_id = info.properties.get(SCHEMA_ID)
+        raise StatementError(not_found_message(topic, None if schema_id is None else int(schema_id), is_key=False))
     format_ = get_format(info.format)
     assert isinstance(format_, RegistryFormat)
-    return [
-        Column(name or VALUE_COLUMN, type_, namespace=VALUE)
-        for name, type_ in format_.infer_columns(
-            format_.schema_text_of(found.document),
-            is_key=False,
-            unwrapped=unwrapped,
-            properties=info.properties,
-            references=found.references,
+    _check_schema_type(topic, info, found, is_key=False)
+    text = format_.schema_text_of(found.document)
+    columns = format_.infer_columns(
+        text, is_key=False, unwrapped=unwrapped, properties=info.properties, references=found.references
+    )
+    if not unwrapped and [name for name, _ in columns] == [None] and not isinstance(columns[0][1], t.Struct):
+        # ConnectFormatSchemaTranslator: only WRAP_SINGLE_VALUE=false reads a schema that is no record
+        schema_id = info.properties.get(SCHEMA_ID)
+        msg = (
+            f"Unable to verify if the value schema for {_source(topic, None if schema_id is None else int(schema_id))} "
+            "is compatible with ksqlDB.\nReason: Schema returned from schema registry is anonymous type. To use this "
+            "schema with ksqlDB, set 'WRAP_SINGLE_VALUE=false' in the WITH clause properties.\n\n"
+            "Please see https://github.com/confluentinc/ksql/issues/ to see if this particular reason is already "
+            f"known.\nIf not, please log a new issue, including this full error message.\nSchema:{text}"
         )
-    ]
+        raise StatementError(msg)
+    _check_one_definition(info, found, is_key=False)
+    return [Column(name or VALUE_COLUMN, type_, namespace=VALUE) for name, type_ in columns]
+
+
+def with_inferred(declared: list[Column], key: list[Column], value: list[Column]) -> list[Column]:
+    """The declared columns with the inferred ones, ordered as ``DefaultSchemaInjector`` rebuilds
+    the statement when it infers any: header columns, then key columns, then value columns."""
+    if not key and not value:
+        return declared
+    headers = [c for c in declared if c.namespace in (HEADERS, HEADER)]
+    keys = key or [c for c in declared if c.namespace == KEY]
+    values = value or [c for c in declared if c.namespace == VALUE]
+    return headers + keys + values
+
+
+#: the Schema Registry documentation ksqlDB's messages point to (``DocumentationLinks``)
+_SR_DOCS = "https://docs.confluent.io/current/schema-registry/docs/"
+
+
+def not_found_message(topic: str | None, schema_id: int | None, *, is_key: bool) -> str:
+    """ksqlDB's message for a subject with no schema, or a schema id the registry does not hold
+    (``SchemaRegistryTopicSchemaSupplier.notFound``; a C*AS that names no topic names no subject)."""
+    side = "keys" if is_key else "values"
+    shown_id = "" if schema_id is None else f"Schema Id: {schema_id}\n"
+    if topic is None:
+        return (
+            f"Schema for message {side} on schema id'{schema_id} does not exist in the Schema Registry.\n"
+            f"{shown_id}Possible causes include:\n- Schema Id Optional[{schema_id}]\n{_CAUSES}"
+        )
+    subject = f"{topic}-{'key' if is_key else 'value'}"
+    return (
+        f"Schema for message {side} on topic '{topic}' does not exist in the Schema Registry.\n"
+        f"Subject: {subject}\n"
+        f"{shown_id}"
+        "Possible causes include:\n"
+        "- The topic itself does not exist\n"
+        "\t-> Use SHOW TOPICS; to check\n"
+        "- Messages on the topic are not serialized using a format Schema Registry supports\n"
+        f"\t-> Use PRINT '{topic}' FROM BEGINNING; to verify\n{_CAUSES}"
+    )
+
+
+#: the causes every ``notFound`` message ends with
+_CAUSES = (
+    "- Messages on the topic have not been serialized using a Confluent Schema Registry supported serializer\n"
+    f"\t-> See {_SR_DOCS}serializer-formatter.html\n"
+    "- The schema is registered on a different instance of the Schema Registry\n"
+    f"\t-> Use the REST API to list available subjects\t{_SR_DOCS}api.html#get--subjects\n"
+    "- You do not have permissions to access the Schema Registry.\n"
+    f"\t-> See {_SR_DOCS}security.html"
+)
+
+
+def _source(topic: str | None, schema_id: int | None) -> str:
+    """``SchemaRegistryTopicSchemaSupplier.sourceMsg``: the topic and schema id a schema came from."""
+    shown = [] if topic is None else [f"topic: {topic}"]
+    if schema_id is not None:
+        shown.append(f"schema id: {schema_id}")
+    return ", ".join(shown)
+
+
+#: the registry's schema type each format reads (its schema translator's name)
+_SCHEMA_TYPES = {"AVRO": "AVRO", "PROTOBUF": "PROTOBUF", "JSON_SR": "JSON"}
+
+
+def _check_schema_type(topic: str | None, info: s.FormatInfo, found: TopicSchema, *, is_key: bool) -> None:
+    """Refuse a registered schema of another type than the format reads
+    (``SchemaRegistryTopicSchemaSupplier.incorrectFormat``)."""
+    expected = _SCHEMA_TYPES.get(info.format)
+    if found.schema_type is None or expected is None or found.schema_type == expected:
+        return
+    side, config = ("Key", "KEY_FORMAT") if is_key else ("Value", "VALUE_FORMAT")
+    schema_id = info.properties.get(SCHEMA_ID)
+    msg = (
+        f"{side} schema is not in the expected format. You may want to set {config} to '{found.schema_type}'.\n"
+        f"{_source(topic, None if schema_id is None else int(schema_id))}\n"
+        f"expected format: {expected}\nactual format from Schema Registry: {found.schema_type}"
+    )
+    raise StatementError(msg)
+
+
+def _check_one_definition(info: s.FormatInfo, found: TopicSchema, *, is_key: bool) -> None:
+    """Refuse a Protobuf schema that defines several top-level types when no full schema name
+    chooses one (``DefaultSchemaInjector.throwOnMultiSchemaDefinitions``)."""
+    if info.format != "PROTOBUF" or str(info.properties.get(FULL_SCHEMA_NAME, "")).strip():
+        return
+    format_ = get_format(info.format)
+    assert isinstance(format_, RegistryFormat)
+    main = parse(format_.schema_text_of(found.document), found.references).main
+    names = [f"{main.package}.{d.name}" if main.package else d.name for d in (*main.message_type, *main.enum_type)]
+    if len(names) > 1:
+        side, config = ("Key", "KEY_SCHEMA_FULL_NAME") if is_key else ("Value", "VALUE_SCHEMA_FULL_NAME")
+        shown = "\n".join(f"- {name}" for name in names)
+        msg = (
+            f"{side} schema has multiple schema definitions. \n\n{shown}\n\n"
+            f"Please specify a schema full name in the WITH clause using {config}"
+        )
+        raise StatementError(msg)

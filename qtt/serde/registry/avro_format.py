@@ -55,11 +55,19 @@ class AvroFormat(RegistryFormat):
         references: Sequence[tuple[str, str]] = (),
     ) -> list[tuple[str | None, t.SqlType]]:
         schema = parsed(text)
+        members = [m for m in schema if m != "null"] if isinstance(schema, list) else []
+        if not unwrapped and len(members) == 1 and isinstance(members[0], dict) and members[0].get("type") == "record":
+            schema = members[0]  # Connect reads a nullable record as an optional record: its fields are columns
         try:
             if not unwrapped and isinstance(schema, dict) and schema.get("type") == "record":
                 fields = avro_schema.record_fields(schema)
-                return [(name.upper(), avro_schema.sql_type_of(type_, where)) for name, type_, where in fields]
-            return [(None, avro_schema.sql_type_of(schema))]
+                # a schema id keeps the schema's names (ksqlDB's ORIGINAL_FIELD_NAME translation policy)
+                upper = SCHEMA_ID not in properties
+                return [
+                    (name.upper() if upper else name, avro_schema.sql_type_of(type_, where, upper=upper))
+                    for name, type_, where in fields
+                ]
+            return [(None, avro_schema.sql_type_of(schema, upper=SCHEMA_ID not in properties))]
         except StatementError as e:
             if not e.message.startswith(avro_schema.INVALID):
                 raise

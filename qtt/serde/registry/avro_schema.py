@@ -164,8 +164,9 @@ def _map_entries(type_: t.Map, path_name: str, enclosing: str) -> dict[str, Any]
 # ---- inference: Avro types -> SQL types
 
 
-def sql_type_of(schema: Any, path: str = "$") -> t.SqlType:
-    """The SQL type ksqlDB infers for an Avro type.
+def sql_type_of(schema: Any, path: str = "$", *, upper: bool = True) -> t.SqlType:
+    """The SQL type ksqlDB infers for an Avro type: its record fields' names upper-cased, or as
+    they are (``upper=False``) where a schema id names the schema.
 
     Raises:
         StatementError: the type has no SQL type, or is not a valid Avro schema (a record without
@@ -174,8 +175,9 @@ def sql_type_of(schema: Any, path: str = "$") -> t.SqlType:
     if isinstance(schema, list):
         members = [(m, f"{path}[{i}]") for i, m in enumerate(schema) if m != "null"]
         if len(members) == 1:
-            return sql_type_of(*members[0])
-        return t.Struct(tuple(t.Field(_union_field_name(m, where), sql_type_of(m, where)) for m, where in members))
+            return sql_type_of(*members[0], upper=upper)
+        members_ = ((_union_field_name(m, where), sql_type_of(m, where, upper=upper)) for m, where in members)
+        return t.Struct(tuple(t.Field(name, type_) for name, type_ in members_))
     if isinstance(schema, str):
         return _sql_primitive(schema, path)
     if not isinstance(schema, Mapping):
@@ -192,17 +194,18 @@ def sql_type_of(schema: Any, path: str = "$") -> t.SqlType:
         return t.TIMESTAMP
     if kind == "record":
         fields = record_fields(schema, path)
-        return t.Struct(tuple(t.Field(name.upper(), sql_type_of(type_, where)) for name, type_, where in fields))
+        named = ((name.upper() if upper else name, sql_type_of(type_, at, upper=upper)) for name, type_, at in fields)
+        return t.Struct(tuple(t.Field(name, type_) for name, type_ in named))
     if kind == "array":
-        return t.Array(sql_type_of(_member(schema, "items", "array", path), f"{path}.items"))
+        return t.Array(sql_type_of(_member(schema, "items", "array", path), f"{path}.items", upper=upper))
     if kind == "map":
-        return t.Map(t.STRING, sql_type_of(_member(schema, "values", "map", path), f"{path}.values"))
+        return t.Map(t.STRING, sql_type_of(_member(schema, "values", "map", path), f"{path}.values", upper=upper))
     if kind == "enum":
         return t.STRING
     if kind == "fixed":
         return t.BYTES
     if isinstance(kind, (str, list, dict)):
-        return sql_type_of(kind, f"{path}.type")
+        return sql_type_of(kind, f"{path}.type", upper=upper)
     if kind is None:
         raise StatementError(f'{INVALID} at {path}: a type object needs "type", and this one has none')
     msg = f"Avro type {json_value(kind)} at {path}.type has no SQL type"

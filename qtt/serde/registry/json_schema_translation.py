@@ -188,8 +188,9 @@ def _pointer(root: Any, ref: str) -> Mapping[str, Any]:
     return found
 
 
-def sql_type_of(schema: Any) -> t.SqlType:
-    """The SQL type ksqlDB infers for a JSON schema.
+def sql_type_of(schema: Any, *, upper: bool = True) -> t.SqlType:
+    """The SQL type ksqlDB infers for a JSON schema: its properties' names upper-cased, or as
+    they are (``upper=False``) where a schema id names the schema.
 
     Raises:
         StatementError: the schema holds a type that has no SQL type.
@@ -220,15 +221,16 @@ def sql_type_of(schema: Any) -> t.SqlType:
         items = schema.get("items")
         if connect_type == "map" and isinstance(items, Mapping) and "properties" in items:
             entry = items["properties"]
-            return t.Map(sql_type_of(entry.get("key")), sql_type_of(entry.get("value")))
+            return t.Map(sql_type_of(entry.get("key"), upper=upper), sql_type_of(entry.get("value"), upper=upper))
         if items is None:
             msg = "Array schema did not specify the items type"
             raise StatementError(msg)
-        return t.Array(sql_type_of(items))
+        return t.Array(sql_type_of(items, upper=upper))
     if kind == "object":
         if connect_type == "map" or ("properties" not in schema and "additionalProperties" in schema):
-            return t.Map(t.STRING, sql_type_of(schema.get("additionalProperties")))
-        return t.Struct(tuple(t.Field(name.upper(), sql_type_of(sub)) for name, sub in fields_of(schema)))
+            return t.Map(t.STRING, sql_type_of(schema.get("additionalProperties"), upper=upper))
+        named = ((name.upper() if upper else name, sql_type_of(sub, upper=upper)) for name, sub in fields_of(schema))
+        return t.Struct(tuple(t.Field(name, type_) for name, type_ in named))
     raise _no_sql_type(schema)
 
 

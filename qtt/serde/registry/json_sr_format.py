@@ -62,8 +62,11 @@ class JsonSrFormat(RegistryFormat):
     ) -> list[tuple[str | None, t.SqlType]]:
         schema = jst.inline_refs(parsed(text))
         if not unwrapped and jst.is_record(schema):
-            return [(name.upper(), jst.sql_type_of(sub)) for name, sub in jst.fields_of(schema)]
-        return [(None, jst.sql_type_of(schema))]
+            # a schema id keeps the schema's names (ksqlDB's ORIGINAL_FIELD_NAME translation policy)
+            upper = SCHEMA_ID not in properties
+            fields = jst.fields_of(schema)
+            return [(name.upper() if upper else name, jst.sql_type_of(sub, upper=upper)) for name, sub in fields]
+        return [(None, jst.sql_type_of(schema, upper=SCHEMA_ID not in properties))]
 
     def make_serializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema, *, by_id: bool) -> Any:
         from confluent_kafka.schema_registry.json_schema import JSONSerializer
