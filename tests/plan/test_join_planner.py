@@ -118,7 +118,8 @@ def test_a_join_of_a_join_prefixes_the_inner_contexts() -> None:
         ),
         (
             "CREATE STREAM o AS SELECT s.k, x FROM s RIGHT JOIN t ON s.k = t.id;",
-            "Invalid join type: right join not supported for stream-table join. Got S RIGHT [OUTER] JOIN T.",
+            # ksqlDB's JoinNode builds no RIGHT stream-table join
+            "Invalid join type encountered: RIGHT [OUTER] JOIN",
         ),
         (
             "CREATE STREAM o AS SELECT s.k, x FROM s JOIN t ON s.v = t.v;",

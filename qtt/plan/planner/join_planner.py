@@ -26,8 +26,8 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, WINDOW_BOUNDS, Column
+from qtt.plan.planner.join_checks import check_partitions, check_windowed_keys, check_windowing
 from qtt.plan.planner.planned import check_no_map_keys, reject_windowed_tables
-from qtt.serde.interface import INFERRED_KEY_FORMATS
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 from qtt.sql.parser import iter_nodes
@@ -127,7 +127,8 @@ class JoinPlanner:
         assert isinstance(relation, ast.Join)
         tree = self._check_tree(relation)
         reject_windowed_tables([source for _, source in tree.sources])
-        kafka = [source.name for _, source in tree.sources if source.formats.value_format.format == "KAFKA"]
+        # ksqlDB's Analyzer.validate names them by their aliases
+        kafka = [alias for alias, source in tree.sources if source.formats.value_format.format == "KAFKA"]
         if kafka:
             raise StatementError(messages.kafka_value_format(kafka, "JOIN"))
         return self._plan(relation, "")
@@ -147,11 +148,12 @@ class JoinPlanner:
             else:
                 msg = (
                     "N-way joins do not support multiple occurrences of the same source. "
-                    f"Source: '{relation.right.name}'"
+                    f"Source: '{relation.right.name}'."
                 )
             raise StatementError(msg)
-        self._criteria(relation, left, right)
-        _check_windowing(left, right)
+        criteria = self._criteria(relation, left, right)
+        named = dict(_combined(left, right).sources)  # ksqlDB's analyzer: the sources as the criteria name them
+        check_windowing(*[[(q, named[q])] for q in criteria.written])
         return _combined(left, right)
 
     def _plan(self, relation: ast.Join, prefix: str) -> Joined:
@@ -213,15 +215,14 @@ class JoinPlanner:
     def _join(self, relation: ast.Join, left: Joined, right: Joined, prefix: str) -> Joined:
         criteria = self._criteria(relation, left, right)
         left_expr, right_expr, got = criteria.left, criteria.right, criteria.got
-        shown = f"{left.shown} {_SHOWN_KIND[relation.kind]} {right.shown}"
+        shown = criteria.shown(relation.kind)
         if left.kind == TABLE and right.kind == STREAM:
             msg = f"Invalid join order: table-stream joins are not supported; only stream-table joins. Got {shown}."
             raise StatementError(msg)
         stream_stream = left.kind == STREAM and right.kind == STREAM
         stream_table = left.kind == STREAM and right.kind == TABLE
-        if stream_table and relation.kind in ("RIGHT", "FULL"):
-            what = "full-outer" if relation.kind == "FULL" else "right"
-            msg = f"Invalid join type: {what} join not supported for stream-table join. Got {shown}."
+        if stream_table and relation.kind == "FULL":
+            msg = f"Invalid join type: full-outer join not supported for stream-table join. Got {shown}."
             raise StatementError(msg)
         right_keyed = right.key is not None and isinstance(right_expr, e.ColumnRef) and right_expr.name == right.key[0]
         if not right_keyed and not stream_stream:
@@ -232,7 +233,9 @@ class JoinPlanner:
             )
             raise StatementError(f"Invalid join condition: {need}. Got {got}.")
         left_keyed = left.key is not None and isinstance(left_expr, e.ColumnRef) and left_expr.name == left.key[0]
-        if not left_keyed and left.kind == TABLE:
+        # ksqlDB's joinOnNonKeyAttribute: the key column of an earlier join's table is a primary-key join
+        on_key = not left_keyed and left.kind == TABLE and _source_key(left, left_expr)
+        if not left_keyed and left.kind == TABLE and not on_key:
             foreign = _foreign_key_join(relation, left, right, criteria, prefix)
             _check_within(relation, left, right)
             return foreign
@@ -241,14 +244,24 @@ class JoinPlanner:
                 raise StatementError(f"Invalid join condition: types don't match. Got {criteria.typed_got}.")
             # others meet in JoinParamsFactory, on the keys the sides were re-keyed to
             raise StatementError(f"Invalid join. Key types differ: {left_expr.result_type} vs {right_expr.result_type}")
+        # what ksqlDB checks as it builds the join: partition counts, WITHIN, the sides, the join type
+        check_partitions(left.sources, right.sources)
         _check_within(relation, left, right)
-        _check_windowed_keys(left, right, left_keyed, right_keyed)
+        if on_key and left_expr not in left.equivalence:  # SchemaKTable.selectKey re-keys no table
+            assert left.key is not None and isinstance(left_expr, e.ColumnRef)
+            raise StatementError(messages.table_repartition([left.key[0]], [left_expr.name]))
+        left_keyed = left_keyed or on_key
+        check_windowed_keys(left.sources, right.sources, left_keyed, right_keyed)
+        if stream_table and relation.kind == "RIGHT":  # JoinNode's StreamToTableJoiner knows no RIGHT
+            raise StatementError(f"Invalid join type encountered: {_SHOWN_KIND[relation.kind]}")
         # a full outer join's columns may be null on either side: only its synthetic key is the key
         equivalence = frozenset() if relation.kind == "FULL" else _equivalence(left, right, left_expr, right_expr)
         equivalents = _viable(left, right, left_expr, right_expr, equivalence)
         synthetic = not equivalents
         if synthetic:
             key_name = _synthetic_key(left, right)
+        elif on_key and left.key is not None:  # keyed as it is: the join's key keeps its name
+            key_name = left.key[0]
         elif isinstance(left_expr, e.ColumnRef):
             key_name = left_expr.name
         elif isinstance(right_expr, e.ColumnRef):
@@ -264,8 +277,6 @@ class JoinPlanner:
             left_step = _rekeyed(left_step, f"{prefix}LeftSourceKeyed", key_name, left_expr, name)
         if not right_keyed:
             right_step = _rekeyed(right_step, f"{prefix}RightSourceKeyed", key_name, right_expr, f"{repartition}-right")
-        if left.kind == STREAM and left_keyed and right_keyed and not left.repartitioned:
-            _check_partitions(left, right)
         join_type = PLAN_JOIN_TYPES[relation.kind]
         leftmost = left.sources[0][1]
         joined: dict[str, Any] = {
@@ -318,12 +329,13 @@ class JoinPlanner:
     def _criteria(self, relation: ast.Join, left: Joined, right: Joined) -> _Criteria:
         """The join's left and right expressions, and the criteria as ksqlDB's messages show them."""
         on = relation.on
-        if isinstance(on, ast.And):
+        # ksqlDB's analyzer: an AND or OR of two equalities is a multi-column join; others are unsupported
+        if isinstance(on, (ast.And, ast.Or)) and all(_equality(side) for side in (on.left, on.right)):
             msg = f"Invalid join condition: joins on multiple conditions are not yet supported. Got {format_expr(on)}."
             raise StatementError(msg)
-        if not isinstance(on, ast.Comparison):
+        if not isinstance(on, (ast.Comparison, ast.DistinctFrom)):  # IS DISTINCT FROM is a comparison too
             raise StatementError(f"Unsupported join expression: {format_expr(on)}")
-        if on.op != "=":
+        if not isinstance(on, ast.Comparison) or on.op != "=":
             raise StatementError("Only equality join criteria is supported.")
         both = _combined(left, right)
         scope = both.scope()
@@ -361,7 +373,9 @@ class JoinPlanner:
         typed_got = " = ".join(f"{text}{{{x.result_type}}}" for text, x in zip(shown, typed, strict=True))
         if first == right_name:
             typed.reverse()
-        return _Criteria(typed[0], typed[1], got, typed_got)
+        named = dict(both.sources)
+        left_name = named[second if first == right_name else first].name
+        return _Criteria(typed[0], typed[1], got, typed_got, left_name, named[right_name].name, (first, second))
 
 
 def _check_within(relation: ast.Join, left: Joined, right: Joined) -> None:
@@ -382,12 +396,21 @@ class _Criteria:
     right: e.Expression
     got: str
     typed_got: str
+    #: the names (not aliases) of the sources the left and right expressions read, as ksqlDB's
+    #: messages about join kinds show them (``JoinInfo.getLeftSource().getDataSource().getName()``)
+    left_source: str = ""
+    right_source: str = ""
+    #: the qualifiers of the sources the criteria's sides read, as written
+    written: tuple[str, str] = ("", "")
+
+    def shown(self, kind: str) -> str:
+        return f"{self.left_source} {_SHOWN_KIND[kind]} {self.right_source}"
 
 
 def _foreign_key_join(relation: ast.Join, left: Joined, right: Joined, criteria: _Criteria, prefix: str) -> Joined:
     """A table joined on a non-key expression of its own with the right table's key (ksqlDB's
     ``verifyForeignKeyJoin``): keyed by the left table's key, never re-keyed."""
-    shown = f"{left.shown} {_SHOWN_KIND[relation.kind]} {right.shown}"
+    shown = criteria.shown(relation.kind)
     if relation.kind == "FULL":
         msg = f"Invalid join type: full-outer join not supported for foreign-key table-table join. Got {shown}."
         raise StatementError(msg)
@@ -463,6 +486,19 @@ def _synthetic_key(left: Joined, right: Joined) -> str:
     return name
 
 
+def _source_key(joined: Joined, expr: e.Expression) -> bool:
+    """Whether ``expr``, over a join's result, is the one key column of the source it reads."""
+    column = _by_prefixed(joined).get(expr.name) if isinstance(expr, e.ColumnRef) else None
+    if column is None or len(joined.sources) < 2:
+        return False
+    key = dict(joined.sources)[column.qualifier].schema.key
+    return len(key) == 1 and key[0].name == column.name
+
+
+def _equality(node: ast.Expr) -> bool:
+    return isinstance(node, ast.Comparison) and node.op == "="
+
+
 def _column_refs(node: object) -> list[ast.ColumnRef]:
     return [x for x in iter_nodes(node) if isinstance(x, ast.ColumnRef)]
 
@@ -520,63 +556,6 @@ def _viable(
     candidates = [*left.equivalents, *column(left_expr), *right.equivalents, *column(right_expr)]
     viable = [c for c in candidates if e.ColumnRef(name=c.prefixed, sql_type=c.type) in equivalence]
     return tuple(dict.fromkeys(viable))
-
-
-def _check_windowing(left: Joined, right: Joined) -> None:
-    """Windowed sources join only windowed sources of a compatible kind (ksqlDB's analyzer)."""
-    (left_name, left_source), (right_name, right_source) = left.sources[0], right.sources[0]
-    left_window, right_window = left_source.formats.window, right_source.formats.window
-    if (left_window is None) != (right_window is None):
-        shown = [
-            f"`{name}` is {window.type if window else 'not'} windowed"
-            for name, window in (
-                (left_name, left_window),
-                (right_name, right_window),
-            )
-        ]
-        raise StatementError("\n".join(["Can not join windowed source to non-windowed source.", *shown]))
-    if left_window is None or right_window is None:
-        return
-    if (left_window.type == "SESSION") != (right_window.type == "SESSION"):
-        msg = (
-            f"Incompatible windowed sources.\nLeft source: {left_window.type}\nRight source: {right_window.type}\n"
-            "Session windowed sources can only be joined to other session windowed sources, and may still not "
-            "result in expected behaviour as session bounds must be an exact match for the join to work\n"
-            "Hopping and tumbling windowed sources can only be joined to other hopping and tumbling windowed sources"
-        )
-        raise StatementError(msg)
-
-
-def _check_windowed_keys(left: Joined, right: Joined, left_keyed: bool, right_keyed: bool) -> None:
-    """A windowed side can be neither re-keyed nor moved to the join's key format (the left's);
-    a Schema-Registry key format is repartitioned as it is, which ksqlDB allows."""
-    formats = [source.formats for _, source in (left.sources[0], right.sources[0])]
-    if formats[0].window is None:
-        return
-    moved = (formats[0].key_format, formats[0].key_features, formats[0].window) != (
-        formats[1].key_format,
-        formats[1].key_features,
-        formats[1].window,
-    )
-    forced = formats[0].key_format.format in INFERRED_KEY_FORMATS
-    if not (left_keyed and right_keyed) or (moved and not forced):
-        msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
-        raise StatementError(msg)
-    if len(left.sources) > 1:
-        raise UnsupportedFeatureError("joining windowed sources in a multi-way join")
-
-
-def _check_partitions(left: Joined, right: Joined) -> None:
-    """Co-partitioned inputs need as many partitions on both sides (ksqlDB's check)."""
-    (left_name, left_source), (right_name, right_source) = left.sources[0], right.sources[0]
-    left_count, right_count = left_source.partitions or 1, right_source.partitions or 1
-    if left_count != right_count:
-        msg = (
-            f"Can't join `{left_name}` with `{right_name}` since the number of partitions don't match. "
-            f"`{left_name}` partitions = {left_count}; `{right_name}` partitions = {right_count}. "
-            "Please repartition either one so that the number of partitions match."
-        )
-        raise StatementError(msg)
 
 
 def or_join(items: Sequence[str]) -> str:

@@ -34,6 +34,7 @@ from qtt.plan.planner.struct_star import expanded_struct
 from qtt.plan.planner.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
+from qtt.sql.parser import iter_nodes
 
 
 def plan_join_query(
@@ -79,6 +80,7 @@ def plan_joined_rows(
             raise StatementError("WINDOW clause requires a GROUP BY clause.")
     joined = JoinPlanner(sources).plan(query.from_)
     assert joined.key is not None
+    _reject_synthetic_key_refs(query, joined)
     step = joined.step
     if query.where is not None:
         if contains_table_function(query.where):
@@ -93,6 +95,33 @@ def plan_joined_rows(
             filter_step = s.TableFilterV3 if joined.foreign_key else s.TableFilterV2
         step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
     return joined, step
+
+
+def _reject_synthetic_key_refs(query: ast.Query, joined: Joined) -> None:
+    """ksqlDB's analyzer lets only the projection of a join without GROUP BY name its synthetic
+    key (``ColumnReferenceValidator``): in WHERE, GROUP BY, PARTITION BY, HAVING, or the
+    projection of an aggregation, ``ROWKEY`` is an unknown column."""
+    if not joined.synthetic_key or joined.key is None:
+        return
+    scope = Scope([c for c in joined.scope().columns if c.qualifiers], joined.qualifiers)
+    clauses = [
+        ("WHERE", [query.where]),
+        ("GROUP BY", query.group_by or ()),
+        ("PARTITION BY", query.partition_by or ()),
+        ("HAVING", [query.having]),
+        ("SELECT", query.select if query.group_by is not None else ()),
+    ]
+    for clause, nodes in clauses:
+        refs = [x for node in nodes if node is not None for x in iter_nodes(node) if isinstance(x, ast.ColumnRef)]
+        for ref in refs:
+            if ref.source is None and ref.name == joined.key[0]:
+                try:
+                    scope.resolve(ref, clause)
+                except UnknownColumnError as error:
+                    if clause != "PARTITION BY":
+                        raise
+                    msg = messages.partition_by_unresolved(error.shown)
+                    raise StatementError(msg, line=error.line, column=error.column) from None
 
 
 def _leftmost(relation: ast.Relation) -> ast.Table:
