@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from qtt import sqltypes as t
-from qtt.errors import SerdeError, StatementError, UnsupportedFeatureError
+from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan.ddl.metastore import TABLE, DataSource
+from qtt.plan.insert_coercion import inserted_value, literal_struct, refuse_column_references
 from qtt.plan.ir.schema import LogicalSchema
-from qtt.serde.excerpt import json_value
-from qtt.serde.values import from_json
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
@@ -66,49 +65,31 @@ def _row(target: DataSource, statement: ast.InsertValues) -> Insert:
             raise StatementError(f"Column name {t.quote(name)} does not exist.")
         if name in PSEUDO_COLUMNS[1:]:
             raise StatementError(f"Inserting into column {t.quote(name)} is not allowed.")
-    given = {name: literal_value(value) for name, value in zip(names, statement.values, strict=True)}
-    timestamp = given.pop(ROWTIME, None)
-    typed = typed_values(schema, given, target.name)
-    rowtime = 0 if timestamp is None else rowtime_of(timestamp)
+    typed = typed_values(schema, dict(zip(names, statement.values, strict=True)))
+    timestamp = typed.pop(ROWTIME, None)
+    rowtime = 0 if timestamp is None else timestamp
     if target.kind == TABLE:
         missing = [c.name for c in schema.key if c.name not in typed]
         if missing:
             raise StatementError(f"Value for primary key column(s) {', '.join(missing)} is required for tables")
     key = tuple(typed.get(c.name) for c in schema.key)
     value = tuple(typed.get(c.name) for c in schema.value)
+    if rowtime < 0:  # Kafka's ProducerRecord refuses it
+        raise StatementError(f"Invalid timestamp: {rowtime}. Timestamp should always be non-negative or null.")
     return Insert(target, key, value, rowtime)
 
 
-def typed_values(schema: LogicalSchema, given: dict[str, Any], source: str) -> dict[str, Any]:
-    """Literal values as the typed values of their columns, as ksqlDB coerces inserted values."""
-    columns = {c.name: c for c in schema.columns}
+def typed_values(schema: LogicalSchema, given: dict[str, ast.Expr]) -> dict[str, Any]:
+    """The values given to columns (``ROWTIME`` a BIGINT among them) as the columns' typed
+    values, as ksqlDB's ``GenericRecordFactory`` resolves and coerces them, in the given order."""
+    types = {c.name: c.type for c in schema.columns} | {ROWTIME: t.BIGINT}
     typed: dict[str, Any] = {}
-    for name, value in given.items():
-        column = columns.get(name)
-        if column is None:
-            raise StatementError(f"Column name {name} does not exist in {source}.")
-        try:
-            typed[name] = from_json(value, column.type)
-        except SerdeError as e:
-            msg = f"Expected type {column.type} for field {name} but got {value!r}: {e.message}"
-            raise StatementError(msg) from None
+    for name, expr in given.items():
+        if name not in types:
+            raise StatementError(f"Column name {t.quote(name)} does not exist.")
+        refuse_column_references(expr)
+        typed[name] = inserted_value(expr, literal_value(expr), types[name], name)
     return typed
-
-
-def rowtime_of(value: Any) -> int:
-    """A ``ROWTIME`` value as the record's timestamp, coerced as a BIGINT column's value is.
-
-    Raises:
-        StatementError: the value is not a BIGINT number of milliseconds.
-    """
-    try:
-        return int(from_json(value, t.BIGINT))
-    except SerdeError as e:
-        msg = (
-            f"Expected type BIGINT for field {ROWTIME} but got {json_value(value)}: {e.message}; "
-            f"{ROWTIME} is the record's timestamp, a BIGINT number of milliseconds"
-        )
-        raise StatementError(msg) from None
 
 
 def literal_value(expr: ast.Expr) -> Any:
@@ -126,7 +107,7 @@ def literal_value(expr: ast.Expr) -> Any:
     if isinstance(expr, ast.CreateMap):
         return {literal_value(k): literal_value(v) for k, v in expr.entries}
     if isinstance(expr, ast.CreateStruct):
-        return {name: literal_value(value) for name, value in expr.fields}
+        return literal_struct({name: literal_value(value) for name, value in expr.fields})
     if isinstance(expr, ast.Negate):
         inner = literal_value(expr.operand)
         if isinstance(inner, int | float | decimal.Decimal) and not isinstance(inner, bool):

@@ -20,9 +20,11 @@ from qtt.sql.ast_parts import (
     TIME_UNIT_FUNCTIONS,
     Duration,
     case_parts,
+    check_escape,
     function_argument,
     grace_ms,
     property_value,
+    type_constructor,
     window_options,
 )
 from qtt.sql.formatter import format_expr
@@ -276,6 +278,12 @@ class AstBuilder(Transformer_NonRecursive):
             properties[name], written[name] = value, text
         return properties
 
+    def negative_number(self, meta: Any, minus: Token, number: Token) -> ast.Expr:
+        literal = {"INTEGER_VALUE": self.integer_literal, "DECIMAL_VALUE": self.decimal_literal}.get(
+            number.type, self.double_literal
+        )(meta, number)
+        return self.negate(meta, minus, literal)
+
     def property(self, meta: Any, name: Any, eq: Token, value: ast.Expr) -> tuple[str, object, str]:
         key = _string(name).upper() if isinstance(name, Token) else name.upper()
         return key, property_value(value), format_expr(value)
@@ -343,7 +351,7 @@ class AstBuilder(Transformer_NonRecursive):
     def within_before_after(self, meta: Any, within, before, after, grace):
         return ast.WithinWindow(before_ms=before, after_ms=after, grace_ms=grace_ms(grace), pos=_pos(meta))
 
-    def window_clause(self, meta: Any, window: Token, spec: ast.WindowSpec) -> tuple[str, Any]:
+    def window_clause(self, meta: Any, window: Token, name: Token | None, spec: ast.WindowSpec) -> tuple[str, Any]:
         return ("window", spec)
 
     def tumbling(self, meta: Any, kw, size_kw, size, *rest):
@@ -418,6 +426,8 @@ class AstBuilder(Transformer_NonRecursive):
         return ast.InList(value=value, items=tuple(items), negated=not_ is not None, pos=_pos(meta))
 
     def like(self, meta: Any, value, not_, like, pattern, escape_kw, escape):
+        if escape is not None:
+            check_escape(_string(escape), _token_pos(escape))
         return ast.Like(
             value=value,
             pattern=pattern,
@@ -477,6 +487,9 @@ class AstBuilder(Transformer_NonRecursive):
 
     def struct_entry(self, meta: Any, name, value):
         return (name, value)
+
+    def type_constructor(self, meta: Any, name: str, value: Token) -> ast.Expr:
+        return type_constructor(name, self._written(meta, name), _string(value), ast.Pos(meta.line, meta.column))
 
     def function_star(self, meta: Any, name: str, star: Token) -> ast.FunctionCall:
         return ast.FunctionCall(name=name.upper(), star=True, spelling=self._written(meta, name), pos=_pos(meta))

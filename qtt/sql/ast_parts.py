@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lark import Token
 
+from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
+from qtt.sql.type_rules import PREPARE_PREFIX, PrepareError
 
 TIME_UNITS_MS = {
     "MILLISECOND": 1,
@@ -96,3 +99,30 @@ def property_value(value: ast.Expr) -> object:
         case ast.NullLiteral():
             return None
     return None  # pragma: no cover - the grammar only allows literals here
+
+
+#: a DECIMAL literal's text as ``"DECIMAL" '...'`` takes it
+_PLAIN_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def type_constructor(name: str, spelled: str, text: str, pos: ast.Pos) -> ast.Expr:
+    """A type's name before a string (``AstBuilder.visitTypeConstructor``): ksqlDB knows only
+    DECIMAL there, a reserved word that can only be a name when quoted (``"DECIMAL" '1.5'``)."""
+    line, column = pos.line, pos.column
+    if name == "DECIMAL" and spelled.upper() == name:  # the reserved word itself
+        msg = f"Syntax Error\nSyntax error at or near '{name}' at line {line}:{column}"
+        raise SqlSyntaxError(msg, line=line, column=column)
+    if name == "DECIMAL" and _PLAIN_DECIMAL.fullmatch(text):
+        return ast.DecimalLiteral(text=text, pos=pos)
+    where = f"Optional[Line: {line}, Col: {column}]"
+    problem = f"Unknown type: {name}, location:{where}"
+    if name == "DECIMAL":  # BigDecimal's own message varies: qtt names the text
+        problem = f"Invalid DECIMAL literal: {text}, location:{where}"
+    raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
+
+
+def check_escape(escape: str, pos: ast.Pos) -> None:
+    """``LIKE ... ESCAPE`` takes one character (``AstBuilder.visitLike``), located at the escape."""
+    if len(escape) != 1:
+        problem = f"Optional[Line: {pos.line}, Col: {pos.column}]: Expected single character escape but got: {escape}"
+        raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=pos.line, column=pos.column)

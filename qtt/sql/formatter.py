@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import decimal
+import math
 import re
+from contextvars import ContextVar
 from functools import singledispatch
 
 from qtt import sqltypes as t
@@ -27,12 +30,26 @@ _BARE = re.compile(r"[A-Z_][A-Z0-9_@]*|[0-9][A-Z0-9_@]+")
 _NUMBER = re.compile(r"[0-9]+(E[+-]?[0-9]+)?")
 
 
+#: set while :func:`format_plain` prints: every name bare
+_PLAIN: ContextVar[bool] = ContextVar("plain", default=False)
+
+
 def format_identifier(name: str) -> str:
     """A name as ksqlDB prints it (IdentifierUtil.needsQuotes): bare when it is an upper-case
     identifier that is not a reserved word, else in backticks."""
-    if _BARE.fullmatch(name) and not _NUMBER.fullmatch(name) and name not in KSQL_RESERVED_WORDS:
+    if _PLAIN.get() or (_BARE.fullmatch(name) and not _NUMBER.fullmatch(name) and name not in KSQL_RESERVED_WORDS):
         return name
     return "`" + name.replace("`", "``") + "`"
+
+
+def format_plain(node: ast.Expr) -> str:
+    """``node`` as ksqlDB's ``Expression.toString()`` prints it in its type errors: as
+    :func:`format_expr`, but no name quoted (``FormatOptions.of(s -> false)``)."""
+    token = _PLAIN.set(True)
+    try:
+        return format_expr(node)
+    finally:
+        _PLAIN.reset(token)
 
 
 @singledispatch
@@ -56,10 +73,23 @@ def visit_IntegerLiteral(node: ast.IntegerLiteral) -> str:
     return str(node.value)
 
 
-@format_expr.register(ast.DecimalLiteral)
-@format_expr.register(ast.DoubleLiteral)
-def visit_DecimalOrDoubleLiteral(node: ast.DecimalLiteral | ast.DoubleLiteral) -> str:
-    return node.text
+@format_expr.register
+def visit_DecimalLiteral(node: ast.DecimalLiteral) -> str:
+    # Java's BigDecimal.toString of the written digits: ``.5`` prints ``0.5``, ``5.`` prints ``5``
+    text = node.text.rstrip(".")
+    return text.replace(".", "0.", 1) if text.lstrip("-+").startswith(".") else text
+
+
+@format_expr.register
+def visit_DoubleLiteral(node: ast.DoubleLiteral) -> str:
+    # ksqlDB prints a double in scientific notation with the fewest digits: ``2.5e2`` is ``2.5E2``
+    value = float(node.text)
+    if value == 0:
+        return "-0E0" if math.copysign(1, value) < 0 else "0E0"
+    _, digits, exponent = decimal.Decimal(repr(abs(value))).normalize().as_tuple()
+    mantissa = "".join(map(str, digits))
+    shown = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
+    return f"{'-' if value < 0 else ''}{shown}E{len(digits) - 1 + int(exponent)}"
 
 
 @format_expr.register
@@ -92,15 +122,20 @@ def visit_Negate(node: ast.Negate) -> str:
 
 
 #: Binary operators ksqlDB prints with a keyword rather than the node's ``op``.
-_KEYWORDS: dict[type[ast.Expr], str] = {ast.Concat: "||", ast.And: "AND", ast.Or: "OR"}
+_KEYWORDS: dict[type[ast.Expr], str] = {ast.And: "AND", ast.Or: "OR"}
+
+
+@format_expr.register
+def visit_Concat(node: ast.Concat) -> str:
+    # ksqlDB's parser reads ``a || b`` as a call of ``concat``, and prints it so
+    return f"concat({format_expr(node.left)}, {format_expr(node.right)})"
 
 
 @format_expr.register(ast.Arithmetic)
 @format_expr.register(ast.Comparison)
-@format_expr.register(ast.Concat)
 @format_expr.register(ast.And)
 @format_expr.register(ast.Or)
-def visit_BinaryOperator(node: ast.Arithmetic | ast.Comparison | ast.Concat | ast.And | ast.Or) -> str:
+def visit_BinaryOperator(node: ast.Arithmetic | ast.Comparison | ast.And | ast.Or) -> str:
     op = node.op if isinstance(node, ast.Arithmetic | ast.Comparison) else _KEYWORDS[type(node)]
     return f"({format_expr(node.left)} {op} {format_expr(node.right)})"
 
@@ -133,8 +168,8 @@ def visit_Between(node: ast.Between) -> str:
 
 @format_expr.register
 def visit_InList(node: ast.InList) -> str:
-    neg = "NOT " if node.negated else ""
-    return f"({format_expr(node.value)} {neg}IN ({', '.join(format_expr(i) for i in node.items)}))"
+    items = ", ".join(format_expr(i) for i in node.items)
+    return _negated(node.negated, f"({format_expr(node.value)} IN ({items}))")
 
 
 @format_expr.register
@@ -193,8 +228,7 @@ def visit_FunctionCall(node: ast.FunctionCall) -> str:
 
 @format_expr.register
 def visit_Lambda(node: ast.Lambda) -> str:
-    params = node.params[0] if len(node.params) == 1 else f"({', '.join(node.params)})"
-    return f"{params} => {format_expr(node.body)}"
+    return f"({', '.join(node.params)}) => {format_expr(node.body)}"
 
 
 @format_expr.register

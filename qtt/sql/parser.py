@@ -22,12 +22,15 @@ from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
 from qtt.sql.ast_builder import AstBuilder
+from qtt.sql.formatter import KSQL_RESERVED_WORDS
+from qtt.sql.source_refs import check_qualifiers
 from qtt.sql.syntax_errors import (
     antlr_name,
     expecting,
     ksql_message,
     missing_message,
     readable_expecting,
+    reserved_message,
     snippet,
     statement_at,
 )
@@ -115,6 +118,8 @@ def parse_statements(text: str) -> list[ast.Statement]:
     try:
         for statement in statements:
             _check_literals(statement)
+            if isinstance(statement, ast.CreateAsSelect | ast.InsertInto):
+                check_qualifiers(statement.query, iter_nodes)
     except SqlSyntaxError as error:
         raise _with_snippet(error, text) from None
     return statements
@@ -176,7 +181,7 @@ def _parse(text: str, start: str) -> lark.Tree:
     try:
         tree = _parser().parse(text, start=start)
     except lark.UnexpectedInput as e:
-        raise _syntax_error(e, text) from None
+        raise _syntax_error(e, text, start) from None
     _check_depth(tree)
     return tree
 
@@ -221,9 +226,15 @@ def _with_snippet(error: SqlSyntaxError, text: str) -> SqlSyntaxError:
     return error
 
 
-def _syntax_error(e: lark.UnexpectedInput, text: str) -> SqlSyntaxError:
+def _syntax_error(e: lark.UnexpectedInput, text: str, start: str = "statements") -> SqlSyntaxError:
     line, column = e.line, e.column
     width = 1
+    if isinstance(e, lark.UnexpectedToken) and _names_only(e) and _extraneous_reserved(e.token, text, start):
+        near = str(e.token)
+        message = reserved_message(line, column, near, statement_at(text, e.token.start_pos or 0))
+        detail = f"Syntax Error: unexpected {near!r}, a reserved keyword (a name spelled so is written `{near}`)"
+        shown = snippet(text, line, column, len(near))
+        return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
     if isinstance(e, lark.UnexpectedToken):
         at_end = e.token.type == "$END"
         near = "<EOF>" if at_end else str(e.token)
@@ -257,6 +268,35 @@ def _syntax_error(e: lark.UnexpectedInput, text: str) -> SqlSyntaxError:
         nonreserved = (_antlr_name(name) for name in _clause_free_nonreserved())
         detail += f"; expecting {readable_expecting(names, nonreserved)}"
     return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
+
+
+_NAME_TERMINALS = frozenset(["IDENTIFIER", "QUOTED_IDENTIFIER", "BACKQUOTED_IDENTIFIER", "DIGIT_IDENTIFIER"])
+
+
+def _names_only(e: lark.UnexpectedToken) -> bool:
+    """Whether only a name can stand where ``e`` failed (a column's or an alias's name)."""
+    rules = _parser().rules
+    nonreserved = {x.name for r in rules if r.origin.name in _NONRESERVED_RULES for x in r.expansion}
+    terminals = _acceptable(e)
+    return bool(terminals) and terminals <= _NAME_TERMINALS | nonreserved
+
+
+def _extraneous_reserved(token: lark.Token, text: str, start: str) -> bool:
+    """Whether ANTLR would report ``token`` as extraneous input, a reserved keyword in the way:
+    one of ksqlDB's reserved words (never a name) after which the parser could go on as if it
+    were not there (ANTLR tries deleting the token before anything else)."""
+    if token.start_pos is None or token.end_pos is None or token.type not in _reserved().values():
+        return False
+    if token.value.upper() not in KSQL_RESERVED_WORDS:
+        return False
+    blanked = text[: token.start_pos] + " " * (token.end_pos - token.start_pos) + text[token.end_pos :]
+    after = len(blanked) - len(blanked[token.end_pos :].lstrip())
+    try:
+        _parser().parse(blanked, start=start)
+    except lark.UnexpectedInput as again:
+        failed_at = len(blanked) if isinstance(again, lark.UnexpectedEOF) else again.pos_in_stream
+        return failed_at is not None and failed_at > after
+    return True
 
 
 def _acceptable(e: lark.UnexpectedToken) -> set[str]:

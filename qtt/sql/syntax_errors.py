@@ -90,6 +90,16 @@ def missing_message(line: int, column: int, token: str, statement: str, near: st
     return f"line {line}:{column}: Syntax Error\nmissing {token} at '{near}'\nStatement: {statement}"
 
 
+def reserved_message(line: int, column: int, word: str, statement: str) -> str:
+    """ksqlDB's message when a reserved keyword stands where the parser could skip it (ANTLR's
+    "extraneous input"): most often a keyword used as a name, or a word left before one."""
+    problem = (
+        f'"{word}" is a reserved keyword and it can\'t be used as an identifier. '
+        f"You can use it as an identifier by escaping it as '{word}' "
+    )
+    return f"line {line}:{column}: Syntax Error\n{problem}\nStatement: {statement}"
+
+
 #: Names a user reads as one: the quoted forms of a name, and the non-reserved keywords (which
 #: are names too), are left out of a readable "expecting" set that has ``IDENTIFIER``.
 _NAME_FORMS = frozenset(["DIGIT_IDENTIFIER", "QUOTED_IDENTIFIER", "BACKQUOTED_IDENTIFIER"])

@@ -40,7 +40,7 @@ def planning_message(select: str, group_by: str = "") -> str:
         ("LPAD(I)", "LPad"),
         ("transform(I, x => x)", "transform"),
         ("Filter(A)", "filter"),
-        ("abs(x => x)", "Abs"),
+        ("abs(I, x => x)", "Abs"),
         ("coalesce()", "COALESCE"),
         ("ifnull(I)", "IFNULL"),
     ],

@@ -57,7 +57,7 @@ def test_reduce_widens_the_lambda_result_to_the_state_type() -> None:
         ("REDUCE(A, 0, (s, x) => CAST(x AS STRING))", r"the lambda returns STRING, where INTEGER is expected"),
         ("REDUCE(A, NULL, (s, x) => s)", r"Can't infer a type of null"),
         ("TRANSFORM(A)", r"Function 'transform' does not accept parameters \(ARRAY<INTEGER>\)"),
-        ("ABS(x => x)", r"Function 'Abs' does not accept parameters \(LAMBDA<1>\)"),
+        ("ABS(I, x => x)", r"Function 'Abs' does not accept parameters \(INTEGER, LAMBDA<1>\)"),
         ("TRANSFORM(A, x => nope)", r"column 'NOPE' cannot be resolved"),
         ("TRANSFORM(A, x => SUM(x))", r"Aggregate functions are not allowed"),
     ],

@@ -63,7 +63,7 @@ def _text(sql: str) -> str:
             "CREATE STREAM by_station AS SELECT station, `note`, TRANSFORM(ARRAY[minutes], x => x + 1) AS plus "
             "FROM rides PARTITION BY station;",
             "CREATE STREAM BY_STATION AS SELECT\n  RIDES.STATION STATION,\n  RIDES.`note` `note`,\n"
-            "  TRANSFORM(ARRAY[RIDES.`MINUTES`], X => (X + 1)) PLUS\nFROM RIDES RIDES\nPARTITION BY RIDES.STATION\n"
+            "  TRANSFORM(ARRAY[RIDES.`MINUTES`], (X) => (X + 1)) PLUS\nFROM RIDES RIDES\nPARTITION BY RIDES.STATION\n"
             "EMIT CHANGES",
         ),
         ("INSERT INTO rides SELECT * FROM rides;", "INSERT INTO rides SELECT * FROM rides;"),

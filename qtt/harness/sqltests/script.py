@@ -17,7 +17,7 @@ from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureErr
 from qtt.harness.sqltests.files import SqlTest
 from qtt.plan.ddl.metastore import DataSource
 from qtt.plan.ddl.sql_schema import namespace_of
-from qtt.plan.inserts import ROWTIME, Insert, inserted_row, literal_value, rowtime_of, typed_values
+from qtt.plan.inserts import Insert, inserted_row, typed_values
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.schema import Column, LogicalSchema
@@ -144,11 +144,7 @@ def _check(planner: Planner, statement: ast.AssertValues | ast.AssertTombstone, 
         columns = tuple(c.name for c in shown)
     if len(columns) != len(exprs):
         raise StatementError(f"Expected a value for each column. Expected Columns: {list(columns)}.")
-    given = {name: literal_value(expr) for name, expr in zip(columns, exprs, strict=True)}
-    timestamp = given.pop(ROWTIME, None)
-    expected = typed_values(source.schema, given, source.name)
-    if timestamp is not None:
-        expected[ROWTIME] = rowtime_of(timestamp)
+    expected = typed_values(source.schema, dict(zip(columns, exprs, strict=True)))
     return Check(statement, source, expected, isinstance(statement, ast.AssertTombstone), seen)
 
 

@@ -18,6 +18,7 @@ from qtt.errors import SqlError, StatementError, UnknownColumnError, Unsupported
 from qtt.plan.analysis import messages, pseudo_timestamps
 from qtt.plan.analysis.case_types import case_type
 from qtt.plan.analysis.coercion import (
+    EQUALITY_OPS,
     arithmetic_type,
     between_problem,
     can_cast,
@@ -28,18 +29,19 @@ from qtt.plan.analysis.coercion import (
     decimal_literal_type,
     implicit_cast,
     is_null_literal,
+    map_key,
     unsupported_arithmetic,
     unsupported_cast,
 )
 from qtt.plan.analysis.lambda_calls import is_lambda_function, resolve_lambda_call
-from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, can_coerce, convert
+from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, align_collections, convert
 from qtt.plan.functions import scalar_signatures as fns
 from qtt.plan.functions.aggregate_signatures import is_aggregate
 from qtt.plan.functions.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType, note_resolution
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir.schema import WINDOW_BOUNDS as _WINDOW_BOUNDS
 from qtt.sql import ast
-from qtt.sql.formatter import format_expr
+from qtt.sql.formatter import format_expr, format_plain
 
 _ISSUE = "(see https://github.com/confluentinc/ksql/issues/4239)"
 #: the messages of a filter that does not type check that are ksqlDB's already
@@ -97,37 +99,12 @@ class Scope:
         return matches[0]
 
 
-def _align_collections(left: e.Expression, right: e.Expression) -> tuple[e.Expression, e.Expression]:
-    """Arrays, maps or structs of different element types, cast to the one the other widens to.
-
-    ksqlDB compares ``ARRAY<INTEGER>`` with ``ARRAY<BIGINT>`` (element by element, as numbers);
-    qtt casts the narrower side so that Spark compares values of one type.
-    """
-    lt, rt = left.result_type, right.result_type
-    if lt == rt or not {lt.base, rt.base} <= {"ARRAY", "MAP", "STRUCT"}:
-        return left, right
-    common = can_coerce(lt, rt, from_text=False) or can_coerce(rt, lt, from_text=False)
-    if common is None:
-        return left, right
-    return implicit_cast(left, common), implicit_cast(right, common)
-
-
 def _line(node: ast.Node) -> int | None:
     return node.pos.line if node.pos else None
 
 
 def _col(node: ast.Node) -> int | None:
     return node.pos.column if node.pos else None
-
-
-_COMPARISON_NAMES = {
-    "=": "EQUAL",
-    "<>": "NOT_EQUAL",
-    "<": "LESS_THAN",
-    "<=": "LESS_THAN_OR_EQUAL",
-    ">": "GREATER_THAN",
-    ">=": "GREATER_THAN_OR_EQUAL",
-}
 
 
 # ---------------------------------------------------------------------------- the analyzer
@@ -154,7 +131,8 @@ class Analyzer:
         #: plans an aggregate call (in an aggregating query's SELECT and HAVING); without it
         #: an aggregate function is not allowed in the clause.
         self.aggregates = aggregates
-        self._filtering = False  # inside a WHERE or HAVING condition (see boolean)
+        #: inside a WHERE or HAVING condition, its operands that are not BOOLEAN (see boolean)
+        self._deferred: list[tuple[ast.Expr, t.SqlType]] | None = None
 
     def __call__(self, node: ast.Expr) -> e.Expression:
         return self.visit(node)
@@ -171,13 +149,20 @@ class Analyzer:
         """Analyze a condition; it must be BOOLEAN.
 
         A WHERE or HAVING clause that does not type check is ksqlDB's ``FilterTypeValidator``
-        error: ``Error in WHERE expression: `` before the reason.
+        error: ``Error in WHERE expression: `` before the reason. Its operands that are not
+        BOOLEAN are checked once the whole condition is typed, as ksqlDB checks them; qtt names
+        the first (where ksqlDB names the whole condition when it is the last operand).
         """
-        if self.clause not in pseudo_timestamps.CLAUSES or self._filtering:
-            return self._boolean(node)
-        self._filtering = True
+        if self.clause not in pseudo_timestamps.CLAUSES or self._deferred is not None:
+            return self._boolean(node, self._deferred)
+        self._deferred = []
         try:
-            return self._boolean(node)
+            expr = self._boolean(node)
+            if self._deferred:
+                shown, type_ = self._deferred[0]
+                msg = messages.not_boolean(self.clause, shown, type_)
+                raise StatementError(msg, line=_line(shown), column=_col(shown))
+            return expr
         except StatementError as error:
             # an unknown column is the analyzer's error, raised before the filter is typed
             own = isinstance(error, UnsupportedFeatureError | UnknownColumnError)
@@ -185,16 +170,15 @@ class Analyzer:
                 error.message = f"Error in {self.clause} expression: {error.message}"
             raise
         finally:
-            self._filtering = False
+            self._deferred = None
 
-    def _boolean(self, node: ast.Expr) -> e.Expression:
+    def _boolean(self, node: ast.Expr, deferred: list[tuple[ast.Expr, t.SqlType]] | None = None) -> e.Expression:
         expr = coerce_null(self.visit(node), t.BOOLEAN)
         if expr.result_type != t.BOOLEAN:
-            clause = f"{self.clause} expression" if self.clause in pseudo_timestamps.CLAUSES else self.clause
-            msg = (
-                f"Type error in {clause}: Should evaluate to boolean but is "
-                f"{format_expr(node)} ({expr.result_type}) instead."
-            )
+            if deferred is not None:
+                deferred.append((node, expr.result_type))
+                return expr
+            msg = messages.not_boolean(self.clause, node, expr.result_type)
             raise StatementError(msg, line=_line(node), column=_col(node))
         return expr
 
@@ -250,7 +234,7 @@ class Analyzer:
             raise StatementError(f"Expected STRUCT type, got: {type_}", line=_line(node), column=_col(node))
         found = type_.field(node.field)
         if found is None:
-            msg = f"Could not find field '{node.field}' in '{format_expr(node.base)}'."
+            msg = f"Could not find field '{node.field}' in '{format_plain(node.base)}'."
             raise StatementError(msg, line=_line(node), column=_col(node))
         return e.FieldRef(base=base, name=found.name, sql_type=found.type)
 
@@ -266,8 +250,10 @@ class Analyzer:
                 raise StatementError(msg, line=_line(node), column=_col(node))
             return e.Subscript(base=base, index=index, sql_type=type_.element)
         if isinstance(type_, t.Map):
-            index = coerce_null(index, type_.key)
-            return e.Subscript(base=base, index=index, sql_type=type_.value)
+            key = map_key(coerce_null(index, type_.key), type_.key)
+            if key is None:  # ksqlDB's Map.get: a key of another Java class is never found
+                return e.Literal(value=None, sql_type=type_.value)
+            return e.Subscript(base=base, index=key, sql_type=type_.value)
         raise StatementError(messages.not_subscriptable(node, type_), line=_line(node), column=_col(node))
 
     # ------------------------------------------------------------------ arithmetic
@@ -283,16 +269,15 @@ class Analyzer:
     @visit.register
     def visit_Arithmetic(self, node: ast.Arithmetic) -> e.Expression:
         left, right = self.visit(node.left), self.visit(node.right)
-        if isinstance(left.result_type, NullType) and isinstance(right.result_type, NullType):
-            msg = f"Arithmetic on types NULL and NULL are not supported: {format_expr(node)}"
+        if is_null_literal(left) or is_null_literal(right):
+            msg = messages.null_arithmetic(node, left.result_type, right.result_type)
             raise StatementError(msg, line=_line(node), column=_col(node))
-        left, right = coerce_null(left, right.result_type), coerce_null(right, left.result_type)
         lt, rt = left.result_type, right.result_type
         if node.op == "+" and lt == t.STRING and rt == t.STRING:
             return e.Call(name="CONCAT", args=(left, right), sql_type=t.STRING)
         result = arithmetic_type(node.op, lt, rt)
         if result is None:
-            msg = f"Error processing expression: {format_expr(node)}. Unsupported arithmetic types. {lt} {rt}"
+            msg = f"Error processing expression: {format_plain(node)}. Unsupported arithmetic types. {lt} {rt}"
             raise StatementError(msg, line=_line(node), column=_col(node))
         if (problem := unsupported_arithmetic(node.op, result, in_lambda=bool(self.lambda_vars))) is not None:
             raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
@@ -311,34 +296,34 @@ class Analyzer:
             node = cast(ast.Comparison, pseudo_timestamps.rewritten(node))
         left, right = self.visit(node.left), self.visit(node.right)
         if is_null_literal(left) or is_null_literal(right):
-            shown = f"{format_expr(node.left).upper()} {node.op} {format_expr(node.right).upper()}"
-            msg = f"Comparison with NULL not supported: {shown}"
+            msg = messages.null_comparison(left.result_type, node.op, right.result_type)
             raise StatementError(msg, line=_line(node), column=_col(node))
         if node.op in ("=", "<>"):
-            left, right = _align_collections(left, right)
+            left, right = align_collections(left, right)
         self._check_comparable(node.left, left, node.right, right, node.op)
         return e.Comparison(op=node.op, left=left, right=right)
 
     def _check_comparable(self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str) -> None:
         lt, rt = left.result_type, right.result_type
-        if op in ("=", "<>") and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT") and lt != rt:
+        if op in EQUALITY_OPS and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT") and lt != rt:
             # ksqlDB accepts any two arrays (maps, structs) here; what it computes for element
             # types that do not widen to each other is not known to qtt.
             feature = f"comparing {lt} with {rt}"
             raise UnsupportedFeatureError(feature, line=_line(ln), column=_col(ln))
         if not comparable(lt, rt, op):
-            msg = (
-                f"Cannot compare {format_expr(ln)} ({left.result_type}) to {format_expr(rn)} "
-                f"({right.result_type}) with {_COMPARISON_NAMES.get(op, op)}."
-            )
-            raise StatementError(msg, line=_line(ln), column=_col(ln))
+            raise StatementError(messages.cannot_compare(ln, lt, rn, rt, op), line=_line(ln), column=_col(ln))
 
     @visit.register
     def visit_DistinctFrom(self, node: ast.DistinctFrom) -> e.Expression:
+        if self.clause in pseudo_timestamps.CLAUSES:
+            node = cast(ast.DistinctFrom, pseudo_timestamps.rewritten(node))
         left, right = self.visit(node.left), self.visit(node.right)
+        if not node.negated and (is_null_literal(left) or is_null_literal(right)):  # NOT hides it from ksqlDB
+            msg = messages.null_comparison(left.result_type, "IS DISTINCT FROM", right.result_type)
+            raise StatementError(msg, line=_line(node), column=_col(node))
         left, right = coerce_null(left, right.result_type), coerce_null(right, left.result_type)
-        left, right = _align_collections(left, right)
-        self._check_comparable(node.left, left, node.right, right, "=")
+        left, right = align_collections(left, right)
+        self._check_comparable(node.left, left, node.right, right, "IS DISTINCT FROM")
         return e.DistinctFrom(left=left, right=right, negated=node.negated)
 
     @visit.register
@@ -380,7 +365,7 @@ class Analyzer:
         value = self.visit(node.value)
         items = [self.visit(i) for i in node.items]
         exprs = [value, *items]
-        coercer = ListCoercer([format_expr(n) for n in (node.value, *node.items)])
+        coercer = ListCoercer([format_plain(n) for n in (node.value, *node.items)])
         try:
             target = coercer.common_type(exprs)
         except CoercionError as error:
@@ -410,7 +395,7 @@ class Analyzer:
     @visit.register
     def visit_SearchedCase(self, node: ast.SearchedCase) -> e.Expression:
         conditions = [self._when_operand(w.condition) for w in node.whens]
-        shown = [format_expr(w.condition) for w in node.whens]
+        shown = [format_plain(w.condition) for w in node.whens]
         return self._case(node, conditions, shown, [w.result for w in node.whens])
 
     @visit.register
@@ -422,13 +407,13 @@ class Analyzer:
             self._check_comparable(node.operand, operand, w.condition, value, "=")
             conditions.append(e.Comparison(op="=", left=operand, right=value))
         # ksqlDB turns a simple CASE into a searched one before it types it
-        shown = [f"({format_expr(node.operand)} = {format_expr(w.condition)})" for w in node.whens]
+        shown = [f"({format_plain(node.operand)} = {format_plain(w.condition)})" for w in node.whens]
         return self._case(node, conditions, shown, [w.result for w in node.whens])
 
     def _when_operand(self, node: ast.Expr) -> e.Expression:
         expr = coerce_null(self.visit(node), t.BOOLEAN)
         if expr.result_type != t.BOOLEAN:
-            msg = f"WHEN operand type should be boolean.\nType for '{format_expr(node)}' is {expr.result_type}"
+            msg = f"WHEN operand type should be boolean.\nType for '{format_plain(node)}' is {expr.result_type}"
             raise StatementError(msg, line=_line(node), column=_col(node))
         return expr
 
@@ -441,7 +426,7 @@ class Analyzer:
     ) -> e.Expression:
         results = [self.visit(r) for r in result_nodes]
         default = self.visit(node.default) if node.default is not None else None
-        shown_results = [format_expr(r) for r in result_nodes]
+        shown_results = [format_plain(r) for r in result_nodes]
         try:
             default_type = default.result_type if default is not None else None
             target = case_type(shown_conditions, shown_results, [r.result_type for r in results], default_type)
@@ -491,7 +476,7 @@ class Analyzer:
         """The common type of a constructor's elements, keys or values by ksqlDB's list coercion
         (``CoercionUtil.coerceUserList``), with its messages."""
         try:
-            found = ListCoercer([format_expr(n) for n in raw]).common_type(exprs)
+            found = ListCoercer([format_plain(n) for n in raw]).common_type(exprs)
         except CoercionError as error:
             raise StatementError(error.message, line=_line(node), column=_col(node)) from None
         if found is None or isinstance(found, NullType):

@@ -52,6 +52,16 @@ def implicit_cast(expr: e.Expression, type_: t.SqlType) -> e.Expression:
     return e.Cast(operand=expr, sql_type=type_)
 
 
+def map_key(index: e.Expression, key: t.SqlType) -> e.Expression | None:
+    """``index`` as the key of a map whose keys are ``key``, or None when ksqlDB's ``Map.get``
+    never finds it: Java's ``equals`` is false across classes (an INTEGER index of a BIGINT or
+    STRING key) and between BigDecimals of different scales."""
+    type_ = index.result_type
+    if type_.base != key.base or (isinstance(type_, t.Decimal) and type_.scale != getattr(key, "scale", None)):
+        return None
+    return implicit_cast(index, key)
+
+
 # ---------------------------------------------------------------------------- type rules
 
 
@@ -115,15 +125,20 @@ def common_type(types: Iterable[t.SqlType]) -> t.SqlType | None:
     return result
 
 
+#: the comparisons ksqlDB's ComparisonUtil counts as equality (BOOLEAN, ARRAY, MAP and STRUCT
+#: operands take only these)
+EQUALITY_OPS = frozenset({"=", "<>", "IS DISTINCT FROM"})
+
+
 def comparable(left: t.SqlType, right: t.SqlType, op: str) -> bool:
     if isinstance(left, NullType) or isinstance(right, NullType):
         return True
     if t.is_numeric(left) and t.is_numeric(right):
         return True
     if left.base in ("ARRAY", "MAP", "STRUCT") or right.base in ("ARRAY", "MAP", "STRUCT"):
-        return op in ("=", "<>") and left == right
+        return op in EQUALITY_OPS and left == right
     if left.base == right.base:
-        return left.base != "BOOLEAN" or op in ("=", "<>")
+        return left.base != "BOOLEAN" or op in EQUALITY_OPS
     # ksqlDB's ComparisonUtil: text compares with any temporal type (read as that type), and a
     # DATE with a TIMESTAMP (as the instant of its midnight, UTC).
     if {left.base, right.base} == {"DATE", "TIMESTAMP"}:

@@ -12,6 +12,9 @@ from collections.abc import Collection, Iterator, Mapping
 from qtt.errors import StatementError
 from qtt.sql import ast, iter_nodes
 
+#: ksqlDB's engine runs the AstSanitizer as it prepares a statement, and prefixes its errors so
+_PREPARING = "Exception while preparing statement: "
+
 
 def check_lambda_arguments(query: ast.Query, source_columns: Mapping[str, Collection[str]]) -> None:
     """Raise ksqlDB's error for the first lambda parameter it refuses, if any.
@@ -26,9 +29,9 @@ def check_lambda_arguments(query: ast.Query, source_columns: Mapping[str, Collec
 def _check(node: ast.Lambda, columns: set[str], outer: frozenset[str]) -> None:
     for param in node.params:
         if param in columns:
-            raise StatementError(f"Lambda function argument can't be a column name: {param}")
+            raise StatementError(f"{_PREPARING}Lambda function argument can't be a column name: {param}")
     if len(outer | set(node.params)) < len(outer) + len(node.params):
-        raise StatementError("Reusing lambda arguments in nested lambda is not allowed")
+        raise StatementError(f"{_PREPARING}Reusing lambda arguments in nested lambda is not allowed")
     inner = outer | frozenset(node.params)
     for child in _nested(node.body):
         _check(child, columns, inner)

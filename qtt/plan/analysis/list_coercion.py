@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.plan.analysis.coercion import decimal_literal_type
+from qtt.plan.analysis.coercion import decimal_literal_type, implicit_cast
 from qtt.plan.functions.signature_matching import NullType, widen_decimals
 from qtt.plan.ir import expressions as e
 
@@ -129,6 +129,21 @@ def can_coerce(
             fields.append(t.Field(field.name, common))
         return t.Struct(tuple(fields))
     return None
+
+
+def align_collections(left: e.Expression, right: e.Expression) -> tuple[e.Expression, e.Expression]:
+    """Arrays, maps or structs of different element types, cast to the one the other widens to.
+
+    ksqlDB compares ``ARRAY<INTEGER>`` with ``ARRAY<BIGINT>`` (element by element, as numbers);
+    qtt casts the narrower side so that Spark compares values of one type.
+    """
+    lt, rt = left.result_type, right.result_type
+    if lt == rt or not {lt.base, rt.base} <= {"ARRAY", "MAP", "STRUCT"}:
+        return left, right
+    common = can_coerce(lt, rt, from_text=False) or can_coerce(rt, lt, from_text=False)
+    if common is None:
+        return left, right
+    return implicit_cast(left, common), implicit_cast(right, common)
 
 
 def _failure(shown: str, source: t.SqlType, target: t.SqlType) -> CoercionError:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from qtt import sqltypes as t
 from qtt.plan.ir.schema import Column
 from qtt.sql import ast
-from qtt.sql.formatter import format_expr
+from qtt.sql.formatter import format_expr, format_plain
 
 #: the join messages ksqlDB gives as it builds a join (``JoinNode``'s joiners)
 WITHIN_MISSING = (
@@ -173,9 +173,9 @@ def unknown_source(name: str) -> str:
 
 def not_subscriptable(node: ast.Subscript, type_: t.SqlType) -> str:
     """ksqlDB's ExpressionTypeManager on a subscript of anything but an array or a map."""
-    msg = f"Subscript expression ({format_expr(node)}) do not apply to {type_}."
+    msg = f"Subscript expression ({format_plain(node)}) do not apply to {type_}."
     if isinstance(type_, t.Struct):
-        msg += f" Use the dereference operator for STRUCTS: {format_expr(node.base)}->{format_expr(node.index)}"
+        msg += f" Use the dereference operator for STRUCTS: {format_plain(node.base)}->{format_plain(node.index)}"
     return msg
 
 
@@ -215,3 +215,45 @@ def codegen_error(clause: str, reason: str) -> str:
     """``reason`` as ksqlDB's code generator reports it for an expression of ``clause``."""
     kind = _CODEGEN_TYPES.get(clause)
     return f"Invalid {kind}: {reason}." if kind else reason
+
+
+def null_comparison(left: t.SqlType, op: str, right: t.SqlType) -> str:
+    """ksqlDB's ComparisonUtil on a comparison with a bare NULL: it names the base types
+    (``INTEGER = NULL``), not the operands."""
+    hint = "Use 'IS NULL' or 'IS NOT NULL' instead."
+    return f"Comparison with NULL not supported: {left.base} {op} {right.base}\n{hint}"
+
+
+def null_arithmetic(node: ast.Arithmetic, left: t.SqlType, right: t.SqlType) -> str:
+    """ksqlDB's Operator on arithmetic with a bare NULL, which has no type (Java prints it ``null``)."""
+    shown = ["null" if x.base == "NULL" else str(x) for x in (left, right)]
+    return (
+        f"Error processing expression: {format_plain(node)}. "
+        f"Arithmetic on types {shown[0]} and {shown[1]} are not supported."
+    )
+
+
+#: ksqlDB's names of the comparison operators (``ComparisonExpression.Type``)
+_COMPARISON_NAMES = {
+    "=": "EQUAL",
+    "<>": "NOT_EQUAL",
+    "IS DISTINCT FROM": "IS_DISTINCT_FROM",
+    "<": "LESS_THAN",
+    "<=": "LESS_THAN_OR_EQUAL",
+    ">": "GREATER_THAN",
+    ">=": "GREATER_THAN_OR_EQUAL",
+}
+
+
+def cannot_compare(left: ast.Expr, left_type: t.SqlType, right: ast.Expr, right_type: t.SqlType, op: str) -> str:
+    """ksqlDB's ExpressionTypeManager on a comparison ComparisonUtil refuses."""
+    return (
+        f"Cannot compare {format_plain(left)} ({left_type}) to {format_plain(right)} "
+        f"({right_type}) with {_COMPARISON_NAMES.get(op, op)}."
+    )
+
+
+def not_boolean(clause: str, node: ast.Expr, type_: t.SqlType) -> str:
+    """A condition that is not BOOLEAN (ksqlDB's ``FilterTypeValidator`` in WHERE and HAVING)."""
+    where = f"{clause} expression" if clause in ("WHERE", "HAVING") else clause
+    return f"Type error in {where}: Should evaluate to boolean but is {format_plain(node)} ({type_}) instead."

@@ -1,7 +1,7 @@
 """ksqlDB's "magic" timestamps: in a WHERE or HAVING clause, a string literal compared with
-``ROWTIME``, ``WINDOWSTART`` or ``WINDOWEND`` (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``, or the
-bounds of ``BETWEEN``) is read as a timestamp and becomes its epoch milliseconds, a BIGINT
-literal, before the clause is type checked. The text may be partial: ``'2020-05-26'`` is
+``ROWTIME``, ``WINDOWSTART`` or ``WINDOWEND`` (``=``, ``<>``, ``<``, ``<=``, ``>``, ``>=``,
+``IS [NOT] DISTINCT FROM``, or the bounds of ``BETWEEN``) is read as a timestamp and becomes its
+epoch milliseconds, a BIGINT literal, before the clause is type checked. The text may be partial: ``'2020-05-26'`` is
 midnight, ``'2020-05-26T23:59'`` a minute, each with an optional time zone offset after the
 time (``'2020-05-26T23:59:58.000+0200'``); without one it is UTC. (ksqlDB's
 ``StatementRewriteForMagicPseudoTimestamp`` and ``PartialStringToTimestampParser``.)
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from dataclasses import replace
 
 from qtt.errors import StatementError
 from qtt.sql import ast
@@ -33,11 +34,12 @@ _HELP = (
 
 def rewritten(node: ast.Expr) -> ast.Expr:
     """``node`` with a string literal compared with a pseudo timestamp column as its millis."""
-    if isinstance(node, ast.Comparison):
+    # IS [NOT] DISTINCT FROM is one of ksqlDB's comparisons too
+    if isinstance(node, ast.Comparison | ast.DistinctFrom):
         if _is_column(node.left) and isinstance(node.right, ast.StringLiteral):
-            return ast.Comparison(op=node.op, left=node.left, right=_millis(node.right), pos=node.pos)
+            return replace(node, right=_millis(node.right))
         if _is_column(node.right) and isinstance(node.left, ast.StringLiteral):
-            return ast.Comparison(op=node.op, left=_millis(node.left), right=node.right, pos=node.pos)
+            return replace(node, left=_millis(node.left))
     if isinstance(node, ast.Between) and _is_column(node.value):
         low, high = (_millis(x) if isinstance(x, ast.StringLiteral) else x for x in (node.low, node.high))
         return ast.Between(value=node.value, low=low, high=high, negated=node.negated, pos=node.pos)

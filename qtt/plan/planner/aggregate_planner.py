@@ -9,7 +9,7 @@ must be an aggregate, or the query is rejected.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
@@ -132,6 +132,8 @@ class AggregationPlanner:
         self.ksql_aggregate = KsqlAggregate()
         #: each aggregate call's number of column arguments (the others are literal parameters)
         self._column_arguments: dict[ast.FunctionCall, int] = {}
+        #: a HAVING that is not a condition, raised once the projection is checked
+        self._having_error: StatementError | None = None
 
     # ------------------------------------------------------------------ aggregate calls
 
@@ -148,6 +150,31 @@ class AggregationPlanner:
                 return e.ColumnRef(name=existing.alias, sql_type=existing.return_type)
         self.calls.append(call)
         return e.ColumnRef(name=call.alias, sql_type=call.return_type)
+
+    def _having(self, node: ast.Expr) -> tuple[e.Expression, StatementError | None]:
+        """HAVING typed, and the error of a HAVING that is not a condition: ksqlDB's
+        FilterTypeValidator checks that after the AggregateAnalyzer has checked its columns."""
+        try:
+            return Analyzer(self.scope, "HAVING", aggregates=self._aggregate).boolean(node), None
+        except StatementError as error:
+            if not error.message.startswith("Type error in HAVING expression"):
+                raise
+            try:
+                return Analyzer(self.scope, "HAVING", aggregates=self._aggregate)(node), error
+            except StatementError:
+                raise error from None
+
+    def _shown(self, node: ast.Expr, scope: Scope) -> str:
+        """``node`` as ksqlDB prints it once its planner has rewritten the column references:
+        bare over one source, a join's ``T_A`` over a join."""
+
+        def rewritten(ref: ast.ColumnRef) -> ast.Expr:
+            matches = scope.matches(ref)
+            if len(matches) != 1:  # a lambda's variable
+                return ref
+            return ast.ColumnRef(name=matches[0].input_name or matches[0].name, source=None)
+
+        return format_expr(messages.rewrite_refs(node, rewritten))
 
     # ------------------------------------------------------------------ the query
 
@@ -190,15 +217,17 @@ class AggregationPlanner:
 
         select_analyzer = Analyzer(select_scope, "SELECT", aggregates=self._aggregate)
         selected: list[tuple[str, e.Expression, ast.Expr]] = []
+        typed_selects: list[e.Expression] = []
         for item in items:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
             expr = reject_untyped_null(select_analyzer(item.expr))
+            typed_selects.append(expr)
             selected.append((item.alias, e.substitute(expr, key_refs), item.expr))
-        having = None
+        having = typed_having = None
+        having_error: StatementError | None = None
         if query.having is not None:
-            having = e.substitute(
-                Analyzer(self.scope, "HAVING", aggregates=self._aggregate).boolean(query.having), key_refs
-            )
+            typed_having, having_error = self._having(query.having)
+            having = e.substitute(typed_having, key_refs)
         if not self.calls:
             msg = "GROUP BY requires aggregate functions in either the SELECT or HAVING clause."
             raise StatementError(msg)
@@ -210,16 +239,23 @@ class AggregationPlanner:
             )
             raise StatementError(msg)
         allowed = set(key_names) | {c.alias for c in self.calls} | (set(WINDOW_BOUNDS) if window else set())
-        strays = [node for alias, expr, node in selected if any(ref.name not in allowed for ref in column_refs(expr))]
+        grouped = ungrouped_columns(groups, {c.alias for c in self.calls}, set(WINDOW_BOUNDS) if window else set())
+        strays = [
+            node
+            for (alias, expr, node), typed in zip(selected, typed_selects, strict=True)
+            if any(ref.name not in allowed for ref in column_refs(expr)) or grouped(typed)
+        ]
         if strays:
-            raise StatementError(messages.non_aggregate_select([format_expr(n) for n in strays]))
-        if having is not None and any(ref.name not in allowed for ref in column_refs(having)):
-            stray = next(ref.name for ref in column_refs(having) if ref.name not in allowed)
+            raise StatementError(messages.non_aggregate_select([self._shown(n, select_scope) for n in strays]))
+        having_strays = grouped(typed_having) if typed_having is not None else []
+        if having_strays:
             msg = (
-                f"Non-aggregate HAVING expression not part of GROUP BY: {stray}\n"
+                "Non-aggregate HAVING expression not part of GROUP BY: "
+                f"{', '.join(messages.column_name_sql(ref.name) for ref in having_strays)}\n"
                 "Consider switching the HAVING clause to a WHERE clause before the GROUP BY."
             )
             raise StatementError(msg)
+        self._having_error = having_error  # raised by _project, in ksqlDB's order
         if self.table:
             refused = [c.function for c in self.calls if c.function not in TABLE_AGGREGATES]
             if refused:
@@ -275,9 +311,19 @@ class AggregationPlanner:
                 aliases.setdefault(expr.name, []).append(alias)
             else:
                 values.append((alias, expr))
+        # LogicalPlanner.buildAggregateSchema's order: the projection's own duplicates, a key
+        # selected twice, no value left, two keys of one name (a grouping expression it does not
+        # select is named as a column, or else KSQL_COL_n afresh each time); then HAVING's type,
+        # then AggregateNode's check that every key is selected
+        seen: set[str] = set()
+        for alias, expr, _ in selected:
+            if alias in seen:
+                msg = f"Duplicate value columns found in schema: `{alias}` {expr.result_type}"
+                raise StatementError(msg)
+            seen.add(alias)
         for names in aliases.values():
             if len(names) > 1:
-                shown = " and ".join(t.quote(n) for n in names)
+                shown = messages.and_join([t.quote(n) for n in names])
                 msg = (
                     f"The projection contains a key column more than once: {shown}.\n"
                     "Each key column must only be in the projection once. If you intended to copy the key into "
@@ -285,24 +331,32 @@ class AggregationPlanner:
                     "should be copied."
                 )
                 raise StatementError(msg)
+        if not values:
+            msg = "The projection contains no value columns."
+            raise StatementError(msg)
+        fresh = ColumnAliasGenerator([self.context.processing_names]).next_ksql_col()
+        named: set[str] = set()
+        for name, group in zip(key_names, groups, strict=True):
+            shown_name = (
+                aliases[name][0] if name in aliases else group.name if isinstance(group, e.ColumnRef) else fresh
+            )
+            if shown_name in named:
+                msg = f"Duplicate key columns found in schema: `{shown_name}` {group.result_type} KEY"
+                raise StatementError(msg)
+            named.add(shown_name)
+        if self._having_error is not None:
+            raise self._having_error
         missing = [n for n in key_names if n not in aliases]
         if missing:
             shown_nodes = [
-                format_expr(node) for node, name in zip(query.group_by or (), key_names, strict=True) if name in missing
+                self._shown(node, self.scope)
+                for node, name in zip(query.group_by or (), key_names, strict=True)
+                if name in missing
             ]
             msg = messages.key_missing_from_projection(
                 self.context.sink_name, "grouping expression", shown_nodes, plural_key=False
             )
             raise StatementError(msg)
-        if not values:
-            msg = "The projection contains no value columns."
-            raise StatementError(msg)
-        seen: set[str] = set()
-        for alias, expr, _ in selected:
-            if alias in seen:
-                msg = f"Duplicate value columns found in schema: `{alias}` {expr.result_type}"
-                raise StatementError(msg)
-            seen.add(alias)
         key_columns = [Column(aliases[n][0], g.result_type, KEY) for n, g in zip(key_names, groups, strict=True)]
         check_no_map_keys(key_columns)
         value_columns = [Column(alias, expr.result_type, VALUE) for alias, expr in values]
@@ -367,6 +421,42 @@ def arguments_ref(arguments: dict[e.Expression, s.SelectExpression], arg: e.Expr
     return e.ColumnRef(name=column.alias, sql_type=arg.result_type)
 
 
+def ungrouped_columns(
+    groups: Sequence[e.Expression], aggregates: set[str], bounds: set[str]
+) -> Callable[[e.Expression], list[e.ColumnRef]]:
+    """ksqlDB's AggregateAnalyzer: the column references of a SELECT or HAVING expression
+    (typed, its aggregate calls read as the columns named in ``aggregates``) that are neither
+    grouped nor aggregated, in the order it meets them, repeats included.
+
+    Its visitor skips a column inside a grouping expression, but once it has met an aggregate
+    call it never forgets it: a column inside a grouping expression that comes after an
+    aggregate call in the same expression counts as ungrouped unless it is grouped by itself
+    (``GROUP BY a + 1 ... HAVING COUNT(*) > 1 AND a + 1 > 2`` is refused, naming ``A``).
+    ``bounds`` are the window bounds a windowed aggregation groups by implicitly.
+    """
+
+    def strays(expr: e.Expression) -> list[e.ColumnRef]:
+        found: list[e.ColumnRef] = []
+        met_aggregate = False
+
+        def visit(node: e.Expression, in_group: bool) -> None:
+            nonlocal met_aggregate
+            in_group = in_group or node in groups
+            if isinstance(node, e.ColumnRef):
+                if node.name in aggregates:
+                    met_aggregate = True
+                elif (not in_group or met_aggregate) and node not in groups and node.name not in bounds:
+                    found.append(node)
+                return
+            for child in node.children():
+                visit(child, in_group)
+
+        visit(expr, False)
+        return found
+
+    return strays
+
+
 def _aggregate_calls(node: object) -> list[ast.FunctionCall]:
     """The aggregate calls in ``node`` and below it."""
     return [x for x in iter_nodes(node) if isinstance(x, ast.FunctionCall) and is_aggregate(x.name)]
@@ -380,15 +470,19 @@ def reject_aggregates_without_group_by(query: ast.Query, sink_kind: str) -> None
     if sink_kind != TABLE:
         msg = f"Use of aggregate function {calls[0].name} requires a GROUP BY clause."
         raise StatementError(msg)
+    # ksqlDB names expressions as its planner has rewritten them: columns without their source
     outside = [
-        format_expr(item.expr)
+        messages.unqualified_sql(item.expr)
         for item in query.select
         if isinstance(item, ast.SingleColumn) and _has_column_outside_aggregates(item.expr)
     ]
     if outside:
         raise StatementError(messages.non_aggregate_select(outside))
     # ksqlDB counts rows as COUNT(ROWTIME), and names it so in this message
-    shown = [f"{c.name}({ROWTIME})" if c.star or (c.name == "COUNT" and not c.args) else format_expr(c) for c in calls]
+    shown = [
+        f"{c.name}({ROWTIME})" if c.star or (c.name == "COUNT" and not c.args) else messages.unqualified_sql(c)
+        for c in calls
+    ]
     raise StatementError(messages.table_aggregates_without_group_by(shown))
 
 

@@ -63,6 +63,9 @@ def plan_query(
     if query.having is not None and query.group_by is None:
         msg = "HAVING requires GROUP BY."
         raise StatementError(msg)
+    if query.emit == "FINAL" and str(config.get("ksql.suppress.enabled", "true")).lower() == "false":
+        msg = "Suppression is currently disabled. You can enable it by setting ksql.suppress.enabled to true"
+        raise StatementError(msg)
     if isinstance(query.from_, ast.Join):
         if query.partition_by is not None:
             return _plan_partitioned_join(query, sources, config, sink_name, sink_kind)
@@ -85,7 +88,9 @@ def plan_query(
         reject_aggregates_without_group_by(query, sink_kind)
     reject_windowed_tables([source])
     if query.group_by is None and query.window is not None:
-        raise StatementError("WINDOW clause requires a GROUP BY clause.")
+        at = query.window.pos  # ksqlDB's LogicalPlanner locates it at the window expression
+        msg = "WINDOW clause requires a GROUP BY clause."
+        raise StatementError(msg, line=at.line if at else None, column=at.column if at else None)
     return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
 
 
@@ -395,12 +400,18 @@ class QueryPlanner:
                 assert isinstance(item, ast.SingleColumn) and item.alias is not None
                 expr = reject_untyped_null(analyzer(item.expr))
                 out.append(SelectItem(item.alias, resolve(expr)))
-        seen: set[str] = set()
+        # SelectionUtil.buildProjectionSchema: a select of a key column is a key column, the
+        # others value columns; LogicalSchema.Builder refuses a name twice in one namespace and
+        # prints the column (a key and a value of one name are refused as values here)
+        seen: dict[str, bool] = {}
         for selected in out:
+            expr = selected.expression
+            is_key = isinstance(expr, e.ColumnRef) and expr.name in keys
             if selected.alias in seen:
-                msg = f"Duplicate value columns found in schema: `{selected.alias}`"
+                kind, suffix = ("key", " KEY") if is_key and seen[selected.alias] else ("value", "")
+                msg = f"Duplicate {kind} columns found in schema: `{selected.alias}` {expr.result_type}{suffix}"
                 raise StatementError(msg)
-            seen.add(selected.alias)
+            seen[selected.alias] = is_key
         return out
 
     # ------------------------------------------------------------------ projection
@@ -505,6 +516,9 @@ class QueryPlanner:
             except UnknownColumnError as error:
                 msg = messages.partition_by_unresolved(error.shown)
                 raise StatementError(msg, line=error.line, column=error.column, hint=error.hint) from None
+            if any(expr == other for _, other in typed):  # ksqlDB's PartitionBy, as GroupBy
+                msg = f"Duplicate PARTITION BY expression: {messages.qualified_sql(node, self.context.qualifier)}"
+                raise StatementError(msg)
             typed.append((node, expr))
         nulls = [x for _, x in typed if is_null_literal(x)]
         if nulls:

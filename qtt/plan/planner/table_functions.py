@@ -193,4 +193,4 @@ def check_table_functions_allowed(query: ast.Query, table: bool) -> None:
         raise StatementError(msg)
     if table:
         msg = "Table source is not supported with table functions"
-        raise SqlError(msg)
+        raise StatementError(msg)  # QueryAnalyzer's, which the engine reports as the statement's
