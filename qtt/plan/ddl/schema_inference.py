@@ -56,6 +56,20 @@ def _registered(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas, *,
     return None if topic is None else schemas.get((topic, is_key))
 
 
+def _columns_of(
+    topic: str | None, info: s.FormatInfo, found: TopicSchema, *, is_key: bool, unwrapped: bool
+) -> tuple[str, list[tuple[str | None, t.SqlType]]]:
+    """A registered schema's text, and the columns its format reads from it."""
+    format_ = get_format(info.format)
+    assert isinstance(format_, RegistryFormat)
+    _check_schema_type(topic, info, found, is_key=is_key)
+    text = format_.schema_text_of(found.document)
+    columns = format_.infer_columns(
+        text, is_key=is_key, unwrapped=unwrapped, properties=info.properties, references=found.references
+    )
+    return text, columns
+
+
 def inferred_key(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas) -> list[Column]:
     """Key columns from the key subject's schema: one ``ROWKEY`` column, or none if nothing is registered."""
     found = _registered(topic, info, schemas, is_key=True)
@@ -63,13 +77,7 @@ def inferred_key(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas) -
         raise StatementError(not_found_message(topic, int(info.properties[SCHEMA_ID]), is_key=True))
     if found is None or not infers(info):
         return []
-    format_ = get_format(info.format)
-    assert isinstance(format_, RegistryFormat)
-    _check_schema_type(topic, info, found, is_key=True)
-    text = format_.schema_text_of(found.document)
-    columns = format_.infer_columns(
-        text, is_key=True, unwrapped=True, properties=info.properties, references=found.references
-    )
+    text, columns = _columns_of(topic, info, found, is_key=True, unwrapped=True)
     if len(columns) > 1:  # a Protobuf key message's fields
         schema_id = info.properties.get(SCHEMA_ID)
         msg = (
@@ -91,13 +99,7 @@ def inferred_value(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas,
     if found is None:
         schema_id = info.properties.get(SCHEMA_ID)
         raise StatementError(not_found_message(topic, None if schema_id is None else int(schema_id), is_key=False))
-    format_ = get_format(info.format)
-    assert isinstance(format_, RegistryFormat)
-    _check_schema_type(topic, info, found, is_key=False)
-    text = format_.schema_text_of(found.document)
-    columns = format_.infer_columns(
-        text, is_key=False, unwrapped=unwrapped, properties=info.properties, references=found.references
-    )
+    text, columns = _columns_of(topic, info, found, is_key=False, unwrapped=unwrapped)
     if not unwrapped and [name for name, _ in columns] == [None] and not isinstance(columns[0][1], t.Struct):
         # ConnectFormatSchemaTranslator: only WRAP_SINGLE_VALUE=false reads a schema that is no record
         schema_id = info.properties.get(SCHEMA_ID)
