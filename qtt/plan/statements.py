@@ -19,6 +19,7 @@ from qtt.plan.ddl import upgrades
 from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key
 from qtt.plan.ddl.drops import refuse_drop_under_inserts
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, check_no_shadowed_columns, unknown_source_hint
+from qtt.plan.ddl.query_ids import create_as_query_id, refuse_many_writers
 from qtt.plan.ddl.schema_ids import check_sink_schemas, explain_failure
 from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers, with_inferred
 from qtt.plan.ddl.sql_schema import namespace_of
@@ -225,6 +226,7 @@ class Planner:
         if existing is not None:  # CREATE OR REPLACE of a stream or table a statement declared
             check_source_upgrade(existing, source)
         self.sources[statement.name] = source
+        self.query_count += statement.is_source and kind == TABLE  # its query CST_<name>_<n> takes a number
         return _declaration(source, statement.text, or_replace=statement.or_replace)
 
     def _declared_schema(
@@ -413,6 +415,7 @@ class Planner:
         produced = TABLE if planned.is_table else STREAM
         # ksqlDB's EngineExecutor plans the query first, then finds the name taken (naming what
         # the query produces), then checks the result's kind, even under IF NOT EXISTS
+        refuse_many_writers(statement.name, self.sink_queries, self.running)  # QueryIdUtil.buildId
         kept = existing is not None and not statement.or_replace
         if existing is not None and kept and not statement.if_not_exists:
             msg = (
@@ -455,7 +458,7 @@ class Planner:
         if replaced is not None and not swap:
             query_id = replaced.query_id  # ksqlDB upgrades the running query in place
         else:
-            query_id = f"{'CTAS' if planned.is_table else 'CSAS'}_{statement.name}_{self.query_count}"
+            query_id = create_as_query_id(statement.name, table=planned.is_table, number=self.query_count)
             self.query_count += 1
         sink_step = s.TableSinkV1 if planned.is_table else s.StreamSinkV2
         sink = sink_step(

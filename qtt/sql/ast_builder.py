@@ -578,13 +578,12 @@ class AstBuilder(Transformer_NonRecursive):
         return -value if len(tokens) > 1 else value
 
     def named_type(self, meta: Any, name: str, *params: Any) -> t.SqlType:
+        # ksqlDB's SqlTypeParser reads a named type's parameters (``VARCHAR(10)``, ``INT(11)``)
+        # and ignores them
         custom = self._custom_types.get(name.upper())
-        if custom is not None and not params and name.upper() not in t.TYPE_ALIASES:
+        if custom is not None and name.upper() not in t.TYPE_ALIASES:
             return custom
         found = t.TYPE_ALIASES.get(name.upper())
-        if params and found != t.STRING:
-            msg = f"Type {name} does not take parameters"
-            raise SqlSyntaxError(msg, line=meta.line, column=meta.column)
         if found is None:
             if name.upper() not in _RESERVED_LITERALS:
                 raise type_rules.unknown_type(name, sorted(t.TYPE_ALIASES), line=meta.line, column=meta.column)

@@ -214,7 +214,7 @@ def test_a_table_with_several_key_columns_joins_by_foreign_key_and_keys_the_resu
     with pytest.raises(StatementError, match=r"\(`L`\). Missing column: `A`."):
         _query(lines + "CREATE TABLE o AS SELECT l.b, y FROM l JOIN u ON l.b = u.id;")
     with pytest.raises(StatementError, match="join on the primary key of the right input table"):
-        _query(lines + "CREATE TABLE o AS SELECT t.id, v FROM t JOIN l ON t.v = l.a;")
+        _query(lines + "CREATE TABLE o AS SELECT t.id, t.v FROM t JOIN l ON t.v = l.a;")
 
 
 def test_a_where_over_a_foreign_key_join_keeps_each_keys_previous_row_itself() -> None:

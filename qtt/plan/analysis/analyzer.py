@@ -45,7 +45,9 @@ from qtt.sql.formatter import format_expr, format_plain
 
 _ISSUE = "(see https://github.com/confluentinc/ksql/issues/4239)"
 #: the messages of a filter that does not type check that are ksqlDB's already
-_FILTER_ERRORS = ("Error in ", "Type error in ", "Invalid Predicate: ")
+#: (and the AstSanitizer's "Exception while preparing statement", an ambiguous column: raised
+#: before the filter is typed)
+_FILTER_ERRORS = ("Error in ", "Type error in ", "Invalid Predicate: ", "Exception while preparing statement")
 #: ksqlDB's messages for constructors it cannot type (``ExpressionTypeManager``)
 _EMPTY_ARRAY = f"Array constructor cannot be empty. Please supply at least one element {_ISSUE}."
 _EMPTY_MAP = f"Map constructor cannot be empty. Please supply at least one key value pair {_ISSUE}."

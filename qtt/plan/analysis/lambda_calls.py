@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.plan.analysis.coercion import coerce_null, implicit_cast, is_null_literal
+from qtt.plan.analysis.coercion import coerce_null, is_null_literal
 from qtt.plan.functions.invocation_signatures import LAMBDA_SIGNATURES, LambdaParam
 from qtt.plan.functions.names import shown_name
 from qtt.plan.functions.signature_matching import (
@@ -25,7 +25,6 @@ from qtt.plan.functions.signature_matching import (
     describe_pattern,
     note_resolution,
     substitute,
-    widens_to,
 )
 from qtt.plan.ir import expressions as e
 from qtt.sql import ast
@@ -113,7 +112,7 @@ def resolve_lambda_call(
         param_types = [substitute(p, bindings, []) for p in pattern.params]
         assert all(p is not None for p in param_types)
         body = type_lambda(raw, param_types)  # type: ignore[arg-type]
-        body = _fit_result(label, shown, pattern.result, body, bindings)
+        body = _fit_result(pattern, param_types, body, bindings)  # type: ignore[arg-type]
         args.append(e.Lambda(params=raw.params, body=body, sql_type=body.result_type))
     return_type = substitute(result, bindings, [])
     assert return_type is not None
@@ -142,13 +141,17 @@ def _bind(collection: t.SqlType) -> dict[str, t.SqlType]:
 
 
 def _fit_result(
-    name: str,
-    shown: Sequence[str],
-    result: Pattern,
+    pattern: LambdaParam,
+    param_types: Sequence[t.SqlType],
     body: e.Expression,
     bindings: dict[str, t.SqlType],
 ) -> e.Expression:
-    """The body, cast where ksqlDB widens it to the lambda's declared result; binds R and S."""
+    """The body, once its type fits the lambda's declared result; binds R and S.
+
+    As ksqlDB's ``GenericsUtil.reserveGenerics``, a result already bound (REDUCE's state)
+    must have its type exactly, without widening, and a declared BOOLEAN (FILTER's) must be one.
+    """
+    result = pattern.result
     if isinstance(result, Var) and result.name not in bindings:
         if isinstance(body.result_type, NullType):
             raise StatementError(NULL_TYPE_MESSAGE)
@@ -159,10 +162,14 @@ def _fit_result(
     body = coerce_null(body, expected)
     if body.result_type == expected:
         return body
-    if widens_to(body.result_type, expected):
-        return implicit_cast(body, expected)
-    msg = (
-        f"Function '{name}' does not accept parameters ({', '.join(shown)}): "
-        f"the lambda returns {body.result_type}, where {expected} is expected."
-    )
+    declared = f"LAMBDA ({', '.join(describe_pattern(p) for p in pattern.params)}) => {describe_pattern(result)}"
+    resolved = f"LAMBDA ({', '.join(str(p) for p in param_types)}) => {body.result_type}"
+    if isinstance(result, Var):
+        msg = (
+            f"Found invalid instance of generic schema when mapping {declared} to {resolved}. "
+            f"Cannot map {result.name} to both {expected} and {body.result_type}"
+        )
+    else:
+        structure = "because they do not have the same schema structure."
+        msg = f"Cannot infer generics for {declared} from {resolved} {structure}"
     raise StatementError(msg)

@@ -97,12 +97,19 @@ _FROM_TEXT = frozenset({"TIME", "DATE", "TIMESTAMP", "BYTES"})
 
 
 def can_coerce(
-    source: t.SqlType, target: t.SqlType, *, literal: bool = False, from_text: bool = True
+    source: t.SqlType,
+    target: t.SqlType,
+    *,
+    literal: bool = False,
+    from_text: bool = True,
+    all_fields: bool = False,
 ) -> t.SqlType | None:
     """The type ``source`` becomes to fit ``target`` (ksqlDB's ``canCoerce``), or None.
 
     ``literal`` adds ksqlDB's lax rule for literals: any literal coerces to STRING.
     ``from_text=False`` leaves out text to temporal and BYTES types (numbers still widen).
+    ``all_fields`` keeps, as ksqlDB's list coercion does, every field of either struct: those
+    of ``source`` first, then those only ``target`` has; without it, ``target``'s fields only.
     """
     if source == target:
         return target
@@ -113,20 +120,28 @@ def can_coerce(
     if from_text and source == t.STRING and target.base in _FROM_TEXT:
         return target
     if isinstance(source, t.Array) and isinstance(target, t.Array):
-        element = can_coerce(source.element, target.element, from_text=from_text)
+        element = can_coerce(source.element, target.element, from_text=from_text, all_fields=all_fields)
         return t.Array(element) if element is not None else None
     if isinstance(source, t.Map) and isinstance(target, t.Map):
-        key = can_coerce(source.key, target.key, from_text=from_text)
-        value = can_coerce(source.value, target.value, from_text=from_text)
+        key = can_coerce(source.key, target.key, from_text=from_text, all_fields=all_fields)
+        value = can_coerce(source.value, target.value, from_text=from_text, all_fields=all_fields)
         return t.Map(key, value) if key is not None and value is not None else None
     if isinstance(source, t.Struct) and isinstance(target, t.Struct):
+        names = [f.name for f in target.fields]
+        if all_fields:
+            names = [f.name for f in source.fields] + [n for n in names if source.field(n) is None]
         fields = []
-        for field in target.fields:
-            theirs = source.field(field.name)
-            common = field.type if theirs is None else can_coerce(theirs.type, field.type, from_text=from_text)
+        for name in names:
+            mine, theirs = source.field(name), target.field(name)
+            if mine is not None and theirs is not None:
+                common = can_coerce(mine.type, theirs.type, from_text=from_text, all_fields=all_fields)
+            else:
+                only = mine or theirs
+                assert only is not None
+                common = only.type
             if common is None:
                 return None
-            fields.append(t.Field(field.name, common))
+            fields.append(t.Field(name, common))
         return t.Struct(tuple(fields))
     return None
 
@@ -196,7 +211,10 @@ class ListCoercer:
                 if _parse_boolean(expr.value) is None:
                     raise _invalid_syntax(expr.value, t.BOOLEAN)
                 return target
-        common = can_coerce(source, target, literal=_is_literal(expr)) or can_coerce(target, source)
+        literal = _is_literal(expr)
+        common = can_coerce(source, target, literal=literal, all_fields=True) or can_coerce(
+            target, source, literal=literal, all_fields=True
+        )
         if common is None:
             raise _failure(shown, source, target)
         return common

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Mapping, Sequence
 
-from qtt.errors import StatementError, UnsupportedFeatureError, did_you_mean
+from qtt.errors import StatementError, did_you_mean
 from qtt.plan.ddl.java_patterns import pattern_problem
 from qtt.plan.ddl.with_properties import delimiter_property
 from qtt.sql.type_rules import PREPARE_PREFIX, PrepareError
@@ -120,7 +120,7 @@ def insert_query_id(properties: Mapping[str, object], running: Container[str]) -
     if not re.fullmatch(r"[A-Za-z0-9_]+", query_id):
         raise StatementError(f"Query IDs may contain only alphanumeric characters and '_'. Got: '{query_id}'")
     if query_id in running:
-        raise UnsupportedFeatureError(f"a second running query with the QUERY_ID {query_id}")
+        raise StatementError(f"Query ID '{query_id}' already exists.")  # EngineExecutor.planQuery
     checked["QUERY_ID"] = query_id
     return checked
 

@@ -330,9 +330,16 @@ def int_property(properties: Mapping[str, object], name: str) -> int | None:
     return None if value is None else int(str(value))
 
 
+#: one part of a column reference: a name in backticks or double quotes, or a bare one
+_NAME_PART = r"`(?:[^`]|``)*`|\"(?:[^\"]|\"\")*\"|[^`\".\s]+"
+_COLUMN_REFERENCE = re.compile(rf"(?:(?:{_NAME_PART})\.)?({_NAME_PART})")
+
+
 def identifier_from_property(value: str) -> str:
-    """A column name given as a property value."""
-    # A quoted name keeps its case; a bare one is upper-cased, as in SQL text.
-    if re.fullmatch(r"`.*`|\".*\"", value):
-        return value[1:-1]
-    return value.upper()
+    """A column name given as a property value, read as ksqlDB's ``ColumnReferenceParser`` reads it:
+    a quoted name keeps its case, a bare one is upper-cased, and a source before a ``.`` is dropped."""
+    match = _COLUMN_REFERENCE.fullmatch(value)
+    name = match.group(1) if match else value
+    if re.fullmatch(r"`.*`|\".*\"", name):
+        return name[1:-1].replace(name[0] * 2, name[0])
+    return name.upper()

@@ -48,7 +48,8 @@ class StreamTableJoinV1(JoinStep):
 @dataclass(frozen=True, kw_only=True)
 class StreamStreamJoinV1(JoinStep):
     """Two streams joined within a time window (``WITHIN``: ``before_ms`` before a left row,
-    ``after_ms`` after it), as Kafka Streams' KStream-KStream join without the spurious-result
+    ``after_ms`` after it; of a right row for a RIGHT join, which Kafka Streams runs as the
+    right side's left join), as Kafka Streams' KStream-KStream join without the spurious-result
     fix: unmatched rows of a kept side emit with nulls at once (docs/reference/joins.md). State: both
     sides' buffers (``<context>-this-join-store``, ``<context>-other-join-store``).
     """

@@ -195,7 +195,9 @@ class AggregationPlanner:
         select_scope = self.scope
         if window is not None and self.context.window_bounds:
             reject_window_bounds_outside_select(query)
-            bounds = [ScopeColumn(name, type_, self.scope.sources) for name, type_ in WINDOW_BOUNDS.items()]
+            # a windowed source's bounds are in its scope already: one column, as in ksqlDB's schema
+            known = {c.name for c in self.scope.columns}
+            bounds = [ScopeColumn(n, type_, self.scope.sources) for n, type_ in WINDOW_BOUNDS.items() if n not in known]
             select_scope = Scope(self.scope.columns + bounds, self.scope.sources)
         group_analyzer = Analyzer(self.scope, "GROUP BY")
         groups: list[e.Expression] = []

@@ -16,12 +16,12 @@ from dataclasses import replace
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnknownColumnError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
-from qtt.plan.analysis.analyzer import Analyzer, Scope
+from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import reject_untyped_null
 from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
-from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, VALUE, Column, LogicalSchema
+from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.planner.aggregate_planner import (
     AggregationContext,
     AggregationPlanner,
@@ -62,13 +62,17 @@ def plan_join_query(
         step, items, scope = flat_map.step, flat_map.items, flat_map.scope
     select = _resolve(items, joined, scope)
     key_items = _key_items(select, joined, sink_name)
-    return _project(step, joined, select, key_items)
+    planned = _project(step, joined, select, key_items)
+    if query.emit == "FINAL":  # ksqlDB's LogicalPlanner, once the join is planned
+        raise StatementError("EMIT FINAL is only supported for windowed aggregations.")
+    return planned
 
 
 def plan_joined_rows(
     query: ast.Query, sources: Mapping[str, DataSource], sink_kind: str
 ) -> tuple[Joined, s.ExecutionStep]:
     """The join of the FROM clause and the WHERE over its rows: the joined input and its last step."""
+    _reject_ambiguous_names(query, sources)
     if any(contains_table_function(item) for item in query.select):
         # ksqlDB asks of the FROM clause's first source, before it looks at the join
         leftmost = _leftmost(query.from_)
@@ -183,8 +187,9 @@ def _aggregated(
 
 def aliased(items: Sequence[ast.SelectItem], joined: Joined) -> list[ast.SelectItem]:
     """Every single-column item with its alias: ``T_ID`` for ``T.ID`` when another source has an
-    ``ID`` too, else ``ID``."""
-    generator = ColumnAliasGenerator([[c.prefixed for c in joined.columns]])
+    ``ID`` too, else ``ID``. A generated name avoids the sources' own column names, as ksqlDB's
+    AstSanitizer's does (``ColumnNames.columnAliasGenerator`` over the sources' schemas)."""
+    generator = ColumnAliasGenerator([source.schema.names() for _, source in joined.sources])
     owners: dict[str, set[str]] = {}
     for column in joined.columns:
         owners.setdefault(column.name, set()).add(column.qualifier)
@@ -334,3 +339,45 @@ def _rowkey_unknown(error: StatementError) -> StatementError | None:
     if isinstance(error, UnknownColumnError) and error.shown.startswith("ROWKEY"):
         return StatementError(f"Unknown column {error.shown}.")
     return None
+
+
+def _reject_ambiguous_names(query: ast.Query, sources: Mapping[str, DataSource]) -> None:
+    """Refuse the first unqualified column a join's query names that several sources have, as
+    ksqlDB's AstSanitizer does while preparing the statement: in the order its StatementRewriter
+    visits the query (the select items, ``ON``, ``WHERE``, ``GROUP BY``, ``PARTITION BY``,
+    ``HAVING``), before any clause is typed or checked; a name no source has is left for later.
+
+    Raises:
+        StatementError: ksqlDB's ``Column 'X' is ambiguous. Could be A.X or B.X.``, where it stands.
+    """
+    scope = _sources_scope(query.from_, sources)
+    if scope is None:
+        return  # an unknown source: the join's planner says so
+    nodes = list(iter_nodes((query.select, query.from_, query.where, query.group_by, query.partition_by, query.having)))
+    lambda_params = {p for node in nodes if isinstance(node, ast.Lambda) for p in node.params}
+    refs = [n for n in nodes if isinstance(n, ast.ColumnRef) and n.source is None and n.name not in lambda_params]
+    for ref in refs:
+        if len(scope.matches(ref)) > 1:
+            scope.resolve(ref, "SELECT")
+
+
+def _sources_scope(relation: ast.Relation, sources: Mapping[str, DataSource]) -> Scope | None:
+    """Each source's columns as ksqlDB's ``DataSourceExtractor.getSourcesFor`` finds them: its
+    schema's, the pseudo columns, and a windowed source's window bounds."""
+    columns: list[ScopeColumn] = []
+    for table in _tables(relation):
+        source = sources.get(table.name)
+        if source is None:
+            return None
+        qualifier = frozenset([table.alias or table.name])
+        names = {c.name: c.type for c in source.schema.columns} | PSEUDO_COLUMNS
+        if source.formats.window is not None:
+            names |= WINDOW_BOUNDS
+        columns.extend(ScopeColumn(name, type_, qualifier) for name, type_ in names.items())
+    return Scope(columns, frozenset().union(*(c.qualifiers for c in columns)))
+
+
+def _tables(relation: ast.Relation) -> list[ast.Table]:
+    if isinstance(relation, ast.Join):
+        return [*_tables(relation.left), relation.right]
+    return [relation] if isinstance(relation, ast.Table) else []

@@ -79,11 +79,6 @@ def plan_query(
     for column in source.schema.columns:
         if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
             raise UnsupportedFeatureError(f"reading a source with a column named like a pseudo column ({column.name})")
-    if query.emit == "FINAL" and query.window is None:
-        msg = "EMIT FINAL is only supported for windowed aggregations."
-        raise StatementError(msg)
-    if query.window is not None and source.kind == TABLE:
-        raise StatementError("Windowing not supported for table aggregations.")
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
     reject_windowed_tables([source])
@@ -91,6 +86,11 @@ def plan_query(
         at = query.window.pos  # ksqlDB's LogicalPlanner locates it at the window expression
         msg = "WINDOW clause requires a GROUP BY clause."
         raise StatementError(msg, line=at.line if at else None, column=at.column if at else None)
+    if query.emit == "FINAL" and query.window is None:  # ksqlDB's LogicalPlanner, after the above
+        msg = "EMIT FINAL is only supported for windowed aggregations."
+        raise StatementError(msg)
+    if query.window is not None and source.kind == TABLE:  # as ksqlDB builds the aggregate
+        raise StatementError("Windowing not supported for table aggregations.")
     return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
 
 
@@ -127,6 +127,8 @@ def _plan_partitioned_join(
         raise UnsupportedFeatureError("table functions with PARTITION BY over a join")
     values = [Column(c.prefixed, c.type, VALUE) for c in joined.columns]
     planned = planner.plan_partitioned_rows(query, step, ([key], values), aliased(query.select, joined))
+    if query.emit == "FINAL" and (query.group_by is None or query.window is None):
+        raise StatementError("EMIT FINAL is only supported for windowed aggregations.")
     return replace(planned, source=leftmost, source_names=tuple(source.name for _, source in joined.sources))
 
 

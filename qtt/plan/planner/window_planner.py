@@ -84,8 +84,9 @@ def window_info(window: s.WindowExpression) -> s.WindowInfo:
 
 
 def reject_window_bounds_outside_select(query: ast.Query) -> None:
-    """``WINDOWSTART``/``WINDOWEND`` in GROUP BY, HAVING or an aggregate's arguments: ksqlDB's error."""
-    places: list[object] = [query.group_by or (), query.having]
+    """``WINDOWSTART``/``WINDOWEND`` in WHERE, GROUP BY, HAVING or an aggregate's arguments:
+    ksqlDB's error (a windowed source's bounds in WHERE included)."""
+    places: list[object] = [query.where, query.group_by or (), query.having]
     places += [
         node.args
         for item in query.select

@@ -370,10 +370,11 @@ class PlanBuilder:
     @builds(s.TableSourceV1)
     def table_source_v1(self, step: s.TableSourceV1) -> Built:
         built = self._source(step)
-        # a table row needs its primary key; a record without one cannot upsert anything
+        # a table row needs its primary key; a record without one cannot upsert anything. A key
+        # of several columns is a key even with null parts: ksqlDB's source keeps its row.
         has_key = F.lit(True)
-        for column in step.source_schema.key:
-            has_key = has_key & col(column.name).isNotNull()
+        if len(step.source_schema.key) == 1:
+            has_key = col(step.source_schema.key[0].name).isNotNull()
         return Built(built.df.where(~col(NULL_KEY) & has_key), built.schema)
 
     @builds(s.TableFilterV1)

@@ -32,7 +32,7 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir.depth import deep_call, in_deep_call, tree_depth
 from qtt.runtime.build import builtins
 from qtt.runtime.build.builtins.casts import cast
-from qtt.runtime.build.builtins.comparisons import comparable, compare, distinct, double_equality_key
+from qtt.runtime.build.builtins.comparisons import comparable, compare, distinct, double_equality_key, holds_null
 from qtt.runtime.build.builtins.numeric import decimal_quotient
 from qtt.runtime.build.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
 from qtt.runtime.build.lambda_failures import failure
@@ -255,12 +255,18 @@ class Compiler:
     def visit_InList(self, expr: e.InList) -> Column:
         # ksqlDB's InListEvaluator: a null value or a null item never matches; never null.
         value_type = expr.value.result_type
-        value = comparable(self(expr.value), value_type)
+        raw = self(expr.value)
+        value = comparable(raw, value_type)
         items = [comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
         if value_type.base == "DOUBLE":
             # InListEvaluator's exact match is Double.equals
             value, items = double_equality_key(value), [double_equality_key(i) for i in items]
-        result = F.coalesce(value.isin(items), F.lit(False)) if items else F.lit(False)
+        found = value.isin(items) if items else F.lit(False)
+        nested_null = holds_null(raw, value_type)
+        if nested_null is not None:
+            # it matches element by element, and a null inside never matches
+            found = found & ~nested_null
+        result = F.coalesce(found, F.lit(False))
         return ~result if expr.negated else result
 
     @visit.register

@@ -93,7 +93,7 @@ def build_join(context: BuildContext, step: js.JoinStep, left: Built, right: Bui
         joined = context.stateful(keyed, [ROWPARTITION], processor, output)
         return restored(joined, original), [original[c] for c in (*left_columns, *right_columns)]
     table_table = isinstance(step, js.TableTableJoinV1)
-    window = (step.before_ms, step.after_ms) if isinstance(step, js.StreamStreamJoinV1) else None
+    window = _left_window(step) if isinstance(step, js.StreamStreamJoinV1) else None
     if window is not None:  # Kafka Streams' store names for a join named after its context
         states: tuple[str | None, str | None] = (
             f"{state_name(step.context)}-this-join-store",
@@ -184,11 +184,20 @@ def _grace_processor(
         columns=(tuple(columns[0]), tuple(columns[1])),
         types=tuple((c, types[c]) for c in (key_name, *columns[0], *columns[1])),
         states=(f"{name}-this-join-store", f"{name}-other-join-store", outer),
-        before_ms=step.before_ms,
-        after_ms=step.after_ms,
+        before_ms=_left_window(step)[0],
+        after_ms=_left_window(step)[1],
         grace_ms=step.grace_ms,
     )
     return GraceJoinProcessor(spec)
+
+
+def _left_window(step: js.StreamStreamJoinV1 | js.StreamStreamJoinV2) -> tuple[int, int]:
+    """How far before and after a left row a right row may lie. ksqlDB runs a ``RIGHT`` join as
+    the right stream's left join with the same ``JoinWindows``: there the bounds are the right
+    row's, so a left row sees them swapped."""
+    if step.join_type == "RIGHT":
+        return step.after_ms, step.before_ms
+    return step.before_ms, step.after_ms
 
 
 def _window_keys(step: js.JoinStep, bounds: list[str]) -> list[str]:

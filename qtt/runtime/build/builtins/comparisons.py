@@ -111,3 +111,29 @@ def double_equality_key(value: Column) -> Column:
     """A DOUBLE as a value whose equality is Java's ``Double.equals`` (NaN equals NaN, ``-0.0``
     does not equal ``0.0``: Spark's ``=`` says the opposite of both): its text."""
     return value.cast("double").cast("string")
+
+
+def holds_null(value: Column, type_: t.SqlType) -> Column | None:
+    """Whether an array, map or struct holds a null anywhere inside it (an element, a map
+    value, a field, at any depth); None for the other types.
+
+    ksqlDB's ``InListEvaluator`` matches such values element by element, and a null never
+    matches: ``ARRAY[1, NULL] IN (ARRAY[1, NULL])`` is false, where Spark's ``isin`` says true.
+    """
+    if isinstance(type_, t.Array):
+        element = type_.element
+        return F.exists(value, lambda x: _null_or_holds(x, element))
+    if isinstance(type_, t.Map):
+        map_value = type_.value
+        return F.exists(F.map_values(value), lambda x: _null_or_holds(x, map_value))
+    if isinstance(type_, t.Struct):
+        held = F.lit(False)
+        for f in type_.fields:
+            held = held | _null_or_holds(value.getField(f.name), f.type)
+        return held
+    return None
+
+
+def _null_or_holds(value: Column, type_: t.SqlType) -> Column:
+    inner = holds_null(value, type_)
+    return value.isNull() if inner is None else value.isNull() | inner
