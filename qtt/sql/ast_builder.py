@@ -21,6 +21,7 @@ from qtt.sql.ast_parts import (
     Duration,
     case_parts,
     check_escape,
+    check_grouping,
     function_argument,
     grace_ms,
     property_value,
@@ -379,10 +380,10 @@ class AstBuilder(Transformer_NonRecursive):
         return ("where", expr)
 
     def group_by(self, meta: Any, group: Token, by: Token, exprs: tuple[ast.Expr, ...]):
-        return ("group_by", exprs)
+        return ("group_by", check_grouping("GROUP BY", exprs, meta))
 
     def partition_by(self, meta: Any, partition: Token, by: Token, exprs: tuple[ast.Expr, ...]):
-        return ("partition_by", exprs)
+        return ("partition_by", check_grouping("PARTITION BY", exprs, meta))
 
     @v_args(meta=True, inline=False)
     def grouping(self, meta: Any, exprs: list[ast.Expr]) -> tuple[ast.Expr, ...]:

@@ -9,6 +9,7 @@ from lark import Token
 
 from qtt.errors import SqlSyntaxError
 from qtt.sql import ast
+from qtt.sql.formatter import format_expr
 from qtt.sql.type_rules import PREPARE_PREFIX, PrepareError
 
 TIME_UNITS_MS = {
@@ -126,3 +127,21 @@ def check_escape(escape: str, pos: ast.Pos) -> None:
     if len(escape) != 1:
         problem = f"Optional[Line: {pos.line}, Col: {pos.column}]: Expected single character escape but got: {escape}"
         raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=pos.line, column=pos.column)
+
+
+def check_grouping(clause: str, exprs: tuple[ast.Expr, ...], meta: Any) -> tuple[ast.Expr, ...]:
+    """A ``GROUP BY`` or ``PARTITION BY`` list, refused as ksqlDB's ``GroupBy`` and ``PartitionBy``
+    refuse it while its parser builds the statement: an empty list, or an expression written
+    twice (compared as parsed, before columns are qualified: ``a, a`` is ``A`` twice)."""
+    line, column = getattr(meta, "line", None), getattr(meta, "column", None)
+    if not exprs:
+        problem = f"{clause} requires at least one expression"
+        raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
+    seen: set[str] = set()
+    for expr in exprs:
+        text = format_expr(expr)
+        if text in seen:
+            problem = f"Duplicate {clause} expression: {text}"
+            raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
+        seen.add(text)
+    return exprs

@@ -246,9 +246,10 @@ class Compiler:
     @visit.register
     def visit_Between(self, expr: e.Between) -> Column:
         value, vt = self(expr.value), expr.value.result_type
-        result = compare(">=", value, self(expr.low), vt, expr.low.result_type) & compare(
-            "<=", value, self(expr.high), vt, expr.high.result_type
-        )
+        low = compare(">=", value, self(expr.low), vt, expr.low.result_type)
+        high = compare("<=", value, self(expr.high), vt, expr.high.result_type)
+        # Java's ``low && high``: a failed (null) lower comparison fails the whole BETWEEN.
+        result = F.when(low.isNull(), _null_boolean()).otherwise(low & high)
         return ~result if expr.negated else result
 
     @visit.register

@@ -49,6 +49,10 @@ def failure(expr: e.Expression, compile_: Compile) -> Column | None:
         return _logic(expr, compile_)
     if isinstance(expr, e.Case):
         return _case(expr, compile_)
+    if isinstance(expr, (e.Comparison, e.DistinctFrom, e.Between)):
+        # null only where Java throws (a NaN or infinite DOUBLE against a DECIMAL)
+        inner = [failure(child, compile_) for child in expr.children()]
+        return any_of(*inner, compile_(expr).isNull())
     if isinstance(expr, e.Call) and invocation_functions.is_lambda_call(expr):
         args = [compile_(a) for a in expr.args]
         inner = [failure(a, compile_) for a in expr.args if not isinstance(a, e.Lambda)]

@@ -238,6 +238,8 @@ def table_group_by_v1(context: BuildContext, step: s.TableGroupByV1, source: Bui
         *[col(c) for c in pseudo],
         col(SEQ),
         col(TOMBSTONE),
+        # one input may change several rows (a foreign-key join's right side): their order
+        (col(ORDER) if ORDER in source.df.columns else F.lit(0)).cast("int").alias(ORDER),
     )
     columns = [g.alias for g in step.group_by_expressions] + [a.alias for a in step.argument_expressions]
     types = {f.name: f.dataType for f in df.schema.fields}

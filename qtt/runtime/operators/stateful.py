@@ -219,16 +219,17 @@ class TableGroupByProcessor(OneRowPerKey):
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         old = self.codec.decode(self.state.get()) if self.state.exists() else None
-        for position, row in enumerate(sorted(rows, key=lambda r: r[SEQ])):
+        for position, row in enumerate(sorted(rows, key=lambda r: (r[SEQ], r[ORDER]))):
             if position and old is not None:
                 old = self.through_store(self.state, self.codec, old)
             pseudo = pseudo_values(row)
+            # a row's retraction, then its addition, after those of the rows its input changed before
             if old is not None:
-                yield self._output(old, pseudo, row[SEQ], UNDO, 0)
+                yield self._output(old, pseudo, row[SEQ], UNDO, 2 * row[ORDER])
             new = tuple(row[c] for c in self.spec.columns)
             grouped = not row[TOMBSTONE] and all(row[c] is not None for c in self.spec.group_columns)
             if grouped:
-                yield self._output(new, pseudo, row[SEQ], ADD, 1)
+                yield self._output(new, pseudo, row[SEQ], ADD, 2 * row[ORDER] + 1)
             old = new if grouped else None
         if old is None:
             self.state.clear()
@@ -284,12 +285,12 @@ class PreviousRowProcessor(OneRowPerKey):
 
 
 def _replaced_by_next(ordered: Sequence[Row], position: int) -> bool:
-    """Whether the row at ``position`` is a retraction the same input's addition follows."""
+    """Whether the row at ``position`` is a retraction the same row's addition follows."""
     row = ordered[position]
     if row[OP] != UNDO or position + 1 >= len(ordered):
         return False
     following = ordered[position + 1]
-    return bool(following[SEQ] == row[SEQ] and following[OP] == ADD)
+    return bool(following[SEQ] == row[SEQ] and following[OP] == ADD and following[ORDER] == row[ORDER] + 1)
 
 
 def pseudo_values(row: Row) -> dict[str, Any]:

@@ -245,6 +245,34 @@ class RowDocument(dict[str, Any]):
     """A row's columns as a document: shaped to the schema's fields only, as ksqlDB writes rows."""
 
 
+def _row_datum(row: RowDocument, upper: Mapping[str, Any], schema: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """A row shaped to a registered schema's fields, as ksqlDB's ``ConnectSRSchemaDataTranslator``
+    and Connect's ``JsonSchemaData`` write it: a field the row has no column for takes its
+    default, else null where the schema allows null, else is left out of the document."""
+    out: dict[str, Any] = {}
+    for name, sub in fields_of(schema):
+        if name in row or name in upper:
+            out[name] = datum_for_schema(values.field_value(row, upper, name), sub, f"{path}.{name}")
+        elif isinstance(sub, Mapping) and "default" in sub:
+            out[name] = sub["default"]
+        elif _takes_null(sub):
+            out[name] = None
+    return out
+
+
+def _takes_null(schema: Any) -> bool:
+    """Whether a field's schema allows null (Connect reads it as an optional field)."""
+    if _is_null(schema):
+        return True
+    if not isinstance(schema, Mapping):
+        return False
+    members = schema.get("oneOf", schema.get("anyOf"))
+    if isinstance(members, list) and any(_is_null(m) for m in members):
+        return True
+    kind = schema.get("type")
+    return isinstance(kind, list) and "null" in kind
+
+
 def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
     """A JSON-like value shaped as Connect writes it for ``schema``.
 
@@ -266,10 +294,7 @@ def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
             return {str(k): datum_for_schema(v, item, f"{path}.{k}") for k, v in value.items()}
         upper = values.upper_case_keys(value)
         if isinstance(value, RowDocument):
-            return {
-                name: datum_for_schema(values.field_value(value, upper, name), sub, f"{path}.{name}")
-                for name, sub in fields_of(schema)
-            }
+            return _row_datum(value, upper, schema, path)
         # a case file's document keeps the fields it has, those the schema lacks too: ksqlDB's
         # test runner writes them, and a reader declared with other columns finds them
         properties = {name.upper(): sub for name, sub in fields_of(schema)}

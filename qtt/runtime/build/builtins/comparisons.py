@@ -1,8 +1,10 @@
 """Comparisons with Java's semantics: ``=``, ``<`` ... and IS DISTINCT FROM.
 
-ksqlDB compares with Java's ``equals``/``compareTo``: never null (a null operand makes the
-comparison false), NaN compares false with everything, strings order by UTF-16 code units and
-bytes as signed values, and maps compare by content, whatever their entry order.
+ksqlDB compares with Java's ``equals``/``compareTo``: a null operand makes the comparison
+false, NaN compares false with everything, strings order by UTF-16 code units and bytes as
+signed values, and maps compare by content, whatever their entry order. A DECIMAL compared with
+a DOUBLE reads the double as ``BigDecimal.valueOf``, which throws for NaN and the infinities:
+that comparison is null (a failed expression), the one way a comparison is null.
 """
 
 from __future__ import annotations
@@ -87,8 +89,19 @@ def _is_nan(value: Column, type_: t.SqlType) -> Column | None:
     return F.isnan(value) if type_.base == "DOUBLE" else None
 
 
+def _no_big_decimal(value: Column, type_: t.SqlType, other: t.SqlType) -> Column | None:
+    """Where ``BigDecimal.valueOf`` of a DOUBLE compared with a DECIMAL throws: NaN, +/-Infinity."""
+    if type_.base == "DOUBLE" and other.base == "DECIMAL":
+        return F.isnan(value) | (F.abs(value) == F.lit(float("inf")))
+    return None
+
+
 def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
-    """``left op right`` as ksqlDB evaluates it: never null, false when an operand is null."""
+    """``left op right`` as ksqlDB evaluates it: false when an operand is null; null only where
+    Java throws (a NaN or infinite DOUBLE compared with a DECIMAL)."""
+    fails = _no_big_decimal(left, left_type, right_type)
+    if fails is None:
+        fails = _no_big_decimal(right, right_type, left_type)
     if op not in ("=", "<>") and left_type.base == right_type.base and has_java_order(left_type):
         left, right = java_order(left, left_type), java_order(right, right_type)
     left, right = comparable(left, left_type), comparable(right, right_type)
@@ -97,7 +110,8 @@ def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_ty
     for nan in (_is_nan(left, left_type), _is_nan(right, right_type)):
         if nan is not None:
             result = result & ~nan
-    return F.coalesce(result, F.lit(False))
+    result = F.coalesce(result, F.lit(False))
+    return result if fails is None else F.when(fails, F.lit(None).cast("boolean")).otherwise(result)
 
 
 def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
