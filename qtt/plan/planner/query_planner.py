@@ -505,9 +505,6 @@ class QueryPlanner:
     def _partition_columns(
         self, exprs: Sequence[ast.Expr], scope: Scope, items: Sequence[ast.SelectItem] = ()
     ) -> tuple[list[_PartitionColumn], bool]:
-        if not exprs:
-            msg = "PARTITION BY requires at least one expression"
-            raise StatementError(msg)
         if items and any(contains_table_function(node) for node in exprs):
             self._table_function_partition(exprs, items)
         analyzer = Analyzer(scope, "PARTITION BY")
