@@ -240,11 +240,11 @@ def _joins(replay: Any) -> bool:
 
 def _variant_is_stateful(variant: Any) -> bool:
     from qtt.errors import QttError
-    from qtt.harness.replay.runner import plan_variant
+    from qtt.harness.replay.runner import plan_variant, unevaluated
     from qtt.plan.ir.shape import query_order
 
     try:
-        planned = plan_variant(variant)
+        planned = plan_variant(variant, unevaluated)
     except QttError:
         return False
     plan = getattr(planned, "plan", None)

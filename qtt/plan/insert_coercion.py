@@ -16,14 +16,16 @@ import binascii
 import datetime as dt
 import decimal
 import re
+from collections.abc import Callable
 from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis.analyzer import Analyzer, Scope
 from qtt.plan.analysis.pseudo_timestamps import timestamp_millis
+from qtt.plan.ir import expressions as e
 from qtt.serde.java_numbers import java_double
-from qtt.serde.values import EPOCH, fit_decimal, from_json
+from qtt.serde.values import EPOCH, EPOCH_DATE, fit_decimal, from_json
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 from qtt.sql.parser import iter_nodes
@@ -45,6 +47,13 @@ _TIME = re.compile(r"(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?")
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
+#: Spark's value of a typed expression that is not a literal (the harness's
+#: :func:`~qtt.harness.replay.runner.evaluate_constant`): structs as dicts, times as Python's
+Evaluate = Callable[[e.Expression], Any]
+#: the value of an expression that is not a literal, to be evaluated
+COMPUTED: Any = object()
+
+
 class _Failed(Exception):
     """The value does not coerce (ksqlDB's ``Result.failure()``)."""
 
@@ -55,8 +64,10 @@ def refuse_column_references(expr: ast.Expr) -> None:
         raise StatementError(f"Unsupported column reference in insert value: {format_expr(expr)}")
 
 
-def inserted_value(expr: ast.Expr, value: Any, to: t.SqlType, column: str) -> Any:
-    """``value`` (the literal value of ``expr``) as a typed value of ``column``'s type ``to``.
+def inserted_value(expr: ast.Expr, value: Any, to: t.SqlType, column: str, evaluate: Evaluate | None = None) -> Any:
+    """``value`` (the literal value of ``expr``, or :data:`COMPUTED`: ``evaluate`` gives it, as
+    ksqlDB's interpreter evaluates a value that calls functions or computes) as a typed value
+    of ``column``'s type ``to``.
 
     Raises:
         StatementError: ksqlDB's message for a value that does not coerce.
@@ -64,12 +75,18 @@ def inserted_value(expr: ast.Expr, value: Any, to: t.SqlType, column: str) -> An
     if value is None:
         return None
     try:
-        source = Analyzer(Scope([]), "insert value")(expr).result_type
+        analyzed = Analyzer(Scope([]), "insert value")(expr)
     except StatementError as error:  # CodeGenRunner's words for an expression it cannot compile
         if isinstance(error, UnsupportedFeatureError):
             raise
         error.message = f"Invalid insert value: {error.message}. expression:{format_expr(expr)}, schema:"
         raise
+    source = analyzed.result_type
+    if value is COMPUTED:
+        assert evaluate is not None
+        value = _as_literal(evaluate(analyzed), source)
+        if value is None:
+            return None
     try:
         return _coerce(value, source, to)
     except _Failed:
@@ -95,6 +112,8 @@ def _coerce(value: Any, source: t.SqlType, to: t.SqlType) -> Any:
         return tuple(fields)
     if source.base == "STRING" and to.base != "STRING":
         return _parsed(value.strip(), to)
+    if source.base == to.base and to.base in ("TIMESTAMP", "DATE", "TIME", "BYTES"):  # an evaluated value
+        return from_json(value, to)
     try:
         number = from_json(value, source)  # the value as its own type (a constructor's common type)
         return fit_decimal(decimal.Decimal(number), to) if isinstance(to, t.Decimal) else from_json(number, to)
@@ -122,6 +141,28 @@ def _parsed(text: str, to: t.SqlType) -> Any:
         return dt.time(int(hour), int(minute), int(second or 0), micros)
     except (StatementError, ValueError, OverflowError, binascii.Error):
         raise _Failed from None
+
+
+def _as_literal(value: Any, type_: t.SqlType) -> Any:
+    """An evaluated value as the value of a literal of its type (times as numbers, bytes as
+    base64 text, structs printing as Kafka Connect's), which :func:`_coerce` takes."""
+    if value is None:
+        return None
+    if isinstance(type_, t.Array):
+        return [_as_literal(v, type_.element) for v in value]
+    if isinstance(type_, t.Map):
+        return {_as_literal(k, type_.key): _as_literal(v, type_.value) for k, v in value.items()}
+    if isinstance(type_, t.Struct):
+        return literal_struct({f.name: _as_literal(value.get(f.name), f.type) for f in type_.fields})
+    if type_.base == "TIMESTAMP":
+        return (value - EPOCH) // dt.timedelta(milliseconds=1)
+    if type_.base == "DATE":
+        return (value - EPOCH_DATE).days
+    if type_.base == "TIME":
+        return (dt.datetime.combine(dt.date.min, value) - dt.datetime.min) // dt.timedelta(milliseconds=1)
+    if type_.base == "BYTES":
+        return base64.b64encode(bytes(value)).decode("ascii")
+    return value
 
 
 def _java_text(value: Any) -> str:

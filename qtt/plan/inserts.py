@@ -14,7 +14,7 @@ from typing import Any
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan.ddl.metastore import TABLE, DataSource
-from qtt.plan.insert_coercion import inserted_value, literal_struct, refuse_column_references
+from qtt.plan.insert_coercion import COMPUTED, Evaluate, inserted_value, literal_struct, refuse_column_references
 from qtt.plan.ir.schema import LogicalSchema
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -42,17 +42,18 @@ class Insert:
         return dict(zip((c.name for c in self.source.schema.value), self.value, strict=True))
 
 
-def inserted_row(target: DataSource, statement: ast.InsertValues) -> Insert:
+def inserted_row(target: DataSource, statement: ast.InsertValues, evaluate: Evaluate | None = None) -> Insert:
     """The row an ``INSERT INTO ... VALUES`` writes, refused as ksqlDB's ``GenericRecordFactory``
-    refuses it, after ``Failed to insert values into 'NAME'.`` as its executor says it."""
+    refuses it, after ``Failed to insert values into 'NAME'.`` as its executor says it. Without
+    ``evaluate``, a value that is not a literal is not supported."""
     try:
-        return _row(target, statement)
+        return _row(target, statement, evaluate)
     except StatementError as error:
         error.message = f"Failed to insert values into '{target.name}'. {error.message}"
         raise
 
 
-def _row(target: DataSource, statement: ast.InsertValues) -> Insert:
+def _row(target: DataSource, statement: ast.InsertValues, evaluate: Evaluate | None) -> Insert:
     schema = target.schema
     names = list(statement.columns) or [c.name for c in (*schema.key, *schema.value)]
     if len(names) != len(statement.values):
@@ -65,7 +66,7 @@ def _row(target: DataSource, statement: ast.InsertValues) -> Insert:
             raise StatementError(f"Column name {t.quote(name)} does not exist.")
         if name in PSEUDO_COLUMNS[1:]:
             raise StatementError(f"Inserting into column {t.quote(name)} is not allowed.")
-    typed = typed_values(schema, dict(zip(names, statement.values, strict=True)))
+    typed = typed_values(schema, dict(zip(names, statement.values, strict=True)), evaluate)
     timestamp = typed.pop(ROWTIME, None)
     rowtime = 0 if timestamp is None else timestamp
     if target.kind == TABLE:
@@ -79,16 +80,23 @@ def _row(target: DataSource, statement: ast.InsertValues) -> Insert:
     return Insert(target, key, value, rowtime)
 
 
-def typed_values(schema: LogicalSchema, given: dict[str, ast.Expr]) -> dict[str, Any]:
+def typed_values(schema: LogicalSchema, given: dict[str, ast.Expr], evaluate: Evaluate | None = None) -> dict[str, Any]:
     """The values given to columns (``ROWTIME`` a BIGINT among them) as the columns' typed
-    values, as ksqlDB's ``GenericRecordFactory`` resolves and coerces them, in the given order."""
+    values, as ksqlDB's ``GenericRecordFactory`` resolves and coerces them, in the given order;
+    ``evaluate`` gives a value that is not a literal."""
     types = {c.name: c.type for c in schema.columns} | {ROWTIME: t.BIGINT}
     typed: dict[str, Any] = {}
     for name, expr in given.items():
         if name not in types:
             raise StatementError(f"Column name {t.quote(name)} does not exist.")
         refuse_column_references(expr)
-        typed[name] = inserted_value(expr, literal_value(expr), types[name], name)
+        try:
+            value = literal_value(expr)
+        except UnsupportedFeatureError:
+            if evaluate is None:
+                raise
+            value = COMPUTED
+        typed[name] = inserted_value(expr, value, types[name], name, evaluate)
     return typed
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import singledispatchmethod
-from types import MappingProxyType
 
 from qtt import sqltypes as t
 from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
@@ -20,10 +19,11 @@ from qtt.plan.ddl.create_checks import check_create_source, check_source_name, m
 from qtt.plan.ddl.drops import refuse_drop_under_inserts
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, check_no_shadowed_columns, unknown_source_hint
 from qtt.plan.ddl.query_ids import create_as_query_id, refuse_many_writers
+from qtt.plan.ddl.replaced import current_plan
 from qtt.plan.ddl.schema_ids import check_sink_schemas, explain_failure
 from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers, with_inferred
 from qtt.plan.ddl.sql_schema import namespace_of
-from qtt.plan.ddl.swaps import SWAP_IN_PLACE, start_gate, swap_in_place, swapped_out, with_start_gate
+from qtt.plan.ddl.swaps import SWAP_IN_PLACE, start_gate, swap_in_place, with_start_gate
 from qtt.plan.ddl.upgrades import KsqlAggregate, check_source_upgrade, extended_upgrades
 from qtt.plan.ddl.with_clause import (
     check_topic_properties,
@@ -40,6 +40,7 @@ from qtt.plan.ddl.with_properties import (
     source_format_infos,
     timestamp_column,
 )
+from qtt.plan.insert_coercion import Evaluate
 from qtt.plan.inserts import Insert, inserted_row
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
@@ -73,14 +74,18 @@ def plan_statements(
     statements: Sequence[ast.Statement],
     properties: Mapping[str, object] | None = None,
     topic_schemas: TopicSchemas | None = None,
+    declared_partitions: Mapping[str, int] | None = None,
+    evaluate: Evaluate | None = None,
 ) -> PlannedCase:
-    """Plan every statement in order.
+    """Plan every statement in order; ``declared_partitions`` are the partition counts a case's
+    ``topics`` section gives (its topics exist before the statements run), and ``evaluate``
+    evaluates an ``INSERT ... VALUES`` value that is not a literal (none: not supported).
 
     Raises:
         SqlError: a statement is invalid (subclasses name the reason).
         UnsupportedFeatureError: a statement needs a feature qtt does not support yet.
     """
-    planner = Planner(properties or {}, topic_schemas or {})
+    planner = Planner(properties or {}, topic_schemas or {}, declared_partitions or {}, evaluate)
     # The analyzer recurses over expressions: deep ones (generated SQL) need a large stack.
     planned = deep_call(lambda: [planner.plan(statement) for statement in statements])
     plan = current_plan(properties or {}, [p for p in planned if p is not None])
@@ -93,46 +98,22 @@ def plan_statements(
     )
 
 
-def current_plan(properties: Mapping[str, object], planned: Sequence[s.StatementPlan]) -> s.Plan:
-    """The plan of the statements so far: what ``CREATE OR REPLACE`` replaced is gone.
-
-    A replaced query keeps its id and runs as its replacement; a replaced stream or table is
-    declared by its replacement alone. A query swapped in place (``SWAP_IN_PLACE``) runs under
-    its own id, and the query it replaced is gone.
-    """
-    last_query: dict[str, int] = {}
-    last_declaration: dict[str, int] = {}
-    for index, statement in enumerate(planned):
-        if (query := getattr(statement, "query_plan", None)) is not None:
-            last_query[query.query_id] = index
-            swapped = swapped_out(query)
-            if swapped is not None:
-                last_query[swapped] = -1
-        command = getattr(statement, "ddl_command", None)
-        name = command.source_name if isinstance(command, s.CreateSourceCommand) else None
-        if name is not None and (command.or_replace or name not in last_declaration):  # type: ignore[union-attr]
-            last_declaration[name] = index
-    kept: list[s.StatementPlan] = []
-    for index, statement in enumerate(planned):
-        query = getattr(statement, "query_plan", None)
-        command = getattr(statement, "ddl_command", None)
-        if query is not None and last_query.get(query.query_id) != index:
-            statement = replace(statement, query_plan=None)  # type: ignore[call-arg]
-        if isinstance(command, s.CreateSourceCommand) and last_declaration.get(command.source_name, index) > index:
-            statement = replace(statement, ddl_command=None)  # type: ignore[call-arg]
-        if getattr(statement, "query_plan", None) is not None or getattr(statement, "ddl_command", None) is not None:
-            kept.append(statement)
-    config = MappingProxyType({k: properties[k] for k in sorted(properties)})
-    return s.Plan(config=config, statements=tuple(kept))
-
-
 class Planner:
     """Stateful planner over one case's statements: one method per statement type."""
 
-    def __init__(self, properties: Mapping[str, object], topic_schemas: TopicSchemas | None = None) -> None:
+    def __init__(
+        self,
+        properties: Mapping[str, object],
+        topic_schemas: TopicSchemas | None = None,
+        declared_partitions: Mapping[str, int] | None = None,
+        evaluate: Evaluate | None = None,
+    ) -> None:
         self.config: dict[str, object] = dict(properties)
         #: schemas registered before the statements run, for ksqlDB's schema inference
         self.topic_schemas: TopicSchemas = topic_schemas or {}
+        #: partition counts of the topics that exist before the statements run (a case's ``topics``)
+        self.declared_partitions: Mapping[str, int] = declared_partitions or {}
+        self.evaluate = evaluate
         self.sources: dict[str, DataSource] = {}
         self.topic_partitions: dict[str, int] = {}
         self.query_count = 0
@@ -220,7 +201,7 @@ class Planner:
             formats=formats,
             timestamp_column=timestamp,
             is_source=statement.is_source,
-            partitions=partitions,
+            partitions=partitions or self.declared_partitions.get(topic),
             sql=statement.text,
         )
         if existing is not None:  # CREATE OR REPLACE of a stream or table a statement declared
@@ -364,7 +345,7 @@ class Planner:
     @_plan.register
     def visit_InsertValues(self, statement: ast.InsertValues) -> s.StatementPlan | None:
         # A case writes these rows before its inputs (a SQL test interprets its INSERTs itself).
-        self.inserts.append(inserted_row(self.insert_values_target(statement), statement))
+        self.inserts.append(inserted_row(self.insert_values_target(statement), statement, self.evaluate))
         return None
 
     def insert_values_target(self, statement: ast.InsertValues) -> DataSource:

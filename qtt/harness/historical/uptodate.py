@@ -18,7 +18,7 @@ from qtt.errors import PlanFileError, QttError, SqlError, UnsupportedFeatureErro
 from qtt.harness.cases.model import CaseVariant
 from qtt.harness.cases.slugs import former_slugs, slug_of
 from qtt.harness.historical import ledger, plan_store
-from qtt.harness.replay.runner import plan_variant
+from qtt.harness.replay.runner import plan_variant, unevaluated
 from qtt.plan.ir import codec
 from qtt.plan.ir.diff import diff_lines
 from qtt.plan.ir.steps import Plan
@@ -147,7 +147,7 @@ def current_plan(variant: CaseVariant) -> Plan | None:
     """
     if not variant.enabled or variant.expected_exception is not None:
         return None
-    return plan_variant(variant).plan
+    return plan_variant(variant, unevaluated).plan
 
 
 def check_variant(variant: CaseVariant, root: Path, *, file: str | Path | None = None) -> CheckEntry:

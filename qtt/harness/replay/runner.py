@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qtt.errors import (
     CaseFileError,
@@ -35,7 +35,9 @@ from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.schemas import topic_schemas
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
+from qtt.plan.insert_coercion import Evaluate
 from qtt.plan.ir.depth import deep_call
+from qtt.plan.ir.expressions import Expression
 from qtt.plan.ir.steps import CreateSourceCommand, Formats
 from qtt.plan.statements import PlannedCase, plan_statements
 from qtt.runtime.jobs import FRESH, ReplayMode, Runtime
@@ -58,8 +60,24 @@ def spark_session() -> SparkSession:
     return get_session()
 
 
-def plan_variant(variant: CaseVariant) -> PlannedCase:
-    """Parse and plan a variant's statements (no Spark), on the large stack of a deep call.
+def evaluate_constant(expr: Expression) -> Any:
+    """Spark's value of a typed expression that reads no column: an ``INSERT ... VALUES`` value
+    that calls functions or computes, as ksqlDB's interpreter evaluates it (starts Spark)."""
+    from qtt.runtime.execute.constants import evaluate
+
+    return evaluate(expr)
+
+
+def unevaluated(expr: Expression) -> Any:
+    """For planning alone (a plan holds no inserted rows): a computed INSERT value is null, and
+    Spark is not started."""
+    return None
+
+
+def plan_variant(variant: CaseVariant, evaluate: Evaluate = evaluate_constant) -> PlannedCase:
+    """Parse and plan a variant's statements on the large stack of a deep call; ``evaluate``
+    gives the INSERT values that are not literals (:func:`unevaluated` when only the plan
+    matters: then no Spark).
 
     Raises:
         SqlError: a statement does not parse or plan, located in the case file.
@@ -67,7 +85,9 @@ def plan_variant(variant: CaseVariant) -> PlannedCase:
     script = "\n".join(variant.statements)
     try:
         schemas = topic_schemas(variant.topics)
-        return deep_call(lambda: plan_statements(parse_statements(script), variant.properties, schemas))
+        partitions = {topic.name: topic.partitions or 1 for topic in variant.topics}  # TopicNode: 1 unless given
+        statements = parse_statements(script)
+        return deep_call(lambda: plan_statements(statements, variant.properties, schemas, partitions, evaluate))
     except SqlError as error:
         raise _locate(error, variant) from None
 

@@ -14,14 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
+from qtt.harness.replay.runner import evaluate_constant
 from qtt.harness.sqltests.files import SqlTest
 from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ddl.replaced import current_plan
 from qtt.plan.ddl.sql_schema import namespace_of
 from qtt.plan.inserts import Insert, inserted_row, typed_values
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.schema import Column, LogicalSchema
-from qtt.plan.statements import Planner, current_plan, start_gate
+from qtt.plan.statements import Planner, start_gate
 from qtt.sql import ast, parse_statements
 
 
@@ -76,7 +78,7 @@ def interpret(test: SqlTest) -> Script:
     """
     statements = deep_call(lambda: parse_statements(test.script))
     script = Script(test)
-    planner = Planner({})
+    planner = Planner({}, evaluate=evaluate_constant)
     planned: list[s.StatementPlan] = []
     for statement in statements:
         try:
@@ -96,7 +98,7 @@ def _step(script: Script, planner: Planner, planned: list[s.StatementPlan], stat
         plan = current_plan(planner.config, planned)
         if not script.epochs or script.epochs[-1].plan != plan:
             _begin_epoch(script, plan, planner.topic_partitions)
-        script.inserts.append(inserted_row(planner.insert_values_target(statement), statement))
+        script.inserts.append(inserted_row(planner.insert_values_target(statement), statement, planner.evaluate))
     elif isinstance(statement, ast.AssertValues | ast.AssertTombstone):
         script.checks.append(_check(planner, statement, len(script.inserts)))
     elif isinstance(statement, ast.AssertSource):
@@ -144,7 +146,7 @@ def _check(planner: Planner, statement: ast.AssertValues | ast.AssertTombstone, 
         columns = tuple(c.name for c in shown)
     if len(columns) != len(exprs):
         raise StatementError(f"Expected a value for each column. Expected Columns: {list(columns)}.")
-    expected = typed_values(source.schema, dict(zip(columns, exprs, strict=True)))
+    expected = typed_values(source.schema, dict(zip(columns, exprs, strict=True)), planner.evaluate)
     return Check(statement, source, expected, isinstance(statement, ast.AssertTombstone), seen)
 
 

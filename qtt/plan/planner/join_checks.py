@@ -57,16 +57,24 @@ def check_windowed_keys(left: Sources, right: Sources, left_keyed: bool, right_k
         raise UnsupportedFeatureError("joining windowed sources in a multi-way join")
 
 
+#: the partitions of a topic that neither ``PARTITIONS`` nor a case's ``topics`` section counts:
+#: ksqlDB's test harness creates the topics its statements and records name with 4
+#: (``KsqlConstants.legacyDefaultSinkPartitionCount``)
+TEST_TOPIC_PARTITIONS = 4
+
+
 def check_partitions(left: Sources, right: Sources) -> None:
     """The inputs of a primary-key join need as many partitions on both sides (ksqlDB's
     ``JoinNode.ensureMatchingPartitionCounts``), re-keyed ones too: each side counts its source
     topic's partitions, a join its right source's, and is named after its leftmost source.
 
-    A side whose count no ``PARTITIONS`` property gave has its topic's own count, which the
-    planner does not see (a case's ``topics`` section or the broker holds it): no check then."""
+    A source counts its ``PARTITIONS`` property, else its topic's count in the case's ``topics``
+    section, else a C*AS sink its query's source's; a topic none of them counts has
+    :data:`TEST_TOPIC_PARTITIONS`."""
     (left_name, _), (right_name, right_source) = left[0], right[0]
-    left_count, right_count = left[-1][1].partitions, right_source.partitions
-    if left_count is not None and right_count is not None and left_count != right_count:
+    left_count = left[-1][1].partitions or TEST_TOPIC_PARTITIONS
+    right_count = right_source.partitions or TEST_TOPIC_PARTITIONS
+    if left_count != right_count:
         msg = (
             f"Can't join `{left_name}` with `{right_name}` since the number of partitions don't match. "
             f"`{left_name}` partitions = {left_count}; `{right_name}` partitions = {right_count}. "
