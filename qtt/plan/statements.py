@@ -404,8 +404,6 @@ class Planner:
                 f"{existing.kind.lower()} with the same name already exists"
             )
             raise StatementError(msg)
-        if existing is not None and statement.or_replace:  # writes into the existing sink
-            planned = fit_to_sink(planned, existing.schema)
         if produced != statement.kind:
             msg = (
                 f"Invalid result type. Your SELECT query produces a {produced}. Please use CREATE "
@@ -512,7 +510,7 @@ class Planner:
                 "but select query result is KTABLE."
             )
             raise StatementError(msg)
-        planned = fit_to_sink(planned, target.schema)
+        planned = fit_to_sink(planned, target.schema, statement.query.select)
         if planned.schema != target.schema:
             msg = (
                 f"Incompatible schema between results and sink.\nResult schema is {planned.schema}"

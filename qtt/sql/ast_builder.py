@@ -22,6 +22,7 @@ from qtt.sql.ast_parts import (
     case_parts,
     check_escape,
     check_grouping,
+    duration_amount,
     function_argument,
     grace_ms,
     property_value,
@@ -370,8 +371,8 @@ class AstBuilder(Transformer_NonRecursive):
     def grace(self, meta: Any, grace: Token, period: Token, ms: int) -> tuple[str, int] | int:
         return ("grace_ms", ms)
 
-    def duration(self, meta: Any, amount: Token, unit: str) -> int:
-        return Duration(_int(amount), unit)
+    def duration(self, meta: Any, minus: Token | None, amount: Token, unit: str) -> int:
+        return Duration(duration_amount(minus, amount, _int), unit)
 
     def time_unit(self, meta: Any, token: Token) -> str:
         return str(token).upper().rstrip("S")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from lark import Token
@@ -50,6 +51,19 @@ class Duration(int):
 
     def __reduce__(self) -> tuple[type[int], tuple[int]]:
         return int, (int(self),)  # a copy, a pickle (a Spark worker's) is the plain number
+
+
+def duration_amount(minus: Token | None, amount: Token, as_int: Callable[[Token], int]) -> int:
+    """A window's or WITHIN's amount, as ``AstBuilder.getTimeClause`` reads the number its grammar
+    takes: ``Long.parseLong`` of the text, sign included, so a decimal or a number out of the
+    range of a BIGINT is Java's ``NumberFormatException`` (``as_int`` reads an integer token,
+    an absurdly long one being its syntax error)."""
+    text = ("-" if minus is not None else "") + str(amount)
+    if amount.type != "INTEGER_VALUE" or not -(2**63) <= as_int(amount) * (-1 if minus else 1) < 2**63:
+        problem = f'For input string: "{text}"'
+        at = minus or amount
+        raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=at.line or 0, column=at.column or 0)
+    return int(text)
 
 
 def duration_text(ms: int | None) -> str:

@@ -72,7 +72,7 @@ def test_an_aggregate_keeps_its_id_when_only_its_filter_changes() -> None:
         (
             "STREAM b AS SELECT * FROM a",
             "STREAM b WITH (kafka_topic='other') AS SELECT * FROM a",
-            "DataSource 'B' has topic = B which is not upgradeable to other",
+            "Cannot upgrade data source: DataSource '`B`' has topic = B which is not upgradeable to other",
         ),
         (
             "TABLE c AS SELECT id, SUM(x) AS n FROM a GROUP BY id",

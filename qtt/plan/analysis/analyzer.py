@@ -543,6 +543,8 @@ class Analyzer:
                 raise error.at(line=_line(node), column=_col(node)) from None
         args = [self.visit(a) for a in node.args]
         try:
+            unit = bool(args) and isinstance(args[0], e.IntervalUnit)
+            fns.check_unit_argument(node.name, [a.result_type for a in args], unit, node.written)
             resolved = fns.resolve(node.name, [a.result_type for a in args], node.written, node.identifier)
         except SqlError as error:
             raise error.at(line=_line(node), column=_col(node)) from None

@@ -6,11 +6,11 @@ which one to raise.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
 from qtt import sqltypes as t
-from qtt.plan.ir.schema import Column
+from qtt.plan.ir.schema import KEY, Column, LogicalSchema
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr, format_plain
 
@@ -88,6 +88,13 @@ def map_in_key(column: Column) -> str:
         f"behavior due to inconsistent serialization. Key column name: {t.quote(column.name)}. "
         f"Column type: {column.type}. See https://github.com/confluentinc/ksql/issues/6621 for more."
     )
+
+
+def schemas_do_not_match(physical: LogicalSchema, key_names: Collection[str]) -> str:
+    """A projection whose value column is named like a key column: the sink's (logical) schema
+    leaves that value out, the query's select step (physical) keeps it (PhysicalPlanBuilder)."""
+    logical = LogicalSchema(tuple(c for c in physical.columns if c.namespace == KEY or c.name not in key_names))
+    return f"Logical and Physical schemas do not match!\nLogical : {logical}\nPhysical: {physical}"
 
 
 def key_selected_twice(key: str, aliases: Sequence[str]) -> str:

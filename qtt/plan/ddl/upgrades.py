@@ -95,8 +95,8 @@ def check_source_upgrade(old: DataSource, new: DataSource) -> None:
     reason = _schema_difference(old.schema.key, new.schema.key, old.schema.value, new.schema.value)
     if reason is not None:
         issues.append(f"{_not_upgradeable(old.name, 'schema', old.schema, new.schema)}. ({reason})")
-    if issues:
-        raise SqlError("\n\tAND ".join(issues))
+    if issues:  # ksqlDB's MetaStoreImpl.putSource
+        raise SqlError("Cannot upgrade data source: " + "\n\tAND ".join(issues))
 
 
 @dataclass(frozen=True)
@@ -328,4 +328,4 @@ def _not_in_place(old: Sequence[Column], new: Sequence[Column]) -> str:
 
 
 def _not_upgradeable(name: str, prop: str, before: object, after: object) -> str:
-    return f"DataSource '{name}' has {prop} = {before} which is not upgradeable to {after}"
+    return f"DataSource '`{name}`' has {prop} = {before} which is not upgradeable to {after}"

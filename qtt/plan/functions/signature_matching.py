@@ -295,12 +295,16 @@ def match_signature(function: Function, arg_types: Sequence[t.SqlType], written:
             check(effective)
         note_resolution(functools.partial(_signature_text, name, signature))
         return Resolved(function, signature, tuple(concrete), returns)
-    shown = _shown_arguments(arg_types)
+    raise no_match_error(function, arg_types, written)
+
+
+def no_match_error(function: Function, arg_types: Sequence[t.SqlType], written: str | None = None) -> StatementError:
+    """ksqlDB's ``UdfIndex`` error for arguments that fit none of ``function``'s overloads."""
     msg = (
-        f"Function '{shown_name(name, written)}' does not accept parameters ({shown}).\n"
-        f"Valid alternatives are:\n{_alternatives(function)}"
+        f"Function '{shown_name(function.name, written)}' does not accept parameters "
+        f"({_shown_arguments(arg_types)}).\nValid alternatives are:\n{_alternatives(function)}"
     )
-    raise StatementError(msg)
+    return StatementError(msg)
 
 
 def _alternatives(function: Function) -> str:

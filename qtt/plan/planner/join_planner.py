@@ -383,6 +383,15 @@ def _check_within(relation: ast.Join, left: Joined, right: Joined) -> None:
     if left.kind == STREAM and right.kind == STREAM:
         if relation.within is None:
             raise StatementError(messages.WITHIN_MISSING)
+        # Kafka Streams' JoinWindows, which ksqlDB builds of the before size, then sets the after
+        before, after, grace = relation.within.before_ms, relation.within.after_ms, relation.within.grace_ms
+        interval = "Window interval (ie, beforeMs+afterMs) must not be negative."
+        if before < 0:  # the windows of the before size: before + before
+            raise StatementError(interval)
+        if grace is not None and grace < 0:
+            raise StatementError("Grace period must not be negative.")
+        if before + after < 0:
+            raise StatementError(interval)
         return
     if relation.within is not None:
         raise StatementError(messages.WITHIN_TABLE_TABLE if left.kind == TABLE else messages.WITHIN_STREAM_TABLE)

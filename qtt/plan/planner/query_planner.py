@@ -404,16 +404,16 @@ class QueryPlanner:
                 out.append(SelectItem(item.alias, resolve(expr)))
         # SelectionUtil.buildProjectionSchema: a select of a key column is a key column, the
         # others value columns; LogicalSchema.Builder refuses a name twice in one namespace and
-        # prints the column (a key and a value of one name are refused as values here)
-        seen: dict[str, bool] = {}
+        # prints the column (a key and a value of one name are two namespaces: see _project)
+        seen: dict[bool, set[str]] = {True: set(), False: set()}
         for selected in out:
             expr = selected.expression
             is_key = isinstance(expr, e.ColumnRef) and expr.name in keys
-            if selected.alias in seen:
-                kind, suffix = ("key", " KEY") if is_key and seen[selected.alias] else ("value", "")
+            if selected.alias in seen[is_key]:
+                kind, suffix = ("key", " KEY") if is_key else ("value", "")
                 msg = f"Duplicate {kind} columns found in schema: `{selected.alias}` {expr.result_type}{suffix}"
                 raise StatementError(msg)
-            seen[selected.alias] = is_key
+            seen[is_key].add(selected.alias)
         return out
 
     # ------------------------------------------------------------------ projection
@@ -440,7 +440,11 @@ class QueryPlanner:
         for key, names in aliases.items():
             if len(names) > 1:
                 raise StatementError(messages.key_selected_twice(key, names))
-        if not values:
+        # FinalProjectNode: the sink's schema leaves out a value column named like a selected key
+        # column (LogicalSchema.withoutPseudoAndKeyColsInValue), the query's select step keeps it
+        key_aliases = {names[0] for names in aliases.values()}
+        shadowed = [v for v in values if v.alias in key_aliases]
+        if len(shadowed) == len(values):
             msg = "The projection contains no value columns."
             raise StatementError(msg)
         self._validate_key_present(parent, items, select, partition, by_null, scope)
@@ -454,6 +458,8 @@ class QueryPlanner:
                 raise UnsupportedFeatureError(f"output columns named like pseudo columns ({column.name})")
         out_schema = LogicalSchema(tuple(key_columns + value_columns))
         check_no_map_keys(out_schema.key)
+        if shadowed:
+            raise StatementError(messages.schemas_do_not_match(out_schema, key_aliases))
         expressions = [
             s.SelectExpression(alias=aliases[k.name][0], expression=e.ColumnRef(name=k.name, sql_type=k.type))
             for k in parent.key

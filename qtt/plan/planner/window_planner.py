@@ -11,6 +11,7 @@ only, outside aggregate calls.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from qtt.errors import SqlSyntaxError, StatementError
@@ -53,6 +54,10 @@ def window_expression(spec: ast.WindowSpec, *, emit_final: bool = False) -> s.Wi
             f"{size} ms, but given advancement interval is: {advance} ms"
         )
         raise StatementError(msg)
+    if spec.grace_ms is not None and spec.grace_ms < 0:  # the windows', then the store's, own checks
+        raise StatementError("Grace period must not be negative.")
+    if spec.retention_ms is not None and spec.retention_ms < 0:
+        raise StatementError("Retention must not be negative.")
     default_grace = 0 if emit_final else max(DEFAULT_GRACE_MS - size, 0)
     grace = spec.grace_ms if spec.grace_ms is not None else default_grace
     retention = spec.retention_ms if spec.retention_ms is not None else size + grace
@@ -129,20 +134,43 @@ def source_window(properties: Mapping[str, object]) -> s.WindowInfo | None:
         return s.WindowInfo(type=window_type)
     if size is None:
         raise SqlSyntaxError("Tumbling and Hopping window types should set WINDOW_SIZE in the WITH clause.")
-    return s.WindowInfo(type=window_type, size_ms=duration_ms(str(size)))
+    nanos = _duration_ns(str(size))
+    if nanos <= 0:  # ksqlDB's WindowInfo
+        raise StatementError("Size must be positive")
+    return s.WindowInfo(type=window_type, size_ms=nanos // 1_000_000)
+
+
+#: Java's TimeUnit names, in its order, in nanoseconds (``WINDOW_SIZE`` takes any of them)
+_DURATION_UNITS_NS = {
+    "NANOSECONDS": 1,
+    "MICROSECONDS": 1_000,
+    **{f"{unit}S": ms * 1_000_000 for unit, ms in TIME_UNITS_MS.items()},
+}
+_LONG_MAX = 2**63 - 1
+_JAVA_SPACE = r"[ \t\n\x0b\f\r]"  # Java's regex \s
 
 
 def duration_ms(text: str) -> int:
     """``'30 SECONDS'`` in milliseconds."""
-    parts = text.split()
-    problem = None
-    if len(parts) != 2 or not parts[0].isdigit():
-        problem = "Expected 2 tokens, got: " + str(len(parts)) if len(parts) != 2 else "Not a number: " + parts[0]
+    nanos = _duration_ns(text)
+    return nanos // 1_000_000 if nanos >= 0 else -(-nanos // 1_000_000)
+
+
+def _duration_ns(text: str) -> int:
+    """``'30 SECONDS'`` in nanoseconds, as ksqlDB's DurationParser reads it: two tokens split at
+    each single whitespace character (trailing empty ones dropped, as Java's ``split``), a
+    ``Long.parseLong`` amount (a sign allowed), and a unit with or without its plural ``S``."""
+    parts = re.split(_JAVA_SPACE, text) if re.search(_JAVA_SPACE, text) else [text]
+    while len(parts) > 1 and not parts[-1]:
+        parts.pop()
+    if len(parts) != 2:
+        problem = f"Expected 2 tokens, got: {len(parts)}"
+    elif not re.fullmatch(r"[+-]?[0-9]+", parts[0]) or abs(int(parts[0])) > _LONG_MAX + (parts[0][0] == "-"):
+        problem = f"Not numeric: '{parts[0]}'"
     else:
         unit = parts[1].upper()
-        factor = TIME_UNITS_MS.get(unit[:-1] if unit.endswith("S") and unit[:-1] in TIME_UNITS_MS else unit)
-        if factor is None:
-            problem = f"Unknown time unit: '{unit}'"
-        else:
-            return int(parts[0]) * factor
+        factor = _DURATION_UNITS_NS.get(unit if unit.endswith("S") else unit + "S")
+        if factor is not None:  # TimeUnit.toNanos saturates
+            return max(-_LONG_MAX - 1, min(_LONG_MAX, int(parts[0]) * factor))
+        problem = f"Unknown time unit: '{unit}'\nSupported time units are: {', '.join(_DURATION_UNITS_NS)}"
     raise SqlSyntaxError(f"Configuration WINDOW_SIZE is invalid: Invalid duration: '{text}'. {problem}")

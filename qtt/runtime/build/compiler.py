@@ -287,7 +287,8 @@ class Compiler:
 
     @visit.register
     def visit_Cast(self, expr: e.Cast) -> Column:
-        return cast(self(expr.operand), expr.operand.result_type, expr.sql_type)
+        in_lambda = bool(self.lambda_columns)
+        return cast(self(expr.operand), expr.operand.result_type, expr.sql_type, in_lambda=in_lambda)
 
     @visit.register
     def visit_Call(self, expr: e.Call) -> Column:

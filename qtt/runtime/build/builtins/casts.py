@@ -6,11 +6,14 @@ Spark would truncate or fail the query.
 
 from __future__ import annotations
 
+import functools
+
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
+from qtt.runtime.build.builtins.java import big_decimal
 from qtt.runtime.build.builtins.registry import null_of
 from qtt.runtime.build.builtins.strings import java_trim
 from qtt.runtime.build.builtins.time_functions import time_millis
@@ -33,8 +36,11 @@ _OFFSET_TEXT = r"^[+-]([0-9]{1,2}|[0-9]{4}|[0-9]{2}:[0-9]{2}|[0-9]{6}|[0-9]{2}:[
 _TIME_ZEROS = "00:00:00.000"
 
 
-def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
-    """CAST with ksqlDB's semantics (its ``CastEvaluator``); a failed conversion is null."""
+def cast(value: Column, source: t.SqlType, target: t.SqlType, *, in_lambda: bool = False) -> Column:
+    """CAST with ksqlDB's semantics (its ``CastEvaluator``); a failed conversion is null.
+
+    ``in_lambda``: the cast is part of a Spark lambda's body, which cannot call a Python UDF.
+    """
     if source == target:
         return value
     spark_target = to_spark(target)
@@ -51,7 +57,10 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
             # Integer.parseInt: no fraction, no exponent; Spark's cast would truncate "1.5".
             return F.when(text.rlike(_INTEGER_TEXT), text.cast(spark_target))
         if target == t.DOUBLE:
-            return F.when(text.rlike(_DOUBLE_TEXT), F.regexp_replace(text, "[fFdD]$", "").cast("double"))
+            # SqlDoubles.parseDouble: Double.parseDouble, but a NaN or infinite result throws.
+            number = F.regexp_replace(text, "[fFdD]$", "").cast("double")
+            finite = ~F.isnan(number) & (F.abs(number) != F.lit(float("inf")))
+            return F.when(text.rlike(_DOUBLE_TEXT) & finite, number)
         if isinstance(target, t.Decimal):
             return F.when(text.rlike(_DECIMAL_TEXT), text.cast(spark_target))
         if target == t.BOOLEAN:
@@ -66,22 +75,36 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType) -> Column:
         if target == t.DATE:
             return _text_to_date(text)
         return text.cast(spark_target)
+    if source == t.DOUBLE and isinstance(target, t.Decimal) and not in_lambda:
+        # DecimalUtil.cast rounds the double's exact binary value (2.675 is 2.67499...), where
+        # Spark's cast rounds its shortest text; a Python UDF, which a Spark lambda cannot call.
+        java = functools.partial(big_decimal.from_double, precision=target.precision, scale=target.scale)
+        return F.udf(java, spark_target, useArrow=True)(value)
     if isinstance(source, t.Array) and isinstance(target, t.Array):
         src, dst = source.element, target.element
-        return F.transform(value, lambda x: cast(x, src, dst))
+        return F.transform(value, lambda x: cast(x, src, dst, in_lambda=True))
     if isinstance(source, t.Map) and isinstance(target, t.Map):
         return _cast_map(value, source, target)
     if isinstance(source, t.Struct) and isinstance(target, t.Struct):
-        return _cast_struct(value, source, target)
+        return _cast_struct(value, source, target, in_lambda=in_lambda)
     return value.cast(spark_target)
 
 
 def _cast_to_time(value: Column, source: t.SqlType) -> Column:
     if source == t.STRING:
-        # LocalTime.parse: ISO_LOCAL_TIME only, where Spark's cast also takes "1:00".
-        text = java_trim(value)
-        return F.when(text.rlike(_TIME_TEXT), time_millis(text.cast(to_spark(t.TIME))))
+        return parse_temporal(java_trim(value), t.TIME)
     return time_millis(value.cast(to_spark(t.TIME)))  # a TIMESTAMP's time of day in UTC
+
+
+def parse_temporal(text: Column, target: t.SqlType) -> Column:
+    """ksqlDB's ``SqlTimeTypes.parseTime`` / ``parseDate`` / ``parseTimestamp`` of ``text`` as
+    it is (CAST trims first, a comparison with text does not); null where Java throws."""
+    if target == t.TIME:
+        # LocalTime.parse: ISO_LOCAL_TIME only, where Spark's cast also takes "1:00".
+        return F.when(text.rlike(_TIME_TEXT), time_millis(text.cast(to_spark(t.TIME))))
+    if target == t.DATE:
+        return _text_to_date(text)
+    return _text_to_timestamp(text)
 
 
 def _complete_date(text: Column) -> Column:
@@ -143,21 +166,22 @@ def _text_to_timestamp(text: Column) -> Column:
 
 
 def _cast_map(value: Column, source: t.Map, target: t.Map) -> Column:
-    casted = F.transform_values(value, lambda k, v: cast(v, source.value, target.value))
+    casted = F.transform_values(value, lambda k, v: cast(v, source.value, target.value, in_lambda=True))
     if source.key == target.key:
         return casted
     # A key that fails to convert fails ksqlDB's whole expression; Spark cannot hold a null key.
-    keys_ok = F.forall(F.map_keys(value), lambda k: cast(k, source.key, target.key).isNotNull())
-    converted = F.transform_keys(casted, lambda k, v: cast(k, source.key, target.key))
+    keys_ok = F.forall(F.map_keys(value), lambda k: cast(k, source.key, target.key, in_lambda=True).isNotNull())
+    converted = F.transform_keys(casted, lambda k, v: cast(k, source.key, target.key, in_lambda=True))
     return F.when(keys_ok, converted)
 
 
-def _cast_struct(value: Column, source: t.Struct, target: t.Struct) -> Column:
+def _cast_struct(value: Column, source: t.Struct, target: t.Struct, *, in_lambda: bool) -> Column:
     # Fields are matched by name; a target field the source lacks is null.
     fields = []
     for f in target.fields:
         found = source.field(f.name)
-        field_value = cast(value.getField(f.name), found.type, f.type) if found is not None else null_of(f.type)
+        field = value.getField(f.name)
+        field_value = cast(field, found.type, f.type, in_lambda=in_lambda) if found is not None else null_of(f.type)
         fields.append(field_value.alias(f.name))
     return F.when(value.isNotNull(), F.struct(*fields))
 

@@ -4,7 +4,8 @@ ksqlDB compares with Java's ``equals``/``compareTo``: a null operand makes the c
 false, NaN compares false with everything, strings order by UTF-16 code units and bytes as
 signed values, and maps compare by content, whatever their entry order. A DECIMAL compared with
 a DOUBLE reads the double as ``BigDecimal.valueOf``, which throws for NaN and the infinities:
-that comparison is null (a failed expression), the one way a comparison is null.
+that comparison is null (a failed expression); so is one of text with a TIME, TIMESTAMP or
+DATE where ksqlDB's parser cannot read the text.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
+from qtt.runtime.build.builtins.casts import parse_temporal
 
 # Java orders two kinds of values differently from Spark. ByteBuffer.compareTo compares bytes
 # as signed values, Spark compares BINARY as unsigned ones: read as ISO-8859-1 text (a character
@@ -96,12 +98,33 @@ def _no_big_decimal(value: Column, type_: t.SqlType, other: t.SqlType) -> Column
     return None
 
 
+def _text_read_as(left_type: t.SqlType, right_type: t.SqlType) -> t.SqlType | None:
+    """The type ksqlDB's generated code parses a STRING operand as when the other is a TIME,
+    TIMESTAMP or DATE (``SqlToJavaVisitor.visitTimeComparisonExpression``), else None."""
+    bases = {left_type.base, right_type.base}
+    if "STRING" not in bases:
+        return None
+    return next((temporal for temporal in (t.TIME, t.TIMESTAMP, t.DATE) if temporal.base in bases), None)
+
+
 def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
     """``left op right`` as ksqlDB evaluates it: false when an operand is null; null only where
-    Java throws (a NaN or infinite DOUBLE compared with a DECIMAL)."""
+    Java throws (a NaN or infinite DOUBLE compared with a DECIMAL, text compared with a TIME,
+    TIMESTAMP or DATE that does not parse as one)."""
     fails = _no_big_decimal(left, left_type, right_type)
     if fails is None:
         fails = _no_big_decimal(right, right_type, left_type)
+    read_as = _text_read_as(left_type, right_type)
+    if read_as is not None:
+        # SqlTimeTypes parses the text, untrimmed, once neither operand is null; it throws
+        # for text that does not parse.
+        text, other = (left, right) if left_type == t.STRING else (right, left)
+        parsed = parse_temporal(text, read_as)
+        fails = text.isNotNull() & other.isNotNull() & parsed.isNull()
+        if left_type == t.STRING:
+            left, left_type = parsed, read_as
+        else:
+            right, right_type = parsed, read_as
     if op not in ("=", "<>") and left_type.base == right_type.base and has_java_order(left_type):
         left, right = java_order(left, left_type), java_order(right, right_type)
     left, right = comparable(left, left_type), comparable(right, right_type)

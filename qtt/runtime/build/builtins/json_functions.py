@@ -122,14 +122,22 @@ def _non_null_json(value: Column, type_: t.SqlType) -> Column:
         element = type_.element
         return F.concat(F.lit("["), F.array_join(F.transform(value, lambda x: _json_text(x, element)), ","), F.lit("]"))
     if isinstance(type_, t.Map):
-        # A TreeMap of the keys' text: sorted.
+        # A TreeMap<String, ...> of the keys' text: sorted as Java compares strings (UTF-16
+        # units), so INT keys 10 and 2 are "10" then "2".
         key_type, value_type = type_.key, type_.value
-        entries = F.array_sort(F.map_entries(value))
-        parts = F.transform(
-            entries,
-            lambda x: F.concat(
-                _quoted(java_string(x["key"], key_type, top_level=True)), F.lit(":"), _json_text(x["value"], value_type)
+        texts = F.transform(
+            F.map_entries(value),
+            lambda x: F.struct(
+                F.encode(java_string(x["key"], key_type, top_level=True), "UTF-16BE").alias("order"),
+                java_string(x["key"], key_type, top_level=True).alias("key"),
+                x["value"].alias("value"),
             ),
+        )
+        ordered = F.array_sort(
+            texts, lambda a, b: F.when(a["order"] < b["order"], -1).when(a["order"] > b["order"], 1).otherwise(0)
+        )
+        parts = F.transform(
+            ordered, lambda x: F.concat(_quoted(x["key"]), F.lit(":"), _json_text(x["value"], value_type))
         )
         return F.concat(F.lit("{"), F.array_join(parts, ","), F.lit("}"))
     if isinstance(type_, t.Struct):

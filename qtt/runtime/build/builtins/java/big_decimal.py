@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import math
 
 Number = decimal.Decimal | int | None
 
@@ -55,3 +56,22 @@ def remainder(
         return result.quantize(decimal.Decimal(1).scaleb(-scale), context=_EXACT)
     except decimal.DecimalException:
         return None
+
+
+@functools.cache  # one per result type, not one per row
+def _rounding(precision: int) -> decimal.Context:
+    # new MathContext(precision): HALF_UP; the exponent range holds any double's exact value
+    return decimal.Context(prec=precision, rounding=decimal.ROUND_HALF_UP, Emin=-2000, Emax=2000)
+
+
+def from_double(value: float | None, precision: int, scale: int) -> decimal.Decimal | None:
+    """``DecimalUtil.cast(double, precision, scale)``: ``new BigDecimal(value, new
+    MathContext(precision))`` (the double's exact binary value rounded half up to ``precision``
+    digits), then ``setScale(scale, HALF_UP)``; None where Java throws (NaN, an infinity, or a
+    rounded value of at least ``10^(precision - scale)``)."""
+    if value is None or not math.isfinite(value):
+        return None
+    rounded = _rounding(precision).plus(decimal.Decimal(value))  # Decimal(float) is exact
+    if abs(rounded) >= decimal.Decimal(10) ** (precision - scale):
+        return None
+    return rounded.quantize(decimal.Decimal(1).scaleb(-scale), context=_rounding(200))
