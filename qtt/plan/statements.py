@@ -86,6 +86,13 @@ def plan_statements(
         UnsupportedFeatureError: a statement needs a feature qtt does not support yet.
     """
     planner = Planner(properties or {}, topic_schemas or {}, declared_partitions or {}, evaluate)
+    planner.keyed_topics = frozenset(
+        str(st.properties["KAFKA_TOPIC"])
+        for st in statements
+        if isinstance(st, ast.CreateSource)
+        and "KAFKA_TOPIC" in st.properties
+        and any(e.constraint in ("KEY", "PRIMARY KEY") for e in st.elements)
+    )
     # The analyzer recurses over expressions: deep ones (generated SQL) need a large stack.
     planned = deep_call(lambda: [planner.plan(statement) for statement in statements])
     plan = current_plan(properties or {}, [p for p in planned if p is not None])
@@ -111,6 +118,8 @@ class Planner:
         self.config: dict[str, object] = dict(properties)
         #: schemas registered before the statements run, for ksqlDB's schema inference
         self.topic_schemas: TopicSchemas = topic_schemas or {}
+        #: topics a CREATE of the case declares key columns for (ksqlDB's runner registers their key schemas)
+        self.keyed_topics: frozenset[str] = frozenset()
         #: partition counts of the topics that exist before the statements run (a case's ``topics``)
         self.declared_partitions: Mapping[str, int] = declared_partitions or {}
         self.evaluate = evaluate
@@ -246,7 +255,7 @@ class Planner:
         """Declared columns, plus the key and value columns inferred where none are declared."""
         has_key = any(c.namespace == KEY for c in columns)
         has_value = any(c.namespace == VALUE for c in columns)
-        key = [] if has_key else inferred_key(topic, key_info, self.topic_schemas)
+        key = [] if has_key else inferred_key(topic, key_info, self.topic_schemas, keyed=topic in self.keyed_topics)
         value: list[Column] = []
         if not has_value and infers(value_info):
             wrap = properties.get("WRAP_SINGLE_VALUE")

@@ -151,20 +151,28 @@ CAPTURE = ReplayMode(capture_state=True)
 
 #: ksqlDB's setting that stops a query on a timestamp it cannot extract (else the record is dropped)
 TIMESTAMP_THROW_ON_INVALID = "ksql.timestamp.throw.on.invalid"
+#: ksqlDB's setting that keeps a null null when cast to STRING (off: the text ``null``)
+CAST_STRINGS_PRESERVE_NULLS = "ksql.cast.strings.preserve.nulls"
 
 
 @dataclass(frozen=True)
 class QuerySettings:
-    """The plan's config that changes how a query runs (not what it computes from valid input)."""
+    """The plan's config that changes how a query runs (and how CAST writes a null as text)."""
 
     #: a timestamp column that is null or cannot be parsed stops the query (:class:`~qtt.errors.QueryStoppedError`)
     timestamp_throw_on_invalid: bool = False
+    #: ``CAST(x AS STRING)`` of a null is null (else the text ``null``, :func:`~qtt.runtime.build.builtins.casts.cast`)
+    cast_strings_preserve_nulls: bool = True
 
     @classmethod
     def of(cls, config: Mapping[str, object]) -> QuerySettings:
         """The settings of a plan's ``config`` (its properties, as the case or script set them)."""
         throw = config.get(TIMESTAMP_THROW_ON_INVALID, False)
-        return cls(timestamp_throw_on_invalid=str(throw).strip().lower() == "true")
+        preserve = config.get(CAST_STRINGS_PRESERVE_NULLS, True)
+        return cls(
+            timestamp_throw_on_invalid=str(throw).strip().lower() == "true",
+            cast_strings_preserve_nulls=str(preserve).strip().lower() != "false",
+        )
 
 
 #: what a plan without such config runs with

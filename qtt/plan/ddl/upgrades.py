@@ -82,15 +82,25 @@ def extended_upgrades(config: Mapping[str, object]) -> bool:
 
 def check_source_upgrade(old: DataSource, new: DataSource) -> None:
     """Raise :class:`SqlError` unless ``old`` can be replaced by ``new`` in place."""
+    # ksqlDB compares the topic with its formats (a KsqlTopic) and the timestamp column as an
+    # Optional: neither has a toString, so qtt shows its own rendering after ksqlDB's words
+    old_topic: object = old.topic
+    new_topic: object = new.topic
+    if old.formats != new.formats:
+        old_topic, new_topic = _ksql_topic(old.topic, old.formats), _ksql_topic(new.topic, new.formats)
     issues = [
         _not_upgradeable(old.name, prop, before, after)
-        for prop, before, after in (
-            ("type", old.kind, new.kind),
-            ("topic", old.topic, new.topic),
-            ("formats", old.formats, new.formats),
-            ("timestampColumn", old.timestamp_column, new.timestamp_column),
+        for prop, differs, before, after in (
+            ("type", old.kind != new.kind, f"K{old.kind}", f"K{new.kind}"),  # DataSourceType: KSTREAM, KTABLE
+            ("topic", (old.topic, old.formats) != (new.topic, new.formats), old_topic, new_topic),
+            (
+                "timestampColumn",
+                old.timestamp_column != new.timestamp_column,
+                _optional(old.timestamp_column),
+                _optional(new.timestamp_column),
+            ),
         )
-        if before != after
+        if differs
     ]
     reason = _schema_difference(old.schema.key, new.schema.key, old.schema.value, new.schema.value)
     if reason is not None:
@@ -157,7 +167,9 @@ def _walk(
     new_passive, new_step = _chain(new, extended)
     _pair_passive(old_passive, new_passive, entries)
     _, enforcing = _rules(extended)
-    for step in (old_step, new_step):
+    # ksqlDB asks the old step; the new one only where an old source step looks past it
+    looked_past = isinstance(old_step, s.SourceStep) and len(new_step.sources()) == 1
+    for step in (old_step, new_step) if looked_past else (old_step,):
         if not isinstance(step, enforcing):
             msg = f"Upgrades not yet supported for {ksql_step_name(step)}"
             if not extended and isinstance(step, _ENFORCING_EXTENDED + _PASSIVE_EXTENDED):
@@ -165,9 +177,7 @@ def _walk(
             entries.append(WalkEntry("unsupported", _named(old_step), _named(new_step), msg))
             raise SqlError(msg)
     if type(old_step) is not type(new_step):
-        msg = (
-            f"Query is not upgradeable. Plan step {ksql_step_name(old_step)} cannot become {ksql_step_name(new_step)}."
-        )
+        msg = mismatched_step(old_step, new_step)
         entries.append(WalkEntry("enforcing", _named(old_step), _named(new_step), msg))
         raise SqlError(msg)
     try:
@@ -182,6 +192,28 @@ def _walk(
     entries.append(WalkEntry("enforcing", _named(old_step), _named(new_step), "matches"))
     for old_source, new_source in zip(old_sources, new_sources, strict=True):
         _walk(old_source, new_source, extended, entries, aggregates)
+
+
+def mismatched_step(old: s.ExecutionStep, new: s.ExecutionStep) -> str:
+    """ksqlDB's message when the old plan's enforcing step meets one of another class: a source
+    step looks for its like up the new plan (``StreamSource.validateUpgrade``), any other step
+    compares classes first (``ExecutionStep.mustMatch``)."""
+    old_name, new_class = ksql_step_name(old), f"class {_JAVA_PACKAGE}.{ksql_step_name(new)}"
+    if not isinstance(old, s.SourceStep):
+        return (
+            f"Query is not upgradeable. Plan step of type {old_name} must have matching class. "
+            f"Values differ: class {_JAVA_PACKAGE}.{old_name} vs. {new_class}"
+        )
+    if not new.sources():
+        root = f"The root source node of the upgrade tree must be {old_name}, but was {new_class}"
+        return f"Query is not upgradeable. {root}"
+    if len(new.sources()) > 1:
+        return "Query is not upgradeable. Cannot change a non-join source into a join source."
+    return f"Query is not upgradeable. Cannot add a {new_class} step that is not in the original query plan."
+
+
+#: the Java package of ksqlDB's execution steps, as their classes print
+_JAVA_PACKAGE = "io.confluent.ksql.execution.plan"
 
 
 def _rules(extended: bool) -> tuple[tuple[type[s.ExecutionStep], ...], tuple[type[s.ExecutionStep], ...]]:
@@ -230,11 +262,13 @@ def _must_match(old: s.ExecutionStep, new: s.ExecutionStep, aggregates: KsqlAggr
     name = ksql_step_name(old)
     pairs: list[tuple[str, object, object]]
     if isinstance(old, (s.SourceStep, s.SinkStep)) and isinstance(new, (s.SourceStep, s.SinkStep)):
-        pairs = [
-            ("topic", old.topic, new.topic),
+        pairs = [  # in the order of ksqlDB's MUST_MATCH: a sink compares its formats first
+            ("topicName", old.topic, new.topic),
             ("formats", old.formats, new.formats),
-            ("timestamp column", old.timestamp_column, new.timestamp_column),
+            ("timestampColumn", old.timestamp_column, new.timestamp_column),
         ]
+        if isinstance(old, s.SinkStep):
+            pairs[:2] = pairs[1::-1]
     elif isinstance(old, s.AggregateStep) and isinstance(new, s.AggregateStep):
         pairs = _ksql_aggregate_pairs(*aggregates) if isinstance(old, s.StreamAggregateV1) else []
         pairs.append(("aggregations", _calls(old.aggregations), _calls(new.aggregations)))
@@ -248,7 +282,9 @@ def _must_match(old: s.ExecutionStep, new: s.ExecutionStep, aggregates: KsqlAggr
     why = next((reason for kind, reason in _WHY.items() if isinstance(old, kind)), None)
     for what, before, after in pairs:
         if before != after:
-            msg = f"{name} must have matching {what}. Values differ: {before} vs. {after}"
+            # ksqlDB's ExecutionStep.mustMatch
+            msg = f"Query is not upgradeable. Plan step of type {name} must have matching {what}. "
+            msg += f"Values differ: {before} vs. {after}"
             raise SqlError(msg + (f" ({why})" if why else ""))
 
 
@@ -325,6 +361,18 @@ def _schema_difference(
 def _not_in_place(old: Sequence[Column], new: Sequence[Column]) -> str:
     """The old columns that the new ones do not hold at the same position with the same type."""
     return ", ".join(str(c) for i, c in enumerate(old) if i >= len(new) or new[i] != c)
+
+
+def _ksql_topic(topic: str, formats: s.Formats) -> str:
+    """A topic with its formats, as qtt shows ksqlDB's KsqlTopic."""
+    key, value = formats.key_format.format, formats.value_format.format
+    window = "" if formats.window is None else f", window={formats.window}"
+    return f"KsqlTopic{{kafkaTopicName={topic}, keyFormat={key}, valueFormat={value}{window}}}"
+
+
+def _optional(value: object) -> str:
+    """A value as Java prints an Optional of it: ``Optional.empty``, ``Optional[...]``."""
+    return "Optional.empty" if value is None else f"Optional[{value}]"
 
 
 def _not_upgradeable(name: str, prop: str, before: object, after: object) -> str:

@@ -134,6 +134,9 @@ class AggregationPlanner:
         self._column_arguments: dict[ast.FunctionCall, int] = {}
         #: a HAVING that is not a condition, raised once the projection is checked
         self._having_error: StatementError | None = None
+        #: set by :meth:`plan`: why ksqlDB cannot aggregate this table (SchemaKGroupedTable), which
+        #: it finds when it builds the query, after every check of the plan: the caller raises it
+        self.table_refusal: StatementError | None = None
 
     # ------------------------------------------------------------------ aggregate calls
 
@@ -260,13 +263,15 @@ class AggregationPlanner:
         self._having_error = having_error  # raised by _project, in ksqlDB's order
         if self.table:
             refused = [c.function for c in self.calls if c.function not in TABLE_AGGREGATES]
-            if refused:
+            if query.window is not None:
+                self.table_refusal = StatementError("Windowing not supported for table aggregations.")
+            elif refused:
                 names = list(dict.fromkeys(refused))
                 msg = (
                     f"The aggregation function{'s' if len(names) > 1 else ''} {messages.and_join(names)} "
                     "cannot be applied to a table source, only to a stream source."
                 )
-                raise StatementError(msg)
+                self.table_refusal = StatementError(msg)
 
         group_selects = tuple(s.SelectExpression(alias=n, expression=g) for n, g in zip(key_names, groups, strict=True))
         if self.table:

@@ -81,3 +81,14 @@ def check_partitions(left: Sources, right: Sources) -> None:
             "Please repartition either one so that the number of partitions match."
         )
         raise StatementError(msg)
+
+
+def check_prefixed_names(left: Sequence[tuple[str, object]], right: Sequence[tuple[str, object]]) -> None:
+    """ksqlDB's JoinNode builds the join's schema from both sides' columns, each named
+    ``<alias>_<column>`` (LogicalSchema.Builder): when the right side gives a name the left gave
+    already (``A`` with a column ``B_C``, ``A_B`` with a column ``C``), the join is refused,
+    whatever the query selects."""
+    taken = {name for name, _ in left}
+    for name, type_ in right:
+        if name in taken:
+            raise StatementError(f"Duplicate value columns found in schema: `{name}` {type_}")

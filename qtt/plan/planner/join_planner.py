@@ -26,7 +26,12 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, WINDOW_BOUNDS, Column
-from qtt.plan.planner.join_checks import check_partitions, check_windowed_keys, check_windowing
+from qtt.plan.planner.join_checks import (
+    check_partitions,
+    check_prefixed_names,
+    check_windowed_keys,
+    check_windowing,
+)
 from qtt.plan.planner.planned import check_no_map_keys, reject_windowed_tables
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
@@ -151,6 +156,8 @@ class JoinPlanner:
                     f"Source: '{relation.right.name}'."
                 )
             raise StatementError(msg)
+        # checked before the criteria, which read the columns by these names
+        check_prefixed_names(*[[(c.prefixed, c.type) for c in side.columns] for side in (left, right)])
         criteria = self._criteria(relation, left, right)
         named = dict(_combined(left, right).sources)  # ksqlDB's analyzer: the sources as the criteria name them
         check_windowing(*[[(q, named[q])] for q in criteria.written])

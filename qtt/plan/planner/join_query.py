@@ -160,8 +160,6 @@ def _aggregated(
     leftmost = joined.sources[0][1]
     if leftmost.formats.window is not None:
         raise UnsupportedFeatureError("aggregating a join of windowed sources")
-    if query.window is not None and joined.kind == TABLE:
-        raise StatementError("Windowing not supported for table aggregations.")
     if query.emit == "FINAL" and query.window is None:
         raise StatementError("EMIT FINAL is only supported for windowed aggregations.")
     context = AggregationContext(
@@ -174,6 +172,8 @@ def _aggregated(
     )
     aggregation = AggregationPlanner(context)
     step, schema = aggregation.plan(query, step, aliased(query.select, joined))
+    if aggregation.table_refusal is not None:
+        raise aggregation.table_refusal
     return PlannedQuery(
         step=step,
         schema=schema,
@@ -235,7 +235,8 @@ def _resolve(items: Sequence[ast.SelectItem], joined: Joined, scope: Scope) -> l
     seen: set[str] = set()
     for selected in out:
         if selected.alias in seen:
-            raise StatementError(f"Duplicate value columns found in schema: `{selected.alias}`")
+            msg = f"Duplicate value columns found in schema: `{selected.alias}` {selected.expression.result_type}"
+            raise StatementError(msg)
         seen.add(selected.alias)
     return out
 

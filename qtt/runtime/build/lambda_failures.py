@@ -3,7 +3,10 @@
 ksqlDB compiles a lambda body to Java over boxed values. Arithmetic, negation and the
 operands of NOT, AND and OR unbox their operands, so a null operand throws; the exception
 leaves the lambda function (TRANSFORM, FILTER, REDUCE), and ksqlDB logs it and makes the
-whole call null (``TRANSFORM(ARRAY[1, NULL], x => x + 1)`` is null, not ``[2, null]``).
+whole call null (``TRANSFORM(ARRAY[1, NULL], x => x + 1)`` is null, not ``[2, null]``), as
+does an int or long division or remainder by zero. Where ksqlDB catches the exception itself
+(``ksql.nested.error.set.null``: a CAST, an array item, a map key or value, a struct field, a
+function argument that is a call or a field access), only that part is null.
 Outside a lambda, qtt already makes such a failed expression null where it happens.
 
 :func:`failure` gives, for a body compiled with the lambda's variables bound, a BOOLEAN
@@ -20,6 +23,7 @@ from functools import reduce
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from qtt import sqltypes as t
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins import invocation_functions
 
@@ -34,53 +38,77 @@ def any_of(*conditions: Column | None) -> Column | None:
     return reduce(lambda a, b: a | b, present)
 
 
-def failure(expr: e.Expression, compile_: Compile) -> Column | None:
-    """True where evaluating ``expr`` (inside a lambda) throws; None if it never can."""
+def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Column | None:
+    """True where evaluating ``expr`` (inside a lambda) throws; None if it never can. Without
+    ``caught``, a part ksqlDB catches counts too (its logger throws for an INSERT value)."""
+
+    def fails(part: e.Expression) -> Column | None:
+        return failure(part, compile_, caught)
+
     if isinstance(expr, e.Arithmetic):
+        # Java's int and long / and % by zero throw ArithmeticException
+        by_zero = expr.op in ("/", "%") and expr.sql_type.base in ("INTEGER", "BIGINT")
         return any_of(
-            failure(expr.left, compile_),
-            failure(expr.right, compile_),
+            fails(expr.left),
+            fails(expr.right),
             compile_(expr.left).isNull(),
             compile_(expr.right).isNull(),
+            F.coalesce(compile_(expr.right) == 0, F.lit(False)) if by_zero else None,
         )
     if isinstance(expr, (e.Negate, e.Not)):
-        return any_of(failure(expr.operand, compile_), compile_(expr.operand).isNull())
+        return any_of(fails(expr.operand), compile_(expr.operand).isNull())
+    if isinstance(expr, e.Like):
+        # LikeEvaluator compiles the pattern and matches the value: a null one throws
+        parts = (expr.value, expr.pattern)
+        return any_of(*(fails(p) for p in parts), *(compile_(p).isNull() for p in parts))
     if isinstance(expr, (e.And, e.Or)):
-        return _logic(expr, compile_)
+        return _logic(expr, compile_, caught)
     if isinstance(expr, e.Case):
-        return _case(expr, compile_)
+        return _case(expr, compile_, caught)
     if isinstance(expr, (e.Comparison, e.DistinctFrom, e.Between)):
         # null only where Java throws (a NaN or infinite DOUBLE against a DECIMAL)
-        inner = [failure(child, compile_) for child in expr.children()]
+        inner = [fails(child) for child in expr.children()]
         return any_of(*inner, compile_(expr).isNull())
-    if isinstance(expr, e.Call) and invocation_functions.is_lambda_call(expr):
+    if caught and isinstance(expr, (e.Cast, e.CreateArray, e.CreateMap, e.CreateStruct)):
+        # ksql.nested.error.set.null: ksqlDB catches a CAST (with its operand), an array
+        # item, a map key or value and a struct field itself, so only that part is null
+        return None
+    if isinstance(expr, e.Subscript) and isinstance(expr.base.result_type, t.Array):
+        # ArrayAccess unboxes the index of an array that is not null
+        index_null = compile_(expr.base).isNotNull() & compile_(expr.index).isNull()
+        return any_of(fails(expr.base), fails(expr.index), index_null)
+    if isinstance(expr, e.Call):
+        # an argument that is itself a call or a field access is caught as a CAST is
+        skipped = (e.Lambda, e.Call, e.FieldRef) if caught else (e.Lambda,)
+        inner = [fails(a) for a in expr.args if not isinstance(a, skipped)]
+        if not invocation_functions.is_lambda_call(expr):
+            return any_of(*inner)
         args = [compile_(a) for a in expr.args]
-        inner = [failure(a, compile_) for a in expr.args if not isinstance(a, e.Lambda)]
         return any_of(*inner, invocation_functions.call_failure(expr, args))
-    return any_of(*(failure(child, compile_) for child in expr.children()))
+    return any_of(*(fails(child) for child in expr.children()))
 
 
-def _logic(expr: e.And | e.Or, compile_: Compile) -> Column | None:
+def _logic(expr: e.And | e.Or, compile_: Compile, caught: bool) -> Column | None:
     # Java's && / ||: the left operand is unboxed first; the right only when it has to be.
     left, right = compile_(expr.left), compile_(expr.right)
-    left_fails = any_of(failure(expr.left, compile_), left.isNull())
-    right_fails = any_of(failure(expr.right, compile_), right.isNull())
+    left_fails = any_of(failure(expr.left, compile_, caught), left.isNull())
+    right_fails = any_of(failure(expr.right, compile_, caught), right.isNull())
     decided = ~left if isinstance(expr, e.And) else left
     assert left_fails is not None and right_fails is not None
     return F.when(left_fails, F.lit(True)).when(decided, F.lit(False)).otherwise(right_fails)
 
 
-def _case(expr: e.Case, compile_: Compile) -> Column | None:
+def _case(expr: e.Case, compile_: Compile, caught: bool) -> Column | None:
     # SearchedCaseFunction unboxes each condition it reaches: a null one throws.
     parts = [
         (
-            any_of(failure(w.condition, compile_), compile_(w.condition).isNull()),
+            any_of(failure(w.condition, compile_, caught), compile_(w.condition).isNull()),
             compile_(w.condition),
-            failure(w.result, compile_),
+            failure(w.result, compile_, caught),
         )
         for w in expr.whens
     ]
-    default = failure(expr.default, compile_) if expr.default is not None else None
+    default = failure(expr.default, compile_, caught) if expr.default is not None else None
     if all(c is None and r is None for c, _, r in parts) and default is None:
         return None
     result: Column | None = None

@@ -7,16 +7,31 @@ from __future__ import annotations
 from typing import Any
 
 from pyspark.sql import Row
+from pyspark.sql import functions as F
 
+from qtt.errors import StatementError
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.compiler import Compiler
+from qtt.runtime.build.lambda_failures import failure
 from qtt.runtime.spark.session import get_session
 
 
 def evaluate(expr: e.Expression) -> Any:
     """The value of a typed expression that reads no column: structs as dicts of their fields,
-    TIMESTAMP, DATE and TIME values as Python's (UTC), BYTES as bytes."""
-    row = get_session().range(1).select(Compiler()(expr).alias("value")).collect()[0]
+    TIMESTAMP, DATE and TIME values as Python's (UTC), BYTES as bytes.
+
+    Raises:
+        StatementError: the expression throws in ksqlDB's Java (a division by zero, arithmetic
+            on a null ...), even in a part a query would only make null: the resolver's logger
+            throws with its empty message.
+    """
+    session = get_session()  # before any column is built
+    compiler = Compiler()
+    fails = failure(expr, compiler, caught=False)
+    failed = F.lit(False) if fails is None else F.coalesce(fails, F.lit(False))
+    row = session.range(1).select(compiler(expr).alias("value"), failed.alias("failed")).collect()[0]
+    if row["failed"]:
+        raise StatementError("")
     return _plain(row["value"])
 
 

@@ -42,6 +42,7 @@ from qtt.errors import (
 from qtt.plan.ir.shape import QueryShape
 from qtt.runtime.build import repartitions
 from qtt.runtime.build.builder import PlanBuilder
+from qtt.runtime.build.builtins.casts import nulls_cast_as_text
 from qtt.runtime.build.context import StatefulHook
 from qtt.runtime.build.serde_udfs import DecodedColumns
 from qtt.runtime.execute.group_source import GroupSource, group_source
@@ -430,7 +431,8 @@ def _build(
         settings=job.settings,
     )
     try:
-        builder.build(job.query.physical_plan)
+        with nulls_cast_as_text(not job.settings.cast_strings_preserve_nulls):
+            builder.build(job.query.physical_plan)
     except QttError:
         raise
     except PySparkException as e:

@@ -7,6 +7,9 @@ Spark would truncate or fail the query.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -34,6 +37,18 @@ _TIME_OF_DAY_TEXT = r"^(([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}|24:00
 _OFFSET_TEXT = r"^[+-]([0-9]{1,2}|[0-9]{4}|[0-9]{2}:[0-9]{2}|[0-9]{6}|[0-9]{2}:[0-9]{2}:[0-9]{2})$"
 # PartialStringToTimestampParser completes a partial time with this pattern's rest, letters as 0.
 _TIME_ZEROS = "00:00:00.000"
+#: ``ksql.cast.strings.preserve.nulls`` off: CAST to STRING is Java's ``String.valueOf``, a null the text ``null``
+_NULL_AS_TEXT: ContextVar[bool] = ContextVar("qtt_cast_null_as_text", default=False)
+
+
+@contextmanager
+def nulls_cast_as_text(enabled: bool) -> Iterator[None]:
+    """Build the casts of a query whose config turns ``ksql.cast.strings.preserve.nulls`` off."""
+    token = _NULL_AS_TEXT.set(enabled)
+    try:
+        yield
+    finally:
+        _NULL_AS_TEXT.reset(token)
 
 
 def cast(value: Column, source: t.SqlType, target: t.SqlType, *, in_lambda: bool = False) -> Column:
@@ -50,7 +65,11 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType, *, in_lambda: bool
         # LocalTime.ofSecondOfDay(millis / 1000).toString(): no seconds when they are zero.
         return F.when(F.second(value) == 0, F.date_format(value, "HH:mm")).otherwise(F.date_format(value, "HH:mm:ss"))
     if target == t.STRING:
-        return java_string(value, source, top_level=True)
+        text = java_string(value, source, top_level=True)
+        # CastEvaluator.castToString; decimals and timestamps (and TIME, above) cast on their own
+        if _NULL_AS_TEXT.get() and source.base not in ("DECIMAL", "TIMESTAMP", "DATE"):
+            return F.coalesce(text, F.lit("null"))
+        return text
     if source == t.STRING:
         text = java_trim(value)
         if target.base in ("INTEGER", "BIGINT"):
