@@ -30,11 +30,13 @@ def test_a_worker_forked_by_pysparks_daemon_freezes_once_per_kind(monkeypatch: p
     worker_memory.freeze_once("operator")
     frozen = gc.get_freeze_count()
     assert frozen > before
-    made_since = [[n] for n in range(100)]  # tracked by the collector, not frozen
+    # other threads of the test process may free a few frozen objects meanwhile: compare with a
+    # margin far below what a second freeze of these lists would add
+    made_since = [[n] for n in range(1000)]  # tracked by the collector, not frozen
     worker_memory.freeze_once("operator")
-    assert gc.get_freeze_count() == frozen, "a kind freezes once"
+    assert gc.get_freeze_count() < frozen + len(made_since) // 2, "a kind freezes once"
     worker_memory.freeze_once("serde")
-    assert gc.get_freeze_count() >= frozen + len(made_since), "another kind freezes what was made since"
+    assert gc.get_freeze_count() >= frozen + len(made_since) // 2, "another kind freezes what was made since"
 
 
 @pytest.mark.parametrize("main", ["pytest", "pyspark.sql.streaming.transform_with_state_driver_worker"])
