@@ -143,3 +143,36 @@ def test_qtt_warm_start_0_starts_every_worker_fresh(tmp_path: Path, monkeypatch:
     text = Path(launcher.python_for_workers(tmp_path)).read_text()
     assert "warm_client.py" not in text
     assert not started
+
+
+def test_a_pyspark_python_naming_this_python_keeps_the_launcher(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A global PYSPARK_PYTHON naming qtt's own Python must not cost the warm start."""
+    monkeypatch.setattr(launcher, "_start_server", lambda *args: None)
+    names = [sys.executable] + [
+        str(sibling)
+        for sibling in (Path(sys.executable).with_name(n) for n in ("python", "python3"))
+        if sibling.exists() and str(sibling) != sys.executable
+    ]
+    for name in names:  # the binary itself, and its virtualenv sibling (asked for its prefix)
+        monkeypatch.setenv("PYSPARK_PYTHON", name)
+        assert launcher.runs_this_python(name), name
+        assert launcher.python_for_workers(tmp_path) == str(tmp_path / "python")
+
+
+def test_a_pyspark_python_script_or_another_python_replaces_the_launcher(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(launcher, "_start_server", lambda *args: None)
+    wrapper = tmp_path / "wrapped-python"  # a user's wrapper may do more than run Python: kept
+    wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PYSPARK_PYTHON", str(wrapper))
+    assert launcher.python_for_workers(tmp_path) == str(wrapper)
+    assert not (tmp_path / "python").exists()
+    assert not launcher.runs_this_python(str(tmp_path / "missing-python"))
+    if sys.prefix != sys.base_prefix:  # the base Python a virtualenv links to lacks its packages
+        base = tmp_path / "base-python"
+        base.symlink_to(os.path.realpath(sys.executable))
+        assert not launcher.runs_this_python(str(base))

@@ -52,8 +52,8 @@ def _prepare_environment() -> None:
     if hasattr(time, "tzset"):
         time.tzset()
     # Python workers start with `python3` from PATH unless told otherwise, and then cannot
-    # import qtt ("worker failed to connect back").
-    os.environ.setdefault("PYSPARK_PYTHON", python_for_workers())
+    # import qtt ("worker failed to connect back"); PySpark's UDF workers read this variable.
+    os.environ["PYSPARK_PYTHON"] = python_for_workers()
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 

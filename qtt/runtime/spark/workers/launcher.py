@@ -12,12 +12,17 @@ Spark starts the two workers above as fresh processes, one per stateful operator
 each time a query starts; the launcher has them forked from the warm-start server instead
 (:mod:`.warm_start`), which has imported what they import. ``QTT_WARM_START=0`` turns that
 off; without the server (not started yet, or gone) they start as fresh processes.
+
+A ``PYSPARK_PYTHON`` that names another Python, or a script, replaces the launcher; one that
+names the Python binary running qtt (as a user's global setting often does) does not, as the
+launcher runs that Python anyway, only faster.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,10 +37,10 @@ _server: subprocess.Popen[bytes] | None = None
 
 
 def python_for_workers(folder: Path) -> str:
-    """``PYSPARK_PYTHON``, or the launcher written into ``folder`` (the run's folder) for this
-    Python, with the warm-start server started beside it."""
+    """``PYSPARK_PYTHON`` if it names another Python, else the launcher written into ``folder``
+    (the run's folder) for this Python, with the warm-start server started beside it."""
     chosen = os.environ.get("PYSPARK_PYTHON")
-    if chosen:
+    if chosen and chosen != str(folder / "python") and not runs_this_python(chosen):
         return chosen
     import py4j
     import pyspark
@@ -58,6 +63,23 @@ def python_for_workers(folder: Path) -> str:
         if warm:
             _start_server(lib, socket_path, folder / "warm-start.log")
     return str(launcher)
+
+
+def runs_this_python(command: str) -> bool:
+    """Whether ``command`` is the Python binary that runs qtt, under the same prefix (so with
+    the same packages): ``python3`` beside ``python`` in a virtualenv is; a script that wraps
+    it, or the base Python a virtualenv links to, is not."""
+    found = shutil.which(command)
+    if found is None or not os.path.samefile(found, sys.executable):
+        return False
+    if os.path.abspath(found) == os.path.abspath(sys.executable):
+        return True
+    ask = "import sys; print(sys.prefix)"
+    try:
+        out = subprocess.run([found, "-c", ask], capture_output=True, text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.strip() == sys.prefix
 
 
 def _script(lib: Path, socket_path: Path | None) -> str:
