@@ -108,6 +108,10 @@ class Field:
         return f"{quote(self.name)} {self.type}"
 
 
+#: how ksqlDB prints a struct without fields (``SqlStruct.EMPTY_STRUCT``), with or without quoting
+EMPTY_STRUCT = "STRUCT< >"
+
+
 @dataclass(frozen=True)
 class Struct(SqlType):
     """``STRUCT<`name` type, ...>``; field names are case sensitive."""
@@ -115,6 +119,8 @@ class Struct(SqlType):
     fields: tuple[Field, ...]
 
     def __str__(self) -> str:
+        if not self.fields:
+            return EMPTY_STRUCT
         return f"STRUCT<{', '.join(str(f) for f in self.fields)}>"
 
     @property

@@ -22,6 +22,7 @@ from qtt.sql.ast_parts import (
     case_parts,
     check_escape,
     check_grouping,
+    check_map_keys,
     duration_amount,
     function_argument,
     grace_ms,
@@ -191,7 +192,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ast.AlterSource(kind=kind, name=name, columns=tuple(options), **self._located(meta))
 
     def alter_option(self, meta: Any, add, column, name, type_):
-        return ast.TableElement(name=name, type=type_, pos=_pos(meta))
+        return ast.TableElement(name=type_rules.column_name(name, meta), type=type_, pos=_pos(meta))
 
     def assert_values(self, meta: Any, assert_, values_, source, columns, values, *exprs):
         return ast.AssertValues(
@@ -240,14 +241,14 @@ class AstBuilder(Transformer_NonRecursive):
 
     @v_args(meta=True, inline=False)
     def column_list(self, meta: Any, names: list[str]) -> tuple[str, ...]:
-        return tuple(names)
+        return tuple(type_rules.column_name(name, meta) for name in names)
 
     @v_args(meta=True, inline=False)
     def table_elements(self, meta: Any, elements: list[ast.TableElement]) -> list[ast.TableElement]:
         return elements
 
     def table_element(self, meta: Any, name: str, type_: t.SqlType, constraint: Any) -> ast.TableElement:
-        kind, header_key = constraint if constraint else (None, None)
+        (kind, header_key), name = constraint or (None, None), type_rules.column_name(name, meta)
         return ast.TableElement(name=name, type=type_, constraint=kind, header_key=header_key, pos=_pos(meta))
 
     schema_element = table_element
@@ -309,7 +310,7 @@ class AstBuilder(Transformer_NonRecursive):
 
     def select_single(self, meta: Any, expr: ast.Expr, *alias: Any) -> ast.SingleColumn:
         name = next((a for a in alias if isinstance(a, str) and not isinstance(a, Token)), None)
-        return ast.SingleColumn(expr=expr, alias=name, pos=_pos(meta))
+        return ast.SingleColumn(expr=expr, alias=name and type_rules.column_name(name, meta), pos=_pos(meta))
 
     def select_struct_all(self, meta: Any, base: ast.Expr, arrow: Token, star: Token) -> ast.StructAll:
         return ast.StructAll(base=base, pos=_pos(meta))
@@ -479,7 +480,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ast.CreateArray(items=tuple(i for i in items if i is not None), pos=_pos(meta))
 
     def create_map(self, meta: Any, map_, *entries):
-        return ast.CreateMap(entries=tuple(e for e in entries if e is not None), pos=_pos(meta))
+        return ast.CreateMap(entries=check_map_keys(tuple(e for e in entries if e), meta), pos=_pos(meta))
 
     def map_entry(self, meta: Any, key, value):
         return (key, value)
@@ -527,10 +528,10 @@ class AstBuilder(Transformer_NonRecursive):
         return ast.Subscript(base=base, index=index, pos=_pos(meta))
 
     def column_ref(self, meta: Any, name: str) -> ast.ColumnRef:
-        return ast.ColumnRef(name=name, pos=_pos(meta))
+        return ast.ColumnRef(name=type_rules.column_name(name, meta), pos=_pos(meta))
 
     def qualified_column_ref(self, meta: Any, source: str, name: str) -> ast.ColumnRef:
-        return ast.ColumnRef(name=name, source=source, pos=_pos(meta))
+        return ast.ColumnRef(name=type_rules.column_name(name, meta), source=source, pos=_pos(meta))
 
     def dereference(self, meta: Any, base, arrow, field):
         return ast.Dereference(base=base, field=field, pos=_pos(meta))
@@ -569,7 +570,7 @@ class AstBuilder(Transformer_NonRecursive):
         return type_rules.struct(fields, line=meta.line, column=meta.column)
 
     def struct_type_field(self, meta: Any, name: str, type_: t.SqlType) -> t.Field:
-        return t.Field(name, type_)
+        return type_rules.field(name, type_, line=meta.line, column=meta.column)
 
     def decimal_type(self, meta: Any, decimal, precision: int, scale: int):
         return type_rules.decimal(precision, scale, line=meta.line, column=meta.column)

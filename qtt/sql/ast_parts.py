@@ -159,3 +159,18 @@ def check_grouping(clause: str, exprs: tuple[ast.Expr, ...], meta: Any) -> tuple
             raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
         seen.add(text)
     return exprs
+
+
+def check_map_keys(entries: tuple[tuple[ast.Expr, ast.Expr], ...], meta: Any) -> tuple[tuple[ast.Expr, ast.Expr], ...]:
+    """A ``MAP(k := v, ...)`` constructor's entries, refused as ksqlDB's ``AstBuilder`` refuses
+    them: it collects them in a Guava ``ImmutableMap``, whose ``build()`` refuses a key given
+    twice (compared as parsed expressions), naming the first entry, then the repeated one."""
+    line, column = getattr(meta, "line", None), getattr(meta, "column", None)
+    seen: dict[str, str] = {}
+    for key, value in entries:
+        text = format_expr(key)
+        if text in seen:
+            problem = f"Multiple entries with same key: {text}={seen[text]} and {text}={format_expr(value)}"
+            raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
+        seen[text] = format_expr(value)
+    return entries

@@ -1,6 +1,6 @@
 """ksqlDB's checks of a written type, made as it builds a parsed statement: an unknown type name
-(``SqlTypeParser``), a DECIMAL's precision and scale (``SqlDecimal``) and a STRUCT's field names
-(``SqlStruct.Builder``).
+(``SqlTypeParser``), a DECIMAL's precision and scale (``SqlDecimal``), a STRUCT's field names
+(``SqlStruct.Builder``, ``Field``) and a column's name (``Name``).
 
 ksqlDB raises them after its grammar accepted the statement, while it prepares it, as a
 ``KsqlStatementException`` whose message starts ``Failed to prepare statement:``. qtt builds
@@ -11,6 +11,7 @@ syntax error (it leaves the parser as one, with the position of the type).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError, StatementError
@@ -45,6 +46,42 @@ def decimal(precision: int, scale: int, *, line: int, column: int) -> t.Decimal:
     if problem is not None:
         raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
     return t.Decimal(precision, scale)
+
+
+#: what Java's ``String.trim()`` takes off either end of a name: every character up to U+0020
+_JAVA_BLANKS = "".join(map(chr, range(0x21)))
+_TRIM_HINT = "a quoted name may not start or end with white space"
+
+
+def column_name(name: str, meta: Any) -> str:
+    """A column's name (declared, aliased or referred to) at ``meta`` (its ``line`` and
+    ``column``), refused as ksqlDB's ``Name`` constructor refuses one that ``String.trim()``
+    would change (``ColumnName.of``, called while the statement is prepared); an empty name
+    passes, as there."""
+    if name.strip(_JAVA_BLANKS) != name:
+        problem = f"name is not trimmed: '{name}'"
+        raise PrepareError(
+            PREPARE_PREFIX + problem, detail=problem, line=meta.line, column=meta.column, hint=_TRIM_HINT
+        )
+    return name
+
+
+def field_name_problem(name: str) -> str | None:
+    """Why ksqlDB's ``Field`` constructor refuses a struct field's name (not trimmed, or
+    empty), or None."""
+    if name.strip(_JAVA_BLANKS) != name:
+        return f"name is not trimmed: '{name}'"
+    return "name is empty" if not name else None
+
+
+def field(name: str, type_: t.SqlType, *, line: int, column: int) -> t.Field:
+    """A struct type's field, refused as ``Field`` refuses it while the statement is prepared."""
+    problem = field_name_problem(name)
+    if problem is not None:
+        raise PrepareError(
+            PREPARE_PREFIX + problem, detail=problem, line=line, column=column, hint=_TRIM_HINT if name else None
+        )
+    return t.Field(name, type_)
 
 
 def struct(fields: Sequence[t.Field], *, line: int, column: int) -> t.Struct:

@@ -187,6 +187,9 @@ def test_is_aggregate_is_case_insensitive() -> None:
         ),
         ("LATEST_BY_OFFSET", [t.INTEGER, t.INTEGER], [N, 0], "latestN must be 1 or greater"),
         ("EARLIEST_BY_OFFSET", [t.INTEGER, t.INTEGER], [N, -1], "earliestN must be 1 or greater"),
+        # a NULL init argument fits both (T, int) and (T, boolean): ksqlDB's UdfIndex ties them
+        ("LATEST_BY_OFFSET", [t.INTEGER, NULL], [N, None], "ambiguous method parameters (INTEGER, null)."),
+        ("LATEST_BY_OFFSET", [t.INTEGER, t.INTEGER, NULL], [N, 2, None], "Parameter 3 passed to function"),
         ("FOO", [t.INTEGER], [N], "Can't find any functions with the name 'FOO'."),
     ],
 )

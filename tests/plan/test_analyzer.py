@@ -49,7 +49,7 @@ def type_of(text: str) -> t.SqlType:
         ("1", t.INTEGER),
         ("2147483648", t.BIGINT),
         ("1.50", t.Decimal(3, 2)),
-        ("0.05", t.Decimal(2, 2)),
+        ("0.05", t.Decimal(3, 2)),  # ksqlDB DecimalUtil.fromValue: scale + 1 below one
         ("1.5E2", t.DOUBLE),
         ("'x'", t.STRING),
         ("true", t.BOOLEAN),

@@ -140,9 +140,14 @@ def test_array_join_takes_any_element_type() -> None:
     assert fns.resolve("ARRAY_JOIN", [t.Array(t.Array(t.INTEGER))]).return_type == t.STRING
 
 
-def test_entries_takes_primitive_values_only() -> None:
+def test_entries_widens_map_values_but_takes_primitive_values_only() -> None:
+    # ksqlDB's ParamTypes widens inside a collection parameter that has no type variable.
+    resolved = fns.resolve("ENTRIES", [t.Map(t.STRING, t.Decimal(4, 2)), t.BOOLEAN])
+    assert resolved.param_types[0] == t.Map(t.STRING, t.DOUBLE)
     with pytest.raises(StatementError, match="does not accept parameters"):
-        fns.resolve("ENTRIES", [t.Map(t.STRING, t.Decimal(4, 2)), t.BOOLEAN])
+        fns.resolve("ENTRIES", [t.Map(t.STRING, t.Array(t.INTEGER)), t.BOOLEAN])
+    with pytest.raises(StatementError, match="does not accept parameters"):
+        fns.resolve("ARRAY_UNION", [t.Array(t.INTEGER), t.Array(t.BIGINT)])
 
 
 def test_orderable_checks() -> None:
@@ -153,7 +158,23 @@ def test_orderable_checks() -> None:
 
 def test_a_bare_null_cannot_bind_a_type_variable() -> None:
     with pytest.raises(StatementError, match="Can't infer a type of null"):
-        fns.resolve("COALESCE", [NULL, NULL])
+        fns.resolve("IFNULL", [NULL, NULL])
+
+
+def test_variadic_overloads_given_no_variable_argument_do_not_tie() -> None:
+    # CONCAT(STRING...) and CONCAT(BYTES...) share the UdfIndex trie's root: the first stays.
+    assert returns("CONCAT") == t.STRING
+    with pytest.raises(StatementError, match="ambiguous method parameters \\(null\\)"):
+        fns.resolve("CONCAT", [NULL])
+
+
+def test_a_null_for_the_only_variable_argument_ties_with_the_list_form() -> None:
+    with pytest.raises(StatementError, match="ambiguous method parameters \\(INTEGER, null\\)"):
+        fns.resolve("COALESCE", [t.INTEGER, NULL])
+    assert returns("COALESCE", t.INTEGER, NULL, NULL) == t.INTEGER
+    assert returns("COALESCE", NULL, t.INTEGER) == t.INTEGER
+    with pytest.raises(UnsupportedFeatureError, match="given a list for its variable arguments"):
+        fns.resolve("FIELD", [t.STRING, t.Array(t.STRING)])
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,7 @@ from qtt.plan.functions.aggregate_signatures import is_aggregate
 from qtt.plan.functions.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType, note_resolution
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir.schema import WINDOW_BOUNDS as _WINDOW_BOUNDS
-from qtt.sql import ast
+from qtt.sql import ast, type_rules
 from qtt.sql.formatter import format_expr, format_plain
 
 _ISSUE = "(see https://github.com/confluentinc/ksql/issues/4239)"
@@ -512,6 +512,8 @@ class Analyzer:
         values: list[e.StructFieldValue] = []
         for name, value_node in node.fields:
             value = self.visit(value_node)
+            if (problem := type_rules.field_name_problem(name)) is not None:  # ksqlDB's Field.of
+                raise StatementError(problem, line=_line(node), column=_col(node))
             twin = next((v for v in values if v.name == name), None)
             if twin is not None:
                 first, second = (f"`{name}` {x.result_type}" for x in (twin.value, value))

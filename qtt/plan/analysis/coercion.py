@@ -257,8 +257,12 @@ def _nested_bases(type_: t.SqlType) -> set[str]:
 
 
 def decimal_literal_type(text: str) -> t.Decimal:
+    """ksqlDB's ``DecimalUtil.fromValue``: a value strictly between -1 and 1 has one digit more
+    than its scale (``0.05`` is ``DECIMAL(3, 2)``, ``0.00`` ``DECIMAL(3, 2)``); any other has
+    ``BigDecimal.precision()`` digits, a negative scale made 0 (``1E+3`` is ``DECIMAL(4, 0)``)."""
     number = decimal.Decimal(text)
     _, digits, exponent = number.as_tuple()
     scale = max(-int(exponent), 0)
-    precision = max(len(digits), scale, 1)
-    return t.Decimal(precision, scale)
+    if -1 < number < 1:
+        return t.Decimal(scale + 1, scale)
+    return t.Decimal(len(digits) + max(int(exponent), 0), scale)

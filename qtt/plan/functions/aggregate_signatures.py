@@ -16,7 +16,7 @@ The planner resolves every aggregate call here once; ``qtt.runtime.aggregates.ag
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -330,6 +330,18 @@ def _match(overload: _Overload, arg_types: Sequence[t.SqlType]) -> tuple[t.SqlTy
     return tuple(columns)
 
 
+def _tied(overloads: Iterable[_Overload]) -> bool:
+    """Whether the best of the fitting ``overloads`` ties, ranked as ksqlDB's UdfIndex ranks
+    them: fixed parameters before variable ones, then more parameters, then fewer generic."""
+
+    def rank(overload: _Overload) -> tuple[int, int, int]:
+        generic = sum(1 for c in overload.columns if c in ("ANY", MORE))
+        return (0 if overload.columns[-1:] == (MORE,) else 1, len(overload.columns) + len(overload.inits), -generic)
+
+    ranks = [rank(o) for o in overloads]
+    return ranks.count(max(ranks)) > 1
+
+
 def resolve_aggregate(
     name: str,
     arg_types: Sequence[t.SqlType],
@@ -368,11 +380,21 @@ def resolve_aggregate(
     if arg_types and isinstance(arg_types[0], NullType):
         raise StatementError(NULL_TYPE_MESSAGE)
     matches = [(m, o) for o in spec.overloads if (m := _match(o, arg_types)) is not None]
+    shown = ", ".join("null" if isinstance(a, NullType) else str(a) for a in arg_types)
+    label = shown_name(upper, written)
+    options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
     if not matches:
-        shown = ", ".join(str(a) for a in arg_types)
-        label = shown_name(upper, written)
-        options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
         msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"
+        raise StatementError(msg)
+    if _tied(overload for _, overload in matches):
+        # A NULL init argument fits overloads that differ only in that parameter's type
+        # (LATEST_BY_OFFSET's int n and boolean ignoreNulls); ksqlDB's UdfIndex ranks them
+        # equal and finds the call ambiguous before it reads the init arguments.
+        msg = (
+            f"Function '{label}' cannot be resolved due to ambiguous method parameters ({shown}).\n"
+            "Use CAST() to explicitly cast your parameters to one of the supported function calls.\n"
+            f"Valid function calls are:\n{options}"
+        )
         raise StatementError(msg)
     columns, overload = matches[0]
     note_resolution(lambda: overload.describe(upper))

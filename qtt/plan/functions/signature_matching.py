@@ -2,9 +2,12 @@
 
 Parameter patterns are SQL types, type variables (``T``), container patterns (``ArrayOf(T)``)
 or ``ANY_DECIMAL``. ksqlDB's implicit numeric widening applies (INTEGER -> BIGINT -> DECIMAL ->
-DOUBLE), and a NULL argument fits any parameter. Signatures that fit without widening are
-tried first, then those that fit once widened; among them the shape decides, as in ksqlDB's
-``UdfIndex``, and two of the same shape make the call ambiguous. The table of functions is
+DOUBLE, also inside a collection parameter without type variables), and a NULL argument fits
+any parameter. Signatures that fit without widening are tried first, then those that fit once
+widened; among them the shape decides, as in ksqlDB's ``UdfIndex``, and two of the same shape
+make the call ambiguous unless they take the arguments as the same parameters. A variadic
+signature also takes, as ksqlDB's does, one ARRAY for all its variable arguments (qtt does not
+run that form: it is an unsupported feature). The table of functions is
 :mod:`qtt.plan.functions.scalar_signatures`.
 """
 
@@ -168,17 +171,20 @@ def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], 
         if bound != actual:
             raise _NoMatch
         return
+    # ksqlDB's ParamTypes compares the elements of a collection without type variables as it
+    # compares the collection (a MAP<STRING, DECIMAL> widens to MAP<STRING, DOUBLE>); one with
+    # a type variable goes to GenericsUtil, which binds it exactly, so never widens inside.
+    inner = widen and not _is_generic(pattern)
     if isinstance(pattern, ArrayOf):
         if not isinstance(actual, t.Array):
             raise _NoMatch
-        # ksqlDB widens top-level arguments only, never the elements of a collection.
-        _match(pattern.element, actual.element, bindings, widen=False)
+        _match(pattern.element, actual.element, bindings, widen=inner)
         return
     if isinstance(pattern, MapOf):
         if not isinstance(actual, t.Map):
             raise _NoMatch
-        _match(pattern.key, actual.key, bindings, widen=False)
-        _match(pattern.value, actual.value, bindings, widen=False)
+        _match(pattern.key, actual.key, bindings, widen=inner)
+        _match(pattern.value, actual.value, bindings, widen=inner)
         return
     if isinstance(pattern, AnyDecimal):
         if not (isinstance(actual, t.Decimal) or (widen and actual.base in ("INTEGER", "BIGINT"))):
@@ -245,6 +251,17 @@ def expand_params(signature: Signature, count: int) -> tuple[Pattern, ...] | Non
     return fixed if count == len(fixed) else None
 
 
+def _param_forms(signature: Signature, count: int) -> Iterator[tuple[Pattern, ...]]:
+    """The parameters ``count`` arguments fill: the variable ones repeated as needed, and for a
+    variadic signature given one argument per parameter, also the last as one ARRAY of them
+    (ksqlDB's UdfIndex keeps both branches, so a NULL there fits both and is ambiguous)."""
+    params = expand_params(signature, count)
+    if params is not None:
+        yield params
+    if signature.variadic and count == len(signature.params):
+        yield (*signature.params[:-1], ArrayOf(signature.params[-1]))
+
+
 NULL_TYPE_MESSAGE = (
     "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR)."
 )
@@ -266,22 +283,26 @@ def match_signature(function: Function, arg_types: Sequence[t.SqlType], written:
     for widen in (False, True):
         candidates: list[tuple[Signature, dict[str, t.SqlType], tuple[Pattern, ...]]] = []
         for signature in function.signatures:
-            params = expand_params(signature, len(arg_types))
-            if params is None:
-                continue
-            bindings: dict[str, t.SqlType] = {}
-            try:
-                for p, a in zip(params, arg_types, strict=True):
-                    _match(p, a, bindings, widen)
-            except _NoMatch:
-                continue
-            candidates.append((signature, bindings, params))
+            for params in _param_forms(signature, len(arg_types)):
+                bindings: dict[str, t.SqlType] = {}
+                try:
+                    for p, a in zip(params, arg_types, strict=True):
+                        _match(p, a, bindings, widen)
+                except _NoMatch:
+                    continue
+                candidates.append((signature, bindings, params))
         if not candidates:
             continue
         ranks = [_precedence(c[0]) for c in candidates]
-        if ranks.count(max(ranks)) > 1:
+        best = [c for c, rank in zip(candidates, ranks, strict=True) if rank == max(ranks)]
+        # Overloads that take the call's arguments as the same parameters (two variadic ones
+        # given no variable argument) share one node of ksqlDB's UdfIndex trie, which keeps
+        # the first added: no ambiguity. Ties on different nodes are ambiguous.
+        if len({c[2] for c in best}) > 1:
             raise StatementError(_ambiguous_message(function, arg_types, written))
-        signature, bindings, params = candidates[ranks.index(max(ranks))]
+        signature, bindings, params = best[0]
+        if params != expand_params(signature, len(arg_types)):
+            raise UnsupportedFeatureError(f"{name}{signature.describe()} given a list for its variable arguments")
         if signature.unsupported is not None:
             raise UnsupportedFeatureError(f"{name}{signature.describe()}: {signature.unsupported}")
         concrete = _fill_decimal_nulls(

@@ -33,32 +33,32 @@ FUNCTIONS: list[Function] = [
         "PARSE_TIMESTAMP",
         sig([STRING, STRING], TIMESTAMP),
         sig([STRING, STRING, STRING], TIMESTAMP),
-        constant_args=[1, 2],
+        constant_args=[1],
     ),
     fn(
         "FORMAT_TIMESTAMP",
         sig([TIMESTAMP, STRING], STRING),
         sig([TIMESTAMP, STRING, STRING], STRING),
-        constant_args=[1, 2],
+        constant_args=[1],
     ),
     fn(
         "STRINGTOTIMESTAMP",
         sig([STRING, STRING], BIGINT),
         sig([STRING, STRING, STRING], BIGINT),
-        constant_args=[1, 2],
+        constant_args=[1],
     ),
     fn(
         "TIMESTAMPTOSTRING",
         sig([BIGINT, STRING], STRING),
         sig([BIGINT, STRING, STRING], STRING),
-        constant_args=[1, 2],
+        constant_args=[1],
     ),
     fn(
         "CONVERT_TZ",
         # ksqlDB converts only timestamps (a TIME overload was proposed and declined); the runtime
         # still converts a TIME for the plans persisted while qtt planned one
         sig([TIMESTAMP, STRING, STRING], TIMESTAMP),
-        constant_args=[1, 2],
+        constant_args=[1],
     ),
     fn("FORMAT_TIME", sig([TIME, STRING], STRING), constant_args=[1]),
     fn("PARSE_TIME", sig([STRING, STRING], TIME), constant_args=[1]),
@@ -88,9 +88,14 @@ _OFFSET = re.compile(r"[+-](\d{1,2}|\d{2}:?\d{2}|\d{2}:\d{2}:\d{2}|\d{6})")
 _PREFIXED = re.compile(r"(UTC|GMT|UT)(" + _OFFSET.pattern + r")?")
 
 
+# IANA names the JDK's tzdb.dat leaves out (ZoneId.of refuses them: EST, HST, MST and ROC are
+# dropped as ambiguous, Factory is not compiled), and the system's link to its own zone.
+_NOT_JAVA_REGIONS = frozenset(["EST", "HST", "MST", "ROC", "Factory", "localtime", "posixrules"])
+
+
 @cache
 def _regions() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
+    return frozenset(zoneinfo.available_timezones()) - _NOT_JAVA_REGIONS
 
 
 def java_zone_id_valid(zone: str) -> bool:
@@ -105,9 +110,40 @@ def java_zone_id_valid(zone: str) -> bool:
     return zone in _regions()
 
 
+# The IDs of offsets ZoneId.of accepts, ranges included (for a zone that is a column's value).
+_HH, _MM = r"(?:0\d|1[0-7])", r"[0-5]\d"
+_IN_RANGE = rf"[+-](?:\d|0\d|1[0-8]|{_HH}:?{_MM}|{_HH}:{_MM}:{_MM}|{_HH}{_MM}{_MM}|18:?00|18:00:00|180000)"
+JAVA_OFFSET_ID = rf"^(?:Z|(?:UTC|GMT|UT)(?:{_IN_RANGE})?|{_IN_RANGE})$"
+
+
+def java_regions() -> frozenset[str]:
+    """The region IDs ``ZoneId.of`` accepts."""
+    return _regions()
+
+
+def java_offset_zone_id(zone: str) -> str | None:
+    """``ZoneId.of(zone).getId()`` of a valid offset zone (``GMT+5`` is ``GMT+05:00``, ``+00:00``
+    is ``Z``, ``UTC+00:00`` is ``UTC``); None for a region."""
+    match = _PREFIXED.fullmatch(zone)
+    prefix, offset = (match.group(1), match.group(2) or "") if match else ("", zone)
+    if zone != "Z" and not (match or _OFFSET.fullmatch(zone)):
+        return None
+    digits = re.sub(r"[^0-9]", "", offset)
+    if len(digits) <= 2:
+        digits = digits.zfill(2)
+    hours, minutes, seconds = int(digits[:2] or 0), int(digits[2:4] or 0), int(digits[4:6] or 0)
+    if hours == minutes == seconds == 0:
+        return prefix or "Z"
+    text = f"{offset[0]}{hours:02}:{minutes:02}" + (f":{seconds:02}" if seconds else "")
+    return prefix + text
+
+
 def _offset_in_range(zone: str) -> bool:
+    """ZoneOffset.of's ranges: hours to 18, minutes and seconds to 59, at most 18:00 in all."""
     digits = re.sub(r"[^0-9]", "", zone)
     if not digits:
         return True
-    hours = int(digits[:2]) if len(digits) != 1 and len(digits) != 3 else int(digits[:1])
-    return hours <= 18
+    if len(digits) <= 2:
+        return int(digits) <= 18
+    hours, minutes, seconds = int(digits[:2]), int(digits[2:4]), int(digits[4:6] or 0)
+    return minutes <= 59 and seconds <= 59 and hours * 3600 + minutes * 60 + seconds <= 18 * 3600

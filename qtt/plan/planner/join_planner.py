@@ -240,6 +240,10 @@ class JoinPlanner:
             )
             raise StatementError(f"Invalid join condition: {need}. Got {got}.")
         left_keyed = left.key is not None and isinstance(left_expr, e.ColumnRef) and left_expr.name == left.key[0]
+        if left_keyed and left.kind == TABLE and _several_key_source(left, left_expr):
+            # joinOnNonKeyAttribute: a column of an earlier join's table keyed by several columns is
+            # no key, even the one a foreign-key join is keyed by first: a foreign-key join
+            left_keyed = False
         # ksqlDB's joinOnNonKeyAttribute: the key column of an earlier join's table is a primary-key join
         on_key = not left_keyed and left.kind == TABLE and _source_key(left, left_expr)
         if not left_keyed and left.kind == TABLE and not on_key:
@@ -509,6 +513,14 @@ def _source_key(joined: Joined, expr: e.Expression) -> bool:
         return False
     key = dict(joined.sources)[column.qualifier].schema.key
     return len(key) == 1 and key[0].name == column.name
+
+
+def _several_key_source(joined: Joined, expr: e.Expression) -> bool:
+    """Whether ``expr``, over a join's result, is a column of a source keyed by several columns."""
+    column = _by_prefixed(joined).get(expr.name) if isinstance(expr, e.ColumnRef) else None
+    if column is None or len(joined.sources) < 2:
+        return False
+    return len(dict(joined.sources)[column.qualifier].schema.key) > 1
 
 
 def _equality(node: ast.Expr) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from qtt import sqltypes as t
+from qtt.plan.analysis.coercion import decimal_literal_type
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import LogicalSchema
@@ -91,9 +92,5 @@ def _widened(expression: e.Expression, target: t.Decimal, positional: t.SqlType 
 
 
 def _type_of(value: decimal.Decimal) -> t.Decimal:
-    """The DECIMAL type of a value, as Java's BigDecimal precision and scale give it."""
-    _, digits, exponent = value.as_tuple()
-    assert isinstance(exponent, int)
-    scale = max(-exponent, 0)
-    precision = max(len(digits) + max(exponent, 0), scale, 1)
-    return t.Decimal(precision, scale)
+    """The DECIMAL type of a literal's value, as ksqlDB's ``DecimalUtil.fromValue`` gives it."""
+    return decimal_literal_type(str(value))

@@ -73,6 +73,10 @@ def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Colum
         # ksql.nested.error.set.null: ksqlDB catches a CAST (with its operand), an array
         # item, a map key or value and a struct field itself, so only that part is null
         return None
+    if isinstance(expr, e.Cast):
+        # a conversion that fails is null here (casts.py), where Java threw and logged it
+        converted = compile_(expr.operand).isNotNull() & compile_(expr).isNull()
+        return any_of(fails(expr.operand), converted)
     if isinstance(expr, e.Subscript) and isinstance(expr.base.result_type, t.Array):
         # ArrayAccess unboxes the index of an array that is not null
         index_null = compile_(expr.base).isNotNull() & compile_(expr.index).isNull()

@@ -6,11 +6,14 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
+from qtt.runtime.build.builtins.time_functions import parse_timestamp
 
 
 def parse_millis(value: Column, pattern: str) -> Column:
-    """Epoch millis parsed from a string with a java.time ``DateTimeFormatter`` pattern (UTC)."""
-    return F.unix_millis(F.to_timestamp(value, pattern))
+    """Epoch millis parsed from a string with a java.time ``DateTimeFormatter`` pattern (UTC), by
+    ksqlDB's ``StringToTimestampParser`` as ``PARSE_TIMESTAMP`` reads it (SMART resolver: the
+    30th of February is the 28th; text fields matched case-sensitively)."""
+    return F.unix_millis(parse_timestamp(value, pattern, "UTC", "TIMESTAMP_FORMAT"))
 
 
 def timestamp_millis(value: Column, type_: t.SqlType, fmt: str | None) -> Column:

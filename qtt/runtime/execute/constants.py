@@ -1,6 +1,7 @@
-"""Constant expressions evaluated by Spark, as ksqlDB's interpreter evaluates an
+"""Constant expressions evaluated by Spark, as ksqlDB's ``GenericRecordFactory`` evaluates an
 ``INSERT INTO ... VALUES`` value that calls functions or computes (``1 + 2``,
-``SUBSTRING('foo', 2)``): the same compiled expression a query would run, over one row."""
+``SUBSTRING('foo', 2)``), with its code generator: the same compiled expression a query would
+run, over one row."""
 
 from __future__ import annotations
 

@@ -101,7 +101,8 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType, *, in_lambda: bool
         return F.udf(java, spark_target, useArrow=True)(value)
     if isinstance(source, t.Array) and isinstance(target, t.Array):
         src, dst = source.element, target.element
-        return F.transform(value, lambda x: cast(x, src, dst, in_lambda=True))
+        converted = F.transform(value, lambda x: cast(x, src, dst, in_lambda=True))
+        return F.when(~_gained_nulls(value, converted), converted)
     if isinstance(source, t.Map) and isinstance(target, t.Map):
         return _cast_map(value, source, target)
     if isinstance(source, t.Struct) and isinstance(target, t.Struct):
@@ -184,8 +185,22 @@ def _text_to_timestamp(text: Column) -> Column:
     return F.when(date_ok & zone_ok & time.rlike(_TIME_OF_DAY_TEXT), F.timestamp_millis(millis))
 
 
+def _gained_nulls(before: Column, after: Column) -> Column:
+    """True where an element-wise conversion of an array made a non-null element null.
+
+    ksqlDB's ``CastEvaluator.castArray``, ``castMap`` and ``castStruct`` apply each element's
+    conversion with no try/catch: one that throws (``Integer.parseInt('x')``) leaves the
+    helper, and the code generator catches it around the whole CAST, which is then null. A
+    conversion fails exactly where it gives null for a non-null element, as a null element
+    stays null (or becomes the text ``null``, where nothing can fail).
+    """
+    return F.size(F.filter(after, lambda x: x.isNull())) > F.size(F.filter(before, lambda x: x.isNull()))
+
+
 def _cast_map(value: Column, source: t.Map, target: t.Map) -> Column:
     casted = F.transform_values(value, lambda k, v: cast(v, source.value, target.value, in_lambda=True))
+    if source.value != target.value:
+        casted = F.when(~_gained_nulls(F.map_values(value), F.map_values(casted)), casted)
     if source.key == target.key:
         return casted
     # A key that fails to convert fails ksqlDB's whole expression; Spark cannot hold a null key.
@@ -197,12 +212,16 @@ def _cast_map(value: Column, source: t.Map, target: t.Map) -> Column:
 def _cast_struct(value: Column, source: t.Struct, target: t.Struct, *, in_lambda: bool) -> Column:
     # Fields are matched by name; a target field the source lacks is null.
     fields = []
+    failed = F.lit(False)
     for f in target.fields:
         found = source.field(f.name)
         field = value.getField(f.name)
         field_value = cast(field, found.type, f.type, in_lambda=in_lambda) if found is not None else null_of(f.type)
+        if found is not None and found.type != f.type:
+            # castStruct: a field that fails to convert fails the whole CAST (see _gained_nulls)
+            failed = failed | (field.isNotNull() & field_value.isNull())
         fields.append(field_value.alias(f.name))
-    return F.when(value.isNotNull(), F.struct(*fields))
+    return F.when(value.isNotNull() & ~failed, F.struct(*fields))
 
 
 def java_string(value: Column, type_: t.SqlType, *, top_level: bool = False) -> Column:

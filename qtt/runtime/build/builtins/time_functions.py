@@ -12,7 +12,7 @@ import datetime
 import functools
 import re
 import zoneinfo
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -20,7 +20,12 @@ from pyspark.sql import functions as F
 from qtt import sqltypes as t
 from qtt.errors import UnsupportedFeatureError
 from qtt.plan.functions.signature_dsl import PATTERN_TOKEN
-from qtt.plan.functions.time_signatures import java_zone_id_valid
+from qtt.plan.functions.time_signatures import (
+    JAVA_OFFSET_ID,
+    java_offset_zone_id,
+    java_regions,
+    java_zone_id_valid,
+)
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins.dates import formats_back, smart_day_text, without_day_name
 from qtt.runtime.build.builtins.registry import constant, implements, null_of
@@ -50,12 +55,40 @@ def _has_letter(pattern: str, letters: re.Pattern[str]) -> bool:
     return any(m.group(1) for m in letters.finditer(pattern))
 
 
-def _zone(expr: e.Call, index: int) -> str | None:
-    """The constant time zone argument at ``index``: "UTC" when absent, None when null."""
+def _zone(expr: e.Call, index: int, args: Sequence[Column]) -> str | Column | None:
+    """The time zone argument at ``index``: "UTC" when absent, None when a null literal, the
+    column when it is no literal (ksqlDB reads the zone of each row)."""
     if index >= len(expr.args):
         return "UTC"
+    if not isinstance(expr.args[index], e.Literal):
+        return args[index]
     value = constant(expr.args[index])
     return None if value is None else str(value)
+
+
+def _zone_valid(zone: Column) -> Column:
+    """Whether ``ZoneId.of`` accepts each row's zone (a region or an offset in range)."""
+    return zone.isin(*sorted(java_regions())) | zone.rlike(JAVA_OFFSET_ID)
+
+
+def _in_zones(zones: Sequence[str | Column | None], build: Callable[..., Column], null: t.SqlType) -> Column:
+    """``build(*zones)`` where every zone is valid, null elsewhere: as ksqlDB fails the value of a
+    zone ``ZoneId.of`` refuses. A zone column is given to ``build`` as ``UTC`` on the rows whose
+    zone is invalid (Spark fails on them), whose result is then null."""
+    if any(zone is None or (isinstance(zone, str) and not java_zone_id_valid(zone)) for zone in zones):
+        return null_of(null)
+    valid: Column | None = None
+    safe: list[str | Column] = []
+    for zone in zones:
+        assert zone is not None
+        if isinstance(zone, str):
+            safe.append(zone)
+            continue
+        ok = _zone_valid(zone)
+        valid = ok if valid is None else valid & ok
+        safe.append(F.when(ok, zone).otherwise(F.lit("UTC")))
+    built = build(*safe)
+    return built if valid is None else F.when(valid, built)
 
 
 def _pattern(expr: e.Call) -> str | None:
@@ -124,7 +157,7 @@ def java_strict(value: Column, parsed: Column, pattern: str) -> Column:
     return F.when((back != value) & (F.lower(back) == F.lower(value)), F.lit(None)).otherwise(parsed)
 
 
-def parse_timestamp(value: Column, pattern: str, zone: str, function: str) -> Column:
+def parse_timestamp(value: Column, pattern: str, zone: str | Column, function: str) -> Column:
     """ksqlDB's ``StringToTimestampParser``: missing fields default to 1970-01-01 00:00, a
     zone in the text wins over ``zone``, text that does not parse is null. Its SMART resolver
     reads the 30th of February as the 28th (see :func:`java_strict` for what it refuses)."""
@@ -133,14 +166,29 @@ def parse_timestamp(value: Column, pattern: str, zone: str, function: str) -> Co
     clamped = smart_day_text(value, pattern)
     if clamped is not None:
         local = F.coalesce(local, java_strict(clamped, F.to_timestamp(clamped, pattern), pattern))
-    if _has_letter(pattern, _ZONE_LETTERS) or zone == "UTC":
+    if _has_letter(pattern, _ZONE_LETTERS) or (isinstance(zone, str) and zone == "UTC"):
         return local
-    return F.to_utc_timestamp(local, zone)
+    return _at_zone_from_1970(local, zone)
 
 
-def format_timestamp(value: Column, pattern: str, zone: str, function: str) -> Column:
+def _at_zone_from_1970(local: Column, zone: str | Column) -> Column:
+    """The instant of the wall-clock time ``local`` in ``zone`` as ksqlDB's parser resolves it: it
+    sets the parsed fields one by one on 1970-01-01T00:00 in the zone, and ``ZonedDateTime.with``
+    keeps the offset it has when still valid. So a time a DST change repeats takes the offset
+    the zone had at that time on the same day of 1970 when that is one of the two (Spark's
+    ``to_utc_timestamp`` always takes the earlier); a skipped time moves forward by the gap."""
+    earlier = F.to_utc_timestamp(local, zone)
+    local_millis = F.unix_millis(local)
+    of_day = F.pmod(local_millis, F.lit(_DAY_MILLIS))
+    shadow = F.timestamp_millis((F.dayofyear(local) - 1).cast("bigint") * F.lit(_DAY_MILLIS) + of_day)
+    offset_1970 = F.unix_millis(shadow) - F.unix_millis(F.to_utc_timestamp(shadow, zone))
+    kept = F.timestamp_millis(local_millis - offset_1970)
+    return F.when(F.from_utc_timestamp(kept, zone) == local, kept).otherwise(earlier)
+
+
+def format_timestamp(value: Column, pattern: str, zone: str | Column, function: str) -> Column:
     """``timestamp.toInstant().atZone(zone).format(pattern)``."""
-    if zone == "UTC" and not _has_letter(pattern, _LOCALIZED_OFFSET):
+    if isinstance(zone, str) and zone == "UTC" and not _has_letter(pattern, _LOCALIZED_OFFSET):
         return F.date_format(value, pattern)
     local = F.from_utc_timestamp(value, zone)
     if not _has_letter(pattern, _ZONE_LETTERS):
@@ -179,7 +227,7 @@ def _pattern_parts(pattern: str, function: str) -> list[tuple[str, bool]]:
     return parts
 
 
-def _zone_field(letters: str, offset: Column, zone: str, instant: Column, function: str) -> Column:
+def _zone_field(letters: str, offset: Column, zone: str | Column, instant: Column, function: str) -> Column:
     """A zone or offset field as java.time's DateTimeFormatter prints it, at ``offset`` minutes."""
     letter, count = letters[0], len(letters)
     sign = F.when(offset < 0, F.lit("-")).otherwise(F.lit("+"))
@@ -202,15 +250,20 @@ def _zone_field(letters: str, offset: Column, zone: str, instant: Column, functi
         return gmt.otherwise(
             F.concat(F.lit("GMT"), sign, hour, F.when(minutes != 0, F.concat(F.lit(":"), mm)).otherwise(F.lit("")))
         )
-    if letter == "V" and count == 2:
+    offset_id = java_offset_zone_id(zone) if isinstance(zone, str) else None
+    if offset_id is not None and ((letter, count) == ("V", 2) or (letter == "z" and count <= 3)):
+        return F.lit(offset_id)  # an offset zone prints its normalized id (GMT+5 is GMT+05:00)
+    if letter == "V" and count == 2 and isinstance(zone, str):
         return F.lit(zone)
-    if letter == "z" and count <= 3:
+    if letter == "z" and count <= 3 and isinstance(zone, str):
         names = _short_zone_names(zone)
         if names is not None:
             chosen = F.lit(None).cast("string")
             for minutes_east, name in names.items():
                 chosen = F.when(offset == minutes_east, F.lit(name)).otherwise(chosen)
             return chosen
+    if not isinstance(zone, str):
+        raise UnsupportedFeatureError(f"{function} with the pattern letters {letters!r} and a time zone column")
     raise UnsupportedFeatureError(f"{function} with the pattern letters {letters!r} and a time zone other than UTC")
 
 
@@ -236,40 +289,43 @@ def _short_zone_names(zone: str) -> dict[int, str] | None:
     return names
 
 
-def _parsed(expr: e.Call, args: Sequence[Column]) -> Column | None:
-    pattern, zone = _pattern(expr), _zone(expr, 2)
-    if pattern is None or zone is None or not java_zone_id_valid(zone):
-        return None
-    return parse_timestamp(args[0], pattern, zone, expr.name)
+def _parsed(expr: e.Call, args: Sequence[Column], millis: bool) -> Column:
+    pattern, result = _pattern(expr), t.BIGINT if millis else t.TIMESTAMP
+    if pattern is None:
+        return null_of(result)
+
+    def parse(zone: str | Column) -> Column:
+        parsed = parse_timestamp(args[0], pattern, zone, expr.name)
+        return F.unix_millis(parsed) if millis else parsed
+
+    return _in_zones([_zone(expr, 2, args)], parse, result)
 
 
 @implements("PARSE_TIMESTAMP")
 def _parse_timestamp(expr: e.Call, args: Sequence[Column]) -> Column:
-    parsed = _parsed(expr, args)
-    return null_of(t.TIMESTAMP) if parsed is None else parsed
+    return _parsed(expr, args, millis=False)
 
 
 @implements("STRINGTOTIMESTAMP")
 def _string_to_timestamp(expr: e.Call, args: Sequence[Column]) -> Column:
-    parsed = _parsed(expr, args)
-    return null_of(t.BIGINT) if parsed is None else F.unix_millis(parsed)
+    return _parsed(expr, args, millis=True)
 
 
-def _formatted(expr: e.Call, value: Column) -> Column:
-    pattern, zone = _pattern(expr), _zone(expr, 2)
-    if pattern is None or zone is None or not java_zone_id_valid(zone):
+def _formatted(expr: e.Call, value: Column, args: Sequence[Column]) -> Column:
+    pattern = _pattern(expr)
+    if pattern is None:
         return null_of(t.STRING)
-    return format_timestamp(value, pattern, zone, expr.name)
+    return _in_zones([_zone(expr, 2, args)], lambda zone: format_timestamp(value, pattern, zone, expr.name), t.STRING)
 
 
 @implements("FORMAT_TIMESTAMP")
 def _format_timestamp(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _formatted(expr, args[0])
+    return _formatted(expr, args[0], args)
 
 
 @implements("TIMESTAMPTOSTRING")
 def _timestamp_to_string(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _formatted(expr, F.timestamp_millis(args[0]))
+    return _formatted(expr, F.timestamp_millis(args[0]), args)
 
 
 @implements("FORMAT_TIME")
@@ -301,9 +357,11 @@ def time_millis(value: Column) -> Column:
 
 @implements("CONVERT_TZ")
 def _convert_tz(expr: e.Call, args: Sequence[Column]) -> Column:
-    source, target = _zone(expr, 1), _zone(expr, 2)
-    if source is None or target is None or not (java_zone_id_valid(source) and java_zone_id_valid(target)):
-        return null_of(expr.sql_type)
+    zones = [_zone(expr, 1, args), _zone(expr, 2, args)]
+    return _in_zones(zones, lambda source, target: _shifted(expr, args, source, target), expr.sql_type)
+
+
+def _shifted(expr: e.Call, args: Sequence[Column], source: str | Column, target: str | Column) -> Column:
     if expr.args[0].result_type == t.TIME:
         # ksqlDB's TIME overload takes the time's milliseconds of day for an instant of
         # 1970-01-01 (UTC), shifts by the zones' offsets at that instant, and wraps at midnight.
