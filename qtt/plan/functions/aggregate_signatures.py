@@ -8,8 +8,9 @@ The planner resolves every aggregate call here once; ``qtt.runtime.aggregates.ag
   ``LATEST_BY_OFFSET``'s ``n`` and ``ignoreNulls``); they must be literals, as in ksqlDB's
   ``UdafUtil``. The leading arguments are the aggregated columns (a literal there is fine:
   ``COUNT(1)``, ``SUM(2)``).
-* column arguments widen as ksqlDB's ``UdfIndex`` widens them (INTEGER -> BIGINT -> DECIMAL ->
-  DOUBLE), so ``AVG(DECIMAL)`` runs the DOUBLE average.
+* column arguments never widen: ksqlDB looks aggregates up without implicit casts, so an
+  overload takes exactly its base types (``CORRELATION(INTEGER, INTEGER)`` fits no overload);
+  overloads that tie on a bare ``NULL`` init argument are ksqlDB's ambiguity message.
 * :attr:`Aggregate.state_type` is ksqlDB's aggregate ("intermediate") type, so that a planner can
   reject formats that cannot hold it (DELIMITED and STRUCT/ARRAY states) with ksqlDB's message.
 """
