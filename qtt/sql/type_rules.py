@@ -58,8 +58,7 @@ def column_name(name: str, meta: Any) -> str:
     ``column``), refused as ksqlDB's ``Name`` constructor refuses one that ``String.trim()``
     would change (``ColumnName.of``, called while the statement is prepared); an empty name
     passes, as there."""
-    if name.strip(_JAVA_BLANKS) != name:
-        problem = f"name is not trimmed: '{name}'"
+    if (problem := _untrimmed(name)) is not None:
         raise PrepareError(
             PREPARE_PREFIX + problem, detail=problem, line=meta.line, column=meta.column, hint=_TRIM_HINT
         )
@@ -69,9 +68,12 @@ def column_name(name: str, meta: Any) -> str:
 def field_name_problem(name: str) -> str | None:
     """Why ksqlDB's ``Field`` constructor refuses a struct field's name (not trimmed, or
     empty), or None."""
-    if name.strip(_JAVA_BLANKS) != name:
-        return f"name is not trimmed: '{name}'"
-    return "name is empty" if not name else None
+    return _untrimmed(name) or ("name is empty" if not name else None)
+
+
+def _untrimmed(name: str) -> str | None:
+    """ksqlDB's refusal of a name that Java's ``String.trim()`` would change, or None."""
+    return f"name is not trimmed: '{name}'" if name.strip(_JAVA_BLANKS) != name else None
 
 
 def field(name: str, type_: t.SqlType, *, line: int, column: int) -> t.Field:

@@ -94,7 +94,8 @@ _NOT_JAVA_REGIONS = frozenset(["EST", "HST", "MST", "ROC", "Factory", "localtime
 
 
 @cache
-def _regions() -> frozenset[str]:
+def java_regions() -> frozenset[str]:
+    """The region IDs ``ZoneId.of`` accepts."""
     return frozenset(zoneinfo.available_timezones()) - _NOT_JAVA_REGIONS
 
 
@@ -107,18 +108,13 @@ def java_zone_id_valid(zone: str) -> bool:
     """
     if zone == "Z" or _OFFSET.fullmatch(zone) or _PREFIXED.fullmatch(zone):
         return _offset_in_range(zone)
-    return zone in _regions()
+    return zone in java_regions()
 
 
 # The IDs of offsets ZoneId.of accepts, ranges included (for a zone that is a column's value).
 _HH, _MM = r"(?:0\d|1[0-7])", r"[0-5]\d"
 _IN_RANGE = rf"[+-](?:\d|0\d|1[0-8]|{_HH}:?{_MM}|{_HH}:{_MM}:{_MM}|{_HH}{_MM}{_MM}|18:?00|18:00:00|180000)"
 JAVA_OFFSET_ID = rf"^(?:Z|(?:UTC|GMT|UT)(?:{_IN_RANGE})?|{_IN_RANGE})$"
-
-
-def java_regions() -> frozenset[str]:
-    """The region IDs ``ZoneId.of`` accepts."""
-    return _regions()
 
 
 def java_offset_zone_id(zone: str) -> str | None:
