@@ -11,7 +11,6 @@ from dataclasses import replace
 from typing import Any
 
 from lark import Token, v_args
-from lark.visitors import Transformer_NonRecursive
 
 from qtt import sqltypes as t
 from qtt.errors import SqlSyntaxError
@@ -30,60 +29,15 @@ from qtt.sql.ast_parts import (
     type_constructor,
     window_options,
 )
+from qtt.sql.ast_terms import TermRules, identifier_of, int_of, pos_of, string_of, token_pos
 from qtt.sql.formatter import format_expr
-
-# Keywords that are literals; as a type name they are a syntax error, not an unknown type.
-_RESERVED_LITERALS = frozenset(["NULL", "TRUE", "FALSE"])
-
-
-def _identifier(token: Token) -> str:
-    """Apply ksqlDB's case rule: unquoted names are upper-cased, quoted ones kept."""
-    text = str(token)
-    if token.type == "QUOTED_IDENTIFIER":
-        return text[1:-1].replace('""', '"')
-    if token.type == "BACKQUOTED_IDENTIFIER":
-        return text[1:-1].replace("``", "`")
-    return text.upper()
-
 
 # The text of an identifier at the start of a function call, quoted or not.
 _NAME_TEXT = re.compile(r'`(?:[^`]|``)*`|"(?:[^"]|"")*"|[^\s(]+')
 
 
-def _string(token: Token) -> str:
-    return str(token)[1:-1].replace("''", "'")
-
-
-# Python refuses to convert longer digit strings to int (CVE-2020-10735); no integer that
-# qtt accepts (BIGINT, a DECIMAL's precision, a duration) comes close.
-_MAX_INT_DIGITS = 4_300
-
-
-def _int(token: Token) -> int:
-    """The value of an integer token; an absurdly long one is a located syntax error."""
-    text = str(token)
-    if len(text) > _MAX_INT_DIGITS:
-        line, column = token.line or 0, token.column or 0
-        shown = f"{text[:20]}... ({len(text):,} digits)"
-        # the same form as the planner's range check of literals (qtt.sql.parser._raise_literal)
-        detail = f"Invalid numeric literal: {shown}"
-        message = f"Failed to prepare statement: line {line}:{column + 1}: {detail}"
-        raise SqlSyntaxError(message, line=line, column=column, detail=detail)
-    return int(text)
-
-
-def _pos(meta: Any) -> ast.Pos | None:
-    if getattr(meta, "empty", True):
-        return None
-    return ast.Pos(meta.line, meta.column)
-
-
-def _token_pos(token: Token) -> ast.Pos:
-    return ast.Pos(token.line or 0, token.column or 0)
-
-
 @v_args(meta=True, inline=True)
-class AstBuilder(Transformer_NonRecursive):
+class AstBuilder(TermRules):
     """Builds AST nodes bottom-up; one method per grammar rule or alias.
 
     lark's non-recursive transformer, so that deep expressions (hundreds of ``OR`` terms)
@@ -106,7 +60,7 @@ class AstBuilder(Transformer_NonRecursive):
 
     def identifier(self, meta: Any, token: Any) -> str:
         if isinstance(token, Token):
-            return _identifier(token)
+            return identifier_of(token)
         return token  # already a nonreserved keyword name
 
     def clause_free_nonreserved(self, meta: Any, token: Token) -> str:
@@ -123,7 +77,7 @@ class AstBuilder(Transformer_NonRecursive):
 
     def _located(self, meta: Any) -> dict[str, Any]:
         """A statement's text and position, which every statement node carries."""
-        return {"text": self._text[meta.start_pos : meta.end_pos], "pos": _pos(meta)}
+        return {"text": self._text[meta.start_pos : meta.end_pos], "pos": pos_of(meta)}
 
     def create_source(
         self,
@@ -192,7 +146,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ast.AlterSource(kind=kind, name=name, columns=tuple(options), **self._located(meta))
 
     def alter_option(self, meta: Any, add, column, name, type_):
-        return ast.TableElement(name=type_rules.column_name(name, meta), type=type_, pos=_pos(meta))
+        return ast.TableElement(name=type_rules.column_name(name, meta), type=type_, pos=pos_of(meta))
 
     def assert_values(self, meta: Any, assert_, values_, source, columns, values, *exprs):
         return ast.AssertValues(
@@ -216,13 +170,13 @@ class AstBuilder(Transformer_NonRecursive):
         )
 
     def run_script(self, meta: Any, run, script, path):
-        return ast.RunScript(path=_string(path), **self._located(meta))
+        return ast.RunScript(path=string_of(path), **self._located(meta))
 
     def set_property(self, meta: Any, set_, name, eq, value):
-        return ast.SetProperty(name=_string(name), value=_string(value), **self._located(meta))
+        return ast.SetProperty(name=string_of(name), value=string_of(value), **self._located(meta))
 
     def unset_property(self, meta: Any, unset, name):
-        return ast.UnsetProperty(name=_string(name), **self._located(meta))
+        return ast.UnsetProperty(name=string_of(name), **self._located(meta))
 
     def source_kind(self, meta: Any, token: Token) -> str:
         return str(token).upper()
@@ -249,7 +203,7 @@ class AstBuilder(Transformer_NonRecursive):
 
     def table_element(self, meta: Any, name: str, type_: t.SqlType, constraint: Any) -> ast.TableElement:
         (kind, header_key), name = constraint or (None, None), type_rules.column_name(name, meta)
-        return ast.TableElement(name=name, type=type_, constraint=kind, header_key=header_key, pos=_pos(meta))
+        return ast.TableElement(name=name, type=type_, constraint=kind, header_key=header_key, pos=pos_of(meta))
 
     schema_element = table_element
 
@@ -267,7 +221,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ("HEADERS", None)
 
     def header_constraint(self, meta: Any, header: Token, key: Token) -> tuple[str, str]:
-        return ("HEADER", _string(key))
+        return ("HEADER", string_of(key))
 
     @v_args(meta=True, inline=False)
     def with_properties(self, meta: Any, children: list[Any]) -> dict[str, object]:
@@ -288,7 +242,7 @@ class AstBuilder(Transformer_NonRecursive):
         return self.negate(meta, minus, literal)
 
     def property(self, meta: Any, name: Any, eq: Token, value: ast.Expr) -> tuple[str, object, str]:
-        key = _string(name).upper() if isinstance(name, Token) else name.upper()
+        key = string_of(name).upper() if isinstance(name, Token) else name.upper()
         return key, property_value(value), format_expr(value)
 
     # ------------------------------------------------------------------ queries
@@ -306,20 +260,20 @@ class AstBuilder(Transformer_NonRecursive):
             elif isinstance(child, tuple) and len(child) == 2 and isinstance(child[0], str):
                 clauses[child[0]] = child[1]
         assert relation is not None
-        return ast.Query(select=tuple(items), from_=relation, pos=_pos(meta), **clauses)
+        return ast.Query(select=tuple(items), from_=relation, pos=pos_of(meta), **clauses)
 
     def select_single(self, meta: Any, expr: ast.Expr, *alias: Any) -> ast.SingleColumn:
         name = next((a for a in alias if isinstance(a, str) and not isinstance(a, Token)), None)
-        return ast.SingleColumn(expr=expr, alias=name and type_rules.column_name(name, meta), pos=_pos(meta))
+        return ast.SingleColumn(expr=expr, alias=name and type_rules.column_name(name, meta), pos=pos_of(meta))
 
     def select_struct_all(self, meta: Any, base: ast.Expr, arrow: Token, star: Token) -> ast.StructAll:
-        return ast.StructAll(base=base, pos=_pos(meta))
+        return ast.StructAll(base=base, pos=pos_of(meta))
 
     def select_all_from(self, meta: Any, source: str, star: Token) -> ast.AllColumns:
-        return ast.AllColumns(source=source, pos=_pos(meta))
+        return ast.AllColumns(source=source, pos=pos_of(meta))
 
     def select_all(self, meta: Any, star: Token) -> ast.AllColumns:
-        return ast.AllColumns(pos=_pos(meta))
+        return ast.AllColumns(pos=pos_of(meta))
 
     @v_args(meta=True, inline=False)
     def relation(self, meta: Any, children: list[Any]) -> ast.Relation:
@@ -331,7 +285,7 @@ class AstBuilder(Transformer_NonRecursive):
     @v_args(meta=True, inline=False)
     def aliased_relation(self, meta: Any, children: list[Any]) -> ast.Table:
         names = [c for c in children if not isinstance(c, Token)]
-        return ast.Table(name=names[0], alias=names[1] if len(names) > 1 else None, pos=_pos(meta))
+        return ast.Table(name=names[0], alias=names[1] if len(names) > 1 else None, pos=pos_of(meta))
 
     def joined_source(self, meta: Any, kind, join, right, within, on, condition):
         return (kind or "INNER", right, within, condition)
@@ -349,22 +303,23 @@ class AstBuilder(Transformer_NonRecursive):
         return "FULL"
 
     def within_single(self, meta: Any, within: Token, size: int, grace: Any) -> ast.WithinWindow:
-        return ast.WithinWindow(before_ms=size, after_ms=size, grace_ms=grace_ms(grace), pos=_pos(meta))
+        return ast.WithinWindow(before_ms=size, after_ms=size, grace_ms=grace_ms(grace), pos=pos_of(meta))
 
     def within_before_after(self, meta: Any, within, before, after, grace):
-        return ast.WithinWindow(before_ms=before, after_ms=after, grace_ms=grace_ms(grace), pos=_pos(meta))
+        return ast.WithinWindow(before_ms=before, after_ms=after, grace_ms=grace_ms(grace), pos=pos_of(meta))
 
     def window_clause(self, meta: Any, window: Token, name: Token | None, spec: ast.WindowSpec) -> tuple[str, Any]:
         return ("window", spec)
 
     def tumbling(self, meta: Any, kw, size_kw, size, *rest):
-        return ast.WindowSpec(kind="TUMBLING", size_ms=size, pos=_pos(meta), **window_options(rest))
+        return ast.WindowSpec(kind="TUMBLING", size_ms=size, pos=pos_of(meta), **window_options(rest))
 
     def hopping(self, meta: Any, kw, size_kw, size, advance_kw, by, advance, *rest):
-        return ast.WindowSpec(kind="HOPPING", size_ms=size, advance_ms=advance, pos=_pos(meta), **window_options(rest))
+        options = window_options(rest)
+        return ast.WindowSpec(kind="HOPPING", size_ms=size, advance_ms=advance, pos=pos_of(meta), **options)
 
     def session(self, meta: Any, kw, size, *rest):
-        return ast.WindowSpec(kind="SESSION", size_ms=size, pos=_pos(meta), **window_options(rest))
+        return ast.WindowSpec(kind="SESSION", size_ms=size, pos=pos_of(meta), **window_options(rest))
 
     def retention(self, meta: Any, kw: Token, ms: int) -> tuple[str, int]:
         return ("retention_ms", ms)
@@ -373,7 +328,7 @@ class AstBuilder(Transformer_NonRecursive):
         return ("grace_ms", ms)
 
     def duration(self, meta: Any, minus: Token | None, amount: Token, unit: str) -> int:
-        return Duration(duration_amount(minus, amount, _int), unit)
+        return Duration(duration_amount(minus, amount, int_of), unit)
 
     def time_unit(self, meta: Any, token: Token) -> str:
         return str(token).upper().rstrip("S")
@@ -401,21 +356,21 @@ class AstBuilder(Transformer_NonRecursive):
         return ("emit", str(kind).upper())
 
     def limit(self, meta: Any, limit: Token, value: Token) -> tuple[str, Any]:
-        return ("limit", _int(value))
+        return ("limit", int_of(value))
 
     # ------------------------------------------------------------------ expressions
 
     def or_(self, meta: Any, left, op, right):
-        return ast.Or(left=left, right=right, pos=_pos(meta))
+        return ast.Or(left=left, right=right, pos=pos_of(meta))
 
     def and_(self, meta: Any, left, op, right):
-        return ast.And(left=left, right=right, pos=_pos(meta))
+        return ast.And(left=left, right=right, pos=pos_of(meta))
 
     def not_(self, meta: Any, op, operand):
-        return ast.Not(operand=operand, pos=_pos(meta))
+        return ast.Not(operand=operand, pos=pos_of(meta))
 
     def comparison(self, meta: Any, left, op, right):
-        return ast.Comparison(op=op, left=left, right=right, pos=_pos(meta))
+        return ast.Comparison(op=op, left=left, right=right, pos=pos_of(meta))
 
     def comparison_op(self, meta: Any, token: Token) -> str:
         return "<>" if str(token) == "!=" else str(token)
@@ -423,86 +378,86 @@ class AstBuilder(Transformer_NonRecursive):
     def between(self, meta: Any, value, *rest):
         negated = rest[0] is not None
         low, high = rest[2], rest[4]
-        return ast.Between(value=value, low=low, high=high, negated=negated, pos=_pos(meta))
+        return ast.Between(value=value, low=low, high=high, negated=negated, pos=pos_of(meta))
 
     def in_list(self, meta: Any, value, not_, in_, *items):
-        return ast.InList(value=value, items=tuple(items), negated=not_ is not None, pos=_pos(meta))
+        return ast.InList(value=value, items=tuple(items), negated=not_ is not None, pos=pos_of(meta))
 
     def like(self, meta: Any, value, not_, like, pattern, escape_kw, escape):
         if escape is not None:
-            check_escape(_string(escape), _token_pos(escape))
+            check_escape(string_of(escape), token_pos(escape))
         return ast.Like(
             value=value,
             pattern=pattern,
-            escape=_string(escape) if escape is not None else None,
+            escape=string_of(escape) if escape is not None else None,
             negated=not_ is not None,
-            pos=_pos(meta),
+            pos=pos_of(meta),
         )
 
     def is_null(self, meta: Any, operand, is_, not_, null):
-        return ast.IsNull(operand=operand, negated=not_ is not None, pos=_pos(meta))
+        return ast.IsNull(operand=operand, negated=not_ is not None, pos=pos_of(meta))
 
     def distinct_from(self, meta: Any, left, is_, not_, distinct, from_, right):
-        return ast.DistinctFrom(left=left, right=right, negated=not_ is not None, pos=_pos(meta))
+        return ast.DistinctFrom(left=left, right=right, negated=not_ is not None, pos=pos_of(meta))
 
     def concat(self, meta: Any, left, right):
-        return ast.Concat(left=left, right=right, pos=_pos(meta))
+        return ast.Concat(left=left, right=right, pos=pos_of(meta))
 
     def arithmetic(self, meta: Any, left, op, right):
-        return ast.Arithmetic(op=str(op), left=left, right=right, pos=_pos(meta))
+        return ast.Arithmetic(op=str(op), left=left, right=right, pos=pos_of(meta))
 
     def negate(self, meta: Any, minus: Token, operand: ast.Expr) -> ast.Expr:
         # ksqlDB reads "-5" as one literal, so BIGINT's minimum is a valid literal.
         if isinstance(operand, ast.IntegerLiteral):
-            return replace(operand, value=-operand.value, pos=_pos(meta))
+            return replace(operand, value=-operand.value, pos=pos_of(meta))
         if isinstance(operand, ast.DecimalLiteral | ast.DoubleLiteral) and not operand.text.startswith("-"):
-            return replace(operand, text="-" + operand.text, pos=_pos(meta))
-        return ast.Negate(operand=operand, pos=_pos(meta))
+            return replace(operand, text="-" + operand.text, pos=pos_of(meta))
+        return ast.Negate(operand=operand, pos=pos_of(meta))
 
     def unary_plus(self, meta: Any, plus: Token, operand: ast.Expr) -> ast.Expr:
         return operand
 
     def simple_case(self, meta: Any, case, operand, *rest):
         whens, default = case_parts(rest)
-        return ast.SimpleCase(operand=operand, whens=whens, default=default, pos=_pos(meta))
+        return ast.SimpleCase(operand=operand, whens=whens, default=default, pos=pos_of(meta))
 
     def searched_case(self, meta: Any, case, *rest):
         whens, default = case_parts(rest)
-        return ast.SearchedCase(whens=whens, default=default, pos=_pos(meta))
+        return ast.SearchedCase(whens=whens, default=default, pos=pos_of(meta))
 
     def when_clause(self, meta: Any, when, condition, then, result):
-        return ast.WhenClause(condition=condition, result=result, pos=_pos(meta))
+        return ast.WhenClause(condition=condition, result=result, pos=pos_of(meta))
 
     def cast(self, meta: Any, cast, operand, as_, type_):
-        return ast.Cast(operand=operand, type=type_, pos=_pos(meta))
+        return ast.Cast(operand=operand, type=type_, pos=pos_of(meta))
 
     def create_array(self, meta: Any, array, *items):
-        return ast.CreateArray(items=tuple(i for i in items if i is not None), pos=_pos(meta))
+        return ast.CreateArray(items=tuple(i for i in items if i is not None), pos=pos_of(meta))
 
     def create_map(self, meta: Any, map_, *entries):
-        return ast.CreateMap(entries=check_map_keys(tuple(e for e in entries if e), meta), pos=_pos(meta))
+        return ast.CreateMap(entries=check_map_keys(tuple(e for e in entries if e), meta), pos=pos_of(meta))
 
     def map_entry(self, meta: Any, key, value):
         return (key, value)
 
     def create_struct(self, meta: Any, struct, *entries):
-        return ast.CreateStruct(fields=tuple(e for e in entries if e is not None), pos=_pos(meta))
+        return ast.CreateStruct(fields=tuple(e for e in entries if e is not None), pos=pos_of(meta))
 
     def struct_entry(self, meta: Any, name, value):
         return (name, value)
 
     def type_constructor(self, meta: Any, name: str, value: Token) -> ast.Expr:
-        return type_constructor(name, self._written(meta, name), _string(value), ast.Pos(meta.line, meta.column))
+        return type_constructor(name, self._written(meta, name), string_of(value), ast.Pos(meta.line, meta.column))
 
     def function_star(self, meta: Any, name: str, star: Token) -> ast.FunctionCall:
-        return ast.FunctionCall(name=name.upper(), star=True, spelling=self._written(meta, name), pos=_pos(meta))
+        return ast.FunctionCall(name=name.upper(), star=True, spelling=self._written(meta, name), pos=pos_of(meta))
 
     def function_call(self, meta: Any, name: str, *args: Any) -> ast.FunctionCall:
         given = [a for a in args if a is not None]
         values = tuple(
             function_argument(a) if i == 0 and name.upper() in TIME_UNIT_FUNCTIONS else a for i, a in enumerate(given)
         )
-        return ast.FunctionCall(name=name.upper(), args=values, spelling=self._written(meta, name), pos=_pos(meta))
+        return ast.FunctionCall(name=name.upper(), args=values, spelling=self._written(meta, name), pos=pos_of(meta))
 
     def _written(self, meta: Any, name: str) -> str:
         """A function's name exactly as the statement spells it, quotes included."""
@@ -513,88 +468,25 @@ class AstBuilder(Transformer_NonRecursive):
 
     def lambda_(self, meta: Any, *parts: Any) -> ast.Lambda:
         params = tuple(p for p in parts[:-1] if isinstance(p, str) and not isinstance(p, Token))
-        return ast.Lambda(params=params, body=parts[-1], pos=_pos(meta))
+        return ast.Lambda(params=params, body=parts[-1], pos=pos_of(meta))
 
     def lambda_parenthesised(self, meta: Any, param: ast.Expr, body: ast.Expr) -> ast.Lambda:
         # ``(x) => body``: the grammar reads ``(x)`` as an expression, to tell it from ``(x) + 1``.
         if not isinstance(param, ast.ColumnRef) or param.source is not None:
-            pos = param.pos or _pos(meta)
+            pos = param.pos or pos_of(meta)
             line, column = (pos.line, pos.column) if pos else (0, 0)
             msg = f"line {line}:{column}: Syntax Error\nA lambda parameter must be a name, not {format_expr(param)}"
             raise SqlSyntaxError(msg, line=line, column=column)
-        return ast.Lambda(params=(param.name,), body=body, pos=_pos(meta))
+        return ast.Lambda(params=(param.name,), body=body, pos=pos_of(meta))
 
     def subscript(self, meta: Any, base, index):
-        return ast.Subscript(base=base, index=index, pos=_pos(meta))
+        return ast.Subscript(base=base, index=index, pos=pos_of(meta))
 
     def column_ref(self, meta: Any, name: str) -> ast.ColumnRef:
-        return ast.ColumnRef(name=type_rules.column_name(name, meta), pos=_pos(meta))
+        return ast.ColumnRef(name=type_rules.column_name(name, meta), pos=pos_of(meta))
 
     def qualified_column_ref(self, meta: Any, source: str, name: str) -> ast.ColumnRef:
-        return ast.ColumnRef(name=type_rules.column_name(name, meta), source=source, pos=_pos(meta))
+        return ast.ColumnRef(name=type_rules.column_name(name, meta), source=source, pos=pos_of(meta))
 
     def dereference(self, meta: Any, base, arrow, field):
-        return ast.Dereference(base=base, field=field, pos=_pos(meta))
-
-    def null_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.NullLiteral(pos=_token_pos(token))
-
-    def true_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.BooleanLiteral(value=True, pos=_token_pos(token))
-
-    def false_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.BooleanLiteral(value=False, pos=_token_pos(token))
-
-    def integer_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.IntegerLiteral(value=_int(token), pos=_token_pos(token))
-
-    def decimal_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.DecimalLiteral(text=str(token), pos=_token_pos(token))
-
-    def double_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.DoubleLiteral(text=str(token), pos=_token_pos(token))
-
-    def string_literal(self, meta: Any, token: Token) -> ast.Expr:
-        return ast.StringLiteral(value=_string(token), pos=_token_pos(token))
-
-    # ------------------------------------------------------------------ types
-
-    def array_type(self, meta: Any, array, lt, element, gt):
-        return t.Array(element)
-
-    def map_type(self, meta: Any, map_, lt, key, value, gt):
-        return t.Map(key, value)
-
-    def struct_type(self, meta: Any, struct, lt, *rest):
-        fields = [f for f in rest[:-1] if f is not None]
-        return type_rules.struct(fields, line=meta.line, column=meta.column)
-
-    def struct_type_field(self, meta: Any, name: str, type_: t.SqlType) -> t.Field:
-        return type_rules.field(name, type_, line=meta.line, column=meta.column)
-
-    def decimal_type(self, meta: Any, decimal, precision: int, scale: int):
-        return type_rules.decimal(precision, scale, line=meta.line, column=meta.column)
-
-    def decimal_param(self, meta: Any, *tokens: Token) -> int:
-        # ksqlDB's grammar takes a signed number here; SqlDecimal refuses a negative one
-        value = _int(tokens[-1])
-        return -value if len(tokens) > 1 else value
-
-    def named_type(self, meta: Any, name: str, *params: Any) -> t.SqlType:
-        # ksqlDB's SqlTypeParser reads a named type's parameters (``VARCHAR(10)``, ``INT(11)``)
-        # and ignores them
-        custom = self._custom_types.get(name.upper())
-        if custom is not None and name.upper() not in t.TYPE_ALIASES:
-            return custom
-        found = t.TYPE_ALIASES.get(name.upper())
-        if found is None:
-            if name.upper() not in _RESERVED_LITERALS:
-                raise type_rules.unknown_type(name, sorted(t.TYPE_ALIASES), line=meta.line, column=meta.column)
-            # ksqlDB's grammar has no type named by a literal keyword: a plain syntax error.
-            unknown = (
-                f"Unknown type: {name}; expected one of "
-                f"{', '.join(sorted(t.TYPE_ALIASES))}, DECIMAL, ARRAY, MAP or STRUCT"
-            )
-            msg = f"Syntax Error\nSyntax error at or near '{name}' at line {meta.line}:{meta.column}\n{unknown}"
-            raise SqlSyntaxError(msg, line=meta.line, column=meta.column, detail=f"Syntax Error: {unknown}")
-        return found
+        return ast.Dereference(base=base, field=field, pos=pos_of(meta))
