@@ -210,6 +210,11 @@ class UnknownColumnError(StatementError):
         self.shown = shown
 
 
+class ConfigError(SqlError):
+    """A setting (a case's ``properties``) has a value its type cannot read: Kafka's
+    ``ConfigException``, which makes a ksqlDB test invalid as its runner builds it."""
+
+
 class UnsupportedFeatureError(SqlError):
     """The statement uses a feature that qtt does not support yet.
 

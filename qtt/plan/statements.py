@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from functools import singledispatchmethod
 
 from qtt import sqltypes as t
-from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
+from qtt.errors import ConfigError, QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
 from qtt.plan.ddl import upgrades
 from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key
@@ -51,6 +51,7 @@ from qtt.plan.planner.query_planner import plan_query
 from qtt.plan.planner.sink_fit import fit_to_sink
 from qtt.plan.planner.statement_text import statement_text_shown
 from qtt.plan.planner.window_planner import duration_ms, source_window
+from qtt.plan.settings import CREATE_OR_REPLACE_ENABLED, check_nested_errors, check_settings, enabled, trimmed
 from qtt.sql import ast
 
 #: ksqlDB's prefix for the topics of C*AS sinks that name none.
@@ -85,6 +86,7 @@ def plan_statements(
         SqlError: a statement is invalid (subclasses name the reason).
         UnsupportedFeatureError: a statement needs a feature qtt does not support yet.
     """
+    check_settings(properties or {})  # ksqlDB reads them as a KsqlConfig before any statement
     planner = Planner(properties or {}, topic_schemas or {}, declared_partitions or {}, evaluate)
     planner.keyed_topics = frozenset(
         str(st.properties["KAFKA_TOPIC"])
@@ -115,7 +117,7 @@ class Planner:
         declared_partitions: Mapping[str, int] | None = None,
         evaluate: Evaluate | None = None,
     ) -> None:
-        self.config: dict[str, object] = dict(properties)
+        self.config: dict[str, object] = trimmed(properties)
         #: schemas registered before the statements run, for ksqlDB's schema inference
         self.topic_schemas: TopicSchemas = topic_schemas or {}
         #: topics a CREATE of the case declares key columns for (ksqlDB's runner registers their key schemas)
@@ -343,7 +345,11 @@ class Planner:
 
     @_plan.register
     def visit_SetProperty(self, statement: ast.SetProperty) -> s.StatementPlan | None:
-        self.config[statement.name] = statement.value
+        try:  # ksqlDB's PropertyOverrider: its ConfigException's words, as the statement's error
+            check_settings({statement.name: statement.value})
+        except ConfigError as error:
+            raise StatementError(error.message) from None
+        self.config.update(trimmed({statement.name: statement.value}))
         return None
 
     @_plan.register
@@ -406,6 +412,11 @@ class Planner:
         # ksqlDB's EngineExecutor plans the query first, then finds the name taken (naming what
         # the query produces), then checks the result's kind, even under IF NOT EXISTS
         refuse_many_writers(statement.name, self.sink_queries, self.running)  # QueryIdUtil.buildId
+        if not enabled(self.config, CREATE_OR_REPLACE_ENABLED, True) and any(
+            q.sink == statement.name for q in self.running.values()
+        ):  # QueryIdUtil.buildId may not reuse the running query's id
+            kind = produced.lower()
+            raise StatementError(f"Cannot add {kind} '{statement.name}': A {kind} with the same name already exists")
         kept = existing is not None and not statement.or_replace
         if existing is not None and kept and not statement.if_not_exists:
             msg = (
@@ -472,6 +483,7 @@ class Planner:
         if replaced is not None and not swap:  # a swapped query starts from empty state
             aggregates = (self.ksql_aggregates.get(query_id, KsqlAggregate()), planned.ksql_aggregate)
             _check_in_place(replaced, sink, extended=extended_upgrades(self.config), aggregates=aggregates)
+        check_nested_errors(statement.query, self.config)  # the statement is valid: can qtt run it?
         if replaced is not None and swap:
             del self.running[replaced.query_id]
         self.sources[statement.name] = sink_source
@@ -526,6 +538,7 @@ class Planner:
                 f"\nSink schema is {target.schema}"
             )
             raise StatementError(msg)
+        check_nested_errors(statement.query, self.config)  # the statement is valid: can qtt run it?
         query_id = insert_query_id(properties, self.running).get("QUERY_ID")
         if not isinstance(query_id, str):
             query_id = f"INSERTQUERY_{self.query_count}"

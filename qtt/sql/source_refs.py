@@ -32,10 +32,15 @@ def check_qualifiers(query: ast.Query, walk: Callable[[object], Iterator[ast.Nod
             raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
 
 
+def tables(relation: ast.Relation) -> Iterator[ast.Table]:
+    """The sources of a FROM clause, in the order written (a join's right side is one source)."""
+    if isinstance(relation, ast.Join):
+        yield from tables(relation.left)
+        yield relation.right
+    elif isinstance(relation, ast.Table):
+        yield relation
+
+
 def _source_names(relation: ast.Relation) -> set[str]:
     """Every source's name and alias (ksqlDB's parser collects both)."""
-    if isinstance(relation, ast.Join):
-        return _source_names(relation.left) | _source_names(relation.right)
-    if isinstance(relation, ast.Table):
-        return {relation.name} | ({relation.alias} if relation.alias else set())
-    return set()
+    return {name for table in tables(relation) for name in (table.name, table.alias) if name}

@@ -234,3 +234,32 @@ def test_each_expected_output_knows_its_line_in_the_case_file_in_every_variant()
     case["outputs"] = [{"topic": "O", "value": {"A": 1}, "line": 3}]
     [error] = load_text(json.dumps({"tests": [case]}), file="f.json").errors
     assert error.message == "unknown field(s) 'line'"
+
+
+def test_a_setting_its_type_cannot_read_makes_an_invalid_test():
+    # ksqlDB's TestCaseBuilder reads the properties as a KsqlConfig: a ConfigException there
+    # makes the test invalid, so no expectedException can match it
+    text = json.dumps(
+        {
+            "tests": [
+                {
+                    "name": "bad flag",
+                    "properties": {"ksql.suppress.enabled": "{CONFIG}"},
+                    "config": ["true", "maybe"],
+                    "statements": ["CREATE STREAM s (id INT KEY, v INT) WITH (kafka_topic='s', value_format='JSON');"],
+                    "expectedException": {"type": "org.apache.kafka.common.config.ConfigException"},
+                }
+            ]
+        },
+        indent=2,
+    )
+    loaded = load_text(text, file="settings.json")
+    assert loaded.variants == ()
+    (error,) = loaded.errors
+    assert error.case == "bad flag"
+    assert error.path == "$.tests[0].properties"
+    assert error.line is not None
+    assert error.message == (
+        "Invalid test. Invalid value maybe for configuration ksql.suppress.enabled: "
+        "Expected value to be either true or false"
+    )

@@ -146,6 +146,31 @@ def test_a_non_literal_init_parameter_is_named_in_the_message() -> None:
     assert "Parameter 2 passed to function TOPK must be a literal constant, but was expression: 'CELSIUS'" in message
 
 
+def test_a_cast_is_no_literal_init_parameter() -> None:
+    message = fails(
+        READINGS, "CREATE TABLE T AS SELECT SITE, TOPK(CELSIUS, CAST(2 AS INT)) FROM READINGS GROUP BY SITE;"
+    )
+    assert "must be a literal constant, but was expression: 'CAST(2 AS INTEGER)'" in message
+
+
+def test_an_aggregate_without_arguments_reads_rowtime() -> None:
+    query = "CREATE TABLE T AS SELECT SITE, AVG(*) AS A, MAX() AS M, COUNT(*) AS N FROM READINGS GROUP BY SITE;"
+    planned = plan(READINGS, query)
+    calls = aggregate_step(planned).aggregations
+    assert [(c.function, [str(a.result_type) for a in c.args]) for c in calls] == [
+        ("AVG", ["BIGINT"]),
+        ("MAX", ["BIGINT"]),
+        ("COUNT", []),
+    ]
+    assert [a.functions for a in planned.ksql_aggregates.values()] == [
+        ("AVG(ROWTIME)", "MAX(ROWTIME)", "COUNT(ROWTIME)")
+    ]
+    message = fails(READINGS, "CREATE TABLE T AS SELECT SITE, TOPK(*) AS K FROM READINGS GROUP BY SITE;")
+    assert "Function 'TOPK' does not accept parameters (BIGINT)." in message
+    message = fails(READINGS, "CREATE TABLE T AS SELECT AVG() AS A, COUNT(*) AS N FROM READINGS;")
+    assert "aggregate function [AVG(ROWTIME), COUNT(ROWTIME)] without a GROUP BY clause" in message
+
+
 def test_collect_map_is_not_a_ksqldb_function() -> None:
     maps = "CREATE STREAM M (K STRING KEY, V MAP<STRING, INT>) WITH (kafka_topic='m', value_format='JSON');"
     message = fails(maps, "CREATE TABLE T AS SELECT K, COLLECT_MAP(V) AS C FROM M GROUP BY K;")

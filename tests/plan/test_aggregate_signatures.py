@@ -16,6 +16,7 @@ from qtt.plan.functions.aggregate_signatures import (
     TABLE_AGGREGATES,
     is_aggregate,
     resolve_aggregate,
+    takes_no_arguments,
 )
 from qtt.plan.functions.signature_matching import NULL
 
@@ -149,10 +150,21 @@ def test_table_support_follows_ksqldbs_table_udafs() -> None:
     assert table("COUNT") and table("SUM", t.INTEGER) and table("AVG", t.DOUBLE)
     assert table("COLLECT_LIST", t.INTEGER) and table("HISTOGRAM", t.STRING)
     assert table("STDDEV_SAMP", t.INTEGER) and table("STDDEV_SAMPLE", t.INTEGER)
-    assert table("CORRELATION", t.DOUBLE, t.DOUBLE)
+    assert table("CORRELATION", t.DOUBLE, t.DOUBLE) and table("CORRELATION", t.BIGINT, t.BIGINT)
     assert not table("MIN", t.INTEGER) and not table("MAX", t.INTEGER)
     assert not table("LATEST_BY_OFFSET", t.INTEGER) and not table("COLLECT_SET", t.INTEGER)
     assert not table("COUNT_DISTINCT", t.INTEGER)
+
+
+def test_correlation_takes_two_columns_of_one_number_type() -> None:
+    for type_ in (t.DOUBLE, t.INTEGER, t.BIGINT):
+        resolved = resolve_aggregate("CORRELATION", [type_, type_], [N, N])
+        assert resolved.arg_types == (type_, type_) and resolved.return_type == t.DOUBLE
+
+
+def test_only_count_takes_no_arguments() -> None:
+    assert takes_no_arguments("count")
+    assert not takes_no_arguments("AVG") and not takes_no_arguments("TOPK") and not takes_no_arguments("NOPE")
 
 
 def test_is_aggregate_is_case_insensitive() -> None:
@@ -205,17 +217,11 @@ def test_error_lists_the_alternatives() -> None:
     assert "Valid alternatives are:\n  SUM(INTEGER)\n" in str(info.value)
 
 
-@pytest.mark.parametrize(
-    ("name", "args", "literals", "feature"),
-    [
-        ("TOPK", [t.INTEGER, t.STRING, t.INTEGER], [N, N, 0], "TOPK with k < 1"),
-        ("TOPK", [t.INTEGER, t.INTEGER], [N, 0], "TOPK with k < 1"),
-    ],
-)
-def test_unsupported(name: str, args: list[t.SqlType], literals: list[Any], feature: str) -> None:
-    with pytest.raises(UnsupportedFeatureError) as info:
-        resolve_aggregate(name, args, literals)
-    assert feature in info.value.feature
+@pytest.mark.parametrize("k", [0, -1])
+def test_a_k_below_one_is_planned_as_ksqldb_plans_it(k: int) -> None:
+    # ksqlDB's factories take any k: the query fails once it runs (see tests/runtime)
+    assert resolve_aggregate("TOPK", [t.INTEGER, t.STRING, t.INTEGER], [N, N, k]).params == (k,)
+    assert resolve_aggregate("TOPKDISTINCT", [t.INTEGER, t.INTEGER], [N, k]).params == (k,)
 
 
 #: An argument list each aggregate runs with; the rest take one INTEGER column.

@@ -58,7 +58,7 @@ def test_select_star_does_not_show_the_synthetic_columns() -> None:
         (
             StatementError,
             "CREATE STREAM OUTPUT AS SELECT K FROM IN1 WHERE EXPLODE(A) > 1;",
-            "Table functions are not allowed in WHERE",
+            "Invalid Predicate: Can't find any functions with the name 'EXPLODE'.",
         ),
         (
             StatementError,
@@ -70,6 +70,40 @@ def test_select_star_does_not_show_the_synthetic_columns() -> None:
             "CREATE STREAM OUTPUT AS SELECT K, CUBE_EXPLODE(A, B) FROM IN1;",
             "cube_explode(ARRAY<T> columns)",
         ),
+        # ksqlDB's Analyzer: an aggregate groups the query from its own item on
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K, COUNT(*), EXPLODE(A) FROM IN1;",
+            "Table functions cannot be used with aggregations.",
+        ),
+        # ... a CASE holds for the rest of its item, printed as the sanitized statement reads
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K, CASE WHEN N > 1 THEN 1 END + EXPLODE(A) FROM IN1;",
+            "Table functions cannot be used in CASE: (CASE WHEN (IN1.N > 1) THEN 1 END)",
+        ),
+        # ... and both come before the WHERE clause is read
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K, EXPLODE(EXPLODE(A)) FROM IN1 WHERE NOPE;",
+            "Table functions cannot be nested: `EXPLODE`(`EXPLODE`())",
+        ),
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K, EXPLODE() FROM IN1;",
+            "Function 'explode' does not accept parameters (BIGINT).",
+        ),
+        # a grouping expression types a table function as its row type: the key no SELECT has
+        (
+            StatementError,
+            "CREATE TABLE OUTPUT AS SELECT N, COUNT(*) FROM IN1 GROUP BY N, EXPLODE(A);",
+            "must include the grouping expression EXPLODE(A) in its projection",
+        ),
+        (
+            StatementError,
+            "CREATE STREAM OUTPUT AS SELECT K FROM IN1 WHERE N > 0 AND CUBE_EXPLODE(A) IS NULL;",
+            "Invalid Predicate: Can't find any functions with the name 'CUBE_EXPLODE'.",
+        ),
     ],
 )
 def test_table_function_errors(error: type[Exception], statement: str, message: str) -> None:
@@ -80,6 +114,10 @@ def test_table_functions_do_not_read_tables() -> None:
     table = "CREATE TABLE T1 (K STRING PRIMARY KEY, A ARRAY<INT>) WITH (kafka_topic='t', value_format='JSON');"
     assert "Table source is not supported with table functions" in fails(
         SqlError, table, "CREATE TABLE OUTPUT AS SELECT K, EXPLODE(A) FROM T1;"
+    )
+    # the analyzer's refusals come first (ksqlDB's QueryAnalyzer asks of the source after it)
+    assert "Table functions cannot be nested" in fails(
+        SqlError, table, "CREATE TABLE OUTPUT AS SELECT K, EXPLODE(EXPLODE(A)) FROM T1;"
     )
 
 

@@ -179,6 +179,18 @@ def test_stddev_undo_and_merge() -> None:
     assert udaf.result(merged) == pytest.approx(2.23606797749979)
 
 
+def test_stddev_samp_merges_whole_numbers_with_truncated_means() -> None:
+    # StandardDeviationSampUdaf: each session's mean as a Java long quotient (-3 / 2 is -1)
+    samp = udaf_for(agg("STDDEV_SAMP", t.BIGINT))
+    merged = samp.merge(fold(samp, [-1, -2]), fold(samp, [-10]))
+    assert merged == (-13, 3, 54.5)
+    samp_int = udaf_for(agg("STDDEV_SAMP", t.INTEGER))
+    assert samp_int.merge(fold(samp_int, [1, 2]), fold(samp_int, [10]))[2] == 54.5
+    # StandardDeviationSampleUdaf divides as doubles: (1.5 - 10) ** 2 * 2 / 3
+    sample = udaf_for(agg("STDDEV_SAMPLE", t.INTEGER))
+    assert sample.merge(fold(sample, [1, 2]), fold(sample, [10]))[2] == pytest.approx(48.666666666666664)
+
+
 # ---------------------------------------------------------------------------- CORRELATION
 
 
@@ -426,6 +438,20 @@ def test_topk_merge() -> None:
     distinct = udaf_for(agg("TOPKDISTINCT", t.INTEGER, params=(3,)))
     assert distinct.merge([9, 5, 1], [7, 5]) == [9, 7, 5]
     assert distinct.merge([5], [5]) == [5]
+
+
+@pytest.mark.parametrize("name", ["TOPK", "TOPKDISTINCT"])
+def test_topk_below_one_fails_where_ksqldb_fails(name: str) -> None:
+    # k = 0: ksqlDB reads or replaces entry -1 of the empty list at the first value
+    none = udaf_for(agg(name, t.INTEGER, params=(0,)))
+    assert none.aggregate([], None) == []
+    with pytest.raises(QueryStops, match="IndexOutOfBoundsException"):
+        none.aggregate([], 4)
+    # k < 0: the list never fills, so every value stays, until a session merge sizes a list with it
+    every = udaf_for(agg(name, t.INTEGER, params=(-1,)))
+    assert run(every, [3, 9, None, 3, 5])[-1] == ([9, 5, 3, 3] if name == "TOPK" else [9, 5, 3])
+    with pytest.raises(QueryStops, match="Illegal Capacity: -1"):
+        every.merge([], [9])
 
 
 def test_topk_with_additional_columns_orders_by_the_sort_value_and_keeps_ties_in_arrival_order() -> None:

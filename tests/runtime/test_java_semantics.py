@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import math
 from decimal import Decimal
 
 from qtt import sqltypes as t
-from qtt.runtime.aggregates.java_semantics import canon, sort_key, wrap32, wrap64
+from qtt.runtime.aggregates.java_semantics import canon, hashed_form, sort_key, wrap32, wrap64
 
 
 def test_integers_wrap_around_as_java_ints_and_longs() -> None:
@@ -30,3 +31,15 @@ def test_equality_is_javas_equals() -> None:
     assert canon(0.0) != canon(-0.0)
     assert canon(Decimal("1.0")) != canon(Decimal("1.00"))
     assert canon({"a": [1.0]}) == canon({"a": (1.0,)})
+
+
+def test_hashed_form_is_what_a_java_to_string_tells_apart() -> None:
+    # ByteBuffer.toString shows the length only; java.sql.Time.toString whole seconds only
+    assert hashed_form(t.BYTES)(b"\x01\x02") == hashed_form(t.BYTES)(b"\x03\x04")
+    assert hashed_form(t.BYTES)(b"\x01") != hashed_form(t.BYTES)(b"\x01\x02")
+    time = hashed_form(t.TIME)
+    assert time(datetime.time(1, 0, 0, 400000)) == time(datetime.time(1, 0, 0))
+    assert time(datetime.time(1, 0, 1)) != time(datetime.time(1, 0, 0))
+    listed = hashed_form(t.Array(t.BYTES))
+    assert listed([b"\x01", None]) == listed([b"\x02", None])
+    assert hashed_form(t.STRING)("a") != hashed_form(t.STRING)("b")

@@ -16,7 +16,7 @@ from typing import Any, get_args, get_type_hints
 
 import cattrs
 
-from qtt.errors import CaseFileError, did_you_mean
+from qtt.errors import CaseFileError, ConfigError, did_you_mean
 from qtt.harness.cases.json_comments import UnterminatedCommentError, blank_comments
 from qtt.harness.cases.json_index import json_lines
 from qtt.harness.cases.model import (
@@ -30,6 +30,7 @@ from qtt.harness.cases.model import (
 )
 from qtt.plan.ir.codec import camel, describe_structure_error, make_converter
 from qtt.plan.ir.depth import MAX_JSON_DEPTH, deep_call, json_error_position, json_too_deep, too_deep_message
+from qtt.plan.settings import check_settings
 
 FILE_KEYS = frozenset(["tests"]) | ANNOTATION_KEYS
 
@@ -118,10 +119,24 @@ def _load_text(text: str, file: str) -> LoadedFile:
             node = parse_case(raw, file=file, index=index, text=text)
             _note_output_lines(text, index, node)
             lines = _statement_lines(text, index, len(node.statements))
-            variants.extend(replace(v, statement_lines=lines) for v in expand(node, file=file, index=index))
+            expanded = [replace(v, statement_lines=lines) for v in expand(node, file=file, index=index)]
+            for variant in expanded:
+                _check_properties(variant, text)
+            variants.extend(expanded)
         except CaseFileError as e:
             errors.append(e)
     return LoadedFile(file, tuple(variants), tuple(errors))
+
+
+def _check_properties(variant: CaseVariant, text: str) -> None:
+    """ksqlDB's runner reads a case's properties as a ``KsqlConfig`` while it builds the test: a
+    value a setting's type cannot read makes the case an invalid test, not a case's failure."""
+    try:
+        check_settings(variant.properties)
+    except ConfigError as e:
+        path = f"$.tests[{variant.index}].properties"
+        msg = f"Invalid test. {e.message}"
+        raise CaseFileError(msg, file=variant.file, case=variant.case, path=path, line=_line_of(text, path)) from None
 
 
 def _statement_lines(text: str, index: int, count: int) -> tuple[int, ...]:

@@ -74,6 +74,9 @@ class Scope:
 
     columns: list[ScopeColumn]
     sources: frozenset[str] = field(default_factory=frozenset)
+    #: names no column has that ksqlDB's sanitizer qualifies all the same, with the qualifier it
+    #: gives them (the pseudo columns its analyzer has switched off): its error shows them so
+    qualified_unknown: dict[str, str] = field(default_factory=dict)
 
     def matches(self, ref: ast.ColumnRef) -> list[ScopeColumn]:
         """The scope's columns ``ref`` names: none, one, or several (then it is ambiguous)."""
@@ -86,7 +89,8 @@ class Scope:
             raise UnknownColumnError(msg, shown=shown, line=_line(ref), column=_col(ref))
         matches = self.matches(ref)
         if not matches:
-            shown = f"{ref.source}.{ref.name}" if ref.source else ref.name
+            source = ref.source or self.qualified_unknown.get(ref.name)
+            shown = f"{source}.{ref.name}" if source else ref.name
             msg = f"{clause} column '{shown}' cannot be resolved."
             hint = did_you_mean(ref.name, sorted({c.name for c in self.columns})).strip() or None
             raise UnknownColumnError(msg, shown=shown, line=_line(ref), column=_col(ref), hint=hint)

@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterator, Mapping
 
 from qtt.errors import StatementError
 from qtt.sql import ast, iter_nodes
+from qtt.sql.source_refs import tables
 
 #: ksqlDB's engine runs the AstSanitizer as it prepares a statement, and prefixes its errors so
 _PREPARING = "Exception while preparing statement: "
@@ -21,7 +22,7 @@ def check_lambda_arguments(query: ast.Query, source_columns: Mapping[str, Collec
 
     ``source_columns`` maps each source's name to its column names.
     """
-    columns = {name for table in _tables(query.from_) for name in source_columns.get(table.name, ())}
+    columns = {name for table in tables(query.from_) for name in source_columns.get(table.name, ())}
     for outermost in _nested(query):
         _check(outermost, columns, frozenset())
 
@@ -44,11 +45,3 @@ def _nested(body: object) -> Iterator[ast.Lambda]:
         if isinstance(node, ast.Lambda) and id(node) not in held:
             held |= {id(n) for n in iter_nodes(node.body)}
             yield node
-
-
-def _tables(relation: ast.Relation) -> Iterator[ast.Table]:
-    if isinstance(relation, ast.Join):
-        yield from _tables(relation.left)
-        yield relation.right
-    elif isinstance(relation, ast.Table):
-        yield relation

@@ -16,6 +16,7 @@ from qtt.errors import StatementError, UnsupportedFeatureError, did_you_mean
 from qtt.plan.ddl.schema_inference import infers
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import Column, LogicalSchema
+from qtt.plan.settings import enabled
 from qtt.serde import SerdeColumn, get_format
 from qtt.serde.delimited import parse_delimiter
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
@@ -247,7 +248,7 @@ def value_features(
     configured = config.get(CONFIG_WRAP_SINGLE_VALUES)
     if configured is None:
         return ()
-    wrap_bool = configured if isinstance(configured, bool) else str(configured).lower() == "true"
+    wrap_bool = enabled(config, CONFIG_WRAP_SINGLE_VALUES, False)
     if wrap_bool and spec.supports_wrapping:
         return (WRAP_SINGLE_VALUE,)
     if not wrap_bool and spec.supports_unwrapping:

@@ -9,7 +9,7 @@ The planner resolves every aggregate call here once; ``qtt.runtime.aggregates.ag
   ``UdafUtil``. The leading arguments are the aggregated columns (a literal there is fine:
   ``COUNT(1)``, ``SUM(2)``).
 * column arguments never widen: ksqlDB looks aggregates up without implicit casts, so an
-  overload takes exactly its base types (``CORRELATION(INTEGER, INTEGER)`` fits no overload);
+  overload takes exactly its base types (``CORRELATION(INTEGER, BIGINT)`` fits no overload);
   overloads that tie on a bare ``NULL`` init argument are ksqlDB's ambiguity message.
 * :attr:`Aggregate.state_type` is ksqlDB's aggregate ("intermediate") type, so that a planner can
   reject formats that cannot hold it (DELIMITED and STRUCT/ARRAY states) with ksqlDB's message.
@@ -168,7 +168,8 @@ def _stddev(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str
 
 
 def _correlation(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
-    # ksqlDB's CorrelationUdaf: running sums as DOUBLE fields and a BIGINT count.
+    # ksqlDB's CorrelationUdaf: running sums as DOUBLE fields (whole numbers as their double
+    # values) and a BIGINT count.
     sums = ("X_SUM", "Y_SUM", "X_SQUARED_SUM", "Y_SQUARED_SUM", "XY_SUM")
     state = t.Struct((*(t.Field(n, t.DOUBLE) for n in sums), t.Field("COUNT", t.BIGINT)))
     return t.DOUBLE, state, params
@@ -201,9 +202,10 @@ def _by_offset(name: str, variable: str) -> _Build:
         if params and not isinstance(params[0], bool):
             n = params[0]
             if n <= 0:
-                # ksqlDB's factory throws this when the function is created.
-                msg = f"{variable} must be 1 or greater"
-                raise StatementError(msg)
+                # ksqlDB's factory method throws "latestN must be 1 or greater", which its
+                # UdafFactoryInvoker wraps: the statement's error is the wrapper's message
+                msg = "Failed to invoke UDAF factory method"
+                raise StatementError(msg, hint=f"{variable} must be 1 or greater")
             ignore_nulls = params[1] if len(params) > 1 else True
             return t.Array(cols[0]), t.Array(entry), (n, ignore_nulls)
         ignore_nulls = params[0] if params else True
@@ -212,11 +214,9 @@ def _by_offset(name: str, variable: str) -> _Build:
     return build
 
 
-def _top(name: str) -> _Build:
+def _top() -> _Build:
+    # ksqlDB takes any k here; a k below 1 fails while the query runs (qtt.runtime.aggregates.topk_udafs)
     def build(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mapping[str, Any]) -> Any:
-        if params[0] < 1:
-            # ksqlDB fails at runtime (index out of bounds) for these; never emit rows for them.
-            raise UnsupportedFeatureError(f"{name} with k < 1")
         if len(cols) == 1:
             return t.Array(cols[0]), t.Array(cols[0]), params
         # ksqlDB 0.29's TOPK(sort_col, other_cols..., k): each entry is a struct of the sort
@@ -268,7 +268,7 @@ _SPECS: dict[str, _Spec] = {
     "COUNT_DISTINCT": _Spec(_one("ANY"), _count_distinct),
     "TOPK": _Spec(
         tuple(_Overload((b, MORE), (t.INTEGER,)) for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING")),
-        _top("TOPK"),
+        _top(),
     ),
     "TOPKDISTINCT": _Spec(
         # BYTES and the time types too, as ksqlDB has since confluentinc/ksql#9202
@@ -276,12 +276,13 @@ _SPECS: dict[str, _Spec] = {
             _Overload((b,), (t.INTEGER,))
             for b in ("INTEGER", "BIGINT", "DOUBLE", "STRING", "DECIMAL", "BYTES", "DATE", "TIME", "TIMESTAMP")
         ),
-        _top("TOPKDISTINCT"),
+        _top(),
     ),
     "STDDEV_SAMP": _Spec(_one(*_NUMERIC), _stddev, table=True),
     "STDDEV_SAMPLE": _Spec(_one(*_NUMERIC), _stddev, table=True),
     "HISTOGRAM": _Spec(_one("STRING"), _histogram, table=True),
-    "CORRELATION": _Spec((_Overload(("DOUBLE", "DOUBLE")),), _correlation, table=True),
+    # CorrelationUdaf's DOUBLE, INTEGER and BIGINT factories: both columns of one type
+    "CORRELATION": _Spec(tuple(_Overload((b, b)) for b in ("DOUBLE", "INTEGER", "BIGINT")), _correlation, table=True),
     "ATTR": _Spec(_one("ANY"), _attr, table=True),
     "COLLECT_MAP": _Spec(
         _one("MAP"),
@@ -305,10 +306,17 @@ def is_aggregate(name: str) -> bool:
     return name.upper() in AGGREGATE_NAMES
 
 
+def takes_no_arguments(name: str) -> bool:
+    """Whether an overload of the aggregate ``name`` takes no argument at all (``COUNT(*)``);
+    ksqlDB gives a call of any other aggregate without arguments ROWTIME as its argument."""
+    spec = _SPECS.get(name.upper())
+    return spec is not None and any(not o.columns and not o.inits for o in spec.overloads)
+
+
 def _fits(pattern: str, actual: t.SqlType) -> bool:
     """Whether a column argument of type ``actual`` fits ``pattern``. ksqlDB looks aggregates up
     without implicit casts (UdafAggregateFunctionFactory's UdfIndex): CORRELATION(INTEGER,
-    INTEGER) does not fit CORRELATION(DOUBLE, DOUBLE), nor an element type another."""
+    BIGINT) fits none of CORRELATION's overloads, nor an element type another."""
     if pattern == "ANY":
         return True
     if pattern.startswith("ARRAY<"):

@@ -20,12 +20,19 @@ from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import implicit_cast, reject_untyped_null
 from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ddl.upgrades import KsqlAggregate
-from qtt.plan.functions.aggregate_signatures import NOT_LITERAL, TABLE_AGGREGATES, is_aggregate, resolve_aggregate
+from qtt.plan.functions.aggregate_signatures import (
+    NOT_LITERAL,
+    TABLE_AGGREGATES,
+    is_aggregate,
+    resolve_aggregate,
+    takes_no_arguments,
+)
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.planned import check_no_map_keys
+from qtt.plan.planner.table_functions import typed_outside_select
 from qtt.plan.planner.window_planner import reject_window_bounds_outside_select, window_expression, window_info
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
@@ -202,14 +209,13 @@ class AggregationPlanner:
             known = {c.name for c in self.scope.columns}
             bounds = [ScopeColumn(n, type_, self.scope.sources) for n, type_ in WINDOW_BOUNDS.items() if n not in known]
             select_scope = Scope(self.scope.columns + bounds, self.scope.sources)
-        group_analyzer = Analyzer(self.scope, "GROUP BY")
         groups: list[e.Expression] = []
         for node in query.group_by:
             nested = _aggregate_calls(node)
             if nested:
                 msg = f"GROUP BY does not support aggregate functions: {nested[0].name} is an aggregate function."
                 raise StatementError(msg)
-            expr = group_analyzer.typed(node)
+            expr = typed_outside_select(node, self.scope, "GROUP BY")
             if expr in groups:
                 msg = f"Duplicate GROUP BY expression: {messages.qualified_sql(node, self.context.qualifier)}"
                 raise StatementError(msg)
@@ -382,6 +388,16 @@ class AggregationPlanner:
         return step, schema
 
 
+_LITERAL_NODES = (
+    ast.NullLiteral,
+    ast.BooleanLiteral,
+    ast.IntegerLiteral,
+    ast.DecimalLiteral,
+    ast.DoubleLiteral,
+    ast.StringLiteral,
+)
+
+
 def aggregate_call(
     node: ast.FunctionCall, analyzer: Analyzer, alias: str, config: Mapping[str, Any] | None
 ) -> s.AggregateCall:
@@ -392,8 +408,18 @@ def aggregate_call(
         UnsupportedFeatureError: an aggregate or overload qtt does not run.
     """
     arg_nodes = [a for a in node.args if not isinstance(a, ast.AllColumns)]
+    if not arg_nodes and not takes_no_arguments(node.name):
+        # ksqlDB's AggregateAnalyzer: a call without arguments (AVG(*), MAX()) reads the FROM
+        # source's ROWTIME, the first of a join's columns that bear the name
+        rowtimes = analyzer.scope.matches(ast.ColumnRef(name=ROWTIME))
+        source = min(rowtimes[0].qualifiers) if len(rowtimes) > 1 and rowtimes[0].qualifiers else None
+        arg_nodes = [ast.ColumnRef(name=ROWTIME, source=source)]
     args = [analyzer(a) for a in arg_nodes]
-    literals = [a.value if isinstance(a, e.Literal) else NOT_LITERAL for a in args]
+    # ksqlDB's UdafUtil takes what its parser made a Literal: a cast that changes nothing is none
+    literals = [
+        a.value if isinstance(a, e.Literal) and isinstance(n, _LITERAL_NODES) else NOT_LITERAL
+        for a, n in zip(args, arg_nodes, strict=True)
+    ]
     resolved = resolve_aggregate(
         node.name,
         [a.result_type for a in args],
@@ -485,11 +511,9 @@ def reject_aggregates_without_group_by(query: ast.Query, sink_kind: str) -> None
     ]
     if outside:
         raise StatementError(messages.non_aggregate_select(outside))
-    # ksqlDB counts rows as COUNT(ROWTIME), and names it so in this message
-    shown = [
-        f"{c.name}({ROWTIME})" if c.star or (c.name == "COUNT" and not c.args) else messages.unqualified_sql(c)
-        for c in calls
-    ]
+    # ksqlDB's AggregateAnalyzer gives a call without arguments ROWTIME (COUNT(*) is COUNT(ROWTIME)),
+    # and this message names the calls so
+    shown = [f"{c.name}({ROWTIME})" if not c.args else messages.unqualified_sql(c) for c in calls]
     raise StatementError(messages.table_aggregates_without_group_by(shown))
 
 

@@ -31,10 +31,16 @@ from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.join_planner import Joined, JoinPlanner, or_join
 from qtt.plan.planner.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
 from qtt.plan.planner.struct_star import expanded_struct
-from qtt.plan.planner.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
+from qtt.plan.planner.table_functions import (
+    check_no_table_function,
+    check_table_functions_allowed,
+    contains_table_function,
+    plan_flat_map,
+)
+from qtt.plan.settings import pseudo_columns
 from qtt.sql import ast
-from qtt.sql.formatter import format_expr
 from qtt.sql.parser import iter_nodes
+from qtt.sql.source_refs import tables
 
 
 def plan_join_query(
@@ -52,7 +58,7 @@ def plan_join_query(
         SqlError: the query is invalid (subclasses name the reason).
         UnsupportedFeatureError: the query needs a feature qtt does not support yet.
     """
-    joined, step = plan_joined_rows(query, sources, sink_kind)
+    joined, step = plan_joined_rows(query, sources, sink_kind, config)
     if query.group_by is not None:
         return _aggregated(query, joined, step, config, sink_name)
     items = aliased(query.select, joined)
@@ -69,7 +75,7 @@ def plan_join_query(
 
 
 def plan_joined_rows(
-    query: ast.Query, sources: Mapping[str, DataSource], sink_kind: str
+    query: ast.Query, sources: Mapping[str, DataSource], sink_kind: str, config: Mapping[str, object]
 ) -> tuple[Joined, s.ExecutionStep]:
     """The join of the FROM clause and the WHERE over its rows: the joined input and its last step."""
     _reject_ambiguous_names(query, sources)
@@ -77,18 +83,20 @@ def plan_joined_rows(
         # ksqlDB asks of the FROM clause's first source, before it looks at the join
         leftmost = _leftmost(query.from_)
         source = sources.get(leftmost.name)
-        check_table_functions_allowed(query, source is not None and source.kind == TABLE)
+        columns = {name: [c.name for c in found.schema.columns] for name, found in sources.items()}
+        check_table_functions_allowed(query, source is not None and source.kind == TABLE, columns)
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
         if query.window is not None:
             raise StatementError("WINDOW clause requires a GROUP BY clause.")
     joined = JoinPlanner(sources).plan(query.from_)
+    if hidden := PSEUDO_COLUMNS.keys() - pseudo_columns(config).keys():  # switched off for the analyzer
+        joined = replace(joined, columns=tuple(c for c in joined.columns if c.name not in hidden))
     assert joined.key is not None
     _reject_synthetic_key_refs(query, joined)
     step = joined.step
     if query.where is not None:
-        if contains_table_function(query.where):
-            raise StatementError(f"Table functions are not allowed in WHERE: {format_expr(query.where)}")
+        check_no_table_function(query.where, "WHERE")
         predicate = Analyzer(joined.scope(), "WHERE").boolean(query.where)
         # a table join's filter deletes only rows that passed before (Kafka Streams' table
         # filter with old values): a primary-key join sends each key's previous row along, as
@@ -366,7 +374,7 @@ def _sources_scope(relation: ast.Relation, sources: Mapping[str, DataSource]) ->
     """Each source's columns as ksqlDB's ``DataSourceExtractor.getSourcesFor`` finds them: its
     schema's, the pseudo columns, and a windowed source's window bounds."""
     columns: list[ScopeColumn] = []
-    for table in _tables(relation):
+    for table in tables(relation):
         source = sources.get(table.name)
         if source is None:
             return None
@@ -376,9 +384,3 @@ def _sources_scope(relation: ast.Relation, sources: Mapping[str, DataSource]) ->
             names |= WINDOW_BOUNDS
         columns.extend(ScopeColumn(name, type_, qualifier) for name, type_ in names.items())
     return Scope(columns, frozenset().union(*(c.qualifiers for c in columns)))
-
-
-def _tables(relation: ast.Relation) -> list[ast.Table]:
-    if isinstance(relation, ast.Join):
-        return [*_tables(relation.left), relation.right]
-    return [relation] if isinstance(relation, ast.Table) else []

@@ -34,9 +34,15 @@ from qtt.plan.planner.planned import (
     reject_windowed_tables,
 )
 from qtt.plan.planner.struct_star import expanded_struct
-from qtt.plan.planner.table_functions import check_table_functions_allowed, contains_table_function, plan_flat_map
+from qtt.plan.planner.table_functions import (
+    check_no_table_function,
+    check_select_table_functions,
+    check_table_functions_allowed,
+    contains_table_function,
+    plan_flat_map,
+)
+from qtt.plan.settings import SUPPRESS_ENABLED, enabled, pseudo_columns
 from qtt.sql import ast
-from qtt.sql.formatter import format_expr
 
 
 def plan_query(
@@ -57,13 +63,13 @@ def plan_query(
         raise StatementError(f"CREATE {sink_kind} AS SELECT statements don't support LIMIT clause.")
     # ksqlDB's sanitizer, before the query is analysed
     check_lambda_arguments(query, {name: [c.name for c in s.schema.columns] for name, s in sources.items()})
-    new_planner = str(config.get(CONFIG_NEW_QUERY_PLANNER, "false")).lower() == "true"
+    new_planner = enabled(config, CONFIG_NEW_QUERY_PLANNER, False)
     if new_planner:
         reject_unsupported_clauses(query)
     if query.having is not None and query.group_by is None:
         msg = "HAVING requires GROUP BY."
         raise StatementError(msg)
-    if query.emit == "FINAL" and str(config.get("ksql.suppress.enabled", "true")).lower() == "false":
+    if query.emit == "FINAL" and not enabled(config, SUPPRESS_ENABLED, True):
         msg = "Suppression is currently disabled. You can enable it by setting ksql.suppress.enabled to true"
         raise StatementError(msg)
     if isinstance(query.from_, ast.Join):
@@ -79,6 +85,14 @@ def plan_query(
     for column in source.schema.columns:
         if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
             raise UnsupportedFeatureError(f"reading a source with a column named like a pseudo column ({column.name})")
+    if any(contains_table_function(item) for item in query.select):
+        # ksqlDB's Analyzer, then its push-query validator, then QueryAnalyzer's table source
+        # rule: all before its planner asks for a GROUP BY
+        source_columns = {source.name: [c.name for c in source.schema.columns]}
+        check_select_table_functions(query, source_columns)
+        if source.kind == TABLE:
+            reject_windowed_tables([source])
+            check_table_functions_allowed(query, True, source_columns)
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
     reject_windowed_tables([source])
@@ -98,7 +112,7 @@ def _plan_partitioned_join(
     """PARTITION BY over a join's rows: re-keyed as a stream's (``streamSelectKeyV1``), then
     projected, where ``*`` lists every column of the joined rows but the new key (each side's
     pseudo columns and key copy included, as ksqlDB's join schema holds them)."""
-    joined, step = plan_joined_rows(query, sources, sink_kind)
+    joined, step = plan_joined_rows(query, sources, sink_kind, config)
     assert joined.key is not None
     leftmost = joined.sources[0][1]
     planner = QueryPlanner(config, joined_rows(joined), joined.shown, sink_name, scope=joined.scope())
@@ -205,15 +219,18 @@ class QueryPlanner:
             sink_name=sink_name,
             qualifier=alias or source.name,
             config={k: str(v) for k, v in config.items()},
-            scope=scope or self._source_scope(),
+            scope=scope or self._source_scope(config),
         )
 
-    def _source_scope(self) -> Scope:
+    def _source_scope(self, config: Mapping[str, object]) -> Scope:
         columns = [ScopeColumn(c.name, c.type, self.qualifiers) for c in self.source.schema.columns]
-        columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in PSEUDO_COLUMNS.items()]
+        visible = pseudo_columns(config)
+        columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in visible.items()]
         if self.source.formats.window is not None:  # a windowed source's keys bring their window
             columns += [ScopeColumn(name, type_, self.qualifiers) for name, type_ in WINDOW_BOUNDS.items()]
-        return Scope(columns, self.qualifiers)
+        # ksqlDB's sanitizer (the engine's own settings) still qualifies a switched-off pseudo column
+        qualified = {name: self.alias or self.source.name for name in PSEUDO_COLUMNS if name not in visible}
+        return Scope(columns, self.qualifiers, qualified_unknown=qualified)
 
     def _source_parent(self) -> _Parent:
         schema = self.source.schema
@@ -241,11 +258,9 @@ class QueryPlanner:
         scope = self.context.scope
         with_table_functions = any(contains_table_function(item) for item in query.select)
         if with_table_functions:
-            check_table_functions_allowed(query, table)
+            check_table_functions_allowed(query, table, {source.name: [c.name for c in source.schema.columns]})
         if query.where is not None:
-            if contains_table_function(query.where):
-                msg = f"Table functions are not allowed in WHERE: {format_expr(query.where)}"
-                raise StatementError(msg)
+            check_no_table_function(query.where, "WHERE")
             predicate = Analyzer(scope, "WHERE", windows_later=query.window is not None).boolean(query.where)
             filter_step: type[s.StreamFilterV1 | s.TableFilterV1 | s.TableFilterV3] = s.StreamFilterV1
             if table:  # under a GROUP BY, a delete of a row that never passed retracts nothing anyway

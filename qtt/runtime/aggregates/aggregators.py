@@ -19,8 +19,10 @@ from typing import Any
 from qtt import sqltypes as t
 from qtt.errors import QueryStops, RuntimeBuildError
 from qtt.plan.functions.aggregate_signatures import HISTOGRAM_LIMIT, Aggregate
+from qtt.runtime.aggregates import java_semantics
 from qtt.runtime.aggregates.java_semantics import DECIMAL_CONTEXT, canon, coercer, quantizer, sort_key, wrapper
 from qtt.runtime.aggregates.statistics_udafs import Correlation, StdDev
+from qtt.runtime.aggregates.topk_udafs import TopK
 from qtt.runtime.aggregates.udaf import Udaf
 
 # ---------------------------------------------------------------------------- sequence numbers
@@ -355,7 +357,12 @@ class _Earliest(_ByOffset):
 
 
 class _CountDistinct(Udaf):
-    """Exact distinct count; ksqlDB's HyperLogLog agrees with it for small groups."""
+    """Exact distinct count of what ksqlDB's HyperLogLog hashes apart (``hashed_form``); its
+    estimate agrees with it for small groups."""
+
+    def __init__(self, aggregate: Aggregate) -> None:
+        super().__init__(aggregate)
+        self.form = java_semantics.hashed_form(aggregate.arg_types[0])
 
     def initial(self) -> Any:
         return []
@@ -363,7 +370,7 @@ class _CountDistinct(Udaf):
     def aggregate(self, acc: Any, *values: Any) -> Any:
         items = list(acc)
         value = values[0]
-        if value is None or canon(value) in {canon(i) for i in items}:
+        if value is None or self.form(value) in {self.form(i) for i in items}:
             return items
         return [*items, value]
 
@@ -375,74 +382,6 @@ class _CountDistinct(Udaf):
 
     def result(self, acc: Any) -> Any:
         return len(acc)
-
-
-class _TopK(Udaf):
-    """ksqlDB's TopkKudaf / TopkDistinctKudaf: descending, stable for equal values.
-
-    With additional columns (``TOPK(sort_col, col0, ..., k)``) each entry is a tuple of the
-    sort value and the other columns, ordered by the sort value alone.
-    """
-
-    def __init__(self, aggregate: Aggregate) -> None:
-        super().__init__(aggregate)
-        self.k: int = aggregate.params[0]
-        self.with_columns = len(aggregate.arg_types) > 1
-        by_value = sort_key(aggregate.arg_types[0])
-        self.key = (lambda entry: by_value(entry[0])) if self.with_columns else by_value
-        self.coerce = coercer(aggregate.arg_types[0])
-        self.quantizers = [quantizer(a) for a in aggregate.arg_types]
-        self.distinct = aggregate.name == "TOPKDISTINCT"
-
-    def initial(self) -> Any:
-        return []
-
-    def _entry(self, values: tuple[Any, ...]) -> Any:
-        sort_value = self.coerce(values[0])
-        if sort_value is None:
-            return None
-        return (sort_value, *values[1:]) if self.with_columns else sort_value
-
-    def aggregate(self, acc: Any, *values: Any) -> Any:
-        value = self._entry(values)
-        items = [tuple(i) for i in acc] if self.with_columns else list(acc)
-        if value is None:
-            return items
-        if len(items) == self.k and self.key(value) <= self.key(items[-1]):
-            return items
-        if self.distinct and any(self.key(i) == self.key(value) for i in items):
-            return items
-        if len(items) == self.k:
-            items[-1] = value
-        else:
-            items.append(value)
-        return sorted(items, key=self.key, reverse=True)
-
-    def merge(self, first: Any, second: Any) -> Any:
-        # Stable descending merge of two sorted lists, as ksqlDB's merger (distinct drops ties).
-        a, b = list(first), list(second)
-        merged: list[Any] = []
-        i = j = 0
-        while len(merged) < self.k and (i < len(a) or j < len(b)):
-            if j >= len(b) or (i < len(a) and self.key(a[i]) > self.key(b[j])):
-                merged.append(a[i])
-                i += 1
-            elif i >= len(a) or self.key(b[j]) > self.key(a[i]):
-                merged.append(b[j])
-                j += 1
-            elif self.distinct:
-                merged.append(a[i])
-                i += 1
-                j += 1
-            else:
-                merged.append(a[i])
-                i += 1
-        return merged
-
-    def result(self, acc: Any) -> Any:
-        if self.with_columns:
-            return [tuple(q(v) for q, v in zip(self.quantizers, entry, strict=True)) for entry in acc]
-        return [self.quantizers[0](v) for v in acc]
 
 
 class _CollectMap(Udaf):
@@ -557,8 +496,8 @@ _FACTORIES: dict[str, Callable[[Aggregate], Udaf]] = {
     "COLLECT_LIST": _CollectList,
     "COLLECT_SET": _CollectSet,
     "COUNT_DISTINCT": _CountDistinct,
-    "TOPK": _TopK,
-    "TOPKDISTINCT": _TopK,
+    "TOPK": TopK,
+    "TOPKDISTINCT": TopK,
     "HISTOGRAM": _Histogram,
     "ATTR": _Attr,
     "COLLECT_MAP": _CollectMap,

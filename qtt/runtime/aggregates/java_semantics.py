@@ -8,6 +8,7 @@ aggregators use it in tests without a JVM.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import math
 import struct
@@ -78,6 +79,28 @@ def canon(value: Any) -> Any:
         # BigDecimal.equals compares the scale too.
         return ("n", value.as_tuple())
     return value
+
+
+def hashed_form(type_: t.SqlType) -> Callable[[Any], Any]:
+    """What ksqlDB's COUNT_DISTINCT tells apart in values of ``type_``: its HyperLogLog hashes
+    numbers and strings themselves but anything else as Java's ``toString`` (stream-lib's
+    ``MurmurHash.hash(Object)``), where a ``ByteBuffer`` shows its length only and a
+    ``java.sql.Time`` whole seconds only."""
+    if type_.base == "BYTES":
+        return lambda v: ("b", len(v))
+    if type_.base == "TIME":
+        return lambda v: ("t", v.replace(microsecond=0) if isinstance(v, datetime.time) else int(v) // 1000)
+    if isinstance(type_, t.Array):
+        element = hashed_form(type_.element)
+        return lambda v: ("l", tuple(None if x is None else element(x) for x in v))
+    if isinstance(type_, t.Struct):
+        forms = [hashed_form(f.type) for f in type_.fields]
+        return lambda v: ("s", tuple(None if x is None else f(x) for f, x in zip(forms, _fields(v), strict=True)))
+    return canon
+
+
+def _fields(value: Any) -> tuple[Any, ...]:
+    return tuple(value.values()) if isinstance(value, Mapping) else tuple(value)
 
 
 def coercer(type_: t.SqlType) -> Callable[[Any], Any]:

@@ -64,15 +64,28 @@ class StdDev(Udaf):
         if first[1] == 0 or second[1] == 0:
             m2 = first[2] + second[2]
         else:
-            inner = float(first[0]) / first[1] - float(second[0]) / second[1]
+            inner = self._mean_difference(first, second)
             m2 = first[2] + second[2] + first[1] * second[1] * inner * inner / count
         return (self.wrap(first[0] + second[0]), count, m2)
+
+    def _mean_difference(self, first: Any, second: Any) -> float:
+        if self.root or self.type.base == "DOUBLE":
+            return float(first[0]) / first[1] - float(second[0]) / second[1]
+        # STDDEV_SAMP's INTEGER and BIGINT mergers divide each sum by its count as Java longs
+        # (truncating) and subtract them; STDDEV_SAMPLE's divide as doubles.
+        return float(wrap64(_long_divide(first[0], first[1]) - _long_divide(second[0], second[1])))
 
     def result(self, acc: Any) -> Any:
         if acc[1] < 2:
             return 0.0
         variance = acc[2] / (acc[1] - 1)
         return math.sqrt(variance) if self.root else variance
+
+
+def _long_divide(numerator: int, denominator: int) -> int:
+    """Java's ``long`` division: the quotient truncated toward zero."""
+    quotient = abs(int(numerator)) // abs(int(denominator))
+    return quotient if (numerator < 0) == (denominator < 0) else -quotient
 
 
 def _java_divide(numerator: float, denominator: float) -> float:

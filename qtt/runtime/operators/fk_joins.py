@@ -19,10 +19,11 @@ right row no longer emits it, until the left row is that row again (Kafka Stream
 responses when their hash does not match the left row's).
 
 An output caused by a left row is stamped with the later of the left row's and the right
-row's timestamps. A change of a right row (a delete of a row that never existed aside) emits,
-for every left row subscribed to its key, in the order of the left rows' serialized keys, the
-joined row, or for a deleted right row a tombstone (``INNER``) or nulls (``LEFT``), stamped with
-the right row's timestamp.
+row's timestamps. A change of a right row, even a delete of a row that never existed (Kafka
+Streams' table source forwards every delete, and ``ForeignTableJoinProcessorSupplier`` answers
+it), emits, for every left row subscribed to its key, in the order of the left rows' serialized
+keys, the joined row, or for a deleted right row a tombstone (``INNER``) or nulls (``LEFT``),
+stamped with the right row's timestamp.
 """
 
 from __future__ import annotations
@@ -211,10 +212,10 @@ class ForeignKeyJoinProcessor(StatefulOperator):
                 right, subscribers = self._round_trip(touched, right, subscribers)
                 touched.clear()
             if row[JOIN_SIDE] == RIGHT:
-                old, right = right, None if row[TOMBSTONE] else self._values(row, self.spec.right_stored)
+                right = None if row[TOMBSTONE] else self._values(row, self.spec.right_stored)
                 touched.add(RIGHT)
-                if old is None and right is None:
-                    continue
+                # a delete of a key the right table never held is answered too: Kafka Streams'
+                # table source forwards every delete, and its foreign-key join does not look back
                 current = [subscribed for _, subscribed in sorted(subscribers.items()) if subscribed[-1]]
                 for index, subscribed in enumerate(current):
                     order = row[ORDER] * OUTPUTS_PER_ROW + index
