@@ -43,6 +43,11 @@ from qtt.plan.ir.schema import WINDOW_BOUNDS as _WINDOW_BOUNDS
 from qtt.sql import ast, type_rules
 from qtt.sql.formatter import format_expr, format_plain
 
+#: ksqlDB's ``ExpressionTypeManager`` refuses a simple CASE (``VisitorUtil.unsupportedOperation``)
+SIMPLE_CASE_MESSAGE = (
+    "not yet implemented: io.confluent.ksql.execution.util.ExpressionTypeManager$Visitor.visitSimpleCaseExpression"
+)
+
 _ISSUE = "(see https://github.com/confluentinc/ksql/issues/4239)"
 #: the messages of a filter that does not type check that are ksqlDB's already
 #: (and the AstSanitizer's "Exception while preparing statement", an ambiguous column: raised
@@ -406,15 +411,8 @@ class Analyzer:
 
     @visit.register
     def visit_SimpleCase(self, node: ast.SimpleCase) -> e.Expression:
-        operand = self.typed(node.operand)
-        conditions = []
-        for w in node.whens:
-            value = coerce_null(self.visit(w.condition), operand.result_type)
-            self._check_comparable(node.operand, operand, w.condition, value, "=")
-            conditions.append(e.Comparison(op="=", left=operand, right=value))
-        # ksqlDB turns a simple CASE into a searched one before it types it
-        shown = [f"({format_plain(node.operand)} = {format_plain(w.condition)})" for w in node.whens]
-        return self._case(node, conditions, shown, [w.result for w in node.whens])
+        # ksqlDB parses a simple CASE, but its ExpressionTypeManager cannot type one
+        raise StatementError(SIMPLE_CASE_MESSAGE, line=_line(node), column=_col(node))
 
     def _when_operand(self, node: ast.Expr) -> e.Expression:
         expr = coerce_null(self.visit(node), t.BOOLEAN)

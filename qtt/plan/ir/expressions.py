@@ -162,7 +162,7 @@ class When:
 
 @dataclass(frozen=True, kw_only=True)
 class Case(Expression):
-    """A searched CASE; the planner rewrites simple CASE into this form."""
+    """A searched CASE (ksqlDB cannot type a simple one)."""
 
     type_tag: ClassVar[str] = "case"
     whens: tuple[When, ...]
