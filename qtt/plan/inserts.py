@@ -8,11 +8,13 @@ gets timestamp 0, not the wall clock ksqlDB's executor uses, so that every repla
 from __future__ import annotations
 
 import decimal
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.errors import SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.insert_coercion import COMPUTED, Evaluate, inserted_value, literal_struct, refuse_column_references
 from qtt.plan.ir.schema import LogicalSchema
@@ -20,6 +22,14 @@ from qtt.sql import ast
 from qtt.sql.formatter import format_expr
 
 ROWTIME = "ROWTIME"
+#: ksqlDB's test driver's ``ksql.service.id``, which names its processing log's topic
+_SERVICE_ID = "some.ksql.service.id"
+#: ``ksql.readonly.topics``' default (``KsqlConfig.KSQL_READONLY_TOPICS_DEFAULT``): Kafka's,
+#: Confluent's and Kafka Connect's own topics
+_READONLY_TOPICS = (
+    "_confluent.*,__confluent.*,_schemas,__consumer_offsets,__transaction_state,"
+    "connect-configs,connect-offsets,connect-status,connect-statuses"
+)
 #: the pseudo columns an INSERT may name; it may give a value to ROWTIME only (``SystemColumns``)
 PSEUDO_COLUMNS = (ROWTIME, "ROWPARTITION", "ROWOFFSET")
 
@@ -40,6 +50,18 @@ class Insert:
     def value_columns(self) -> dict[str, Any]:
         """The value's values by column name."""
         return dict(zip((c.name for c in self.source.schema.value), self.value, strict=True))
+
+
+def refuse_read_only_topic(topic: str, settings: Mapping[str, object]) -> None:
+    """ksqlDB's ``InsertValuesExecutor`` refuses to write a topic that ``ReservedInternalTopics``
+    holds read-only: the processing log's, any under ksqlDB's internal prefix, and those
+    ``ksql.readonly.topics`` lists (Java regular expressions, matched in full)."""
+    service_id = str(settings.get("ksql.service.id", _SERVICE_ID))
+    log_topic = str(settings.get("ksql.logging.processing.topic.name", "") or f"{service_id}ksql_processing_log")
+    listed = str(settings.get("ksql.readonly.topics", _READONLY_TOPICS))
+    patterns = [log_topic, "_confluent-ksql-.*", *(p.strip() for p in listed.split(",") if p.strip())]
+    if re.fullmatch("|".join(patterns), topic):
+        raise SqlError(f"Cannot insert values into read-only topic: {topic}")
 
 
 def inserted_row(target: DataSource, statement: ast.InsertValues, evaluate: Evaluate | None = None) -> Insert:
@@ -67,12 +89,15 @@ def _row(target: DataSource, statement: ast.InsertValues, evaluate: Evaluate | N
         if name in PSEUDO_COLUMNS[1:]:
             raise StatementError(f"Inserting into column {t.quote(name)} is not allowed.")
     typed = typed_values(schema, dict(zip(names, statement.values, strict=True)), evaluate)
+    given_rowtime = ROWTIME in typed
     timestamp = typed.pop(ROWTIME, None)
     rowtime = 0 if timestamp is None else timestamp
     if target.kind == TABLE:
         missing = [c.name for c in schema.key if c.name not in typed]
         if missing:
             raise StatementError(f"Value for primary key column(s) {', '.join(missing)} is required for tables")
+    if given_rowtime and timestamp is None:  # ksqlDB's record factory unboxes it: a NullPointerException
+        raise StatementError("ROWTIME may not be null: it is the record's timestamp")
     key = tuple(typed.get(c.name) for c in schema.key)
     value = tuple(typed.get(c.name) for c in schema.value)
     if rowtime < 0:  # Kafka's ProducerRecord refuses it

@@ -14,14 +14,15 @@ from functools import singledispatchmethod
 from qtt import sqltypes as t
 from qtt.errors import ConfigError, QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
+from qtt.plan.analysis.source_names import check_sources_known
 from qtt.plan.ddl import upgrades
 from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key
 from qtt.plan.ddl.drops import refuse_drop_under_inserts
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, check_no_shadowed_columns, unknown_source_hint
-from qtt.plan.ddl.query_ids import create_as_query_id, refuse_many_writers
+from qtt.plan.ddl.query_ids import create_as_query_id, has_writer, query_to_replace, refuse_many_writers
 from qtt.plan.ddl.replaced import current_plan
 from qtt.plan.ddl.schema_ids import check_sink_schemas, explain_failure
-from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_key, inferred_value, infers, with_inferred
+from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_columns
 from qtt.plan.ddl.sql_schema import namespace_of
 from qtt.plan.ddl.swaps import SWAP_IN_PLACE, start_gate, swap_in_place, with_start_gate
 from qtt.plan.ddl.upgrades import KsqlAggregate, check_source_upgrade, extended_upgrades
@@ -41,10 +42,10 @@ from qtt.plan.ddl.with_properties import (
     timestamp_column,
 )
 from qtt.plan.insert_coercion import Evaluate
-from qtt.plan.inserts import Insert, inserted_row
+from qtt.plan.inserts import Insert, inserted_row, refuse_read_only_topic
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
-from qtt.plan.ir.schema import HEADER, HEADERS, KEY, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.ir.schema import HEADER, HEADERS, RESERVED_NAMES, VALUE, Column, LogicalSchema
 from qtt.plan.planner.header_columns import check_header_column
 from qtt.plan.planner.planned import check_no_map_keys
 from qtt.plan.planner.query_planner import plan_query
@@ -176,7 +177,6 @@ class Planner:
         key_info, value_info = source_format_infos(
             self.config, properties, source_name=statement.name, declared=declared
         )
-        check_topic_properties(properties, compacted=statement.kind == TABLE and properties.get("WINDOW_TYPE") is None)
         schema = self._declared_schema(statement, topic, key_info, value_info, properties)
         # a stream's timestamp column is checked before its name, a table's after its key
         timestamp = timestamp_column(properties, schema) if statement.kind == STREAM else None
@@ -238,32 +238,16 @@ class Planner:
                 check_header_column(element, columns)
             _spark_holds(element.type)
             columns.append(Column(element.name, element.type, namespace_of(element.constraint), element.header_key))
-        columns = self._inferred(columns, topic, key_info, value_info, properties)
+        keyed = topic in self.keyed_topics
+        columns = inferred_columns(columns, topic, key_info, value_info, properties, self.topic_schemas, keyed=keyed)
+        # TopicCreateInjector runs after the schema injector, before CreateSourceFactory
+        check_topic_properties(properties, compacted=statement.kind == TABLE and properties.get("WINDOW_TYPE") is None)
         if not columns:
             msg = "The statement does not define any columns."
             raise StatementError(msg)
         schema = LogicalSchema(tuple(columns))
         check_no_map_keys(schema.key)
         return schema
-
-    def _inferred(
-        self,
-        columns: list[Column],
-        topic: str,
-        key_info: s.FormatInfo,
-        value_info: s.FormatInfo,
-        properties: Mapping[str, object],
-    ) -> list[Column]:
-        """Declared columns, plus the key and value columns inferred where none are declared."""
-        has_key = any(c.namespace == KEY for c in columns)
-        has_value = any(c.namespace == VALUE for c in columns)
-        key = [] if has_key else inferred_key(topic, key_info, self.topic_schemas, keyed=topic in self.keyed_topics)
-        value: list[Column] = []
-        if not has_value and infers(value_info):
-            wrap = properties.get("WRAP_SINGLE_VALUE")
-            unwrapped = wrap is not None and str(wrap).lower() == "false"
-            value = inferred_value(topic, value_info, self.topic_schemas, unwrapped=unwrapped)
-        return with_inferred(columns, key, value)
 
     @_plan.register
     def visit_DropSource(self, statement: ast.DropSource) -> s.StatementPlan | None:
@@ -371,6 +355,7 @@ class Planner:
             raise SqlError(msg)
         if target.formats.window is not None:
             raise SqlError("Cannot insert values into windowed stream/table!")
+        refuse_read_only_topic(target.topic, self.config)
         written = set(statement.columns) if statement.columns else set(target.schema.names())
         headers = [c.name for c in target.schema.headers if c.name in written]
         if headers:
@@ -401,6 +386,8 @@ class Planner:
         # query, never by WINDOW_TYPE), then its topic injector the topic's properties.
         check_source_name(statement)
         properties = create_as_properties({k: v for k, v in statement.properties.items() if k != SWAP_IN_PLACE})
+        if statement.query.limit is None:  # the parser refuses a LIMIT first, then the sanitizer an unknown source
+            check_sources_known(statement.query.from_, self.sources)
         check_topic_properties(properties, compacted=statement.kind == TABLE and statement.query.window is None)
         existing = self.sources.get(statement.name)
         swap = swap_in_place(statement)
@@ -412,9 +399,8 @@ class Planner:
         # ksqlDB's EngineExecutor plans the query first, then finds the name taken (naming what
         # the query produces), then checks the result's kind, even under IF NOT EXISTS
         refuse_many_writers(statement.name, self.sink_queries, self.running)  # QueryIdUtil.buildId
-        if not enabled(self.config, CREATE_OR_REPLACE_ENABLED, True) and any(
-            q.sink == statement.name for q in self.running.values()
-        ):  # QueryIdUtil.buildId may not reuse the running query's id
+        if not enabled(self.config, CREATE_OR_REPLACE_ENABLED, True) and has_writer(existing, self.running):
+            # QueryIdUtil.buildId may not reuse the running query's id (a source table's own, too)
             kind = produced.lower()
             raise StatementError(f"Cannot add {kind} '{statement.name}': A {kind} with the same name already exists")
         kept = existing is not None and not statement.or_replace
@@ -430,6 +416,7 @@ class Planner:
                 f"{produced} AS SELECT statement instead."
             )
             raise StatementError(msg)
+        replaced = query_to_replace(existing, self.sink_queries, self.running)  # read-only sinks refused
         if kept:
             return None
         schema = planned.schema
@@ -450,7 +437,6 @@ class Planner:
         topic = str(properties.get("KAFKA_TOPIC", prefix + statement.name))
         partitions = int_property(properties, "PARTITIONS") or planned.source.partitions
         self.topic_partitions.setdefault(topic, partitions or self.topic_partitions.get(planned.source.topic, 1))
-        replaced = self.sink_queries.get(statement.name) if existing is not None else None
         step = planned.step
         if swap:
             step = with_start_gate(statement, replaced, step)
@@ -517,9 +503,6 @@ class Planner:
                 f"{target.name} is a table."
             )
             raise StatementError(msg)
-        if target.is_source:
-            msg = f"Cannot insert into read-only {target.kind.lower()}: {target.name}"
-            raise SqlError(msg)
         if target.schema.headers:
             msg = f"Exception while preparing statement: Cannot insert into {target.name} because it has header columns"
             raise StatementError(msg)
@@ -543,12 +526,14 @@ class Planner:
         if not isinstance(query_id, str):
             query_id = f"INSERTQUERY_{self.query_count}"
             self.query_count += 1
+        if target.is_source:  # ksqlDB's EngineExecutor.execute, once the query has planned
+            raise SqlError(f"Cannot insert into read-only {target.kind.lower()}: {target.name}")
         sink = s.StreamSinkV2(
             context="KsqlTopic/Sink",
             source=planned.step,
             topic=target.topic,
             formats=target.formats,
-            timestamp_column=target.timestamp_column,
+            timestamp_column=None,  # ksqlDB's INSERT INTO sink has no properties: records keep their ROWTIME
             partitions=self.topic_partitions.get(target.topic, 1),
         )
         query = s.QueryPlan(query_id=query_id, sources=planned.sources, sink=target.name, physical_plan=sink)

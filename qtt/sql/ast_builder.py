@@ -117,12 +117,17 @@ class AstBuilder(TermRules):
         return ast.InsertInto(target=target, query=query, properties=properties or {}, **self._located(meta))
 
     def insert_values(self, meta: Any, insert, into, target, columns, values, *exprs):
-        return ast.InsertValues(
-            target=target,
-            columns=tuple(columns or ()),
-            values=tuple(e for e in exprs if e is not None),
-            **self._located(meta),
-        )
+        given = tuple(e for e in exprs if e is not None)
+        # ksqlDB's InsertValues constructor refuses these as the statement is prepared
+        problem = None
+        if not given:
+            problem = "Expected some values for INSERT INTO statement."
+        elif columns and len(columns) != len(given):
+            problem = f"Expected number columns and values to match: {len(columns)}, {len(given)}"
+        if problem is not None:
+            prefix = type_rules.PREPARE_PREFIX
+            raise type_rules.PrepareError(prefix + problem, detail=problem, line=meta.line, column=meta.column)
+        return ast.InsertValues(target=target, columns=tuple(columns or ()), values=given, **self._located(meta))
 
     def drop_source(self, meta: Any, drop, kind, if_exists, name, delete_topic):
         return ast.DropSource(

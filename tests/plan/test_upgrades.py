@@ -50,6 +50,19 @@ def test_an_aggregate_keeps_its_id_when_only_its_filter_changes() -> None:
     assert [q.query_id for q in plan.queries()] == ["CTAS_C_0"]
 
 
+def test_replacing_an_insert_targets_upgrades_the_insert_and_a_read_only_sink_is_refused() -> None:
+    target = "CREATE STREAM b (id INT KEY, x INT, y INT) WITH (kafka_topic='B', value_format='JSON');\n"
+    plan = _plan(f"{SOURCE}{target}INSERT INTO b SELECT * FROM a;\nCREATE OR REPLACE STREAM b AS SELECT * FROM a;")
+    assert [q.query_id for q in plan.queries()] == ["INSERTQUERY_0"]  # QueryIdUtil.buildId: the one writer
+    read_only = "CREATE SOURCE STREAM b (id INT KEY, x INT, y INT) WITH (kafka_topic='B', value_format='JSON');\n"
+    for create in ("CREATE OR REPLACE STREAM b", "CREATE STREAM IF NOT EXISTS b"):
+        assert _refused(f"{SOURCE}{read_only}{create} AS SELECT * FROM a;") == "Cannot insert into read-only stream: B"
+    source_table = "CREATE SOURCE TABLE c (id INT PRIMARY KEY, x INT) WITH (kafka_topic='C', value_format='JSON');\n"
+    switched_off = f"SET 'ksql.create.or.replace.enabled' = 'false';\n{SOURCE}{source_table}"
+    refused = _refused(switched_off + "CREATE OR REPLACE TABLE c AS SELECT id, COUNT(*) AS x FROM a GROUP BY id;")
+    assert refused == "Cannot add table 'C': A table with the same name already exists"  # its CST_ query's name
+
+
 @pytest.mark.parametrize(
     "old, new, words",
     [

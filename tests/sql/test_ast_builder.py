@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from qtt.sql import ast, parse_statements
+from qtt.sql import ast, parse_statements, type_rules
 
 STATEMENTS = [
     "CREATE STREAM S (K INT KEY, V STRING) WITH (kafka_topic='s', value_format='JSON');",
@@ -24,3 +24,24 @@ def test_every_statement_carries_its_text_and_position(text: str) -> None:
     assert isinstance(statement, ast.Statement)
     assert statement.text == text.removesuffix(";")
     assert statement.pos == ast.Pos(2, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("INSERT INTO S (K, V) VALUES (1);", "Expected number columns and values to match: 2, 1"),
+        ("INSERT INTO S (V) VALUES ('a', 2);", "Expected number columns and values to match: 1, 2"),
+        ("INSERT INTO S (K) VALUES ();", "Expected some values for INSERT INTO statement."),
+        ("INSERT INTO S VALUES ();", "Expected some values for INSERT INTO statement."),
+    ],
+)
+def test_insert_values_are_counted_as_ksqldb_prepares_the_statement(text: str, problem: str) -> None:
+    with pytest.raises(type_rules.PrepareError) as raised:
+        parse_statements(text)
+    assert raised.value.message == type_rules.PREPARE_PREFIX + problem
+
+
+def test_insert_values_without_a_column_list_are_not_counted_by_the_parser() -> None:
+    (statement,) = parse_statements("INSERT INTO S VALUES (1);")
+    assert isinstance(statement, ast.InsertValues)
+    assert statement.columns == ()

@@ -3,17 +3,18 @@
 ``IS [NOT] DISTINCT FROM``, or the bounds of ``BETWEEN``) is read as a timestamp and becomes its
 epoch milliseconds, a BIGINT literal, before the clause is type checked. The text may be partial: ``'2020-05-26'`` is
 midnight, ``'2020-05-26T23:59'`` a minute, each with an optional time zone offset after the
-time (``'2020-05-26T23:59:58.000+0200'``); without one it is UTC. (ksqlDB's
+time (``'2020-05-26T23:59:58.000+0200'``, all that follows the first sign) or a trailing ``Z``;
+without one it is UTC. Values and messages are java.time's (:mod:`qtt.plan.analysis.java_time`). (ksqlDB's
 ``StatementRewriteForMagicPseudoTimestamp`` and ``PartialStringToTimestampParser``.)
 """
 
 from __future__ import annotations
 
-import datetime
 import re
 from dataclasses import replace
 
 from qtt.errors import StatementError
+from qtt.plan.analysis import java_time
 from qtt.sql import ast
 
 #: the columns whose comparisons read string literals as timestamps
@@ -23,11 +24,11 @@ CLAUSES = frozenset({"WHERE", "HAVING"})
 
 _PATTERN = "yyyy-MM-dd'T'HH:mm:ss.SSS"
 _TIME_PATTERN = "HH:mm:ss.SSS"
-_FULL = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})")
-_OFFSET = re.compile(r"([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?")
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 _HELP = (
     f'\nRequired format is: "{_PATTERN}", with an optional numeric 4-digit timezone, for example: '
-    "'2020-05-26T23.59.58.000' or with tz: '2020-05-26T23.59.58.000+0200'. "
+    "'2020-05-26T23:59:58.000' or with tz: '2020-05-26T23:59:58.000+0200'. "
+    "A trailing 'Z' instead of tz indicates the zero UTC offset. "
     'Partials are also supported, for example "2020-05-26"'
 )
 
@@ -61,44 +62,36 @@ def timestamp_millis(text: str) -> int:
         StatementError: the text is not such a timestamp (ksqlDB's message).
     """
     if "T" in text:
-        date, rest = text[: text.index("T")], _complete_time(text[text.index("T") + 1 :])
+        date, rest = text[: text.index("T")], text[text.index("T") + 1 :]
         zone = rest[rest.index("+") :] if "+" in rest else rest[rest.index("-") :] if "-" in rest else ""
-        time = _complete_time(rest[: len(rest) - len(zone)])
+        time = _complete_time(re.sub("Z$", "", rest[: len(rest) - len(zone)]))
     else:
         date, time, zone = _complete_date(text), _complete_time(""), ""
-    candidate = f"{date}T{time}"
-    offset = _offset(zone, text)
-    found = _FULL.fullmatch(candidate)
     try:
-        if found is None:
-            raise ValueError
-        year, month, day, hour, minute, second, millis = (int(part) for part in found.groups())
-        moment = datetime.datetime(year, month, day, hour, minute, second, millis * 1000, tzinfo=offset)
-    except ValueError:
-        msg = f"Failed to parse timestamp '{text}': Text '{candidate}' could not be parsed{_HELP}"
-        raise StatementError(msg) from None
-    return _epoch_millis(moment)
+        offset = _zone_seconds(zone)
+        millis = java_time.local_millis(f"{date}T{time}") - offset * 1000
+    except ValueError as error:
+        raise StatementError(f"Failed to parse timestamp '{text}': {error}{_HELP}") from None
+    if not _LONG_MIN <= millis <= _LONG_MAX:
+        raise StatementError(f"Failed to parse timestamp '{text}': long overflow{_HELP}")
+    return millis
 
 
-def _epoch_millis(moment: datetime.datetime) -> int:
-    delta = moment - datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
-
-
-def _offset(zone: str, text: str) -> datetime.timezone:
+def _zone_seconds(zone: str) -> int:
+    """The offset ``ZoneId.of`` reads from the text after the time (all of it from its first
+    ``+`` or ``-``), in seconds; none is UTC."""
     if not zone.strip():
-        return datetime.UTC
-    found = _OFFSET.fullmatch(zone[:1] + "0" + zone[1:] if len(zone) == 2 else zone)  # Java's "+h"
-    if found is None or int(found.group(2)) > 18:
-        msg = f"Failed to parse timezone '{zone}': Invalid ID for ZoneOffset, invalid format: {zone}"
-        raise StatementError(msg)
-    sign = -1 if found.group(1) == "-" else 1
-    hours, minutes, seconds = (int(part or 0) for part in found.groups()[1:])
-    return datetime.timezone(sign * datetime.timedelta(hours=hours, minutes=minutes, seconds=seconds))
+        return 0
+    try:
+        return java_time.zone_offset_seconds(zone)
+    except ValueError as error:
+        raise ValueError(f"Failed to parse timezone '{zone}': {error}") from None
 
 
 def _complete_date(date: str) -> str:
     parts = date.split("-")
+    while "-" in date and parts and not parts[-1]:  # Java's split drops trailing empty parts
+        parts.pop()
     return date + "-01-01" if len(parts) == 1 else date + "-01" if len(parts) == 2 else date
 
 

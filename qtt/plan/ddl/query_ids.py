@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError
+from qtt.errors import SqlError, StatementError
+from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ir import steps as s
 
 
@@ -26,3 +27,29 @@ def refuse_many_writers(sink: str, sink_queries: Mapping[str, s.QueryPlan], runn
             f"writing into it: [{', '.join(writers)}]"
         )
         raise StatementError(msg)
+
+
+def query_to_replace(
+    existing: DataSource | None, sink_queries: Mapping[str, s.QueryPlan], running: Mapping[str, s.QueryPlan]
+) -> s.QueryPlan | None:
+    """The running query a C*AS into ``existing`` upgrades in place, as ``QueryIdUtil.buildId``
+    picks it: the one query writing the sink, its C*AS query or an INSERT INTO's (the upgrade
+    keeps that query's id and checks its plan). A read-only sink (``CREATE SOURCE``) is refused
+    first, even under ``IF NOT EXISTS``, as ``EngineExecutor.execute`` refuses it."""
+    if existing is None:
+        return None
+    if existing.is_source:
+        raise SqlError(f"Cannot insert into read-only {existing.kind.lower()}: {existing.name}")
+    created = sink_queries.get(existing.name)
+    if created is not None and created.query_id in running:
+        return created
+    return next((q for q in running.values() if q.sink == existing.name), None)
+
+
+def has_writer(existing: DataSource | None, running: Mapping[str, s.QueryPlan]) -> bool:
+    """Whether a query writes ``existing`` as ``QueryIdUtil.buildId`` finds one: a running query
+    with it as its sink, or a ``CREATE SOURCE TABLE``'s own query (``CST_``), which ksqlDB
+    registers under the table's name."""
+    if existing is None:
+        return False
+    return (existing.is_source and existing.kind == TABLE) or any(q.sink == existing.name for q in running.values())

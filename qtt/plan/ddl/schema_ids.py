@@ -51,10 +51,10 @@ def check_sink_schemas(
             continue
         try:
             if which == "KEY":
-                registered = inferred_key(shown_topic, info, schemas)
+                registered = inferred_key(shown_topic, info, schemas, definitions=False)
             else:
                 unwrapped = UNWRAP_SINGLE_VALUE in formats.value_features
-                registered = inferred_value(shown_topic, info, schemas, unwrapped=unwrapped)
+                registered = inferred_value(shown_topic, info, schemas, unwrapped=unwrapped, definitions=False)
         except StatementError as error:
             raise SinkSchemaError(error.message) from None
         _check_columns(columns, registered, is_key=which == "KEY")

@@ -70,12 +70,15 @@ def _columns_of(
     return text, columns
 
 
-def inferred_key(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas, *, keyed: bool = False) -> list[Column]:
+def inferred_key(
+    topic: str | None, info: s.FormatInfo, schemas: TopicSchemas, *, keyed: bool = False, definitions: bool = True
+) -> list[Column]:
     """Key columns from the key subject's schema: one ``ROWKEY`` column.
 
     ``keyed``: another CREATE of the case declares key columns for the topic, whose key schema
     ksqlDB's test runner registers before the statements run; qtt does not infer from it and
-    leaves the key out.
+    leaves the key out. ``definitions``: refuse a schema of several top-level types here (a
+    CREATE checks them once both sides are read, :func:`inferred_columns`).
 
     Raises:
         StatementError: the format infers its key and nothing is registered under the subject
@@ -96,12 +99,15 @@ def inferred_key(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas, *
             f"columns, which is not supported by ksqlDB at this time.\nSchema:{text}"
         )
         raise StatementError(msg)
-    _check_one_definition(info, found, is_key=True)
+    if definitions:
+        _check_one_definition(info, found, is_key=True)
     return [Column(name or KEY_COLUMN, type_, namespace=KEY) for name, type_ in columns]
 
 
-def inferred_value(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas, *, unwrapped: bool) -> list[Column]:
-    """Value columns from the value subject's schema.
+def inferred_value(
+    topic: str | None, info: s.FormatInfo, schemas: TopicSchemas, *, unwrapped: bool, definitions: bool = True
+) -> list[Column]:
+    """Value columns from the value subject's schema (``definitions`` as for :func:`inferred_key`).
 
     Raises:
         StatementError: nothing is registered under the subject (ksqlDB's message).
@@ -122,8 +128,40 @@ def inferred_value(topic: str | None, info: s.FormatInfo, schemas: TopicSchemas,
             f"known.\nIf not, please log a new issue, including this full error message.\nSchema:{text}"
         )
         raise StatementError(msg)
-    _check_one_definition(info, found, is_key=False)
+    if definitions:
+        _check_one_definition(info, found, is_key=False)
     return [Column(name or VALUE_COLUMN, type_, namespace=VALUE) for name, type_ in columns]
+
+
+def inferred_columns(
+    columns: list[Column],
+    topic: str,
+    key_info: s.FormatInfo,
+    value_info: s.FormatInfo,
+    properties: Mapping[str, object],
+    schemas: TopicSchemas,
+    *,
+    keyed: bool,
+) -> list[Column]:
+    """A CREATE's declared columns, plus the key and value columns inferred where none are declared.
+
+    Read and checked in ``DefaultSchemaInjector``'s order: the key schema, then the value schema,
+    and only then each for several top-level types (``addSchemaFields``), so a missing value
+    subject is reported before a key schema that needs a ``KEY_SCHEMA_FULL_NAME``.
+    """
+    key: list[Column] = []
+    if not any(c.namespace == KEY for c in columns):
+        key = inferred_key(topic, key_info, schemas, keyed=keyed, definitions=False)
+    value: list[Column] = []
+    if not any(c.namespace == VALUE for c in columns) and infers(value_info):
+        wrap = properties.get("WRAP_SINGLE_VALUE")
+        unwrapped = wrap is not None and str(wrap).lower() == "false"
+        value = inferred_value(topic, value_info, schemas, unwrapped=unwrapped, definitions=False)
+    for info, side, is_key in ((key_info, key, True), (value_info, value, False)):
+        found = _registered(topic, info, schemas, is_key=is_key) if side else None
+        if found is not None:
+            _check_one_definition(info, found, is_key=is_key)
+    return with_inferred(columns, key, value)
 
 
 def with_inferred(declared: list[Column], key: list[Column], value: list[Column]) -> list[Column]:

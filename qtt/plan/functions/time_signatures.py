@@ -91,20 +91,39 @@ _PREFIXED = re.compile(r"(UTC|GMT|UT)(" + _OFFSET.pattern + r")?")
 # IANA names the JDK's tzdb.dat leaves out (ZoneId.of refuses them: EST, HST, MST and ROC are
 # dropped as ambiguous, Factory is not compiled), and the system's link to its own zone.
 _NOT_JAVA_REGIONS = frozenset(["EST", "HST", "MST", "ROC", "Factory", "localtime", "posixrules"])
+# IDs the JDK's tzdb.dat keeps and IANA's tzdata dropped: the SystemV zones (fixed offsets, or US
+# daylight saving time for the two-zone names), which ZoneId.of accepts and Spark's JVM runs.
+_JDK_ONLY_REGIONS = frozenset(
+    [
+        "SystemV/AST4",
+        "SystemV/AST4ADT",
+        "SystemV/CST6",
+        "SystemV/CST6CDT",
+        "SystemV/EST5",
+        "SystemV/EST5EDT",
+        "SystemV/HST10",
+        "SystemV/MST7",
+        "SystemV/MST7MDT",
+        "SystemV/PST8",
+        "SystemV/PST8PDT",
+        "SystemV/YST9",
+        "SystemV/YST9YDT",
+    ]
+)
 
 
 @cache
 def java_regions() -> frozenset[str]:
     """The region IDs ``ZoneId.of`` accepts."""
-    return frozenset(zoneinfo.available_timezones()) - _NOT_JAVA_REGIONS
+    return (frozenset(zoneinfo.available_timezones()) - _NOT_JAVA_REGIONS) | _JDK_ONLY_REGIONS
 
 
 def java_zone_id_valid(zone: str) -> bool:
     """Whether ``java.time.ZoneId.of(zone)`` accepts ``zone`` (ksqlDB fails the value if not).
 
     Offsets and ``UTC``/``GMT``/``UT`` prefixes follow ``ZoneId.of``; region IDs are those of
-    the IANA database Python ships. Abbreviations such as ``PST`` are not IDs (``ZoneId.of``
-    rejects them, unlike ``java.util.TimeZone``).
+    the IANA database Python ships and the JDK's ``SystemV`` ones. Abbreviations such as ``PST``
+    are not IDs (``ZoneId.of`` rejects them, unlike ``java.util.TimeZone``).
     """
     if zone == "Z" or _OFFSET.fullmatch(zone) or _PREFIXED.fullmatch(zone):
         return _offset_in_range(zone)

@@ -43,6 +43,8 @@ _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 # Pattern letters that print or read a zone or an offset (outside quoted text).
 _ZONE_LETTERS = re.compile(r"'(?:[^']|'')*'|([zZVXxO])")
+# The zone-id letter (``VV``), whose field reads a region id, UTC/GMT/UT or an offset.
+_ZONE_ID_LETTER = re.compile(r"'(?:[^']|'')*'|(V)")
 # The localized offset letter, which Spark does not format.
 _LOCALIZED_OFFSET = re.compile(r"'(?:[^']|'')*'|(O)")
 # Pattern letters a TIME cannot format (java.time fails on them: the date and the zone).
@@ -166,9 +168,26 @@ def parse_timestamp(value: Column, pattern: str, zone: str | Column, function: s
     clamped = smart_day_text(value, pattern)
     if clamped is not None:
         local = F.coalesce(local, java_strict(clamped, F.to_timestamp(clamped, pattern), pattern))
+    if _has_letter(pattern, _ZONE_ID_LETTER):
+        local = F.when(_zone_id_case_differs(value), F.lit(None)).otherwise(local)
     if _has_letter(pattern, _ZONE_LETTERS) or (isinstance(zone, str) and zone == "UTC"):
         return local
     return _at_zone_from_1970(local, zone)
+
+
+@functools.cache
+def _zone_id_token() -> str:
+    """A regex finding a zone id (a region, UTC, GMT, UT or Z) standing alone in a text."""
+    ids = sorted(java_regions() | {"UT", "Z"}, key=len, reverse=True)
+    return "(?<![A-Za-z])(?:" + "|".join(re.escape(i) for i in ids) + ")(?![A-Za-z])"
+
+
+def _zone_id_case_differs(value: Column) -> Column:
+    """Whether the text names a zone id only in another case than its own (``america/new_york``,
+    ``utc``): Spark's parser ignores case, java.time's (ksqlDB's ``Locale.ROOT`` formatter) reads
+    a ``VV`` field's id only as spelled, so ksqlDB fails the value."""
+    token = _zone_id_token()
+    return value.rlike("(?i)" + token) & ~value.rlike(token)
 
 
 def _at_zone_from_1970(local: Column, zone: str | Column) -> Column:
@@ -355,10 +374,27 @@ def time_millis(value: Column) -> Column:
     return F.call_function("time_trunc", F.lit("MILLISECOND"), value)
 
 
+# ConvertTz takes a zone's offset from ``TimeZone.getTimeZone(ZoneId.of(zone))``, which on the JDKs
+# ksqlDB runs on (8 to 17) knows a ``GMT+hh:mm`` id but not a ``UTC+``/``UT+`` one nor an offset
+# with seconds, and takes GMT for them: their offset is zero.
+_GMT_FALLBACK = r"^(?:(?:UTC|UT)[+-].*|(?:GMT)?[+-](?:\d{2}:\d{2}:(?!00)\d{2}|\d{4}(?!00)\d{2}))$"
+
+
+def _time_zone(zone: str | Column) -> str | Column:
+    """The zone ``java.util.TimeZone`` makes of a valid ZoneId: "UTC" where it falls back to GMT."""
+    if isinstance(zone, str):
+        return "UTC" if re.match(_GMT_FALLBACK, zone) else zone
+    return F.when(zone.rlike(_GMT_FALLBACK), F.lit("UTC")).otherwise(zone)
+
+
 @implements("CONVERT_TZ")
 def _convert_tz(expr: e.Call, args: Sequence[Column]) -> Column:
     zones = [_zone(expr, 1, args), _zone(expr, 2, args)]
-    return _in_zones(zones, lambda source, target: _shifted(expr, args, source, target), expr.sql_type)
+
+    def build(source: str | Column, target: str | Column) -> Column:
+        return _shifted(expr, args, _time_zone(source), _time_zone(target))
+
+    return _in_zones(zones, build, expr.sql_type)
 
 
 def _shifted(expr: e.Call, args: Sequence[Column], source: str | Column, target: str | Column) -> Column:
