@@ -296,7 +296,7 @@ ASSERT VALUES copies (id, item, qty) VALUES (1, 'nail', 41);
 ----------------------------------------------------------------------------------------------------
 --@test: a record that no insert has caused yet cannot be asserted
 --@expected.error: java.lang.AssertionError
---@expected.message: has no record 1 after the inserts before this statement
+--@expected.message: Expected another record, but all records have already been read
 ----------------------------------------------------------------------------------------------------
 CREATE STREAM orders (id BIGINT KEY, item VARCHAR, qty INT) WITH (kafka_topic='orders', value_format='JSON');
 CREATE STREAM copies AS SELECT * FROM orders;

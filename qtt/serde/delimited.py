@@ -14,6 +14,7 @@ import csv
 import decimal
 import io
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -108,13 +109,93 @@ def parse_record(text: str, delimiter: str) -> list[str]:
         csv.field_size_limit(_FIELD_SIZE_LIMIT)
     try:
         records = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True) if r]
-    except csv.Error as e:
-        msg = f"Error deserializing delimited: {e}"
-        raise SerdeError(msg) from None
+    except csv.Error:
+        # what Python's strict mode rejects, Commons CSV may still read (`"a" ,b`)
+        try:
+            records = _commons_records(text, delimiter)
+        except ValueError as e:
+            msg = f"Error deserializing delimited: {e}"
+            raise SerdeError(msg) from None
     if not records:
         msg = "Error deserializing delimited: No fields in record"
         raise SerdeError(msg)
     return records[0]
+
+
+def _line_end(text: str, i: int) -> int:
+    """The length of the line break at ``text[i]`` (CRLF, CR or LF), 0 for none."""
+    if text.startswith("\r\n", i):
+        return 2
+    return 1 if text[i] in "\r\n" else 0
+
+
+def _java_whitespace(c: str) -> bool:
+    """Java's ``Character.isWhitespace``: Unicode spaces but the non-breaking ones, and controls 9-13, 28-31."""
+    if c in "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f":
+        return True
+    return unicodedata.category(c) in ("Zs", "Zl", "Zp") and c not in "\xa0\u2007\u202f"
+
+
+def _commons_records(text: str, delimiter: str) -> list[list[str]]:
+    """The records of ``text`` as Commons CSV's ``CSVFormat.DEFAULT`` lexer reads them.
+
+    Used for the texts Python's strict ``csv`` rejects: Commons CSV skips white space between
+    a closing quote and the delimiter or the line's end (``"a" ,b``), and fails only on
+    another character there or on a quoted field the text ends inside.
+
+    Raises:
+        ValueError: with Commons CSV's message.
+    """
+    records: list[list[str]] = []
+    record: list[str] = []
+    i, n, line = 0, len(text), 1
+    while True:
+        if not record:  # ignoreEmptyLines
+            while i < n and _line_end(text, i):
+                i, line = i + _line_end(text, i), line + 1
+            if i >= n:
+                return records
+        if i >= n:  # a delimiter ended the text: one more, empty, field
+            records.append([*record, ""])
+            return records
+        if text[i] == _QUOTE:
+            start, parts = line, []
+            i += 1
+            while True:
+                if i >= n:
+                    msg = f"(startline {start}) EOF reached before encapsulated token finished"
+                    raise ValueError(msg)
+                if text[i] != _QUOTE:
+                    line += text[i] == "\n"
+                    parts.append(text[i])
+                    i += 1
+                elif text.startswith(_QUOTE * 2, i):
+                    parts.append(_QUOTE)
+                    i += 2
+                else:
+                    i += 1
+                    while i < n and text[i] != delimiter and not _line_end(text, i):
+                        if not _java_whitespace(text[i]):
+                            msg = f"(line {line}) invalid char between encapsulated token and delimiter"
+                            raise ValueError(msg)
+                        i += 1
+                    break
+            record.append("".join(parts))
+        else:
+            end = i
+            while end < n and text[end] != delimiter and not _line_end(text, end):
+                end += 1
+            record.append(text[i:end])
+            i = end
+        if i >= n:
+            records.append(record)
+            return records
+        if text[i] == delimiter:
+            i += 1
+            continue
+        i, line = i + _line_end(text, i), line + 1
+        records.append(record)
+        record = []
 
 
 def _boolean(text: str) -> bool:

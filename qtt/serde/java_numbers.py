@@ -26,6 +26,8 @@ def java_narrow(value: int, bits: int) -> int:
 
 _JAVA_LONG = re.compile(r"[+-]?[0-9]+")
 _JAVA_DOUBLE = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?)")
+# Java's HexFloatingPointLiteral: hex digits, an optional point, a binary exponent that is required
+_JAVA_HEX_DOUBLE = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 _JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _JAVA_WHITESPACE = "".join(chr(c) for c in range(33))
 
@@ -61,8 +63,16 @@ def _parse_whole(text: str, lo: int, hi: int) -> int:
 
 
 def java_parse_double(text: str) -> float:
-    """``Double.parseDouble``: surrounding whitespace, ``NaN``, ``Infinity``, a d/f suffix."""
+    """``Double.parseDouble``: surrounding whitespace, ``NaN``, ``Infinity``, a d/f suffix, and
+    hexadecimal with a binary exponent (``0x1.8p1`` is 3.0)."""
     core = text.strip(_JAVA_WHITESPACE)
+    hexadecimal = _JAVA_HEX_DOUBLE.fullmatch(core)
+    if hexadecimal:
+        sign, body = hexadecimal.groups()
+        try:
+            return float.fromhex(f"{sign}0x{body}")
+        except OverflowError:  # Java gives infinity of the sign past the double range
+            return -math.inf if sign == "-" else math.inf
     if not _JAVA_DOUBLE.fullmatch(core):
         msg = f'For input string: "{excerpt(text)}"'
         raise ValueError(msg)

@@ -104,7 +104,7 @@ def _missing(columns: tuple[SerdeColumn, ...], wrapped: bool, target: str) -> Ro
     if not wrapped and columns[0].type.base == "STRING":
         return ("",)
     type_ = t.Struct(tuple(t.Field(c.name, c.type) for c in columns)) if wrapped else columns[0].type
-    msg = f"Can't convert type. sourceType: MissingNode, requiredType: {type_}, path: $"
+    msg = f"Can't convert type. sourceType: MissingNode, requiredType: {values.required_type_text(type_)}, path: $"
     raise SerdeError(f"Failed to deserialize {target} as JSON: {msg}")
 
 

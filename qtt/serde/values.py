@@ -62,10 +62,35 @@ def _where(path: str) -> str:
     return f", path: {excerpt(path)}" if path else ""
 
 
+def connect_type_text(type_: t.SqlType) -> str:
+    """``type_`` as ksqlDB's JSON deserializer names an ARRAY, MAP or STRUCT it cannot read: its
+    ``SqlSchemaFormatter`` prints the Connect schema, so INTEGER is ``INT``, STRING is
+    ``VARCHAR``, and no field name is quoted (``STRUCT<A INT, b VARCHAR>``)."""
+    if isinstance(type_, t.Array):
+        return f"ARRAY<{connect_type_text(type_.element)}>"
+    if isinstance(type_, t.Map):
+        return f"MAP<{connect_type_text(type_.key)}, {connect_type_text(type_.value)}>"
+    if isinstance(type_, t.Struct):
+        fields = ", ".join(f"{f.name} {connect_type_text(f.type)}" for f in type_.fields)
+        return f"STRUCT<{fields or ' '}>"
+    return _CONNECT_NAMES.get(type_.base, str(type_))
+
+
+_CONNECT_NAMES = {"INTEGER": "INT", "STRING": "VARCHAR"}
+
+
+def required_type_text(type_: t.SqlType) -> str:
+    """The ``requiredType`` of ksqlDB's JSON conversion errors: a primitive by its SQL type name
+    (``JsonSerdeUtils``), an ARRAY, MAP or STRUCT by :func:`connect_type_text`."""
+    return connect_type_text(type_) if isinstance(type_, t.Array | t.Map | t.Struct) else str(type_)
+
+
 def from_json_failure(value: Any, type_: t.SqlType, path: str = "") -> SerdeError:
     """The error for a JSON value that cannot become ``type_``."""
     kind = _JSON_KIND.get(type(value), type(value).__name__)
-    return SerdeError(f"Can't convert type. sourceType: {kind}, requiredType: {type_}{_where(path)}")
+    return SerdeError(
+        f"Can't convert type. sourceType: {kind}, requiredType: {required_type_text(type_)}{_where(path)}"
+    )
 
 
 def _fail_string(type_: t.SqlType, path: str) -> SerdeError:
@@ -109,7 +134,7 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
     if base == "BYTES":
         if isinstance(value, str):
             try:
-                return base64.b64decode(value, validate=True)
+                return jackson_base64(value)
             except ValueError:
                 msg = f"Value is not a valid Base64 encoded string: {excerpt(value)}"
                 raise SerdeError(msg + _where(path)) from None
@@ -120,6 +145,10 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
             return _in_range(EPOCH, millis, "milliseconds", _TIMESTAMP_MILLIS, path)
         if base == "DATE":
             return _in_range(EPOCH_DATE, millis, "days", _DATE_DAYS, path)
+        if millis == 86_400_000:
+            # SerdeUtils.returnTimeOrThrow lets the end of the day through (`time <= 86400000`)
+            msg = "86400000 milliseconds is a TIME of 24:00, which qtt (and Spark) cannot hold; ksqlDB accepts it"
+            raise SerdeError(msg + _where(path))
         if not 0 <= millis < 86_400_000:
             msg = "Time values must use number of milliseconds greater than 0 and less than 86400000."
             raise SerdeError(msg + _where(path))
@@ -140,6 +169,33 @@ def from_json(value: Any, type_: t.SqlType, path: str = "") -> Any:
             raise from_json_failure(value, type_, path)
         return struct_from_mapping(value, type_, path)
     raise from_json_failure(value, type_, path)  # pragma: no cover - every base type is handled above
+
+
+_BASE64_PLAIN = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_BASE64_GROUP = re.compile(r"[\x00- ]*([A-Za-z0-9+/]{2}(?:==|[A-Za-z0-9+/]=|[A-Za-z0-9+/]{2}))")
+_BASE64_TAIL = re.compile(r"[\x00- ]*")
+
+
+def jackson_base64(text: str) -> bytes:
+    """Jackson's ``TextNode.binaryValue()`` (its default Base64 variant), as ksqlDB reads JSON BYTES.
+
+    Padding is required, but each 4-character group may follow white space (any character up
+    to U+0020), and a group ended by padding may be followed by more groups.
+
+    Raises:
+        ValueError: the text is not such Base64.
+    """
+    if _BASE64_PLAIN.fullmatch(text):
+        return base64.b64decode(text)
+    out, i = bytearray(), 0
+    while (tail := _BASE64_TAIL.match(text, i)) is not None and tail.end() < len(text):
+        group = _BASE64_GROUP.match(text, i)
+        if group is None:
+            msg = f"not Jackson's Base64 at offset {i}"
+            raise ValueError(msg)
+        out += base64.b64decode(group.group(1))
+        i = group.end()
+    return bytes(out)
 
 
 # What Python's datetime can hold (years 1 to 9999); Java's Timestamp and Date hold any long.

@@ -6,7 +6,7 @@ import decimal
 
 import pytest
 
-from qtt.errors import StatementError
+from qtt.errors import AssertionFailedError, SqlError, StatementError
 from qtt.harness.sqltests.files import SqlTest
 from qtt.harness.sqltests.script import Check, interpret
 
@@ -80,27 +80,45 @@ def test_a_query_started_after_inserts_begins_an_epoch_of_its_own() -> None:
     assert [len(epoch.plan.queries()) for epoch in script.epochs] == [0, 1]
 
 
+_COLUMNS = "(id INT KEY, x INT, d DECIMAL(4, 2), b BYTES)"
+_HOLDS = f"ASSERT STREAM b {_COLUMNS} WITH (kafka_topic='B', value_format='JSON'"
+
+
 @pytest.mark.parametrize(
     "assertion, words",
     [
-        ("ASSERT STREAM b (id INT KEY, x INT, d DECIMAL(4, 2), b BYTES)", None),
-        ("ASSERT TABLE b", "Expected type does not match actual for source B"),
-        ("ASSERT STREAM b (id INT, x INT, d DECIMAL(4, 2), b BYTES)", "Expected schema does not match actual"),
-        ("ASSERT STREAM b WITH (kafka_topic='elsewhere')", "Expected kafka topic does not match actual for source B"),
-        ("ASSERT STREAM b WITH (format='AVRO')", "Expected key format does not match actual for source B"),
-        ("ASSERT STREAM b WITH (value_format='AVRO')", "Expected value format does not match actual for source B"),
-        ("ASSERT STREAM b WITH (wrap_single_value=false)", "Expected value serde features does not match actual"),
-        ("ASSERT STREAM c", "Expected stream C to exist"),
+        (_HOLDS + ")", None),
+        (_HOLDS + ", key_format='KAFKA', wrap_single_value=true, timestamp='x')", "value serde features"),
+        (f"ASSERT TABLE b {_COLUMNS} WITH (kafka_topic='B', value_format='JSON')", "type"),
+        ("ASSERT TABLE b WITH (kafka_topic='B', value_format='JSON')", "schema"),
+        ("ASSERT STREAM b (id INT, x INT, d DECIMAL(4, 2), b BYTES)", "schema"),
+        (f"ASSERT STREAM b {_COLUMNS} WITH (kafka_topic='elsewhere', value_format='JSON')", "kafka topic"),
+        (f"ASSERT STREAM b {_COLUMNS} WITH (value_format='JSON')", "kafka topic"),
+        (f"ASSERT STREAM b {_COLUMNS} WITH (kafka_topic='B', format='AVRO')", "key format"),
+        (f"ASSERT STREAM b {_COLUMNS} WITH (kafka_topic='B', value_format='AVRO')", "value format"),
+        (f"ASSERT STREAM b {_COLUMNS} WITH (kafka_topic='B')", "value format"),
+        (_HOLDS + ", wrap_single_value=false)", "value serde features"),
+        (_HOLDS + ", timestamp='x')", "timestamp column"),
+        ("ASSERT STREAM c", "stream C to exist"),
     ],
 )
-def test_a_source_assertion_compares_what_it_names(assertion: str, words: str | None) -> None:
+def test_a_source_assertion_compares_every_property_as_ksqldb_does(assertion: str, words: str | None) -> None:
     script = interpret(_test(SOURCE + f"CREATE STREAM b AS SELECT * FROM a;\n{assertion};"))
     if words is None:
         assert script.checks == []
     else:
         (problem,) = script.checks
         assert not isinstance(problem, Check)
-        assert words in problem.message
+        assert problem.message.startswith(f"Expected {words}")
+
+
+def test_a_source_assertion_that_does_not_hold_shows_both_values() -> None:
+    script = interpret(_test(SOURCE + f"CREATE STREAM b AS SELECT * FROM a;\n{_HOLDS}, timestamp='x');"))
+    (problem,) = script.checks
+    assert problem.message == (
+        "Expected timestamp column does not match actual for source B.\n"
+        "\tExpected: Optional[X]\n\tActual: Optional.empty"
+    )
 
 
 def test_an_insert_that_does_not_fit_its_column_is_a_statement_error() -> None:
@@ -170,3 +188,41 @@ def test_a_syntax_error_in_a_sql_test_file_is_at_the_files_own_line_and_column()
     first, source, caret = str(error).splitlines()
     assert first.startswith("t.sql: case 'bad': line 5:18: Syntax Error: unexpected 'AND'; expecting {")
     assert (source, caret) == (" WHERE x = 1 AND AND x = 2;", " " * 17 + "^^^")
+
+
+TABLE = "CREATE TABLE t (id INT PRIMARY KEY, n INT) WITH (kafka_topic='t', value_format='JSON');\n"
+
+
+@pytest.mark.parametrize(
+    ("statement", "kind", "message"),
+    [
+        ("ASSERT VALUES t (n) VALUES (1);", SqlError, "Value for primary key column(s) ID is required for tables"),
+        (
+            "ASSERT VALUES t VALUES (1);",
+            StatementError,
+            "Expected a value for each column. Expected Columns: []. Got [1]",
+        ),
+        (
+            "ASSERT NULL VALUES t KEY (1);",
+            StatementError,
+            "Expected a value for each column. Expected Columns: []. Got [1]",
+        ),
+        (
+            "ASSERT NULL VALUES t (id, n) KEY (1, 2);",
+            AssertionFailedError,
+            "Unexpected value columns specified in ASSERT NULL VALUES.",
+        ),
+    ],
+)
+def test_an_asserted_record_is_built_as_ksqldbs_record_factory_builds_it(
+    statement: str, kind: type[Exception], message: str
+) -> None:
+    script = interpret(_test(TABLE + statement))
+    assert isinstance(script.error, kind)
+    assert script.error.message == message
+
+
+def test_a_deletion_asserted_without_columns_names_every_column() -> None:
+    script = interpret(_test(TABLE + "ASSERT NULL VALUES t KEY (1, NULL);"))
+    (check,) = script.checks
+    assert isinstance(check, Check) and check.tombstone and check.expected == {"ID": 1, "N": None}

@@ -50,6 +50,11 @@ def test_a_test_without_statements_says_so(tmp_path: Path) -> None:
     assert full.has_statements
 
 
+def test_a_directive_name_is_read_in_any_case_as_ksqldb_reads_it(tmp_path: Path) -> None:
+    (test,) = load_sql_tests(_file(tmp_path, "--@TEST: a\n--@Expected.Error: x.Y\n--@EXPECTED.message: z\n"))
+    assert (test.name, test.expected_error, test.expected_message) == ("a", "x.Y", "z")
+
+
 @pytest.mark.parametrize(
     ("text", "line", "words"),
     [

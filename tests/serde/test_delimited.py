@@ -80,13 +80,27 @@ def test_time_types_and_bytes() -> None:
         (b"true, 1,1.0,a,1", "Error deserializing delimited field I (INTEGER)"),
         (b"true,3000000000,1.0,a,1", "Error deserializing delimited field I"),
         (b"true,1,1.0,a,123", "Numeric field overflow"),
-        (b'true,1,1.0,"a"b,1', "Error deserializing delimited"),
+        (b'true,1,1.0,"a"b,1', "invalid char between encapsulated token and delimiter"),
+        (b'true,1,1.0,"a,1', "EOF reached before encapsulated token finished"),
     ],
 )
 def test_undecodable_records_raise_serde_errors(data: bytes, message: str) -> None:
     with pytest.raises(SerdeError) as raised:
         read(ROW, data)
     assert message in raised.value.message
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b'"a" ,2', ("a", 2)),
+        (b'b,"3"\t', ("b", 3)),
+        (b'"c"\xe2\x80\x83,4\r\nnext', ("c", 4)),
+        (b'"d""e" ,5', ('d"e', 5)),
+    ],
+)
+def test_white_space_after_a_closing_quote_is_dropped_as_commons_csv_drops_it(data: bytes, expected: tuple) -> None:
+    assert read([SerdeColumn("S", t.STRING), SerdeColumn("I", t.INTEGER)], data) == expected
 
 
 def test_custom_and_named_delimiters() -> None:

@@ -29,13 +29,25 @@ def test_java_double(value: Any, text: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("1", 1.0), (" 1.5 ", 1.5), ("1e3", 1000.0), ("2d", 2.0), ("-.5f", -0.5), ("+7", 7.0)],
+    [
+        ("1", 1.0),
+        (" 1.5 ", 1.5),
+        ("1e3", 1000.0),
+        ("2d", 2.0),
+        ("-.5f", -0.5),
+        ("+7", 7.0),
+        ("0x1p3", 8.0),
+        ("-0X.8P1d", -1.0),
+        ("0x1p-1075", 0.0),
+        ("0x1p1024", float("inf")),
+        ("-0x1p99999999999", float("-inf")),
+    ],
 )
 def test_java_parse_double(text: str, expected: float) -> None:
     assert java_numbers.java_parse_double(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "1,5", "0x", "inf", "nan", "1_000", "e5"])
+@pytest.mark.parametrize("text", ["", "1,5", "0x", "inf", "nan", "1_000", "e5", "0x10", "0xp1", "0x1p", "0x1.8e1"])
 def test_java_parse_double_rejects(text: str) -> None:
     with pytest.raises(ValueError):
         java_numbers.java_parse_double(text)

@@ -184,7 +184,7 @@ def test_a_record_without_a_value_is_an_empty_string_or_an_error() -> None:
     text = [SerdeColumn("K", t.STRING)]
     assert read(text, b"", is_key=True) == ("",)
     assert read(text, b" \r\n", features=frozenset([UNWRAP_SINGLE_VALUE])) == ("",)
-    with pytest.raises(SerdeError, match="sourceType: MissingNode, requiredType: STRUCT<`K` STRING>, path: \\$"):
+    with pytest.raises(SerdeError, match="sourceType: MissingNode, requiredType: STRUCT<K VARCHAR>, path: \\$"):
         read(text, b"")
     with pytest.raises(SerdeError, match="sourceType: MissingNode, requiredType: BIGINT"):
         read([SerdeColumn("K", t.BIGINT)], b"\t", is_key=True)

@@ -34,6 +34,9 @@ from qtt.serde import values
         ([1, "a", None], t.STRING, "[1, a, null]"),
         ({"b": 1, "a": [2]}, t.STRING, '{"b":1,"a":[2]}'),
         ("AQI=", t.BYTES, b"\x01\x02"),
+        (" AQI=\n", t.BYTES, b"\x01\x02"),
+        ("AQ==AQI=", t.BYTES, b"\x01\x01\x02"),
+        ("\tAQID AQ==", t.BYTES, b"\x01\x02\x03\x01"),
         (10, t.TIMESTAMP, dt.datetime(1970, 1, 1, 0, 0, 0, 10_000)),
         ("10", t.TIMESTAMP, dt.datetime(1970, 1, 1, 0, 0, 0, 10_000)),
         (2, t.DATE, dt.date(1970, 1, 3)),
@@ -56,7 +59,7 @@ def test_from_json_coerces_like_ksqldb(value: Any, type_: t.SqlType, expected: A
         ("3000000000", t.INTEGER, "Can't coerce string to type. targetType: INTEGER"),
         ("x", t.DOUBLE, "Can't coerce string to type. targetType: DOUBLE"),
         ([1], t.INTEGER, "sourceType: ArrayNode"),
-        ({"a": 1}, t.Array(t.INTEGER), "sourceType: ObjectNode, requiredType: ARRAY<INTEGER>"),
+        ({"a": 1}, t.Array(t.INTEGER), "sourceType: ObjectNode, requiredType: ARRAY<INT>"),
         (Decimal("100.5"), t.Decimal(4, 2), "Numeric field overflow"),
         (
             Decimal("1.555"),
@@ -65,11 +68,15 @@ def test_from_json_coerces_like_ksqldb(value: Any, type_: t.SqlType, expected: A
         ),
         ("1 ", t.Decimal(4, 2), "is not a valid decimal number"),
         (
-            86_400_000,
+            86_400_001,
             t.TIME,
             "Time values must use number of milliseconds greater than 0 and less than 86400000.",
         ),
+        (86_400_000, t.TIME, "a TIME of 24:00, which qtt (and Spark) cannot hold; ksqlDB accepts it"),
         ("%%", t.BYTES, "Value is not a valid Base64 encoded string"),
+        ("AQI", t.BYTES, "Value is not a valid Base64 encoded string: AQI"),
+        ("AQ I=", t.BYTES, "Value is not a valid Base64 encoded string"),
+        ("A===", t.BYTES, "Value is not a valid Base64 encoded string"),
     ],
 )
 def test_from_json_errors(value: Any, type_: t.SqlType, message: str) -> None:
@@ -151,3 +158,12 @@ def test_loads_strict_reads_the_first_value_and_ignores_what_follows(text: bytes
 def test_loads_strict_still_checks_what_ends_a_number_or_a_word(text: bytes, error: type[Exception]) -> None:
     with pytest.raises(error):
         values.loads_strict(text)
+
+
+def test_collections_are_named_by_their_connect_schema_in_conversion_errors() -> None:
+    struct = t.Struct((t.Field("A", t.INTEGER), t.Field("b c", t.Map(t.STRING, t.Array(t.Decimal(4, 2))))))
+    assert values.connect_type_text(struct) == "STRUCT<A INT, b c MAP<VARCHAR, ARRAY<DECIMAL(4, 2)>>>"
+    assert values.connect_type_text(t.Struct(())) == "STRUCT< >"
+    assert values.required_type_text(t.INTEGER) == "INTEGER"
+    with pytest.raises(SerdeError, match=r"requiredType: ARRAY<VARCHAR>, path: \$.X"):
+        values.from_json(True, t.Array(t.STRING), "$.X")

@@ -3,7 +3,8 @@
 A file holds tests, each begun by a ``--@test: name`` line. Directive lines after it say what
 the test expects to fail (``--@expected.error: <exception class>``, ``--@expected.message:
 <text the message contains>``); the statements of the test follow, up to the next
-``--@test:``. Any other ``--@`` directive is an error, named with its file and line, so a typo
+``--@test:``; a directive's name is read in any case, as ksqlDB reads it. Any other ``--@``
+directive is an error (ksqlDB ignores it), named with its file and line, so a typo
 never turns a test into a test of nothing. Comments and blank lines are kept as blank lines:
 a statement's line in its test is its line in the file.
 """
@@ -90,7 +91,7 @@ def parse_sql_tests(text: str, *, file: str) -> list[SqlTest]:
                 msg = "a statement before the first test: every statement belongs to a test begun by '--@test: name'"
                 raise CaseFileError(msg, file=shown, line=number)
             continue
-        key, value = match.group(1), match.group(2).strip()
+        key, value = match.group(1).lower(), match.group(2).strip()  # ksqlDB reads the name in any case
         if key not in _KNOWN:
             msg = f"unknown directive '--@{key}:'; a SQL test file knows {', '.join('--@' + k + ':' for k in _KNOWN)}"
             raise CaseFileError(msg, file=shown, line=number)

@@ -211,19 +211,24 @@ def _failure(check: Check, topics: dict[str, list[SeenRecord]], read: dict[str, 
     wanted = _shown(check.expected, tombstone=check.tombstone)
     if position >= len(records) or records[position].seq >= check.seen:
         msg = (
-            f"Expected record does not match actual. Expected {wanted}, but {check.source.name} has no "
-            f"record {position + 1} after the inserts before this statement"
+            f"Expected another record, but all records have already been read: expected {wanted}; "
+            f"{check.source.name} has {position} record(s) after the inserts before this statement"
         )
         return AssertionFailedError(msg, line=line)
     read[topic] = position + 1
     record = records[position]
+    if check.tombstone:  # ksqlDB compares the whole key, the named columns' and the others' (null)
+        compared = {c.name: check.expected.get(c.name) for c in check.source.schema.key}
+    else:
+        compared = check.expected
     matches = record.tombstone == check.tombstone and all(
-        name in record.columns and record.columns[name] == value for name, value in check.expected.items()
+        name in record.columns and record.columns[name] == value for name, value in compared.items()
     )
     if matches:
         return None
-    actual = _shown({name: record.columns.get(name) for name in check.expected}, tombstone=record.tombstone)
-    msg = f"Expected record does not match actual. Expected: {wanted} vs. Actual: {actual}"
+    expected = _shown(compared, tombstone=check.tombstone)
+    actual = _shown({name: record.columns.get(name) for name in compared}, tombstone=record.tombstone)
+    msg = f"Expected record does not match actual. Expected: {expected} vs. Actual: {actual}"
     return AssertionFailedError(msg, line=line)
 
 

@@ -13,18 +13,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from qtt.errors import QttError, SqlError, StatementError, UnsupportedFeatureError
+from qtt import sqltypes as t
+from qtt.errors import AssertionFailedError, QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.harness.replay.runner import evaluate_constant
 from qtt.harness.sqltests.files import SqlTest
-from qtt.plan.ddl.metastore import DataSource
+from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ddl.replaced import current_plan
 from qtt.plan.ddl.sql_schema import namespace_of
-from qtt.plan.inserts import Insert, inserted_row, typed_values
+from qtt.plan.inserts import PSEUDO_COLUMNS, Insert, inserted_row, typed_values
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.schema import Column, LogicalSchema
 from qtt.plan.statements import Planner, start_gate
 from qtt.sql import ast, parse_statements
+from qtt.sql.formatter import format_expr
 
 
 @dataclass(frozen=True)
@@ -136,57 +138,92 @@ def _begin_epoch(script: Script, plan: s.Plan, partitions: dict[str, int]) -> No
 
 
 def _check(planner: Planner, statement: ast.AssertValues | ast.AssertTombstone, seen: int) -> Check:
+    """The record an ``ASSERT [NULL] VALUES`` expects, built as ksqlDB's ``AssertExecutor`` builds
+    it: with the ``GenericRecordFactory`` of an insert (no column list means every key and value
+    column; a table's key is required), and a deletion naming no value but null."""
     source = planner.sources.get(statement.source)
     if source is None:
         raise StatementError(f"Cannot find source {statement.source}: it does not exist")
-    exprs = statement.values if isinstance(statement, ast.AssertValues) else statement.key
-    columns = statement.columns
-    if not columns:
-        shown = source.schema.key if isinstance(statement, ast.AssertTombstone) else source.schema.columns
-        columns = tuple(c.name for c in shown)
+    tombstone = isinstance(statement, ast.AssertTombstone)
+    exprs = statement.key if isinstance(statement, ast.AssertTombstone) else statement.values
+    schema = source.schema
+    columns = statement.columns or tuple(c.name for c in (*schema.key, *schema.value))
     if len(columns) != len(exprs):
-        raise StatementError(f"Expected a value for each column. Expected Columns: {list(columns)}.")
-    expected = typed_values(source.schema, dict(zip(columns, exprs, strict=True)), planner.evaluate)
-    return Check(statement, source, expected, isinstance(statement, ast.AssertTombstone), seen)
+        named = ", ".join(t.quote(name) for name in statement.columns)
+        got = ", ".join(format_expr(e) for e in exprs)
+        raise StatementError(f"Expected a value for each column. Expected Columns: [{named}]. Got [{got}]")
+    for name in columns:
+        if name in PSEUDO_COLUMNS[1:]:  # ROWPARTITION and ROWOFFSET exist, but take no value
+            raise StatementError(f"Inserting into column {t.quote(name)} is not allowed.")
+    expected = typed_values(schema, dict(zip(columns, exprs, strict=True)), planner.evaluate)
+    missing = [c.name for c in schema.key if c.name not in expected]
+    if source.kind == TABLE and missing:
+        raise SqlError(f"Value for primary key column(s) {', '.join(missing)} is required for tables")
+    if tombstone and any(expected.get(c.name) is not None for c in schema.value):
+        raise AssertionFailedError("Unexpected value columns specified in ASSERT NULL VALUES.")
+    return Check(statement, source, expected, tombstone, seen)
 
 
 def _source_problem(planner: Planner, statement: ast.AssertSource) -> QttError | None:
-    """Why ``ASSERT STREAM|TABLE`` does not hold, as ksqlDB words it; None when it does."""
+    """Why ``ASSERT STREAM|TABLE`` does not hold, as ksqlDB's ``AssertExecutor`` words it; None
+    when it does. Every property is compared, named or not, in ksqlDB's order."""
     name = statement.name
     source = planner.sources.get(name)
-    if source is None:
+    if source is None:  # ksqlDB's AssertExecutor reads the missing source: a NullPointerException
         return SqlError(f"Expected {statement.kind.lower()} {name} to exist but it does not")
-    if source.kind != statement.kind:
-        return SqlError(f"Expected type does not match actual for source {name}")
-    if statement.elements:
-        expected = LogicalSchema(
-            tuple(Column(e.name, e.type, namespace_of(e.constraint), e.header_key) for e in statement.elements)
-        )
-        if expected != source.schema:
-            return SqlError(f"Expected schema does not match actual for source {name}: {expected} vs. {source.schema}")
-    for what, wanted, actual in _properties(statement.properties, source):
-        if wanted is not None and wanted != actual:
-            return SqlError(f"Expected {what} does not match actual for source {name}.")
+    for what, wanted, actual, optional in _must_match(statement, source):
+        if wanted != actual:
+            show = _optional if optional else _java
+            return SqlError(
+                f"Expected {what} does not match actual for source {name}.\n"
+                f"\tExpected: {show(wanted)}\n\tActual: {show(actual)}"
+            )
     return None
 
 
-def _properties(properties: dict[str, object] | Any, source: DataSource) -> Sequence[tuple[str, Any, Any]]:
-    """(what, expected or None, actual) for each property an ``ASSERT STREAM|TABLE`` may name."""
-    given = {k.upper(): v for k, v in properties.items()}
+def _must_match(statement: ast.AssertSource, source: DataSource) -> Sequence[tuple[str, Any, Any, bool]]:
+    """(what, expected, actual, shown as a Java ``Optional``) for each property that ksqlDB's
+    ``AssertExecutor.MUST_MATCH`` compares. One the statement does not name expects its default:
+    no columns, no topic, the KAFKA key format, no value format, no serde feature, no timestamp."""
+    given = {k.upper(): v for k, v in statement.properties.items()}
     both = _upper(given.get("FORMAT"))
     formats = source.formats
     timestamp = source.timestamp_column
     wrap = given.get("WRAP_SINGLE_VALUE")
-    wrapped = str(wrap).lower() == "true"
-    features = None if wrap is None else ("WRAP_SINGLE_VALUE" if wrapped else "UNWRAP_SINGLE_VALUE",)
+    features: tuple[str, ...] = ()
+    if wrap is not None:
+        features = ("WRAP_SINGLE_VALUE",) if str(wrap).lower() == "true" else ("UNWRAP_SINGLE_VALUE",)
+    schema = LogicalSchema(
+        tuple(Column(e.name, e.type, namespace_of(e.constraint), e.header_key) for e in statement.elements)
+    )
     return [
-        ("kafka topic", given.get("KAFKA_TOPIC"), source.topic),
-        ("key format", _upper(given.get("KEY_FORMAT")) or both, formats.key_format.format),
-        ("value format", _upper(given.get("VALUE_FORMAT")) or both, formats.value_format.format),
-        ("timestamp column", _upper(given.get("TIMESTAMP")), timestamp.column if timestamp else None),
-        ("timestamp format", given.get("TIMESTAMP_FORMAT"), timestamp.format if timestamp else None),
-        ("value serde features", features, tuple(formats.value_features)),
+        ("schema", schema, source.schema, False),
+        ("type", f"K{statement.kind}", f"K{source.kind}", False),
+        ("kafka topic", given.get("KAFKA_TOPIC"), source.topic, False),
+        ("key format", _upper(given.get("KEY_FORMAT")) or both or "KAFKA", formats.key_format.format, False),
+        ("value format", _upper(given.get("VALUE_FORMAT")) or both, formats.value_format.format, False),
+        ("value serde features", features, tuple(formats.value_features), False),
+        ("timestamp column", _column(given.get("TIMESTAMP")), timestamp.column if timestamp else None, True),
+        ("timestamp format", given.get("TIMESTAMP_FORMAT"), timestamp.format if timestamp else None, True),
     ]
+
+
+def _column(value: object) -> str | None:
+    """A column named in a property, as ksqlDB parses it: upper case unless back-quoted."""
+    if value is None:
+        return None
+    text = str(value)
+    return text[1:-1] if len(text) > 1 and text[0] == text[-1] == "`" else text.upper()
+
+
+def _optional(value: object) -> str:
+    return "Optional.empty" if value is None else f"Optional[{value}]"
+
+
+def _java(value: object) -> str:
+    if value is None:
+        return "null"
+    return f"[{', '.join(value)}]" if isinstance(value, tuple) else str(value)
 
 
 def _upper(value: object) -> str | None:
