@@ -248,6 +248,12 @@ class TimeLimitReached(ReplayError):
         self.partial = partial or []
 
 
+class LineGapError(ReplayError, UnsupportedFeatureError):
+    """A query failed on an older Spark line for a feature that only a later line has
+    (:data:`qtt.runtime.spark.lines.GAPS`): a skip naming the feature and the line, not a
+    failure of the plan. A :class:`ReplayError` still, so the rest of its group runs again apart."""
+
+
 class QueryStoppedError(ReplayError):
     """A query stopped at run time on a record, as ksqlDB's query stops on an exception that its
     processing log does not take (Kafka Streams' ``StreamsException``): a decimal ``SUM`` that

@@ -80,6 +80,21 @@ def test_a_gap_of_an_older_line_is_named_with_the_line_that_has_it() -> None:
     assert lines.lacking("[UNRESOLVED_COLUMN] A column `X` cannot be resolved", "4.1.4") is None
 
 
+def test_a_query_that_fails_for_a_gap_of_its_line_is_a_skip_naming_it(monkeypatch) -> None:
+    from qtt.errors import LineGapError, ReplayError, UnsupportedFeatureError
+    from qtt.runtime.spark import infrastructure
+
+    failure = Exception("[INTERNAL_ERROR] Cannot evaluate expression: run(named_struct(F, CASE WHEN ...")
+    monkeypatch.setattr(lines, "pyspark_version", lambda: "4.2.1")
+    error = infrastructure.query_failure(failure, "streaming query failed: ...")
+    assert isinstance(error, LineGapError) and isinstance(error, ReplayError)  # its group still runs apart
+    assert isinstance(error, UnsupportedFeatureError)  # reported as a skip
+    assert error.feature.startswith("a row encoded for its sink whose expression calls INSTR inside a lambda")
+    assert error.feature.endswith("needs pyspark 4.3 or later (this is 4.2.1)")
+    monkeypatch.setattr(lines, "pyspark_version", lambda: "4.3.0")
+    assert type(infrastructure.query_failure(failure, "streaming query failed: ...")) is ReplayError
+
+
 def test_a_failure_that_only_wraps_its_cause_names_spark_s_innermost_error_class() -> None:
     from qtt.runtime.spark.infrastructure import with_cause
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from qtt.errors import QueryStoppedError, ReplayError
+from qtt.errors import LineGapError, QueryStoppedError, ReplayError
+from qtt.runtime.spark import lines
 
 #: Spark's and Py4J's words for "the machine could not run this", lower case
 PATTERNS: tuple[str, ...] = (
@@ -119,4 +120,8 @@ def first_line(error: BaseException) -> str:
 def query_failure(error: BaseException, message: str) -> ReplayError:
     """What a failed streaming query means: the stop a :class:`~qtt.errors.QueryStops` signalled
     in one of its operators (a verdict), else ``message`` (Spark's failure, qtt's to explain)."""
-    return QueryStoppedError.found_in(str(error)) or ReplayError(message)
+    stopped = QueryStoppedError.found_in(str(error))
+    if stopped is not None:
+        return stopped
+    gap = lines.lacking(str(error))
+    return LineGapError(gap) if gap is not None else ReplayError(message)
