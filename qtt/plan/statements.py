@@ -14,7 +14,6 @@ from functools import singledispatchmethod
 from qtt import sqltypes as t
 from qtt.errors import ConfigError, QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
-from qtt.plan.analysis.source_names import check_sources_known
 from qtt.plan.ddl import upgrades
 from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key
 from qtt.plan.ddl.drops import refuse_drop_under_inserts
@@ -53,6 +52,7 @@ from qtt.plan.planner.sink_fit import fit_to_sink
 from qtt.plan.planner.statement_text import statement_text_shown
 from qtt.plan.planner.window_planner import duration_ms, source_window
 from qtt.plan.settings import CREATE_OR_REPLACE_ENABLED, check_nested_errors, check_settings, enabled, trimmed
+from qtt.plan.source_names import check_sources_known
 from qtt.sql import ast
 
 #: ksqlDB's prefix for the topics of C*AS sinks that name none.
