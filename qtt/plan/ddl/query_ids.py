@@ -15,16 +15,24 @@ def create_as_query_id(sink: str, *, table: bool, number: int) -> str:
     return f"{'CTAS' if table else 'CSAS'}_{sink.upper()}_{number}"
 
 
+def writers(
+    sink: str, sink_queries: Mapping[str, s.QueryPlan], running: Mapping[str, s.QueryPlan]
+) -> list[s.QueryPlan]:
+    """The running queries that write ``sink`` as ``QueryIdUtil.buildId`` finds them: its own
+    C*AS query first, then the INSERT INTO queries."""
+    created = sink_queries.get(sink)
+    found = [created] if created is not None and created.query_id in running else []
+    return found + [q for q in running.values() if q.sink == sink and q.query_id not in {f.query_id for f in found}]
+
+
 def refuse_many_writers(sink: str, sink_queries: Mapping[str, s.QueryPlan], running: Mapping[str, s.QueryPlan]) -> None:
     """A C*AS into a sink more than one query writes (its own and an INSERT INTO's) is refused,
     with or without ``OR REPLACE`` or ``IF NOT EXISTS``: the query to upgrade is ambiguous."""
-    created = sink_queries.get(sink)
-    writers = [created.query_id] if created is not None and created.query_id in running else []
-    writers += [q.query_id for q in running.values() if q.sink == sink and q.query_id not in writers]
-    if len(writers) > 1:
+    found = writers(sink, sink_queries, running)
+    if len(found) > 1:
         msg = (
             f"REPLACE for sink {t.quote(sink)} is not supported because there are multiple queries "
-            f"writing into it: [{', '.join(writers)}]"
+            f"writing into it: [{', '.join(q.query_id for q in found)}]"
         )
         raise StatementError(msg)
 
@@ -40,10 +48,7 @@ def query_to_replace(
         return None
     if existing.is_source:
         raise SqlError(f"Cannot insert into read-only {existing.kind.lower()}: {existing.name}")
-    created = sink_queries.get(existing.name)
-    if created is not None and created.query_id in running:
-        return created
-    return next((q for q in running.values() if q.sink == existing.name), None)
+    return next(iter(writers(existing.name, sink_queries, running)), None)
 
 
 def has_writer(existing: DataSource | None, running: Mapping[str, s.QueryPlan]) -> bool:
