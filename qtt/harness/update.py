@@ -369,7 +369,8 @@ class _Fields:
 
 def _fields(read: _File, index: int, old: Sequence[Record], records: Sequence[OutputRecord]) -> _Fields:
     """The fields to write: those the case's expected records give (any of them gives them all),
-    or, for a case that expects nothing yet, those the actual records carry."""
+    and a window or headers whenever an actual record carries them; for a case that expects
+    nothing yet, those the actual records carry."""
     raw = _raw_records(read, index, "outputs") or _raw_records(read, index, "inputs")
     seen = [name for name in dict.fromkeys(k for r in raw for k in r) if name in FIELD_ORDER]
     order = tuple(seen + [name for name in FIELD_ORDER if name not in seen])
@@ -378,8 +379,9 @@ def _fields(read: _File, index: int, old: Sequence[Record], records: Sequence[Ou
             order,
             null_key=any("key" in r and r["key"] is None for r in _raw_records(read, index, "outputs")),
             timestamp=any(r.timestamp is not None for r in old),
-            window=any(r.window is not None for r in old),
-            headers=any(r.headers is not None for r in old),
+            # the comparison checks windows and headers even where a case gives none
+            window=any(r.window is not None for r in old) or any(r.window is not None for r in records),
+            headers=any(r.headers is not None for r in old) or any(r.headers for r in records),
         )
     return _Fields(
         order,

@@ -22,6 +22,7 @@ from qtt.sql.ast_parts import (
     check_escape,
     check_grouping,
     check_map_keys,
+    check_relation_names,
     duration_amount,
     function_argument,
     grace_ms,
@@ -29,8 +30,13 @@ from qtt.sql.ast_parts import (
     type_constructor,
     window_options,
 )
-from qtt.sql.ast_terms import TermRules, identifier_of, int_of, pos_of, string_of, token_pos
+from qtt.sql.ast_terms import TermRules, identifier_of, int_of, pos_of, string_of, token_pos, whole_number
 from qtt.sql.formatter import format_expr
+
+#: the keywords before a statement's target name (located in its messages)
+_BEFORE_TARGET = re.compile(
+    r"(?:INSERT\s+INTO|DROP\s+(?:STREAM|TABLE)(?:\s+IF\s+EXISTS)?|ALTER\s+(?:STREAM|TABLE))\s+", re.IGNORECASE
+)
 
 # The text of an identifier at the start of a function call, quoted or not.
 _NAME_TEXT = re.compile(r'`(?:[^`]|``)*`|"(?:[^"]|"")*"|[^\s(]+')
@@ -114,9 +120,11 @@ class AstBuilder(TermRules):
         )
 
     def insert_into(self, meta: Any, insert, into, target, properties, query):
+        self._check_target(meta, target)
         return ast.InsertInto(target=target, query=query, properties=properties or {}, **self._located(meta))
 
     def insert_values(self, meta: Any, insert, into, target, columns, values, *exprs):
+        self._check_target(meta, target)
         given = tuple(e for e in exprs if e is not None)
         # ksqlDB's InsertValues constructor refuses these as the statement is prepared
         problem = None
@@ -130,6 +138,7 @@ class AstBuilder(TermRules):
         return ast.InsertValues(target=target, columns=tuple(columns or ()), values=given, **self._located(meta))
 
     def drop_source(self, meta: Any, drop, kind, if_exists, name, delete_topic):
+        self._check_target(meta, name)
         return ast.DropSource(
             kind=kind,
             name=name,
@@ -137,6 +146,12 @@ class AstBuilder(TermRules):
             delete_topic=delete_topic is not None,
             **self._located(meta),
         )
+
+    def _check_target(self, meta: Any, name: str) -> None:
+        """A statement's target name, checked as ksqlDB's ``ParserUtil.getSourceName`` checks it."""
+        written = _BEFORE_TARGET.match(self._text, meta.start_pos)
+        start = written.end() if written else meta.start_pos
+        check_relation_names([name], self._text, start, start)
 
     def create_type(self, meta: Any, create, type_kw, if_not_exists, name, as_, type_):
         # a second CREATE TYPE of a name is the planner's error; the first type stays
@@ -148,6 +163,7 @@ class AstBuilder(TermRules):
         return ast.DropType(name=name, if_exists=if_exists is not None, **self._located(meta))
 
     def alter_source(self, meta: Any, alter, kind, name, *options):
+        self._check_target(meta, name)
         return ast.AlterSource(kind=kind, name=name, columns=tuple(options), **self._located(meta))
 
     def alter_option(self, meta: Any, add, column, name, type_):
@@ -290,6 +306,7 @@ class AstBuilder(TermRules):
     @v_args(meta=True, inline=False)
     def aliased_relation(self, meta: Any, children: list[Any]) -> ast.Table:
         names = [c for c in children if not isinstance(c, Token)]
+        check_relation_names(names, self._text, meta.start_pos, meta.end_pos)
         return ast.Table(name=names[0], alias=names[1] if len(names) > 1 else None, pos=pos_of(meta))
 
     def joined_source(self, meta: Any, kind, join, right, within, on, condition):
@@ -360,8 +377,8 @@ class AstBuilder(TermRules):
     def emit(self, meta: Any, emit: Token, kind: Token) -> tuple[str, Any]:
         return ("emit", str(kind).upper())
 
-    def limit(self, meta: Any, limit: Token, value: Token) -> tuple[str, Any]:
-        return ("limit", int_of(value))
+    def limit(self, meta: Any, limit: Token, *number: Token | None) -> tuple[str, Any]:
+        return ("limit", whole_number(tuple(n for n in number if n is not None), "LIMIT", meta))
 
     # ------------------------------------------------------------------ expressions
 
@@ -412,7 +429,11 @@ class AstBuilder(TermRules):
         return ast.Arithmetic(op=str(op), left=left, right=right, pos=pos_of(meta))
 
     def negate(self, meta: Any, minus: Token, operand: ast.Expr) -> ast.Expr:
-        # ksqlDB reads "-5" as one literal, so BIGINT's minimum is a valid literal.
+        # ksqlDB reads "-5" as one literal, so BIGINT's minimum is a valid literal; "-(5)" is a
+        # minus applied to the number, which keeps the number's own type and range.
+        touching = self._text[minus.end_pos : meta.end_pos].lstrip()[:1]
+        if not (touching.isdigit() or touching == "."):
+            return ast.Negate(operand=operand, pos=pos_of(meta))
         if isinstance(operand, ast.IntegerLiteral):
             return replace(operand, value=-operand.value, pos=pos_of(meta))
         if isinstance(operand, ast.DecimalLiteral | ast.DoubleLiteral) and not operand.text.startswith("-"):

@@ -174,3 +174,43 @@ def check_map_keys(entries: tuple[tuple[ast.Expr, ast.Expr], ...], meta: Any) ->
             raise PrepareError(PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
         seen[text] = format_expr(value)
     return entries
+
+
+#: the names ``ParserUtil.getSourceName`` accepts for a source or an alias (Kafka Streams' store names)
+_SOURCE_NAME = re.compile(r"[a-zA-Z0-9_-]*")
+
+
+def check_relation_names(names: list[str], text: str, start: int, end: int) -> None:
+    """A query's source name and its alias, refused as ksqlDB refuses them before it builds the
+    statement (``AstBuilder.getSources``): a name with characters other than letters, digits,
+    ``_`` and ``-``, located where the name is written in ``text[start:end]`` (the relation)."""
+    for index, name in enumerate(names):
+        if _SOURCE_NAME.fullmatch(name):
+            continue
+        offset = start if index == 0 else _last_name_start(text, start, end)
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        msg = (
+            f"Illegal argument at Line: {line}, Col: {column}. "
+            "Source names may only contain alphanumeric values, '_' or '-'."
+        )
+        raise SqlSyntaxError(msg, line=line, column=column - 1, hint=f"the name is {name!r}")
+
+
+def _last_name_start(text: str, start: int, end: int) -> int:
+    """Where the name that ends ``text[start:end]`` begins: a quoted name's opening quote (its
+    doubled quotes are part of it), or the first character of an unquoted one."""
+    quote = text[end - 1]
+    at = end - 2
+    if quote in '`"':
+        while at > start:
+            if text[at] == quote and text[at - 1] == quote:
+                at -= 2
+            elif text[at] == quote:
+                return at
+            else:
+                at -= 1
+        return at
+    while at >= start and (text[at].isalnum() or text[at] in "_@"):
+        at -= 1
+    return at + 1

@@ -51,6 +51,17 @@ def int_of(token: Token) -> int:
     return int(text)
 
 
+def whole_number(tokens: tuple[Token, ...], command: str, meta: Any) -> int:
+    """A clause's signed number (``[MINUS] number``) that must be whole, as ksqlDB's
+    ``ParserUtil.processIntegerNumber`` reads it while it builds the statement."""
+    if tokens[-1].type != "INTEGER_VALUE":
+        problem = f"Value must be integer for command: {command}"
+        line, column = getattr(meta, "line", None), getattr(meta, "column", None)
+        raise type_rules.PrepareError(type_rules.PREPARE_PREFIX + problem, detail=problem, line=line, column=column)
+    value = int_of(tokens[-1])
+    return -value if len(tokens) > 1 else value
+
+
 def pos_of(meta: Any) -> ast.Pos | None:
     if getattr(meta, "empty", True):
         return None
@@ -95,6 +106,9 @@ class TermRules(Transformer_NonRecursive):
     def array_type(self, meta: Any, array, lt, element, gt):
         return t.Array(element)
 
+    def postfix_array_type(self, meta: Any, element, array):
+        return t.Array(element)
+
     def map_type(self, meta: Any, map_, lt, key, value, gt):
         return t.Map(key, value)
 
@@ -105,13 +119,17 @@ class TermRules(Transformer_NonRecursive):
     def struct_type_field(self, meta: Any, name: str, type_: t.SqlType) -> t.Field:
         return type_rules.field(name, type_, line=meta.line, column=meta.column)
 
-    def decimal_type(self, meta: Any, decimal, precision: int, scale: int):
-        return type_rules.decimal(precision, scale, line=meta.line, column=meta.column)
+    def decimal_type(self, meta: Any, decimal, precision: tuple[Token, ...], scale: tuple[Token, ...]):
+        return type_rules.decimal(
+            whole_number(precision, "DECIMAL(PRECISION)", meta),
+            whole_number(scale, "DECIMAL(SCALE)", meta),
+            line=meta.line,
+            column=meta.column,
+        )
 
-    def decimal_param(self, meta: Any, *tokens: Token) -> int:
+    def decimal_param(self, meta: Any, *tokens: Token) -> tuple[Token, ...]:
         # ksqlDB's grammar takes a signed number here; SqlDecimal refuses a negative one
-        value = int_of(tokens[-1])
-        return -value if len(tokens) > 1 else value
+        return tokens
 
     def named_type(self, meta: Any, name: str, *params: Any) -> t.SqlType:
         # ksqlDB's SqlTypeParser reads a named type's parameters (``VARCHAR(10)``, ``INT(11)``)

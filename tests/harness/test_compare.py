@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from qtt.harness.cases.model import ExpectedLogEntry, Record, Window, at_line
+from qtt.harness.cases.model import ExpectedLogEntry, Header, Record, Window, at_line
 from qtt.harness.replay.compare import UnknownField, check_processing_log, compare, unknown_fields
 from qtt.harness.replay.driver import OutputRecord
 from qtt.harness.replay.topic_serdes import TopicSerde
@@ -230,3 +230,57 @@ def test_the_first_difference_names_the_expected_records_place_in_outputs_and_it
     assert diff.details == ["record 1: ['value']['I']: expected 2, got 3"]
     (extra,) = run(wanted[1:2], [actual({"I": 1}), actual({"I": 9})]).diffs
     assert (extra.first_index, extra.expected_output, extra.expected_line) == (1, None, None)
+
+
+def test_an_expected_record_without_a_window_expects_an_unwindowed_key():
+    # ksqlDB's TestExecutor.validateCreatedMessage compares a windowed key with the expected key
+    # when the expected record gives no window, which never matches
+    windowed = WindowedOutput("OUT", 1, {"I": 1}, 0, Window(start=0, end=10, type="time"))
+    result = compare([expected({"I": 1})], {"OUT": [windowed]}, SINKS)  # type: ignore[list-item]
+    assert not result.ok
+    assert result.diffs[0].actual == [{"key": 1, "value": {"I": 1}, "window": {"start": 0, "end": 10, "type": "time"}}]
+    assert run([expected({"I": 1})], [actual({"I": 1})]).ok
+
+
+def test_an_expected_record_without_headers_expects_none():
+    # ksqlDB's runner reads missing headers as an empty list and compares them always
+    with_headers = OutputRecord("OUT", 1, {"I": 1}, 0, 0, "CSAS_OUT_0", headers=(("h", b"\x01"),))
+    assert not run([expected({"I": 1})], [with_headers]).ok
+    wanted = Record(topic="OUT", key=1, value={"I": 1}, headers=(Header(KEY="h", VALUE="AQ=="),))
+    assert run([wanted], [with_headers]).ok
+    assert not run([wanted], [actual({"I": 1})]).ok
+
+
+@pytest.mark.parametrize(
+    ("want", "got", "ok"),
+    [
+        ({"X": "2.5"}, {"X": 2.5}, True),
+        ({"X": "1.0"}, {"X": 1.0}, True),
+        ({"X": "1.0E10"}, {"X": 1e10}, True),
+        ({"A": ["0.25", "1.0E-4"]}, {"A": [0.25, 0.0001]}, True),
+        ({"X": "2.50"}, {"X": 2.5}, False),  # BigDecimal.equals minds the scale
+        ({"X": "1"}, {"X": 1.0}, False),
+        ({"X": "10000000000.0"}, {"X": 1e10}, False),  # Java wrote 1.0E10
+        ({"X": " 2.5"}, {"X": 2.5}, False),  # new BigDecimal(" 2.5") throws
+        ({"X": "two"}, {"X": 2.0}, False),
+        ({"X": "NaN"}, {"X": "NaN"}, True),  # Jackson writes NaN and the infinities as strings
+        ({"X": "NaN"}, {"X": float("nan")}, True),
+        ({"X": "-Infinity"}, {"X": float("-inf")}, True),
+        ({"X": "Infinity"}, {"X": "NaN"}, False),
+    ],
+)
+def test_a_double_written_as_a_string_matches_the_json_text_java_wrote(want, got, ok):
+    # ksqlDB's runner reads a JSON sink's numbers as BigDecimal; compareText matches a string
+    # expected with new BigDecimal(text).equals(actual)
+    assert run([expected(want)], [actual(got)]).ok is ok
+
+
+def test_a_double_written_as_a_string_never_matches_outside_json():
+    sinks = {
+        "OUT": TopicSerde(
+            "OUT",
+            schema_from_sql(SCHEMA),
+            Formats(key_format=FormatInfo(format="KAFKA"), value_format=FormatInfo(format="AVRO")),
+        )
+    }
+    assert not compare([expected({"X": "2.5"})], {"OUT": [actual({"X": 2.5})]}, sinks).ok

@@ -167,3 +167,31 @@ def test_a_syntax_error_mismatch_shows_ksqldbs_text_that_was_matched_not_the_pri
     expected = ExpectedException(type="io.confluent.ksql.parser.exception.ParseFailedException", message="nope")
     why = mismatch(expected, error)
     assert why == "expected a message containing 'nope' but got \"line 3:6: Syntax Error\\nExpecting {'('}\""
+
+
+def _at(error: errors.QttError, position: int) -> errors.QttError:
+    error.path = f"$.tests[0].statements[{position}]"
+    return error
+
+
+def test_a_negative_case_fails_when_a_statement_before_its_last_fails():
+    # ksqlDB's TestExecutorUtil.execute: a KsqlStatementException from a statement that is not
+    # the last fails a case with an expectedException, whatever it expects
+    early = _at(errors.StatementError("Source `X` does not exist."), 0)
+    why = expected_.not_the_last_statement(early, 2)
+    assert why == (
+        "Only the last statement in a negative test should fail. "
+        "Yet in this case statement 1 failed: Source `X` does not exist."
+    )
+    assert expected_.not_the_last_statement(_at(errors.StatementError("bad"), 1), 2) is None
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        errors.SqlSyntaxError("line 1:5: Syntax Error"),  # raised as the whole script parses
+        errors.SqlError("Cannot insert values into windowed stream/table!"),  # a KsqlException
+    ],
+)
+def test_only_statement_errors_must_come_from_the_last_statement(error):
+    assert expected_.not_the_last_statement(_at(error, 0), 3) is None

@@ -117,7 +117,8 @@ def test_format_and_config_expand_into_variants():
     assert delimited_b.label == "formats and configs [DELIMITED-b]"
     assert "value_format='DELIMITED'" in delimited_b.statements[0]
     assert dict(delimited_b.properties) == {"some.property": "b", "fixed": 3}
-    assert delimited_b.topics[0].value_format == "DELIMITED"
+    # ksqlDB's TestCaseBuilder replaces {FORMAT} in the statements only
+    assert delimited_b.topics[0].value_format == "{FORMAT}"
     # record data is never substituted
     assert delimited_b.inputs[0].value == "{FORMAT} stays as data"
 
@@ -263,3 +264,96 @@ def test_a_setting_its_type_cannot_read_makes_an_invalid_test():
         "Invalid test. Invalid value maybe for configuration ksql.suppress.enabled: "
         "Expected value to be either true or false"
     )
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [("1500", 1500), ("+7", 7), (2500.9, 2500), (-0.5, 0), (12, 12), (None, None)],
+)
+def test_a_timestamp_is_read_as_jacksons_long(written, read):
+    # ksqlDB's RecordNode reads it with readValueAs(Long.class): text is parsed, a fraction truncated
+    case = {"name": "c", "statements": ["s"], "inputs": [{"topic": "t", "value": 1, "timestamp": written}]}
+    loaded = load_text(json.dumps({"tests": [case]}), file="f.json")
+    assert loaded.variants[0].inputs[0].timestamp == read
+
+
+@pytest.mark.parametrize("written", ["soon", "1E3", True])
+def test_a_timestamp_jackson_cannot_read_as_a_long_is_refused(written):
+    case = {"name": "c", "statements": ["s"], "inputs": [{"topic": "t", "value": 1, "timestamp": written}]}
+    (error,) = load_text(json.dumps({"tests": [case]}), file="f.json").errors
+    assert error.path == "$.tests[0].inputs[0].timestamp"
+
+
+@pytest.mark.parametrize(
+    ("thrown", "missing"),
+    [
+        ({}, "expectedException.type or expectedException.message"),
+        ({"cause": "java.lang.ArithmeticException"}, "expectedException.type or expectedException.message"),
+        ({"type": "io.confluent.ksql.util.KsqlException", "causeMessage": "x"}, "expectedException.cause"),
+    ],
+)
+def test_an_expected_exception_ksqldb_refuses_is_a_load_error(thrown, missing):
+    # ksqlDB's ExpectedExceptionNode: a type or a message, and a causeMessage only with a cause
+    case = {"name": "c", "statements": ["s"], "expectedException": thrown}
+    (error,) = load_text(json.dumps({"tests": [case]}), file="f.json").errors
+    assert (error.message, error.path) == (f"test must define '{missing}' field", "$.tests[0].expectedException")
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "path"),
+    [
+        ({"name": "S"}, "test must define 'type' field", "$.tests[0].post.sources[0]"),
+        ({"name": "S", "type": "view"}, "type: must be either STREAM or TABLE", "$.tests[0].post.sources[0].type"),
+    ],
+)
+def test_a_post_source_needs_a_stream_or_table_type(source, message, path):
+    # ksqlDB's SourceNode reads "type" as a required field, STREAM or TABLE in any case
+    case = {"name": "c", "statements": ["s"], "outputs": [{"topic": "t", "value": 1}], "post": {"sources": [source]}}
+    (error,) = load_text(json.dumps({"tests": [case]}), file="f.json").errors
+    assert (error.message, error.path) == (message, path)
+    case["post"] = {"sources": [{"name": "S", "type": "Table"}]}
+    assert not load_text(json.dumps({"tests": [case]}), file="f.json").errors
+
+
+def test_a_record_with_an_empty_topic_is_refused():
+    case = {"name": "c", "statements": ["s"], "inputs": [{"topic": "", "value": 1}]}
+    (error,) = load_text(json.dumps({"tests": [case]}), file="f.json").errors
+    assert (error.message, error.path) == ("test must define 'topic' field", "$.tests[0].inputs[0].topic")
+
+
+def _expanded(**case):
+    base = {
+        "name": "c",
+        "statements": ["CREATE STREAM s (a INT) WITH (kafka_topic='{CONFIG}', value_format='{FORMAT}');"],
+    }
+    base["inputs"] = [{"topic": "t", "value": 1}]
+    return load_text(json.dumps({"tests": [{**base, **case}]}), file="f.json")
+
+
+def test_a_config_value_replaces_only_the_property_whose_value_is_config():
+    # ksqlDB's TestCaseBuilder: the one property equal to {CONFIG} in any case, never statements
+    loaded = _expanded(config=["x"], format=["JSON"], properties={"a": "{config}", "b": "p-{CONFIG}", "c": "{FORMAT}"})
+    (variant,) = loaded.variants
+    assert dict(variant.properties) == {"a": "x", "b": "p-{CONFIG}", "c": "{FORMAT}"}
+    assert variant.statements == ("CREATE STREAM s (a INT) WITH (kafka_topic='{CONFIG}', value_format='JSON');",)
+
+
+def test_format_without_a_format_list_becomes_ksqldbs_words():
+    (variant,) = _expanded().variants
+    assert (
+        "value_format='To use {FORMAT} in your statements please set the 'format' test case element'"
+        in (variant.statements[0])
+    )
+
+
+@pytest.mark.parametrize(
+    ("properties", "why"),
+    [
+        ({"a": "1"}, "null"),
+        ({"a": "{CONFIG}", "b": "{config}"}, "expected one element but was: <a={CONFIG}, b={config}>"),
+    ],
+)
+def test_a_config_list_needs_exactly_one_config_property(properties, why):
+    (error,) = _expanded(config=["x"], properties=properties).errors
+    assert error.message.startswith(f"Invalid test 'c': {why} (")
+    assert error.path == "$.tests[0].properties"

@@ -84,9 +84,13 @@ def test_topic_conditions(planned: PlannedCase) -> None:
     assert "topic 'nope' does not exist" in problems(planned, topics=PostTopics(topics=(PostTopic(name="nope"),)))[0]
 
 
-def test_blacklist_matches_whole_topic_names(planned: PlannedCase) -> None:
+def test_blacklist_matches_anywhere_in_a_topic_name(planned: PlannedCase) -> None:
+    # ksqlDB's PostConditions filters the topics with Pattern.asPredicate(): Matcher.find()
     assert problems(planned, topics=PostTopics(blacklist=".*-repartition")) == []
-    assert problems(planned, topics=PostTopics(blacklist="inp")) == []
+    assert problems(planned, topics=PostTopics(blacklist="^nput")) == []
+    assert problems(planned, topics=PostTopics(blacklist="npu")) == [
+        "topic 'input' exists but matches the blacklist 'npu'"
+    ]
     assert problems(planned, topics=PostTopics(blacklist="inp.*")) == [
         "topic 'input' exists but matches the blacklist 'inp.*'"
     ]

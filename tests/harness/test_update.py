@@ -157,6 +157,21 @@ def test_headers_are_written_in_base64_when_the_case_compares_them(tmp_path: Pat
     assert _passes(path, results, "in every format")
 
 
+def test_headers_and_windows_are_written_whenever_the_records_carry_them(tmp_path: Path) -> None:
+    # the comparison checks both even where the case gives none, as ksqlDB's runner does
+    path = tmp_path / "carried.json"
+    text = (FIXTURES / "matrix.json").read_text(encoding="utf-8")
+    path.write_text(text.replace('"format": ["JSON", "AVRO"],', ""), encoding="utf-8")
+    window = WindowBounds(0, 10, "time")
+    record = _out("T", "a", {"V": 2}, 0, headers=(("h", b"\x01"),), window=window)
+    results = _results(path, {"in every format": [record]})
+    update_outputs(results)
+    written = path.read_text()
+    assert '"headers": [{"KEY": "h", "VALUE": "AQ=="}]' in written
+    assert '"window": {"start": 0, "end": 10, "type": "time"}' in written
+    assert _passes(path, results, "in every format")
+
+
 def test_expected_records_that_still_hold_are_kept_as_written(tmp_path: Path) -> None:
     path = tmp_path / "kept.json"
     kept = '{"topic": "T", "key": "a", /* v reads as V */ "value": {"v": 2}, "comment": "hand-written"}'

@@ -39,6 +39,13 @@ def test_every_text_function_is_in_the_table_and_implemented() -> None:
         ("abc", False),
         ("NaN", False),
         ("01", False),
+        ("12kg", False),  # Jackson: a top-level number ends at whitespace
+        ("4.", False),
+        ("7 apples", True),  # what follows the first value is ignored
+        ("nullable", False),  # a literal must not run into an identifier character
+        ("false!", True),
+        ("null$", True),
+        ("[3]kg", True),
         ("{'a': 1}", False),
         (None, False),
     ],
@@ -153,6 +160,15 @@ def test_json_array_contains_compares_by_token_type() -> None:
     # Elements are read one by one: a match before broken text still counts.
     assert java_json.json_array_contains("[1, oops", 1, "INTEGER")
     assert not java_json.json_array_contains("[oops, 1]", 1, "INTEGER")
+
+
+def test_json_array_contains_stops_at_an_integer_out_of_the_value_range() -> None:
+    # readValueAs(Integer/Long) throws InputCoercionException, which ends the scan with false.
+    assert not java_json.json_array_contains("[3000000000, 4]", 4, "INTEGER")
+    assert java_json.json_array_contains("[3000000000, 4]", 4, "BIGINT")
+    assert java_json.json_array_contains("[4, 3000000000]", 4, "INTEGER")
+    assert not java_json.json_array_contains("[99999999999999999999, 4]", 4, "BIGINT")
+    assert java_json.json_array_contains("[3000000000, null]", None, "INTEGER")
 
 
 # ---------------------------------------------------------------------------- java.net.URI

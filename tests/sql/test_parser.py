@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from qtt import sqltypes as t
@@ -132,10 +134,37 @@ def test_precedence_of_arithmetic_comparison_and_logic() -> None:
         ("'it''s'", ast.StringLiteral(value="it's")),
         ("TRUE", ast.BooleanLiteral(value=True)),
         ("null", ast.NullLiteral()),
+        # a minus touching the number is part of the literal; before parentheses it is an operator
+        ("- 42", ast.IntegerLiteral(value=-42)),
+        ("-(42)", ast.Negate(operand=ast.IntegerLiteral(value=42))),
+        # the longest token wins, the number on a tie (ksqlDB's lexer)
+        ("4e2", ast.DoubleLiteral(text="4e2")),
+        ("4e2x", ast.ColumnRef(name="4E2X")),
     ],
 )
 def test_literals(text: str, node: ast.Expr) -> None:
     assert parse_expression(text) == node
+
+
+def test_a_type_followed_by_array_is_an_array_of_it() -> None:
+    assert parse_type("INT ARRAY ARRAY") == t.Array(t.Array(t.INTEGER))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("CREATE STREAM o AS SELECT * FROM s LIMIT 1.5;", "Value must be integer for command: LIMIT"),
+        ("CREATE STREAM s (d DECIMAL(2.5, 1)) WITH (kafka_topic='s');", "command: DECIMAL(PRECISION)"),
+        ("CREATE STREAM s (d DECIMAL(2, 1E0)) WITH (kafka_topic='s');", "command: DECIMAL(SCALE)"),
+        # source names and aliases, as ParserUtil.getSourceName checks them while parsing
+        ("CREATE STREAM o AS SELECT * FROM s AS `a b`;", "Illegal argument at Line: 1, Col: 39."),
+        ('CREATE STREAM o AS SELECT * FROM s "a""b";', "Illegal argument at Line: 1, Col: 36."),
+        ("DROP TABLE IF EXISTS\n  `a b`;", "Illegal argument at Line: 2, Col: 3."),
+    ],
+)
+def test_what_ksqldb_refuses_while_it_builds_the_statement(text: str, message: str) -> None:
+    with pytest.raises(SqlSyntaxError, match=re.escape(message)):
+        parse_statements(text)
 
 
 def test_predicates() -> None:

@@ -11,6 +11,8 @@ expected ``cause`` (the ksqlDB class) and ``causeMessage``.
 
 from __future__ import annotations
 
+import re
+
 from qtt import errors
 from qtt.harness.cases.model import ExpectedException
 
@@ -58,6 +60,28 @@ def expected_class(name: str | None) -> type[errors.QttError] | None:
     if isinstance(found, type) and issubclass(found, errors.QttError):
         return found
     return None
+
+
+_STATEMENT_PATH = re.compile(r"\.statements\[(\d+)\]$")
+
+
+def not_the_last_statement(error: errors.QttError, statements: int) -> str | None:
+    """Why a negative case fails whatever it expects, when a statement before its last fails to
+    plan; None otherwise.
+
+    ksqlDB's runner (``TestExecutorUtil.execute``) fails a case with an ``expectedException``
+    when a ``KsqlStatementException`` (qtt's :class:`~qtt.errors.StatementError`) comes from a
+    statement that is not the last; a syntax error is raised as the script is parsed, before
+    that check, and a plain ``KsqlException`` is not checked.
+    """
+    found = _STATEMENT_PATH.search(error.path or "") if isinstance(error, errors.StatementError) else None
+    if found is None or int(found[1]) >= statements - 1:
+        return None
+    first_line = error.message.splitlines()[0] if error.message else ""
+    return (
+        "Only the last statement in a negative test should fail. "
+        f"Yet in this case statement {int(found[1]) + 1} failed: {first_line}"
+    )
 
 
 def mismatch(expected: ExpectedException, error: errors.QttError) -> str | None:

@@ -7,9 +7,11 @@ file, the case, the JSON path and the line. One bad case does not stop the other
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, is_dataclass, replace
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
@@ -25,7 +27,6 @@ from qtt.harness.cases.model import (
     CaseNode,
     CaseVariant,
     Record,
-    TopicSpec,
     at_line,
 )
 from qtt.plan.ir.codec import camel, describe_structure_error, make_converter
@@ -242,7 +243,7 @@ def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
     if not isinstance(raw, dict):
         msg = f"a case must be an object, got {type(raw).__name__}"
         raise CaseFileError(msg, file=file, path=where, line=_line_of(text, where))
-    cleaned = _strip_annotations(raw)
+    cleaned = _jackson_longs(_strip_annotations(raw))
     try:
         node = _converter().structure(cleaned, CaseNode)
     except Exception as e:  # cattrs groups every problem of the case
@@ -254,6 +255,27 @@ def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
             "the case has no inputs, no outputs and no expectedException, so it tests nothing",
             where,
         )
+    thrown = node.expected_exception
+    if thrown is not None and (
+        (thrown.type is None and thrown.message is None) or (thrown.cause_message and not thrown.cause)
+    ):
+        # ksqlDB's ExpectedExceptionNode refuses the test with these words as it loads
+        missing = (
+            "expectedException.cause"
+            if thrown.type is not None or thrown.message is not None
+            else "expectedException.type or expectedException.message"
+        )
+        raise fail(f"test must define '{missing}' field", f"{where}.expectedException")
+    for key, records in (("inputs", node.inputs), ("outputs", node.outputs)):
+        for position, record in enumerate(records):
+            if not record.topic:  # ksqlDB's RecordNode reads an empty topic as a missing one
+                raise fail("test must define 'topic' field", f"{where}.{key}[{position}].topic")
+    for position, source in enumerate(node.post.sources if node.post else ()):
+        # ksqlDB's SourceNode: a source's type is required, and is a stream or a table
+        if source.type is None:
+            raise fail("test must define 'type' field", f"{where}.post.sources[{position}]")
+        if source.type.upper() not in ("STREAM", "TABLE"):
+            raise fail("type: must be either STREAM or TABLE", f"{where}.post.sources[{position}].type")
     blacklist = node.post.topics.blacklist if node.post and node.post.topics else None
     if blacklist:
         try:
@@ -302,33 +324,76 @@ def _strip_annotations(case: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_JAVA_LONG = re.compile(r"[+-]?[0-9]+")
+_LONG_RANGE = range(-(2**63), 2**63)
+
+
+def _jackson_long(value: Any) -> Any:
+    """``value`` as Jackson's ``readValueAs(Long.class)`` reads it where it can: a number written
+    as text is parsed and a fraction is truncated; anything else is left for the strict check."""
+    if isinstance(value, str) and _JAVA_LONG.fullmatch(value) and int(value) in _LONG_RANGE:
+        return int(value)
+    if isinstance(value, float | Decimal) and math.isfinite(value) and int(value) in _LONG_RANGE:
+        return int(value)
+    return value
+
+
+def _jackson_longs(case: dict[str, Any]) -> dict[str, Any]:
+    """A record's ``timestamp`` and its window's ``start`` and ``end``, read as ksqlDB's runner
+    reads them (``RecordNode``, ``WindowData``: Java longs through Jackson, which takes ``"1500"``
+    and ``2500.9`` as 1500 and 2500)."""
+
+    def record(rec: Any) -> Any:
+        if not isinstance(rec, dict):
+            return rec
+        rec = dict(rec)
+        if "timestamp" in rec:
+            rec["timestamp"] = _jackson_long(rec["timestamp"])
+        if isinstance(rec.get("window"), dict):
+            rec["window"] = {k: _jackson_long(v) if k in ("start", "end") else v for k, v in rec["window"].items()}
+        return rec
+
+    out = dict(case)
+    for key in ("inputs", "outputs"):
+        if isinstance(out.get(key), list):
+            out[key] = [record(rec) for rec in out[key]]
+    return out
+
+
+#: what ksqlDB's runner puts in place of ``{FORMAT}`` in a case without a ``format`` list
+FORMAT_REPLACE_ERROR = "To use {FORMAT} in your statements please set the 'format' test case element"
+
+
 def expand(node: CaseNode, *, file: str, index: int) -> Iterator[CaseVariant]:
-    """One variant per ``format`` x ``config`` value, with ``{FORMAT}``/``{CONFIG}`` replaced."""
+    """One variant per ``format`` x ``config`` value, as ksqlDB's ``TestCaseBuilder`` makes them.
+
+    ``{FORMAT}`` is replaced in the statements only, and by ksqlDB's words in a case without a
+    ``format`` list (so such a statement fails); a ``config`` value replaces the one property
+    whose whole value is ``{CONFIG}`` in any case, which a ``config`` list requires.
+
+    Raises:
+        CaseFileError: a ``config`` list without exactly one ``{CONFIG}`` property.
+    """
     formats: Iterable[str | None] = node.format or (None,)
     configs: Iterable[str | None] = node.config or (None,)
+    overwrite = _config_property(node, file=file, index=index) if node.config else None
     for fmt in formats:
+        statements = tuple(s.replace("{FORMAT}", FORMAT_REPLACE_ERROR if fmt is None else fmt) for s in node.statements)
         for cfg in configs:
             label = "-".join(v for v in (fmt, cfg) if v is not None)
-
-            def sub(value: Any, fmt: str | None = fmt, cfg: str | None = cfg) -> Any:
-                if not isinstance(value, str):
-                    return value
-                if fmt is not None:
-                    value = value.replace("{FORMAT}", fmt)
-                if cfg is not None:
-                    value = value.replace("{CONFIG}", cfg)
-                return value
-
+            properties = dict(node.properties)
+            if overwrite is not None and cfg is not None:
+                properties[overwrite] = cfg
             yield CaseVariant(
                 file=file,
                 case=node.name,
                 index=index,
                 variant=label,
-                statements=tuple(sub(s) for s in node.statements),
+                statements=statements,
                 inputs=node.inputs,
                 outputs=node.outputs,
-                topics=tuple(_substitute_topic(t, sub) for t in node.topics),
-                properties={k: sub(v) for k, v in node.properties.items()},
+                topics=node.topics,
+                properties=properties,
                 expected_exception=node.expected_exception,
                 post=node.post,
                 enabled=node.enabled,
@@ -337,13 +402,19 @@ def expand(node: CaseNode, *, file: str, index: int) -> Iterator[CaseVariant]:
             )
 
 
-def _substitute_topic(topic: TopicSpec, sub: Any) -> TopicSpec:
-    return replace(
-        topic,
-        format=sub(topic.format),
-        key_format=sub(topic.key_format),
-        value_format=sub(topic.value_format),
-    )
+def _config_property(node: CaseNode, *, file: str, index: int) -> str:
+    """The property a ``config`` value replaces; ksqlDB takes the only one whose value is
+    ``{CONFIG}`` (Guava's ``Iterables.getOnlyElement``, whose words the error keeps)."""
+    found = [k for k, v in node.properties.items() if isinstance(v, str) and v.upper() == "{CONFIG}"]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        shown = ", ".join(f"{k}={node.properties[k]}" for k in found[:2]) + (", ..." if len(found) > 2 else "")
+        why = f"expected one element but was: <{shown}>"
+    else:
+        why = "null"
+    msg = f"Invalid test '{node.name}': {why} (a 'config' list replaces the one property whose value is '{{CONFIG}}')"
+    raise CaseFileError(msg, file=file, case=node.name, path=f"$.tests[{index}].properties")
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:

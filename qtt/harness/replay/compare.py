@@ -1,10 +1,13 @@
 """Compare expected and actual records per topic, with ksqlDB's rules.
 
 Integers compare exactly, DOUBLE values within 1e-6, DECIMAL values exactly; windowed keys
-by start, end and type. An expected object's fields are looked up as ksqlDB's test runner
-does (``ExpectedRecordComparator``): by name, then by the name in upper case, and a field
-the record lacks reads as null; the two must have as many fields. Types come from the
-sink's schema, so a DECIMAL column is never compared with a tolerance.
+by start, end and type. A record's window and headers are compared even where the expected
+record gives none, as ksqlDB's runner compares them: it then expects none. An expected
+object's fields are looked up as ksqlDB's test runner does (``ExpectedRecordComparator``): by
+name, then, when that reads null, by the name in upper case, and a field the record lacks
+reads as null; the two must have as many fields. An expected number for an INT or BIGINT is
+read by its integer part, as ksqlDB reads it with ``intValue()``. Types come from the sink's
+schema, so a DECIMAL column is never compared with a tolerance.
 An empty ``outputs`` list asserts that nothing was emitted.
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 import base64
 import decimal
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,8 +29,12 @@ from qtt.harness.cases.model import ExpectedLogEntry, Record
 from qtt.harness.replay.driver import OutputRecord
 from qtt.harness.replay.topic_serdes import TopicSerde
 from qtt.runtime.jobs import LogEntry
+from qtt.serde.java_numbers import java_double
+from qtt.serde.values import jackson_base64
 
 DOUBLE_TOLERANCE = 1e-6
+#: the formats ksqlDB's runner reads back as JSON text (``ValueSpecJsonSerdeSupplier``)
+_JSON_FORMATS = frozenset(["JSON", "JSON_SR"])
 
 
 @dataclass(frozen=True)
@@ -68,11 +76,49 @@ class Approx:
         return repr(self.value)
 
 
+_JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class JsonDoubleText:
+    """An expected DOUBLE written as a string, for a JSON sink: ksqlDB's runner reads the sink's
+    JSON number as a ``BigDecimal`` and matches it with ``new BigDecimal(text).equals(...)``
+    (``compareText``), so the text must give the number Java wrote, with its scale
+    (``Double.toString``: ``"2.5"`` matches 2.5, ``"2.50"`` does not)."""
+
+    text: str
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, JsonDoubleText | str):  # Jackson writes NaN and the infinities as strings
+            return self.text == (other.text if isinstance(other, JsonDoubleText) else other)
+        if not isinstance(other, Approx):
+            return False
+        if not math.isfinite(other.value):
+            return self.text == java_double(other.value)
+        if not _JAVA_BIG_DECIMAL.fullmatch(self.text):
+            return False
+        mine, written = decimal.Decimal(self.text), decimal.Decimal(java_double(other.value))
+        return mine == written and mine.as_tuple().exponent == written.as_tuple().exponent
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+
 class _NumberOperator(BaseOperator):
-    """Lets DeepDiff compare :class:`Approx` and :class:`Exact` by their own equality."""
+    """Lets DeepDiff compare :class:`Approx`, :class:`Exact` and :class:`JsonDoubleText` by their own equality."""
 
     def __init__(self) -> None:
-        super().__init__(types=[Approx, Exact])
+        super().__init__(types=[Approx, Exact, JsonDoubleText])
+
+    def match(self, level: Any) -> bool:
+        # a JsonDoubleText meets an Approx: DeepDiff's own match wants both of one type
+        numbers: tuple[type, ...] = (Approx, Exact, JsonDoubleText)
+        if isinstance(level.t1, JsonDoubleText) or isinstance(level.t2, JsonDoubleText):
+            numbers = (*numbers, str)  # NaN and the infinities are strings in JSON
+        return isinstance(level.t1, numbers) and isinstance(level.t2, numbers)
 
     def give_up_diffing(self, level: Any, diff_instance: Any) -> bool:
         if level.t1 != level.t2:
@@ -131,21 +177,24 @@ class Comparison:
         return not self.diffs
 
 
-def normalize(document: Any, type_: t.SqlType | None) -> Any:
-    """Wrap numbers so that equality follows ksqlDB's rules for ``type_``."""
+def normalize(document: Any, type_: t.SqlType | None, *, json: bool = False) -> Any:
+    """Wrap numbers so that equality follows ksqlDB's rules for ``type_``; ``json``: the
+    document was written in a JSON format, whose numbers ksqlDB's runner reads as written."""
     if document is None:
         return None
     if isinstance(type_, t.Struct) and isinstance(document, Mapping):
         fields = {f.name: f.type for f in type_.fields}
-        return {k: normalize(v, fields.get(k, fields.get(str(k).upper()))) for k, v in document.items()}
+        return {k: normalize(v, fields.get(k, fields.get(str(k).upper())), json=json) for k, v in document.items()}
     if isinstance(type_, t.Map) and isinstance(document, Mapping):
-        return {k: normalize(v, type_.value) for k, v in document.items()}
+        return {k: normalize(v, type_.value, json=json) for k, v in document.items()}
     if isinstance(type_, t.Array) and isinstance(document, list):
-        return [normalize(v, type_.element) for v in document]
+        return [normalize(v, type_.element, json=json) for v in document]
     if isinstance(document, Mapping):
         return {k: normalize(v, None) for k, v in document.items()}
     if isinstance(document, list):
         return [normalize(v, None) for v in document]
+    if json and isinstance(document, str) and type_ is not None and type_.base == "DOUBLE":
+        return JsonDoubleText(document)
     if isinstance(document, str) and type_ is not None and type_.base == "DECIMAL":
         # a DECIMAL may be written as a string ("3.40"), as ksqlDB's JSON reader accepts it
         try:
@@ -156,6 +205,15 @@ def normalize(document: Any, type_: t.SqlType | None) -> Any:
         return document
     if isinstance(document, int) and (type_ is None or type_.base in ("INTEGER", "BIGINT")):
         return document
+    if (
+        isinstance(document, float | decimal.Decimal)
+        and type_ is not None
+        and type_.base in ("INTEGER", "BIGINT")
+        and math.isfinite(document)
+    ):
+        # ksqlDB's comparator reads an expected number with intValue()/longValue() for an INT
+        # or BIGINT, which drops a fraction (``compareNumber``): 3.0 and 3.9 both match 3
+        return int(document)
     if isinstance(document, int | float | decimal.Decimal):
         if type_ is not None and type_.base == "DECIMAL":
             return Exact(decimal.Decimal(str(document)))
@@ -166,18 +224,22 @@ def normalize(document: Any, type_: t.SqlType | None) -> Any:
 def ksql_field_view(actual: Any, expected: Any) -> Any:
     """``actual`` seen through ``expected``'s field names, as ksqlDB's test runner reads it.
 
-    ksqlDB looks each expected field up by its name, then by its name in upper case (so
-    ``"val"`` matches the column ``VAL``), and a field the record lacks reads as null. It
-    only does so when both objects have as many fields; otherwise ``actual`` is returned
-    unchanged, and the comparison reports the difference.
+    ksqlDB looks each expected field up by its name, then, when that reads null, by its name
+    in upper case (so ``"val"`` matches the column ``VAL``), and a field the record lacks reads
+    as null. It only does so when both objects have as many fields; otherwise ``actual`` is
+    returned unchanged, and the comparison reports the difference.
     """
     if isinstance(expected, Mapping) and isinstance(actual, Mapping):
         if len(expected) != len(actual):
             return actual
         view: dict[str, Any] = {}
         for name, wanted in expected.items():
-            key = name if name in actual else str(name).upper()
-            view[name] = ksql_field_view(actual.get(key), wanted)
+            # ksqlDB's getter answers null for a missing field and a null one alike, and then
+            # tries the upper-case name (``compareStruct``)
+            found = actual.get(name)
+            if found is None:
+                found = actual.get(str(name).upper())
+            view[name] = ksql_field_view(found, wanted)
         return view
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         return [ksql_field_view(a, w) for a, w in zip(actual, expected, strict=True)]
@@ -197,30 +259,54 @@ def _columns_type(serde: TopicSerde | None, *, key: bool, document: Any) -> t.Sq
 
 
 def _record_view(record: Record | OutputRecord, serde: TopicSerde | None, *, like: Record) -> dict[str, Any]:
-    """What is compared: key and value, plus the timestamp and window if ``like`` declares them."""
+    """What is compared: key, value, window and headers, plus the timestamp if ``like`` declares one."""
     key = ksql_field_view(record.key, like.key) if record is not like else record.key
     value = ksql_field_view(record.value, like.value) if record is not like else record.value
+    formats = serde.formats if serde is not None else None
     view = {
-        "key": normalize(key, _columns_type(serde, key=True, document=key)),
-        "value": normalize(value, _columns_type(serde, key=False, document=value)),
+        "key": normalize(
+            key,
+            _columns_type(serde, key=True, document=key),
+            json=formats is not None and formats.key_format.format in _JSON_FORMATS,
+        ),
+        "value": normalize(
+            value,
+            _columns_type(serde, key=False, document=value),
+            json=formats is not None and formats.value_format.format in _JSON_FORMATS,
+        ),
     }
     if like.timestamp is not None:
         view["timestamp"] = record.timestamp
-    if like.window is not None:
-        view["window"] = _window(getattr(record, "window", None))
-    if like.headers is not None:
-        view["headers"] = _headers(record)
+    # ksqlDB's runner compares a record's window and headers even where the expected record
+    # gives none (TestExecutor.validateCreatedMessage): then it expects an unwindowed key and
+    # no headers
+    view["window"] = _window(getattr(record, "window", None))
+    view["headers"] = _headers(record)
     return view
 
 
 def _headers(record: Record | OutputRecord) -> list[dict[str, str | None]]:
-    """A record's headers as the case file writes them: ``KEY`` and base64 ``VALUE``."""
+    """A record's headers as the case file writes them: ``KEY`` and base64 ``VALUE``.
+
+    An expected ``VALUE`` is read as ksqlDB's runner reads it (Jackson's Base64 into bytes,
+    compared as bytes), then written canonically, so ``" AQI="`` matches the bytes 1, 2.
+    """
     if isinstance(record, Record):
-        return [{"KEY": h.KEY, "VALUE": h.VALUE} for h in record.headers or ()]
+        return [{"KEY": h.KEY, "VALUE": _canonical_base64(h.VALUE)} for h in record.headers or ()]
     return [
         {"KEY": key, "VALUE": None if value is None else base64.b64encode(value).decode("ascii")}
-        for key, value in record.headers
+        for key, value in getattr(record, "headers", ())
     ]
+
+
+def _canonical_base64(text: str | None) -> str | None:
+    """``text`` decoded as Jackson decodes Base64 and encoded again; as written if it does not decode."""
+    if text is None:
+        return None
+    try:
+        return base64.b64encode(jackson_base64(text)).decode("ascii")
+    except ValueError:
+        return text
 
 
 def compare(
@@ -343,7 +429,7 @@ def _shown(record: Record | OutputRecord, like: Record | None, *, with_timestamp
     out: dict[str, Any] = {"key": record.key, "value": record.value}
     if like is not None:
         with_timestamp = like.timestamp is not None
-        if like.window is not None:
+        if like.window is not None or getattr(record, "window", None) is not None:
             out["window"] = _window(getattr(record, "window", None))
     if with_timestamp:
         out["timestamp"] = record.timestamp

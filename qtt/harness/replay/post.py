@@ -79,8 +79,9 @@ def check(
         if post.topics.blacklist:
             pattern = re.compile(post.topics.blacklist)
             for name in sorted(topics):
-                # ksqlDB matches the whole topic name (Matcher.matches)
-                if pattern.fullmatch(name):
+                # ksqlDB filters with Pattern.asPredicate(), which finds the pattern anywhere
+                # in the name (Matcher.find), not only as the whole name
+                if pattern.search(name):
                     problems.append(f"topic {name!r} exists but matches the blacklist {post.topics.blacklist!r}")
         for topic in post.topics.topics:
             problems.extend(_check_topic(topic, topics))

@@ -254,7 +254,7 @@ def _prepare(
     except SqlError as error:
         if isinstance(error, UnsupportedFeatureError) or expected is None:
             raise
-        _match_expected(expected, error, result)
+        _match_expected(expected, error, result, len(variant.statements))
         return False
     result.planned = planned
     if expected is not None and not expected_.at_run_time(expected):
@@ -331,10 +331,10 @@ def _expected_outputs(variant: CaseVariant, planned: PlannedCase) -> list[Record
     return [at_line(replace(r, timestamp=None), r.line) if r.timestamp == 0 else r for r in variant.outputs]
 
 
-def _match_expected(expected: ExpectedException, error: SqlError, result: CaseResult) -> None:
+def _match_expected(expected: ExpectedException, error: SqlError, result: CaseResult, statements: int) -> None:
     if expected_.expected_class(expected.type) is None:
         raise UnsupportedFeatureError(f"expected exception type {expected.type}")
-    why = expected_.mismatch(expected, error)
+    why = expected_.not_the_last_statement(error, statements) or expected_.mismatch(expected, error)
     if why is None:
         result.status, result.reason = Status.PASSED, f"raised as expected: {type(error).__name__}"
     else:

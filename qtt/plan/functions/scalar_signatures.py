@@ -46,6 +46,7 @@ from qtt.plan.functions.signature_matching import (
     MapOf,
     NullType,
     Resolved,
+    Signature,
     T,
     V,
     match_signature,
@@ -112,15 +113,18 @@ _EXTREMES = (
     sig([STRING, STRING], STRING, variadic=True),
     sig([ANY_DECIMAL, ANY_DECIMAL], widest_decimal, variadic=True),
 )
-# ROUND and TRUNC share their overloads: integers become BIGINT, DOUBLE without places too.
-_ROUNDING = (
-    sig([INT], BIGINT),
-    sig([BIGINT], BIGINT),
-    sig([DOUBLE], BIGINT),
-    sig([DOUBLE, INT], DOUBLE),
-    sig([ANY_DECIMAL], integral_decimal),
-    sig([ANY_DECIMAL, INT], first_arg),
-)
+
+
+def _rounding(udf: str) -> tuple[Signature, ...]:
+    # ROUND and TRUNC share their overloads: integers become BIGINT, DOUBLE without places too.
+    return (
+        sig([INT], BIGINT),
+        sig([BIGINT], BIGINT),
+        sig([DOUBLE], BIGINT),
+        sig([DOUBLE, INT], DOUBLE),
+        sig([ANY_DECIMAL], integral_decimal(udf)),
+        sig([ANY_DECIMAL, INT], first_arg),
+    )
 
 
 # ksqlDB's ENTRIES has one overload per map value type.
@@ -178,8 +182,8 @@ _FUNCTION_LIST: list[Function] = [
     # --------------------------------------------------------------- math
     fn("ABS", *_NUMERIC_SAME),
     fn("SIGN", sig([INT], INT), sig([BIGINT], INT), sig([DOUBLE], INT)),
-    fn("ROUND", *_ROUNDING, constant_args=[1]),
-    fn("TRUNC", *_ROUNDING, constant_args=[1]),
+    fn("ROUND", *_rounding("Round"), constant_args=[1]),
+    fn("TRUNC", *_rounding("trunc"), constant_args=[1]),
     fn("FLOOR", *_NUMERIC_SAME),
     fn("CEIL", *_NUMERIC_SAME),
     fn("LOG", *_double_math("LOG").signatures, *_double_math("LOG", 2).signatures),

@@ -26,11 +26,22 @@ from qtt.plan.functions.signature_matching import (
 # ---------------------------------------------------------------------------- return types
 
 
-def integral_decimal(args: Sequence[t.SqlType]) -> t.SqlType:
-    # ksqlDB's ROUND(DECIMAL) and TRUNC(DECIMAL) keep only the integral digits.
-    arg = args[0]
-    assert isinstance(arg, t.Decimal)
-    return t.Decimal(max(arg.precision - arg.scale, 1), 0)
+def integral_decimal(udf: str) -> ReturnType:
+    """ksqlDB's ROUND(DECIMAL) and TRUNC(DECIMAL) keep only the integral digits: DECIMAL(p - s, 0).
+
+    ``udf`` is the name the UDF's ``@UdfDescription`` gives (``Round``, ``trunc``): with no
+    whole digits, ``SqlDecimal.of(0, 0)`` fails the schema provider, which ksqlDB reports so.
+    """
+
+    def returns(args: Sequence[t.SqlType]) -> t.SqlType:
+        arg = args[0]
+        assert isinstance(arg, t.Decimal)
+        if arg.precision == arg.scale:
+            msg = f"Cannot invoke the schema provider method provideDecimalSchema for UDF {udf}. "
+            raise StatementError(msg)
+        return t.Decimal(arg.precision - arg.scale, 0)
+
+    return returns
 
 
 def first_arg(args: Sequence[t.SqlType]) -> t.SqlType:

@@ -147,16 +147,35 @@ def _entries(expr: e.Call, args: Sequence[Column]) -> Column:
 @implements("GENERATE_SERIES")
 def _generate_series(expr: e.Call, args: Sequence[Column]) -> Column:
     start, end = args[0], args[1]
+    ints = expr.args[0].result_type == t.INTEGER
+    # ksqlDB's INTEGER overload computes in Java ints: end - start wraps, and so does each
+    # element; the series has 1 + diff / step elements of that wrapped difference.
+    diff = _java_int(end.cast("bigint") - start.cast("bigint")) if ints else end - start
     if len(args) == 2:
-        step = F.when(end >= start, F.lit(1)).otherwise(F.lit(-1)).cast(to_spark(expr.args[0].result_type))
+        step = F.when(diff > 0, F.lit(1)).otherwise(F.lit(-1)).cast(to_spark(expr.args[0].result_type))
     else:
         step = args[2]
     # ksqlDB fails (so emits null) for a zero step or one that points away from the end;
     # Spark's sequence would fail the whole query, as it would for a series longer than its
     # largest array, where ksqlDB runs out of memory: null too.
-    wrong_way = (step == 0) | ((end > start) & (step < 0)) | ((end < start) & (step > 0))
+    wrong_way = (step == 0) | ((diff > 0) & (step < 0)) | ((diff < 0) & (step > 0))
     length = (end.cast("double") - start.cast("double")) / step.cast("double") + 1
-    return F.when(wrong_way | (length > _LARGEST_ARRAY), F.lit(None)).otherwise(F.sequence(start, end, step))
+    failed = start.isNull() | end.isNull() | step.isNull() | wrong_way | (length > _LARGEST_ARRAY)
+    if not ints:
+        # A BIGINT difference that wraps is null here (Spark's sequence cannot walk it).
+        away = ((end > start) & (step < 0)) | ((end < start) & (step > 0))
+        return F.when(~failed & ~away, F.sequence(start, end, step))
+    size = _java_int(F.lit(1) + F.call_function("div", diff, step))
+    # MIN_VALUE / -1 overflows to a negative size, and new ArrayList<>(negative) throws.
+    series = F.transform(
+        F.sequence(F.lit(0), size - 1), lambda i: _java_int(start.cast("bigint") + i.cast("bigint") * step)
+    )
+    return F.when(~failed & (size > 0), series)
+
+
+def _java_int(value: Column) -> Column:
+    """A BIGINT narrowed as Java's ``(int)`` narrows a long: it wraps around."""
+    return (F.pmod(value + F.lit(2**31), F.lit(2**32)) - F.lit(2**31)).cast("int")
 
 
 #: Spark's largest array (ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH)

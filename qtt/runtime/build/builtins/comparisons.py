@@ -51,29 +51,33 @@ def keyed(value: Column, type_: t.SqlType) -> Column:
     )
 
 
-def comparable(value: Column, type_: t.SqlType) -> Column:
+def comparable(value: Column, type_: t.SqlType, *, java_doubles: bool = False) -> Column:
     """``value`` in a form Spark can compare for equality as Java's ``equals`` would.
 
     Spark cannot compare maps; Java's ``Map.equals`` ignores entry order. A map becomes its
-    entries sorted by key, recursively through arrays, maps and structs.
+    entries sorted by key, recursively through arrays, maps and structs. With ``java_doubles``
+    every DOUBLE inside becomes :func:`double_equality_key` too (a List, Map or Struct compares
+    its DOUBLEs with ``Double.equals``, where Spark's ``=`` takes -0.0 for 0.0).
     """
-    if not t.contains_map(type_):
+    if java_doubles and type_ == t.DOUBLE:
+        return double_equality_key(value)
+    if not (t.contains_map(type_) or (java_doubles and t.DOUBLE in t.walk(type_))):
         return value
     if isinstance(type_, t.Map):
         key_type, value_type = type_.key, type_.value
         entries = F.transform(
             F.map_entries(value),
             lambda entry: F.struct(
-                comparable(entry["key"], key_type).alias("k"),
-                comparable(entry["value"], value_type).alias("v"),
+                comparable(entry["key"], key_type, java_doubles=java_doubles).alias("k"),
+                comparable(entry["value"], value_type, java_doubles=java_doubles).alias("v"),
             ),
         )
         return F.array_sort(entries)
     if isinstance(type_, t.Array):
         element = type_.element
-        return F.transform(value, lambda x: comparable(x, element))
+        return F.transform(value, lambda x: comparable(x, element, java_doubles=java_doubles))
     assert isinstance(type_, t.Struct)
-    fields = [comparable(value.getField(f.name), f.type).alias(f.name) for f in type_.fields]
+    fields = [comparable(value.getField(f.name), f.type, java_doubles=java_doubles).alias(f.name) for f in type_.fields]
     return F.when(value.isNull(), F.lit(None)).otherwise(F.struct(*fields))
 
 

@@ -181,7 +181,14 @@ def _formatted_date(pattern: object, date: Column) -> Column:
     # LocalDate.format fails on a time or zone field, where Spark prints midnight UTC.
     if pattern is None or _letters(str(pattern)) & _NOT_DATE_LETTERS:
         return null_of(t.STRING)
-    return F.date_format(date, str(pattern))
+    # Spark formats a date as a timestamp (microseconds in a long) and fails the query past
+    # about 292,000 years, where java.time prints any year (+5881580): null there.
+    in_range = F.abs(F.unix_date(date)) <= F.lit(_LAST_FORMATTED_DAY)
+    return F.when(in_range, F.date_format(date, str(pattern)))
+
+
+#: the last day from 1970 Spark formats (a day's microseconds must fit in a long)
+_LAST_FORMATTED_DAY = (2**63 - 1) // 86_400_000_000
 
 
 @implements("FORMAT_DATE")

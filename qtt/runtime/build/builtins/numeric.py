@@ -102,7 +102,7 @@ class _Rounding:
     whole_double: Callable[[Column], Column]
     #: a DECIMAL (or a double read as one) to a number of places
     decimal: Callable[[Column, int], Column]
-    #: a double too large for a DECIMAL, to a negative number of places
+    #: a double too large for a DECIMAL(38, 0) (1e38 and more), to a negative number of places
     huge_double: Callable[[Column, int], Column]
 
 
@@ -130,10 +130,39 @@ def _round_or_trunc(expr: e.Call, args: Sequence[Column]) -> Column:
     places = _places(expr)
     if places is None:
         return null_of(expr.sql_type)
+    # BigDecimal.setScale takes any number of places, Spark's decimals at most 38: places
+    # beyond a value's digits keep it, places above its leading digit make it 0.
     if isinstance(arg_type, t.Decimal):
+        if places >= arg_type.scale:
+            return value
+        if places < arg_type.scale - arg_type.precision:
+            return F.when(value.isNotNull(), F.lit(0))
         return rounding.decimal(value, places)
-    huge = value if places >= 0 else rounding.huge_double(value, places)
-    return _double_via_decimal(value, places, rounding.decimal, huge)
+    finite = ~(F.isnan(value) | (F.abs(value) == float("inf")))
+    if places >= _DOUBLE_PLACES:
+        return F.when(finite, value)
+    if places <= -_DOUBLE_DIGITS:
+        return F.when(finite, F.lit(0.0))
+    huge = value if places >= 0 else _huge_double(rounding, value, places)
+    return _double_via_decimal(value, max(places, -_DECIMAL_DIGITS), rounding.decimal, huge)
+
+
+def _huge_double(rounding: _Rounding, value: Column, places: int) -> Column:
+    """A double of 1e18 and more (a whole number) to a negative number of places: exact as a
+    DECIMAL(38, 0) below 1e38 (all 0 above 38 places), else Spark's rounding of the double."""
+    whole = value.cast("decimal(38,0)")
+    cut = F.lit(0.0) if places < -_WHOLE_DIGITS else rounding.decimal(whole, places).cast("double")
+    return F.when(whole.isNotNull(), cut).otherwise(rounding.huge_double(value, places))
+
+
+#: places that keep every double of at least 1e-3 as it is (_double_via_decimal's scale)
+_DOUBLE_PLACES = 20
+#: digits left of the point in the largest double (1.8e308)
+_DOUBLE_DIGITS = 309
+#: digits left of the point in the doubles _double_via_decimal reads as a DECIMAL (below 1e18)
+_DECIMAL_DIGITS = 19
+#: digits of the whole doubles _huge_double reads as a DECIMAL(38, 0)
+_WHOLE_DIGITS = 38
 
 
 _TO_WHOLE = {"FLOOR": F.floor, "CEIL": F.ceil}

@@ -92,6 +92,9 @@ def _from_utf16(units: Column) -> Column:
     return F.decode(units, _UTF16)
 
 
+_INT_MAX = 2**31 - 1
+
+
 def utf16_length(text: Column) -> Column:
     """Java's ``String.length()``: UTF-16 code units."""
     return (F.octet_length(_utf16(text)) / 2).cast("int")
@@ -106,8 +109,15 @@ def _len(expr: e.Call, args: Sequence[Column]) -> Column:
 def _initcap(expr: e.Call, args: Sequence[Column]) -> Column:
     # ksqlDB lower-cases, then upper-cases the first character of each run of non-whitespace
     # (Java's \s); leading whitespace is dropped. Spark's initcap splits on spaces only.
+    # ksqlDB upper-cases part.substring(0, 1), one UTF-16 unit: a word starting beyond U+FFFF
+    # starts with a lone high surrogate, which toUpperCase leaves as is.
     words = F.regexp_extract_all(F.lower(args[0]), F.lit(r"[^\s]+\s*"), 0)
-    capitalized = F.transform(words, lambda w: F.concat(F.upper(F.substring(w, 1, 1)), F.substring(w, 2, 2**31 - 1)))
+    capitalized = F.transform(
+        words,
+        lambda w: F.when(utf16_length(F.substring(w, 1, 1)) == 2, w).otherwise(
+            F.concat(F.upper(F.substring(w, 1, 1)), F.substring(w, 2, 2**31 - 1))
+        ),
+    )
     return F.array_join(capitalized, "")
 
 
@@ -126,6 +136,10 @@ def _substring(expr: e.Call, args: Sequence[Column]) -> Column:
         F.greatest(F.least(position - 1, size), F.lit(0))
     )
     taken = F.greatest(F.least(length, size), F.lit(0))  # units; bounded, so doubling cannot overflow
+    if text and len(args) > 2:
+        # Substring.getEndIndex adds start and length as Java ints: past 2147483647 the sum
+        # wraps negative and the end falls back to the start, so the result is empty.
+        taken = F.when(start.cast("long") + length.cast("long") > _INT_MAX, F.lit(0)).otherwise(taken)
     part = F.substring(value, (start * unit + 1).cast("int"), (taken * unit).cast("int"))
     return F.when(position.isNull() | length.isNull(), F.lit(None)).otherwise(_from_utf16(part) if text else part)
 
@@ -241,6 +255,9 @@ def _pad(pad: Callable[[Column, Column, Column], Column], expr: e.Call, args: Se
     value, length, padding = args
     invalid = (length < 0) | (F.octet_length(padding) == 0)
     if expr.args[0].result_type == t.STRING:
+        # new StringBuilder(targetLen + padding.length()): past 2147483647 the Java int sum
+        # wraps negative and the constructor throws, so null.
+        invalid = invalid | (length.cast("long") + utf16_length(padding) > _INT_MAX)
         padded = _from_utf16(pad(_utf16(value), length * 2, _utf16(padding)))
     else:
         padded = pad(value, length, padding)

@@ -23,6 +23,7 @@ from qtt.runtime.build.builtins.java.java_regex import mark_group, participation
 from qtt.runtime.build.builtins.registry import implements, null_of
 from qtt.runtime.build.builtins.strings import quote_regex, utf16_length
 from qtt.runtime.spark.session import is_connect
+from qtt.runtime.spark.spark_types import to_spark
 
 
 def java_call(cls: str, method: str, *args: Column) -> Column:
@@ -341,9 +342,12 @@ def _last_wins_map(keys: Column, values: Column) -> Column:
 
 @implements("AS_MAP")
 def _as_map(expr: e.Call, args: Sequence[Column]) -> Column:
-    # A HashMap: the last value of a repeated key wins; missing values are null.
+    # A HashMap: the last value of a repeated key wins; missing values are null. A null key
+    # list fails the call (null), a null value list only when a key reads it: no keys is {}.
     keys, values = args
-    return F.when(~_any_null(keys, values), _last_wins_map(keys, values))
+    no_values = F.array().cast(to_spark(expr.args[1].result_type))
+    readable = keys.isNotNull() & (values.isNotNull() | (F.size(keys) == 0))
+    return F.when(readable, _last_wins_map(keys, F.coalesce(values, no_values)))
 
 
 @implements("SLICE")

@@ -40,6 +40,15 @@ _UNIT_MILLIS = {
 _DAY_MILLIS = 86_400_000
 _DAY_NANOS = _DAY_MILLIS * 1_000_000
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+#: the epoch milliseconds Spark's timestamps hold (microseconds in a long)
+_LAST_MILLI = _LONG_MAX // 1000
+
+
+def _instant(millis: Column) -> Column:
+    """The timestamp of epoch milliseconds: null beyond Spark's range (about 292,000 years),
+    where ksqlDB's ``java.sql.Timestamp`` holds any long and Spark would fail the query."""
+    return F.when(millis.between(-_LAST_MILLI, _LAST_MILLI), F.timestamp_millis(millis))
+
 
 # Pattern letters that print or read a zone or an offset (outside quoted text).
 _ZONE_LETTERS = re.compile(r"'(?:[^']|'')*'|([zZVXxO])")
@@ -112,7 +121,7 @@ def _unit_millis(expr: e.Call) -> int:
 
 @implements("FROM_UNIXTIME")
 def _from_unixtime(expr: e.Call, args: Sequence[Column]) -> Column:
-    return F.timestamp_millis(args[0])
+    return _instant(args[0])
 
 
 @implements("UNIX_TIMESTAMP")
@@ -344,7 +353,7 @@ def _format_timestamp(expr: e.Call, args: Sequence[Column]) -> Column:
 
 @implements("TIMESTAMPTOSTRING")
 def _timestamp_to_string(expr: e.Call, args: Sequence[Column]) -> Column:
-    return _formatted(expr, F.timestamp_millis(args[0]), args)
+    return _formatted(expr, _instant(args[0]), args)
 
 
 @implements("FORMAT_TIME")
@@ -423,7 +432,7 @@ def _delta(expr: e.Call, args: Sequence[Column], sign: int) -> Column:
 @implements("TIMESTAMPADD", "TIMESTAMPSUB")
 def _timestamp_add(expr: e.Call, args: Sequence[Column]) -> Column:
     sign = 1 if expr.name == "TIMESTAMPADD" else -1
-    return F.timestamp_millis(F.unix_millis(args[2]) + _delta(expr, args, sign))
+    return _instant(F.unix_millis(args[2]) + _delta(expr, args, sign))
 
 
 @implements("DATEADD", "DATESUB")

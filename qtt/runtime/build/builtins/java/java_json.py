@@ -39,10 +39,40 @@ def parse(text: str) -> Any:
     if start == len(text):
         return MISSING
     value, end = _DECODER.raw_decode(text, start)
-    if isinstance(value, int) and end < len(text) and text[end].isdigit():
-        msg = "leading zeroes are not allowed"  # Python reads "01" as 0 followed by 1
-        raise ValueError(msg)
+    if end < len(text):
+        _check_root_end(value, text[end])
     return value
+
+
+_ROOT_SPACE = frozenset(" \t\r\n")
+
+
+def _check_root_end(value: Any, after: str) -> None:
+    """Jackson's checks on the character after a top-level scalar (what follows is ignored).
+
+    A number must end at whitespace (``_verifyRootSpace``: "12kg", "12." and "01" are errors);
+    ``true``, ``false`` and ``null`` must not run into a Java identifier character
+    (``_matchToken``: "truex" is an error, "true!" and "null$" are not).
+    """
+    if value is None or isinstance(value, bool):
+        if after < "0" or after in "]}" or not _java_identifier_part(after):
+            return
+        msg = f"unrecognized token: {value!r} followed by {after!r}"
+        raise ValueError(msg)
+    if isinstance(value, int | Decimal) and after not in _ROOT_SPACE:
+        msg = f"a top-level number followed by {after!r}, not whitespace"
+        raise ValueError(msg)
+
+
+def _java_identifier_part(ch: str) -> bool:
+    """Java's ``Character.isJavaIdentifierPart``."""
+    code = ord(ch)
+    if code <= 0x08 or 0x0E <= code <= 0x1B or 0x7F <= code <= 0x9F:
+        return True  # identifier-ignorable controls
+    return unicodedata.category(ch) in _IDENTIFIER_CATEGORIES
+
+
+_IDENTIFIER_CATEGORIES = frozenset(["Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "Mn", "Mc", "Pc", "Sc", "Cf"])
 
 
 def quote(text: str) -> str:
@@ -185,12 +215,26 @@ def json_array_contains(text: str | None, wanted: Any, kind: str) -> bool:
             element, pos = _DECODER.raw_decode(text, pos)
         except (ValueError, RecursionError):
             return False
+        if _out_of_range(element, wanted, kind):
+            return False  # readValueAs(Integer/Long) throws InputCoercionException: false
         if _same(element, wanted, kind):
             return True
         pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
         if not text.startswith(",", pos):
             return False
         pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+
+
+_INT_RANGES = {"INTEGER": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1)}
+
+
+def _out_of_range(element: Any, wanted: Any, kind: str) -> bool:
+    """Whether ksqlDB's ``parser.readValueAs(val.getClass())`` fails on this element: an
+    integer token read as the wanted value's Integer or Long, outside that type's range."""
+    if wanted is None or kind not in _INT_RANGES or isinstance(element, bool) or not isinstance(element, int):
+        return False
+    low, high = _INT_RANGES[kind]
+    return not low <= element <= high
 
 
 def _same(element: Any, wanted: Any, kind: str) -> bool:
