@@ -20,6 +20,7 @@ pytestmark = pytest.mark.spark
 STOP = {
     "type": "org.apache.kafka.streams.errors.StreamsException",
     "message": "Exception caught in process",
+    "cause": "io.confluent.ksql.function.KsqlFunctionException",
     "causeMessage": "Numeric field overflow",
 }
 
@@ -88,7 +89,8 @@ def test_stops_are_verdicts_and_a_stopped_query_fails_alone(
     assert absent.status == Status.FAILED
     assert absent.reason == (
         "expected the query to stop at run time (org.apache.kafka.streams.errors.StreamsException containing "
-        "'Exception caught in process', caused by an exception containing 'Numeric field overflow'), "
+        "'Exception caught in process', caused by io.confluent.ksql.function.KsqlFunctionException "
+        "containing 'Numeric field overflow'), "
         "but it ran to the end"
     )
     other = results["stops with another cause"]
