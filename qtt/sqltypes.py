@@ -194,6 +194,11 @@ def walk(t: SqlType) -> list[SqlType]:
     return [t]
 
 
+#: the ranges of INTEGER and BIGINT: Java's int and long
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+
+
 def contains_map(t: SqlType) -> bool:
     """True if ``t`` is a map or holds one at any depth."""
     if isinstance(t, Map):

@@ -18,6 +18,7 @@ from typing import Any, get_args, get_type_hints
 
 import cattrs
 
+from qtt import sqltypes as t
 from qtt.errors import CaseFileError, ConfigError, did_you_mean
 from qtt.harness.cases.json_comments import UnterminatedCommentError, blank_comments
 from qtt.harness.cases.json_index import json_lines
@@ -325,7 +326,7 @@ def _strip_annotations(case: dict[str, Any]) -> dict[str, Any]:
 
 
 _JAVA_LONG = re.compile(r"[+-]?[0-9]+")
-_LONG_RANGE = range(-(2**63), 2**63)
+_LONG_RANGE = range(t.BIGINT_MIN, t.BIGINT_MAX + 1)
 
 
 def _jackson_long(value: Any) -> Any:

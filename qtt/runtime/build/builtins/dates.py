@@ -188,7 +188,7 @@ def _formatted_date(pattern: object, date: Column) -> Column:
 
 
 #: the last day from 1970 Spark formats (a day's microseconds must fit in a long)
-_LAST_FORMATTED_DAY = (2**63 - 1) // 86_400_000_000
+_LAST_FORMATTED_DAY = t.BIGINT_MAX // 86_400_000_000
 
 
 @implements("FORMAT_DATE")

@@ -92,9 +92,6 @@ def _from_utf16(units: Column) -> Column:
     return F.decode(units, _UTF16)
 
 
-_INT_MAX = 2**31 - 1
-
-
 def utf16_length(text: Column) -> Column:
     """Java's ``String.length()``: UTF-16 code units."""
     return (F.octet_length(_utf16(text)) / 2).cast("int")
@@ -139,7 +136,7 @@ def _substring(expr: e.Call, args: Sequence[Column]) -> Column:
     if text and len(args) > 2:
         # Substring.getEndIndex adds start and length as Java ints: past 2147483647 the sum
         # wraps negative and the end falls back to the start, so the result is empty.
-        taken = F.when(start.cast("long") + length.cast("long") > _INT_MAX, F.lit(0)).otherwise(taken)
+        taken = F.when(start.cast("long") + length.cast("long") > t.INT_MAX, F.lit(0)).otherwise(taken)
     part = F.substring(value, (start * unit + 1).cast("int"), (taken * unit).cast("int"))
     return F.when(position.isNull() | length.isNull(), F.lit(None)).otherwise(_from_utf16(part) if text else part)
 
@@ -257,7 +254,7 @@ def _pad(pad: Callable[[Column, Column, Column], Column], expr: e.Call, args: Se
     if expr.args[0].result_type == t.STRING:
         # new StringBuilder(targetLen + padding.length()): past 2147483647 the Java int sum
         # wraps negative and the constructor throws, so null.
-        invalid = invalid | (length.cast("long") + utf16_length(padding) > _INT_MAX)
+        invalid = invalid | (length.cast("long") + utf16_length(padding) > t.INT_MAX)
         padded = _from_utf16(pad(_utf16(value), length * 2, _utf16(padding)))
     else:
         padded = pad(value, length, padding)

@@ -15,6 +15,8 @@ import unicodedata
 from decimal import Decimal
 from typing import Any
 
+from qtt import sqltypes as t
+
 #: The value of empty input: Jackson's ``MissingNode``.
 MISSING = object()
 
@@ -225,7 +227,7 @@ def json_array_contains(text: str | None, wanted: Any, kind: str) -> bool:
         pos = _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
 
 
-_INT_RANGES = {"INTEGER": (-(2**31), 2**31 - 1), "BIGINT": (-(2**63), 2**63 - 1)}
+_INT_RANGES = {"INTEGER": (t.INT_MIN, t.INT_MAX), "BIGINT": (t.BIGINT_MIN, t.BIGINT_MAX)}
 
 
 def _out_of_range(element: Any, wanted: Any, kind: str) -> bool:
