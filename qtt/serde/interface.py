@@ -101,9 +101,10 @@ class Format(ABC):
         *,
         is_key: bool,
         properties: Mapping[str, str],
+        features: frozenset[str] = frozenset(),
     ) -> None:
         """Raise :class:`StatementError` if the columns do not fit this format."""
-        self.check(Layout(columns=tuple(columns), is_key=is_key, properties=properties))
+        self.check(Layout(columns=tuple(columns), is_key=is_key, properties=properties, features=features))
 
     def check(self, layout: Layout) -> None:
         """Raise :class:`StatementError` if ``layout`` does not fit this format.

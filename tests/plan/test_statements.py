@@ -252,6 +252,20 @@ def test_sink_inherits_formats_and_delimiter() -> None:
     assert dict(to_json.sources["OUTPUT"].formats.value_format.properties) == {}
 
 
+def test_protobuf_sink_inherits_only_the_full_schema_name() -> None:
+    source = (
+        "CREATE STREAM T (K STRING KEY, A INT) WITH (kafka_topic='t', format='PROTOBUF', "
+        "value_schema_full_name='shed.Tool', value_protobuf_nullable_representation='OPTIONAL');"
+    )
+    planned = plan(source, "CREATE STREAM OUTPUT AS SELECT * FROM T;")
+    value = planned.sources["OUTPUT"].formats.value_format
+    assert dict(value.properties) == {"fullSchemaName": "shed.Tool", "unwrapPrimitives": "true"}
+    override = plan(source, "CREATE STREAM OUTPUT WITH (value_schema_full_name='shed.Rake') AS SELECT * FROM T;")
+    assert override.sources["OUTPUT"].formats.value_format.properties["fullSchemaName"] == "shed.Rake"
+    to_json_sr = plan(source, "CREATE STREAM OUTPUT WITH (value_format='JSON_SR') AS SELECT * FROM T;")
+    assert dict(to_json_sr.sources["OUTPUT"].formats.value_format.properties) == {}
+
+
 def test_sink_does_not_inherit_value_wrapping() -> None:
     source = "CREATE STREAM I (V INT) WITH (kafka_topic='t', value_format='JSON', WRAP_SINGLE_VALUE=false);"
     assert plan(source).sources["I"].formats.value_features == ("UNWRAP_SINGLE_VALUE",)

@@ -255,6 +255,19 @@ def test_protobuf_rejects_maps_without_string_keys() -> None:
         PROTOBUF.validate([SerdeColumn("M", t.Map(t.INTEGER, t.STRING))], is_key=False, properties={})
 
 
+@pytest.mark.parametrize(
+    ("type_", "message"),
+    [
+        (t.Array(t.Array(t.INTEGER)), "^Array cannot be nested$"),
+        (t.Struct((t.Field("CELLS", t.Array(t.Array(t.DOUBLE))),)), "^Array cannot be nested$"),
+        (t.Array(t.Map(t.STRING, t.INTEGER)), "ARRAY of ARRAYs or MAPs"),
+    ],
+)
+def test_protobuf_refuses_nested_arrays_in_connects_words(type_: t.SqlType, message: str) -> None:
+    with pytest.raises(StatementError, match=message):
+        PROTOBUF.validate([SerdeColumn("GRID", type_)], is_key=False, properties={})
+
+
 def test_format_properties_unwrap_primitives_and_take_a_nullable_representation() -> None:
     assert protobuf_properties({}, "KEY", "PROTOBUF") == {"unwrapPrimitives": "true"}
     assert protobuf_properties({"VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "OPTIONAL"}, "VALUE", "PROTOBUF_NOSR") == {

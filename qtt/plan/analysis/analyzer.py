@@ -538,6 +538,8 @@ class Analyzer:
                     if not isinstance(argument, ast.AllColumns | ast.Lambda):
                         self.visit(argument)
                 msg = f"Aggregate functions are not allowed in {self.clause}: {format_expr(node)}"
+                if self.clause == "WHERE":  # ksqlDB types it, then its code generator finds no UDF
+                    msg = messages.codegen_error("WHERE", f"Can't find any functions with the name '{node.identifier}'")
                 raise StatementError(msg, line=_line(node), column=_col(node))
             return self.aggregates(node)
         if any(isinstance(a, ast.Lambda) for a in node.args) or is_lambda_function(node.name):

@@ -40,8 +40,10 @@ SCHEMA_ID = "schemaId"
 UNWRAP_PRIMITIVES = "unwrapPrimitives"
 NULLABLE_REPRESENTATION = "nullableRepresentation"
 NULLABLE_REPRESENTATIONS = ("WRAPPER", "OPTIONAL")
-# Format properties a C*AS sink takes over from its source when both use the same format.
-INHERITABLE_FORMAT_PROPERTIES = frozenset(["delimiter"])
+# Format properties a C*AS sink takes over from its source when both use the same format
+# (ksqlDB's Analyzer.buildFormatInfo with Format.getInheritableProperties: PROTOBUF's are
+# ProtobufProperties.INHERITABLE_PROPERTIES, the full schema name only).
+INHERITABLE_FORMAT_PROPERTIES = {"DELIMITED": frozenset(["delimiter"]), "PROTOBUF": frozenset([FULL_SCHEMA_NAME])}
 
 
 def check_supported(properties: Mapping[str, object]) -> None:
@@ -74,7 +76,8 @@ def format_info(
     """
     props: dict[str, str] = {}
     if inherited is not None and inherited.format == format_name:
-        props.update({k: v for k, v in inherited.properties.items() if k in INHERITABLE_FORMAT_PROPERTIES})
+        inheritable = INHERITABLE_FORMAT_PROPERTIES.get(format_name, frozenset())
+        props.update({k: v for k, v in inherited.properties.items() if k in inheritable})
     delimiter = properties.get(f"{which}_DELIMITER")
     if delimiter is not None:
         props["delimiter"] = delimiter_property(f"{which}_DELIMITER", str(delimiter))
@@ -208,7 +211,7 @@ def finish_formats(
     """The key and value formats with the value's serde features, validated against the schema."""
     features = value_features(config, properties, schema, value_info.format)
     validate_format(key_info, schema.key, is_key=True)
-    validate_format(value_info, schema.value, is_key=False)
+    validate_format(value_info, schema.value, is_key=False, features=features)
     return s.Formats(
         key_format=with_writer_version(key_info, schema.key),
         value_format=with_writer_version(value_info, schema.value),
@@ -266,14 +269,17 @@ def check_known_format(name: str) -> None:
         raise StatementError(msg)
 
 
-def validate_format(info: s.FormatInfo, columns: Sequence[Column], *, is_key: bool) -> None:
-    """Check that the format can hold ``columns``, with ksqlDB's message for a key format."""
+def validate_format(
+    info: s.FormatInfo, columns: Sequence[Column], *, is_key: bool, features: Sequence[str] = ()
+) -> None:
+    """Check that the format can hold ``columns`` (with the value's serde ``features``), with
+    ksqlDB's message for a key format."""
     name = info.format
     check_known_format(name)
     spec = get_format(name)
     serde_columns = [SerdeColumn(c.name, c.type) for c in columns]
     try:
-        spec.validate(serde_columns, is_key=is_key, properties=info.properties)
+        spec.validate(serde_columns, is_key=is_key, properties=info.properties, features=frozenset(features))
     except StatementError as error:
         if not is_key or name == "NONE":
             raise

@@ -18,6 +18,7 @@ from qtt.errors import StatementError, UnknownColumnError, UnsupportedFeatureErr
 from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import reject_untyped_null
+from qtt.plan.analysis.column_refs import reject_unknown_columns
 from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
@@ -94,6 +95,17 @@ def plan_joined_rows(
         joined = replace(joined, columns=tuple(c for c in joined.columns if c.name not in hidden))
     assert joined.key is not None
     _reject_synthetic_key_refs(query, joined)
+    aliased(query.select, joined)  # ksqlDB's reserved aliases, then its unknown columns (but a
+    # window bound, and in the projection of a join without GROUP BY any ROWKEY..., come later)
+    synthetic = query.group_by is None
+    reject_unknown_columns(
+        query,
+        joined.scope(),
+        skip=lambda clause, ref: (
+            ref.name in WINDOW_BOUNDS
+            or (synthetic and clause == "SELECT" and ref.source is None and ref.name.startswith("ROWKEY"))
+        ),
+    )
     step = joined.step
     if query.where is not None:
         check_no_table_function(query.where, "WHERE")

@@ -13,6 +13,7 @@ from qtt.errors import SqlError, StatementError, UnknownColumnError, Unsupported
 from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import is_null_literal, reject_untyped_null
+from qtt.plan.analysis.column_refs import reject_unknown_columns
 from qtt.plan.analysis.lambda_arguments import check_lambda_arguments
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, unknown_source_hint
 from qtt.plan.ir import expressions as e
@@ -85,14 +86,19 @@ def plan_query(
     for column in source.schema.columns:
         if column.name in PSEUDO_COLUMNS:  # a sink of PARTITION BY ROWTIME, say
             raise UnsupportedFeatureError(f"reading a source with a column named like a pseudo column ({column.name})")
+    source_columns = {source.name: [c.name for c in source.schema.columns]}
     if any(contains_table_function(item) for item in query.select):
         # ksqlDB's Analyzer, then its push-query validator, then QueryAnalyzer's table source
         # rule: all before its planner asks for a GROUP BY
-        source_columns = {source.name: [c.name for c in source.schema.columns]}
         check_select_table_functions(query, source_columns)
-        if source.kind == TABLE:
-            reject_windowed_tables([source])
-            check_table_functions_allowed(query, True, source_columns)
+    planner = QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner)
+    # then the Analyzer's reserved aliases and unknown columns (a windowed aggregation's bounds are columns there)
+    planner._alias_select_items(query.select)
+    windowed = query.window is not None
+    reject_unknown_columns(query, planner.context.scope, skip=lambda _, ref: windowed and ref.name in WINDOW_BOUNDS)
+    if source.kind == TABLE and any(contains_table_function(item) for item in query.select):
+        reject_windowed_tables([source])
+        check_table_functions_allowed(query, True, source_columns)
     if query.group_by is None:
         reject_aggregates_without_group_by(query, sink_kind)
     reject_windowed_tables([source])
@@ -103,7 +109,7 @@ def plan_query(
     if query.emit == "FINAL" and query.window is None:  # ksqlDB's LogicalPlanner, after the above
         msg = "EMIT FINAL is only supported for windowed aggregations."
         raise StatementError(msg)
-    return QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner).plan(query)
+    return planner.plan(query)
 
 
 def _plan_partitioned_join(

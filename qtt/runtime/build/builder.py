@@ -69,19 +69,25 @@ class Observation:
     context: str
 
 
-def _stops_without_timestamp(column: s.TimestampColumn, owner: str) -> Column:
+def _stops_without_timestamp(column: s.TimestampColumn, owner: str, *, in_key: bool) -> Column:
     """ROWTIME, or the query stops where the timestamp column gives none: ksqlDB's extractor
     throws under ``ksql.timestamp.throw.on.invalid`` instead of dropping the record (a negative
-    timestamp is no extractor error: Kafka Streams still drops it)."""
-    how = f" with the format '{column.format}'" if column.format else ""
-    stops = QueryStops(
-        "io.confluent.ksql.util.KsqlException",
-        f"Unable to extract a timestamp from the column {column.column}{how}",
-        message="Fatal user code error in TimestampExtractor callback for record",
-        owner=owner,
+    timestamp is no extractor error: Kafka Streams still drops it). A delete (null value) has no
+    value column to read, so it stops the query too unless the column is in the key.
+
+    The cause is ksqlDB's: a null column (or a delete) fails as Java unboxes or reads it, a
+    ``NullPointerException``; text its format cannot read fails in ``StringTimestampExtractor``,
+    whose message goes on with the row and the format after the first sentence kept here."""
+    message = "Fatal user code error in TimestampExtractor callback for record"
+    missing = QueryStops("java.lang.NullPointerException", "", message=message, owner=owner)
+    unparsed = QueryStops(
+        "io.confluent.ksql.util.KsqlException", "Unable to parse string timestamp.", message=message, owner=owner
     )
-    failed = col(ROWTIME).isNull() & ~F.coalesce(col(TOMBSTONE), F.lit(False))
-    return F.when(failed, F.raise_error(F.lit(str(stops)))).otherwise(col(ROWTIME))
+    failed = col(ROWTIME).isNull()
+    if in_key:
+        failed = failed & ~F.coalesce(col(TOMBSTONE), F.lit(False))
+    stop = F.when(col(column.column).isNull(), F.lit(str(missing))).otherwise(F.lit(str(unparsed)))
+    return F.when(failed, F.raise_error(stop)).otherwise(col(ROWTIME))
 
 
 @dataclass
@@ -279,7 +285,9 @@ class PlanBuilder:
         )
         if step.timestamp_column is not None:
             if self.settings.timestamp_throw_on_invalid:
-                df = df.withColumn(ROWTIME, _stops_without_timestamp(step.timestamp_column, self.label))
+                in_key = any(c.name == step.timestamp_column.column for c in schema.key)
+                stops = _stops_without_timestamp(step.timestamp_column, self.label, in_key=in_key)
+                df = df.withColumn(ROWTIME, stops)
             # ksqlDB drops records whose timestamp column is null, unparseable or negative
             # (Kafka Streams skips records with an invalid timestamp).
             df = df.where(col(ROWTIME).isNotNull() & (col(ROWTIME) >= 0))

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.serde.interface import Layout, Row, RowReader, SerdeColumn, has_non_string_map_key
-from qtt.serde.registry import avro_schema
+from qtt.serde.registry import avro_inference, avro_schema
 from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
 from qtt.serde.registry.schema_registry import RegisteredSchema, RegistrySnapshot
 
@@ -29,10 +29,14 @@ class AvroFormat(RegistryFormat):
 
     def check(self, layout: Layout) -> None:
         super().check(layout)
+        # ksqlDB's SchemaRegisterInjector translates the schema (its names) before its serde
+        # factory refuses a map key (AvroUtil)
+        if layout.columns:
+            full_name = layout.properties.get(FULL_SCHEMA_NAME) or avro_schema.DEFAULT_FULL_NAME
+            avro_schema.check_avro_names(layout.columns, full_name=full_name, unwrapped=is_unwrapped(layout))
         if any(has_non_string_map_key(c.type) for c in layout.columns):
             msg = "Avro only supports MAPs with STRING keys"
             raise StatementError(msg)
-        avro_schema.check_avro_names(layout.columns)
 
     def writer_version_for(self, columns: Sequence[SerdeColumn]) -> int:
         return MAP_ENTRIES_WRITER if any(t.contains_map(c.type) for c in columns) else 1
@@ -60,19 +64,15 @@ class AvroFormat(RegistryFormat):
             schema = members[0]  # Connect reads a nullable record as an optional record: its fields are columns
         try:
             if not unwrapped and isinstance(schema, dict) and schema.get("type") == "record":
-                fields = avro_schema.record_fields(schema)
                 # a schema id keeps the schema's names (ksqlDB's ORIGINAL_FIELD_NAME translation policy)
-                upper = SCHEMA_ID not in properties
-                return [
-                    (name.upper() if upper else name, avro_schema.sql_type_of(type_, where, upper=upper))
-                    for name, type_, where in fields
-                ]
-            return [(None, avro_schema.sql_type_of(schema, upper=SCHEMA_ID not in properties))]
+                columns = avro_inference.record_columns(schema, upper=SCHEMA_ID not in properties)
+                return [(name, type_) for name, type_ in columns]
+            return [(None, avro_inference.sql_type_of(schema, upper=SCHEMA_ID not in properties))]
         except StatementError as e:
-            if not e.message.startswith(avro_schema.INVALID):
+            if not e.message.startswith(avro_inference.INVALID):
                 raise
             side = "key" if is_key else "value"
-            raise StatementError(e.message.replace(avro_schema.INVALID, f"Invalid Avro {side} schema", 1)) from None
+            raise StatementError(e.message.replace(avro_inference.INVALID, f"Invalid Avro {side} schema", 1)) from None
 
     def make_serializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema, *, by_id: bool) -> Any:
         from confluent_kafka.schema_registry.avro import AvroSerializer
@@ -85,6 +85,7 @@ class AvroFormat(RegistryFormat):
     def make_deserializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema | None) -> Any:
         from confluent_kafka.schema_registry.avro import AvroDeserializer
 
+        _read_micros_raw()
         return _Reader(AvroDeserializer(snapshot.client()), snapshot)
 
     def datum_for(self, plain: Any, schema: RegisteredSchema) -> Any:
@@ -165,6 +166,25 @@ class _Reader:
             holds = writer is not None and _MAP_ENTRY in writer.schema
             self.entry_writers[schema_id] = parsed(writer.schema) if holds and writer is not None else None
         return self.entry_writers[schema_id]
+
+
+#: fastavro's readers of the logical types Kafka Connect's AvroData does not know (it reads
+#: them as the plain long they are, so ksqlDB sees the number of microseconds)
+_CONNECT_RAW_LOGICAL = ("long-time-micros", "long-timestamp-micros")
+
+
+def _raw(data: Any, *_: Any) -> Any:
+    return data
+
+
+@cache
+def _read_micros_raw() -> None:
+    """Make fastavro hand back the micros logical types unconverted, as Connect reads them
+    (fastavro's table is process-wide; qtt reads Avro only through Confluent's deserializer)."""
+    from fastavro import read
+
+    for name in _CONNECT_RAW_LOGICAL:
+        read.LOGICAL_READERS[name] = _raw
 
 
 @cache

@@ -3,9 +3,8 @@
 Writing (:func:`avro_schema_for`) follows ksqlDB's ``AvroSchemas`` over Kafka Connect's
 ``AvroData``: the root is never optional; every field, array element and map value is
 ``["null", T]`` with a null default; a STRUCT is a record named after its path
-(``<root>_<FIELD>``); logical types carry Connect's names. Reading
-(:func:`columns_from_avro`) is ksqlDB's schema inference: Avro types to SQL types, field
-names upper-cased.
+(``<root>_<FIELD>``); logical types carry Connect's names. Schema inference (Avro types to
+SQL types) is :mod:`.avro_inference`.
 
 Values pass through a JSON-like middle form (:func:`avro_to_plain`), so that the SQL side
 reuses :func:`qtt.serde.values.from_json`, ksqlDB's coercion rules, once the writer schema's
@@ -17,7 +16,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
-import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,7 +29,6 @@ from qtt.serde.registry import connect_types
 
 NAMESPACE = "io.confluent.ksql.avro_schemas"
 DEFAULT_FULL_NAME = f"{NAMESPACE}.KsqlDataSourceSchema"
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 _PRIMITIVES = {
     "BOOLEAN": "boolean",
@@ -53,29 +51,75 @@ def key_schema_name(source_name: str) -> str:
     return f"{NAMESPACE}.{camel}Key"
 
 
-def check_avro_names(columns: Sequence[SerdeColumn]) -> None:
-    """Reject column and field names that Avro cannot hold (ksqlDB's message)."""
+# ---- names: Avro's rules for the records and fields ksqlDB's schemas hold
 
-    def check(name: str) -> None:
-        avro_name = name.replace(".", "_")
-        if not _NAME.fullmatch(avro_name):
-            bad = "initial character" if not _NAME.fullmatch(avro_name[:1] or "?") else "character"
-            msg = f"Schema is not compatible with Avro: Illegal {bad}: {avro_name}"
-            raise StatementError(msg)
+#: how ksqlDB's ``AvroSchemas`` names a map's value schema in a path
+_MAP_VALUE = "MapValue"
 
-    def walk(type_: t.SqlType) -> None:
-        if isinstance(type_, t.Struct):
-            for field in type_.fields:
-                check(field.name)
-                walk(field.type)
-        elif isinstance(type_, t.Array):
-            walk(type_.element)
-        elif isinstance(type_, t.Map):
-            walk(type_.value)
 
+def check_avro_names(columns: Sequence[SerdeColumn], *, full_name: str, unwrapped: bool) -> None:
+    """Reject the first record or field name Avro cannot hold (ksqlDB's message).
+
+    ksqlDB's ``AvroSchemaTranslator`` hands its columns' schema to Kafka Connect's ``AvroData``,
+    which builds each record (named after its path, ``<full name>_<FIELD>``) before its fields,
+    and each field's type before the field itself; Avro refuses the first name that is not a
+    letter or ``_`` followed by letters, digits or ``_`` (Java's ``Character`` classes, so any
+    Unicode letter). A bare key or value is no record: its column's name is never written.
+
+    Raises:
+        StatementError: ``Schema is not compatible with Avro: Illegal ...``.
+    """
+    if unwrapped:
+        _walk(columns[0].type, full_name)
+        return
+    _check_record(full_name)
     for column in columns:
-        check(column.name)
-        walk(column.type)
+        _field(column.name, column.type, full_name)
+
+
+def _field(name: str, type_: t.SqlType, path: str) -> None:
+    _walk(type_, f"{path}_{name}")
+    _check(name.replace(".", "_"))  # ksqlDB's AvroSchemas writes a dot as an underscore
+
+
+def _walk(type_: t.SqlType, path: str) -> None:
+    if isinstance(type_, t.Struct):
+        _check_record(path)
+        for field in type_.fields:
+            _field(field.name, field.type, path)
+    elif isinstance(type_, t.Array):
+        _walk(type_.element, path)
+    elif isinstance(type_, t.Map):
+        # ksqlDB's map keys are optional strings: Connect writes a map as a record of entries
+        _check_record(path)
+        _walk(type_.value, f"{path}_{_MAP_VALUE}")
+
+
+def _check_record(full_name: str) -> None:
+    """A record's name, the part after the last dot (Connect passes the rest as its namespace)."""
+    _check(full_name.rpartition(".")[2])
+
+
+def _check(name: str) -> None:
+    problem = None
+    if not name:
+        problem = "Empty name"
+    elif not (_is_letter(name[0]) or name[0] == "_"):
+        problem = f"Illegal initial character: {name}"
+    elif not all(_is_letter(c) or _is_digit(c) or c == "_" for c in name[1:]):
+        problem = f"Illegal character in: {name}"
+    if problem is not None:
+        msg = f"Schema is not compatible with Avro: {problem}"
+        raise StatementError(msg)
+
+
+def _is_letter(char: str) -> bool:
+    # Java's Character.isLetter(char): a letter category, one UTF-16 unit (no surrogate pairs)
+    return ord(char) <= 0xFFFF and unicodedata.category(char) in ("Lu", "Ll", "Lt", "Lm", "Lo")
+
+
+def _is_digit(char: str) -> bool:
+    return ord(char) <= 0xFFFF and unicodedata.category(char) == "Nd"
 
 
 def avro_schema_for(
@@ -159,124 +203,6 @@ def _map_entries(type_: t.Map, path_name: str, enclosing: str) -> dict[str, Any]
     ]
     entry["connect.internal.type"] = "MapEntry"  # Connect names the array, not its entry record
     return {"type": "array", "items": entry, "connect.name": path_name}
-
-
-# ---- inference: Avro types -> SQL types
-
-
-def sql_type_of(schema: Any, path: str = "$", *, upper: bool = True) -> t.SqlType:
-    """The SQL type ksqlDB infers for an Avro type: its record fields' names upper-cased, or as
-    they are (``upper=False``) where a schema id names the schema.
-
-    Raises:
-        StatementError: the type has no SQL type, or is not a valid Avro schema (a record without
-            ``fields``, an array without ``items`` ...), naming where in the schema (``path``).
-    """
-    if isinstance(schema, list):
-        members = [(m, f"{path}[{i}]") for i, m in enumerate(schema) if m != "null"]
-        if len(members) == 1:
-            return sql_type_of(*members[0], upper=upper)
-        members_ = ((_union_field_name(m, where), sql_type_of(m, where, upper=upper)) for m, where in members)
-        return t.Struct(tuple(t.Field(name, type_) for name, type_ in members_))
-    if isinstance(schema, str):
-        return _sql_primitive(schema, path)
-    if not isinstance(schema, Mapping):
-        raise _invalid(path, f"a type name, a union or a type object, got {json_value(schema)}")
-    kind = schema.get("type")
-    logical = schema.get("logicalType")
-    if logical == "decimal":
-        return t.Decimal(_whole_member(schema, "precision", 64, path), _whole_member(schema, "scale", 0, path))
-    if logical == "date":
-        return t.DATE
-    if logical in ("time-millis", "time-micros"):
-        return t.TIME
-    if logical in ("timestamp-millis", "timestamp-micros"):
-        return t.TIMESTAMP
-    if kind == "record":
-        fields = record_fields(schema, path)
-        named = ((name.upper() if upper else name, sql_type_of(type_, at, upper=upper)) for name, type_, at in fields)
-        return t.Struct(tuple(t.Field(name, type_) for name, type_ in named))
-    if kind == "array":
-        return t.Array(sql_type_of(_member(schema, "items", "array", path), f"{path}.items", upper=upper))
-    if kind == "map":
-        return t.Map(t.STRING, sql_type_of(_member(schema, "values", "map", path), f"{path}.values", upper=upper))
-    if kind == "enum":
-        return t.STRING
-    if kind == "fixed":
-        return t.BYTES
-    if isinstance(kind, (str, list, dict)):
-        return sql_type_of(kind, f"{path}.type", upper=upper)
-    if kind is None:
-        raise StatementError(f'{INVALID} at {path}: a type object needs "type", and this one has none')
-    msg = f"Avro type {json_value(kind)} at {path}.type has no SQL type"
-    raise StatementError(msg)
-
-
-def record_fields(schema: Mapping[str, Any], path: str = "$") -> list[tuple[str, Any, str]]:
-    """A record schema's fields as (name, type, path of the type).
-
-    Raises:
-        StatementError: the record has no ``fields`` array, or a field is not an object with a
-            ``name`` and a ``type`` (Avro's parser rejects such a schema: ``Record has no fields``).
-    """
-    fields = _member(schema, "fields", "record", path)
-    if not isinstance(fields, list):
-        raise _invalid(f"{path}.fields", f"an array of fields, got {json_value(fields)}")
-    out = []
-    for index, field in enumerate(fields):
-        where = f"{path}.fields[{index}]"
-        if not isinstance(field, Mapping) or not isinstance(field.get("name"), str) or "type" not in field:
-            raise _invalid(where, f'a field object with a "name" and a "type", got {json_value(field)}')
-        out.append((field["name"], field["type"], f"{where}.type"))
-    return out
-
-
-def _member(schema: Mapping[str, Any], key: str, kind: str, path: str) -> Any:
-    if key not in schema:
-        msg = f'{INVALID} at {path}: an Avro {kind} needs "{key}", and this one has none'
-        raise StatementError(msg)
-    return schema[key]
-
-
-def _whole_member(schema: Mapping[str, Any], key: str, default: int, path: str) -> int:
-    value = schema.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _invalid(f"{path}.{key}", f"a whole number, got {json_value(value)}")
-    return value
-
-
-#: how the message of a schema Avro's parser would reject begins
-INVALID = "Invalid Avro schema"
-
-
-def _invalid(path: str, expected: str) -> StatementError:
-    return StatementError(f"{INVALID} at {path}: expected {expected}")
-
-
-def _sql_primitive(name: str, path: str) -> t.SqlType:
-    found = {
-        "boolean": t.BOOLEAN,
-        "int": t.INTEGER,
-        "long": t.BIGINT,
-        "float": t.DOUBLE,
-        "double": t.DOUBLE,
-        "string": t.STRING,
-        "bytes": t.BYTES,
-    }.get(name)
-    if found is None:
-        msg = f"Avro type {excerpt(repr(name))} at {path} has no SQL type"
-        raise StatementError(msg)
-    return found
-
-
-def _union_field_name(member: Any, path: str) -> str:
-    """Connect's name for a union member's field (``io.confluent.connect.avro.Union``)."""
-    if isinstance(member, str):
-        return member.upper()
-    if not isinstance(member, Mapping):
-        raise _invalid(path, f"a type name or a type object as a union member, got {json_value(member)}")
-    name = member.get("name") or member.get("type")
-    return excerpt(str(name)).rpartition(".")[2].upper()
 
 
 # ---- values

@@ -1,0 +1,55 @@
+"""ksqlDB's ``ColumnReferenceValidator``: a query's unknown columns, before any clause is typed.
+
+ksqlDB's Analyzer looks up every column a query names, clause by clause (``WHERE``, ``GROUP BY``,
+``PARTITION BY``, ``HAVING``, then the ``SELECT`` items), before its planner types a clause or
+checks an aggregation: so the first unknown column, in that order, is the error of a query
+with several faults, even where an earlier clause does not type check or an aggregate call in
+``HAVING`` is also in the projection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from qtt.errors import StatementError, UnknownColumnError
+from qtt.plan.analysis import messages
+from qtt.plan.analysis.analyzer import Scope
+from qtt.sql import ast
+from qtt.sql.parser import iter_nodes
+
+
+def clause_exprs(query: ast.Query) -> list[tuple[str, Iterable[ast.Expr | None]]]:
+    """The expressions of each clause, in the order ksqlDB's Analyzer checks their columns."""
+    return [
+        ("WHERE", [query.where]),
+        ("GROUP BY", query.group_by or ()),
+        ("PARTITION BY", query.partition_by or ()),
+        ("HAVING", [query.having]),
+        ("SELECT", [item.expr for item in query.select if isinstance(item, ast.SingleColumn)]),
+    ]
+
+
+def reject_unknown_columns(query: ast.Query, scope: Scope, *, skip: Callable[[str, ast.ColumnRef], bool]) -> None:
+    """Raise ksqlDB's error for the first column of ``query`` that ``scope`` does not have;
+    ``skip(clause, ref)`` leaves a reference to the checks that come later.
+
+    Raises:
+        UnknownColumnError: ``<CLAUSE> column 'X' cannot be resolved.``
+        StatementError: PARTITION BY's message, which says where its columns must come from.
+    """
+    for clause, exprs in clause_exprs(query):
+        for expr in exprs:
+            nodes = list(iter_nodes(expr)) if expr is not None else []
+            params = {p for node in nodes if isinstance(node, ast.Lambda) for p in node.params}
+            for ref in nodes:
+                if not isinstance(ref, ast.ColumnRef) or (ref.source is None and ref.name in params):
+                    continue
+                if scope.matches(ref) or skip(clause, ref):
+                    continue
+                try:
+                    scope.resolve(ref, clause)
+                except UnknownColumnError as error:
+                    if clause != "PARTITION BY":
+                        raise
+                    msg = messages.partition_by_unresolved(error.shown)
+                    raise StatementError(msg, line=error.line, column=error.column, hint=error.hint) from None

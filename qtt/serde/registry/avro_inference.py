@@ -1,0 +1,201 @@
+"""ksqlDB's schema inference from Avro: a registered Avro schema's types as SQL types.
+
+As Kafka Connect's ``AvroData.toConnectSchema`` reads the schema and ksqlDB's
+``ConnectKsqlSchemaTranslator`` types it: field names upper-cased (kept where a schema id names
+the schema), a union with null its other member, a wider union a STRUCT of its members, an
+array of Connect's map entries a MAP, and a field of a type ksqlDB has no SQL type for left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError
+from qtt.serde.excerpt import excerpt, json_value
+
+
+def sql_type_of(schema: Any, path: str = "$", *, upper: bool = True) -> t.SqlType:
+    """The SQL type ksqlDB infers for an Avro type: its record fields' names upper-cased, or as
+    they are (``upper=False``) where a schema id names the schema.
+
+    Raises:
+        StatementError: the type has no SQL type, or is not a valid Avro schema (a record without
+            ``fields``, an array without ``items`` ...), naming where in the schema (``path``).
+    """
+    if isinstance(schema, list):
+        members = [(m, f"{path}[{i}]") for i, m in enumerate(schema) if m != "null"]
+        if len(members) == 1:
+            return sql_type_of(*members[0], upper=upper)
+        members_ = ((_union_field_name(m, where), sql_type_of(m, where, upper=upper)) for m, where in members)
+        return t.Struct(tuple(t.Field(name, type_) for name, type_ in members_))
+    if isinstance(schema, str):
+        return _sql_primitive(schema, path)
+    if not isinstance(schema, Mapping):
+        raise _invalid(path, f"a type name, a union or a type object, got {json_value(schema)}")
+    kind = schema.get("type")
+    logical = schema.get("logicalType")
+    if logical == "decimal":
+        return t.Decimal(_whole_member(schema, "precision", 64, path), _whole_member(schema, "scale", 0, path))
+    if logical == "date":
+        return t.DATE
+    # Connect's AvroData knows only the millis logical types: a micros one is a plain long
+    if logical == "time-millis":
+        return t.TIME
+    if logical == "timestamp-millis":
+        return t.TIMESTAMP
+    # Connect names the schema after "connect.name", and ksqlDB types Connect's date, time and
+    # timestamp names by their name alone (ConnectKsqlSchemaTranslator)
+    connect_name = schema.get("connect.name")
+    connect_type = (
+        _CONNECT_NAMED.get((kind, connect_name)) if isinstance(kind, str) and isinstance(connect_name, str) else None
+    )
+    if connect_type is not None:
+        return connect_type
+    if kind == "record":
+        return t.Struct(tuple(t.Field(name, type_) for name, type_ in record_columns(schema, path, upper=upper)))
+    if kind == "array":
+        items = _member(schema, "items", "array", path)
+        if _is_connect_map_entry(items):
+            return _entries_map(items, f"{path}.items", upper=upper)
+        return t.Array(sql_type_of(items, f"{path}.items", upper=upper))
+    if kind == "map":
+        return t.Map(t.STRING, sql_type_of(_member(schema, "values", "map", path), f"{path}.values", upper=upper))
+    if kind == "enum":
+        return t.STRING
+    if kind == "fixed":
+        return t.BYTES
+    if isinstance(kind, (str, list, dict)):
+        return sql_type_of(kind, f"{path}.type", upper=upper)
+    if kind is None:
+        raise StatementError(f'{INVALID} at {path}: a type object needs "type", and this one has none')
+    msg = f"Avro type {json_value(kind)} at {path}.type has no SQL type"
+    raise StatementError(msg)
+
+
+#: (Avro type, ``connect.name``) -> the SQL type ksqlDB gives Connect's schema of that name
+_CONNECT_NAMED: dict[tuple[Any, Any], t.SqlType] = {
+    ("int", "org.apache.kafka.connect.data.Date"): t.DATE,
+    ("int", "org.apache.kafka.connect.data.Time"): t.TIME,
+    ("long", "org.apache.kafka.connect.data.Timestamp"): t.TIMESTAMP,
+}
+
+
+class _UnsupportedType(StatementError):
+    """A type ksqlDB's ``ConnectKsqlSchemaTranslator`` has no SQL type for: the record field
+    holding it is left out of the inferred columns (ksqlDB logs it)."""
+
+
+#: the map key types ksqlDB's ConnectKsqlSchemaTranslator takes (Connect's int8 to int64,
+#: boolean, string; DATE, TIME and TIMESTAMP are int32 and int64 to Connect); all read as STRING
+_MAP_KEY_BASES = frozenset(["INTEGER", "BIGINT", "BOOLEAN", "STRING", "DATE", "TIME", "TIMESTAMP"])
+
+
+def record_columns(schema: Mapping[str, Any], path: str = "$", *, upper: bool = True) -> list[tuple[str, t.SqlType]]:
+    """A record's fields as SQL columns, names upper-cased unless ``upper`` is false, without the
+    fields whose type ksqlDB cannot take.
+
+    Raises:
+        StatementError: no field is left (ksqlDB's message), or the schema is not valid.
+    """
+    columns = []
+    for name, type_, at in record_fields(schema, path):
+        try:
+            columns.append((name.upper() if upper else name, sql_type_of(type_, at, upper=upper)))
+        except _UnsupportedType:
+            continue
+    if not columns and path == "$":
+        raise StatementError("Schema does not include any columns with types that ksqlDB supports.")
+    return columns
+
+
+def _is_connect_map_entry(items: Any) -> bool:
+    """Kafka Connect's ``AvroData.isMapEntry``: a record marked ``connect.internal.type: MapEntry``
+    or named ``io.confluent.connect.avro.MapEntry`` (a union of one is no entry)."""
+    if not isinstance(items, Mapping) or items.get("type") != "record":
+        return False
+    if items.get("connect.internal.type") == "MapEntry":
+        return True
+    name = str(items.get("name", ""))
+    full_name = name if "." in name else f"{items.get('namespace', '')}.{name}"
+    return full_name == "io.confluent.connect.avro.MapEntry"
+
+
+def _entries_map(entry: Mapping[str, Any], path: str, *, upper: bool) -> t.SqlType:
+    """The MAP Kafka Connect reads from an array of key-value records, as ksqlDB types it."""
+    fields = {name: (type_, at) for name, type_, at in record_fields(entry, path)}
+    if len(fields) != 2 or "key" not in fields or "value" not in fields:
+        msg = "Found map encoded as array of key-value pairs, but array elements do not match the expected format."
+        raise StatementError(msg)
+    key = sql_type_of(*fields["key"], upper=upper)
+    if key.base not in _MAP_KEY_BASES:
+        raise _UnsupportedType(f"Unsupported type for map key: {key}")
+    return t.Map(t.STRING, sql_type_of(*fields["value"], upper=upper))
+
+
+def record_fields(schema: Mapping[str, Any], path: str = "$") -> list[tuple[str, Any, str]]:
+    """A record schema's fields as (name, type, path of the type).
+
+    Raises:
+        StatementError: the record has no ``fields`` array, or a field is not an object with a
+            ``name`` and a ``type`` (Avro's parser rejects such a schema: ``Record has no fields``).
+    """
+    fields = _member(schema, "fields", "record", path)
+    if not isinstance(fields, list):
+        raise _invalid(f"{path}.fields", f"an array of fields, got {json_value(fields)}")
+    out = []
+    for index, field in enumerate(fields):
+        where = f"{path}.fields[{index}]"
+        if not isinstance(field, Mapping) or not isinstance(field.get("name"), str) or "type" not in field:
+            raise _invalid(where, f'a field object with a "name" and a "type", got {json_value(field)}')
+        out.append((field["name"], field["type"], f"{where}.type"))
+    return out
+
+
+def _member(schema: Mapping[str, Any], key: str, kind: str, path: str) -> Any:
+    if key not in schema:
+        msg = f'{INVALID} at {path}: an Avro {kind} needs "{key}", and this one has none'
+        raise StatementError(msg)
+    return schema[key]
+
+
+def _whole_member(schema: Mapping[str, Any], key: str, default: int, path: str) -> int:
+    value = schema.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _invalid(f"{path}.{key}", f"a whole number, got {json_value(value)}")
+    return value
+
+
+#: how the message of a schema Avro's parser would reject begins
+INVALID = "Invalid Avro schema"
+
+
+def _invalid(path: str, expected: str) -> StatementError:
+    return StatementError(f"{INVALID} at {path}: expected {expected}")
+
+
+def _sql_primitive(name: str, path: str) -> t.SqlType:
+    found = {
+        "boolean": t.BOOLEAN,
+        "int": t.INTEGER,
+        "long": t.BIGINT,
+        "float": t.DOUBLE,
+        "double": t.DOUBLE,
+        "string": t.STRING,
+        "bytes": t.BYTES,
+    }.get(name)
+    if found is None:
+        msg = f"Avro type {excerpt(repr(name))} at {path} has no SQL type"
+        raise StatementError(msg)
+    return found
+
+
+def _union_field_name(member: Any, path: str) -> str:
+    """Connect's name for a union member's field (``io.confluent.connect.avro.Union``)."""
+    if isinstance(member, str):
+        return member.upper()
+    if not isinstance(member, Mapping):
+        raise _invalid(path, f"a type name or a type object as a union member, got {json_value(member)}")
+    name = member.get("name") or member.get("type")
+    return excerpt(str(name)).rpartition(".")[2].upper()

@@ -1,0 +1,72 @@
+"""Avro schema inference: Connect's reading of logical types and map entries, as ksqlDB types it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from qtt import sqltypes as t
+from qtt.errors import StatementError
+from qtt.serde.registry.avro_inference import record_columns, sql_type_of
+
+
+def _entries(key: Any) -> dict[str, Any]:
+    entry = {"name": "key", "type": key}, {"name": "value", "type": ["null", "long"], "default": None}
+    items = {"type": "record", "name": "E", "connect.internal.type": "MapEntry", "fields": list(entry)}
+    return {"type": "array", "items": items}
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"type": "long", "logicalType": "timestamp-micros"}, t.BIGINT),
+        ({"type": "long", "logicalType": "time-micros"}, t.BIGINT),
+        ({"type": "long", "logicalType": "timestamp-millis"}, t.TIMESTAMP),
+        ({"type": "int", "connect.name": "org.apache.kafka.connect.data.Date"}, t.DATE),
+        ({"type": "long", "connect.name": "org.apache.kafka.connect.data.Timestamp"}, t.TIMESTAMP),
+        ({"type": "long", "connect.name": "org.apache.kafka.connect.data.Date"}, t.BIGINT),
+        (_entries("string"), t.Map(t.STRING, t.BIGINT)),
+        (_entries("int"), t.Map(t.STRING, t.BIGINT)),
+        (
+            {
+                "type": "array",
+                "items": {
+                    "type": "record",
+                    "name": "MapEntry",
+                    "namespace": "io.confluent.connect.avro",
+                    "fields": [{"name": "key", "type": "boolean"}, {"name": "value", "type": "int"}],
+                },
+            },
+            t.Map(t.STRING, t.INTEGER),
+        ),
+        (
+            {
+                "type": "array",
+                "items": {
+                    "type": "record",
+                    "name": "Pair",
+                    "fields": [{"name": "key", "type": "string"}, {"name": "value", "type": "int"}],
+                },
+            },
+            t.Array(t.Struct((t.Field("KEY", t.STRING), t.Field("VALUE", t.INTEGER)))),
+        ),
+    ],
+)
+def test_avro_types_infer_as_connect_reads_them(schema: Any, expected: t.SqlType) -> None:
+    assert sql_type_of(schema) == expected
+
+
+def test_a_field_of_entries_whose_keys_ksqldb_cannot_take_is_left_out() -> None:
+    schema = {
+        "type": "record",
+        "name": "R",
+        "fields": [{"name": "a", "type": "int"}, {"name": "w", "type": _entries("double")}],
+    }
+    assert record_columns(schema) == [("A", t.INTEGER)]
+
+
+def test_a_record_with_no_field_left_is_refused() -> None:
+    schema = {"type": "record", "name": "R", "fields": [{"name": "w", "type": _entries("bytes")}]}
+    with pytest.raises(StatementError, match=r"Schema does not include any columns with types that ksqlDB supports\."):
+        record_columns(schema)
