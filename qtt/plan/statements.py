@@ -15,6 +15,7 @@ from qtt import sqltypes as t
 from qtt.errors import ConfigError, QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
 from qtt.plan.ddl import upgrades
+from qtt.plan.ddl.alters import altered_schema
 from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key
 from qtt.plan.ddl.drops import refuse_drop_under_inserts
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, check_no_shadowed_columns, unknown_source_hint
@@ -44,7 +45,7 @@ from qtt.plan.insert_coercion import Evaluate
 from qtt.plan.inserts import Insert, inserted_row, refuse_read_only_topic
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
-from qtt.plan.ir.schema import HEADER, HEADERS, RESERVED_NAMES, VALUE, Column, LogicalSchema
+from qtt.plan.ir.schema import HEADER, HEADERS, RESERVED_NAMES, Column, LogicalSchema
 from qtt.plan.planner.header_columns import check_header_column
 from qtt.plan.planner.planned import check_no_map_keys
 from qtt.plan.planner.query_planner import plan_query
@@ -289,24 +290,17 @@ class Planner:
         existing = self.sources.get(statement.name)
         if existing is None:
             raise StatementError(f"Source {statement.name} does not exist.")
+        # ksqlDB's engine raises these as KsqlStatementExceptions (EngineExecutor.plan and .executeDdl)
         if existing.is_source:  # AlterSourceFactory names the statement's kind
             kind = statement.kind.lower()
             msg = f"Cannot alter {kind} '{statement.name}': ALTER operations are not supported on source {kind}s."
-            raise SqlError(msg)
+            raise StatementError(msg)
         if existing.kind != statement.kind:
             msg = f"Incompatible data source type is {existing.kind}, but statement was ALTER {statement.kind}"
-            raise SqlError(msg)
-        if statement.name in self.sink_queries:
-            raise SqlError("ALTER command is not supported for CREATE ... AS statements.")
-        columns = list(existing.schema.columns)
-        for element in statement.columns:
-            # LogicalSchema.Builder: a value column may share a key or header column's name
-            if any(c.name == element.name and c.namespace == VALUE for c in columns):
-                msg = f"Cannot add column `{element.name}` to schema. A column with the same name already exists."
-                raise SqlError(msg)
-            _spark_holds(element.type)
-            columns.append(Column(element.name, element.type, VALUE))
-        schema = LogicalSchema(tuple(columns))
+            raise StatementError(msg)
+        if existing.cas_target:
+            raise StatementError("ALTER command is not supported for CREATE ... AS statements.")
+        schema = altered_schema(existing.schema, [(e.name, e.type) for e in statement.columns])
         altered = replace(existing, schema=schema)
         self.sources[statement.name] = altered
         return _declaration(altered, statement.text, or_replace=True)
@@ -463,6 +457,7 @@ class Planner:
             timestamp_column=timestamp,
             partitions=partitions,
             sql=statement.text,
+            cas_target=True,
         )
         if existing is not None:
             check_source_upgrade(existing, sink_source)

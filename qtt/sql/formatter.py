@@ -32,14 +32,18 @@ _NUMBER = re.compile(r"[0-9]+(E[+-]?[0-9]+)?")
 
 #: set while :func:`format_plain` prints: every name bare
 _PLAIN: ContextVar[bool] = ContextVar("plain", default=False)
+#: the lambda parameters in scope: ksqlDB's parser makes a reference to one a LambdaVariable,
+#: which its formatter prints as it is, never quoted
+_LAMBDA_VARIABLES: ContextVar[frozenset[str]] = ContextVar("lambda_variables", default=frozenset())
 
 
 def format_identifier(name: str) -> str:
     """A name as ksqlDB prints it (IdentifierUtil.needsQuotes): bare when it is an upper-case
-    identifier that is not a reserved word, else in backticks."""
+    identifier that is not a reserved word, else in backticks (FormatOptions.escape doubles no
+    backtick inside the name: ``a``b`` prints ``a`b``)."""
     if _PLAIN.get() or (_BARE.fullmatch(name) and not _NUMBER.fullmatch(name) and name not in KSQL_RESERVED_WORDS):
         return name
-    return "`" + name.replace("`", "``") + "`"
+    return "`" + name + "`"
 
 
 def format_plain(node: ast.Expr) -> str:
@@ -75,9 +79,11 @@ def visit_IntegerLiteral(node: ast.IntegerLiteral) -> str:
 
 @format_expr.register
 def visit_DecimalLiteral(node: ast.DecimalLiteral) -> str:
-    # Java's BigDecimal.toString of the written digits: ``.5`` prints ``0.5``, ``5.`` prints ``5``
-    text = node.text.rstrip(".")
-    return text.replace(".", "0.", 1) if text.lstrip("-+").startswith(".") else text
+    # Java's BigDecimal.toString of the written digits (Python's str of a Decimal follows the same
+    # rule): ``.5`` prints ``0.5``, ``5.`` ``5``, ``007.50`` ``7.50``, ``0.00000025`` ``2.5E-7``,
+    # and ``-0.0`` ``0.0`` (a BigDecimal has no negative zero)
+    value = decimal.Decimal(node.text)
+    return str(value.copy_abs() if value.is_zero() else value)
 
 
 @format_expr.register
@@ -99,6 +105,8 @@ def visit_StringLiteral(node: ast.StringLiteral) -> str:
 
 @format_expr.register
 def visit_ColumnRef(node: ast.ColumnRef) -> str:
+    if node.source is None and node.name in _LAMBDA_VARIABLES.get():
+        return node.name
     return (
         f"{format_identifier(node.source)}.{format_identifier(node.name)}"
         if node.source
@@ -118,7 +126,9 @@ def visit_Subscript(node: ast.Subscript) -> str:
 
 @format_expr.register
 def visit_Negate(node: ast.Negate) -> str:
-    return f"-{format_expr(node.operand)}"
+    # a space keeps two minus signs from reading as a comment: ``-(-x)`` prints ``- -X``
+    operand = format_expr(node.operand)
+    return f"- {operand}" if operand.startswith("-") else f"-{operand}"
 
 
 #: Binary operators ksqlDB prints with a keyword rather than the node's ``op``.
@@ -223,14 +233,21 @@ def visit_CreateStruct(node: ast.CreateStruct) -> str:
 
 @format_expr.register
 def visit_FunctionCall(node: ast.FunctionCall) -> str:
-    if node.star:
-        return f"{node.name}(*)"
-    return f"{node.name}({', '.join(format_expr(a) for a in node.args)})"
+    # ksqlDB's parser keeps no star (``F(*)`` is a call with no argument); its formatter prints
+    # one in any COUNT with no argument. The name is the parser's (a quoted one keeps its case).
+    name = format_identifier(node.identifier)
+    if not node.args and node.identifier == "COUNT":
+        return f"{name}(*)"
+    return f"{name}({', '.join(format_expr(a) for a in node.args)})"
 
 
 @format_expr.register
 def visit_Lambda(node: ast.Lambda) -> str:
-    return f"({', '.join(node.params)}) => {format_expr(node.body)}"
+    token = _LAMBDA_VARIABLES.set(_LAMBDA_VARIABLES.get() | set(node.params))
+    try:
+        return f"({', '.join(node.params)}) => {format_expr(node.body)}"
+    finally:
+        _LAMBDA_VARIABLES.reset(token)
 
 
 @format_expr.register

@@ -114,3 +114,23 @@ def test_a_single_protobuf_key_reports_no_key_feature() -> None:
     protobuf, avro = planned.sources["P"], planned.sources["A"]
     assert ksql_features(protobuf.formats, protobuf.schema, key=True) == []
     assert ksql_features(avro.formats, avro.schema, key=True) == ["UNWRAP_SINGLES"]
+
+
+def test_format_properties_are_checked_one_by_one() -> None:
+    # a PROTOBUF sink inherits its source's full schema name: a condition naming only
+    # unwrapPrimitives still holds (ksqlDB's runner does not compare properties at all)
+    planned = plan_statements(
+        parse_statements(
+            "CREATE STREAM S (K INT KEY, V STRING) WITH (kafka_topic='s', format='PROTOBUF',"
+            " KEY_SCHEMA_FULL_NAME='SensorKey');"
+            "CREATE STREAM T AS SELECT * FROM S;"
+        ),
+        {},
+    )
+    holds = PostSource(name="T", key_format={"format": "PROTOBUF", "properties": {"unwrapPrimitives": "true"}})
+    assert problems(planned, sources=(holds,)) == []
+    differs = PostSource(name="T", key_format={"format": "PROTOBUF", "properties": {"fullSchemaName": "Other"}})
+    assert problems(planned, sources=(differs,)) == [
+        "source T: expected key format properties {'fullSchemaName': 'Other'},"
+        " got {'fullSchemaName': 'SensorKey', 'unwrapPrimitives': 'true'}"
+    ]

@@ -61,6 +61,10 @@ def test_reduce_does_not_widen_the_lambda_result_to_the_state_type() -> None:
             r"Cannot map S to both INTEGER and STRING",
         ),
         ("REDUCE(A, NULL, (s, x) => s)", r"Can't infer a type of null"),
+        # a bare NULL body has no type, even where the lambda's result type is known
+        # (ksqlDB's SqlLambdaResolved needs one)
+        ("FILTER(A, x => NULL)", r"Can't infer a type of null"),
+        ("REDUCE(A, 0, (s, x) => NULL)", r"Can't infer a type of null"),
         ("TRANSFORM(A)", r"Function 'transform' does not accept parameters \(ARRAY<INTEGER>\)"),
         ("ABS(I, x => x)", r"Function 'Abs' does not accept parameters \(INTEGER, LAMBDA<1>\)"),
         ("TRANSFORM(A, x => nope)", r"column 'NOPE' cannot be resolved"),

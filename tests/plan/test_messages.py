@@ -24,6 +24,12 @@ def test_bare_columns_are_qualified_in_messages() -> None:
     assert messages.qualified_sql(parse_expression("A + S.B"), "S") == "(S.A + S.B)"
 
 
+def test_lambda_parameters_are_not_qualified_in_messages() -> None:
+    # a lambda parameter is ksqlDB's LambdaVariable, not a column: it stays bare
+    text = messages.qualified_sql(parse_expression("TRANSFORM(XS, x => x + B + TRANSFORM(YS, y => x + y)[1])"), "S")
+    assert text == "TRANSFORM(S.XS, (X) => ((X + S.B) + TRANSFORM(S.YS, (Y) => (X + Y))[1]))"
+
+
 def test_missing_keys_are_plural_for_a_query_but_not_for_an_aggregation() -> None:
     query = messages.key_missing_from_projection("OUT", "key column", ["A", "B"])
     aggregation = messages.key_missing_from_projection("OUT", "grouping expression", ["A", "B"], plural_key=False)

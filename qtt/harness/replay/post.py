@@ -45,8 +45,10 @@ def _format_problems(label: str, expected: Any, actual: FormatInfo, window: Wind
     want_size = expected.get("windowSize")
     if want_size is not None and window is not None and want_size != window.size_ms:
         yield f"expected {label} windows of {want_size} ms, got {window.size_ms}"
+    # ksqlDB's KeyFormatNode has no ``properties`` (its mapper ignores unknown fields), so its
+    # runner never compares them: expected properties must hold, others may be there too
     properties = expected.get("properties")
-    if properties is not None and dict(properties) != dict(actual.properties):
+    if properties is not None and any(actual.properties.get(k) != v for k, v in dict(properties).items()):
         yield f"expected {label} properties {dict(properties)}, got {dict(actual.properties)}"
 
 

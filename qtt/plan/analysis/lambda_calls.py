@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.plan.analysis.coercion import coerce_null, is_null_literal
+from qtt.plan.analysis.coercion import is_null_literal
 from qtt.plan.functions.invocation_signatures import LAMBDA_SIGNATURES, LambdaParam
 from qtt.plan.functions.names import shown_name
 from qtt.plan.functions.signature_matching import (
@@ -150,16 +150,17 @@ def _fit_result(
 
     As ksqlDB's ``GenericsUtil.reserveGenerics``, a result already bound (REDUCE's state)
     must have its type exactly, without widening, and a declared BOOLEAN (FILTER's) must be one.
+    A bare NULL body is refused whatever the lambda declares: ksqlDB's ``SqlLambdaResolved``
+    needs the body's type, and a NULL has none.
     """
+    if isinstance(body.result_type, NullType):
+        raise StatementError(NULL_TYPE_MESSAGE)
     result = pattern.result
     if isinstance(result, Var) and result.name not in bindings:
-        if isinstance(body.result_type, NullType):
-            raise StatementError(NULL_TYPE_MESSAGE)
         bindings[result.name] = body.result_type
         return body
     expected = substitute(result, bindings, [])
     assert expected is not None
-    body = coerce_null(body, expected)
     if body.result_type == expected:
         return body
     declared = f"LAMBDA ({', '.join(describe_pattern(p) for p in pattern.params)}) => {describe_pattern(result)}"

@@ -58,19 +58,25 @@ def unqualified_sql(node: ast.Expr) -> str:
     return format_expr(rewrite_refs(node, lambda ref: replace(ref, source=None)))
 
 
-def rewrite_refs(node: ast.Expr, rewrite: Callable[[ast.ColumnRef], ast.Expr]) -> ast.Expr:
-    """``node`` with every column reference replaced by ``rewrite(ref)``."""
+def rewrite_refs(
+    node: ast.Expr, rewrite: Callable[[ast.ColumnRef], ast.Expr], bound: frozenset[str] = frozenset()
+) -> ast.Expr:
+    """``node`` with every column reference replaced by ``rewrite(ref)``; a bare reference to
+    a parameter of an enclosing lambda (``bound``) is a lambda variable, not a column, and is
+    kept (ksqlDB's ``LambdaVariable``)."""
     if isinstance(node, ast.ColumnRef):
-        return rewrite(node)
+        return node if node.source is None and node.name in bound else rewrite(node)
+    if isinstance(node, ast.Lambda):
+        bound = bound | frozenset(node.params)
     changes: dict[str, object] = {}
     for name in getattr(node, "__dataclass_fields__", {}):
         if name == "pos":
             continue
         value = getattr(node, name)
         if isinstance(value, ast.Expr):
-            changes[name] = rewrite_refs(value, rewrite)
+            changes[name] = rewrite_refs(value, rewrite, bound)
         elif isinstance(value, tuple) and value and all(isinstance(v, ast.Expr) for v in value):
-            changes[name] = tuple(rewrite_refs(v, rewrite) for v in value)
+            changes[name] = tuple(rewrite_refs(v, rewrite, bound) for v in value)
     return replace(node, **changes) if changes else node  # type: ignore[arg-type]
 
 

@@ -26,6 +26,8 @@ class DataSource:
     is_source: bool = False
     partitions: int | None = None
     sql: str = ""
+    #: declared by a C*AS (ksqlDB's ``isCasTarget``); a plain CREATE OR REPLACE of it clears it
+    cas_target: bool = False
 
 
 def unknown_source_hint(name: str, known: Iterable[str]) -> str | None:
@@ -35,8 +37,8 @@ def unknown_source_hint(name: str, known: Iterable[str]) -> str | None:
 
 def check_no_shadowed_columns(relation: ast.Relation, sources: Mapping[str, DataSource]) -> None:
     """Refuse, as a feature qtt lacks, a query over a source that ``ALTER ... ADD COLUMN`` gave a
-    value column named as one of its key or header columns: ksqlDB accepts the ALTER, and its
-    queries see the key (or header) column under that name, not the value column."""
+    value column named as one of its header columns: ksqlDB accepts the ALTER (not one naming a
+    key column), and its queries see the header column under that name, not the value column."""
     while isinstance(relation, ast.Join):
         check_no_shadowed_columns(relation.right, sources)
         relation = relation.left

@@ -188,7 +188,7 @@ def _qualified(node: Any, tables: list[_Aliased], bound: frozenset[str]) -> Any:
         return node if owner is None else dataclasses.replace(node, source=owner)
     if isinstance(node, ast.Concat):  # ksqlDB's call of ``concat``, its lower-case name quoted in a statement
         args = (_qualified(node.left, tables, bound), _qualified(node.right, tables, bound))
-        return ast.FunctionCall(name="`concat`", args=args, pos=node.pos)
+        return ast.FunctionCall(name="CONCAT", args=args, spelling="`concat`", pos=node.pos)
     if isinstance(node, ast.FunctionCall) and node.name == "COUNT" and not node.args:  # sanitized: COUNT(*)
         return dataclasses.replace(node, star=True)
     if isinstance(node, ast.Lambda):
