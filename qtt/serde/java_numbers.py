@@ -13,9 +13,7 @@ import re
 import struct
 
 from qtt.serde.excerpt import excerpt, excerpt_runs
-
-INT_MIN, INT_MAX = -(2**31), 2**31 - 1
-LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
+from qtt.sqltypes import BIGINT_MAX, BIGINT_MIN, INT_MAX, INT_MIN
 
 
 def java_narrow(value: int, bits: int) -> int:
@@ -38,7 +36,7 @@ def java_parse_long(text: str) -> int:
     Raises:
         ValueError: for anything else, or a value outside BIGINT.
     """
-    return _parse_whole(text, LONG_MIN, LONG_MAX)
+    return _parse_whole(text, BIGINT_MIN, BIGINT_MAX)
 
 
 def java_parse_int(text: str) -> int:

@@ -390,13 +390,10 @@ def iter_nodes(node: object) -> Iterator[ast.Node]:
             stack.extend(reversed(item))
 
 
-_BIGINT_MIN, _BIGINT_MAX = -(2**63), 2**63 - 1
-
-
 def _check_literals(root: object) -> None:
     """Reject numeric literals that ksqlDB's parser rejects."""
     for node in iter_nodes(root):
-        if isinstance(node, ast.IntegerLiteral) and not _BIGINT_MIN <= node.value <= _BIGINT_MAX:
+        if isinstance(node, ast.IntegerLiteral) and not t.BIGINT_MIN <= node.value <= t.BIGINT_MAX:
             _raise_literal(f"Invalid numeric literal: {node.value}", node)
         if isinstance(node, ast.DoubleLiteral) and math.isinf(float(node.text)):
             _raise_literal(f"Number overflows DOUBLE: {node.text}", node)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime
 
-_LONG_MAX = 2**63 - 1
+from qtt.sqltypes import BIGINT_MAX
+
 _YEAR_MAX = 999_999_999
 _MONTH_DAYS = {4: 30, 6: 30, 9: 30, 11: 30}
 
@@ -77,7 +78,7 @@ def _digits(text: str, position: int, least: int, most: int) -> tuple[int, int]:
     if end < position + least:
         raise _Stop(position)
     value = int(text[position:end])
-    while value > _LONG_MAX:  # java.time reads one digit less rather than overflow
+    while value > BIGINT_MAX:  # java.time reads one digit less rather than overflow
         end -= 1
         value = int(text[position:end])
     return value, end

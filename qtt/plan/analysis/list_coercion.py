@@ -27,9 +27,7 @@ from qtt.errors import StatementError
 from qtt.plan.analysis.coercion import decimal_literal_type, implicit_cast
 from qtt.plan.functions.signature_matching import NullType, widen_decimals
 from qtt.plan.ir import expressions as e
-
-_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
-_BIGINT_MIN, _BIGINT_MAX = -(2**63), 2**63 - 1
+from qtt.sqltypes import BIGINT_MAX, BIGINT_MIN, INT_MAX, INT_MIN
 
 
 class CoercionError(StatementError):
@@ -73,9 +71,9 @@ def _string_number_type(text: str) -> t.SqlType:
     if not any(c in text for c in ".eE") and value == value.to_integral_value():
         whole = int(value)
         # ksqlDB's bounds are exclusive: the extreme INT values count as BIGINT.
-        if _INT_MIN < whole < _INT_MAX:
+        if INT_MIN < whole < INT_MAX:
             return t.INTEGER
-        if _BIGINT_MIN < whole < _BIGINT_MAX:
+        if BIGINT_MIN < whole < BIGINT_MAX:
             return t.BIGINT
     return decimal_literal_type(str(value))
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 from qtt.errors import StatementError
 from qtt.plan.analysis import java_time
 from qtt.sql import ast
+from qtt.sqltypes import BIGINT_MAX, BIGINT_MIN
 
 #: the columns whose comparisons read string literals as timestamps
 COLUMNS = frozenset({"ROWTIME", "WINDOWSTART", "WINDOWEND"})
@@ -24,7 +25,6 @@ CLAUSES = frozenset({"WHERE", "HAVING"})
 
 _PATTERN = "yyyy-MM-dd'T'HH:mm:ss.SSS"
 _TIME_PATTERN = "HH:mm:ss.SSS"
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 _HELP = (
     f'\nRequired format is: "{_PATTERN}", with an optional numeric 4-digit timezone, for example: '
     "'2020-05-26T23:59:58.000' or with tz: '2020-05-26T23:59:58.000+0200'. "
@@ -72,7 +72,7 @@ def timestamp_millis(text: str) -> int:
         millis = java_time.local_millis(f"{date}T{time}") - offset * 1000
     except ValueError as error:
         raise StatementError(f"Failed to parse timestamp '{text}': {error}{_HELP}") from None
-    if not _LONG_MIN <= millis <= _LONG_MAX:
+    if not BIGINT_MIN <= millis <= BIGINT_MAX:
         raise StatementError(f"Failed to parse timestamp '{text}': long overflow{_HELP}")
     return millis
 

@@ -21,6 +21,7 @@ from qtt.plan.ir.schema import WINDOW_BOUNDS
 from qtt.sql import ast
 from qtt.sql.ast_parts import TIME_UNITS_MS
 from qtt.sql.parser import iter_nodes
+from qtt.sqltypes import BIGINT_MAX
 
 #: Kafka Streams' legacy default grace period, less the window size
 DEFAULT_GRACE_MS = 24 * 60 * 60 * 1000
@@ -146,7 +147,6 @@ _DURATION_UNITS_NS = {
     "MICROSECONDS": 1_000,
     **{f"{unit}S": ms * 1_000_000 for unit, ms in TIME_UNITS_MS.items()},
 }
-_LONG_MAX = 2**63 - 1
 _JAVA_SPACE = r"[ \t\n\x0b\f\r]"  # Java's regex \s
 
 
@@ -165,12 +165,12 @@ def _duration_ns(text: str) -> int:
         parts.pop()
     if len(parts) != 2:
         problem = f"Expected 2 tokens, got: {len(parts)}"
-    elif not re.fullmatch(r"[+-]?[0-9]+", parts[0]) or abs(int(parts[0])) > _LONG_MAX + (parts[0][0] == "-"):
+    elif not re.fullmatch(r"[+-]?[0-9]+", parts[0]) or abs(int(parts[0])) > BIGINT_MAX + (parts[0][0] == "-"):
         problem = f"Not numeric: '{parts[0]}'"
     else:
         unit = parts[1].upper()
         factor = _DURATION_UNITS_NS.get(unit if unit.endswith("S") else unit + "S")
         if factor is not None:  # TimeUnit.toNanos saturates
-            return max(-_LONG_MAX - 1, min(_LONG_MAX, int(parts[0]) * factor))
+            return max(-BIGINT_MAX - 1, min(BIGINT_MAX, int(parts[0]) * factor))
         problem = f"Unknown time unit: '{unit}'\nSupported time units are: {', '.join(_DURATION_UNITS_NS)}"
     raise SqlSyntaxError(f"Configuration WINDOW_SIZE is invalid: Invalid duration: '{text}'. {problem}")

@@ -41,9 +41,6 @@ def _sign(expr: e.Call, args: Sequence[Column]) -> Column:
     return F.when(F.isnan(args[0].cast("double")), F.lit(0)).otherwise(F.signum(args[0]))
 
 
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
-
-
 def _java_round_half_up(value: Column) -> Column:
     """Java's ``Math.round(double)``: ties toward +infinity, NaN is 0, saturates at the longs."""
     floor = F.floor(value)
@@ -51,8 +48,8 @@ def _java_round_half_up(value: Column) -> Column:
     rounded = F.when((value - floor) >= 0.5, floor + 1).otherwise(floor)
     return (
         F.when(F.isnan(value), F.lit(0))
-        .when(value >= float(2**63), F.lit(_LONG_MAX))
-        .when(value <= float(-(2**63)), F.lit(_LONG_MIN))
+        .when(value >= float(2**63), F.lit(t.BIGINT_MAX))
+        .when(value <= float(-(2**63)), F.lit(t.BIGINT_MIN))
         .otherwise(rounded)
     )
 

@@ -39,9 +39,8 @@ _UNIT_MILLIS = {
 }
 _DAY_MILLIS = 86_400_000
 _DAY_NANOS = _DAY_MILLIS * 1_000_000
-_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 #: the epoch milliseconds Spark's timestamps hold (microseconds in a long)
-_LAST_MILLI = _LONG_MAX // 1000
+_LAST_MILLI = t.BIGINT_MAX // 1000
 
 
 def _instant(millis: Column) -> Column:
@@ -450,7 +449,7 @@ def _time_add(expr: e.Call, args: Sequence[Column]) -> Column:
     # TimeUnit.toNanos saturates at the long range, LocalTime.plus wraps around midnight, and
     # the result is cut to milliseconds; decimals hold the product without overflow.
     unit_nanos = F.lit(_unit_millis(expr) * 1_000_000).cast("decimal(20,0)")
-    nanos = F.least(F.greatest(args[1].cast("decimal(20,0)") * unit_nanos, F.lit(_LONG_MIN)), F.lit(_LONG_MAX))
+    nanos = F.least(F.greatest(args[1].cast("decimal(20,0)") * unit_nanos, F.lit(t.BIGINT_MIN)), F.lit(t.BIGINT_MAX))
     of_day = F.call_function("time_to_micros", args[2]).cast("decimal(20,0)") * F.lit(1000)
     shifted = of_day + nanos if expr.name == "TIMEADD" else of_day - nanos
     millis = F.floor(F.pmod(shifted, F.lit(_DAY_NANOS)) / F.lit(1_000_000))
