@@ -46,10 +46,20 @@ def reject_unknown_columns(query: ast.Query, scope: Scope, *, skip: Callable[[st
                     continue
                 if scope.matches(ref) or skip(clause, ref):
                     continue
-                try:
-                    scope.resolve(ref, clause)
-                except UnknownColumnError as error:
-                    if clause != "PARTITION BY":
-                        raise
-                    msg = messages.partition_by_unresolved(error.shown)
-                    raise StatementError(msg, line=error.line, column=error.column, hint=error.hint) from None
+                resolve_in_clause(scope, ref, clause)
+
+
+def resolve_in_clause(scope: Scope, ref: ast.ColumnRef, clause: str) -> None:
+    """Look ``ref`` up in ``scope``, with PARTITION BY's own message when it is not there.
+
+    Raises:
+        UnknownColumnError: ``<CLAUSE> column 'X' cannot be resolved.``
+        StatementError: PARTITION BY's message, which says where its columns must come from.
+    """
+    try:
+        scope.resolve(ref, clause)
+    except UnknownColumnError as error:
+        if clause != "PARTITION BY":
+            raise
+        msg = messages.partition_by_unresolved(error.shown)
+        raise StatementError(msg, line=error.line, column=error.column, hint=error.hint) from None

@@ -18,7 +18,7 @@ from qtt.errors import StatementError, UnknownColumnError, UnsupportedFeatureErr
 from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import reject_untyped_null
-from qtt.plan.analysis.column_refs import reject_unknown_columns
+from qtt.plan.analysis.column_refs import clause_exprs, reject_unknown_columns, resolve_in_clause
 from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
@@ -128,24 +128,13 @@ def _reject_synthetic_key_refs(query: ast.Query, joined: Joined) -> None:
     if not joined.synthetic_key or joined.key is None:
         return
     scope = Scope([c for c in joined.scope().columns if c.qualifiers], joined.qualifiers)
-    clauses = [
-        ("WHERE", [query.where]),
-        ("GROUP BY", query.group_by or ()),
-        ("PARTITION BY", query.partition_by or ()),
-        ("HAVING", [query.having]),
-        ("SELECT", query.select if query.group_by is not None else ()),
-    ]
-    for clause, nodes in clauses:
-        refs = [x for node in nodes if node is not None for x in iter_nodes(node) if isinstance(x, ast.ColumnRef)]
+    for clause, exprs in clause_exprs(query):
+        if clause == "SELECT" and query.group_by is None:
+            continue
+        refs = [x for expr in exprs if expr is not None for x in iter_nodes(expr) if isinstance(x, ast.ColumnRef)]
         for ref in refs:
             if ref.source is None and ref.name == joined.key[0]:
-                try:
-                    scope.resolve(ref, clause)
-                except UnknownColumnError as error:
-                    if clause != "PARTITION BY":
-                        raise
-                    msg = messages.partition_by_unresolved(error.shown)
-                    raise StatementError(msg, line=error.line, column=error.column) from None
+                resolve_in_clause(scope, ref, clause)
 
 
 def _leftmost(relation: ast.Relation) -> ast.Table:
