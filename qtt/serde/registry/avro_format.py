@@ -65,8 +65,7 @@ class AvroFormat(RegistryFormat):
         try:
             if not unwrapped and isinstance(schema, dict) and schema.get("type") == "record":
                 # a schema id keeps the schema's names (ksqlDB's ORIGINAL_FIELD_NAME translation policy)
-                columns = avro_inference.record_columns(schema, upper=SCHEMA_ID not in properties)
-                return [(name, type_) for name, type_ in columns]
+                return list(avro_inference.record_columns(schema, upper=SCHEMA_ID not in properties))
             return [(None, avro_inference.sql_type_of(schema, upper=SCHEMA_ID not in properties))]
         except StatementError as e:
             if not e.message.startswith(avro_inference.INVALID):
