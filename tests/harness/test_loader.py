@@ -321,6 +321,14 @@ def test_a_record_with_an_empty_topic_is_refused():
     assert (error.message, error.path) == ("test must define 'topic' field", "$.tests[0].inputs[0].topic")
 
 
+@pytest.mark.parametrize("topic", [" t", "t ", "\tt"])
+def test_a_record_topic_with_surrounding_whitespace_is_refused_in_ksqldbs_words(topic):
+    case = {"name": "c", "statements": ["s"], "outputs": [{"topic": topic, "value": 1}]}
+    (error,) = load_text(json.dumps({"tests": [case]}), file="f.json").errors
+    message = f"Record topic names must not start or end with whitespace: '{topic}'"
+    assert (error.message, error.path) == (message, "$.tests[0].outputs[0].topic")
+
+
 def _expanded(**case):
     base = {
         "name": "c",

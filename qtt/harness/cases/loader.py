@@ -271,6 +271,9 @@ def parse_case(raw: Any, *, file: str, index: int, text: str = "") -> CaseNode:
         for position, record in enumerate(records):
             if not record.topic:  # ksqlDB's RecordNode reads an empty topic as a missing one
                 raise fail("test must define 'topic' field", f"{where}.{key}[{position}].topic")
+            if record.topic.strip() != record.topic:  # ksqlDB's Record, in its words
+                msg = f"Record topic names must not start or end with whitespace: '{record.topic}'"
+                raise fail(msg, f"{where}.{key}[{position}].topic")
     for position, source in enumerate(node.post.sources if node.post else ()):
         # ksqlDB's SourceNode: a source's type is required, and is a stream or a table
         if source.type is None:

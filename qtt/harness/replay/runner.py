@@ -257,6 +257,8 @@ def _prepare(
         _match_expected(expected, error, result, len(variant.statements))
         return False
     result.planned = planned
+    if _negative_timestamp(variant, result):
+        return False
     if expected is not None and not expected_.at_run_time(expected):
         if expected_.expected_class(expected.type) is None:
             raise UnsupportedFeatureError(f"expected exception type {expected.type}")
@@ -278,6 +280,24 @@ def _prepare(
         )
     )
     return True
+
+
+def _negative_timestamp(variant: CaseVariant, result: CaseResult) -> bool:
+    """Whether an input record has a negative timestamp, which no Kafka record carries: ksqlDB's
+    runner fails the case as it writes the record (Kafka's ``ProducerRecord`` refuses it), after
+    every statement ran; the case passes if it expects that exception."""
+    for position, record in enumerate(variant.inputs):
+        if record.timestamp is not None and record.timestamp < 0:
+            error = QttError(f"Invalid timestamp: {record.timestamp}. Timestamp should always be non-negative or null.")
+            expected = variant.expected_exception
+            why = expected_.mismatch(expected, error) if expected is not None else ""
+            where = f"$.tests[{variant.index}].inputs[{position}].timestamp"
+            result.status = Status.PASSED if why is None else Status.FAILED
+            result.reason = f"raised as expected: {error}" if why is None else f"{where}: {error}"
+            if why:
+                result.reason += f" ({why})"
+            return True
+    return False
 
 
 def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | QttError) -> None:
