@@ -17,7 +17,6 @@ import datetime as dt
 import decimal
 import re
 from collections.abc import Callable
-from dataclasses import fields, is_dataclass
 from typing import Any
 
 from qtt import sqltypes as t
@@ -29,6 +28,7 @@ from qtt.serde.java_numbers import java_double
 from qtt.serde.values import EPOCH, EPOCH_DATE, fit_decimal, from_json
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr
+from qtt.sql.references import column_refs
 
 #: STRICT's widenings between different base types (same base to same base always passes)
 _WIDENS = {
@@ -61,20 +61,8 @@ class _Failed(Exception):
 def refuse_column_references(expr: ast.Expr) -> None:
     """ksqlDB's error for a value that names a column (``EnsureNoColReferences``); a lambda's
     parameter is no column (ksqlDB's parser makes it a ``LambdaVariable``)."""
-    if _names_column(expr, frozenset()):
+    if next(column_refs(expr), None) is not None:
         raise StatementError(f"Unsupported column reference in insert value: {format_expr(expr)}")
-
-
-def _names_column(node: object, params: frozenset[str]) -> bool:
-    if isinstance(node, ast.ColumnRef):
-        return node.source is not None or node.name not in params
-    if isinstance(node, ast.Lambda):
-        return _names_column(node.body, params | set(node.params))
-    if isinstance(node, tuple | list):
-        return any(_names_column(item, params) for item in node)
-    if is_dataclass(node) and not isinstance(node, type):
-        return any(_names_column(getattr(node, f.name), params) for f in fields(node) if f.name != "pos")
-    return False
 
 
 def inserted_value(expr: ast.Expr, value: Any, to: t.SqlType, column: str, evaluate: Evaluate | None = None) -> Any:

@@ -15,7 +15,7 @@ from qtt.errors import StatementError, UnknownColumnError
 from qtt.plan.analysis import messages
 from qtt.plan.analysis.analyzer import Scope
 from qtt.sql import ast
-from qtt.sql.parser import iter_nodes
+from qtt.sql.references import column_refs
 
 
 def clause_exprs(query: ast.Query) -> list[tuple[str, Iterable[ast.Expr | None]]]:
@@ -39,11 +39,7 @@ def reject_unknown_columns(query: ast.Query, scope: Scope, *, skip: Callable[[st
     """
     for clause, exprs in clause_exprs(query):
         for expr in exprs:
-            nodes = list(iter_nodes(expr)) if expr is not None else []
-            params = {p for node in nodes if isinstance(node, ast.Lambda) for p in node.params}
-            for ref in nodes:
-                if not isinstance(ref, ast.ColumnRef) or (ref.source is None and ref.name in params):
-                    continue
+            for ref in column_refs(expr):
                 if scope.matches(ref) or skip(clause, ref):
                     continue
                 resolve_in_clause(scope, ref, clause)

@@ -6,13 +6,14 @@ which one to raise.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from qtt import sqltypes as t
 from qtt.plan.ir.schema import KEY, Column, LogicalSchema
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr, format_plain
+from qtt.sql.references import rewrite_column_refs
 
 #: the join messages ksqlDB gives as it builds a join (``JoinNode``'s joiners)
 WITHIN_MISSING = (
@@ -49,35 +50,13 @@ def column_name_sql(name: str) -> str:
 
 def qualified_sql(node: ast.Expr, source: str) -> str:
     """``node`` as SQL with bare column references qualified by ``source``, as ksqlDB prints it."""
-    return format_expr(rewrite_refs(node, lambda ref: replace(ref, source=ref.source or source)))
+    return format_expr(rewrite_column_refs(node, lambda ref: replace(ref, source=ref.source or source)))
 
 
 def unqualified_sql(node: ast.Expr) -> str:
     """``node`` as SQL with every column reference bare (ksqlDB's rewrite of a single source's
     expressions)."""
-    return format_expr(rewrite_refs(node, lambda ref: replace(ref, source=None)))
-
-
-def rewrite_refs(
-    node: ast.Expr, rewrite: Callable[[ast.ColumnRef], ast.Expr], bound: frozenset[str] = frozenset()
-) -> ast.Expr:
-    """``node`` with every column reference replaced by ``rewrite(ref)``; a bare reference to
-    a parameter of an enclosing lambda (``bound``) is a lambda variable, not a column, and is
-    kept (ksqlDB's ``LambdaVariable``)."""
-    if isinstance(node, ast.ColumnRef):
-        return node if node.source is None and node.name in bound else rewrite(node)
-    if isinstance(node, ast.Lambda):
-        bound = bound | frozenset(node.params)
-    changes: dict[str, object] = {}
-    for name in getattr(node, "__dataclass_fields__", {}):
-        if name == "pos":
-            continue
-        value = getattr(node, name)
-        if isinstance(value, ast.Expr):
-            changes[name] = rewrite_refs(value, rewrite, bound)
-        elif isinstance(value, tuple) and value and all(isinstance(v, ast.Expr) for v in value):
-            changes[name] = tuple(rewrite_refs(v, rewrite, bound) for v in value)
-    return replace(node, **changes) if changes else node  # type: ignore[arg-type]
+    return format_expr(rewrite_column_refs(node, lambda ref: replace(ref, source=None)))
 
 
 def wrong_key_constraint(column: str, *, stream: bool) -> str:

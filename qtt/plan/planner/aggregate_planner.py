@@ -38,6 +38,7 @@ from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr, format_identifier
 from qtt.sql.parser import iter_nodes
+from qtt.sql.references import rewrite_column_refs
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ class AggregationPlanner:
                 return ref
             return ast.ColumnRef(name=matches[0].input_name or matches[0].name, source=None)
 
-        return format_expr(messages.rewrite_refs(node, rewritten))
+        return format_expr(rewrite_column_refs(node, rewritten))
 
     # ------------------------------------------------------------------ the query
 

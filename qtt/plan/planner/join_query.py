@@ -41,6 +41,7 @@ from qtt.plan.planner.table_functions import (
 from qtt.plan.settings import pseudo_columns
 from qtt.sql import ast
 from qtt.sql.parser import iter_nodes
+from qtt.sql.references import column_refs
 from qtt.sql.source_refs import tables
 
 
@@ -363,11 +364,9 @@ def _reject_ambiguous_names(query: ast.Query, sources: Mapping[str, DataSource])
     scope = _sources_scope(query.from_, sources)
     if scope is None:
         return  # an unknown source: the join's planner says so
-    nodes = list(iter_nodes((query.select, query.from_, query.where, query.group_by, query.partition_by, query.having)))
-    lambda_params = {p for node in nodes if isinstance(node, ast.Lambda) for p in node.params}
-    refs = [n for n in nodes if isinstance(n, ast.ColumnRef) and n.source is None and n.name not in lambda_params]
-    for ref in refs:
-        if len(scope.matches(ref)) > 1:
+    clauses = (query.select, query.from_, query.where, query.group_by, query.partition_by, query.having)
+    for ref in column_refs(clauses):
+        if ref.source is None and len(scope.matches(ref)) > 1:
             scope.resolve(ref, "SELECT")
 
 

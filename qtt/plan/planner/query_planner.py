@@ -44,6 +44,7 @@ from qtt.plan.planner.table_functions import (
 )
 from qtt.plan.settings import SUPPRESS_ENABLED, enabled, pseudo_columns
 from qtt.sql import ast
+from qtt.sql.references import rewrite_column_refs
 
 
 def plan_query(
@@ -135,7 +136,7 @@ def _plan_partitioned_join(
             found = scope.matches(ref)
             return replace(ref, name=found[0].input_name or ref.name, source=None) if len(found) == 1 else ref
 
-        shown = [messages.unqualified_sql(messages.rewrite_refs(node, prefixed)) for node in query.partition_by]
+        shown = [messages.unqualified_sql(rewrite_column_refs(node, prefixed)) for node in query.partition_by]
         raise StatementError(messages.table_repartition([key.name], shown))
     if leftmost.formats.window is not None:
         raise StatementError(_WINDOWED_REPARTITION)

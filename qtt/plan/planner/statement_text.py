@@ -26,6 +26,7 @@ from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.sql import ast
 from qtt.sql.ast_parts import window_text, within_text
 from qtt.sql.formatter import format_expr, format_identifier
+from qtt.sql.references import rewrite_column_refs
 
 _JOINS = {"INNER": "INNER JOIN", "LEFT": "LEFT OUTER JOIN", "RIGHT": "RIGHT OUTER JOIN", "FULL": "FULL OUTER JOIN"}
 
@@ -170,7 +171,12 @@ def _alias(
 
 
 def _formatted(expr: ast.Expr, tables: list[_Aliased]) -> str:
-    return format_expr(_qualified(expr, tables, frozenset()))
+    def qualified(ref: ast.ColumnRef) -> ast.Expr:
+        owner = None if ref.source is not None else _owner(ref.name, tables)
+        return ref if owner is None else dataclasses.replace(ref, source=owner)
+
+    # every column qualified by its source's alias (names no single source has are left alone)
+    return format_expr(_sanitized(rewrite_column_refs(expr, qualified)))
 
 
 def _owner(column: str, tables: list[_Aliased]) -> str | None:
@@ -178,26 +184,19 @@ def _owner(column: str, tables: list[_Aliased]) -> str | None:
     return found[0] if len(found) == 1 or (found and len(tables) == 1) else None
 
 
-def _qualified(node: Any, tables: list[_Aliased], bound: frozenset[str]) -> Any:
-    """``node`` with every column reference qualified by its source's alias (lambda variables
-    and names no single source has are left alone)."""
-    if isinstance(node, ast.ColumnRef):
-        if node.source is not None or node.name in bound:
-            return node
-        owner = _owner(node.name, tables)
-        return node if owner is None else dataclasses.replace(node, source=owner)
+def _sanitized(node: Any) -> Any:
+    """``node`` as ksqlDB's sanitizer leaves it for the statement text: ``||`` as a call of
+    ``concat``, ``COUNT()`` as ``COUNT(*)``."""
     if isinstance(node, ast.Concat):  # ksqlDB's call of ``concat``, its lower-case name quoted in a statement
-        args = (_qualified(node.left, tables, bound), _qualified(node.right, tables, bound))
+        args = (_sanitized(node.left), _sanitized(node.right))
         return ast.FunctionCall(name="CONCAT", args=args, spelling="`concat`", pos=node.pos)
-    if isinstance(node, ast.FunctionCall) and node.name == "COUNT" and not node.args:  # sanitized: COUNT(*)
+    if isinstance(node, ast.FunctionCall) and node.name == "COUNT" and not node.args:
         return dataclasses.replace(node, star=True)
-    if isinstance(node, ast.Lambda):
-        return dataclasses.replace(node, body=_qualified(node.body, tables, bound | set(node.params)))
     if isinstance(node, tuple):
-        return tuple(_qualified(part, tables, bound) for part in node)
+        return tuple(_sanitized(part) for part in node)
     if isinstance(node, ast.Node):
         changes = {
-            f.name: _qualified(getattr(node, f.name), tables, bound)
+            f.name: _sanitized(getattr(node, f.name))
             for f in dataclasses.fields(node)
             if f.name != "pos" and isinstance(getattr(node, f.name), ast.Node | tuple)
         }
