@@ -30,7 +30,7 @@ from qtt.plan.planner.aggregate_planner import (
 )
 from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.join_planner import Joined, JoinPlanner, or_join
-from qtt.plan.planner.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_alias
+from qtt.plan.planner.planned import PlannedQuery, SelectItem, check_no_map_keys, check_reserved_aliases
 from qtt.plan.planner.struct_star import expanded_struct
 from qtt.plan.planner.table_functions import (
     check_no_table_function,
@@ -96,7 +96,7 @@ def plan_joined_rows(
         joined = replace(joined, columns=tuple(c for c in joined.columns if c.name not in hidden))
     assert joined.key is not None
     _reject_synthetic_key_refs(query, joined)
-    aliased(query.select, joined)  # ksqlDB's reserved aliases, then its unknown columns (but a
+    check_reserved_aliases(aliased(query.select, joined))  # ksqlDB's reserved aliases, then its unknown columns (but a
     # window bound, and in the projection of a join without GROUP BY any ROWKEY..., come later)
     synthetic = query.group_by is None
     reject_unknown_columns(
@@ -214,8 +214,6 @@ def aliased(items: Sequence[ast.SelectItem], joined: Joined) -> list[ast.SelectI
             else:
                 alias = generator.unique_alias_for(node)
             item = replace(item, alias=alias)
-        if isinstance(item, ast.SingleColumn):
-            check_reserved_alias(item)
         out.append(item)
     return out
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from qtt import sqltypes as t
@@ -45,8 +45,15 @@ class SelectItem:
     expression: e.Expression
 
 
-def check_reserved_alias(item: ast.SingleColumn) -> None:
-    """ksqlDB's Analyzer.checkForReservedToken, for persistent queries."""
+def check_reserved_aliases(items: Sequence[ast.SelectItem]) -> None:
+    """ksqlDB's Analyzer.checkForReservedToken, for persistent queries: every single-column item,
+    aliased as ksqlDB's AstSanitizer aliases it (it runs before the unknown-column checks)."""
+    for item in items:
+        if isinstance(item, ast.SingleColumn):
+            _check_reserved_alias(item)
+
+
+def _check_reserved_alias(item: ast.SingleColumn) -> None:
     assert item.alias is not None
     reserved = next((name for name in RESERVED_NAMES if name == item.alias.upper()), None)
     if reserved is None:

@@ -31,7 +31,7 @@ from qtt.plan.planner.planned import (
     PlannedQuery,
     SelectItem,
     check_no_map_keys,
-    check_reserved_alias,
+    check_reserved_aliases,
     reject_windowed_tables,
 )
 from qtt.plan.planner.struct_star import expanded_struct
@@ -94,7 +94,7 @@ def plan_query(
         check_select_table_functions(query, source_columns)
     planner = QueryPlanner(config, source, relation.alias, sink_name, new_planner=new_planner)
     # then the Analyzer's reserved aliases and unknown columns (a windowed aggregation's bounds are columns there)
-    planner._alias_select_items(query.select)
+    check_reserved_aliases(planner.aliased_items(query.select))
     windowed = query.window is not None
     reject_unknown_columns(query, planner.context.scope, skip=lambda _, ref: windowed and ref.name in WINDOW_BOUNDS)
     if source.kind == TABLE and any(contains_table_function(item) for item in query.select):
@@ -260,7 +260,7 @@ class QueryPlanner:
             timestamp_column=source.timestamp_column,
         )
         if self.new_planner:
-            step, schema = plan_projection(step, source, self.qualifiers, self._alias_select_items(query.select))
+            step, schema = plan_projection(step, source, self.qualifiers, self.aliased_items(query.select))
             return PlannedQuery(step=step, schema=schema, source=source)
         scope = self.context.scope
         with_table_functions = any(contains_table_function(item) for item in query.select)
@@ -274,7 +274,7 @@ class QueryPlanner:
                 filter_step = s.TableFilterV1 if query.group_by is not None else s.TableFilterV3
             step = filter_step(context="WhereFilter", source=step, filter_expression=predicate)
 
-        named = self._alias_select_items(query.select)
+        named = self.aliased_items(query.select)
         if query.group_by is not None:
             refused = None
             if query.partition_by is not None:
@@ -363,7 +363,7 @@ class QueryPlanner:
 
     # ------------------------------------------------------------------ select items
 
-    def _alias_select_items(self, items: Sequence[ast.SelectItem]) -> list[ast.SelectItem]:
+    def aliased_items(self, items: Sequence[ast.SelectItem]) -> list[ast.SelectItem]:
         """Give every single-column item an alias, as ksqlDB's AstSanitizer does."""
         generator = ColumnAliasGenerator([self.source.schema.names()])
         out: list[ast.SelectItem] = []
@@ -372,8 +372,6 @@ class QueryPlanner:
                 node = item.expr
                 alias = node.name if isinstance(node, ast.ColumnRef) else generator.unique_alias_for(node)
                 item = replace(item, alias=alias)
-            if isinstance(item, ast.SingleColumn):
-                check_reserved_alias(item)
             out.append(item)
         return out
 
