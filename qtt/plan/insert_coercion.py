@@ -12,7 +12,6 @@ BASE(value)``.
 from __future__ import annotations
 
 import base64
-import binascii
 import datetime as dt
 import decimal
 import re
@@ -22,7 +21,7 @@ from typing import Any
 from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis.analyzer import Analyzer, Scope
-from qtt.plan.analysis.pseudo_timestamps import timestamp_millis
+from qtt.plan.analysis.text_literals import parse_text
 from qtt.plan.ir import expressions as e
 from qtt.serde.java_numbers import java_double
 from qtt.serde.values import EPOCH, EPOCH_DATE, fit_decimal, from_json
@@ -125,22 +124,8 @@ def _coerce(value: Any, source: t.SqlType, to: t.SqlType) -> Any:
 def _parsed(text: str, to: t.SqlType) -> Any:
     """A string as a TIMESTAMP, TIME, DATE or BYTES value (``SqlTimeTypes``, ``BytesUtils``)."""
     try:
-        if to.base == "TIMESTAMP":
-            return EPOCH + dt.timedelta(milliseconds=timestamp_millis(text))
-        if to.base == "BYTES":
-            # Java's decoder takes the text without its trailing '=' padding too
-            return base64.b64decode(text + "=" * (-len(text) % 4 if len(text) % 4 > 1 else 0), validate=True)
-        if to.base == "DATE":  # a partial date is completed: '2021-05' is 2021-05-01
-            text = text + "-01" * max(0, 2 - text.count("-"))
-        found = (_DATE if to.base == "DATE" else _TIME).fullmatch(text)
-        if found is None:
-            raise _Failed
-        if to.base == "DATE":
-            return dt.date(*(int(part) for part in found.groups()))
-        hour, minute, second, fraction = found.groups()
-        micros = int((fraction or "0").ljust(9, "0")[:6])
-        return dt.time(int(hour), int(minute), int(second or 0), micros)
-    except (StatementError, ValueError, OverflowError, binascii.Error):
+        return parse_text(text, to.base)
+    except ValueError:
         raise _Failed from None
 
 

@@ -141,8 +141,8 @@ def literal_value(expr: ast.Expr) -> Any:
         return {literal_value(k): literal_value(v) for k, v in expr.entries}
     if isinstance(expr, ast.CreateStruct):
         return literal_struct({name: literal_value(value) for name, value in expr.fields})
-    if isinstance(expr, ast.Negate):
+    if isinstance(expr, ast.Negate | ast.UnaryPlus):
         inner = literal_value(expr.operand)
         if isinstance(inner, int | float | decimal.Decimal) and not isinstance(inner, bool):
-            return -inner
+            return -inner if isinstance(expr, ast.Negate) else inner
     raise UnsupportedFeatureError(f"a value that is not a literal in INSERT VALUES: {type(expr).__name__}")

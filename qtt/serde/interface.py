@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 WRAP_SINGLE_VALUE = "WRAP_SINGLE_VALUE"
 UNWRAP_SINGLE_VALUE = "UNWRAP_SINGLE_VALUE"
 #: the key formats whose single key column ksqlDB reports as unwrapped (its ``UNWRAP_SINGLES``
-#: key feature); a PROTOBUF key is a message even of one field, and has none
-UNWRAPPED_KEY_FORMATS = frozenset({"JSON", "AVRO", "JSON_SR"})
+#: key feature: the formats that can both wrap and unwrap); a PROTOBUF key is a message even of
+#: one field, and has none
+UNWRAPPED_KEY_FORMATS = frozenset({"JSON", "AVRO", "JSON_SR", "PROTOBUF_NOSR"})
 #: the key formats ksqlDB infers schemas for: a join always repartitions a side keyed in one of
 #: them (``PreJoinRepartitionNode``: key schema ids may differ)
 INFERRED_KEY_FORMATS = frozenset({"AVRO", "JSON_SR", "PROTOBUF"})

@@ -62,10 +62,11 @@ class KafkaFormat(Format):
     supports_unwrapping: ClassVar[bool] = True
 
     def check(self, layout: Layout) -> None:
-        super().check(layout)
+        # KafkaSerdeFactory.createSerde counts the columns before it looks at their types
         if len(layout.columns) > 1:
             msg = f"The '{self.name}' format only supports a single field. Got: [{layout.shown_columns()}]"
             raise StatementError(msg)
+        super().check(layout)
 
     def row_writer(self, layout: Layout) -> RowWriter:
         if not layout.columns:

@@ -105,6 +105,14 @@ class Negate(Expr):
 
 
 @dataclass(frozen=True, kw_only=True)
+class UnaryPlus(Expr):
+    """``+operand``: ksqlDB keeps it (an ``ArithmeticUnaryExpression`` with sign PLUS), so it
+    is no column reference: it gets a generated name and is not a grouping expression."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, kw_only=True)
 class Arithmetic(Expr):
     """``left op right`` with op one of ``+ - * / %``."""
 

@@ -441,7 +441,7 @@ class AstBuilder(TermRules):
         return ast.Negate(operand=operand, pos=pos_of(meta))
 
     def unary_plus(self, meta: Any, plus: Token, operand: ast.Expr) -> ast.Expr:
-        return operand
+        return ast.UnaryPlus(operand=operand, pos=pos_of(meta))
 
     def simple_case(self, meta: Any, case, operand, *rest):
         whens, default = case_parts(rest)

@@ -131,6 +131,11 @@ def visit_Negate(node: ast.Negate) -> str:
     return f"- {operand}" if operand.startswith("-") else f"-{operand}"
 
 
+@format_expr.register
+def visit_UnaryPlus(node: ast.UnaryPlus) -> str:
+    return f"+{format_expr(node.operand)}"
+
+
 #: Binary operators ksqlDB prints with a keyword rather than the node's ``op``.
 _KEYWORDS: dict[type[ast.Expr], str] = {ast.And: "AND", ast.Or: "OR"}
 

@@ -17,7 +17,7 @@ def test_every_signature_has_a_case() -> None:
 
 def test_the_list_holds_scalar_lambda_and_aggregate_signatures() -> None:
     listed = signatures()
-    assert {"ROUND(DECIMAL, INTEGER)", "TRANSFORM(ARRAY<T>, LAMBDA<(T) => R>)", "MIN(BYTES)"} <= listed
+    assert {"ROUND(DECIMAL, INTEGER)", "TRANSFORM(ARRAY<T>, LAMBDA (T) => R)", "MIN(BYTES)"} <= listed
     assert not any(text.startswith(("WHENCONDITION", "WHENRESULT", "BAD_UDF")) for text in listed)  # test UDFs
 
 

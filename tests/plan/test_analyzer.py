@@ -176,7 +176,8 @@ def test_conditions_must_be_boolean() -> None:
     scope = Scope([ScopeColumn("I", t.INTEGER), ScopeColumn("S", t.STRING)])
     with pytest.raises(StatementError) as info:
         Analyzer(scope, "WHERE").boolean(parse_expression("I > 0 AND I"))
-    not_boolean = "Type error in WHERE expression: Should evaluate to boolean but is I (INTEGER) instead."
+    # ksqlDB types `a AND b` as `b`, so the last operand's type names the whole condition
+    not_boolean = "Type error in WHERE expression: Should evaluate to boolean but is ((I > 0) AND I) (INTEGER) instead."
     assert info.value.message == not_boolean
     # the whole condition is typed before its operands are checked: a later error comes first
     with pytest.raises(StatementError) as info:
@@ -185,6 +186,21 @@ def test_conditions_must_be_boolean() -> None:
     with pytest.raises(StatementError) as info:
         Analyzer(scope, "HAVING").boolean(parse_expression("I = S OR I > 0"))
     assert info.value.message == "Error in HAVING expression: Cannot compare I (INTEGER) to S (STRING) with EQUAL."
+
+
+@pytest.mark.parametrize(("clause", "text"), [("WHERE", "NULL"), ("WHERE", "I > 0 AND NULL"), ("SELECT", "NOT NULL")])
+def test_a_bare_null_is_no_condition(clause: str, text: str) -> None:
+    scope = Scope([ScopeColumn("I", t.INTEGER)])
+    with pytest.raises(StatementError, match="Can't infer a type of null"):
+        Analyzer(scope, clause).boolean(parse_expression(text))
+
+
+def test_unary_plus_is_the_identity_on_numbers_only() -> None:
+    scope = Scope([ScopeColumn("I", t.INTEGER), ScopeColumn("S", t.STRING)])
+    expr = Analyzer(scope, "SELECT")(parse_expression("+I"))
+    assert expr == e.Cast(operand=e.ColumnRef(name="I", sql_type=t.INTEGER), sql_type=t.INTEGER)
+    with pytest.raises(StatementError, match=r"Invalid Select: unary plus of S of type STRING\.$"):
+        Analyzer(scope, "SELECT")(parse_expression("+S"))
 
 
 # ---------------------------------------------------------------------------- CASE and constructors

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qtt import sqltypes as t
-from qtt.plan.analysis.coercion import arithmetic_type, can_cast, common_type, unsupported_cast
+from qtt.plan.analysis.coercion import arithmetic_type, between_problem, can_cast, common_type, unsupported_cast
 from qtt.plan.functions.signature_matching import NULL
 from qtt.sql import parse_type
 
@@ -13,6 +13,18 @@ from qtt.sql import parse_type
 def test_arithmetic_rules_directly() -> None:
     assert arithmetic_type("+", t.STRING, t.INTEGER) is None
     assert arithmetic_type("-", t.Decimal(38, 10), t.Decimal(38, 10)) == t.Decimal(39, 10)  # ksqlDB's, wider than Spark
+
+
+def test_between_problems_follow_the_code_generator() -> None:
+    ints = t.Array(t.INTEGER)
+    # the value's own base type picks the Java comparison, whatever its bounds are
+    assert between_problem(ints, ints, ints) == "Unexpected array comparison: >="
+    assert between_problem(t.Map(t.STRING, t.INTEGER), t.INTEGER, t.INTEGER) == "Unexpected map comparison: >="
+    assert between_problem(parse_type("STRUCT<A INT>"), NULL, NULL) == "Unexpected struct comparison: >="
+    # a temporal operand or a DECIMAL is looked at first
+    assert between_problem(ints, t.DATE, t.DATE) == "Unexpected comparison to DATE: ARRAY"
+    assert between_problem(ints, t.Decimal(4, 2), t.Decimal(4, 2)) is None
+    assert between_problem(t.INTEGER, ints, ints) is None  # left to qtt's own comparison check
 
 
 def test_common_type() -> None:

@@ -7,6 +7,7 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan.analysis.list_coercion import can_coerce
+from qtt.plan.analysis.text_literals import reads_as
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.statements import plan_statements
@@ -46,6 +47,8 @@ def error(where: str) -> str:
         ("A IN (ARRAY[1], ARRAY['2'])", t.Array(t.INTEGER)),
         ("A IN (AB)", t.Array(t.BIGINT)),
         ("AB IN (ARRAY['3', NULL])", t.Array(t.BIGINT)),
+        ("A IN (ARRAY['5', 6])", t.Array(t.INTEGER)),  # the nested 6 as written, not as text
+        ("A IN (ARRAY['5', 6.5])", t.Array(t.Decimal(11, 1))),
     ],
 )
 def test_the_list_coerces_to_ksqldbs_common_type(where: str, common: t.SqlType) -> None:
@@ -78,6 +81,8 @@ def test_string_literals_become_literals_of_the_common_type() -> None:
         ("F IN (1)", "Invalid Predicate: operator does not exist: BOOLEAN = INTEGER (1)"),
         ("A IN (ARRAY[true])", "Invalid Predicate: operator does not exist: ARRAY<INTEGER> = ARRAY<BOOLEAN>"),
         ("A IN (AS_)", "Invalid Predicate: operator does not exist: ARRAY<INTEGER> = ARRAY<STRING> (AS_)"),
+        ("A IN (ARRAY['5', true])", "Invalid Predicate: operator does not exist: ARRAY<INTEGER> = ARRAY<STRING>"),
+        ("S IN (CAST(S AS TIME), 'noon')", 'invalid input syntax for type TIME: "noon".'),
     ],
 )
 def test_what_does_not_coerce_is_ksqldbs_error(where: str, message: str) -> None:
@@ -102,3 +107,25 @@ def test_can_coerce_widens_numbers_and_collections_only() -> None:
     assert can_coerce(t.INTEGER, t.STRING) is None
     assert can_coerce(t.INTEGER, t.STRING, literal=True) == t.STRING
     assert can_coerce(t.Map(t.STRING, t.INTEGER), t.Map(t.STRING, t.DOUBLE)) == t.Map(t.STRING, t.DOUBLE)
+
+
+@pytest.mark.parametrize(
+    ("text", "base", "reads"),
+    [
+        ("2024-05-01T08:00:00", "TIMESTAMP", True),
+        (" 2024-05 ", "TIMESTAMP", True),  # trimmed, partial
+        ("2024-05-01T08:00+0200", "TIMESTAMP", True),
+        ("after lunch", "TIMESTAMP", False),
+        ("2024-05", "DATE", True),
+        ("2024-05-01T08:00", "DATE", False),
+        ("2025-14-40", "DATE", False),
+        ("06:30", "TIME", True),
+        ("06:30:15.250", "TIME", True),
+        ("25:00", "TIME", False),
+        ("AQID", "BYTES", True),
+        ("AQI", "BYTES", True),  # the padding may be left out
+        ("not base64!", "BYTES", False),
+    ],
+)
+def test_a_literal_reads_as_ksqldbs_coercer_reads_it(text: str, base: str, reads: bool) -> None:
+    assert reads_as(text, base) is reads

@@ -9,6 +9,7 @@ import pytest
 from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.serde.registry.avro_inference import record_columns, sql_type_of
+from qtt.serde.registry.registry_format import IncompatibleSchema
 
 
 def _entries(key: Any) -> dict[str, Any]:
@@ -23,6 +24,12 @@ def _entries(key: Any) -> dict[str, Any]:
         ({"type": "long", "logicalType": "timestamp-micros"}, t.BIGINT),
         ({"type": "long", "logicalType": "time-micros"}, t.BIGINT),
         ({"type": "long", "logicalType": "timestamp-millis"}, t.TIMESTAMP),
+        ({"type": "long", "logicalType": "Timestamp-Millis"}, t.TIMESTAMP),
+        ({"type": "int", "logicalType": "DATE"}, t.DATE),
+        ({"type": "long", "logicalType": "date"}, t.BIGINT),
+        ({"type": "int", "logicalType": "timestamp-millis"}, t.INTEGER),
+        ({"type": "string", "logicalType": "decimal", "precision": 4, "scale": 1}, t.STRING),
+        ({"type": "bytes", "logicalType": "DECIMAL", "precision": 4, "scale": 1}, t.Decimal(4, 1)),
         ({"type": "int", "connect.name": "org.apache.kafka.connect.data.Date"}, t.DATE),
         ({"type": "long", "connect.name": "org.apache.kafka.connect.data.Timestamp"}, t.TIMESTAMP),
         ({"type": "long", "connect.name": "org.apache.kafka.connect.data.Date"}, t.BIGINT),
@@ -70,3 +77,16 @@ def test_a_record_with_no_field_left_is_refused() -> None:
     schema = {"type": "record", "name": "R", "fields": [{"name": "w", "type": _entries("bytes")}]}
     with pytest.raises(StatementError, match=r"Schema does not include any columns with types that ksqlDB supports\."):
         record_columns(schema)
+
+
+@pytest.mark.parametrize(
+    ("schema", "reason"),
+    [
+        ({"type": "bytes", "logicalType": "decimal", "precision": 4}, "scale must be specified and must be a number."),
+        ("null", "Standalone null schemas are not supported by this converter"),
+    ],
+)
+def test_what_kafka_connect_cannot_translate_is_an_incompatible_schema(schema: Any, reason: str) -> None:
+    with pytest.raises(IncompatibleSchema) as raised:
+        sql_type_of(schema)
+    assert raised.value.message == reason

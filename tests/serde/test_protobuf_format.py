@@ -12,7 +12,7 @@ from qtt import sqltypes as t
 from qtt.errors import SerdeError, StatementError
 from qtt.plan.ddl.with_properties import protobuf_properties
 from qtt.serde import get_format
-from qtt.serde.interface import SerdeColumn
+from qtt.serde.interface import Layout, SerdeColumn
 from qtt.serde.registry.protobuf_compile import parse
 from qtt.serde.registry.protobuf_schema import proto_schema_for
 from qtt.serde.registry.schema_registry import Registry, RegistrySnapshot
@@ -248,6 +248,28 @@ def test_schemaless_protobuf_is_the_bare_message() -> None:
     assert read(b"") == (0, "")
     with pytest.raises(SerdeError, match="Failed to deserialize value as PROTOBUF_NOSR"):
         read(b"\xff\xff")
+
+
+def test_a_bare_schemaless_protobuf_column_is_written_as_connect_writes_a_root_of_its_type() -> None:
+    kwargs: dict[str, Any] = {"is_key": False, "properties": {}, "features": frozenset({"UNWRAP_SINGLE_VALUE"})}
+    scalar = (SerdeColumn("N", t.INTEGER),)
+    write, read = NOSR.serializer(scalar, **kwargs), NOSR.deserializer(scalar, **kwargs)
+    # google.protobuf.Int32Value: the same bytes as the column's one-field message
+    assert write((5,)) == b"\x08\x05"
+    assert write((None,)) is None
+    assert read(b"\x08\x05") == (5,)
+    assert NOSR.read_document(b"\x08\x05", _layout(scalar)) == 5
+    struct = (SerdeColumn("S", t.Struct((t.Field("A", t.INTEGER), t.Field("B", t.STRING)))),)
+    write, read = NOSR.serializer(struct, **kwargs), NOSR.deserializer(struct, **kwargs)
+    assert write(((1, "b"),)) == b"\x08\x01\x12\x01b"
+    assert read(b"\x08\x01\x12\x01b") == ((1, "b"),)
+    array = (SerdeColumn("L", t.Array(t.INTEGER)),)
+    with pytest.raises(SerdeError, match="Unsupported root schema of type ARRAY"):
+        NOSR.serializer(array, **kwargs)(([1],))
+
+
+def _layout(columns: tuple[SerdeColumn, ...]) -> Layout:
+    return Layout(columns=columns, is_key=False, properties={}, features=frozenset({"UNWRAP_SINGLE_VALUE"}))
 
 
 def test_protobuf_rejects_maps_without_string_keys() -> None:

@@ -43,6 +43,7 @@ def test_the_reserved_words_are_keywords_outside_the_non_reserved_rule() -> None
     [
         ("-(-a)", "- -A"),  # a space keeps two minus signs from reading as a comment
         ("-(-7)", "- -7"),
+        ("+a", "+A"),  # ksqlDB keeps a unary plus (ArithmeticUnaryExpression, sign PLUS)
         ("0.00000025", "2.5E-7"),  # BigDecimal.toString
         ("007.50", "7.50"),
         ("-0.0", "0.0"),

@@ -137,6 +137,7 @@ def test_precedence_of_arithmetic_comparison_and_logic() -> None:
         # a minus touching the number is part of the literal; before parentheses it is an operator
         ("- 42", ast.IntegerLiteral(value=-42)),
         ("-(42)", ast.Negate(operand=ast.IntegerLiteral(value=42))),
+        ("+42", ast.UnaryPlus(operand=ast.IntegerLiteral(value=42))),
         # the longest token wins, the number on a tie (ksqlDB's lexer)
         ("4e2", ast.DoubleLiteral(text="4e2")),
         ("4e2x", ast.ColumnRef(name="4E2X")),

@@ -55,7 +55,7 @@ def _format_problems(label: str, expected: Any, actual: FormatInfo, window: Wind
 def ksql_features(formats: Formats, schema: LogicalSchema, *, key: bool) -> list[str]:
     """The serde features ksqlDB reports for a source (``UNWRAP_SINGLES``, ``WRAP_SINGLES``).
 
-    A single key column is unwrapped in JSON, AVRO and JSON_SR; ksqlDB reports none for a
+    A single key column is unwrapped in JSON, AVRO, JSON_SR and PROTOBUF_NOSR; ksqlDB reports none for a
     PROTOBUF key, whose single column it writes as a message of one field.
     """
     if key:

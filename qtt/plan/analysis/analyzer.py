@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import singledispatchmethod
 from typing import cast
 
 from qtt import sqltypes as t
-from qtt.errors import SqlError, StatementError, UnknownColumnError, UnsupportedFeatureError, did_you_mean
+from qtt.errors import SqlError, StatementError, UnknownColumnError, UnsupportedFeatureError
 from qtt.plan.analysis import messages, pseudo_timestamps
 from qtt.plan.analysis.case_types import case_type
 from qtt.plan.analysis.coercion import (
@@ -35,6 +34,9 @@ from qtt.plan.analysis.coercion import (
 )
 from qtt.plan.analysis.lambda_calls import is_lambda_function, resolve_lambda_call
 from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, align_collections, convert
+from qtt.plan.analysis.scope import Scope, ScopeColumn  # noqa: F401 (re-exported: the planner's import)
+from qtt.plan.analysis.scope import column_of as _col
+from qtt.plan.analysis.scope import line_of as _line
 from qtt.plan.functions import scalar_signatures as fns
 from qtt.plan.functions.aggregate_signatures import is_aggregate
 from qtt.plan.functions.signature_matching import NULL, NULL_TYPE_MESSAGE, Function, NullType, note_resolution
@@ -60,62 +62,6 @@ _EMPTY_MAP = f"Map constructor cannot be empty. Please supply at least one key v
 
 def _all_null(what: str, cast: str) -> str:
     return f"Cannot construct {what} {_ISSUE}. As a workaround, you may cast a NULL {cast} to the desired type."
-
-
-@dataclass(frozen=True)
-class ScopeColumn:
-    """A column visible to expressions: its name, type and the names that qualify it."""
-
-    name: str
-    type: t.SqlType
-    qualifiers: frozenset[str] = frozenset()
-    #: the column's name in the step's input, when it differs from ``name``.
-    input_name: str | None = None
-
-
-@dataclass
-class Scope:
-    """The columns an expression may reference, and the source names that qualify them."""
-
-    columns: list[ScopeColumn]
-    sources: frozenset[str] = field(default_factory=frozenset)
-    #: names no column has that ksqlDB's sanitizer qualifies all the same, with the qualifier it
-    #: gives them (the pseudo columns its analyzer has switched off): its error shows them so
-    qualified_unknown: dict[str, str] = field(default_factory=dict)
-
-    def matches(self, ref: ast.ColumnRef) -> list[ScopeColumn]:
-        """The scope's columns ``ref`` names: none, one, or several (then it is ambiguous)."""
-        return [c for c in self.columns if c.name == ref.name and (ref.source is None or ref.source in c.qualifiers)]
-
-    def resolve(self, ref: ast.ColumnRef, clause: str) -> ScopeColumn:
-        if ref.source is not None and ref.source not in self.sources:
-            shown = f"{ref.source}.{ref.name}"
-            msg = f"{clause} column '{shown}' cannot be resolved."
-            raise UnknownColumnError(msg, shown=shown, line=_line(ref), column=_col(ref))
-        matches = self.matches(ref)
-        if not matches:
-            source = ref.source or self.qualified_unknown.get(ref.name)
-            shown = f"{source}.{ref.name}" if source else ref.name
-            msg = f"{clause} column '{shown}' cannot be resolved."
-            hint = did_you_mean(ref.name, sorted({c.name for c in self.columns})).strip() or None
-            raise UnknownColumnError(msg, shown=shown, line=_line(ref), column=_col(ref), hint=hint)
-        if len(matches) > 1:
-            candidates = sorted(f"{sorted(c.qualifiers)[0]}.{c.name}" for c in matches if c.qualifiers)
-            listed = " or ".join(filter(None, [", ".join(candidates[:-1]), candidates[-1] if candidates else ""]))
-            msg = f"Column '{ref.name}' is ambiguous. Could be {listed}."
-            if ref.pos is not None:
-                # ksqlDB finds it while preparing the statement and says where, in the script
-                msg = f"Exception while preparing statement: Line: {ref.pos.line}, Col: {ref.pos.column}: {msg}"
-            raise StatementError(msg, line=_line(ref), column=_col(ref))
-        return matches[0]
-
-
-def _line(node: ast.Node) -> int | None:
-    return node.pos.line if node.pos else None
-
-
-def _col(node: ast.Node) -> int | None:
-    return node.pos.column if node.pos else None
 
 
 # ---------------------------------------------------------------------------- the analyzer
@@ -171,6 +117,12 @@ class Analyzer:
             expr = self._boolean(node)
             if self._deferred:
                 shown, type_ = self._deferred[0]
+                last = node
+                while isinstance(last, ast.And | ast.Or):  # ksqlDB types AND and OR as their right operand
+                    last = last.right
+                for operand, operand_type in self._deferred:
+                    if operand is last:
+                        shown, type_ = node, operand_type
                 msg = messages.not_boolean(self.clause, shown, type_)
                 raise StatementError(msg, line=_line(shown), column=_col(shown))
             return expr
@@ -184,13 +136,23 @@ class Analyzer:
             self._deferred = None
 
     def _boolean(self, node: ast.Expr, deferred: list[tuple[ast.Expr, t.SqlType]] | None = None) -> e.Expression:
-        expr = coerce_null(self.visit(node), t.BOOLEAN)
+        expr = self._not_null(node)
         if expr.result_type != t.BOOLEAN:
             if deferred is not None:
                 deferred.append((node, expr.result_type))
                 return expr
             msg = messages.not_boolean(self.clause, node, expr.result_type)
             raise StatementError(msg, line=_line(node), column=_col(node))
+        return expr
+
+    def _not_null(self, node: ast.Expr) -> e.Expression:
+        """A condition or an operand of AND, OR or NOT, which a bare NULL cannot be in ksqlDB:
+        its ExpressionTypeManager gives NULL no type, so a WHERE, HAVING or WHEN condition that
+        is one (or ends in ``AND NULL``) fails reading that type, and any other such operand
+        fails to compile (``null && ...``)."""
+        expr = self.visit(node)
+        if is_null_literal(expr):
+            raise StatementError(NULL_TYPE_MESSAGE, line=_line(node), column=_col(node))
         return expr
 
     @singledispatchmethod
@@ -278,6 +240,16 @@ class Analyzer:
         return e.Negate(operand=operand, sql_type=operand.result_type)
 
     @visit.register
+    def visit_UnaryPlus(self, node: ast.UnaryPlus) -> e.Expression:
+        # ksqlDB's generated Java is +X: the identity on a number, and a compile error otherwise.
+        # A cast to its own type (also the identity) keeps it from being a column reference.
+        operand = self.typed(node.operand)
+        if not t.is_numeric(operand.result_type):
+            reason = f"unary plus of {format_expr(node.operand)} of type {operand.result_type}"
+            raise StatementError(messages.codegen_error(self.clause, reason), line=_line(node), column=_col(node))
+        return e.Cast(operand=operand, sql_type=operand.result_type)
+
+    @visit.register
     def visit_Arithmetic(self, node: ast.Arithmetic) -> e.Expression:
         left, right = self.visit(node.left), self.visit(node.right)
         if is_null_literal(left) or is_null_literal(right):
@@ -288,7 +260,8 @@ class Analyzer:
             return e.Call(name="CONCAT", args=(left, right), sql_type=t.STRING)
         result = arithmetic_type(node.op, lt, rt)
         if result is None:
-            msg = f"Error processing expression: {format_plain(node)}. Unsupported arithmetic types. {lt} {rt}"
+            shown = format_plain(node)  # ksqlDB's Operator names base types: DECIMAL, not DECIMAL(4, 2)
+            msg = f"Error processing expression: {shown}. Unsupported arithmetic types. {lt.base} {rt.base}"
             raise StatementError(msg, line=_line(node), column=_col(node))
         if (problem := unsupported_arithmetic(node.op, result, in_lambda=bool(self.lambda_vars))) is not None:
             raise UnsupportedFeatureError(problem, line=_line(node), column=_col(node))
@@ -415,7 +388,7 @@ class Analyzer:
         raise StatementError(SIMPLE_CASE_MESSAGE, line=_line(node), column=_col(node))
 
     def _when_operand(self, node: ast.Expr) -> e.Expression:
-        expr = coerce_null(self.visit(node), t.BOOLEAN)
+        expr = self._not_null(node)
         if expr.result_type != t.BOOLEAN:
             msg = f"WHEN operand type should be boolean.\nType for '{format_plain(node)}' is {expr.result_type}"
             raise StatementError(msg, line=_line(node), column=_col(node))

@@ -173,6 +173,9 @@ def compiled_comparison_problem(left: t.SqlType, right: t.SqlType, op: str) -> s
             return f"Unexpected comparison to {temporal}: {wrong[0]}" if wrong else None
     if not isinstance(left, NullType) and left.base == "BOOLEAN" and op not in ("=", "<>"):
         return f"Unexpected boolean comparison: {op}"
+    if not isinstance(left, NullType) and left.base in ("ARRAY", "MAP", "STRUCT") and op not in ("=", "<>"):
+        # the left side picks the Java a comparison compiles to, whatever the right side is
+        return f"Unexpected {left.base.lower()} comparison: {op}"
     return None
 
 

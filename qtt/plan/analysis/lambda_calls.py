@@ -40,7 +40,8 @@ def is_lambda_function(name: str) -> bool:
 
 def _shown(arg: ast.Expr | e.Expression, lambda_arity: int | None = None) -> str:
     if lambda_arity is not None:
-        return f"LAMBDA<{lambda_arity}>"
+        # ksqlDB's first pass gives a lambda argument a SqlLambda of its arity only, which prints LAMBDA
+        return "LAMBDA"
     assert isinstance(arg, e.Expression)
     return str(arg.result_type)
 

@@ -8,7 +8,8 @@ common type, found by inspecting each expression in turn (the first non-null one
   it (INTEGER, BIGINT, DECIMAL(p, s), or DOUBLE when the list is DOUBLE); one that holds a
   boolean (``true``, ``yes``, ``f``, ... any case) joins a BOOLEAN list;
 * any other *literal* coerces to STRING in a STRING list;
-* a STRING, literal or not, joins a TIME, DATE, TIMESTAMP or BYTES list (a CAST parses it);
+* a STRING, literal or not, joins a TIME, DATE, TIMESTAMP or BYTES list (a CAST parses it); a
+  literal that is no such value fails the statement (:mod:`~qtt.plan.analysis.text_literals`);
 * ARRAY, MAP and STRUCT constructors coerce element by element; columns of those types
   coerce when their element types widen.
 
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.plan.analysis.coercion import decimal_literal_type, implicit_cast
+from qtt.plan.analysis.text_literals import TEXT_READ, reads_as
 from qtt.plan.functions.signature_matching import NullType, widen_decimals
 from qtt.plan.ir import expressions as e
 from qtt.sqltypes import BIGINT_MAX, BIGINT_MIN, INT_MAX, INT_MIN
@@ -91,7 +93,7 @@ def _coerce_numbers(source: t.SqlType, target: t.SqlType) -> t.SqlType | None:
 
 #: what text coerces to, literal or not (ksqlDB's strict ``DefaultSqlValueCoercer``): parsed as
 #: ``CAST`` parses it
-_FROM_TEXT = frozenset({"TIME", "DATE", "TIMESTAMP", "BYTES"})
+_FROM_TEXT = TEXT_READ
 
 
 def can_coerce(
@@ -246,9 +248,28 @@ class ListCoercer:
     def _within(self, target: t.SqlType, exprs: Sequence[e.Expression]) -> t.SqlType:
         common: t.SqlType | None = target
         for expr in exprs:
-            common = self._step(expr, "", common)
+            common = self._step(_as_written(expr), "", common)
         assert common is not None
         return common
+
+
+def _as_written(expr: e.Expression) -> e.Expression:
+    """A nested constructor's item as ksqlDB's coercion sees it: as written.
+
+    ksqlDB types a list without rewriting it, so the elements of a nested ``ARRAY[...]`` or
+    ``MAP(...)`` are still the literals the statement wrote; qtt's own coercion of that
+    constructor turned a number or boolean literal that joined its STRING elements into a CAST
+    to STRING (:func:`convert`), which is the literal again here.
+    """
+    if (
+        isinstance(expr, e.Cast)
+        and expr.sql_type == t.STRING
+        and isinstance(expr.operand, e.Literal)
+        and not _is_null(expr.operand)
+        and expr.operand.result_type != t.STRING
+    ):
+        return expr.operand
+    return expr
 
 
 def _numeric_from_text(text: str, target: t.SqlType) -> t.SqlType:
@@ -274,6 +295,9 @@ def convert(expr: e.Expression, common: t.SqlType) -> e.Expression:
             return e.Literal(value=_parse_boolean(expr.value), sql_type=t.BOOLEAN)
         if t.is_numeric(common):
             return _number_literal(expr.value, common)
+        if common.base in _FROM_TEXT and not reads_as(expr.value, common.base):
+            # ksqlDB converts the literal as it types the list: this fails the statement there
+            raise _invalid_syntax(expr.value, common)
     return e.Cast(operand=expr, sql_type=common)
 
 

@@ -18,7 +18,7 @@ from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import HEADER, HEADERS, KEY, VALUE, Column
 from qtt.serde import get_format
 from qtt.serde.registry.protobuf_compile import parse
-from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat
+from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, IncompatibleSchema, RegistryFormat
 
 #: the column a schema gets when it is not a record of fields, as ksqlDB names it
 KEY_COLUMN, VALUE_COLUMN = "ROWKEY", "ROWVAL"
@@ -64,10 +64,25 @@ def _columns_of(
     assert isinstance(format_, RegistryFormat)
     _check_schema_type(topic, info, found, is_key=is_key)
     text = format_.schema_text_of(found.document)
-    columns = format_.infer_columns(
-        text, is_key=is_key, unwrapped=unwrapped, properties=info.properties, references=found.references
-    )
+    try:
+        columns = format_.infer_columns(
+            text, is_key=is_key, unwrapped=unwrapped, properties=info.properties, references=found.references
+        )
+    except IncompatibleSchema as e:
+        raise StatementError(_not_compatible(topic, info, e.message, text, is_key=is_key)) from None
     return text, columns
+
+
+def _not_compatible(topic: str | None, info: s.FormatInfo, reason: str, text: str, *, is_key: bool) -> str:
+    """``SchemaRegistryTopicSchemaSupplier.notCompatible``: a schema ksqlDB cannot translate."""
+    schema_id = info.properties.get(SCHEMA_ID)
+    return (
+        f"Unable to verify if the {'key' if is_key else 'value'} schema for "
+        f"{_source(topic, None if schema_id is None else int(schema_id))} is compatible with ksqlDB.\n"
+        f"Reason: {reason}\n\n"
+        "Please see https://github.com/confluentinc/ksql/issues/ to see if this particular reason is already "
+        f"known.\nIf not, please log a new issue, including this full error message.\nSchema:{text}"
+    )
 
 
 def inferred_key(
@@ -119,15 +134,11 @@ def inferred_value(
     text, columns = _columns_of(topic, info, found, is_key=False, unwrapped=unwrapped)
     if not unwrapped and [name for name, _ in columns] == [None] and not isinstance(columns[0][1], t.Struct):
         # ConnectFormatSchemaTranslator: only WRAP_SINGLE_VALUE=false reads a schema that is no record
-        schema_id = info.properties.get(SCHEMA_ID)
-        msg = (
-            f"Unable to verify if the value schema for {_source(topic, None if schema_id is None else int(schema_id))} "
-            "is compatible with ksqlDB.\nReason: Schema returned from schema registry is anonymous type. To use this "
-            "schema with ksqlDB, set 'WRAP_SINGLE_VALUE=false' in the WITH clause properties.\n\n"
-            "Please see https://github.com/confluentinc/ksql/issues/ to see if this particular reason is already "
-            f"known.\nIf not, please log a new issue, including this full error message.\nSchema:{text}"
+        reason = (
+            "Schema returned from schema registry is anonymous type. To use this schema with ksqlDB, set "
+            "'WRAP_SINGLE_VALUE=false' in the WITH clause properties."
         )
-        raise StatementError(msg)
+        raise StatementError(_not_compatible(topic, info, reason, text, is_key=False))
     if definitions:
         _check_one_definition(info, found, is_key=False)
     return [Column(name or VALUE_COLUMN, type_, namespace=VALUE) for name, type_ in columns]

@@ -42,8 +42,13 @@ NULLABLE_REPRESENTATION = "nullableRepresentation"
 NULLABLE_REPRESENTATIONS = ("WRAPPER", "OPTIONAL")
 # Format properties a C*AS sink takes over from its source when both use the same format
 # (ksqlDB's Analyzer.buildFormatInfo with Format.getInheritableProperties: PROTOBUF's are
-# ProtobufProperties.INHERITABLE_PROPERTIES, the full schema name only).
-INHERITABLE_FORMAT_PROPERTIES = {"DELIMITED": frozenset(["delimiter"]), "PROTOBUF": frozenset([FULL_SCHEMA_NAME])}
+# ProtobufProperties.INHERITABLE_PROPERTIES, the full schema name only; PROTOBUF_NOSR keeps
+# Format's default, all its supported properties; AVRO and JSON_SR inherit none).
+INHERITABLE_FORMAT_PROPERTIES = {
+    "DELIMITED": frozenset(["delimiter"]),
+    "PROTOBUF": frozenset([FULL_SCHEMA_NAME]),
+    "PROTOBUF_NOSR": frozenset([UNWRAP_PRIMITIVES, NULLABLE_REPRESENTATION]),
+}
 
 
 def check_supported(properties: Mapping[str, object]) -> None:

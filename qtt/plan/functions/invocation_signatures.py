@@ -24,7 +24,8 @@ class LambdaParam(t.SqlType):
     result: Pattern
 
     def __str__(self) -> str:
-        return f"LAMBDA<({', '.join(describe_pattern(p) for p in self.params)}) => {describe_pattern(self.result)}>"
+        # ksqlDB's LambdaType.toString
+        return f"LAMBDA ({', '.join(describe_pattern(p) for p in self.params)}) => {describe_pattern(self.result)}"
 
     @property
     def base(self) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.serde.excerpt import excerpt, json_value
+from qtt.serde.registry.registry_format import IncompatibleSchema
 
 
 def sql_type_of(schema: Any, path: str = "$", *, upper: bool = True) -> t.SqlType:
@@ -35,16 +36,9 @@ def sql_type_of(schema: Any, path: str = "$", *, upper: bool = True) -> t.SqlTyp
     if not isinstance(schema, Mapping):
         raise _invalid(path, f"a type name, a union or a type object, got {json_value(schema)}")
     kind = schema.get("type")
-    logical = schema.get("logicalType")
-    if logical == "decimal":
-        return t.Decimal(_whole_member(schema, "precision", 64, path), _whole_member(schema, "scale", 0, path))
-    if logical == "date":
-        return t.DATE
-    # Connect's AvroData knows only the millis logical types: a micros one is a plain long
-    if logical == "time-millis":
-        return t.TIME
-    if logical == "timestamp-millis":
-        return t.TIMESTAMP
+    logical = _logical_type(schema)
+    if logical is not None:
+        return logical
     # Connect names the schema after "connect.name", and ksqlDB types Connect's date, time and
     # timestamp names by their name alone (ConnectKsqlSchemaTranslator)
     connect_name = schema.get("connect.name")
@@ -74,6 +68,38 @@ def sql_type_of(schema: Any, path: str = "$", *, upper: bool = True) -> t.SqlTyp
     raise StatementError(msg)
 
 
+def _logical_type(schema: Mapping[str, Any]) -> t.SqlType | None:
+    """The SQL type of a logical type as Connect's ``AvroData.toConnectSchema`` reads it: its
+    name in any case, and only on its own base type (a ``date`` on a long is a plain long).
+    Connect knows only the millis logical types: a micros one is a plain long.
+
+    Raises:
+        IncompatibleSchema: a decimal without a numeric scale, or with a precision that is no
+            number (Connect's refusals, scale first).
+    """
+    kind = schema.get("type")
+    logical = schema.get("logicalType")
+    name = logical.lower() if isinstance(logical, str) else None
+    if name == "decimal" and kind in ("bytes", "fixed"):
+        scale = schema.get("scale")
+        if isinstance(scale, bool) or not isinstance(scale, int | float):
+            raise IncompatibleSchema("scale must be specified and must be a number.")
+        precision = schema.get("precision", 64)
+        if isinstance(precision, bool) or not isinstance(precision, int | float):
+            msg = "precision property must be a JSON Integer. https://avro.apache.org/docs/1.9.1/spec.html#Decimal"
+            raise IncompatibleSchema(msg)
+        return t.Decimal(int(precision), int(scale))
+    return _LOGICAL.get((kind, name)) if name is not None and isinstance(kind, str) else None
+
+
+#: (Avro type, logical type in lower case) -> its SQL type, for Connect's other logical types
+_LOGICAL: dict[tuple[str, str], t.SqlType] = {
+    ("int", "date"): t.DATE,
+    ("int", "time-millis"): t.TIME,
+    ("long", "timestamp-millis"): t.TIMESTAMP,
+}
+
+
 #: (Avro type, ``connect.name``) -> the SQL type ksqlDB gives Connect's schema of that name
 _CONNECT_NAMED: dict[tuple[Any, Any], t.SqlType] = {
     ("int", "org.apache.kafka.connect.data.Date"): t.DATE,
@@ -97,7 +123,8 @@ def record_columns(schema: Mapping[str, Any], path: str = "$", *, upper: bool = 
     fields whose type ksqlDB cannot take.
 
     Raises:
-        StatementError: no field is left (ksqlDB's message), or the schema is not valid.
+        IncompatibleSchema: no field is left (ksqlDB's message).
+        StatementError: the schema is not valid.
     """
     columns = []
     for name, type_, at in record_fields(schema, path):
@@ -106,7 +133,9 @@ def record_columns(schema: Mapping[str, Any], path: str = "$", *, upper: bool = 
         except _UnsupportedType:
             continue
     if not columns and path == "$":
-        raise StatementError("Schema does not include any columns with types that ksqlDB supports.")
+        # ConnectKsqlSchemaTranslator.toKsqlSchema, inside the schema translation ksqlDB reports
+        # as a schema it cannot verify
+        raise IncompatibleSchema("Schema does not include any columns with types that ksqlDB supports.")
     return columns
 
 
@@ -160,13 +189,6 @@ def _member(schema: Mapping[str, Any], key: str, kind: str, path: str) -> Any:
     return schema[key]
 
 
-def _whole_member(schema: Mapping[str, Any], key: str, default: int, path: str) -> int:
-    value = schema.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _invalid(f"{path}.{key}", f"a whole number, got {json_value(value)}")
-    return value
-
-
 #: how the message of a schema Avro's parser would reject begins
 INVALID = "Invalid Avro schema"
 
@@ -185,6 +207,9 @@ def _sql_primitive(name: str, path: str) -> t.SqlType:
         "string": t.STRING,
         "bytes": t.BYTES,
     }.get(name)
+    if name == "null":
+        # AvroData.toConnectSchema: null is only a member of a union
+        raise IncompatibleSchema("Standalone null schemas are not supported by this converter")
     if found is None:
         msg = f"Avro type {excerpt(repr(name))} at {path} has no SQL type"
         raise StatementError(msg)

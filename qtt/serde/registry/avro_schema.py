@@ -293,6 +293,18 @@ def row_from_datum(
         raise SerdeError(msg) from None
 
 
+#: the logical types whose datum is a whole number, on their own base types
+_WHOLE_LOGICAL = frozenset(
+    [
+        ("int", "date"),
+        ("int", "time-millis"),
+        ("long", "timestamp-millis"),
+        ("long", "time-micros"),
+        ("long", "timestamp-micros"),
+    ]
+)
+
+
 def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
     """A JSON-like value (a case file's document, or SQL values made plain) shaped for an Avro schema.
 
@@ -321,9 +333,10 @@ def datum_for_schema(value: Any, schema: Any, path: str = "$") -> Any:
         if kind == "null":
             return None
         raise SerdeError(f"null where {path} must be {kind}")
-    if logical == "decimal":
+    # a logical type on another base type than its own is no logical type (Avro, Connect)
+    if logical == "decimal" and kind in ("bytes", "fixed"):
         return _decimal_datum(value, schema, path)
-    if logical in ("date", "time-millis", "timestamp-millis", "time-micros", "timestamp-micros"):
+    if (kind, logical) in _WHOLE_LOGICAL:
         return int(value)
     if kind == "record":
         if not isinstance(value, Mapping):

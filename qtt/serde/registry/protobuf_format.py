@@ -30,7 +30,7 @@ from qtt.serde.registry import connect_types
 from qtt.serde.registry import protobuf_schema as ps
 from qtt.serde.registry.protobuf_compile import ParsedSchema, parse
 from qtt.serde.registry.protobuf_values import message_from_plain, plain_of
-from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, subject_conf
+from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, RegistryFormat, is_unwrapped, subject_conf
 from qtt.serde.registry.schema_registry import RegisteredSchema, RegistrySnapshot
 
 
@@ -129,32 +129,88 @@ class ProtobufFormat(RegistryFormat):
 
 
 class ProtobufNoSrFormat(ProtobufFormat):
-    """PROTOBUF_NOSR: the bare message of the columns' schema, no registry and no framing."""
+    """PROTOBUF_NOSR: the bare message of the columns' schema, no registry and no framing.
+
+    Unlike PROTOBUF it may write a single column bare (ksqlDB's ``ProtobufNoSRFormat`` supports
+    ``UNWRAP_SINGLES``): Connect's ``ProtobufData`` then writes a primitive as its
+    ``google.protobuf`` wrapper message, whose bytes are those of the column's one-field message,
+    a STRUCT as its own message, and a null as no bytes at all.
+    """
 
     name: ClassVar[str] = "PROTOBUF_NOSR"
     uses_registry: ClassVar[bool] = False
+    supports_unwrapping: ClassVar[bool] = True
     supported_properties: ClassVar[frozenset[str]] = frozenset(
         [FULL_SCHEMA_NAME, ps.UNWRAP_PRIMITIVES, ps.NULLABLE_REPRESENTATION]
     )
 
+    def _message_columns(self, layout: Layout) -> tuple[SerdeColumn, ...]:
+        """The columns of the message written: a bare STRUCT's fields, else the layout's."""
+        if not is_unwrapped(layout):
+            return layout.columns
+        type_ = layout.columns[0].type
+        if isinstance(type_, t.Struct):
+            return tuple(SerdeColumn(f.name, f.type) for f in type_.fields)
+        if isinstance(type_, (t.Array, t.Map)):
+            # ProtobufData.fromConnectSchema has no root message for them
+            kind = "ARRAY" if isinstance(type_, t.Array) else "MAP"
+            msg = f"Failed to serialize {_side(layout)} as {self.name}: Unsupported root schema of type {kind}"
+            raise SerdeError(msg)
+        return layout.columns
+
     def _message_class(self, layout: Layout) -> Any:
-        text = self.schema_text(layout.columns, is_key=layout.is_key, properties=layout.properties, unwrapped=False)
+        columns = self._message_columns(layout)
+        text = self.schema_text(columns, is_key=layout.is_key, properties=layout.properties, unwrapped=False)
         return parse(text).message_class()
+
+    def _bare_struct(self, layout: Layout) -> bool:
+        return is_unwrapped(layout) and isinstance(layout.columns[0].type, t.Struct)
+
+    def _plain_document(self, document: Any, layout: Layout) -> Any:
+        """A case file's document as the message's JSON-like form (a bare value wrapped)."""
+        if not is_unwrapped(layout) or self._bare_struct(layout):
+            return document
+        return {layout.columns[0].name: document}
 
     def row_writer(self, layout: Layout) -> RowWriter:
         if not layout.columns:
             return lambda row: None
-        message_class = self._message_class(layout)
+        unwrapped = is_unwrapped(layout)
+        found: list[Any] = []
 
         def write(row: Row) -> bytes | None:
-            return self._bytes(self.plain_row(row, layout), message_class, layout)
+            if unwrapped and row[0] is None:
+                return None
+            if not found:
+                found.append(self._message_class(layout))
+            if self._bare_struct(layout):
+                plain = values.to_json(row[0], layout.columns[0].type)
+            else:
+                plain = self.plain_row(row, layout)
+            return self._bytes(plain, found[0], layout)
 
         return write
 
     def write_document(self, document: Any, layout: Layout) -> bytes | None:
-        if not layout.columns:
+        if not layout.columns or (is_unwrapped(layout) and document is None):
             return None
-        return self._bytes(document, self._message_class(layout), layout)
+        return self._bytes(self._plain_document(document, layout), self._message_class(layout), layout)
+
+    def read_document(self, data: bytes, layout: Layout) -> Any:
+        plain = super().read_document(data, layout)
+        if plain is None or not is_unwrapped(layout) or self._bare_struct(layout):
+            return plain
+        return next(iter(plain.values()), None)
+
+    def row_of(self, datum: Any, layout: Layout) -> Row:
+        if datum is None or not self._bare_struct(layout):
+            return super().row_of(datum, layout)
+        try:
+            fields = self._message_columns(layout)
+            plain = connect_types.checked_message_plain(self._plain(datum, layout), datum.DESCRIPTOR, fields)
+            return values.row_from_json(plain, layout.columns, wrapped=False)
+        except SerdeError as e:
+            raise SerdeError(f"Failed to deserialize {_side(layout)} as {self.name}: {e.message}") from None
 
     def _bytes(self, plain: Any, message_class: Any, layout: Layout) -> bytes:
         """The bare message holding ``plain``; what it cannot hold is a :class:`SerdeError`."""
@@ -166,12 +222,17 @@ class ProtobufNoSrFormat(ProtobufFormat):
             raise SerdeError(f"Failed to serialize {_side(layout)} as {self.name}: {e or type(e).__name__}") from None
 
     def _reader(self, layout: Layout) -> Any:
-        # the bare message: no magic byte, no schema id (the base's reading otherwise)
-        message_class = self._message_class(layout)
+        # the bare message: no magic byte, no schema id (the base's reading otherwise); made at
+        # the first record, as a bare ARRAY or MAP fails each record in ksqlDB, not the query
+        found: list[Any] = []
 
         def read(data: bytes) -> Any:
             try:
-                return message_class.FromString(data)
+                if not found:
+                    found.append(self._message_class(layout))
+                return found[0].FromString(data)
+            except SerdeError as e:
+                raise SerdeError(e.message.replace("serialize", "deserialize", 1)) from None
             except Exception as e:
                 msg = f"Failed to deserialize {_side(layout)} as {self.name}: {e or type(e).__name__}"
                 raise SerdeError(msg) from None

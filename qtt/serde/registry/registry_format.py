@@ -30,6 +30,11 @@ SCHEMA_ID = "schemaId"
 FULL_SCHEMA_NAME = "fullSchemaName"
 
 
+class IncompatibleSchema(StatementError):
+    """A registered schema Kafka Connect cannot translate (its ``DataException``): ksqlDB's
+    schema inference reports it as a schema it cannot verify (``Unable to verify ...``)."""
+
+
 def subject_conf(schema: RegisteredSchema) -> dict[str, Any]:
     """Serializer configuration that names ``schema``'s own subject, whatever Confluent's
     default strategy (``<topic>-key``/``-value``) would derive: qtt decides subjects where it
