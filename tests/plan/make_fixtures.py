@@ -249,6 +249,7 @@ def examples() -> dict[str, object]:
         "like": e.Like(value=NAME, pattern=e.Literal(value="a%", sql_type=t.STRING), escape="!", negated=False),
         "between": e.Between(value=ID, low=ONE, high=ONE, negated=False),
         "in": e.InList(value=ID, items=(ONE,), negated=True),
+        "structuredIn": e.StructuredInList(value=arr, items=(arr,), negated=False),
         "case": e.Case(
             whens=(e.When(condition=e.IsNull(operand=ID, negated=False), result=NAME),), default=None, sql_type=t.STRING
         ),

@@ -356,10 +356,11 @@ class Analyzer:
             # ksqlDB coerces an IN list as it compiles the clause
             msg = messages.codegen_error(self.clause, error.message)
             raise StatementError(msg, line=_line(node), column=_col(node)) from None
-        if target is None:
-            return e.InList(value=value, items=tuple(items), negated=node.negated)
-        value, *converted = (convert(x, target) for x in exprs)
-        return e.InList(value=value, items=tuple(converted), negated=node.negated)
+        if target is not None:
+            value, *items = (convert(x, target) for x in exprs)
+        structured = isinstance(value.result_type, t.Array | t.Map | t.Struct)
+        in_list = e.StructuredInList if structured else e.InList
+        return in_list(value=value, items=tuple(items), negated=node.negated)
 
     @visit.register
     def visit_Like(self, node: ast.Like) -> e.Expression:

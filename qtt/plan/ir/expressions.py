@@ -146,7 +146,22 @@ class Between(BooleanExpression):
 
 @dataclass(frozen=True, kw_only=True)
 class InList(BooleanExpression):
+    """``value [NOT] IN (items)``. Over an ARRAY, MAP or STRUCT value (only in plans persisted
+    before :class:`StructuredInList`), a null anywhere inside the value never matches."""
+
     type_tag: ClassVar[str] = "in"
+    value: Expression
+    items: tuple[Expression, ...]
+    negated: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class StructuredInList(BooleanExpression):
+    """``value [NOT] IN (items)`` over an ARRAY, MAP or STRUCT value, as ksqlDB's
+    ``InListEvaluator`` matches one: element by element, where two nulls in the same place match
+    (a null value or item still never matches)."""
+
+    type_tag: ClassVar[str] = "structuredIn"
     value: Expression
     items: tuple[Expression, ...]
     negated: bool

@@ -254,7 +254,15 @@ class Compiler:
 
     @visit.register
     def visit_InList(self, expr: e.InList) -> Column:
+        return self._in_list(expr, nested_nulls_match=False)
+
+    @visit.register
+    def visit_StructuredInList(self, expr: e.StructuredInList) -> Column:
+        return self._in_list(expr, nested_nulls_match=True)
+
+    def _in_list(self, expr: e.InList | e.StructuredInList, *, nested_nulls_match: bool) -> Column:
         # ksqlDB's InListEvaluator: a null value or a null item never matches; never null.
+        # Spark's equality of arrays, maps and structs already matches two nulls in one place.
         value_type = expr.value.result_type
         raw = self(expr.value)
         value = comparable(raw, value_type)
@@ -263,7 +271,7 @@ class Compiler:
             # InListEvaluator's exact match is Double.equals
             value, items = double_equality_key(value), [double_equality_key(i) for i in items]
         found = value.isin(items) if items else F.lit(False)
-        nested_null = holds_null(raw, value_type)
+        nested_null = None if nested_nulls_match else holds_null(raw, value_type)
         if nested_null is not None:
             # it matches element by element, and a null inside never matches
             found = found & ~nested_null
