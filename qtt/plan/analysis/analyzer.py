@@ -496,7 +496,9 @@ class Analyzer:
                 msg = f"Duplicate field names found in STRUCT: '{first}' and '{second}'"
                 raise StatementError(msg, line=_line(node), column=_col(node))
             if is_null_literal(value):
-                value = e.Literal(value=None, sql_type=t.STRING)
+                # ksqlDB's ExpressionTypeManager gives NULL no type, and its struct type's field
+                # refuses a missing one (a NullPointerException: confluentinc/ksql#9525)
+                raise StatementError(NULL_TYPE_MESSAGE, line=_line(value_node), column=_col(value_node))
             values.append(e.StructFieldValue(name=name, value=value))
         type_ = t.Struct(tuple(t.Field(v.name, v.value.result_type) for v in values))
         return e.CreateStruct(fields=tuple(values), sql_type=type_)
