@@ -15,7 +15,7 @@ from typing import cast
 from qtt import sqltypes as t
 from qtt.errors import SqlError, StatementError, UnknownColumnError, UnsupportedFeatureError
 from qtt.plan.analysis import messages, pseudo_timestamps
-from qtt.plan.analysis.case_types import case_type
+from qtt.plan.analysis.case_types import case_type, then_type
 from qtt.plan.analysis.coercion import (
     EQUALITY_OPS,
     arithmetic_type,
@@ -379,9 +379,21 @@ class Analyzer:
 
     @visit.register
     def visit_SearchedCase(self, node: ast.SearchedCase) -> e.Expression:
-        conditions = [self._when_operand(w.condition) for w in node.whens]
+        # ksqlDB's validateWhenClauses: each branch's WHEN, then its THEN against the earlier
+        # THENs, before the next branch is typed
+        conditions: list[e.Expression] = []
+        results: list[e.Expression] = []
         shown = [format_plain(w.condition) for w in node.whens]
-        return self._case(node, conditions, shown, [w.result for w in node.whens])
+        shown_results = [format_plain(w.result) for w in node.whens]
+        for when in node.whens:
+            conditions.append(self._when_operand(when.condition))
+            results.append(self.visit(when.result))
+            count = len(results)
+            try:
+                then_type(shown[:count], shown_results[:count], [r.result_type for r in results])
+            except StatementError as error:
+                raise error.at(line=_line(node), column=_col(node)) from None
+        return self._case(node, conditions, shown, results)
 
     @visit.register
     def visit_SimpleCase(self, node: ast.SimpleCase) -> e.Expression:
@@ -400,11 +412,10 @@ class Analyzer:
         node: ast.SearchedCase | ast.SimpleCase,
         conditions: Sequence[e.Expression],
         shown_conditions: Sequence[str],
-        result_nodes: Sequence[ast.Expr],
+        results: Sequence[e.Expression],
     ) -> e.Expression:
-        results = [self.visit(r) for r in result_nodes]
         default = self.visit(node.default) if node.default is not None else None
-        shown_results = [format_plain(r) for r in result_nodes]
+        shown_results = [format_plain(w.result) for w in node.whens]
         try:
             default_type = default.result_type if default is not None else None
             target = case_type(shown_conditions, shown_results, [r.result_type for r in results], default_type)

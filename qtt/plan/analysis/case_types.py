@@ -24,6 +24,27 @@ def case_type(
     Raises:
         StatementError: THEN types that differ, an ELSE of another type, or no typed branch.
     """
+    target = then_type(conditions, results, result_types)
+    if default_type is not None and not isinstance(default_type, NullType):
+        if target is not None and default_type != target:
+            msg = (
+                "Invalid Case expression. Type for the default clause should be the same as for 'THEN' "
+                f"clauses.\nTHEN type: {target}.\nDEFAULT type: {default_type}."
+            )
+            raise StatementError(msg)
+        target = default_type
+    if target is None:
+        raise StatementError("Invalid Case expression. All case branches have NULL type")
+    return target
+
+
+def then_type(conditions: Sequence[str], results: Sequence[str], result_types: Sequence[t.SqlType]) -> t.SqlType | None:
+    """The type the THEN results share (None: all are NULL), as ksqlDB's ``validateWhenClauses``
+    checks them branch by branch.
+
+    Raises:
+        StatementError: a THEN whose type is not the earlier ones'.
+    """
     target: t.SqlType | None = None
     for condition, result, type_ in zip(conditions, results, result_types, strict=True):
         if isinstance(type_, NullType):
@@ -37,14 +58,4 @@ def case_type(
                 f"\nPrevious THEN expression(s) type: {target}."
             )
             raise StatementError(msg)
-    if default_type is not None and not isinstance(default_type, NullType):
-        if target is not None and default_type != target:
-            msg = (
-                "Invalid Case expression. Type for the default clause should be the same as for 'THEN' "
-                f"clauses.\nTHEN type: {target}.\nDEFAULT type: {default_type}."
-            )
-            raise StatementError(msg)
-        target = default_type
-    if target is None:
-        raise StatementError("Invalid Case expression. All case branches have NULL type")
     return target
