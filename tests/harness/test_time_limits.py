@@ -171,7 +171,10 @@ def test_a_hanging_replay_ends_at_its_limit_with_what_had_arrived_and_the_next_o
         "inputs": [{"topic": "readings", "key": "s1", "value": {"v": v}} for v in (7, 1)],
         "outputs": [{"topic": "BIG", "key": "s1", "value": {"V": 7}}],
     }
-    cases = [_case("hangs at its fourth record", [1, 2, 3, 4, 5], hang_at=3), ends]
+    # it hangs early, so that what arrived before the hang is in by the limit on a loaded machine
+    # too (each earlier micro-batch must end within the limit; under CI beside a tox run three
+    # of them did not)
+    cases = [_case("hangs at its second record", [1, 2, 3, 4, 5], hang_at=1), ends]
     file.write_text(json.dumps({"tests": cases}), encoding="utf-8")
     variants, errors = load_variants([str(file)])
     assert not errors
@@ -182,7 +185,7 @@ def test_a_hanging_replay_ends_at_its_limit_with_what_had_arrived_and_the_next_o
     assert ended.status == Status.PASSED, ended.reason
     assert hung.status == Status.TIMED_OUT
     assert hung.reason.startswith("query CTAS_TOTALS_0 did not end within the time limit of 10 s and was stopped")
-    assert hung.reason.splitlines()[0].endswith("what had arrived by then: TOTALS: 3 of 5 expected")
+    assert hung.reason.splitlines()[0].endswith("what had arrived by then: TOTALS: 1 of 5 expected")
     assert hung.comparison is not None and not hung.comparison.ok  # the labelled diff shows the partial outputs
-    assert [record.value for record in hung.replay.outputs["TOTALS"]] == [{"TOTAL": 1}, {"TOTAL": 3}, {"TOTAL": 6}]
+    assert [record.value for record in hung.replay.outputs["TOTALS"]] == [{"TOTAL": 1}]
     assert not hanging_session.streams.active
