@@ -91,11 +91,6 @@ def _coerce_numbers(source: t.SqlType, target: t.SqlType) -> t.SqlType | None:
     return target
 
 
-#: what text coerces to, literal or not (ksqlDB's strict ``DefaultSqlValueCoercer``): parsed as
-#: ``CAST`` parses it
-_FROM_TEXT = TEXT_READ
-
-
 def can_coerce(
     source: t.SqlType,
     target: t.SqlType,
@@ -117,7 +112,7 @@ def can_coerce(
         return _coerce_numbers(source, target)
     if literal and target == t.STRING and not isinstance(source, t.Array | t.Map | t.Struct):
         return t.STRING
-    if from_text and source == t.STRING and target.base in _FROM_TEXT:
+    if from_text and source == t.STRING and target.base in TEXT_READ:
         return target
     if isinstance(source, t.Array) and isinstance(target, t.Array):
         element = can_coerce(source.element, target.element, from_text=from_text, all_fields=all_fields)
@@ -295,7 +290,7 @@ def convert(expr: e.Expression, common: t.SqlType) -> e.Expression:
             return e.Literal(value=_parse_boolean(expr.value), sql_type=t.BOOLEAN)
         if t.is_numeric(common):
             return _number_literal(expr.value, common)
-        if common.base in _FROM_TEXT and not reads_as(expr.value, common.base):
+        if common.base in TEXT_READ and not reads_as(expr.value, common.base):
             # ksqlDB converts the literal as it types the list: this fails the statement there
             raise _invalid_syntax(expr.value, common)
     return e.Cast(operand=expr, sql_type=common)

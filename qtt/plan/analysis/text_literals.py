@@ -20,7 +20,8 @@ from qtt.errors import StatementError
 from qtt.plan.analysis.pseudo_timestamps import timestamp_millis
 from qtt.serde.values import EPOCH
 
-#: the base types a string literal is read as here
+#: the base types text coerces to in a list, literal or not (ksqlDB's strict
+#: ``DefaultSqlValueCoercer``), and a string literal is read as here
 TEXT_READ = frozenset({"TIME", "DATE", "TIMESTAMP", "BYTES"})
 
 _TIME = re.compile(r"(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?")
