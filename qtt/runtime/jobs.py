@@ -305,6 +305,8 @@ class QueryRun:
     stage_batches: int = 0
     error: QttError | None = None
     internal_topics: list[InternalTopic] = field(default_factory=list)
+    #: how many stateful operators today's runtime built for it (none: it keeps no state)
+    state_operators: int = 0
     #: the time limit (seconds) its streaming query hit: it was stopped, ``records`` are what
     #: its sink had written by then, and its state was not read back
     timed_out: float | None = None

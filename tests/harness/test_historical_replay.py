@@ -92,18 +92,40 @@ def test_topologies_are_described_off_the_main_thread_and_a_changed_state_operat
     text = (changed / "topology").read_text(encoding="utf-8")
     (changed / "topology").write_text(text.replace("TransformWithStateInPySpark opId=0", "StateStoreSave opId=0", 1))
     threads: list[str] = []
-    describe = topology.describe
+    describe = topology.describe_query
 
-    def recording(session, plan):  # type: ignore[no-untyped-def]
+    def recording(session, query):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread().name)
-        return describe(session, plan)
+        return describe(session, query)
 
-    monkeypatch.setattr(topology, "describe", recording)
+    monkeypatch.setattr(topology, "describe_query", recording)
     passed, failed = replay_folders([kept, changed], lambda: spark)
     assert passed.status == Status.PASSED, passed.reason
     assert failed.status == Status.FAILED
     assert any("stateful operators recorded" in problem for problem in failed.problems), failed.problems
     assert threads and all(name.startswith("qtt-topology") for name in threads)
+
+
+def test_only_queries_that_keep_state_are_described_and_a_stateless_one_that_builds_state_fails() -> None:
+    from qtt.harness.historical.replay import described_queries, stateless_problems
+    from qtt.harness.replay.driver import ReplayResult
+    from qtt.runtime.jobs import QueryRun
+
+    stateful = load(HISTORICAL / "aggregation__counts_sums_and_averages_per_station__880598fa" / "0.3.0_1795228811139")
+    assert [query.query_id for query in described_queries(stateful)] == list(stateful.topology)
+    folders = (load(folder) for folder in sorted(HISTORICAL.glob("bad_records__*/*")))
+    stateless = next(loaded for loaded in folders if not any(one.state for one in loaded.topology.values()))
+    assert described_queries(stateless) == []
+    [query_id] = stateless.topology
+    kept_none = ReplayResult(runs=[QueryRun(query_id, "T")])
+    assert stateless_problems(stateless, {}, kept_none) == []
+    built_one = ReplayResult(runs=[QueryRun(query_id, "T", state_operators=1)])
+    assert stateless_problems(stateless, {}, built_one) == [
+        f"topology of {query_id}: recorded without stateful operators, today's runtime built 1"
+    ]
+    # the recorded topology forgets a query: it is described, and the comparison names it new
+    del stateless.topology[query_id]
+    assert [query.query_id for query in described_queries(stateless)] == [query_id]
 
 
 def test_topology_drift_shows_the_lines_that_differ() -> None:

@@ -4,8 +4,8 @@ built with today's runtime, checked against what was recorded at snapshot time.
 Checked: the output bytes of every topic (and their timestamps), the schema of every step,
 the processing log, and the state part of the topology. A difference in the rest of the
 topology is drift: reported, never failing, and only for a folder written by today's Spark
-line (another line words the same plan its own way). A folder that cannot be read fails only
-itself.
+line (another line words the same plan its own way), and only for queries that keep state. A
+folder that cannot be read fails only itself.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from qtt.harness.replay.runner import replay_counted
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.plan.ir import codec
-from qtt.plan.ir.steps import Plan
+from qtt.plan.ir.shape import query_order
+from qtt.plan.ir.steps import Plan, QueryPlan
 from qtt.runtime.execute.topology_text import QueryTopology, parse
 from qtt.runtime.jobs import CAPTURE
 from qtt.runtime.spark import infrastructure, lines
@@ -109,7 +110,7 @@ def replay_folders(
         except QttError as e:  # the registry refuses a schema a statement registers
             refused[index] = e
             items.append(ReplayItem(item.plan, ()))
-    with _Topologies(session, [item.plan for _, item in loaded]) as topologies:
+    with _Topologies(session, [item for _, item in loaded]) as topologies:
         outcomes = replay_counted(
             [replace(item, mode=CAPTURE) for item in items], session, total=len(paths), progress=progress
         )
@@ -127,7 +128,11 @@ def not_loaded(result: CaseResult, error: QttError, folder: Path) -> None:
 
 
 def _conclude(
-    result: HistoricalResult, item: Loaded, outcome: object, refused: QttError | None, topology: Future[str]
+    result: HistoricalResult,
+    item: Loaded,
+    outcome: object,
+    refused: QttError | None,
+    topology: Future[dict[str, QueryTopology]],
 ) -> None:
     if refused is not None:
         result.status, result.reason = Status.FAILED, f"the plan no longer registers its schemas: {refused}"
@@ -145,23 +150,29 @@ def _conclude(
 
 
 class _Topologies:
-    """Today's topology of every plan, described on a thread of its own while the replays run.
+    """Today's topology of every plan's queries that keep state, described on a thread of its
+    own while the replays run.
 
     Describing builds each query once more and explains it: Python-to-JVM calls on the driver,
     which would otherwise run one after another once every replay ended. Spark's driver takes
     calls from several threads; the replays spend most of their time waiting for micro-batches.
+
+    A query that keeps no state (recorded without stateful operators, and no stateful step
+    today) is not described: its topology decides nothing a restore depends on, and
+    describing a query costs more than replaying it. Its replay says whether today's runtime
+    built a stateful operator for it after all (:func:`stateless_problems`).
     """
 
-    def __init__(self, session: Callable[[], SparkSession], plans: Sequence[Plan]) -> None:
+    def __init__(self, session: Callable[[], SparkSession], items: Sequence[Loaded]) -> None:
         # imported here, before the thread starts: a thread importing pyspark while this one
         # starts Spark can get the other's half-initialized module ("cannot import name
         # 'SQLContext' from partially initialized module 'pyspark.sql'")
         import qtt.runtime.execute.topology  # noqa: F401
 
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qtt-topology")
-        self._futures = [self._pool.submit(_describe, session, plan) for plan in plans]
+        self._futures = [self._pool.submit(_describe, session, described_queries(item)) for item in items]
 
-    def of(self, index: int) -> Future[str]:
+    def of(self, index: int) -> Future[dict[str, QueryTopology]]:
         return self._futures[index]
 
     def __enter__(self) -> _Topologies:
@@ -173,10 +184,35 @@ class _Topologies:
         self._pool.shutdown(wait=True)
 
 
-def _describe(session: Callable[[], SparkSession], plan: Plan) -> str:
-    from qtt.runtime.execute.topology import describe
+def described_queries(item: Loaded) -> list[QueryPlan]:
+    """The queries of ``item``'s plan whose topology is compared: each that keeps state today
+    or was recorded with state, and each the recorded topology does not name."""
+    try:
+        ordered = query_order(item.plan)
+    except QttError:  # queries that read each other in a cycle: the replay says so
+        return list(item.plan.queries())
+    out = []
+    for query, shape in ordered:
+        recorded = item.topology.get(query.query_id)
+        if shape.stateful or recorded is None or recorded.state:
+            out.append(query)
+    return out
 
-    return describe(session(), plan)
+
+def _describe(session: Callable[[], SparkSession], queries: Sequence[QueryPlan]) -> dict[str, QueryTopology]:
+    from qtt.runtime.execute.topology import describe_query
+
+    return {query.query_id: describe_query(session(), query) for query in queries}
+
+
+def stateless_problems(item: Loaded, described: dict[str, QueryTopology], outcome: ReplayResult) -> list[str]:
+    """A query whose topology was not described (it keeps no state) fails if its replay built a
+    stateful operator all the same."""
+    return [
+        f"topology of {run.query_id}: recorded without stateful operators, today's runtime built {run.state_operators}"
+        for run in outcome.runs
+        if run.query_id not in described and run.query_id in item.topology and run.state_operators
+    ]
 
 
 def _infrastructure(result: HistoricalResult, error: InfrastructureError) -> None:
@@ -185,7 +221,9 @@ def _infrastructure(result: HistoricalResult, error: InfrastructureError) -> Non
     result.hint = error.hint or infrastructure.HINT
 
 
-def _judge(result: HistoricalResult, item: Loaded, outcome: ReplayResult, topology: Future[str]) -> None:
+def _judge(
+    result: HistoricalResult, item: Loaded, outcome: ReplayResult, topology: Future[dict[str, QueryTopology]]
+) -> None:
     """Compare a replay with what the folder recorded."""
     result.replay = outcome
     result.seconds = outcome.seconds
@@ -196,7 +234,10 @@ def _judge(result: HistoricalResult, item: Loaded, outcome: ReplayResult, topolo
     problems = check(item, outcome)
     began = time.perf_counter()
     try:
-        state_problems, drift = compare_topology(item.topology, parse(topology.result()))
+        described = topology.result()
+        recorded = {query_id: one for query_id, one in item.topology.items() if query_id in described}
+        state_problems, drift = compare_topology(recorded, described)
+        state_problems += stateless_problems(item, described, outcome)
     except InfrastructureError as e:
         _infrastructure(result, e)
         return

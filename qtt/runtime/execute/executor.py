@@ -460,6 +460,7 @@ def _run_group(
             topic=builders[job.job_id].sink.topic,  # type: ignore[union-attr]
             schemas=dict(builders[job.job_id].schemas),
             group_size=len(jobs),
+            state_operators=len(builders[job.job_id].state_operators),
         )
         for job in jobs
     }
