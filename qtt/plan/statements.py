@@ -16,7 +16,7 @@ from qtt.errors import ConfigError, QttError, SqlError, StatementError, Unsuppor
 from qtt.plan.analysis import messages
 from qtt.plan.ddl import upgrades
 from qtt.plan.ddl.alters import altered_schema
-from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key
+from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key, wrong_key_error
 from qtt.plan.ddl.drops import refuse_drop_under_inserts
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, check_no_shadowed_columns, unknown_source_hint
 from qtt.plan.ddl.query_ids import create_as_query_id, has_writer, query_to_replace, refuse_many_writers
@@ -167,7 +167,7 @@ class Planner:
         stream = statement.kind == STREAM
         for element in statement.elements:  # CreateStream and CreateTable check their keys' words
             if element.constraint in ("KEY", "PRIMARY KEY") and (element.constraint == "KEY") != stream:
-                raise StatementError(messages.wrong_key_constraint(element.name, stream=stream))
+                raise wrong_key_error(element, messages.wrong_key_constraint(element.name, stream=stream))
         check_supported(properties)
         topic = str(properties["KAFKA_TOPIC"])
         # Then its injectors (formats and their schema ids, the topic), then CreateSourceFactory.

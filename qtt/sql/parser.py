@@ -25,14 +25,21 @@ from qtt.sql.ast_builder import AstBuilder
 from qtt.sql.formatter import KSQL_RESERVED_WORDS
 from qtt.sql.source_refs import check_qualifiers
 from qtt.sql.syntax_errors import (
+    KSQL_COMMANDS,
     antlr_name,
-    expecting,
+    create_with_prediction,
+    expectations,
+    first_token,
     ksql_message,
     missing_message,
+    no_viable_message,
     readable_expecting,
     reserved_message,
+    select_item_prediction,
     snippet,
     statement_at,
+    statement_start,
+    unknown_statement_message,
 )
 
 _PUNCTUATION = {
@@ -227,6 +234,28 @@ def _with_snippet(error: SqlSyntaxError, text: str) -> SqlSyntaxError:
 
 
 def _syntax_error(e: lark.UnexpectedInput, text: str, start: str = "statements") -> SqlSyntaxError:
+    if start == "statements" and (unknown := _unknown_statement(e, text)) is not None:
+        return unknown
+    error = _mismatch(e, text, start)
+    offset = _error_offset(e, text)
+    predicted = select_item_prediction(text, offset) or create_with_prediction(text, offset)
+    if start == "statements" and error.line and error.column and predicted:
+        if isinstance(e, lark.UnexpectedToken):
+            near = "<EOF>" if e.token.type == "$END" else str(e.token)
+        else:
+            near = text[offset : offset + 1]
+        error.message = no_viable_message(error.line, error.column, near, statement_at(text, offset))
+    return error
+
+
+def _error_offset(e: lark.UnexpectedInput, text: str) -> int:
+    """Where in ``text`` the parser stopped."""
+    if isinstance(e, lark.UnexpectedToken):
+        return len(text) if e.token.type == "$END" or e.token.start_pos is None else e.token.start_pos
+    return e.pos_in_stream or 0
+
+
+def _mismatch(e: lark.UnexpectedInput, text: str, start: str) -> SqlSyntaxError:
     line, column = e.line, e.column
     width = 1
     if isinstance(e, lark.UnexpectedToken) and _names_only(e) and _extraneous_reserved(e.token, text, start):
@@ -244,7 +273,7 @@ def _syntax_error(e: lark.UnexpectedInput, text: str, start: str = "statements")
         else:
             width = len(near.split("\n", 1)[0])
         terminals = _past_optional_parts(e, _acceptable(e))
-        missing = None if at_end else _missing_token(e, terminals)
+        missing = _missing_token(e, terminals)
         seen = "end of input" if at_end else f"{near!r}"
     elif isinstance(e, lark.UnexpectedCharacters):
         offset = e.pos_in_stream or 0
@@ -259,7 +288,7 @@ def _syntax_error(e: lark.UnexpectedInput, text: str, start: str = "statements")
         detail = f"Syntax Error: missing {_antlr_name(missing)} before {seen}"
         return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
     names = [_antlr_name(name) for name in terminals]
-    expected = expecting(names) if terminals else None
+    expected = expectations(names, near) if terminals else None
     message = ksql_message(line, column, expected, statement_at(text, offset), near)
     detail = f"Syntax Error: unexpected {seen}"
     # a character no token starts with is the mistake itself: the long list of every token the
@@ -267,6 +296,40 @@ def _syntax_error(e: lark.UnexpectedInput, text: str, start: str = "statements")
     if terminals and isinstance(e, lark.UnexpectedToken):
         nonreserved = (_antlr_name(name) for name in _clause_free_nonreserved())
         detail += f"; expecting {readable_expecting(names, nonreserved)}"
+    return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
+
+
+def _unknown_statement(e: lark.UnexpectedInput, text: str) -> SqlSyntaxError | None:
+    """ksqlDB's error when the failing statement's first word begins no statement: ANTLR stops
+    at that word (lark may not, having read a keyword it begins with: ``INSERTT``). A reserved
+    keyword there, ANTLR's extraneous input (after another statement, or before a statement's
+    first word), gets ksqlDB's reserved keyword message instead. ``RUN`` (``RUN SCRIPT`` of
+    ksqlDB's SQL tests) is left to the grammar."""
+    offset = _error_offset(e, text)
+    begin = statement_start(text, offset)
+    found = first_token(text, begin)
+    if found is None or found[0] > offset or found[1].upper() == "RUN":
+        return None
+    at, word = found
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    statement = statement_at(text, at)
+    shown = snippet(text, line, column, len(word))
+    if word.upper() in KSQL_COMMANDS:
+        if at != offset:
+            return None
+        # ksqlDB parses it (SHOW, DESCRIBE, a bare SELECT, ...); qtt's grammar has no such statement
+        detail = f"Syntax Error: qtt does not support {word.upper()} statements"
+        message = f"line {line}:{column}: {detail}\nStatement: {statement}"
+        return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
+    after = first_token(text, at + len(word))
+    extraneous = begin > 0 or after is None or after[1].upper() in KSQL_COMMANDS
+    if extraneous and word.upper() in KSQL_RESERVED_WORDS:
+        detail = f"Syntax Error: unexpected {word!r}, a reserved keyword, where a statement begins"
+        message = reserved_message(line, column, word, statement)
+        return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
+    detail = f"Syntax Error: unknown statement {word!r}; a statement begins with one of {', '.join(KSQL_COMMANDS)}"
+    message = unknown_statement_message(line, column, word, statement)
     return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
 
 

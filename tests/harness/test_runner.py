@@ -40,7 +40,8 @@ def test_a_sql_error_names_the_statement_in_the_case_file(
 
 
 def test_a_syntax_error_keeps_ksqldbs_message() -> None:
-    assert "Syntax Error\nExpecting {" in _error("bad").message
+    # ksqlDB lists no more than three expected tokens, and here many would do
+    assert _error("bad").message.startswith("line 3:6: Syntax Error\n\nStatement: ")
 
 
 def test_a_syntax_error_in_a_case_file_gives_one_position_and_points_at_the_token() -> None:

@@ -265,3 +265,13 @@ def test_avro_types_connect_refuses_a_column_fail_the_record(
     # ksqlDB's ConnectDataTranslator checks the writer's type, even for a null value
     with pytest.raises(SerdeError, match=re.escape(message)):
         _read_field(avro_type, value, sql_type)
+
+
+def test_a_bare_value_from_the_null_branch_of_its_union_is_a_row_of_one_null() -> None:
+    registry = Registry()
+    registered = registry.register("t-value", "AVRO", json.dumps(["null", "int"]))
+    framing = b"\x00" + registered.schema_id.to_bytes(4, "big")
+    column = (SerdeColumn("NOTCH", t.INTEGER),)
+    unwrapped = _side(False, registry.snapshot(), frozenset([UNWRAP_SINGLE_VALUE]))
+    assert AVRO.deserializer(column, **unwrapped)(framing + b"\x00") == (None,)
+    assert AVRO.deserializer(column, **unwrapped)(framing + b"\x02\x0e") == (7,)

@@ -65,6 +65,32 @@ def test_booleans_parse_like_java(text: str, expected: bool) -> None:
     assert read([SerdeColumn("B", t.BOOLEAN)], text.encode()) == (expected,)
 
 
+def test_the_field_count_error_names_the_topic() -> None:
+    reader = DELIMITED.deserializer(ROW, is_key=False, properties={}, features=frozenset(), topic="crates")
+    with pytest.raises(SerdeError) as raised:
+        reader(b"true,1")
+    assert raised.value.message.endswith("topic: crates, expected: 5, got: 2")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("ew", b"{"), ("ew==", b"{"), ("ewA", b"{\x00"), ("ewA=", b"{\x00"), ("3q2+7w", b"\xde\xad\xbe\xef")],
+)
+def test_bytes_read_base64_with_or_without_padding_as_javas_basic_decoder(text: str, expected: bytes) -> None:
+    assert read([SerdeColumn("B", t.BYTES)], text.encode()) == (expected,)
+
+
+@pytest.mark.parametrize("text", ["e", "ew=", "ewA==", "ew==ew==", "e w==", "ew\t", "=", "ew-_"])
+def test_bytes_refuse_what_javas_basic_decoder_refuses(text: str) -> None:
+    with pytest.raises(SerdeError, match="Value is not a valid Base64 encoded string"):
+        read([SerdeColumn("B", t.BYTES)], text.encode())
+
+
+def test_dates_are_parsed_as_java_ints() -> None:
+    with pytest.raises(SerdeError, match='For input string: "2147483648"'):
+        read([SerdeColumn("D", t.DATE)], b"2147483648")
+
+
 def test_time_types_and_bytes() -> None:
     columns = [SerdeColumn("T", t.TIMESTAMP), SerdeColumn("D", t.DATE), SerdeColumn("B", t.BYTES)]
     row = read(columns, b"100,10,ew==")
@@ -75,7 +101,7 @@ def test_time_types_and_bytes() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"true,1,1.0,a", "Unexpected field count, csvFields:4 schemaFields:5"),
+        (b"true,1,1.0,a", "Column count mismatch on deserialization. topic: , expected: 5, got: 4"),
         (b"", "No fields in record"),
         (b"true, 1,1.0,a,1", "Error deserializing delimited field I (INTEGER)"),
         (b"true,3000000000,1.0,a,1", "Error deserializing delimited field I"),

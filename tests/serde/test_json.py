@@ -74,6 +74,12 @@ def test_json_null_is_a_null_row() -> None:
     assert write(ROW, None) is None
 
 
+def test_an_unwrapped_json_null_is_a_row_of_one_null_as_ksqldbs_unwrapped_deserializer_wraps_it() -> None:
+    assert read(SINGLE, b" null ", features=frozenset([UNWRAP_SINGLE_VALUE])) == (None,)
+    assert read(SINGLE, b"null") is None
+    assert read([SerdeColumn("K", t.STRING)], b"null", is_key=True) is None
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [

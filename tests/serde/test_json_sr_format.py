@@ -242,9 +242,16 @@ def test_bytes_without_the_magic_byte_are_ksqldbs_error() -> None:
         JSON_SR.row_reader(layout_for(KILN))(b'{"FIRING": 1}')
 
 
-def test_an_unknown_schema_id_is_a_serde_error() -> None:
-    with pytest.raises(SerdeError, match="Error retrieving JSON schema for id 99: Schema not found"):
-        JSON_SR.row_reader(layout_for(KILN))(framed(99, "{}"))
+def test_an_unknown_schema_id_is_never_looked_up_as_ksqldbs_read_json_sr() -> None:
+    reader = JSON_SR.row_reader(layout_for((SerdeColumn("FIRING", t.INTEGER),)))
+    assert reader(framed(99, '{"firing": "7"}')) == (7,)
+
+
+def test_an_unwrapped_null_is_a_row_of_one_null() -> None:
+    single = (SerdeColumn("FIRING", t.INTEGER),)
+    unwrapped = layout_for(single, features=frozenset([UNWRAP_SINGLE_VALUE]))
+    assert JSON_SR.row_reader(unwrapped)(framed(5, "null")) == (None,)
+    assert JSON_SR.row_reader(layout_for(single))(framed(5, "null")) is None
 
 
 def test_invalid_json_is_a_serde_error() -> None:

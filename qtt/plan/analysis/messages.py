@@ -114,6 +114,14 @@ def non_aggregate_select(shown: Sequence[str]) -> str:
     )
 
 
+def non_aggregate_having(names: Sequence[str]) -> str:
+    """Columns a HAVING clause reads that are neither grouped nor aggregated."""
+    return (
+        f"Non-aggregate HAVING expression not part of GROUP BY: {', '.join(column_name_sql(n) for n in names)}\n"
+        "Consider switching the HAVING clause to a WHERE clause before the GROUP BY."
+    )
+
+
 def table_aggregates_without_group_by(shown: Sequence[str]) -> str:
     """A CREATE TABLE AS SELECT that aggregates without GROUP BY."""
     return (

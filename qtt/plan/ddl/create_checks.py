@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from qtt.errors import SqlSyntaxError, StatementError
 from qtt.plan.ir.schema import HEADER
 from qtt.sql import ast
-from qtt.sql.type_rules import PREPARE_PREFIX
+from qtt.sql.type_rules import PREPARE_PREFIX, PrepareError
 
 #: ``ParserUtil.VALID_SOURCE_NAMES``
 VALID_SOURCE_NAME = re.compile(r"[a-zA-Z0-9_-]*")
@@ -63,3 +63,13 @@ def check_source_name(statement: ast.CreateSource | ast.CreateAsSelect) -> None:
         where = f"Line: {line}, Col: {column}"
     msg = f"Illegal argument at {where}. Source names may only contain alphanumeric values, '_' or '-'."
     raise SqlSyntaxError(msg, hint=f"the name is {statement.name!r}")
+
+
+def wrong_key_error(element: ast.TableElement, problem: str) -> PrepareError:
+    """ksqlDB's refusal of a key column's word (``KEY`` in a table, ``PRIMARY KEY`` in a stream):
+    ``CreateTable``/``CreateStream`` throw it as the parser builds them, a ``ParseFailedException``
+    whose message starts with the column's place in the script (``Line: 3, Col: 3: ...``)."""
+    if element.pos is None:
+        return PrepareError(problem)
+    where = f"Line: {element.pos.line}, Col: {element.pos.column}: "
+    return PrepareError(where + problem, detail=problem, line=element.pos.line, column=element.pos.column)

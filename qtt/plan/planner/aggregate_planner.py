@@ -11,11 +11,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from typing import Any, cast
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.errors import StatementError, UnknownColumnError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
+from qtt.plan.analysis.aggregate_rules import check_aggregate_rules, check_projection_as_written, key_selected_twice
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.coercion import implicit_cast, reject_untyped_null
 from qtt.plan.ddl.metastore import TABLE, DataSource
@@ -27,12 +28,14 @@ from qtt.plan.functions.aggregate_signatures import (
     resolve_aggregate,
     takes_no_arguments,
 )
+from qtt.plan.functions.ksql_test_functions import KSQL_TEST_FUNCTIONS
+from qtt.plan.functions.scalar_signatures import FUNCTIONS
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
 from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.planned import check_no_map_keys
-from qtt.plan.planner.table_functions import typed_outside_select
+from qtt.plan.planner.table_functions import TABLE_FUNCTIONS, typed_outside_select
 from qtt.plan.planner.window_planner import reject_window_bounds_outside_select, window_expression, window_info
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
@@ -162,18 +165,63 @@ class AggregationPlanner:
         self.calls.append(call)
         return e.ColumnRef(name=call.alias, sql_type=call.return_type)
 
-    def _having(self, node: ast.Expr) -> tuple[e.Expression, StatementError | None]:
-        """HAVING typed, and the error of a HAVING that is not a condition: ksqlDB's
-        FilterTypeValidator checks that after the AggregateAnalyzer has checked its columns."""
+    def _having(
+        self, query: ast.Query, items: Sequence[ast.SelectItem], select_scope: Scope
+    ) -> tuple[e.Expression | None, StatementError | None]:
+        """HAVING typed (None if it does not type), and the error of a HAVING that does not type
+        or is not a condition: ksqlDB's FilterTypeValidator finds it after the AggregateAnalyzer
+        has checked the query and its planner has built the projection."""
+        assert query.having is not None
         try:
-            return Analyzer(self.scope, "HAVING", aggregates=self._aggregate).boolean(node), None
+            return Analyzer(self.scope, "HAVING", aggregates=self._aggregate).boolean(query.having), None
         except StatementError as error:
-            if not error.message.startswith("Type error in HAVING expression"):
+            self._rules_first(error, query, items, select_scope)
+            if not error.message.startswith(("Type error in HAVING expression", "Error in HAVING expression")):
                 raise
             try:
-                return Analyzer(self.scope, "HAVING", aggregates=self._aggregate)(node), error
+                return Analyzer(self.scope, "HAVING", aggregates=self._aggregate)(query.having), error
             except StatementError:
-                raise error from None
+                return None, error
+
+    def _select_errors_first(self, query: ast.Query, items: Sequence[ast.SelectItem], select_scope: Scope) -> None:
+        """For a GROUP BY expression that does not type, raise what ksqlDB finds before it: the
+        first SELECT item that does not type (unless its error is its code generator's, ``Invalid
+        Select: ...``, which ksqlDB meets only after the grouping's), then the projection's own
+        problems."""
+        analyzer = Analyzer(select_scope, "SELECT", aggregates=self._aggregate)
+        singles = [cast(ast.SingleColumn, item) for item in items]
+        types: list[t.SqlType | None] = []
+        for item in singles:
+            try:
+                types.append(reject_untyped_null(analyzer(item.expr)).result_type)
+            except StatementError as error:
+                if not error.message.startswith(_CODEGEN):
+                    raise
+                types.append(None)
+        check_projection_as_written(query, singles, types, select_scope)
+
+    def _rules_first(
+        self, error: StatementError, query: ast.Query, items: Sequence[ast.SelectItem], select_scope: Scope
+    ) -> None:
+        """Before ``error``, an expression of the query that does not type: the error of an
+        aggregation rule the query breaks, which ksqlDB's AggregateAnalyzer finds before the
+        expressions are typed. ``error`` itself if it is the error of an earlier stage."""
+        if isinstance(error, UnknownColumnError | UnsupportedFeatureError) or error.message.startswith(_EARLIER):
+            raise error
+        try:
+            check_aggregate_rules(
+                query,
+                [cast(ast.SingleColumn, item) for item in items],
+                select_scope,
+                windowed=query.window is not None,
+                known=_known_function,
+                shown=lambda node: self._shown(node, select_scope),
+            )
+        except StatementError as rule:
+            if not error.message.endswith(rule.message):
+                raise
+            error.message = rule.message  # the same error, without a clause's prefix
+            raise error from None
 
     def _shown(self, node: ast.Expr, scope: Scope) -> str:
         """``node`` as ksqlDB prints it once its planner has rewritten the column references:
@@ -213,10 +261,16 @@ class AggregationPlanner:
         groups: list[e.Expression] = []
         for node in query.group_by:
             nested = _aggregate_calls(node)
-            if nested:
-                msg = f"GROUP BY does not support aggregate functions: {nested[0].name} is an aggregate function."
-                raise StatementError(msg)
-            expr = typed_outside_select(node, self.scope, "GROUP BY")
+            try:
+                if nested:
+                    msg = f"GROUP BY does not support aggregate functions: {nested[0].name} is an aggregate function."
+                    raise StatementError(msg)
+                expr = typed_outside_select(node, self.scope, "GROUP BY")
+            except StatementError as error:
+                self._rules_first(error, query, items, select_scope)
+                if not nested:  # ksqlDB types the SELECT items before the GROUP BY expressions
+                    self._select_errors_first(query, items, select_scope)
+                raise
             if expr in groups:
                 msg = f"Duplicate GROUP BY expression: {messages.qualified_sql(node, self.context.qualifier)}"
                 raise StatementError(msg)
@@ -232,15 +286,19 @@ class AggregationPlanner:
         typed_selects: list[e.Expression] = []
         for item in items:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
-            expr = reject_untyped_null(select_analyzer(item.expr))
+            try:
+                expr = reject_untyped_null(select_analyzer(item.expr))
+            except StatementError as error:
+                self._rules_first(error, query, items, select_scope)
+                raise
             typed_selects.append(expr)
             selected.append((item.alias, e.substitute(expr, key_refs), item.expr))
         having = typed_having = None
         having_error: StatementError | None = None
         if query.having is not None:
-            typed_having, having_error = self._having(query.having)
-            having = e.substitute(typed_having, key_refs)
-        if not self.calls:
+            typed_having, having_error = self._having(query, items, select_scope)
+            having = e.substitute(typed_having, key_refs) if typed_having is not None else None
+        if not self.calls and having_error is None:  # else its aggregate calls were counted as written
             msg = "GROUP BY requires aggregate functions in either the SELECT or HAVING clause."
             raise StatementError(msg)
         self.ksql_aggregate = ksql_aggregate(query, items, self._column_arguments)
@@ -261,12 +319,7 @@ class AggregationPlanner:
             raise StatementError(messages.non_aggregate_select([self._shown(n, select_scope) for n in strays]))
         having_strays = grouped(typed_having) if typed_having is not None else []
         if having_strays:
-            msg = (
-                "Non-aggregate HAVING expression not part of GROUP BY: "
-                f"{', '.join(messages.column_name_sql(ref.name) for ref in having_strays)}\n"
-                "Consider switching the HAVING clause to a WHERE clause before the GROUP BY."
-            )
-            raise StatementError(msg)
+            raise StatementError(messages.non_aggregate_having([ref.name for ref in having_strays]))
         self._having_error = having_error  # raised by _project, in ksqlDB's order
         if self.table:
             refused = [c.function for c in self.calls if c.function not in TABLE_AGGREGATES]
@@ -337,14 +390,7 @@ class AggregationPlanner:
             seen.add(alias)
         for names in aliases.values():
             if len(names) > 1:
-                shown = messages.and_join([t.quote(n) for n in names])
-                msg = (
-                    f"The projection contains a key column more than once: {shown}.\n"
-                    "Each key column must only be in the projection once. If you intended to copy the key into "
-                    "the value, then consider using the AS_VALUE function to indicate which key reference "
-                    "should be copied."
-                )
-                raise StatementError(msg)
+                raise StatementError(key_selected_twice(names))
         if not values:
             msg = "The projection contains no value columns."
             raise StatementError(msg)
@@ -489,6 +535,17 @@ def ungrouped_columns(
         return found
 
     return strays
+
+
+#: the errors of stages before ksqlDB's planner (its parser, its statement sanitizer)
+_EARLIER = ("Exception while preparing statement", "Failed to prepare statement")
+#: the errors of ksqlDB's code generator on a SELECT item: it compiles it after the grouping
+_CODEGEN = "Invalid Select: "
+
+
+def _known_function(name: str) -> bool:
+    """Whether ksqlDB registers a function of that name (its ``FunctionRegistry.isPresent``)."""
+    return name in FUNCTIONS or is_aggregate(name) or name in TABLE_FUNCTIONS or name in KSQL_TEST_FUNCTIONS
 
 
 def _aggregate_calls(node: object) -> list[ast.FunctionCall]:

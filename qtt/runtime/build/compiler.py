@@ -32,7 +32,15 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir.depth import deep_call, in_deep_call, tree_depth
 from qtt.runtime.build import builtins
 from qtt.runtime.build.builtins.casts import cast
-from qtt.runtime.build.builtins.comparisons import comparable, compare, distinct, double_equality_key, holds_null
+from qtt.runtime.build.builtins.comparisons import (
+    comparable,
+    compare,
+    distinct,
+    double_equality_key,
+    holds_null,
+    is_collection,
+    structured_match,
+)
 from qtt.runtime.build.builtins.numeric import decimal_quotient
 from qtt.runtime.build.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
 from qtt.runtime.build.lambda_failures import failure
@@ -265,8 +273,17 @@ class Compiler:
         # Spark's equality of arrays, maps and structs already matches two nulls in one place.
         value_type = expr.value.result_type
         raw = self(expr.value)
-        value = comparable(raw, value_type)
-        items = [comparable(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
+        items_raw = [(self(i), i.result_type) for i in expr.items if not _is_null_literal(i)]
+        if nested_nulls_match and t.contains_map(value_type) and all(it == value_type for _, it in items_raw):
+            # a map matches by get() of each of its keys, which Spark's equality cannot say
+            found = F.lit(False)
+            for item, _ in items_raw:
+                found = found | structured_match(raw, item, value_type)
+            return ~found if expr.negated else found
+        # InListEvaluator matches DOUBLEs inside an array, map or struct with Double.equals too
+        inside = is_collection(value_type)
+        value = comparable(raw, value_type, java_doubles=inside)
+        items = [comparable(item, item_type, java_doubles=inside) for item, item_type in items_raw]
         if value_type.base == "DOUBLE":
             # InListEvaluator's exact match is Double.equals
             value, items = double_equality_key(value), [double_equality_key(i) for i in items]

@@ -96,7 +96,8 @@ class AvroFormat(RegistryFormat):
     def row_of(self, datum: Any, layout: Layout, writer: Any = None) -> Row:
         target = "key" if layout.is_key else "value"
         if datum is None:
-            return None  # type: ignore[return-value]
+            # ksqlDB's UnwrappedDeserializer wraps a null from present bytes: a row of one null
+            return (None,) if is_unwrapped(layout) and not layout.is_key else None  # type: ignore[return-value]
         return avro_schema.row_from_datum(
             datum, layout.columns, unwrapped=is_unwrapped(layout), target=target, writer=writer
         )

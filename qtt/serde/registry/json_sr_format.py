@@ -81,12 +81,10 @@ class JsonSrFormat(RegistryFormat):
         return JSONSerializer(schema.confluent(), snapshot.client(), conf=conf, json_encode=values.dumps)
 
     def make_deserializer(self, snapshot: RegistrySnapshot, schema: RegisteredSchema | None) -> Any:
-        from confluent_kafka.schema_registry.json_schema import JSONDeserializer
-
-        # ksqlDB reads JSON_SR with Jackson (exact decimals) and never validates what it reads
-        return JSONDeserializer(
-            None, schema_registry_client=snapshot.client(), conf={"validate": False}, json_decode=values.loads_strict
-        )
+        # ksqlDB reads JSON_SR with its JSON deserializer (JsonSerdeUtils.readJsonSR): Jackson reads
+        # what follows the 5-byte prefix, exact decimals, and the schema id is neither looked up
+        # nor validated against
+        return _after_prefix
 
     def datum_for(self, plain: Any, schema: RegisteredSchema) -> Any:
         return jst.datum_for_schema(plain, parsed(schema.schema))
@@ -96,7 +94,8 @@ class JsonSrFormat(RegistryFormat):
 
     def row_of(self, datum: Any, layout: Layout) -> Row:
         if datum is None:
-            return None  # type: ignore[return-value]
+            # ksqlDB's UnwrappedDeserializer wraps a null from present bytes: a row of one null
+            return (None,) if is_unwrapped(layout) and not layout.is_key else None  # type: ignore[return-value]
         return row_from_document(datum, layout.columns, unwrapped=is_unwrapped(layout), target=_target(layout))
 
     def plain_row(self, row: Row, layout: Layout) -> Any:
@@ -122,6 +121,10 @@ class JsonSrFormat(RegistryFormat):
                 return read(data)
 
         return checked
+
+
+def _after_prefix(data: bytes, context: Any = None) -> Any:
+    return values.loads_strict(data[5:])
 
 
 def row_from_document(

@@ -131,7 +131,11 @@ def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_ty
             right, right_type = parsed, read_as
     if op not in ("=", "<>") and left_type.base == right_type.base and has_java_order(left_type):
         left, right = java_order(left, left_type), java_order(right, right_type)
-    left, right = comparable(left, left_type), comparable(right, right_type)
+    # Two arrays, maps or structs compare with List/Map/Struct.equals, so their DOUBLEs compare
+    # as Double.equals (-0.0 is not 0.0); a bare DOUBLE compares as a Java primitive.
+    inside = is_collection(left_type)
+    left = comparable(left, left_type, java_doubles=inside)
+    right = comparable(right, right_type, java_doubles=inside)
     result = _OPERATORS[op](left, right)
     # Java's primitive comparisons are false for NaN (Spark orders NaN above everything).
     for nan in (_is_nan(left, left_type), _is_nan(right, right_type)):
@@ -146,6 +150,11 @@ def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.Sq
     either_null = left.isNull() | right.isNull()
     both_null = left.isNull() & right.isNull()
     return F.when(either_null, ~both_null).otherwise(compare("<>", left, right, left_type, right_type))
+
+
+def is_collection(type_: t.SqlType) -> bool:
+    """Whether ``type_`` is an ARRAY, MAP or STRUCT (Java compares those with ``equals``)."""
+    return isinstance(type_, t.Array | t.Map | t.Struct)
 
 
 def double_equality_key(value: Column) -> Column:
@@ -178,3 +187,40 @@ def holds_null(value: Column, type_: t.SqlType) -> Column | None:
 def _null_or_holds(value: Column, type_: t.SqlType) -> Column:
     inner = holds_null(value, type_)
     return value.isNull() if inner is None else value.isNull() | inner
+
+
+def structured_match(required: Column, possible: Column, type_: t.SqlType) -> Column:
+    """Whether ``possible`` matches ``required`` as ksqlDB's ``InListEvaluator.isMatch`` has it
+    (never null): a null never matches; arrays, maps and structs match element by element, where
+    two nulls in one place match; a DOUBLE matches as ``Double.equals``.
+
+    A map matches one of its size whose ``get`` of each of its keys matches its value, so a
+    key that holds null matches a key the other map lacks (``MAP('a' := NULL)`` matches
+    ``MAP('b' := 5)``), which comparing the entries would not say.
+    """
+    either_null = required.isNull() | possible.isNull()
+    if isinstance(type_, t.Array):
+        element = type_.element
+        pairs = F.zip_with(required, possible, lambda r, p: _nested_match(r, p, element))
+        same = (F.size(required) == F.size(possible)) & F.forall(pairs, lambda ok: ok)
+    elif isinstance(type_, t.Map):
+        map_value = type_.value
+        entries = F.map_entries(required)
+        gets = F.forall(entries, lambda e: _nested_match(e["value"], F.try_element_at(possible, e["key"]), map_value))
+        same = (F.size(required) == F.size(possible)) & gets
+    elif isinstance(type_, t.Struct):
+        same = F.lit(True)
+        for f in type_.fields:
+            same = same & _nested_match(required.getField(f.name), possible.getField(f.name), f.type)
+    elif type_ == t.DOUBLE:
+        same = double_equality_key(required) == double_equality_key(possible)
+    else:
+        same = required == possible
+    return F.when(either_null, F.lit(False)).otherwise(F.coalesce(same, F.lit(False)))
+
+
+def _nested_match(required: Column, possible: Column, type_: t.SqlType) -> Column:
+    """``InListEvaluator.isStructuredMatch``: two nulls match inside an array, map or struct."""
+    return F.when(required.isNull() & possible.isNull(), F.lit(True)).otherwise(
+        structured_match(required, possible, type_)
+    )
