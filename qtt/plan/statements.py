@@ -53,7 +53,7 @@ from qtt.plan.planner.sink_fit import fit_to_sink
 from qtt.plan.planner.statement_text import statement_text_shown
 from qtt.plan.planner.window_planner import duration_ms, source_window
 from qtt.plan.settings import CREATE_OR_REPLACE_ENABLED, check_nested_errors, check_settings, enabled, trimmed
-from qtt.plan.source_names import check_sources_known
+from qtt.plan.source_names import check_sources_known, insert_target
 from qtt.sql import ast
 
 #: ksqlDB's prefix for the topics of C*AS sinks that name none.
@@ -343,7 +343,7 @@ class Planner:
 
     def insert_values_target(self, statement: ast.InsertValues) -> DataSource:
         """The stream or table that ``INSERT INTO ... VALUES`` writes to, checked as ksqlDB does."""
-        target = self._insert_target(statement)
+        target = insert_target(statement, self.sources)
         if target.is_source:
             msg = f"Cannot insert values into read-only {target.kind.lower()}: {target.name}"
             raise SqlError(msg)
@@ -355,22 +355,6 @@ class Planner:
         if headers:
             raise SqlError(f"Cannot insert into HEADER columns: {', '.join(headers)}")
         return target
-
-    def _insert_target(self, statement: ast.InsertInto | ast.InsertValues) -> DataSource:
-        name = statement.target
-        target = self.sources.get(name)
-        if target is not None:
-            return target
-        if isinstance(statement, ast.InsertValues):
-            alternative = next((n for n in self.sources if n.upper() == name.upper()), None)
-            raise SqlError(messages.insert_values_unknown_target(name, alternative))
-        # ksqlDB's AstSanitizer reports the target at the statement's position plus "INSERT INTO".
-        prefix = ""
-        if statement.pos is not None:
-            prefix = f"Line: {statement.pos.line}, Col: {statement.pos.column + len('INSERT INTO ')}: "
-        # ... while ksqlDB's engine prepares the statement, which prefixes its errors so
-        msg = f"Exception while preparing statement: {prefix}Source {t.quote(name)} does not exist."
-        raise StatementError(msg, hint=unknown_source_hint(name, self.sources))
 
     # ------------------------------------------------------------------ persistent queries
 
@@ -491,7 +475,7 @@ class Planner:
     @_plan.register
     def visit_InsertInto(self, statement: ast.InsertInto) -> s.StatementPlan | None:
         properties = insert_into_properties(statement.properties)  # ksqlDB's parser checks them first
-        target = self._insert_target(statement)
+        target = insert_target(statement, self.sources)
         if target.kind != STREAM:
             msg = (  # AstSanitizer's, as the statement is prepared
                 "Exception while preparing statement: INSERT INTO can only be used to insert into a stream. "

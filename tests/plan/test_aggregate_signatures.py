@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 import pytest
@@ -284,3 +285,28 @@ def test_attr_returns_its_column_type_and_counts_values() -> None:
 
 def test_table_aggregates_are_aggregates() -> None:
     assert TABLE_AGGREGATES < AGGREGATE_NAMES
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, None),  # neither a Number nor a String: Collect.configure ignores it
+        ([3], None),
+        (2**32 + 1, 1),  # Long.intValue() keeps the low 32 bits
+        (2**32 - 1, None),  # ... which here are -1: no limit
+        (decimal.Decimal("2.9"), 2),  # Double.intValue() truncates
+        (1e12, 2**31 - 1),  # ... and saturates
+        ("+4", 4),
+        ("-3", None),
+    ],
+)
+def test_collect_limits_are_read_as_ksqldbs_collect_reads_them(value: object, expected: int | None) -> None:
+    config = {COLLECT_LIST_LIMIT: value}
+    assert resolve_aggregate("COLLECT_LIST", [t.INTEGER], [N], config=config).params == (expected,)
+
+
+@pytest.mark.parametrize("text", [" 2", "1_0", "2.0", "", "2147483648", "many"])
+def test_a_collect_limit_text_parse_int_refuses_fails_the_factory_invoker(text: str) -> None:
+    with pytest.raises(StatementError, match=r"^Failed to invoke UDAF factory method") as raised:
+        resolve_aggregate("COLLECT_SET", [t.INTEGER], [N], config={COLLECT_SET_LIMIT: text})
+    assert raised.value.hint == f'For input string: "{text}"'

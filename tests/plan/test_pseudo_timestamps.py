@@ -7,7 +7,8 @@ import re
 import pytest
 
 from qtt.errors import StatementError
-from qtt.plan.analysis.pseudo_timestamps import timestamp_millis
+from qtt.plan.analysis.pseudo_timestamps import lambda_parameters, rewritten, timestamp_millis
+from qtt.sql import ast
 
 
 @pytest.mark.parametrize(
@@ -91,3 +92,14 @@ def test_full_and_partial_texts_read_as_ksqldb_reads_them(text: str, millis: int
 def test_a_text_that_is_no_timestamp_is_refused_with_ksqldbs_message(text: str, message: str) -> None:
     with pytest.raises(StatementError, match="^" + re.escape(message)):
         timestamp_millis(text)
+
+
+def test_a_lambda_parameter_named_like_a_pseudo_column_is_left_alone() -> None:
+    """ksqlDB's rewriter rewrites column references only; a lambda variable is none."""
+    text = ast.StringLiteral(value="2024-03")
+    bare = ast.Comparison(op=">", left=ast.ColumnRef(name="ROWTIME"), right=text)
+    qualified = ast.Comparison(op=">", left=ast.ColumnRef(name="ROWTIME", source="S"), right=text)
+    with lambda_parameters(("ROWTIME",)):
+        assert rewritten(bare) == bare
+        assert rewritten(qualified) != qualified
+    assert rewritten(bare) == ast.Comparison(op=">", left=bare.left, right=ast.IntegerLiteral(value=1709251200000))

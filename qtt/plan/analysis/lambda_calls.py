@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
+from qtt.plan.analysis import pseudo_timestamps
 from qtt.plan.analysis.coercion import is_null_literal
 from qtt.plan.functions.invocation_signatures import LAMBDA_SIGNATURES, LambdaParam
 from qtt.plan.functions.names import shown_name
@@ -112,7 +113,8 @@ def resolve_lambda_call(
         assert isinstance(pattern, LambdaParam) and isinstance(raw, ast.Lambda)
         param_types = [substitute(p, bindings, []) for p in pattern.params]
         assert all(p is not None for p in param_types)
-        body = type_lambda(raw, param_types)  # type: ignore[arg-type]
+        with pseudo_timestamps.lambda_parameters(raw.params):  # they are no pseudo columns
+            body = type_lambda(raw, param_types)  # type: ignore[arg-type]
         body = _fit_result(pattern, param_types, body, bindings)  # type: ignore[arg-type]
         args.append(e.Lambda(params=raw.params, body=body, sql_type=body.result_type))
     return_type = substitute(result, bindings, [])

@@ -11,6 +11,9 @@ without one it is UTC. Values and messages are java.time's (:mod:`qtt.plan.analy
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 
 from qtt.errors import StatementError
@@ -22,6 +25,9 @@ from qtt.sqltypes import BIGINT_MAX, BIGINT_MIN
 COLUMNS = frozenset({"ROWTIME", "WINDOWSTART", "WINDOWEND"})
 #: the clauses where ksqlDB reads them so
 CLAUSES = frozenset({"WHERE", "HAVING"})
+#: the parameters of the lambdas being typed: a parameter named ``ROWTIME`` is a lambda
+#: variable, which ksqlDB's rewriter leaves alone (it rewrites column references only)
+_LAMBDA_PARAMETERS: ContextVar[frozenset[str]] = ContextVar("lambda_parameters", default=frozenset())
 
 _PATTERN = "yyyy-MM-dd'T'HH:mm:ss.SSS"
 _TIME_PATTERN = "HH:mm:ss.SSS"
@@ -47,8 +53,20 @@ def rewritten(node: ast.Expr) -> ast.Expr:
     return node
 
 
+@contextmanager
+def lambda_parameters(params: tuple[str, ...]) -> Iterator[None]:
+    """While a lambda's body is typed: its parameters are not the pseudo columns they may be named."""
+    token = _LAMBDA_PARAMETERS.set(_LAMBDA_PARAMETERS.get() | frozenset(params))
+    try:
+        yield
+    finally:
+        _LAMBDA_PARAMETERS.reset(token)
+
+
 def _is_column(node: ast.Expr) -> bool:
-    return isinstance(node, ast.ColumnRef) and node.name in COLUMNS
+    if not isinstance(node, ast.ColumnRef) or node.name not in COLUMNS:
+        return False
+    return node.source is not None or node.name not in _LAMBDA_PARAMETERS.get()
 
 
 def _millis(literal: ast.StringLiteral) -> ast.Expr:

@@ -146,7 +146,7 @@ def source_format_infos(
     value_name = format_name(properties, "VALUE")
     if value_name is None:
         configured = config.get(CONFIG_DEFAULT_VALUE_FORMAT)
-        if not configured:
+        if configured is None:  # DefaultFormatInjector: an empty setting is injected as VALUE_FORMAT=''
             msg = (
                 "Statement is missing the 'VALUE_FORMAT' property from the WITH clause. "
                 "Either provide one "

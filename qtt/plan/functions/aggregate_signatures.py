@@ -17,6 +17,8 @@ The planner resolves every aggregate call here once; ``qtt.runtime.aggregates.ag
 
 from __future__ import annotations
 
+import decimal
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -75,6 +77,7 @@ TOPK_SORT_FIELD = "sort_col"
 MORE = "ANY..."
 #: HISTOGRAM counts at most this many distinct values; ksqlDB hard-codes it.
 HISTOGRAM_LIMIT = 1000
+_JAVA_INT = re.compile(r"[+-]?\d+")
 
 _NUMERIC = ("INTEGER", "BIGINT", "DOUBLE")
 _COMPARABLE = (
@@ -176,15 +179,23 @@ def _correlation(cols: tuple[t.SqlType, ...], params: tuple[Any, ...], _: Mappin
 
 
 def _limit(config: Mapping[str, Any], key: str) -> int | None:
+    """The limit as ksqlDB's ``Collect.configure`` reads it: a number by Java's ``intValue()``,
+    a text by ``Integer.parseInt``, any other value ignored; negative means no limit."""
     raw = config.get(key)
-    if raw is None:
+    if raw is None or isinstance(raw, bool | list | dict):
         return None
-    try:
-        limit = int(raw)
-    except (TypeError, ValueError):
-        msg = f"Invalid value {raw!r} for configuration {key}: expected an integer"
-        raise StatementError(msg) from None
-    # ksqlDB's Collect.configure: a negative limit means no limit.
+    if isinstance(raw, int):
+        limit = (raw + 2**31) % 2**32 - 2**31  # Long.intValue() keeps the low 32 bits
+    elif isinstance(raw, float | decimal.Decimal):
+        limit = 0 if raw != raw else int(max(min(raw, 2**31 - 1), -(2**31)))  # Double.intValue()
+    else:
+        text = str(raw)
+        # Integer.parseInt: a sign and decimal digits, no blanks or separators, within 32 bits
+        if not _JAVA_INT.fullmatch(text) or not -(2**31) <= int(text) < 2**31:
+            # ksqlDB's UdafFactoryInvoker reports what configure() throws as its own message
+            msg = "Failed to invoke UDAF factory method"
+            raise StatementError(msg, hint=f'For input string: "{text}"')
+        limit = int(text)
     return None if limit < 0 else limit
 
 
