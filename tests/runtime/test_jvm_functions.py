@@ -77,7 +77,8 @@ def test_a_serde_udf_is_made_once_for_equal_formats_and_schemas(spark) -> None: 
 
 @pytest.mark.parametrize(
     ("format_name", "scoped"),
-    [("JSON", False), ("DELIMITED", False), ("KAFKA", False), ("AVRO", True), ("PROTOBUF", True), ("JSON_SR", True)],
+    # DELIMITED names its topic in its column-count message
+    [("JSON", False), ("DELIMITED", True), ("KAFKA", False), ("AVRO", True), ("PROTOBUF", True), ("JSON_SR", True)],
 )
 def test_a_serde_udf_names_its_topic_only_for_a_format_that_reads_it(format_name: str, scoped: bool) -> None:
     from qtt.plan.ir.steps import FormatInfo
