@@ -199,6 +199,11 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 
 
+def is_structured(t: SqlType) -> bool:
+    """Whether ``t`` is an ARRAY, MAP or STRUCT (Java compares those with ``equals``)."""
+    return isinstance(t, Array | Map | Struct)
+
+
 def contains_map(t: SqlType) -> bool:
     """True if ``t`` is a map or holds one at any depth."""
     if isinstance(t, Map):

@@ -82,7 +82,7 @@ _CONNECT_NAMES = {"INTEGER": "INT", "STRING": "VARCHAR"}
 def required_type_text(type_: t.SqlType) -> str:
     """The ``requiredType`` of ksqlDB's JSON conversion errors: a primitive by its SQL type name
     (``JsonSerdeUtils``), an ARRAY, MAP or STRUCT by :func:`connect_type_text`."""
-    return connect_type_text(type_) if isinstance(type_, t.Array | t.Map | t.Struct) else str(type_)
+    return connect_type_text(type_) if t.is_structured(type_) else str(type_)
 
 
 def from_json_failure(value: Any, type_: t.SqlType, path: str = "") -> SerdeError:

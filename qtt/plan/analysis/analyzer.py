@@ -358,7 +358,7 @@ class Analyzer:
             raise StatementError(msg, line=_line(node), column=_col(node)) from None
         if target is not None:
             value, *items = (convert(x, target) for x in exprs)
-        structured = isinstance(value.result_type, t.Array | t.Map | t.Struct)
+        structured = t.is_structured(value.result_type)
         in_list = e.StructuredInList if structured else e.InList
         return in_list(value=value, items=tuple(items), negated=node.negated)
 

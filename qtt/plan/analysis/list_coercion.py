@@ -110,7 +110,7 @@ def can_coerce(
         return target
     if t.is_numeric(source) and t.is_numeric(target):
         return _coerce_numbers(source, target)
-    if literal and target == t.STRING and not isinstance(source, t.Array | t.Map | t.Struct):
+    if literal and target == t.STRING and not t.is_structured(source):
         return t.STRING
     if from_text and source == t.STRING and target.base in TEXT_READ:
         return target

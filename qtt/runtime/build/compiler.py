@@ -38,7 +38,6 @@ from qtt.runtime.build.builtins.comparisons import (
     distinct,
     double_equality_key,
     holds_null,
-    is_collection,
     structured_match,
 )
 from qtt.runtime.build.builtins.numeric import decimal_quotient
@@ -281,7 +280,7 @@ class Compiler:
                 found = found | structured_match(raw, item, value_type)
             return ~found if expr.negated else found
         # InListEvaluator matches DOUBLEs inside an array, map or struct with Double.equals too
-        inside = is_collection(value_type)
+        inside = t.is_structured(value_type)
         value = comparable(raw, value_type, java_doubles=inside)
         items = [comparable(item, item_type, java_doubles=inside) for item, item_type in items_raw]
         if value_type.base == "DOUBLE":

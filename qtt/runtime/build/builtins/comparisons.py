@@ -133,7 +133,7 @@ def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_ty
         left, right = java_order(left, left_type), java_order(right, right_type)
     # Two arrays, maps or structs compare with List/Map/Struct.equals, so their DOUBLEs compare
     # as Double.equals (-0.0 is not 0.0); a bare DOUBLE compares as a Java primitive.
-    inside = is_collection(left_type)
+    inside = t.is_structured(left_type)
     left = comparable(left, left_type, java_doubles=inside)
     right = comparable(right, right_type, java_doubles=inside)
     result = _OPERATORS[op](left, right)
@@ -150,11 +150,6 @@ def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.Sq
     either_null = left.isNull() | right.isNull()
     both_null = left.isNull() & right.isNull()
     return F.when(either_null, ~both_null).otherwise(compare("<>", left, right, left_type, right_type))
-
-
-def is_collection(type_: t.SqlType) -> bool:
-    """Whether ``type_`` is an ARRAY, MAP or STRUCT (Java compares those with ``equals``)."""
-    return isinstance(type_, t.Array | t.Map | t.Struct)
 
 
 def double_equality_key(value: Column) -> Column:
