@@ -661,3 +661,13 @@ def test_a_new_plan_takes_the_avro_writer_that_writes_maps_as_ksqldb_does_only_w
     assert (formats["S"].key_format.writer_version, formats["S"].value_format.writer_version) == (1, 2)
     assert formats["J"].value_format.writer_version == 1  # JSON has one writer
     assert formats["OUTPUT"].value_format.writer_version == 1  # no map left: the bytes never differed
+
+
+def test_a_property_given_as_a_json_fraction_is_recorded_as_a_double_the_plan_writes_and_reads_back() -> None:
+    from decimal import Decimal
+
+    from qtt.plan.ir import codec
+
+    planned = plan(INPUT, **{"ksql.functions.collect_list.limit": Decimal("2.9")})
+    assert dict(planned.plan.config) == {"ksql.functions.collect_list.limit": 2.9}
+    assert codec.loads(codec.dumps(planned.plan)) == planned.plan

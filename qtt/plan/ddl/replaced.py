@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from decimal import Decimal
 from types import MappingProxyType
 
 from qtt.plan.ddl.swaps import swapped_out
@@ -39,5 +40,11 @@ def current_plan(properties: Mapping[str, object], planned: Sequence[s.Statement
             statement = replace(statement, ddl_command=None)  # type: ignore[call-arg]
         if getattr(statement, "query_plan", None) is not None or getattr(statement, "ddl_command", None) is not None:
             kept.append(statement)
-    config = MappingProxyType({k: properties[k] for k in sorted(properties)})
+    # a property written as a JSON fraction is read as a Decimal; the plan records it as the
+    # double Jackson reads it as, which its JSON writes and reads back unchanged
+    config = MappingProxyType({k: _as_json(properties[k]) for k in sorted(properties)})
     return s.Plan(config=config, statements=tuple(kept))
+
+
+def _as_json(value: object) -> object:
+    return float(value) if isinstance(value, Decimal) else value

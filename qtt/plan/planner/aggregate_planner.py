@@ -52,14 +52,15 @@ class AggregationContext:
         source: the stream or table the query reads.
         sink_name: the stream or table the query writes, for messages.
         qualifier: the name that qualifies bare columns in messages (the source's alias or name).
-        config: the statement's properties (some aggregates read their limits there).
+        config: the statement's properties as given (some aggregates read their limits there, a
+            number as a number and a text as Java's ``parseInt``).
         scope: the columns the query's expressions may reference.
     """
 
     source: DataSource
     sink_name: str
     qualifier: str
-    config: Mapping[str, str]
+    config: Mapping[str, object]
     scope: Scope
     #: whether SELECT may read a windowed aggregation's WINDOWSTART and WINDOWEND (not over a
     #: join: ksqlDB cannot resolve them there)

@@ -176,7 +176,7 @@ def _aggregated(
         source=joined_rows(joined),
         sink_name=sink_name,
         qualifier=joined.shown,
-        config={k: str(v) for k, v in config.items()},
+        config=dict(config),
         scope=joined.scope(),
         window_bounds=False,
     )

@@ -225,7 +225,7 @@ class QueryPlanner:
             source=source,
             sink_name=sink_name,
             qualifier=alias or source.name,
-            config={k: str(v) for k, v in config.items()},
+            config=dict(config),
             scope=scope or self._source_scope(config),
         )
 
