@@ -202,7 +202,7 @@ class Planner:
         if kind == TABLE:
             timestamp = timestamp_column(properties, schema)
         formats = finish_formats(self.config, key_info, value_info, properties, schema)
-        formats = replace(formats, window=source_window(properties))
+        formats = replace(formats, window=source_window(properties, keyed=bool(schema.key)))
         partitions = int_property(properties, "PARTITIONS")
         self.topic_partitions.setdefault(topic, partitions or 1)
         source = DataSource(

@@ -494,6 +494,10 @@ class AstBuilder(TermRules):
 
     def lambda_(self, meta: Any, *parts: Any) -> ast.Lambda:
         params = tuple(p for p in parts[:-1] if isinstance(p, str) and not isinstance(p, Token))
+        if len(set(params)) < len(params):  # ksqlDB's LambdaFunctionCall refuses them as it is built
+            problem = f"Lambda arguments have duplicates: [{', '.join(params)}]"
+            prefix = type_rules.PREPARE_PREFIX
+            raise type_rules.PrepareError(prefix + problem, detail=problem, line=meta.line, column=meta.column)
         return ast.Lambda(params=params, body=parts[-1], pos=pos_of(meta))
 
     def lambda_parenthesised(self, meta: Any, param: ast.Expr, body: ast.Expr) -> ast.Lambda:

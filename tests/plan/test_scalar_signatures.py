@@ -8,7 +8,7 @@ from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
 from qtt.plan.functions import scalar_signatures as fns
 from qtt.plan.functions.signature_dsl import fn, sig
-from qtt.plan.functions.signature_matching import NULL, match_signature
+from qtt.plan.functions.signature_matching import NULL, match_signature, shown_arguments
 
 
 def returns(name: str, *args: t.SqlType) -> t.SqlType:
@@ -218,3 +218,15 @@ def test_a_string_is_read_as_a_time_type_only_where_no_overload_takes_the_string
     assert match_signature(text, [t.STRING]).return_type == t.STRING  # the exact overload wins
     with pytest.raises(StatementError, match=r"Function 'Abs' does not accept parameters \(STRING\)"):
         fns.resolve("ABS", [t.STRING])  # numbers are never parsed from text
+
+
+def test_messages_list_struct_fields_without_quotes() -> None:
+    # ksqlDB's UdfIndex prints its arguments with FormatOptions.noEscape().
+    inner = t.Struct((t.Field("CITY", t.STRING), t.Field("zip code", t.INTEGER)))
+    nested = t.Map(t.STRING, t.Array(inner))
+    assert shown_arguments([inner, NULL, nested, t.Struct(())]) == (
+        "STRUCT<CITY STRING, zip code INTEGER>, null, MAP<STRING, ARRAY<STRUCT<CITY STRING, zip code INTEGER>>>, "
+        "STRUCT< >"
+    )
+    with pytest.raises(StatementError, match=r"\(STRUCT<CITY STRING, zip code INTEGER>, STRING\)"):
+        fns.resolve("COALESCE", [inner, t.STRING])

@@ -45,3 +45,23 @@ def test_insert_values_without_a_column_list_are_not_counted_by_the_parser() -> 
     (statement,) = parse_statements("INSERT INTO S VALUES (1);")
     assert isinstance(statement, ast.InsertValues)
     assert statement.columns == ()
+
+
+@pytest.mark.parametrize(
+    ("lambda_", "problem"),
+    [
+        ("(a, a) => a", "Lambda arguments have duplicates: [A, A]"),
+        ("(a, b, A) => a", "Lambda arguments have duplicates: [A, B, A]"),
+        ("(a, `A`) => a", "Lambda arguments have duplicates: [A, A]"),
+        ("x => REDUCE(x, 0, (b, b) => b)", "Lambda arguments have duplicates: [B, B]"),
+    ],
+)
+def test_a_lambda_naming_a_parameter_twice_is_refused_as_ksqldb_builds_it(lambda_: str, problem: str) -> None:
+    with pytest.raises(type_rules.PrepareError) as raised:
+        parse_statements(f"CREATE STREAM T AS SELECT TRANSFORM(XS, {lambda_}) FROM S;")
+    assert raised.value.message == type_rules.PREPARE_PREFIX + problem
+
+
+def test_a_quoted_lambda_parameter_in_another_case_is_another_name() -> None:
+    (statement,) = parse_statements("CREATE STREAM T AS SELECT TRANSFORM(XS, (a, `a`) => a) FROM S;")
+    assert isinstance(statement, ast.CreateAsSelect)

@@ -3,8 +3,9 @@
 ksqlDB's planner checks an aggregation's rules (no unknown function, no nested aggregate, no
 aggregate in GROUP BY, at least one aggregate, no SELECT item or HAVING column that is neither
 grouped nor aggregated) before it types the SELECT items, then the GROUP BY expressions, then
-HAVING (``LogicalPlanner.buildAggregateNode``). qtt types them as it plans, so when one of them
-does not type, :func:`check_aggregate_rules` finds the rule ksqlDB would have refused first.
+HAVING (``LogicalPlanner.buildAggregateNode``). qtt types them as it plans: once all of them
+type, :func:`check_aggregate_rules` is the aggregation's one check of these rules; when one of
+them does not, it finds the rule ksqlDB would have refused first.
 Expressions are compared as ksqlDB compares them: as written, once each column reference is
 rewritten to the column it reads (bare over one source, ``T_A`` over a join).
 """

@@ -25,6 +25,7 @@ from qtt.plan.functions.signature_matching import (
     Var,
     describe_pattern,
     note_resolution,
+    shown_argument,
     substitute,
 )
 from qtt.plan.ir import expressions as e
@@ -44,7 +45,7 @@ def _shown(arg: ast.Expr | e.Expression, lambda_arity: int | None = None) -> str
         # ksqlDB's first pass gives a lambda argument a SqlLambda of its arity only, which prints LAMBDA
         return "LAMBDA"
     assert isinstance(arg, e.Expression)
-    return str(arg.result_type)
+    return shown_argument(arg.result_type)
 
 
 def _no_match(name: str, shown: Sequence[str], label: str) -> StatementError:

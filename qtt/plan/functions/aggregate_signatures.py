@@ -30,6 +30,7 @@ from qtt.plan.functions.signature_matching import (
     NULL_TYPE_MESSAGE,
     NullType,
     note_resolution,
+    shown_arguments,
 )
 
 
@@ -400,7 +401,7 @@ def resolve_aggregate(
     if arg_types and isinstance(arg_types[0], NullType):
         raise StatementError(NULL_TYPE_MESSAGE)
     matches = [(m, o) for o in spec.overloads if (m := _match(o, arg_types)) is not None]
-    shown = ", ".join("null" if isinstance(a, NullType) else str(a) for a in arg_types)
+    shown = shown_arguments(arg_types)
     label = shown_name(upper, written)
     options = "\n".join(f"  {o.describe(label)}" for o in spec.overloads)
     if not matches:

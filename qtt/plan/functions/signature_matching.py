@@ -323,7 +323,7 @@ def no_match_error(function: Function, arg_types: Sequence[t.SqlType], written: 
     """ksqlDB's ``UdfIndex`` error for arguments that fit none of ``function``'s overloads."""
     msg = (
         f"Function '{shown_name(function.name, written)}' does not accept parameters "
-        f"({_shown_arguments(arg_types)}).\nValid alternatives are:\n{_alternatives(function)}"
+        f"({shown_arguments(arg_types)}).\nValid alternatives are:\n{_alternatives(function)}"
     )
     return StatementError(msg)
 
@@ -352,15 +352,32 @@ def _is_generic(pattern: Pattern) -> bool:
     return False
 
 
-def _shown_arguments(arg_types: Sequence[t.SqlType]) -> str:
-    # ksqlDB prints an argument without a type (a bare NULL) as ``null``.
-    return ", ".join("null" if isinstance(a, NullType) else str(a) for a in arg_types)
+def shown_argument(type_: t.SqlType) -> str:
+    """One argument type as ksqlDB's ``UdfIndex`` lists it in its resolution messages: with
+    ``FormatOptions.noEscape()``, so a struct's field names are bare (``STRUCT<A STRING>``,
+    where ``str`` gives ``STRUCT<`A` STRING>``), and an argument without a type (a bare NULL)
+    is ``null``."""
+    if isinstance(type_, NullType):
+        return "null"
+    if isinstance(type_, t.Array):
+        return f"ARRAY<{shown_argument(type_.element)}>"
+    if isinstance(type_, t.Map):
+        return f"MAP<{shown_argument(type_.key)}, {shown_argument(type_.value)}>"
+    if isinstance(type_, t.Struct) and type_.fields:
+        return f"STRUCT<{', '.join(f'{f.name} {shown_argument(f.type)}' for f in type_.fields)}>"
+    return str(type_)
+
+
+def shown_arguments(arg_types: Sequence[t.SqlType]) -> str:
+    """The argument types of a call as ksqlDB's resolution messages list them
+    (:func:`shown_argument`), comma-separated."""
+    return ", ".join(shown_argument(a) for a in arg_types)
 
 
 def _ambiguous_message(function: Function, arg_types: Sequence[t.SqlType], written: str | None) -> str:
     return (
         f"Function '{shown_name(function.name, written)}' cannot be resolved due to ambiguous method "
-        f"parameters ({_shown_arguments(arg_types)}).\n"
+        f"parameters ({shown_arguments(arg_types)}).\n"
         "Use CAST() to explicitly cast your parameters to one of the supported function calls.\n"
         f"Valid function calls are:\n{_alternatives(function)}"
     )

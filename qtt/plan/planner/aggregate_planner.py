@@ -9,7 +9,7 @@ must be an aggregate, or the query is rejected.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, cast
 
@@ -70,11 +70,6 @@ class AggregationContext:
     def processing_names(self) -> list[str]:
         """The names of the columns the query reads, which generated names must not reuse."""
         return [c.name for c in self.source.schema.columns] + list(PSEUDO_COLUMNS)
-
-
-def column_refs(expr: e.Expression) -> list[e.ColumnRef]:
-    """Every column reference in ``expr``."""
-    return [x for x in e.walk(expr) if isinstance(x, e.ColumnRef)]
 
 
 def ksql_aggregate(
@@ -210,19 +205,22 @@ class AggregationPlanner:
         if isinstance(error, UnknownColumnError | UnsupportedFeatureError) or error.message.startswith(_EARLIER):
             raise error
         try:
-            check_aggregate_rules(
-                query,
-                [cast(ast.SingleColumn, item) for item in items],
-                select_scope,
-                windowed=query.window is not None,
-                known=_known_function,
-                shown=lambda node: self._shown(node, select_scope),
-            )
+            self._check_rules(query, items, select_scope)
         except StatementError as rule:
             if not error.message.endswith(rule.message):
                 raise
             error.message = rule.message  # the same error, without a clause's prefix
             raise error from None
+
+    def _check_rules(self, query: ast.Query, items: Sequence[ast.SelectItem], select_scope: Scope) -> None:
+        check_aggregate_rules(
+            query,
+            [cast(ast.SingleColumn, item) for item in items],
+            select_scope,
+            windowed=query.window is not None,
+            known=_known_function,
+            shown=lambda node: self._shown(node, select_scope),
+        )
 
     def _shown(self, node: ast.Expr, scope: Scope) -> str:
         """``node`` as ksqlDB prints it once its planner has rewritten the column references:
@@ -284,7 +282,6 @@ class AggregationPlanner:
 
         select_analyzer = Analyzer(select_scope, "SELECT", aggregates=self._aggregate)
         selected: list[tuple[str, e.Expression, ast.Expr]] = []
-        typed_selects: list[e.Expression] = []
         for item in items:
             assert isinstance(item, ast.SingleColumn) and item.alias is not None
             try:
@@ -292,16 +289,12 @@ class AggregationPlanner:
             except StatementError as error:
                 self._rules_first(error, query, items, select_scope)
                 raise
-            typed_selects.append(expr)
             selected.append((item.alias, e.substitute(expr, key_refs), item.expr))
-        having = typed_having = None
+        having = None
         having_error: StatementError | None = None
         if query.having is not None:
             typed_having, having_error = self._having(query, items, select_scope)
             having = e.substitute(typed_having, key_refs) if typed_having is not None else None
-        if not self.calls and having_error is None:  # else its aggregate calls were counted as written
-            msg = "GROUP BY requires aggregate functions in either the SELECT or HAVING clause."
-            raise StatementError(msg)
         self.ksql_aggregate = ksql_aggregate(query, items, self._column_arguments)
         if any(unsupported_base(c.state_type, value_format) for c in self.calls):
             msg = (
@@ -309,18 +302,9 @@ class AggregationPlanner:
                 "can not handle. Please remove the function or change the format."
             )
             raise StatementError(msg)
-        allowed = set(key_names) | {c.alias for c in self.calls} | (set(WINDOW_BOUNDS) if window else set())
-        grouped = ungrouped_columns(groups, {c.alias for c in self.calls}, set(WINDOW_BOUNDS) if window else set())
-        strays = [
-            node
-            for (alias, expr, node), typed in zip(selected, typed_selects, strict=True)
-            if any(ref.name not in allowed for ref in column_refs(expr)) or grouped(typed)
-        ]
-        if strays:
-            raise StatementError(messages.non_aggregate_select([self._shown(n, select_scope) for n in strays]))
-        having_strays = grouped(typed_having) if typed_having is not None else []
-        if having_strays:
-            raise StatementError(messages.non_aggregate_having([ref.name for ref in having_strays]))
+        # every expression typed: ksqlDB's AggregateAnalyzer rules, over the query as written
+        # (with no aggregate call, no function above could refuse its intermediate type first)
+        self._check_rules(query, items, select_scope)
         self._having_error = having_error  # raised by _project, in ksqlDB's order
         if self.table:
             refused = [c.function for c in self.calls if c.function not in TABLE_AGGREGATES]
@@ -500,42 +484,6 @@ def _argument_columns(calls: Sequence[s.AggregateCall]) -> dict[e.Expression, s.
 def arguments_ref(arguments: dict[e.Expression, s.SelectExpression], arg: e.Expression) -> e.Expression:
     column = arguments[arg]
     return e.ColumnRef(name=column.alias, sql_type=arg.result_type)
-
-
-def ungrouped_columns(
-    groups: Sequence[e.Expression], aggregates: set[str], bounds: set[str]
-) -> Callable[[e.Expression], list[e.ColumnRef]]:
-    """ksqlDB's AggregateAnalyzer: the column references of a SELECT or HAVING expression
-    (typed, its aggregate calls read as the columns named in ``aggregates``) that are neither
-    grouped nor aggregated, in the order it meets them, repeats included.
-
-    Its visitor skips a column inside a grouping expression, but once it has met an aggregate
-    call it never forgets it: a column inside a grouping expression that comes after an
-    aggregate call in the same expression counts as ungrouped unless it is grouped by itself
-    (``GROUP BY a + 1 ... HAVING COUNT(*) > 1 AND a + 1 > 2`` is refused, naming ``A``).
-    ``bounds`` are the window bounds a windowed aggregation groups by implicitly.
-    """
-
-    def strays(expr: e.Expression) -> list[e.ColumnRef]:
-        found: list[e.ColumnRef] = []
-        met_aggregate = False
-
-        def visit(node: e.Expression, in_group: bool) -> None:
-            nonlocal met_aggregate
-            in_group = in_group or node in groups
-            if isinstance(node, e.ColumnRef):
-                if node.name in aggregates:
-                    met_aggregate = True
-                elif (not in_group or met_aggregate) and node not in groups and node.name not in bounds:
-                    found.append(node)
-                return
-            for child in node.children():
-                visit(child, in_group)
-
-        visit(expr, False)
-        return found
-
-    return strays
 
 
 #: the errors of stages before ksqlDB's planner (its parser, its statement sanitizer)

@@ -21,7 +21,7 @@ from qtt.plan.analysis.coercion import is_null_literal
 from qtt.plan.analysis.messages import codegen_error
 from qtt.plan.functions.aggregate_signatures import is_aggregate
 from qtt.plan.functions.names import shown_name
-from qtt.plan.functions.signature_matching import NULL_TYPE_MESSAGE
+from qtt.plan.functions.signature_matching import NULL_TYPE_MESSAGE, shown_arguments
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.sql import ast, iter_nodes
@@ -116,7 +116,7 @@ def resolve_call(node: ast.FunctionCall, analyzer: Analyzer) -> e.Call:
         raise StatementError(NULL_TYPE_MESSAGE, line=_line(node), column=_col(node))
     if len(args) != 1 or not isinstance(args[0].result_type, t.Array):
         # ExpressionTypeManager gives a call without arguments DEFAULT_FUNCTION_ARG_SCHEMA
-        shown = ", ".join(str(a.result_type) for a in args) if args else str(t.BIGINT)
+        shown = shown_arguments([a.result_type for a in args]) if args else str(t.BIGINT)
         options = "\n".join(function.alternatives)
         label = shown_name(node.name)
         msg = f"Function '{label}' does not accept parameters ({shown}).\nValid alternatives are:\n{options}"

@@ -40,11 +40,11 @@ def window_expression(spec: ast.WindowSpec, *, emit_final: bool = False) -> s.Wi
             than size plus grace.
     """
     size = spec.size_ms
-    if size <= 0:  # Kafka Streams' SessionWindows and TimeWindows
+    if size <= 0:
+        # a time window's size: ksqlDB's analyzer makes the sink's WindowInfo, which refuses it;
+        # a session's gap reaches Kafka Streams' SessionWindows
         raise StatementError(
-            "Gap time cannot be zero or negative."
-            if spec.kind == "SESSION"
-            else "Window size (sizeMs) must be larger than zero."
+            "Gap time cannot be zero or negative." if spec.kind == "SESSION" else "Size must be positive"
         )
     advance = spec.advance_ms if spec.kind == "HOPPING" and spec.advance_ms is not None else size
     if spec.kind == "SESSION":
@@ -113,12 +113,16 @@ def reject_window_bounds_outside_select(query: ast.Query) -> None:
 WINDOW_TYPES = ("SESSION", "HOPPING", "TUMBLING")
 
 
-def source_window(properties: Mapping[str, object]) -> s.WindowInfo | None:
+def source_window(properties: Mapping[str, object], *, keyed: bool = True) -> s.WindowInfo | None:
     """The windows a source's keys carry: ``WINDOW_TYPE`` and ``WINDOW_SIZE`` (``'30 SECONDS'``).
+
+    ``keyed`` says whether the source has key columns: a windowed one must have some.
 
     Raises:
         SqlSyntaxError: an unknown type, a size that is no duration, a size on a session
             window, or none on a time window (ksqlDB's messages; it checks them as it parses).
+        StatementError: a size that is not positive (ksqlDB's ``WindowInfo``), or windows on a
+            source without key columns (its ``CreateSourceCommand``, once the window is read).
     """
     kind, size = properties.get("WINDOW_TYPE"), properties.get("WINDOW_SIZE")
     if kind is None:
@@ -132,13 +136,17 @@ def source_window(properties: Mapping[str, object]) -> s.WindowInfo | None:
     if window_type == "SESSION":
         if size is not None:
             raise SqlSyntaxError("'WINDOW_SIZE' should not be set for SESSION windows.")
-        return s.WindowInfo(type=window_type)
-    if size is None:
-        raise SqlSyntaxError("Tumbling and Hopping window types should set WINDOW_SIZE in the WITH clause.")
-    nanos = _duration_ns(str(size))
-    if nanos <= 0:  # ksqlDB's WindowInfo
-        raise StatementError("Size must be positive")
-    return s.WindowInfo(type=window_type, size_ms=nanos // 1_000_000)
+        window = s.WindowInfo(type=window_type)
+    else:
+        if size is None:
+            raise SqlSyntaxError("Tumbling and Hopping window types should set WINDOW_SIZE in the WITH clause.")
+        nanos = _duration_ns(str(size))
+        if nanos <= 0:  # ksqlDB's WindowInfo
+            raise StatementError("Size must be positive")
+        window = s.WindowInfo(type=window_type, size_ms=nanos // 1_000_000)
+    if not keyed:
+        raise StatementError("Windowed sources require a key column.")
+    return window
 
 
 #: Java's TimeUnit names, in its order, in nanoseconds (``WINDOW_SIZE`` takes any of them)
