@@ -497,6 +497,10 @@ def test_histogram_counts_undoes_and_limits() -> None:
     assert udaf.aggregate(full, "new") == full
     assert udaf.aggregate(full, "0")["0"] == 2
     assert udaf.merge({"a": 1}, {"a": 2, "b": 1}) == {"a": 3, "b": 1}
+    # a table's update undoes a value the limit kept out: HistogramUdaf.undo unboxes a null count
+    with pytest.raises(QueryStops, match="NullPointerException"):
+        udaf.undo(full, "new")
+    assert udaf.undo(acc, None) == {"a": 2, "b": 1}  # nulls were never counted here
 
 
 def test_every_supported_aggregate_has_an_implementation() -> None:

@@ -43,3 +43,13 @@ def test_hashed_form_is_what_a_java_to_string_tells_apart() -> None:
     listed = hashed_form(t.Array(t.BYTES))
     assert listed([b"\x01", None]) == listed([b"\x02", None])
     assert hashed_form(t.STRING)("a") != hashed_form(t.STRING)("b")
+    # a List prints its strings unquoted and a null element as null
+    strings = hashed_form(t.Array(t.STRING))
+    assert strings(["a, b"]) == strings(["a", "b"])
+    assert strings([None]) == strings(["null"])
+    assert strings(["a"]) != strings(["b"])
+    assert hashed_form(t.Array(t.DOUBLE))([0.0]) != hashed_form(t.Array(t.DOUBLE))([-0.0])
+    # a Connect Struct leaves its null fields out
+    pair = hashed_form(t.Struct((t.Field("A", t.STRING), t.Field("B", t.STRING))))
+    assert pair(("x,B=y", None)) == pair(("x", "y"))
+    assert pair((None, "x")) != pair(("x", None))

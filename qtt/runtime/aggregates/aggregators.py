@@ -465,6 +465,9 @@ class _Histogram(Udaf):
     def undo(self, acc: Any, *values: Any) -> Any:
         counts = dict(acc)
         value = values[0]
+        if value is not None and value not in counts:
+            # a value the limit kept out: ksqlDB's ``compute`` decrements a null count and throws
+            raise QueryStops("java.lang.NullPointerException", "")
         if value in counts:
             if counts[value] <= 1:
                 del counts[value]

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from qtt import sqltypes as t
+from qtt.serde.java_numbers import java_double
 
 #: BigDecimal arithmetic is exact; 100 digits hold every sum of DECIMAL(38) values.
 DECIMAL_CONTEXT = decimal.Context(prec=100)
@@ -84,19 +85,51 @@ def canon(value: Any) -> Any:
 def hashed_form(type_: t.SqlType) -> Callable[[Any], Any]:
     """What ksqlDB's COUNT_DISTINCT tells apart in values of ``type_``: its HyperLogLog hashes
     numbers and strings themselves but anything else as Java's ``toString`` (stream-lib's
-    ``MurmurHash.hash(Object)``), where a ``ByteBuffer`` shows its length only and a
-    ``java.sql.Time`` whole seconds only."""
+    ``MurmurHash.hash(Object)``), where a ``ByteBuffer`` shows its length only, a
+    ``java.sql.Time`` whole seconds only, a ``List`` its elements' text without quotes
+    (``['a, b']`` and ``['a', 'b']`` both print ``[a, b]``) and a Connect ``Struct`` its
+    non-null fields (``Struct{A=1,B=x}``)."""
     if type_.base == "BYTES":
         return lambda v: ("b", len(v))
     if type_.base == "TIME":
         return lambda v: ("t", v.replace(microsecond=0) if isinstance(v, datetime.time) else int(v) // 1000)
-    if isinstance(type_, t.Array):
-        element = hashed_form(type_.element)
-        return lambda v: ("l", tuple(None if x is None else element(x) for x in v))
-    if isinstance(type_, t.Struct):
-        forms = [hashed_form(f.type) for f in type_.fields]
-        return lambda v: ("s", tuple(None if x is None else f(x) for f, x in zip(forms, _fields(v), strict=True)))
+    if isinstance(type_, t.Array | t.Struct | t.Map):
+        text = _java_text(type_)
+        return lambda v: ("s", text(v))
     return canon
+
+
+def _java_text(type_: t.SqlType) -> Callable[[Any], str]:
+    """``toString()`` of the Java value ksqlDB holds for a non-null value of ``type_``."""
+    if isinstance(type_, t.Array):
+        element = _java_text(type_.element)
+        return lambda v: "[" + ", ".join("null" if x is None else element(x) for x in v) + "]"
+    if isinstance(type_, t.Struct):
+        named = [(f.name, _java_text(f.type)) for f in type_.fields]
+        return lambda v: (
+            "Struct{"
+            + ",".join(f"{n}={f(x)}" for (n, f), x in zip(named, _fields(v), strict=True) if x is not None)
+            + "}"
+        )
+    if isinstance(type_, t.Map):
+        key, value = _java_text(type_.key), _java_text(type_.value)
+        # A HashMap prints in its hash order; sorting the entries keeps equal maps equal.
+        return lambda v: (
+            "{" + ", ".join(sorted(f"{key(k)}={'null' if x is None else value(x)}" for k, x in dict(v).items())) + "}"
+        )
+    if type_.base == "BYTES":
+        return lambda v: f"java.nio.HeapByteBuffer[pos=0 lim={len(v)} cap={len(v)}]"
+    if type_.base == "TIME":
+        return lambda v: (
+            v.replace(microsecond=0).isoformat()
+            if isinstance(v, datetime.time)
+            else str(datetime.timedelta(seconds=int(v) // 1000)).zfill(8)
+        )
+    if type_.base == "DOUBLE":
+        return lambda v: java_double(float(v))
+    if type_.base == "BOOLEAN":
+        return lambda v: "true" if v else "false"
+    return str
 
 
 def _fields(value: Any) -> tuple[Any, ...]:
