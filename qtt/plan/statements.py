@@ -22,7 +22,7 @@ from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource, check_no_shadowed_
 from qtt.plan.ddl.query_ids import create_as_query_id, has_writer, query_to_replace, refuse_many_writers
 from qtt.plan.ddl.replaced import current_plan
 from qtt.plan.ddl.schema_ids import check_sink_schemas, explain_failure
-from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_columns
+from qtt.plan.ddl.schema_inference import TopicSchemas, inferred_columns, with_declared_schemas
 from qtt.plan.ddl.sql_schema import namespace_of
 from qtt.plan.ddl.swaps import SWAP_IN_PLACE, start_gate, swap_in_place, with_start_gate
 from qtt.plan.ddl.upgrades import KsqlAggregate, check_source_upgrade, extended_upgrades
@@ -219,6 +219,8 @@ class Planner:
         if existing is not None:  # CREATE OR REPLACE of a stream or table a statement declared
             check_source_upgrade(existing, source)
         self.sources[statement.name] = source
+        declared_columns = [Column(e.name, e.type, namespace_of(e.constraint)) for e in statement.elements]
+        self.topic_schemas = with_declared_schemas(self.topic_schemas, topic, declared_columns, formats)
         self.query_count += statement.is_source and kind == TABLE  # its query CST_<name>_<n> takes a number
         return _declaration(source, statement.text, or_replace=statement.or_replace)
 
@@ -452,6 +454,7 @@ class Planner:
         if replaced is not None and swap:
             del self.running[replaced.query_id]
         self.sources[statement.name] = sink_source
+        self.topic_schemas = with_declared_schemas(self.topic_schemas, topic, schema.columns, formats, sink=True)
         create = s.CreateTableV1 if planned.is_table else s.CreateStreamV1
         command = create(
             source_name=statement.name,

@@ -60,3 +60,29 @@ def test_nothing_registered_is_ksqldbs_error() -> None:
 def test_formats_without_a_registry_do_not_infer() -> None:
     with pytest.raises(StatementError, match="does not define any columns"):
         _schema_of("CREATE STREAM R WITH (kafka_topic='r', value_format='JSON');", {})
+
+
+def _sources_of(sql: str, schemas: dict) -> dict[str, str]:
+    planned = plan_statements(parse_statements(sql), {}, schemas)
+    return {name: str(source.schema) for name, source in planned.sources.items()}
+
+
+def test_a_create_reads_the_schemas_an_earlier_create_declared_for_its_topic() -> None:
+    # ksqlDB's test runner registers every CREATE's declared schemas before the statements run
+    sql = (
+        "CREATE STREAM A (X INT KEY, Y INT KEY, V STRING) WITH (kafka_topic='t', format='AVRO');"
+        "CREATE STREAM B WITH (kafka_topic='t', format='AVRO');"
+    )
+    assert _sources_of(sql, {})["B"] == "`ROWKEY` STRUCT<`X` INTEGER, `Y` INTEGER> KEY, `V` STRING"
+
+
+def test_a_case_schema_wins_over_a_create_and_a_cas_sink_registers_its_own() -> None:
+    sql = (
+        "CREATE STREAM A (V INT) WITH (kafka_topic='r', key_format='KAFKA', value_format='AVRO');"
+        "CREATE STREAM B WITH (kafka_topic='r', key_format='KAFKA', value_format='AVRO');"
+        "CREATE STREAM C WITH (kafka_topic='c') AS SELECT SENSOR FROM B;"
+        "CREATE STREAM D WITH (kafka_topic='c', key_format='KAFKA', value_format='AVRO');"
+    )
+    found = _sources_of(sql, {("r", False): TopicSchema(document=READING)})
+    assert found["B"].startswith("`SENSOR` STRING, `LEVEL` INTEGER")
+    assert found["D"] == "`SENSOR` STRING"

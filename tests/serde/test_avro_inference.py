@@ -8,7 +8,7 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.serde.registry.avro_inference import record_columns, sql_type_of
+from qtt.serde.registry.avro_inference import inline_named, record_columns, sql_type_of
 from qtt.serde.registry.registry_format import IncompatibleSchema
 
 
@@ -90,3 +90,60 @@ def test_what_kafka_connect_cannot_translate_is_an_incompatible_schema(schema: A
     with pytest.raises(IncompatibleSchema) as raised:
         sql_type_of(schema)
     assert raised.value.message == reason
+
+
+def _row(name: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "record", "name": name, "fields": [{"name": "id", "type": "int"}], **extra}
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        # Debezium's envelope: after names the record before defines, in the envelope's namespace
+        (
+            {
+                "type": "record",
+                "name": "Envelope",
+                "namespace": "db.t",
+                "fields": [
+                    {"name": "before", "type": ["null", _row("Value")]},
+                    {"name": "after", "type": ["null", "Value"]},
+                    {"name": "also", "type": "db.t.Value"},
+                ],
+            },
+            [(name, t.Struct((t.Field("ID", t.INTEGER),))) for name in ("BEFORE", "AFTER", "ALSO")],
+        ),
+        # a definition's own namespace qualifies it; an enum and a fixed are named types too
+        (
+            {
+                "type": "record",
+                "name": "R",
+                "fields": [
+                    {"name": "a", "type": _row("Inner", namespace="other")},
+                    {"name": "b", "type": "other.Inner"},
+                    {"name": "c", "type": {"type": "enum", "name": "Colour", "symbols": ["RED"]}},
+                    {"name": "d", "type": {"type": "array", "items": "Colour"}},
+                    {"name": "e", "type": {"type": "fixed", "name": "Four", "size": 4}},
+                    {"name": "f", "type": {"type": "map", "values": "Four"}},
+                ],
+            },
+            [
+                ("A", t.Struct((t.Field("ID", t.INTEGER),))),
+                ("B", t.Struct((t.Field("ID", t.INTEGER),))),
+                ("C", t.STRING),
+                ("D", t.Array(t.STRING)),
+                ("E", t.BYTES),
+                ("F", t.Map(t.STRING, t.BYTES)),
+            ],
+        ),
+    ],
+)
+def test_a_named_type_is_read_where_a_later_field_names_it(schema: Any, expected: Any) -> None:
+    assert record_columns(inline_named(schema)) == expected
+
+
+def test_a_type_that_refers_to_itself_keeps_its_name() -> None:
+    node = {"type": "record", "name": "Node", "fields": [{"name": "next", "type": ["null", "Node"]}]}
+    assert inline_named(node)["fields"][0]["type"] == ["null", "Node"]
+    with pytest.raises(StatementError, match=r"Avro type 'Node' at .* has no SQL type"):
+        sql_type_of(inline_named(node))

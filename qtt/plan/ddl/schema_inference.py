@@ -8,15 +8,17 @@ inferred columns, so a historical replay needs no inference at all.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from qtt import sqltypes as t
-from qtt.errors import StatementError
+from qtt.errors import QttError, StatementError
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import HEADER, HEADERS, KEY, VALUE, Column
 from qtt.serde import get_format
+from qtt.serde.interface import SerdeColumn
 from qtt.serde.registry.protobuf_compile import parse
 from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME, SCHEMA_ID, IncompatibleSchema, RegistryFormat
 
@@ -173,6 +175,39 @@ def inferred_columns(
         if found is not None:
             _check_one_definition(info, found, is_key=is_key)
     return with_inferred(columns, key, value)
+
+
+def with_declared_schemas(
+    schemas: TopicSchemas, topic: str, declared: Sequence[Column], formats: s.Formats, *, sink: bool = False
+) -> TopicSchemas:
+    """The schemas a later CREATE infers from, with those a statement registers for its columns:
+    a registry format's key and value schemas. A CREATE's declared columns register them unless
+    the case (or an earlier statement) registered one under the subject, as ksqlDB's test runner
+    registers them before the statements run (``TestCaseBuilderUtil.getAllTopics``); a C*AS
+    (``sink``) always registers its sink's (``SchemaRegisterInjector.registerForCreateAs``)."""
+    found = dict(schemas)
+    for is_key, info, features in (
+        (True, formats.key_format, formats.key_features),
+        (False, formats.value_format, formats.value_features),
+    ):
+        format_ = get_format(info.format)
+        columns = [SerdeColumn(c.name, c.type) for c in declared if c.namespace == (KEY if is_key else VALUE)]
+        if not infers(info) or not columns or SCHEMA_ID in info.properties or (not sink and (topic, is_key) in found):
+            continue
+        assert isinstance(format_, RegistryFormat)
+        try:
+            text = format_.registered_schema_text(
+                columns,
+                is_key=is_key,
+                properties=info.properties,
+                features=features,
+                writer_version=info.writer_version,
+            )
+        except QttError:  # the runner registers nothing it cannot build; the CREATE itself says why
+            continue
+        document = text if format_.schema_type == "PROTOBUF" else json.loads(text)
+        found[(topic, is_key)] = TopicSchema(document=document, schema_type=format_.schema_type)
+    return found
 
 
 def with_inferred(declared: list[Column], key: list[Column], value: list[Column]) -> list[Column]:

@@ -189,5 +189,6 @@ def _read_micros_raw() -> None:
 
 @cache
 def parsed(text: str) -> Any:
-    """A registered schema's JSON (cached: the same few schemas are used for every record)."""
-    return json.loads(text)
+    """A registered schema's JSON, its named types' references resolved (cached: the same few
+    schemas are used for every record)."""
+    return avro_inference.inline_named(json.loads(text))

@@ -4,6 +4,8 @@ As Kafka Connect's ``AvroData.toConnectSchema`` reads the schema and ksqlDB's
 ``ConnectKsqlSchemaTranslator`` types it: field names upper-cased (kept where a schema id names
 the schema), a union with null its other member, a wider union a STRUCT of its members, an
 array of Connect's map entries a MAP, and a field of a type ksqlDB has no SQL type for left out.
+A type given by name is first replaced by its definition (:func:`inline_named`), as Avro's
+parser resolves it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,55 @@ from qtt import sqltypes as t
 from qtt.errors import StatementError
 from qtt.serde.excerpt import excerpt, json_value
 from qtt.serde.registry.registry_format import IncompatibleSchema
+
+#: Avro's primitive type names: any other name a schema gives as a type refers to a named type
+_PRIMITIVES = frozenset(["null", "boolean", "int", "long", "float", "double", "bytes", "string"])
+
+
+def inline_named(schema: Any) -> Any:
+    """``schema`` with each reference to a named type (a record, enum or fixed defined before it)
+    replaced by that definition, as Avro's parser resolves names before Kafka Connect's
+    ``AvroData`` reads the schema: a Debezium envelope defines its row record in ``before`` and
+    names it in ``after``. A name is looked up qualified by the enclosing namespace, then as it
+    is; a type that refers to itself keeps its name (it has no SQL type).
+    """
+    defined: dict[str, Any] = {}
+
+    def walk(node: Any, namespace: str) -> Any:
+        if isinstance(node, list):
+            return [walk(member, namespace) for member in node]
+        if isinstance(node, str):
+            if node in _PRIMITIVES:
+                return node
+            qualified = node if "." in node or not namespace else f"{namespace}.{node}"
+            return defined.get(qualified, defined.get(node, node))
+        if not isinstance(node, Mapping):
+            return node
+        kind = node.get("type")
+        out = dict(node)
+        raw_name = node.get("name")
+        name = raw_name if kind in ("record", "error", "enum", "fixed") and isinstance(raw_name, str) else None
+        named = name is not None
+        inner = namespace
+        if name is not None:
+            own = node.get("namespace")
+            inner = name.rpartition(".")[0] if "." in name else own if isinstance(own, str) else namespace
+        if kind in ("record", "error") and isinstance(node.get("fields"), list):
+            out["fields"] = [
+                {**f, "type": walk(f["type"], inner)} if isinstance(f, Mapping) and "type" in f else f
+                for f in node["fields"]
+            ]
+        elif kind == "array" and "items" in node:
+            out["items"] = walk(node["items"], namespace)
+        elif kind == "map" and "values" in node:
+            out["values"] = walk(node["values"], namespace)
+        elif isinstance(kind, (list, dict)) or (isinstance(kind, str) and kind not in _PRIMITIVES and not named):
+            out["type"] = walk(kind, namespace)
+        if name is not None:
+            defined[name if "." in name or not inner else f"{inner}.{name}"] = out
+        return out
+
+    return walk(schema, "")
 
 
 def sql_type_of(schema: Any, path: str = "$", *, upper: bool = True) -> t.SqlType:
