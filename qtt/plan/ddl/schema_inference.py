@@ -170,11 +170,25 @@ def inferred_columns(
         wrap = properties.get("WRAP_SINGLE_VALUE")
         unwrapped = wrap is not None and str(wrap).lower() == "false"
         value = inferred_value(topic, value_info, schemas, unwrapped=unwrapped, definitions=False)
+    combined = with_inferred(columns, key, value)
+    if key or value:
+        _check_unique_names(combined)
     for info, side, is_key in ((key_info, key, True), (value_info, value, False)):
         found = _registered(topic, info, schemas, is_key=is_key) if side else None
         if found is not None:
             _check_one_definition(info, found, is_key=is_key)
-    return with_inferred(columns, key, value)
+    return combined
+
+
+def _check_unique_names(columns: Sequence[Column]) -> None:
+    """Refuse a declared key column that an inferred value schema repeats (or the reverse):
+    ``DefaultSchemaInjector.buildElements`` rebuilds the elements as ``TableElements``, which
+    throws ``Duplicate column names: `X` `` before any schema's definitions are checked."""
+    names = [c.name for c in columns if c.namespace in (KEY, VALUE)]
+    duplicates = list(dict.fromkeys(name for name in names if names.count(name) > 1))
+    if duplicates:
+        shown = ", ".join(f"`{name}`" for name in duplicates)
+        raise StatementError(f"Duplicate column names: {shown}")
 
 
 def with_declared_schemas(

@@ -142,8 +142,6 @@ def _plan_partitioned_join(
         raise StatementError(_WINDOWED_REPARTITION)
     if any(isinstance(item, ast.AllColumns) and item.source is not None for item in query.select):
         raise UnsupportedFeatureError("a qualified * with PARTITION BY over a join")
-    if any(contains_table_function(item) for item in query.select):
-        raise UnsupportedFeatureError("table functions with PARTITION BY over a join")
     values = [Column(c.prefixed, c.type, VALUE) for c in joined.columns]
     planned = planner.plan_partitioned_rows(query, step, ([key], values), aliased(query.select, joined))
     if query.emit == "FINAL" and (query.group_by is None or query.window is None):
@@ -358,6 +356,9 @@ class QueryPlanner:
         parent = _Parent(key=tuple(rows[0]), value=tuple(rows[1]))
         partition, by_null = self._partition_columns(query.partition_by, scope, query.select)
         step, parent = self._repartition(step, parent, partition)
+        flat_map = plan_flat_map(step, named, scope)  # ksqlDB flat-maps after the re-key, as for one source
+        if flat_map is not None:
+            step, named, scope = flat_map.step, flat_map.items, flat_map.scope
         select = self._resolve_select(named, scope, parent, partition)
         return self._project(step, parent, select, named, partition, by_null, scope)
 
