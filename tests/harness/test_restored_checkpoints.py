@@ -18,11 +18,12 @@ from pyspark.sql import types as st
 from qtt.harness.cases.loader import load_file
 from qtt.harness.historical import checkpoints
 from qtt.harness.historical.replay import replay_folders
-from qtt.harness.historical.restored import has_checkpoint, restore_folders, settled
+from qtt.harness.historical.restored import has_checkpoint, offsets_at_point, restore_folders, settled
 from qtt.harness.historical.snapshot import Action, snapshot
-from qtt.harness.historical.spec import SpecInternalRecord, SpecInternalTopic
+from qtt.harness.historical.spec import Spec, SpecCase, SpecInternalRecord, SpecInternalTopic, SpecRecord
 from qtt.harness.status import Status
 from qtt.runtime.operators import stateful
+from qtt.runtime.spark import merged_checkpoints
 from tests.harness.replaced_aggregate import replaced_aggregate
 
 STATEMENTS = [
@@ -209,6 +210,52 @@ def test_a_merged_restore_that_fails_resumes_each_alone_and_only_the_broken_one_
     restored = restore_folders([*JOINS, snapshotted[0]], lambda: spark)
     assert [r.status for r in restored] == [Status.PASSED] * 3 + [Status.FAILED], [r.reason for r in restored]
     assert "operator 0, state variable Aggregate-Aggregate" in restored[-1].reason, restored[-1].reason
+
+
+#: restores that once failed: a join's repartition topic and store after the point (ROWOFFSET
+#: goes on from the recorded run's offsets), a resumed query with no input after the point,
+#: and a second join's repartition branch that computes the first join again (an operator copy)
+RESUMED_AFTER_JOINS = [
+    REPO / "historical_plans" / slug / folder
+    for slug, folder in (
+        ("tutorial_specs__tutorial_etl_pipeline__bf783795", "0.13.0_1796546940147"),
+        (
+            "tutorial_specs__tutorial_drivers_enriched_from_a_table_then_met_with_riders_within_a_minute__05fe228f",
+            "0.13.0_1796546940147",
+        ),
+        ("kafka_tutorials_l_z__tutorial_l-z_stream_left_joined_to_two_tables__8fb1ec48", "0.13.0_1796549787245"),
+    )
+]
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.usefixtures("no_active_streams")
+def test_restores_after_joins_go_on_from_the_recorded_offsets_and_skip_operator_copies(spark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    copied = RESUMED_AFTER_JOINS[2] / checkpoints.ARCHIVE_FILE
+    checkpoints.unpack(copied.read_bytes(), tmp_path, file=str(copied))
+    # its repartition branch's copy of the first join would take the wrong id in a merged query
+    assert merged_checkpoints.merge_key(tmp_path / "CSAS_CARTS_FULL_0") is None
+    restored = restore_folders(RESUMED_AFTER_JOINS, lambda: spark)
+    assert [r.status for r in restored] == [Status.PASSED] * 3, [r.reason for r in restored]
+
+
+def test_a_restore_goes_on_from_the_offsets_the_recorded_run_had_reached_at_the_point() -> None:
+    def record(topic: str, partition: int = 0) -> SpecRecord:
+        return SpecRecord(topic=topic, timestamp=0, key_bytes=None, value_bytes=None, partition=partition)
+
+    manifest = checkpoints.Manifest("4.3.0", "rocksdb", "0.13.0", restore_point=3, outputs_before={"OUT": 2})
+    recorded = Spec(
+        spec_version=1,
+        qtt_version="0.13.0",
+        spark_version="4.3.0",
+        case=SpecCase(file="c.json", name="c", variant=""),
+        statements=(),
+        inputs=(record("in"), record("in", 1), record("in"), record("in")),
+        outputs=(record("OUT", 1), record("OUT"), record("OUT", 1)),
+    )
+    # inputs 0-2 and the first two outputs came before the point
+    assert offsets_at_point(recorded, manifest) == {("in", 0): 2, ("in", 1): 1, ("OUT", 1): 1, ("OUT", 0): 1}
 
 
 def _topic(name: str, *records: SpecInternalRecord) -> SpecInternalTopic:

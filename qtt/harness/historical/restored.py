@@ -107,6 +107,7 @@ def restore_folders(
                 capture=False,
                 consumed=manifest.consumed,
                 written_at=manifest.written_at,
+                offsets=offsets_at_point(loaded.spec, manifest),
             )
             items.append(replace(item, restore=restore))
             pending.append((result, loaded, manifest))
@@ -161,13 +162,8 @@ def _judge(result: HistoricalResult, loaded: Loaded, manifest: checkpoints.Manif
     result.replay = outcome
     result.seconds = outcome.seconds
     recorded = loaded.spec
-    skip = dict(manifest.outputs_before)
-    seen: dict[str, int] = {}
-    expected_outputs = []
-    for record in recorded.outputs:
-        seen[record.topic] = seen.get(record.topic, 0) + 1
-        if seen[record.topic] > skip.get(record.topic, 0):
-            expected_outputs.append(record)
+    seen: Counter[str] = Counter()
+    expected_outputs = [record for record in recorded.outputs if not _before_point(record, manifest, seen)]
     if outcome.timed_out is not None:  # partial: only its outputs are evidence
         result.comparison = compare_outputs(expected_outputs, outcome)
         time_limits.conclude(result, outcome, (record.topic for record in expected_outputs))
@@ -192,6 +188,22 @@ def _judge(result: HistoricalResult, loaded: Loaded, manifest: checkpoints.Manif
         if problems:
             parts.append(f"{len(problems)} recorded fact(s) differ")
         result.reason = "; ".join(parts)
+
+
+def _before_point(record: spec.SpecRecord, manifest: checkpoints.Manifest, seen: Counter[str]) -> bool:
+    """Whether recorded output ``record`` came before the restore point: the first
+    ``outputs_before`` of its topic did (``seen`` counts them, the outputs taken in order)."""
+    seen[record.topic] += 1
+    return seen[record.topic] <= manifest.outputs_before.get(record.topic, 0)
+
+
+def offsets_at_point(recorded: spec.Spec, manifest: checkpoints.Manifest) -> dict[tuple[str, int], int]:
+    """How many records each (topic, partition) held at the restore point in the recorded run:
+    the inputs before it and the outputs they caused."""
+    before = list(recorded.inputs[: manifest.restore_point])
+    seen: Counter[str] = Counter()
+    before += [record for record in recorded.outputs if _before_point(record, manifest, seen)]
+    return dict(Counter((record.topic, record.partition) for record in before))
 
 
 def settled(topic: spec.SpecInternalTopic, manifest: checkpoints.Manifest | None = None) -> spec.SpecInternalTopic:

@@ -207,6 +207,7 @@ class _State:
         self.queries = [query for level in self.levels for query in level]
         self.rank = {q.query_id: i for i, q in enumerate(item.plan.queries())}
         self.offsets: dict[tuple[str, int], int] = {}
+        self.offsets_after_point: dict[tuple[str, int], int] = {}
         self.topic_records: dict[str, list[tuple[_Pending, int]]] = {}
         self.error: QttError | None = None
         self.result.inputs = list(item.inputs)
@@ -227,8 +228,12 @@ class _State:
 
     def add(self, record: _Pending) -> None:
         key = (record.topic, record.partition)
-        offset = self.offsets.get(key, 0)
-        self.offsets[key] = offset + 1
+        restore = self.item.restore
+        offsets, first = self.offsets, 0
+        if restore is not None and restore.offsets and record.seq >= restore.point:
+            offsets, first = self.offsets_after_point, restore.offsets.get(key, 0)
+        offset = offsets.get(key, first)
+        offsets[key] = offset + 1
         self.topic_records.setdefault(record.topic, []).append((record, offset))
 
     def records_for(self, shape: QueryShape) -> tuple[list[ReplayRecord], list[bool]]:

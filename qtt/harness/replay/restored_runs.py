@@ -67,6 +67,10 @@ class Restore:
     #: each reads every record from the first into empty state, one record per micro-batch,
     #: and all its outputs are kept (its start gate, not the harness, drops those before the cut)
     backfill: frozenset[str] = frozenset()
+    #: resuming: the offset each (topic, partition) had reached at the point in the recorded run,
+    #: where a record after the point continues (its ROWOFFSET). A resumed query does not write
+    #: again what it wrote before the point, so this run cannot count it. Empty: counted here.
+    offsets: Mapping[tuple[str, int], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -471,9 +471,10 @@ def _run_group(
     pool = ColumnPool("sink")
     pooled = {job.job_id: pooled_columns(builders[job.job_id], pool) for job in with_records}
     sinks = [sink_branch(job, builders[job.job_id], pooled[job.job_id]) for job in with_records]
-    # A repartition branch holds no stateful operator: after the sinks, the operators keep their
-    # ids. It runs whether its topic is wanted or not: each branch reads the source anew, and a
-    # checkpoint resumes only a query that reads as many sources as the one that wrote it.
+    # A repartition branch after the sinks: the sinks' operators keep their ids (one after a
+    # stateful operator computes it again, numbered after every sink's). It runs whether its
+    # topic is wanted or not: each branch reads the source anew, and a checkpoint resumes only
+    # a query that reads as many sources as the one that wrote it.
     sinks += [
         written.df.select(F.lit(job.job_id).alias("job"), "*")
         for job in with_records

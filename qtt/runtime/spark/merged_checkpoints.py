@@ -80,7 +80,12 @@ def merge_key(checkpoint: Path) -> str | None:
         return None  # a watermark, or state unique ids (checkpoint format 2): restore alone
     if len(set(lines[2:])) != 1 or not (checkpoint / "state").is_dir():
         return None
-    for operator in _operators(checkpoint):
+    operators = _operators(checkpoint)
+    variables = [_state_variables(operator) for operator in operators]
+    if len(set(variables)) != len(variables):
+        # a repartition branch's copy of an operator: numbered after every sink's in a union
+        return None
+    for operator in operators:
         partitions = [p for p in operator.iterdir() if p.name.isdigit()]
         if len(partitions) != 1 or _snapshot_at_or_below(partitions[0], batch + 1) is None:
             return None
@@ -169,6 +174,16 @@ def _operators(checkpoint: Path) -> list[Path]:
     if not state.is_dir():
         return []
     return sorted((p for p in state.iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
+
+
+def _state_variables(operator: Path) -> tuple[str, ...]:
+    """The state variables the operator's latest metadata file names."""
+    files = sorted((f for f in operator.glob("_metadata/v2/*") if f.name.isdigit()), key=lambda f: int(f.name))
+    if not files:
+        return ()
+    body = json.loads(files[-1].read_text(encoding="utf-8").partition("\n")[2])
+    properties = json.loads(body.get("operatorPropertiesJson") or "{}")
+    return tuple(sorted(variable["stateName"] for variable in properties.get("stateVariables", [])))
 
 
 def _source_count(checkpoint: Path) -> int:
