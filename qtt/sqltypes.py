@@ -6,6 +6,7 @@ which is also how types are written in plan JSON. :mod:`qtt.plan.ir.type_text` r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -75,7 +76,7 @@ class Array(SqlType):
     element: SqlType
 
     def __str__(self) -> str:
-        return f"ARRAY<{self.element}>"
+        return type_text(self)
 
     @property
     def base(self) -> str:
@@ -90,7 +91,7 @@ class Map(SqlType):
     value: SqlType
 
     def __str__(self) -> str:
-        return f"MAP<{self.key}, {self.value}>"
+        return type_text(self)
 
     @property
     def base(self) -> str:
@@ -119,9 +120,7 @@ class Struct(SqlType):
     fields: tuple[Field, ...]
 
     def __str__(self) -> str:
-        if not self.fields:
-            return EMPTY_STRUCT
-        return f"STRUCT<{', '.join(str(f) for f in self.fields)}>"
+        return type_text(self)
 
     @property
     def base(self) -> str:
@@ -168,6 +167,23 @@ def is_numeric(t: SqlType) -> bool:
 def quote(name: str) -> str:
     """Quote an identifier the way ksqlDB prints it: ``name`` in backticks."""
     return "`" + name.replace("`", "``") + "`"
+
+
+def type_text(type_: SqlType, field_name: Callable[[str], str] = quote, leaf: Callable[[SqlType], str] = str) -> str:
+    """``type_`` as ksqlDB prints it, each struct field's name through ``field_name`` and each
+    type that holds no other through ``leaf``. The defaults give ``str(type_)``, the canonical
+    form; ksqlDB's expressions quote a field name only where it needs it, and its function
+    resolution messages never do (``FormatOptions.noEscape()``)."""
+    if isinstance(type_, Array):
+        return f"ARRAY<{type_text(type_.element, field_name, leaf)}>"
+    if isinstance(type_, Map):
+        return f"MAP<{type_text(type_.key, field_name, leaf)}, {type_text(type_.value, field_name, leaf)}>"
+    if isinstance(type_, Struct):
+        if not type_.fields:
+            return EMPTY_STRUCT
+        shown = (f"{field_name(f.name)} {type_text(f.type, field_name, leaf)}" for f in type_.fields)
+        return f"STRUCT<{', '.join(shown)}>"
+    return leaf(type_)
 
 
 #: the most digits a Spark decimal holds (ksqlDB's go further)

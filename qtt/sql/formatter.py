@@ -210,15 +210,7 @@ def visit_Cast(node: ast.Cast) -> str:
 def format_type(sql_type: t.SqlType) -> str:
     """A type as ksqlDB prints it in an expression: struct field names quoted only where they
     need it (plans and schemas quote every name; ``str`` of a type does)."""
-    if isinstance(sql_type, t.Struct) and not sql_type.fields:
-        return t.EMPTY_STRUCT
-    if isinstance(sql_type, t.Struct):
-        return f"STRUCT<{', '.join(f'{format_identifier(f.name)} {format_type(f.type)}' for f in sql_type.fields)}>"
-    if isinstance(sql_type, t.Array):
-        return f"ARRAY<{format_type(sql_type.element)}>"
-    if isinstance(sql_type, t.Map):
-        return f"MAP<{format_type(sql_type.key)}, {format_type(sql_type.value)}>"
-    return str(sql_type)
+    return t.type_text(sql_type, format_identifier)
 
 
 @format_expr.register

@@ -357,15 +357,7 @@ def shown_argument(type_: t.SqlType) -> str:
     ``FormatOptions.noEscape()``, so a struct's field names are bare (``STRUCT<A STRING>``,
     where ``str`` gives ``STRUCT<`A` STRING>``), and an argument without a type (a bare NULL)
     is ``null``."""
-    if isinstance(type_, NullType):
-        return "null"
-    if isinstance(type_, t.Array):
-        return f"ARRAY<{shown_argument(type_.element)}>"
-    if isinstance(type_, t.Map):
-        return f"MAP<{shown_argument(type_.key)}, {shown_argument(type_.value)}>"
-    if isinstance(type_, t.Struct) and type_.fields:
-        return f"STRUCT<{', '.join(f'{f.name} {shown_argument(f.type)}' for f in type_.fields)}>"
-    return str(type_)
+    return t.type_text(type_, lambda name: name, lambda leaf: "null" if isinstance(leaf, NullType) else str(leaf))
 
 
 def shown_arguments(arg_types: Sequence[t.SqlType]) -> str:
