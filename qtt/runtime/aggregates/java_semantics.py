@@ -89,11 +89,7 @@ def hashed_form(type_: t.SqlType) -> Callable[[Any], Any]:
     ``java.sql.Time`` whole seconds only, a ``List`` its elements' text without quotes
     (``['a, b']`` and ``['a', 'b']`` both print ``[a, b]``) and a Connect ``Struct`` its
     non-null fields (``Struct{A=1,B=x}``)."""
-    if type_.base == "BYTES":
-        return lambda v: ("b", len(v))
-    if type_.base == "TIME":
-        return lambda v: ("t", v.replace(microsecond=0) if isinstance(v, datetime.time) else int(v) // 1000)
-    if isinstance(type_, t.Array | t.Struct | t.Map):
+    if isinstance(type_, t.Array | t.Struct | t.Map) or type_.base in ("BYTES", "TIME"):
         text = _java_text(type_)
         return lambda v: ("s", text(v))
     return canon
