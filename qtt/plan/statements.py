@@ -366,8 +366,10 @@ class Planner:
         # query, never by WINDOW_TYPE), then its topic injector the topic's properties.
         check_source_name(statement)
         properties = create_as_properties({k: v for k, v in statement.properties.items() if k != SWAP_IN_PLACE})
-        if statement.query.limit is None:  # the parser refuses a LIMIT first, then the sanitizer an unknown source
-            check_sources_known(statement.query.from_, self.sources)
+        if statement.query.limit is not None:  # ksqlDB's parser, before any source is looked up
+            # (an INSERT INTO's LIMIT is accepted: a persistent query's limit node builds nothing)
+            raise StatementError(f"CREATE {statement.kind} AS SELECT statements don't support LIMIT clause.")
+        check_sources_known(statement.query.from_, self.sources)
         check_topic_properties(properties, compacted=statement.kind == TABLE and statement.query.window is None)
         existing = self.sources.get(statement.name)
         swap = swap_in_place(statement)

@@ -61,8 +61,6 @@ def plan_query(
         SqlError: the query is invalid (subclasses name the reason).
         UnsupportedFeatureError: the query needs a feature qtt does not support yet.
     """
-    if query.limit is not None:  # ksqlDB's parser refuses it, before any source is looked up
-        raise StatementError(f"CREATE {sink_kind} AS SELECT statements don't support LIMIT clause.")
     # ksqlDB's sanitizer, before the query is analysed
     check_lambda_arguments(query, {name: [c.name for c in s.schema.columns] for name, s in sources.items()})
     new_planner = enabled(config, CONFIG_NEW_QUERY_PLANNER, False)
