@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import functools
 import math
 import re
 import struct
+import unicodedata
 
 from qtt.serde.excerpt import excerpt, excerpt_runs
 from qtt.sqltypes import BIGINT_MAX, BIGINT_MIN, INT_MAX, INT_MIN
@@ -28,6 +30,29 @@ _JAVA_DOUBLE = re.compile(r"[+-]?(?:NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:
 _JAVA_HEX_DOUBLE = re.compile(r"([+-]?)0[xX]((?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)[fFdD]?")
 _JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _JAVA_WHITESPACE = "".join(chr(c) for c in range(33))
+
+
+@functools.cache
+def java_decimal_digits() -> tuple[str, str]:
+    """The non-ASCII digits ``Character.digit(c, 10)`` reads, and the ASCII digit of each at the
+    same position (the two arguments of a character translation).
+
+    ``Integer.parseInt``, ``Long.parseLong`` and ``new BigDecimal(String)`` read any Unicode
+    decimal digit that is one UTF-16 unit (``"٣٤"`` is 34), as they read ``char`` by ``char``: a
+    digit past U+FFFF is two surrogates, neither a digit. ``Double.parseDouble`` reads ASCII
+    only. Python's Unicode tables stand in for the JVM's, which may lag behind for new digits.
+    """
+    digits = [chr(c) for c in range(0x80, 0x10000) if unicodedata.category(chr(c)) == "Nd"]
+    return "".join(digits), "".join(str(unicodedata.decimal(d)) for d in digits)
+
+
+@functools.cache
+def _digit_table() -> dict[int, int]:
+    return str.maketrans(*java_decimal_digits())
+
+
+def _ascii_digits(text: str) -> str:
+    return text if text.isascii() else text.translate(_digit_table())
 
 
 def java_parse_long(text: str) -> int:
@@ -51,9 +76,10 @@ def java_parse_int(text: str) -> int:
 def _parse_whole(text: str, lo: int, hi: int) -> int:
     # Leading zeros are allowed ("007"); past 19 significant digits no long fits, and
     # int() would refuse a text over Python's 4,300-digit conversion limit anyway.
-    if _JAVA_LONG.fullmatch(text):
-        digits = text.lstrip("+-").lstrip("0")
-        value = int(digits or "0") * (-1 if text.startswith("-") else 1) if len(digits) <= 19 else None
+    ascii_text = _ascii_digits(text)
+    if _JAVA_LONG.fullmatch(ascii_text):
+        digits = ascii_text.lstrip("+-").lstrip("0")
+        value = int(digits or "0") * (-1 if ascii_text.startswith("-") else 1) if len(digits) <= 19 else None
         if value is not None and lo <= value <= hi:
             return value
     msg = f'For input string: "{excerpt(text)}"'
@@ -84,8 +110,9 @@ def java_big_decimal(text: str) -> decimal.Decimal:
     Raises:
         ValueError: with Java's reason, quoting an excerpt of ``text``.
     """
+    shown, text = text, _ascii_digits(text)
     if not _JAVA_BIG_DECIMAL.fullmatch(text):
-        msg = f'Character array is not a valid decimal number: "{excerpt(text)}"'
+        msg = f'Character array is not a valid decimal number: "{excerpt(shown)}"'
         raise ValueError(msg)
     mantissa, _, exponent = text.lower().partition("e")
     fraction_digits = len(mantissa.partition(".")[2])
@@ -93,7 +120,7 @@ def java_big_decimal(text: str) -> decimal.Decimal:
     # Checking the exponent's length first keeps int() within Python's conversion limit.
     exponent_digits = exponent.lstrip("+-").lstrip("0")
     if len(exponent_digits) > 10 or not INT_MIN <= fraction_digits - int(exponent or "0") <= INT_MAX:
-        msg = f'Scale out of range: "{excerpt(text)}"'
+        msg = f'Scale out of range: "{excerpt(shown)}"'
         raise ValueError(msg)
     return decimal.Decimal(text)
 

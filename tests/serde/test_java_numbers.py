@@ -167,3 +167,28 @@ def test_java_big_decimal_rejects_scales_past_an_int(text: str) -> None:
 def test_java_float_prints_the_shortest_digits_of_the_32_bit_value(value: float, text: str) -> None:
     as_float = struct.unpack("<f", struct.pack("<f", value))[0]
     assert java_numbers.java_float(as_float) == text
+
+
+ARABIC_INDIC_34 = "\u0663\u0664"
+FULLWIDTH_7 = "\uff17"
+MATHEMATICAL_BOLD_9 = "\U0001d7d7"
+
+
+def test_java_parsers_read_every_decimal_digit_of_one_utf16_unit() -> None:
+    # Character.digit(c, 10), which Integer.parseInt and new BigDecimal(String) call per char
+    assert java_numbers.java_parse_int(ARABIC_INDIC_34) == 34
+    assert java_numbers.java_parse_long("-" + FULLWIDTH_7) == -7
+    assert java_numbers.java_big_decimal(f"{FULLWIDTH_7}.{ARABIC_INDIC_34}e{FULLWIDTH_7}") == decimal.Decimal("7.34e7")
+    matching, replacement = java_numbers.java_decimal_digits()
+    assert len(matching) == len(replacement)
+    assert all(0x80 <= ord(c) < 0x10000 for c in matching)
+
+
+def test_a_digit_past_the_bmp_is_no_digit_to_java() -> None:
+    # two surrogate chars, neither of which Character.digit reads; the message quotes the text
+    with pytest.raises(ValueError, match="For input string"):
+        java_numbers.java_parse_int(MATHEMATICAL_BOLD_9)
+    with pytest.raises(ValueError, match=f'number: "{MATHEMATICAL_BOLD_9}"'):
+        java_numbers.java_big_decimal(MATHEMATICAL_BOLD_9)
+    with pytest.raises(ValueError):
+        java_numbers.java_parse_double(ARABIC_INDIC_34)

@@ -21,6 +21,7 @@ from qtt.runtime.build.builtins.registry import null_of
 from qtt.runtime.build.builtins.strings import java_trim
 from qtt.runtime.build.builtins.time_functions import time_millis
 from qtt.runtime.spark.spark_types import to_spark
+from qtt.serde.java_numbers import java_decimal_digits
 
 _INTEGER_TEXT = r"^[+-]?[0-9]+$"
 # What Java's Double.parseDouble accepts (without hexadecimal floating point).
@@ -72,6 +73,9 @@ def cast(value: Column, source: t.SqlType, target: t.SqlType, *, in_lambda: bool
         return text
     if source == t.STRING:
         text = java_trim(value)
+        if target.base in ("INTEGER", "BIGINT") or isinstance(target, t.Decimal):
+            # Integer.parseInt and new BigDecimal(String) read any Unicode decimal digit ("٣" is 3)
+            text = F.translate(text, *java_decimal_digits())
         if target.base in ("INTEGER", "BIGINT"):
             # Integer.parseInt: no fraction, no exponent; Spark's cast would truncate "1.5".
             return F.when(text.rlike(_INTEGER_TEXT), text.cast(spark_target))
