@@ -316,10 +316,11 @@ def _unknown_statement(e: lark.UnexpectedInput, text: str) -> SqlSyntaxError | N
     statement = statement_at(text, at)
     shown = snippet(text, line, column, len(word))
     if word.upper() in KSQL_COMMANDS:
-        if at != offset:
+        unsupported = word.upper() if at == offset else _connector_statement(text, at, offset)
+        if unsupported is None:
             return None
         # ksqlDB parses it (SHOW, DESCRIBE, a bare SELECT, ...); qtt's grammar has no such statement
-        detail = f"Syntax Error: qtt does not support {word.upper()} statements"
+        detail = f"Syntax Error: qtt does not support {unsupported} statements"
         message = f"line {line}:{column}: {detail}\nStatement: {statement}"
         return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
     after = first_token(text, at + len(word))
@@ -331,6 +332,24 @@ def _unknown_statement(e: lark.UnexpectedInput, text: str) -> SqlSyntaxError | N
     detail = f"Syntax Error: unknown statement {word!r}; a statement begins with one of {', '.join(KSQL_COMMANDS)}"
     message = unknown_statement_message(line, column, word, statement)
     return SqlSyntaxError(message, line=line, column=column, detail=detail, snippet=shown)
+
+
+_CONNECTOR_STATEMENTS = (("CREATE", "SOURCE", "CONNECTOR"), ("CREATE", "SINK", "CONNECTOR"), ("DROP", "CONNECTOR"))
+
+
+def _connector_statement(text: str, at: int, offset: int) -> str | None:
+    """``CONNECTOR`` when the statement at ``at`` is ksqlDB's ``CREATE SOURCE|SINK CONNECTOR`` or
+    ``DROP CONNECTOR`` and the parser stopped inside those words, else None."""
+    tokens: list[tuple[int, str]] = []
+    position = at
+    while len(tokens) < 3 and (token := first_token(text, position)) is not None:
+        tokens.append(token)
+        position = token[0] + len(token[1])
+    words = tuple(word.upper() for _, word in tokens)
+    for shape in _CONNECTOR_STATEMENTS:
+        if words[: len(shape)] == shape and offset in (start for start, _ in tokens[1 : len(shape)]):
+            return "CONNECTOR"
+    return None
 
 
 _NAME_TERMINALS = frozenset(["IDENTIFIER", "QUOTED_IDENTIFIER", "BACKQUOTED_IDENTIFIER", "DIGIT_IDENTIFIER"])

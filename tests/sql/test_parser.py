@@ -436,6 +436,26 @@ def test_a_statement_qtt_has_no_grammar_for_is_named_at_its_first_word() -> None
     assert info.value.message.startswith("line 1:1: Syntax Error: qtt does not support SHOW statements\n")
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE SOURCE CONNECTOR IF NOT EXISTS c WITH ('connector.class'='x');",
+        "CREATE SINK CONNECTOR c WITH ('connector.class'='x');",
+        "DROP CONNECTOR c;",
+    ],
+)
+def test_a_connector_statement_is_named_at_its_first_word(sql: str) -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements(f"CREATE STREAM s (a INT) WITH (kafka_topic='s', value_format='JSON');\n{sql}")
+    assert info.value.message.startswith("line 2:1: Syntax Error: qtt does not support CONNECTOR statements\n")
+
+
+def test_a_create_source_stream_mistake_is_not_a_connector_statement() -> None:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_statements("CREATE SOURCE STREAM s (a INT) WITH kafka_topic='s';")
+    assert "CONNECTOR" not in info.value.message
+
+
 def test_unknown_type() -> None:
     with pytest.raises(StatementError) as info:
         parse_type("FOO")
