@@ -128,6 +128,17 @@ def test_a_restore_point_outside_the_inputs_is_corrupt(tmp_path: Path) -> None:
         assert raised.value.path == "$.restorePoint"
 
 
+def test_a_query_that_consumed_more_than_the_inputs_and_outputs_before_the_point_is_corrupt(tmp_path: Path) -> None:
+    manifest, unpacked, inputs, outputs = _unpacked(tmp_path)
+    query = next(q for q, n in manifest.consumed.items() if n)
+    # a query reading another's sink consumes more records than inputs before the point: it fits
+    readable = manifest.restore_point + sum(manifest.outputs_before.values())
+    bad = checkpoints.Manifest(**{**manifest.__dict__, "consumed": {**manifest.consumed, query: readable + 1}})
+    with pytest.raises(CorruptGoldenError, match=f"{query} consumed {readable + 1} record") as raised:
+        checkpoints.check_fits(bad, unpacked, inputs=inputs, outputs=outputs, file="checkpoint.json")
+    assert raised.value.path == f"$.consumed.{query}"
+
+
 def test_a_checkpoint_without_its_offsets_or_a_batch_is_corrupt(tmp_path: Path) -> None:
     manifest, unpacked, inputs, outputs = _unpacked(tmp_path)
     query = next(q for q, n in manifest.consumed.items() if n)

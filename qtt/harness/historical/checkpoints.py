@@ -144,7 +144,8 @@ def unpack(data: bytes, dest: Path, *, file: str) -> None:
 def check_fits(manifest: Manifest, unpacked: Path, *, inputs: int, outputs: dict[str, int], file: str) -> None:
     """Refuse a stored checkpoint that does not fit its manifest and folder.
 
-    The restore point lies within the folder's inputs; each query the manifest says consumed
+    The restore point lies within the folder's inputs; no query consumed more records than the
+    inputs before the point and the outputs they caused; each query the manifest says consumed
     records has a checkpoint with Spark's metadata, offset log and commit log, holding a batch
     for each record it consumed; no topic had more outputs before the point than the folder
     recorded.
@@ -160,9 +161,14 @@ def check_fits(manifest: Manifest, unpacked: Path, *, inputs: int, outputs: dict
             recorded = outputs.get(topic, 0)
             msg = f"{before} output(s) of {topic} before the restore point, but the folder records {recorded}"
             raise CorruptGoldenError(msg, file=file, path=f"$.outputsBefore.{topic}")
+    # a query reads the inputs before the point and what earlier queries wrote for them
+    readable = manifest.restore_point + sum(manifest.outputs_before.values())
     for query, consumed in sorted(manifest.consumed.items()):
-        if consumed > manifest.restore_point:
-            msg = f"{query} consumed {consumed} record(s) before the restore point {manifest.restore_point}"
+        if consumed > readable:
+            msg = (
+                f"{query} consumed {consumed} record(s) before the restore point {manifest.restore_point}, "
+                f"where {manifest.restore_point} input(s) and {readable - manifest.restore_point} output(s) were"
+            )
             raise CorruptGoldenError(msg, file=file, path=f"$.consumed.{query}")
         if not consumed:
             continue
