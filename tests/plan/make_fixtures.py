@@ -250,6 +250,9 @@ def examples() -> dict[str, object]:
         "between": e.Between(value=ID, low=ONE, high=ONE, negated=False),
         "in": e.InList(value=ID, items=(ONE,), negated=True),
         "structuredIn": e.StructuredInList(value=arr, items=(arr,), negated=False),
+        "mixedEquality": e.MixedEquality(
+            op="=", left=arr, right=e.CreateArray(items=(ID,), sql_type=t.Array(t.BIGINT))
+        ),
         "case": e.Case(
             whens=(e.When(condition=e.IsNull(operand=ID, negated=False), result=NAME),), default=None, sql_type=t.STRING
         ),

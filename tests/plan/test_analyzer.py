@@ -107,9 +107,18 @@ def test_arithmetic_types(text: str, type_: t.SqlType) -> None:
     assert type_of(text) == type_
 
 
-def test_string_plus_is_concat() -> None:
+def test_string_plus_is_java_string_concatenation() -> None:
+    # ksqlDB compiles it to Java's a + b (a null is "null"), not to CONCAT (which skips it)
     expr = analyze("S + 'x'")
-    assert isinstance(expr, e.Call) and expr.name == "CONCAT"
+    assert isinstance(expr, e.Arithmetic) and expr.op == "+" and expr.sql_type == t.STRING
+    bars = analyze("S || 'x'")
+    assert isinstance(bars, e.Call) and bars.name == "CONCAT"
+
+
+def test_a_unit_keyword_is_listed_as_null_when_no_overload_fits() -> None:
+    # ExpressionTypeManager.visitIntervalUnit gives the keyword no type
+    with pytest.raises(StatementError, match=r"does not accept parameters \(null, STRING, INTEGER\)"):
+        analyze("TIMESTAMPADD(HOURS, S, I)")
 
 
 def test_bad_arithmetic() -> None:

@@ -96,8 +96,21 @@ def test_collections_of_widening_element_types_compare() -> None:
     assert str(planned.sources["O"].schema) == "`ID` INTEGER KEY, `R` BOOLEAN"
 
 
-def test_collections_of_unrelated_element_types_are_a_skip() -> None:
-    sql = f"{INPUT}\nCREATE STREAM O AS SELECT ID, A = AS_ AS R FROM INPUT;"
+@pytest.mark.parametrize("other", ["AB", "AS_"])
+def test_collections_of_other_element_types_compare_uncast(other: str) -> None:
+    # ksqlDB calls List.equals on the values as they are (SqlToJavaVisitor): no widening cast.
+    compared = predicate(f"A <> {other}")
+    assert isinstance(compared, e.MixedEquality)
+    assert compared.op == "<>"
+    assert isinstance(compared.left, e.ColumnRef) and isinstance(compared.right, e.ColumnRef)
+
+
+def test_collections_of_one_type_stay_a_comparison() -> None:
+    assert isinstance(predicate("A = ARRAY[1, 2]"), e.Comparison)
+
+
+def test_distinct_from_of_unrelated_element_types_is_a_skip() -> None:
+    sql = f"{INPUT}\nCREATE STREAM O AS SELECT ID, A IS DISTINCT FROM AS_ AS R FROM INPUT;"
     with pytest.raises(UnsupportedFeatureError, match="comparing ARRAY<INTEGER> with ARRAY<STRING>"):
         plan_statements(parse_statements(sql), {})
 

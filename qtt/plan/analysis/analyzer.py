@@ -33,7 +33,7 @@ from qtt.plan.analysis.coercion import (
     unsupported_cast,
 )
 from qtt.plan.analysis.lambda_calls import is_lambda_function, resolve_lambda_call
-from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, align_collections, convert
+from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, align_collections, compared, convert
 from qtt.plan.analysis.scope import Scope, ScopeColumn  # noqa: F401 (re-exported: the planner's import)
 from qtt.plan.analysis.scope import column_of as _col
 from qtt.plan.analysis.scope import line_of as _line
@@ -257,7 +257,7 @@ class Analyzer:
             raise StatementError(msg, line=_line(node), column=_col(node))
         lt, rt = left.result_type, right.result_type
         if node.op == "+" and lt == t.STRING and rt == t.STRING:
-            return e.Call(name="CONCAT", args=(left, right), sql_type=t.STRING)
+            return e.Arithmetic(op="+", left=left, right=right, sql_type=t.STRING)  # Java's String +
         result = arithmetic_type(node.op, lt, rt)
         if result is None:
             shown = format_plain(node)  # ksqlDB's Operator names base types: DECIMAL, not DECIMAL(4, 2)
@@ -282,16 +282,14 @@ class Analyzer:
         if is_null_literal(left) or is_null_literal(right):
             msg = messages.null_comparison(left.result_type, node.op, right.result_type)
             raise StatementError(msg, line=_line(node), column=_col(node))
-        if node.op in ("=", "<>"):
-            left, right = align_collections(left, right)
         self._check_comparable(node.left, left, node.right, right, node.op)
-        return e.Comparison(op=node.op, left=left, right=right)
+        return compared(node.op, left, right)
 
     def _check_comparable(self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str) -> None:
         lt, rt = left.result_type, right.result_type
         if op in EQUALITY_OPS and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT") and lt != rt:
-            # ksqlDB accepts any two arrays (maps, structs) here; what it computes for element
-            # types that do not widen to each other is not known to qtt.
+            if op != "IS DISTINCT FROM":
+                return  # ksqlDB accepts any two arrays (maps, structs): compared() gives its equals
             feature = f"comparing {lt} with {rt}"
             raise UnsupportedFeatureError(feature, line=_line(ln), column=_col(ln))
         if not comparable(lt, rt, op):
@@ -535,10 +533,12 @@ class Analyzer:
             except SqlError as error:
                 raise error.at(line=_line(node), column=_col(node)) from None
         args = [self.visit(a) for a in node.args]
+        # ksqlDB's ExpressionTypeManager.visitIntervalUnit gives a unit keyword no type: a null argument
+        types = [NULL if isinstance(a, e.IntervalUnit) else a.result_type for a in args]
         try:
             unit = bool(args) and isinstance(args[0], e.IntervalUnit)
-            fns.check_unit_argument(node.name, [a.result_type for a in args], unit, node.written)
-            resolved = fns.resolve(node.name, [a.result_type for a in args], node.written, node.identifier)
+            fns.check_unit_argument(node.name, types, unit, node.written)
+            resolved = fns.resolve(node.name, types, node.written, node.identifier)
         except SqlError as error:
             raise error.at(line=_line(node), column=_col(node)) from None
         self._check_constant_args(node, resolved.function, args)

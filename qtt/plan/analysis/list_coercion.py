@@ -156,6 +156,16 @@ def align_collections(left: e.Expression, right: e.Expression) -> tuple[e.Expres
     return implicit_cast(left, common), implicit_cast(right, common)
 
 
+def compared(op: str, left: e.Expression, right: e.Expression) -> e.Comparison | e.MixedEquality:
+    """``left op right``; ``=`` or ``<>`` of two ARRAYs, MAPs or STRUCTs of different types is a
+    :class:`~qtt.plan.ir.expressions.MixedEquality`, without the casts :func:`align_collections`
+    gave plans persisted before it (ksqlDB's generated code calls ``equals`` on them as they are)."""
+    lt, rt = left.result_type, right.result_type
+    if op in ("=", "<>") and lt != rt and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT"):
+        return e.MixedEquality(op=op, left=left, right=right)
+    return e.Comparison(op=op, left=left, right=right)
+
+
 def _failure(shown: str, source: t.SqlType, target: t.SqlType) -> CoercionError:
     msg = f"operator does not exist: {target} = {source} ({shown})\nHint: You might need to add explicit type casts."
     return _Mismatch(msg)

@@ -88,6 +88,19 @@ class Comparison(BooleanExpression):
 
 
 @dataclass(frozen=True, kw_only=True)
+class MixedEquality(BooleanExpression):
+    """``left = right`` or ``left <> right`` of two ARRAYs, MAPs or STRUCTs of different types,
+    as ksqlDB's generated ``equals`` compares them, without widening: an ``Integer`` element
+    never equals a ``Long`` one (nulls in the same places do), and two STRUCTs of different
+    types never are equal (Connect's ``Struct.equals`` compares their schemas)."""
+
+    type_tag: ClassVar[str] = "mixedEquality"
+    op: str
+    left: Expression
+    right: Expression
+
+
+@dataclass(frozen=True, kw_only=True)
 class DistinctFrom(BooleanExpression):
     """``left IS [NOT] DISTINCT FROM right``: null-safe comparison."""
 

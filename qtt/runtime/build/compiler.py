@@ -38,6 +38,7 @@ from qtt.runtime.build.builtins.comparisons import (
     distinct,
     double_equality_key,
     holds_null,
+    mixed_equality,
     structured_match,
 )
 from qtt.runtime.build.builtins.numeric import decimal_quotient
@@ -152,6 +153,10 @@ class Compiler:
     @visit.register
     def visit_Arithmetic(self, expr: e.Arithmetic) -> Column:
         left, right = self(expr.left), self(expr.right)
+        if expr.sql_type == t.STRING:
+            # Java's String + writes a null operand as "null". Plans persisted before this node
+            # took STRING called CONCAT instead, which skips it.
+            return F.concat(F.coalesce(left, F.lit("null")), F.coalesce(right, F.lit("null")))
         target = to_spark(expr.sql_type)
         base = expr.sql_type.base
         if base in ("INTEGER", "BIGINT"):
@@ -192,6 +197,10 @@ class Compiler:
             expr.left.result_type,
             expr.right.result_type,
         )
+
+    @visit.register
+    def visit_MixedEquality(self, expr: e.MixedEquality) -> Column:
+        return mixed_equality(expr.op, self(expr.left), self(expr.right), expr.left.result_type, expr.right.result_type)
 
     @visit.register
     def visit_DistinctFrom(self, expr: e.DistinctFrom) -> Column:

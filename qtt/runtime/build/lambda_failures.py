@@ -45,7 +45,7 @@ def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Colum
     def fails(part: e.Expression) -> Column | None:
         return failure(part, compile_, caught)
 
-    if isinstance(expr, e.Arithmetic):
+    if isinstance(expr, e.Arithmetic) and expr.sql_type != t.STRING:  # String + takes a null
         # Java's int and long / and % by zero throw ArithmeticException
         by_zero = expr.op in ("/", "%") and expr.sql_type.base in ("INTEGER", "BIGINT")
         return any_of(

@@ -145,6 +145,50 @@ def compare(op: str, left: Column, right: Column, left_type: t.SqlType, right_ty
     return result if fails is None else F.when(fails, F.lit(None).cast("boolean")).otherwise(result)
 
 
+def mixed_equality(op: str, left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
+    """``left op right`` (``=`` or ``<>``) of two ARRAYs, MAPs or STRUCTs of different types, as
+    ksqlDB's generated ``equals`` compares them; false when an operand is null."""
+    same = _java_equals(left, right, left_type, right_type)
+    result = same if op == "=" else ~same
+    return F.when(left.isNull() | right.isNull(), F.lit(False)).otherwise(result)
+
+
+def _java_equals(left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
+    """Java's ``equals`` of two values whose Java classes follow their SQL types (never null:
+    two nulls are equal). Values of different classes are never equal: ``Integer`` and ``Long``,
+    two Connect ``Struct``s of different schemas; two BigDecimals only at the same scale."""
+    if left_type == right_type:
+        same = comparable(left, left_type, java_doubles=True) == comparable(right, right_type, java_doubles=True)
+    elif isinstance(left_type, t.Array) and isinstance(right_type, t.Array):
+        lt, rt = left_type.element, right_type.element
+        pairs = F.zip_with(left, right, lambda a, b: _java_equals(a, b, lt, rt))
+        same = (F.size(left) == F.size(right)) & F.forall(pairs, lambda ok: ok)
+    elif isinstance(left_type, t.Map) and isinstance(right_type, t.Map):
+        if left_type.key != right_type.key:
+            # AbstractMap.equals looks each key up in the other map: a key of another class is never there.
+            same = (F.size(left) == 0) & (F.size(right) == 0)
+        else:
+            lv, rv = left_type.value, right_type.value
+            found = F.forall(
+                F.map_entries(left),
+                lambda entry: (
+                    F.array_contains(F.map_keys(right), entry["key"])
+                    & _java_equals(entry["value"], F.try_element_at(right, entry["key"]), lv, rv)
+                ),
+            )
+            same = (F.size(left) == F.size(right)) & found
+    elif isinstance(left_type, t.Decimal) and isinstance(right_type, t.Decimal) and left_type.scale == right_type.scale:
+        same = left == right
+    else:
+        same = F.lit(False)
+    both_null = left.isNull() & right.isNull()
+    return (
+        F.when(both_null, F.lit(True))
+        .when(left.isNull() | right.isNull(), F.lit(False))
+        .otherwise(F.coalesce(same, F.lit(False)))
+    )
+
+
 def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
     """``left IS DISTINCT FROM right``: nulls are equal to each other only."""
     either_null = left.isNull() | right.isNull()
