@@ -192,6 +192,19 @@ def test_datetime_patterns_spark_can_run(pattern: str, problem: str | None) -> N
     assert fns.datetime_pattern_problem(pattern) == problem
 
 
+@pytest.mark.parametrize(
+    ("function", "pattern", "problem"),
+    [
+        ("TIMESTAMPTOSTRING", "yyyy 'Q'Q QQQ", None),
+        ("FORMAT_DATE", "QQQQ", None),
+        ("FORMAT_TIMESTAMP", "QQQQQ", "datetime pattern 'QQQQQ' in FORMAT_TIMESTAMP"),
+        ("PARSE_TIMESTAMP", "yyyy QQQ", "datetime pattern letter 'Q' in PARSE_TIMESTAMP"),
+    ],
+)
+def test_only_formatters_take_a_quarter(function: str, pattern: str, problem: str | None) -> None:
+    assert fns.pattern_problem(function, pattern) == problem
+
+
 def test_simple_date_patterns() -> None:
     assert fns.simple_date_fields("yyyy-MM-dd'T'") == [
         ("y", "yyyy"),

@@ -299,12 +299,14 @@ def pattern_problem(function: str, pattern: str) -> str | None:
         if simple_date_fields(pattern) is None:
             return f"PARSE_DATE pattern '{pattern}' (only numeric y, M and d fields)"
         return None
-    # qtt prints a timestamp's zone and offset fields itself, the localized offset (O) too
-    problem = datetime_pattern_problem(pattern, also="O" if function in _TIMESTAMP_FORMATTERS else "")
+    problem = datetime_pattern_problem(pattern, also=_FORMATTER_LETTERS.get(function, ""))
     return f"{problem} in {function}" if problem is not None else None
 
 
-_TIMESTAMP_FORMATTERS = frozenset({"FORMAT_TIMESTAMP", "TIMESTAMPTOSTRING"})
+#: Letters a formatting function takes beyond the shared ones: Spark prints the quarter (Q) as
+#: java.time does, though it cannot parse one; qtt prints a timestamp's zone and offset fields
+#: itself, the localized offset (O) too.
+_FORMATTER_LETTERS = {"FORMAT_TIMESTAMP": "OQ", "TIMESTAMPTOSTRING": "OQ", "FORMAT_DATE": "Q", "DATETOSTRING": "Q"}
 
 
 #: Functions whose constant arguments are date/time patterns (checked by the analyzer).

@@ -123,7 +123,7 @@ def datetime_pattern_problem(pattern: str, *, also: str = "") -> str | None:
         letter = match.group(1)
         if letter is not None and letter not in _DATETIME_LETTERS and letter not in also:
             return f"datetime pattern letter '{letter}'"
-        if letter in ("E", "a") and len(match.group(0)) > 4:
+        if letter in ("E", "a", "Q") and len(match.group(0)) > 4:
             return f"datetime pattern '{match.group(0)}'"
     return None
 
