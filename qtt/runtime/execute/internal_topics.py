@@ -92,7 +92,7 @@ def read(session: SparkSession, checkpoint: str, owners: Sequence[Owner]) -> lis
     # A repartition branch after a stateful operator computes that operator again (its rows
     # feed the topic, not the sinks): Spark numbers those copies after every sink's operators.
     copies = [names for names in variables[expected:] if tuple(sorted(names)) in built]
-    if expected > len(operators) or expected + len(copies) != len(operators):
+    if expected + len(copies) != len(operators):
         msg = f"the checkpoint holds {len(operators)} stateful operator(s), the queries built {expected}"
         raise StateLayoutError(msg)
     first = 0

@@ -34,6 +34,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _VERSIONED = re.compile(r"^(?P<dot>\.?)(?P<version>\d+)\.(?P<kind>zip|changelog)(?P<crc>\.crc)?$")
 
@@ -141,14 +142,11 @@ def _place_operator(part: StoredCheckpoint, operator: Path, dest: Path, merged_i
                 file.rename(file.with_name(f"{found['dot']}{version}.{found['kind']}{found['crc'] or ''}"))
     # the operator metadata names its state schema files by absolute path, and its own id
     stored_at = f"{part.written_at.rstrip('/')}/state/{operator.name}/" if part.written_at else ""
-    for metadata in sorted(target.glob("_metadata/v2/*")):
-        if metadata.name.startswith("."):  # Hadoop's checksum of the file beside it
-            continue
+    for metadata in _metadata_files(target):
         text = metadata.read_text(encoding="utf-8")
         if stored_at:
             text = text.replace(stored_at, f"{target.absolute()}/")
-        head, _, body = text.partition("\n")
-        document = json.loads(body)
+        head, document = _metadata_document(text)
         document["operatorInfo"]["operatorId"] = merged_id
         metadata.write_text(f"{head}\n{json.dumps(document, separators=(',', ':'))}", encoding="utf-8")
         metadata.with_name(f".{metadata.name}.crc").unlink(missing_ok=True)
@@ -176,13 +174,24 @@ def _operators(checkpoint: Path) -> list[Path]:
     return sorted((p for p in state.iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
 
 
+def _metadata_files(operator: Path) -> list[Path]:
+    """The operator's metadata files (not Hadoop's checksums beside them)."""
+    return sorted(f for f in operator.glob("_metadata/v2/*") if not f.name.startswith("."))
+
+
+def _metadata_document(text: str) -> tuple[str, dict[str, Any]]:
+    """An operator metadata file: its version line, and its JSON document."""
+    head, _, body = text.partition("\n")
+    return head, json.loads(body)
+
+
 def _state_variables(operator: Path) -> tuple[str, ...]:
-    """The state variables the operator's latest metadata file names."""
-    files = sorted((f for f in operator.glob("_metadata/v2/*") if f.name.isdigit()), key=lambda f: int(f.name))
+    """The state variables the operator's last metadata file names."""
+    files = _metadata_files(operator)
     if not files:
         return ()
-    body = json.loads(files[-1].read_text(encoding="utf-8").partition("\n")[2])
-    properties = json.loads(body.get("operatorPropertiesJson") or "{}")
+    _, document = _metadata_document(files[-1].read_text(encoding="utf-8"))
+    properties = json.loads(document.get("operatorPropertiesJson") or "{}")
     return tuple(sorted(variable["stateName"] for variable in properties.get("stateVariables", [])))
 
 
