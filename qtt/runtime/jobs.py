@@ -199,12 +199,19 @@ class Job:
     settings: QuerySettings = DEFAULT_SETTINGS
 
     def batch_of_seq(self) -> dict[int, int]:
-        """Each record's micro-batch, by its ``seq``."""
-        return {
-            record.seq: batch
-            for batch, (begin, end) in enumerate(zip([0, *self.batch_ends], self.batch_ends, strict=False))
-            for record in self.records[begin:end]
-        }
+        """Each record's micro-batch, by its ``seq`` (see :meth:`seq_tells_batch`)."""
+        return {record.seq: batch for batch, record in self._batched()}
+
+    def seq_tells_batch(self) -> bool:
+        """Whether a record's ``seq`` tells its micro-batch: not when two records share a seq (a
+        case input and the copy another query wrote of it) but not a micro-batch."""
+        batches: dict[int, int] = {}
+        return all(batches.setdefault(record.seq, batch) == batch for batch, record in self._batched())
+
+    def _batched(self) -> Iterator[tuple[int, ReplayRecord]]:
+        for batch, (begin, end) in enumerate(zip([0, *self.batch_ends], self.batch_ends, strict=False)):
+            for record in self.records[begin:end]:
+                yield batch, record
 
 
 def batch_major(jobs: Sequence[Job]) -> tuple[list[ReplayRecord], list[int]]:

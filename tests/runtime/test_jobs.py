@@ -6,7 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from qtt.runtime.jobs import InternalRecord, ReplayRecord, decode_options, decode_row, encode_options
+from qtt.plan.statements import plan_statements
+from qtt.runtime.jobs import InternalRecord, Job, ReplayRecord, decode_options, decode_row, encode_options
+from qtt.sql import parse_statements
 
 #: modules the harness, the CLI and the plugin import at module level: none may pull in pyspark
 PURE_MODULES = (
@@ -53,3 +55,26 @@ def test_internal_records_sort_by_batch_partition_key_then_change() -> None:
         (0, 2, "update"),
         (1, 1, "update"),
     ]
+
+
+def _job(seqs_and_topics: list[tuple[int, str]], batch_ends: tuple[int, ...]) -> Job:
+    plan = plan_statements(
+        parse_statements(
+            "CREATE STREAM S (V INT) WITH (kafka_topic='s', format='JSON');CREATE STREAM C AS SELECT * FROM S;"
+        ),
+        {},
+    ).plan
+    records = tuple(
+        ReplayRecord(job=0, seq=seq, topic=topic, partition=0, offset=i, timestamp=i, key=None, value=b"{}")
+        for i, (seq, topic) in enumerate(seqs_and_topics)
+    )
+    return Job(0, next(iter(plan.queries())), records, batch_ends)
+
+
+def test_a_seq_tells_the_batch_unless_an_input_and_its_copy_are_in_different_batches() -> None:
+    # a query that reads a case input and the copy another query wrote of it: both have its seq
+    assert _job([(0, "s"), (1, "s")], (1, 2)).seq_tells_batch()
+    assert _job([(0, "s"), (0, "C")], (2,)).seq_tells_batch()
+    split = _job([(0, "s"), (0, "C"), (1, "s")], (1, 2, 3))
+    assert not split.seq_tells_batch()
+    assert split.batch_of_seq() == {0: 1, 1: 2}

@@ -339,8 +339,11 @@ def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
     """Whether a group runs stage by stage (:mod:`qtt.runtime.execute.staged`): it has two stateful jobs
     or more, runs micro-batch after micro-batch from empty state, and its driver shares a disk
     with this process (the relay is a file). A stage places each output by its input's
-    micro-batch, so a step that holds rows back (a start gate) runs its group unstaged."""
+    micro-batch, so a step that holds rows back (a start gate) runs its group unstaged, and so does
+    a job whose records' ``SEQ`` does not tell their micro-batch."""
     if any(job.mode.restart or job.mode.bounded for job in jobs) or is_connect(session) or _resumed(jobs):
+        return False
+    if not all(job.seq_tells_batch() for job in jobs):
         return False
     shapes = [QueryShape.of(job.query) for job in jobs]
     if any(shape.holds_rows for shape in shapes):
