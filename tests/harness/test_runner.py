@@ -1,4 +1,4 @@
-"""plan_variant: SQL errors are located in the case file, as structured fields."""
+"""plan_variant: SQL errors are located in the case file, as structured fields; written_topics."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from qtt.errors import SqlError, SqlSyntaxError, StatementError
 from qtt.harness.cases.expected import mismatch
 from qtt.harness.cases.loader import load_file
 from qtt.harness.cases.model import ExpectedException
-from qtt.harness.replay.runner import plan_variant
+from qtt.harness.replay.driver import ReplayItem, ReplayResult
+from qtt.harness.replay.runner import plan_variant, unevaluated, written_topics
 
 FIXTURE = Path(__file__).parent / "fixtures" / "runner" / "sql_errors.json"
 
@@ -67,3 +68,15 @@ def test_a_located_error_also_reads_as_ksqldb_prefixes_it_in_the_joined_script()
     assert mismatch(expected, error) is None
     elsewhere = ExpectedException(type="io.confluent.ksql.util.KsqlStatementException", message="Line: 1, Col: 30: ")
     assert mismatch(elsewhere, error) is not None
+
+
+def test_a_topic_no_query_writes_holds_the_inserts_then_the_inputs_written_there() -> None:
+    # ksqlDB's runner reads an expected topic whole from its stub Kafka, inputs included
+    fixture = FIXTURE.with_name("written_topics.json")
+    [variant] = load_file(fixture, display="written_topics.json").variants
+    planned = plan_variant(variant, unevaluated)
+    item = ReplayItem.from_case(planned.plan, variant.inputs, inserts=planned.inserts)
+    outputs, sinks = written_topics(item, ReplayResult(), {"a", "b", "unknown"}, planned.inserts, {"a"})
+    assert [(r.key, r.value, r.timestamp) for r in outputs["a"]] == [("i1", {"M": 1}, 0), ("x", {"M": 5}, 7)]
+    assert [(r.key, r.value) for r in outputs["b"]] == [("i2", {"N": 2})]
+    assert set(sinks) == {"a", "b"} and "unknown" not in outputs

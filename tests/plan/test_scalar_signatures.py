@@ -243,3 +243,12 @@ def test_messages_list_struct_fields_without_quotes() -> None:
     )
     with pytest.raises(StatementError, match=r"\(STRUCT<CITY STRING, zip code INTEGER>, STRING\)"):
         fns.resolve("COALESCE", [inner, t.STRING])
+
+
+def test_a_time_unit_parameter_takes_only_an_untyped_argument() -> None:
+    # ksqlDB's IntervalUnitType (printed INTERVAL UNIT) fits a unit keyword, which has no type.
+    assert fns.resolve("TIMESTAMPADD", [NULL, t.INTEGER, t.TIMESTAMP]).return_type == t.TIMESTAMP
+    with pytest.raises(StatementError) as info:
+        fns.resolve("DATEADD", [t.STRING, t.INTEGER, t.DATE])
+    assert "does not accept parameters (STRING, INTEGER, DATE)" in str(info.value)
+    assert "  DATEADD(INTERVAL UNIT, INTEGER, DATE)" in str(info.value)

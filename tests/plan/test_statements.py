@@ -521,6 +521,15 @@ def test_an_unknown_column_suggests_a_close_name() -> None:
     assert raised.value.hint == "Did you mean 'NAME'?"
 
 
+def test_an_aliased_source_is_known_by_its_alias_only() -> None:
+    # ksqlDB's analyzer keys a source's schema by its alias (Analyzer.visitAliasedRelation)
+    with pytest.raises(StatementError) as raised:
+        plan(INPUT, "CREATE STREAM OUTPUT AS SELECT I.ID, INPUT.NAME FROM INPUT I;")
+    assert raised.value.message == "SELECT column 'INPUT.NAME' cannot be resolved."
+    planned = plan(INPUT, "CREATE STREAM OUTPUT AS SELECT I.ID, I.NAME FROM INPUT I;")
+    assert schema_of(planned) == same_schema("ID INT KEY, NAME STRING")
+
+
 def test_an_unknown_partition_by_column_keeps_its_suggestion() -> None:
     with pytest.raises(StatementError) as raised:
         plan(INPUT, "CREATE STREAM OUTPUT AS SELECT * FROM INPUT PARTITION BY AEG;")

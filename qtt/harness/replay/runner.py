@@ -29,13 +29,16 @@ from qtt.harness.cases.model import CaseVariant, ExpectedException, Record, at_l
 from qtt.harness.replay import post as post_
 from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import check_processing_log, compare
-from qtt.harness.replay.driver import ReplayItem, ReplayResult, replay_many
+from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult, replay_many
+from qtt.harness.replay.inputs import InputRecord, encode_insert
 from qtt.harness.replay.join_topics import JoinTopic, join_topics
 from qtt.harness.replay.restored_runs import Restore
 from qtt.harness.replay.schemas import topic_schemas
+from qtt.harness.replay.topic_serdes import TopicSerde, topic_serdes
 from qtt.harness.results import CaseResult
 from qtt.harness.status import Status
 from qtt.plan.insert_coercion import Evaluate
+from qtt.plan.inserts import Insert
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.expressions import Expression
 from qtt.plan.ir.steps import CreateSourceCommand, Formats
@@ -152,9 +155,9 @@ def run_variants(
         outcomes = replay_counted(
             items, session, total=len(variants), progress=progress, workdir=workdir, runtime=runtime
         )
-        for (result, variant, _), outcome in zip(pending, outcomes, strict=True):
+        for (result, variant, item), outcome in zip(pending, outcomes, strict=True):
             result.seconds += outcome.seconds if isinstance(outcome, ReplayResult) else 0.0
-            guarded(result, partial(_finish, variant, result, outcome))
+            guarded(result, partial(_finish, variant, result, outcome, item))
         if pending and not any(isinstance(o, ReplayResult) and o.runs for o in outcomes):
             share = (time.perf_counter() - began) / len(pending)
             for result, _, _ in pending:
@@ -300,7 +303,7 @@ def _negative_timestamp(variant: CaseVariant, result: CaseResult) -> bool:
     return False
 
 
-def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | QttError) -> None:
+def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | QttError, item: ReplayItem) -> None:
     expected = variant.expected_exception
     if expected is not None and isinstance(outcome, QueryStoppedError):
         why = expected_.mismatch(expected, outcome)
@@ -316,7 +319,11 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
         wanted = expected_.described(expected)
         result.reason = f"expected the query to stop at run time ({wanted}), but it ran to the end"
         return
-    result.comparison = compare(_expected_outputs(variant, result.planned), outcome.outputs, outcome.sinks)
+    expected_outputs = _expected_outputs(variant, result.planned)
+    topics = {record.topic for record in expected_outputs}
+    named = {record.topic for record in variant.inputs}
+    actual, sinks = written_topics(item, outcome, topics, result.planned.inserts, named)
+    result.comparison = compare(expected_outputs, actual, sinks)
     if time_limits.conclude(result, outcome, (record.topic for record in variant.outputs)):
         return
     if variant.post is not None:
@@ -335,6 +342,46 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
         if result.log_problems:
             parts.append("the processing log differs from qttProcessingLog")
         result.reason = "; ".join(parts)
+
+
+def written_topics(
+    item: ReplayItem, outcome: ReplayResult, topics: Iterable[str], inserts: Sequence[Insert], named: Iterable[str]
+) -> tuple[dict[str, list[OutputRecord]], dict[str, TopicSerde]]:
+    """The records and serdes the expected ``topics`` are compared with: what the queries wrote,
+    and for a topic no query writes, what the case wrote there: its ``INSERT INTO ... VALUES``
+    rows, then its input records (``named``: the topics the inputs name).
+
+    ksqlDB's runner writes the inputs to its stub Kafka too, and reads each expected topic whole
+    from there (``TestExecutor.verifyOutput``), so a case may expect a source's own records.
+    """
+    outputs, sinks = dict(outcome.outputs), dict(outcome.sinks)
+    declared = topic_serdes(item.plan.ddl_commands())
+    for topic in sorted(set(topics) - set(sinks) - set(outputs)):
+        if topic not in declared:
+            continue
+        serde = sinks[topic] = declared[topic].with_registry(item.snapshot)
+        records = [record for record in item.inputs if record.topic == topic]
+        if topic in set(named):  # the inserts into a topic the inputs name are not replayed
+            records = [encode_insert(i, serde) for i in inserts if i.source.topic == topic] + records
+        outputs[topic] = [read_back(serde, seq, record) for seq, record in enumerate(records)]
+    return outputs, sinks
+
+
+def read_back(serde: TopicSerde, seq: int, record: InputRecord) -> OutputRecord:
+    """A record the case wrote, decoded as its topic's formats read it."""
+    return OutputRecord(
+        serde.topic,
+        serde.decode_key(record.key),
+        serde.decode_value(record.value),
+        record.timestamp,
+        seq,
+        "",
+        record.key,
+        record.value,
+        record.partition,
+        record.headers,
+        window=serde.decode_window(record.key),
+    )
 
 
 def _expects_stop(variant: CaseVariant) -> bool:

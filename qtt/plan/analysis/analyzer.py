@@ -33,7 +33,7 @@ from qtt.plan.analysis.coercion import (
     unsupported_cast,
 )
 from qtt.plan.analysis.lambda_calls import is_lambda_function, resolve_lambda_call
-from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, align_collections, compared, convert
+from qtt.plan.analysis.list_coercion import CoercionError, ListCoercer, compared, convert
 from qtt.plan.analysis.scope import Scope, ScopeColumn  # noqa: F401 (re-exported: the planner's import)
 from qtt.plan.analysis.scope import column_of as _col
 from qtt.plan.analysis.scope import line_of as _line
@@ -287,11 +287,8 @@ class Analyzer:
 
     def _check_comparable(self, ln: ast.Expr, left: e.Expression, rn: ast.Expr, right: e.Expression, op: str) -> None:
         lt, rt = left.result_type, right.result_type
-        if op in EQUALITY_OPS and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT") and lt != rt:
-            if op != "IS DISTINCT FROM":
-                return  # ksqlDB accepts any two arrays (maps, structs): compared() gives its equals
-            feature = f"comparing {lt} with {rt}"
-            raise UnsupportedFeatureError(feature, line=_line(ln), column=_col(ln))
+        if op in EQUALITY_OPS and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT"):
+            return  # ksqlDB accepts any two arrays (maps, structs) and compares them with Java's equals
         if not comparable(lt, rt, op):
             raise StatementError(messages.cannot_compare(ln, lt, rn, rt, op), line=_line(ln), column=_col(ln))
 
@@ -304,7 +301,6 @@ class Analyzer:
             msg = messages.null_comparison(left.result_type, "IS DISTINCT FROM", right.result_type)
             raise StatementError(msg, line=_line(node), column=_col(node))
         left, right = coerce_null(left, right.result_type), coerce_null(right, left.result_type)
-        left, right = align_collections(left, right)
         self._check_comparable(node.left, left, node.right, right, "IS DISTINCT FROM")
         return e.DistinctFrom(left=left, right=right, negated=node.negated)
 
@@ -536,8 +532,6 @@ class Analyzer:
         # ksqlDB's ExpressionTypeManager.visitIntervalUnit gives a unit keyword no type: a null argument
         types = [NULL if isinstance(a, e.IntervalUnit) else a.result_type for a in args]
         try:
-            unit = bool(args) and isinstance(args[0], e.IntervalUnit)
-            fns.check_unit_argument(node.name, types, unit, node.written)
             resolved = fns.resolve(node.name, types, node.written, node.identifier)
         except SqlError as error:
             raise error.at(line=_line(node), column=_col(node)) from None

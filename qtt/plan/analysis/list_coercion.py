@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError
-from qtt.plan.analysis.coercion import decimal_literal_type, implicit_cast
+from qtt.plan.analysis.coercion import decimal_literal_type
 from qtt.plan.analysis.text_literals import TEXT_READ, reads_as
 from qtt.plan.functions.signature_matching import NullType, widen_decimals
 from qtt.plan.ir import expressions as e
@@ -141,25 +141,10 @@ def can_coerce(
     return None
 
 
-def align_collections(left: e.Expression, right: e.Expression) -> tuple[e.Expression, e.Expression]:
-    """Arrays, maps or structs of different element types, cast to the one the other widens to.
-
-    ksqlDB compares ``ARRAY<INTEGER>`` with ``ARRAY<BIGINT>`` (element by element, as numbers);
-    qtt casts the narrower side so that Spark compares values of one type.
-    """
-    lt, rt = left.result_type, right.result_type
-    if lt == rt or not {lt.base, rt.base} <= {"ARRAY", "MAP", "STRUCT"}:
-        return left, right
-    common = can_coerce(lt, rt, from_text=False) or can_coerce(rt, lt, from_text=False)
-    if common is None:
-        return left, right
-    return implicit_cast(left, common), implicit_cast(right, common)
-
-
 def compared(op: str, left: e.Expression, right: e.Expression) -> e.Comparison | e.MixedEquality:
     """``left op right``; ``=`` or ``<>`` of two ARRAYs, MAPs or STRUCTs of different types is a
-    :class:`~qtt.plan.ir.expressions.MixedEquality`, without the casts :func:`align_collections`
-    gave plans persisted before it (ksqlDB's generated code calls ``equals`` on them as they are)."""
+    :class:`~qtt.plan.ir.expressions.MixedEquality`, without the casts that plans persisted
+    before it hold (ksqlDB's generated code calls ``equals`` on them as they are)."""
     lt, rt = left.result_type, right.result_type
     if op in ("=", "<>") and lt != rt and lt.base == rt.base and lt.base in ("ARRAY", "MAP", "STRUCT"):
         return e.MixedEquality(op=op, left=left, right=right)

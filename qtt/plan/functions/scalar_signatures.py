@@ -44,19 +44,16 @@ from qtt.plan.functions.signature_matching import (
     ArrayOf,
     Function,
     MapOf,
-    NullType,
     Resolved,
     Signature,
     T,
     V,
     match_signature,
-    no_match_error,
 )
 
 __all__ = [
     "DATETIME_PATTERN_ARGS",
     "FUNCTIONS",
-    "check_unit_argument",
     "datetime_pattern_problem",
     "pattern_problem",
     "resolve",
@@ -81,19 +78,6 @@ def resolve(
         msg = f"Can't find any functions with the name '{identifier or name}'."
         raise StatementError(msg, hint=did_you_mean(name, FUNCTIONS).strip() or None)
     return match_signature(function, arg_types, written)
-
-
-def check_unit_argument(name: str, arg_types: Sequence[t.SqlType], unit_keyword: bool, written: str | None) -> None:
-    """TIMESTAMPADD and its kin take a ``java.util.concurrent.TimeUnit`` first: in ksqlDB's
-    ``ParamTypes`` only a unit keyword (``DAYS``) fits it, so a STRING there fits no overload.
-
-    Raises:
-        StatementError: ksqlDB's ``does not accept parameters`` for any other first argument.
-    """
-    if name not in time_signatures.TIME_UNIT_FUNCTIONS or not arg_types or unit_keyword:
-        return
-    if not isinstance(arg_types[0], NullType):
-        raise no_match_error(FUNCTIONS[name], arg_types, written)
 
 
 # ---------------------------------------------------------------------------- the original table

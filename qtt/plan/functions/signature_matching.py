@@ -68,11 +68,18 @@ class AnyDecimal:
     """Any ``DECIMAL(p, s)``."""
 
 
-Pattern = t.SqlType | Var | ArrayOf | MapOf | AnyDecimal
+@dataclass(frozen=True)
+class IntervalUnitParam:
+    """A ``java.util.concurrent.TimeUnit`` parameter (ksqlDB's ``IntervalUnitType``, printed
+    ``INTERVAL UNIT``): only an argument without a type fits it, a unit keyword or a bare NULL."""
+
+
+Pattern = t.SqlType | Var | ArrayOf | MapOf | AnyDecimal | IntervalUnitParam
 ReturnType = Pattern | Callable[[Sequence[t.SqlType]], t.SqlType]
 
 T, K, V = Var("T"), Var("K"), Var("V")
 ANY_DECIMAL = AnyDecimal()
+INTERVAL_UNIT = IntervalUnitParam()
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,8 @@ def describe_pattern(p: Pattern) -> str:
         return f"MAP<{describe_pattern(p.key)}, {describe_pattern(p.value)}>"
     if isinstance(p, AnyDecimal):
         return "DECIMAL"
+    if isinstance(p, IntervalUnitParam):
+        return "INTERVAL UNIT"
     return str(p)
 
 
@@ -190,6 +199,8 @@ def _match(pattern: Pattern, actual: t.SqlType, bindings: dict[str, t.SqlType], 
         if not (isinstance(actual, t.Decimal) or (widen and actual.base in ("INTEGER", "BIGINT"))):
             raise _NoMatch
         return
+    if isinstance(pattern, IntervalUnitParam):
+        raise _NoMatch
     if actual != pattern and not (widen and casts_to(actual, pattern)):
         raise _NoMatch
 
@@ -209,6 +220,8 @@ def substitute(pattern: ReturnType, bindings: dict[str, t.SqlType], args: Sequen
         return t.Map(key, value) if key is not None and value is not None else None
     if isinstance(pattern, AnyDecimal):
         return None
+    if isinstance(pattern, IntervalUnitParam):
+        return t.STRING  # qtt's IntervalUnit expression is typed STRING
     if isinstance(pattern, t.SqlType):
         return pattern
     return None

@@ -18,7 +18,7 @@ from functools import cache
 
 from qtt import sqltypes as t
 from qtt.plan.functions.signature_dsl import BIGINT, DATE, INT, STRING, fn, sig
-from qtt.plan.functions.signature_matching import Function
+from qtt.plan.functions.signature_matching import INTERVAL_UNIT, Function
 
 TIME, TIMESTAMP = t.TIME, t.TIMESTAMP
 
@@ -62,12 +62,12 @@ FUNCTIONS: list[Function] = [
     ),
     fn("FORMAT_TIME", sig([TIME, STRING], STRING), constant_args=[1]),
     fn("PARSE_TIME", sig([STRING, STRING], TIME), constant_args=[1]),
-    fn("TIMESTAMPADD", sig([STRING, INT, TIMESTAMP], TIMESTAMP)),
-    fn("TIMESTAMPSUB", sig([STRING, INT, TIMESTAMP], TIMESTAMP)),
-    fn("DATEADD", sig([STRING, INT, DATE], DATE)),
-    fn("DATESUB", sig([STRING, INT, DATE], DATE)),
-    fn("TIMEADD", sig([STRING, INT, TIME], TIME)),
-    fn("TIMESUB", sig([STRING, INT, TIME], TIME)),
+    fn("TIMESTAMPADD", sig([INTERVAL_UNIT, INT, TIMESTAMP], TIMESTAMP)),
+    fn("TIMESTAMPSUB", sig([INTERVAL_UNIT, INT, TIMESTAMP], TIMESTAMP)),
+    fn("DATEADD", sig([INTERVAL_UNIT, INT, DATE], DATE)),
+    fn("DATESUB", sig([INTERVAL_UNIT, INT, DATE], DATE)),
+    fn("TIMEADD", sig([INTERVAL_UNIT, INT, TIME], TIME)),
+    fn("TIMESUB", sig([INTERVAL_UNIT, INT, TIME], TIME)),
 ]
 
 #: Functions whose constant argument at this position is a java.time pattern.

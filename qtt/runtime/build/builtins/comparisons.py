@@ -190,7 +190,11 @@ def _java_equals(left: Column, right: Column, left_type: t.SqlType, right_type: 
 
 
 def distinct(left: Column, right: Column, left_type: t.SqlType, right_type: t.SqlType) -> Column:
-    """``left IS DISTINCT FROM right``: nulls are equal to each other only."""
+    """``left IS DISTINCT FROM right``: nulls are equal to each other only. Two ARRAYs, MAPs or
+    STRUCTs of different types are distinct unless Java's ``equals`` holds (ksqlDB's
+    ``SqlToJavaVisitor`` generates ``!left.equals(right)`` for them, as for ``<>``)."""
+    if left_type != right_type and t.is_structured(left_type):
+        return ~_java_equals(left, right, left_type, right_type)
     either_null = left.isNull() | right.isNull()
     both_null = left.isNull() & right.isNull()
     return F.when(either_null, ~both_null).otherwise(compare("<>", left, right, left_type, right_type))
