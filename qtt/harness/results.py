@@ -13,7 +13,8 @@ from qtt.harness.status import Status
 
 if TYPE_CHECKING:
     from qtt.harness.replay.compare import Comparison
-    from qtt.harness.replay.driver import ReplayResult
+    from qtt.harness.replay.driver import OutputRecord, ReplayResult
+    from qtt.harness.replay.topic_serdes import TopicSerde
     from qtt.plan.statements import PlannedCase
 
 
@@ -32,6 +33,9 @@ class CaseResult:
     log_problems: list[str] = field(default_factory=list)
     planned: PlannedCase | None = None
     replay: ReplayResult | None = None
+    #: what the expected outputs were compared with, per topic: the records the case wrote there,
+    #: then the queries' (``runner.written_topics``), and the topics' serdes; None: not compared
+    compared_with: tuple[dict[str, list[OutputRecord]], dict[str, TopicSerde]] | None = None
     kind: str = "case"
     #: the one command that shows or fixes this result, for failure reports
     hint: str = ""

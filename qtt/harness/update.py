@@ -47,7 +47,8 @@ from qtt.plan.ir.depth import deep_call
 from qtt.serde.values import loads
 
 if TYPE_CHECKING:
-    from qtt.harness.replay.driver import OutputRecord, ReplayResult
+    from qtt.harness.replay.driver import OutputRecord
+    from qtt.harness.replay.topic_serdes import TopicSerde
 
 #: result kinds that are never written, and why (scenarios are named by their scenario)
 NEVER_WRITTEN = {
@@ -303,12 +304,12 @@ def _other_failures(group: Sequence[CaseResult]) -> str:
 
 def _actual_records(old: Sequence[Record], chosen: CaseResult) -> list[OutputRecord]:
     """The records to write: on the topics the case expects (every topic when it expects none),
-    each topic's in the order written, merged by the input that caused them, then by the
-    statement order of the query that wrote them (the harness's ordering rule)."""
-    replay = chosen.replay
-    assert replay is not None
-    written = {topic for topic, records in replay.outputs.items() if records} | set(replay.sinks)
-    topics = list(dict.fromkeys(r.topic for r in old)) or sorted(t for t, rs in replay.outputs.items() if rs)
+    each topic's in the order written (the records the case wrote there first, as compared),
+    merged by the input that caused them, then by the statement order of the query that wrote
+    them (the harness's ordering rule)."""
+    outputs, sinks = _written(chosen)
+    written = {topic for topic, records in outputs.items() if records} | set(sinks)
+    topics = list(dict.fromkeys(r.topic for r in old)) or sorted(t for t, rs in outputs.items() if rs)
     for topic in topics:
         if topic not in written:
             folded = {name.casefold(): name for name in written}
@@ -321,7 +322,7 @@ def _actual_records(old: Sequence[Record], chosen: CaseResult) -> list[OutputRec
             )
     queries = [q.query_id for q in chosen.planned.plan.queries()] if chosen.planned is not None else []
     rank = {query: n for n, query in enumerate(queries)}
-    by_topic = (replay.outputs.get(topic, []) for topic in topics)
+    by_topic = (outputs.get(topic, []) for topic in topics)
     return list(heapq.merge(*by_topic, key=lambda r: (r.seq, rank.get(r.query_id, len(rank)))))
 
 
@@ -337,7 +338,7 @@ def _kept(
     placed: dict[str, list[tuple[int, Record]]] = {}
     for position, record in enumerate(old):
         placed.setdefault(record.topic, []).append((position, record))
-    replays = [r.replay for r in group if r.replay is not None and r.status != Status.SKIPPED]
+    ran = [r for r in group if r.replay is not None and r.status != Status.SKIPPED]
     kept: dict[int, str] = {}
     seen: Counter[str] = Counter()
     for n, actual in enumerate(records):
@@ -347,15 +348,24 @@ def _kept(
             continue
         position, expected = placed[actual.topic][k]
         span = read.index.spans.get(f"$.tests[{index}].outputs[{position}]")
-        if span is not None and all(_holds(expected, replay, k) for replay in replays):
+        if span is not None and all(_holds(expected, result, k) for result in ran):
             kept[n] = read.text[span[0] : span[1]]
     return kept
 
 
-def _holds(expected: Record, replay: ReplayResult, k: int) -> bool:
-    """Whether ``expected`` matches the k-th record ``replay`` wrote on its topic."""
-    written = replay.outputs.get(expected.topic, [])
-    return k < len(written) and compare([expected], {expected.topic: [written[k]]}, replay.sinks).ok
+def _holds(expected: Record, result: CaseResult, k: int) -> bool:
+    """Whether ``expected`` matches the k-th record ``result`` read back on its topic."""
+    outputs, sinks = _written(result)
+    written = outputs.get(expected.topic, [])
+    return k < len(written) and compare([expected], {expected.topic: [written[k]]}, sinks).ok
+
+
+def _written(result: CaseResult) -> tuple[Mapping[str, list[OutputRecord]], Mapping[str, TopicSerde]]:
+    """Per topic, the records a variant's outputs were compared with, and the topics' serdes."""
+    if result.compared_with is not None:
+        return result.compared_with
+    assert result.replay is not None
+    return result.replay.outputs, result.replay.sinks
 
 
 @dataclass(frozen=True)
@@ -522,7 +532,7 @@ def _readback_failure(loaded: LoadedFile, item: _Pending) -> str | None:
         if result.replay is None or result.status == Status.SKIPPED:
             continue
         variant = variants.get(result.variant)
-        comparison = compare(variant.outputs, result.replay.outputs, result.replay.sinks) if variant else None
+        comparison = compare(variant.outputs, *_written(result)) if variant else None
         if comparison is None or not comparison.ok:
             topics = ", ".join(d.topic for d in comparison.diffs) if comparison else "every topic"
             if result is item.chosen:

@@ -204,7 +204,7 @@ class Planner:
         formats = finish_formats(self.config, key_info, value_info, properties, schema)
         formats = replace(formats, window=source_window(properties, keyed=bool(schema.key)))
         partitions = int_property(properties, "PARTITIONS")
-        self.topic_partitions.setdefault(topic, partitions or 1)
+        self.topic_partitions.setdefault(topic, self.declared_partitions.get(topic) or partitions or 1)  # exists first
         source = DataSource(
             name=statement.name,
             kind=kind,

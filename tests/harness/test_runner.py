@@ -11,7 +11,8 @@ from qtt.harness.cases.expected import mismatch
 from qtt.harness.cases.loader import load_file
 from qtt.harness.cases.model import ExpectedException
 from qtt.harness.replay.driver import ReplayItem, ReplayResult
-from qtt.harness.replay.runner import plan_variant, unevaluated, written_topics
+from qtt.harness.replay.runner import plan_variant, read_back, unevaluated, written_topics
+from qtt.harness.replay.topic_serdes import topic_serdes
 
 FIXTURE = Path(__file__).parent / "fixtures" / "runner" / "sql_errors.json"
 
@@ -80,3 +81,17 @@ def test_a_topic_no_query_writes_holds_the_inserts_then_the_inputs_written_there
     assert [(r.key, r.value, r.timestamp) for r in outputs["a"]] == [("i1", {"M": 1}, 0), ("x", {"M": 5}, 7)]
     assert [(r.key, r.value) for r in outputs["b"]] == [("i2", {"N": 2})]
     assert set(sinks) == {"a", "b"} and "unknown" not in outputs
+
+
+def test_the_records_a_case_writes_to_a_querys_sink_come_before_the_querys() -> None:
+    # ksqlDB's runner writes the inserts and the inputs to its stub Kafka before any query runs
+    fixture = FIXTURE.with_name("written_topics.json")
+    [variant] = load_file(fixture, display="written_topics.json").variants
+    planned = plan_variant(variant, unevaluated)
+    item = ReplayItem.from_case(planned.plan, variant.inputs, inserts=planned.inserts)
+    serde = topic_serdes(planned.plan.ddl_commands())["a"]
+    the_querys = read_back(serde, 0, item.inputs[0])
+    outcome = ReplayResult(outputs={"a": [the_querys]}, sinks={"a": serde})
+    outputs, sinks = written_topics(item, outcome, {"a"}, planned.inserts, {"a"})
+    assert [(r.key, r.value) for r in outputs["a"]] == [("i1", {"M": 1}), ("x", {"M": 5}), ("x", {"M": 5})]
+    assert outputs["a"][-1] is the_querys and sinks["a"] is serde

@@ -334,3 +334,15 @@ def test_run_update_on_a_format_matrix_writes_once_for_every_format(
     assert "UPDATED cases/matrix.json: case 'in every format': 1 record(s) on T (was 1)" in capsys.readouterr().out
     assert '{"topic": "T", "key": "a", "value": {"V": 2}}' in path.read_text()
     assert main(["run", "cases/matrix.json"]) == 0
+
+
+def test_the_records_the_case_wrote_to_a_sink_are_written_before_the_querys(tmp_path: Path) -> None:
+    # the runner compares a topic as ksqlDB's runner reads it back: the case's own records first
+    path = _copy(tmp_path, "lines.json")
+    [result] = [r for r in _results(path, {"big orders": BIG_ORDERS}) if r.case == "big orders"]
+    own = _out("BIG_ORDERS", 7, {"ITEM": "FIG"}, 0)
+    result.compared_with = ({"BIG_ORDERS": [own, *BIG_ORDERS]}, {})
+    lines = update_outputs([result]).lines()
+    assert lines[0] == f"UPDATED {path}: case 'big orders': 2 record(s) on BIG_ORDERS (was 1)", lines
+    written = next(v for v in load_file(path, display=str(path)).variants if v.case == "big orders").outputs
+    assert [(r.key, r.value) for r in written] == [(7, {"ITEM": "FIG"}), (2, {"ITEM": "PEAR"})]

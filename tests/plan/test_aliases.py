@@ -17,3 +17,8 @@ def test_alias_generator_numbers_struct_fields_and_expressions() -> None:
         "KSQL_COL_0",
         "KSQL_COL_2",
     ]
+
+
+def test_next_named_drops_number_zero_and_counts_a_bare_name_as_zero() -> None:
+    assert ColumnAliasGenerator([["ROWKEY_0", "ROWKEY_2"]]).next_named("ROWKEY") == "ROWKEY_1"
+    assert ColumnAliasGenerator([["OTHER"]]).next_named("ROWKEY") == "ROWKEY"

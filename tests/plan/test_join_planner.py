@@ -304,6 +304,16 @@ def test_a_synthetic_key_past_taken_names_can_be_selected_by_its_name() -> None:
     assert schema == "`ROWKEY_3` INTEGER KEY, `ROWKEY_1` INTEGER, `V` INTEGER"
 
 
+def test_a_column_numbered_zero_takes_the_bare_synthetic_key_name() -> None:
+    # ksqlDB's generateSyntheticJoinKey reads ROWKEY_0 (and ROWKEY_00) as number 0 of ROWKEY
+    schema = _schema(
+        "CREATE TABLE a (id INT PRIMARY KEY, rowkey_00 INT) WITH (kafka_topic='a', value_format='JSON');"
+        "CREATE TABLE b (id INT PRIMARY KEY, v INT) WITH (kafka_topic='b', value_format='JSON');"
+        "CREATE TABLE o AS SELECT * FROM a FULL OUTER JOIN b ON a.id = b.id;"
+    )
+    assert schema.startswith("`ROWKEY_1` INTEGER KEY, `A_ID` INTEGER, `A_ROWKEY_00` INTEGER")
+
+
 def test_an_earlier_joins_synthetic_key_does_not_take_the_name_of_the_next() -> None:
     schema = _schema(
         "CREATE STREAM s2 (k INT KEY, z INT) WITH (kafka_topic='s2', value_format='JSON');"

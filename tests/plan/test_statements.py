@@ -680,3 +680,10 @@ def test_a_property_given_as_a_json_fraction_is_recorded_as_a_double_the_plan_wr
     planned = plan(INPUT, **{"ksql.functions.collect_list.limit": Decimal("2.9")})
     assert dict(planned.plan.config) == {"ksql.functions.collect_list.limit": 2.9}
     assert codec.loads(codec.dumps(planned.plan)) == planned.plan
+
+
+def test_a_declared_topic_keeps_its_partition_count_over_the_create_naming_it() -> None:
+    # ksqlDB's runner creates a case's declared topic first; a CREATE's PARTITIONS is not checked against it
+    sql = "CREATE STREAM s (k VARCHAR KEY, v INT) WITH (kafka_topic='s', value_format='JSON', partitions=3);"
+    assert plan_statements(parse_statements(sql), declared_partitions={"s": 2}).topic_partitions == {"s": 2}
+    assert plan_statements(parse_statements(sql)).topic_partitions == {"s": 3}

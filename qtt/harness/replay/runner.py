@@ -322,7 +322,7 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
     expected_outputs = _expected_outputs(variant, result.planned)
     topics = {record.topic for record in expected_outputs}
     named = {record.topic for record in variant.inputs}
-    actual, sinks = written_topics(item, outcome, topics, result.planned.inserts, named)
+    actual, sinks = result.compared_with = written_topics(item, outcome, topics, result.planned.inserts, named)
     result.comparison = compare(expected_outputs, actual, sinks)
     if time_limits.conclude(result, outcome, (record.topic for record in variant.outputs)):
         return
@@ -347,23 +347,29 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
 def written_topics(
     item: ReplayItem, outcome: ReplayResult, topics: Iterable[str], inserts: Sequence[Insert], named: Iterable[str]
 ) -> tuple[dict[str, list[OutputRecord]], dict[str, TopicSerde]]:
-    """The records and serdes the expected ``topics`` are compared with: what the queries wrote,
-    and for a topic no query writes, what the case wrote there: its ``INSERT INTO ... VALUES``
-    rows, then its input records (``named``: the topics the inputs name).
+    """The records and serdes the expected ``topics`` are compared with: what the case wrote
+    there (its ``INSERT INTO ... VALUES`` rows, then its input records; ``named``: the topics the
+    inputs name), then what the queries wrote.
 
-    ksqlDB's runner writes the inputs to its stub Kafka too, and reads each expected topic whole
-    from there (``TestExecutor.verifyOutput``), so a case may expect a source's own records.
+    ksqlDB's runner writes the inserts (as their statements run) and the inputs to its stub Kafka
+    before any query runs, and reads each expected topic whole from there
+    (``TestExecutor.verifyOutput``): a case may expect a source's own records, and the records a
+    case writes to a query's sink come before the query's.
     """
     outputs, sinks = dict(outcome.outputs), dict(outcome.sinks)
     declared = topic_serdes(item.plan.ddl_commands())
-    for topic in sorted(set(topics) - set(sinks) - set(outputs)):
-        if topic not in declared:
+    named = set(named)
+    for topic in sorted(set(topics)):
+        serde = sinks.get(topic) or (declared[topic].with_registry(item.snapshot) if topic in declared else None)
+        if serde is None:
             continue
-        serde = sinks[topic] = declared[topic].with_registry(item.snapshot)
         records = [record for record in item.inputs if record.topic == topic]
-        if topic in set(named):  # the inserts into a topic the inputs name are not replayed
+        if topic in named:  # the inserts into a topic the inputs name are not replayed
             records = [encode_insert(i, serde) for i in inserts if i.source.topic == topic] + records
-        outputs[topic] = [read_back(serde, seq, record) for seq, record in enumerate(records)]
+        if records or topic not in sinks:
+            sinks[topic] = serde
+            written = [read_back(serde, seq, record) for seq, record in enumerate(records)]
+            outputs[topic] = written + outputs.get(topic, [])
     return outputs, sinks
 
 

@@ -37,12 +37,15 @@ class ColumnAliasGenerator:
         """The next free ``KSQL_COL_n``."""
         return f"{self.PREFIX}_{self._take(self.PREFIX)}"
 
+    def next_named(self, prefix: str) -> str:
+        """The next free name of ``prefix``: ``prefix`` itself (its number 0), else ``prefix_n``."""
+        n = self._take(prefix)
+        return prefix if n == 0 else f"{prefix}_{n}"
+
     def unique_alias_for(self, node: ast.Expr) -> str:
         """A name for an unaliased expression: a struct field's name, else ``KSQL_COL_n``."""
         if isinstance(node, ast.Dereference):
-            prefix, _ = _split_numbered(node.field)
-            n = self._take(prefix)
-            return prefix if n == 0 else f"{prefix}_{n}"
+            return self.next_named(_split_numbered(node.field)[0])
         return self.next_ksql_col()
 
 

@@ -26,6 +26,7 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, WINDOW_BOUNDS, Column
+from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.join_checks import (
     check_partitions,
     check_prefixed_names,
@@ -497,13 +498,10 @@ def _combined(left: Joined, right: Joined) -> Joined:
 
 
 def _synthetic_key(left: Joined, right: Joined) -> str:
-    """``ROWKEY``, or ``ROWKEY_n`` with the first ``n`` that no column of a source is named
-    (ksqlDB's ``generateSyntheticJoinKey``: an earlier join's synthetic key does not count)."""
-    taken = {c.name for c in (*left.columns, *right.columns)}
-    n = 0
-    while (name := SYNTHETIC_KEY if n == 0 else f"{SYNTHETIC_KEY}_{n}") in taken:
-        n += 1
-    return name
+    """ksqlDB's ``generateSyntheticJoinKey``: ``ROWKEY``, or ``ROWKEY_n`` with the first ``n`` no
+    source column takes, a column ``ROWKEY_0`` taking ``ROWKEY`` as well (an earlier join's
+    synthetic key does not count)."""
+    return ColumnAliasGenerator([[c.name for c in (*left.columns, *right.columns)]]).next_named(SYNTHETIC_KEY)
 
 
 def _source_key(joined: Joined, expr: e.Expression) -> bool:
