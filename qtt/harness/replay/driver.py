@@ -540,24 +540,37 @@ def replay(
     return result
 
 
+def decode_record(
+    serde: TopicSerde,
+    key: bytes | None,
+    value: bytes | None,
+    *,
+    timestamp: int,
+    seq: int,
+    query_id: str,
+    partition: int,
+    headers: Headers,
+) -> OutputRecord:
+    """A record's bytes read back as its topic's formats read them (``query_id`` '' for a
+    record the case wrote itself)."""
+    decoded_key, decoded_value, window = serde.decode_key(key), serde.decode_value(value), serde.decode_window(key)
+    return OutputRecord(
+        serde.topic, decoded_key, decoded_value, timestamp, seq, query_id, key, value, partition, headers, window=window
+    )
+
+
 def _decode(serde: TopicSerde, record: _Pending, query_id: str) -> OutputRecord:
     try:
-        key = serde.decode_key(record.key)
-        value = serde.decode_value(record.value)
-        window = serde.decode_window(record.key)
+        return decode_record(
+            serde,
+            record.key,
+            record.value,
+            timestamp=record.timestamp,
+            seq=record.seq,
+            query_id=query_id,
+            partition=record.partition,
+            headers=record.headers,
+        )
     except QttError as e:
         msg = f"{query_id} wrote bytes to {serde.topic} that its own format cannot read back: {e}"
         raise SerdeError(msg) from None
-    return OutputRecord(
-        serde.topic,
-        key,
-        value,
-        record.timestamp,
-        record.seq,
-        query_id,
-        record.key,
-        record.value,
-        record.partition,
-        record.headers,
-        window=window,
-    )

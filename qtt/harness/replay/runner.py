@@ -29,7 +29,7 @@ from qtt.harness.cases.model import CaseVariant, ExpectedException, Record, at_l
 from qtt.harness.replay import post as post_
 from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import check_processing_log, compare
-from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult, replay_many
+from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult, decode_record, replay_many
 from qtt.harness.replay.inputs import InputRecord, encode_insert
 from qtt.harness.replay.join_topics import JoinTopic, join_topics
 from qtt.harness.replay.restored_runs import Restore
@@ -357,12 +357,15 @@ def written_topics(
     case writes to a query's sink come before the query's.
     """
     outputs, sinks = dict(outcome.outputs), dict(outcome.sinks)
-    declared = topic_serdes(item.plan.ddl_commands())
+    declared: dict[str, TopicSerde] | None = None  # only for a topic no query writes
     named = set(named)
     for topic in sorted(set(topics)):
-        serde = sinks.get(topic) or (declared[topic].with_registry(item.snapshot) if topic in declared else None)
+        serde = sinks.get(topic)
         if serde is None:
-            continue
+            declared = topic_serdes(item.plan.ddl_commands()) if declared is None else declared
+            if topic not in declared:
+                continue
+            serde = declared[topic].with_registry(item.snapshot)
         records = [record for record in item.inputs if record.topic == topic]
         if topic in named:  # the inserts into a topic the inputs name are not replayed
             records = [encode_insert(i, serde) for i in inserts if i.source.topic == topic] + records
@@ -375,18 +378,15 @@ def written_topics(
 
 def read_back(serde: TopicSerde, seq: int, record: InputRecord) -> OutputRecord:
     """A record the case wrote, decoded as its topic's formats read it."""
-    return OutputRecord(
-        serde.topic,
-        serde.decode_key(record.key),
-        serde.decode_value(record.value),
-        record.timestamp,
-        seq,
-        "",
+    return decode_record(
+        serde,
         record.key,
         record.value,
-        record.partition,
-        record.headers,
-        window=serde.decode_window(record.key),
+        timestamp=record.timestamp,
+        seq=seq,
+        query_id="",
+        partition=record.partition,
+        headers=record.headers,
     )
 
 

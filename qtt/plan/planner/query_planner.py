@@ -217,6 +217,7 @@ class QueryPlanner:
         self.sink_name = sink_name
         self.new_planner = new_planner
         self.qualifiers = frozenset([alias or source.name])  # an aliased source is known by its alias only
+        self.star_qualifiers = self.qualifiers | {source.name}  # x.* takes the source's name as well
         self.context = AggregationContext(
             source=source,
             sink_name=sink_name,
@@ -382,7 +383,7 @@ class QueryPlanner:
             if not isinstance(item, ast.AllColumns):
                 out.append(item)
                 continue
-            if item.source is not None and item.source not in self.qualifiers | {self.source.name}:
+            if item.source is not None and item.source not in self.star_qualifiers:
                 raise StatementError(f"Invalid table reference: {item.source}")
             out += [
                 ast.SingleColumn(expr=ast.ColumnRef(name=c.name, pos=item.pos), alias=c.name, pos=item.pos)
@@ -411,7 +412,7 @@ class QueryPlanner:
         out: list[SelectItem] = []
         for item in items:
             if isinstance(item, ast.AllColumns):
-                if item.source is not None and item.source not in self.qualifiers | {self.source.name}:
+                if item.source is not None and item.source not in self.star_qualifiers:
                     msg = f"Invalid table reference: {item.source}"
                     raise StatementError(msg)
                 for column in parent.star():
