@@ -141,6 +141,11 @@ class ReplayMode:
     #: micro-batch a resumed job resumes at (:func:`qtt.runtime.execute.internal_topics.last_changes`):
     #: a query that ran many inputs in one micro-batch changed a key several times in one version
     final_state: bool = False
+    #: place rows as replays recorded before per-record placement did: a staged group placed every
+    #: row an input ``seq`` caused in the last micro-batch that seq is in, so a stateful job whose
+    #: seq spans micro-batches runs staged (:meth:`Job.seq_tells_batch`; historical folders only,
+    #: :mod:`qtt.harness.historical.recorded_with`)
+    last_batch_of_seq: bool = False
 
 
 #: the fresh replay: streaming, one record per micro-batch for stateful queries, no state read back

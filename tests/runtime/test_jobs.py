@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from qtt.plan.statements import plan_statements
-from qtt.runtime.jobs import InternalRecord, Job, ReplayRecord, decode_options, decode_row, encode_options
+from qtt.runtime.jobs import CAPTURE, InternalRecord, Job, ReplayRecord, decode_options, decode_row, encode_options
 from qtt.sql import parse_statements
 
 #: modules the harness, the CLI and the plugin import at module level: none may pull in pyspark
@@ -78,3 +80,44 @@ def test_a_seq_tells_the_batch_unless_an_input_and_its_copy_are_in_different_bat
     split = _job([(0, "s"), (0, "C"), (1, "s")], (1, 2, 3))
     assert not split.seq_tells_batch()
     assert split.batch_of_seq() == {0: 1, 1: 2}
+
+
+def _stateful_job(job_id: int, seqs: list[int], *, last_batch_of_seq: bool = False) -> Job:
+    plan = plan_statements(
+        parse_statements(
+            "CREATE STREAM S (K INT KEY, V INT) WITH (kafka_topic='s', format='JSON');"
+            "CREATE TABLE T AS SELECT K, COUNT(*) AS N FROM S GROUP BY K;"
+        ),
+        {},
+    ).plan
+    records = tuple(
+        ReplayRecord(job=job_id, seq=seq, topic="s", partition=0, offset=i, timestamp=i, key=None, value=b"{}")
+        for i, seq in enumerate(seqs)
+    )
+    mode = replace(CAPTURE, last_batch_of_seq=last_batch_of_seq)
+    return Job(job_id, next(iter(plan.queries())), records, tuple(range(1, len(seqs) + 1)), mode)
+
+
+def test_a_group_runs_staged_by_its_jobs_seqs_and_when_their_folders_were_recorded() -> None:
+    from qtt.runtime.execute.executor import _staged
+
+    session = object()  # not Spark Connect
+    assert _staged(session, [_stateful_job(0, [0, 1]), _stateful_job(1, [0, 1])])
+    assert not _staged(session, [_stateful_job(0, [0, 1])]), "one stateful job gains nothing from stages"
+    # rows one EXPLODE made of input 0, read record by record: seq 0 spans micro-batches 0 and 1
+    assert not _staged(session, [_stateful_job(0, [0, 0, 1]), _stateful_job(1, [0, 1])])
+    # a folder recorded when stages placed such rows in the seq's last micro-batch runs staged, alone too
+    assert _staged(session, [_stateful_job(0, [0, 0, 1], last_batch_of_seq=True)])
+    recorded_before = _stateful_job(0, [0, 0, 1], last_batch_of_seq=True)
+    assert not _staged(session, [recorded_before, _stateful_job(1, [0, 0, 1])])
+    assert recorded_before.batch_of_seq() == {0: 1, 1: 2}
+
+
+def test_a_folder_replays_with_the_placement_it_was_recorded_with(tmp_path: Path) -> None:
+    from qtt.harness.historical.plan_store import parse_folder
+    from qtt.harness.historical.recorded_with import PER_RECORD_PLACEMENT_SINCE, replay_mode
+
+    before = parse_folder(tmp_path / f"0.13.0_{PER_RECORD_PLACEMENT_SINCE - 1}")
+    since = parse_folder(tmp_path / f"0.13.0_{PER_RECORD_PLACEMENT_SINCE}")
+    assert replay_mode(before).last_batch_of_seq and replay_mode(before).capture_state
+    assert replay_mode(since) == CAPTURE

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import simplejson
 
 from qtt.errors import CorruptGoldenError, InfrastructureError, QttError, RuntimeBuildError, UnsupportedFeatureError
-from qtt.harness.historical import ledger, plan_store, spec
+from qtt.harness.historical import ledger, plan_store, recorded_with, spec
 from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import Comparison, TopicDiff
 from qtt.harness.replay.driver import OutputRecord, ReplayItem, ReplayResult
@@ -33,7 +33,6 @@ from qtt.plan.ir import codec
 from qtt.plan.ir.shape import query_order
 from qtt.plan.ir.steps import Plan, QueryPlan
 from qtt.runtime.execute.topology_text import QueryTopology, parse
-from qtt.runtime.jobs import CAPTURE
 from qtt.runtime.spark import infrastructure, lines
 from qtt.serde.registry.schema_registry import RegisteredSchema
 
@@ -112,7 +111,13 @@ def replay_folders(
             items.append(ReplayItem(item.plan, ()))
     with _Topologies(session, [item for _, item in loaded]) as topologies:
         outcomes = replay_counted(
-            [replace(item, mode=CAPTURE) for item in items], session, total=len(paths), progress=progress
+            [
+                replace(item, mode=recorded_with.replay_mode(folder.folder))
+                for item, (_, folder) in zip(items, loaded, strict=True)
+            ],
+            session,
+            total=len(paths),
+            progress=progress,
         )
         for index, ((result, item), outcome) in enumerate(zip(loaded, outcomes, strict=True)):
             _conclude(result, item, outcome, refused.get(index), topologies.of(index))

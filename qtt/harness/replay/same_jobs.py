@@ -61,7 +61,7 @@ def _run_content(entry: Any) -> Hashable | None:
     if item.restore is not None:
         return None
     parts = (entry.query, entry.shape, entry.records, entry.ends, entry.state.registry, entry.state.settings)
-    return hashable((*parts, item.mode.restart, item.mode.bounded))
+    return hashable((*parts, item.mode.restart, item.mode.bounded, item.mode.last_batch_of_seq))
 
 
 def _reads_state(entry: Any) -> bool:

@@ -340,14 +340,18 @@ def _staged(session: SparkSession, jobs: Sequence[Job]) -> bool:
     or more, runs micro-batch after micro-batch from empty state, and its driver shares a disk
     with this process (the relay is a file). A stage places each output by its input's
     micro-batch, so a step that holds rows back (a start gate) runs its group unstaged, and so does
-    a job whose records' ``SEQ`` does not tell their micro-batch."""
+    a job whose records' ``SEQ`` does not tell their micro-batch, unless it replays a folder
+    recorded when a stage placed such rows in their seq's last micro-batch
+    (:attr:`~qtt.runtime.jobs.ReplayMode.last_batch_of_seq`): then the group runs staged, as it was
+    recorded."""
     if any(job.mode.restart or job.mode.bounded for job in jobs) or is_connect(session) or _resumed(jobs):
-        return False
-    if not all(job.seq_tells_batch() for job in jobs):
         return False
     shapes = [QueryShape.of(job.query) for job in jobs]
     if any(shape.holds_rows for shape in shapes):
         return False
+    spanning = [(job, shape) for job, shape in zip(jobs, shapes, strict=True) if not job.seq_tells_batch()]
+    if spanning:
+        return all(job.mode.last_batch_of_seq for job, _ in spanning) and any(shape.stateful for _, shape in spanning)
     return sum(1 for shape in shapes if shape.stateful) >= 2
 
 
