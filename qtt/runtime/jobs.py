@@ -208,15 +208,25 @@ class Job:
         return {record.seq: batch for batch, record in self._batched()}
 
     def seq_tells_batch(self) -> bool:
-        """Whether a record's ``seq`` tells its micro-batch: not when two records share a seq (a
-        case input and the copy another query wrote of it) but not a micro-batch."""
-        batches: dict[int, int] = {}
-        return all(batches.setdefault(record.seq, batch) == batch for batch, record in self._batched())
+        """Whether a record's ``seq`` tells its micro-batch (:func:`seq_tells_batch`)."""
+        return seq_tells_batch(self.records, self.batch_ends)
 
     def _batched(self) -> Iterator[tuple[int, ReplayRecord]]:
-        for batch, (begin, end) in enumerate(zip([0, *self.batch_ends], self.batch_ends, strict=False)):
-            for record in self.records[begin:end]:
-                yield batch, record
+        return _batched(self.records, self.batch_ends)
+
+
+def seq_tells_batch(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -> bool:
+    """Whether a record's ``seq`` tells its micro-batch: not when two records share a seq (a
+    case input and the copy another query wrote of it, or the rows one EXPLODE made of one
+    input) but not a micro-batch."""
+    batches: dict[int, int] = {}
+    return all(batches.setdefault(record.seq, batch) == batch for batch, record in _batched(records, batch_ends))
+
+
+def _batched(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -> Iterator[tuple[int, ReplayRecord]]:
+    for batch, (begin, end) in enumerate(zip([0, *batch_ends], batch_ends, strict=False)):
+        for record in records[begin:end]:
+            yield batch, record
 
 
 def batch_major(jobs: Sequence[Job]) -> tuple[list[ReplayRecord], list[int]]:
