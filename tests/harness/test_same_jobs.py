@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from qtt.harness.replay import same_jobs
-from qtt.runtime.jobs import DEFAULT_SETTINGS, QueryRun
+from qtt.runtime.jobs import DEFAULT_SETTINGS, QueryRun, ReplayMode
 
 HISTORICAL = Path(__file__).parents[2] / "historical_plans"
 STATION = HISTORICAL / "aggregation__counts_sums_and_averages_per_station__880598fa"
@@ -68,11 +68,6 @@ def test_two_folders_of_one_plan_replay_it_once_and_each_passes(spark, tmp_path,
     assert results[0].seconds > 0 and results[1].seconds > 0
 
 
-class _Mode:
-    def __init__(self, capture_state: bool) -> None:
-        self.capture_state, self.restart, self.bounded = capture_state, False, False
-
-
 class _Shape:
     stateful = True
 
@@ -84,7 +79,7 @@ class _Entry:
 
     def __init__(self, query: str, *, reads_state: bool, restore: object = None) -> None:
         self.query, self.records, self.ends, self.shape = query, ("r1", "r2"), (1, 2), self.SHAPE
-        item = type("Item", (), {"mode": _Mode(reads_state), "restore": restore})()
+        item = type("Item", (), {"mode": ReplayMode(capture_state=reads_state), "restore": restore})()
         self.state = type("State", (), {"item": item, "registry": None, "settings": DEFAULT_SETTINGS})()
 
 
