@@ -6,8 +6,8 @@ are read as the key columns they copy, which is what they hold for a grouping co
 non-aggregate column that copies no key does not translate.
 
 ``streamGroupByV1`` and ``tableGroupByV1`` over several expressions made one STRING key of
-them joined with ``|+|`` (ksqlDB before 6.1); qtt keeps several key columns (``...V2``), so
-those do not translate.
+them joined with ``|+|`` (ksqlDB before 0.15, plans of 5.5 to 6.2): that key, and the grouping values as hidden keys
+that the aggregate's projection drops (:mod:`qtt.plan.ksqldb.string_keys`).
 """
 
 from __future__ import annotations
@@ -21,19 +21,26 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.ir import suppress_steps as ss
 from qtt.plan.ir.schema import KEY, VALUE, WINDOW_BOUNDS, Column, LogicalSchema
-from qtt.plan.ksqldb import fields
+from qtt.plan.ksqldb import fields, string_keys
 from qtt.plan.ksqldb.context import StepContext, Translated, Untranslatable, carried, query_context, translates
 from qtt.plan.ksqldb.expressions import aggregate_call, typed
 from qtt.plan.ksqldb.projections import ROWKEY, key_names, pseudo_of, rekeyed_schema
 
 
-def _groups(context: StepContext, raw: Mapping[str, Any], source: Translated) -> tuple[s.SelectExpression, ...]:
-    texts = list(raw["groupByExpressions"])
-    if len(texts) > 1 and raw["@type"].endswith("V1"):
-        raise Untranslatable(raw["@type"], "several grouping expressions in one STRING key (ksqlDB before 6.1)")
-    expressions = [typed(text, source, "GROUP BY") for text in texts]
-    names = key_names(context, raw, expressions, rowkey_era=[c.name for c in source.schema.key] == [ROWKEY])
-    return tuple(s.SelectExpression(alias=n, expression=x) for n, x in zip(names, expressions, strict=True))
+def _groups(
+    context: StepContext, raw: Mapping[str, Any], source: Translated
+) -> tuple[tuple[s.SelectExpression, ...], tuple[s.SelectExpression, ...]]:
+    """The group-by's key columns, and those of them that are hidden keys."""
+    expressions = [typed(text, source, "GROUP BY") for text in raw["groupByExpressions"]]
+    rowkey_era = [c.name for c in source.schema.key] == [ROWKEY]
+    if len(expressions) > 1 and raw["@type"].endswith("V1"):
+        taken = [c.name for c in source.columns()]
+        name = string_keys.key_name(context, raw, taken, rowkey_era=rowkey_era)
+        key = s.SelectExpression(alias=name, expression=string_keys.joined_key(raw["@type"], expressions))
+        hidden = string_keys.hidden_groups(raw["@type"], expressions, name, taken)
+        return (key, *hidden), hidden
+    names = key_names(context, raw, expressions, rowkey_era=rowkey_era)
+    return tuple(s.SelectExpression(alias=n, expression=x) for n, x in zip(names, expressions, strict=True)), ()
 
 
 def _copies(groups: tuple[s.SelectExpression, ...]) -> tuple[ScopeColumn, ...]:
@@ -47,10 +54,13 @@ def _copies(groups: tuple[s.SelectExpression, ...]) -> tuple[ScopeColumn, ...]:
 
 def _stream_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     (source,) = sources
-    groups = _groups(context, raw, source)
+    groups, hidden = _groups(context, raw, source)
     step = s.StreamGroupByV1(context=query_context(raw), source=source.step, group_by_expressions=groups)
     extra = _copies(groups) + pseudo_of(source)
-    return Translated(step, rekeyed_schema(source, groups), extra, window=source.window, groups=groups)
+    return Translated(
+        step, rekeyed_schema(source, groups), extra, window=source.window, groups=hidden or groups,
+        hidden_keys=tuple(g.alias for g in hidden),
+    )  # fmt: skip
 
 
 for _tag in ("streamGroupByV1", "streamGroupByV2"):
@@ -72,7 +82,7 @@ def stream_group_by_key_v1(context: StepContext, raw: Mapping[str, Any], sources
 
 def _table_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     (source,) = sources
-    groups = _groups(context, raw, source)
+    groups, hidden = _groups(context, raw, source)
     taken = {g.alias for g in groups}
     # every value column the aggregate may read travels with the row, as its undo needs
     arguments = tuple(
@@ -86,7 +96,10 @@ def _table_group_by(context: StepContext, raw: Mapping[str, Any], sources: list[
     values = tuple(Column(a.alias, a.expression.result_type, VALUE) for a in arguments)
     keys = tuple(Column(g.alias, g.expression.result_type, KEY) for g in groups)
     extra = _copies(groups) + pseudo_of(source)
-    return Translated(step, LogicalSchema(keys + values), extra, is_table=True, groups=groups)
+    return Translated(
+        step, LogicalSchema(keys + values), extra, is_table=True, groups=hidden or groups,
+        hidden_keys=tuple(g.alias for g in hidden),
+    )  # fmt: skip
 
 
 for _tag in ("tableGroupByV1", "tableGroupByV2"):
@@ -123,7 +136,10 @@ def _aggregated(
         if not isinstance(g.expression, e.ColumnRef)
     }
     bounds = [ScopeColumn(n, t) for n, t in WINDOW_BOUNDS.items()] if window is not None else []
-    return Translated(step, schema, (*copies, *bounds), is_table=True, window=window, rewrites=rewrites)
+    return Translated(
+        step, schema, (*copies, *bounds), is_table=True, window=window, rewrites=rewrites,
+        hidden_keys=source.hidden_keys,
+    )  # fmt: skip
 
 
 @translates("streamAggregateV1")

@@ -60,6 +60,9 @@ class Translated:
     #: key columns ksqlDB (before 0.10) also output in the value under the same name, which a
     #: qtt row cannot hold twice
     key_and_value: tuple[str, ...] = ()
+    #: key columns qtt added that ksqlDB's step does not have (the grouping values beside
+    #: ksqlDB's one STRING key, :mod:`qtt.plan.ksqldb.string_keys`): the next projection drops them
+    hidden_keys: tuple[str, ...] = ()
 
     def columns(self) -> list[ScopeColumn]:
         names = {c.name for c in self.schema.columns}

@@ -36,7 +36,7 @@ _FILTER_REMEMBERS_FROM = (6, 1)
 def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translated], *, table: bool) -> Translated:
     (source,) = sources
     values = select_expressions(raw["selectExpressions"], source)
-    old_keys = source.schema.key
+    old_keys = tuple(c for c in source.schema.key if c.name not in source.hidden_keys)
     new_names = list(raw.get("keyColumnNames") or [c.name for c in old_keys])
     if len(new_names) != len(old_keys):
         raise Untranslatable(raw["@type"], f"{len(new_names)} key names for {len(old_keys)} key columns")

@@ -61,6 +61,8 @@ def _sink(context: StepContext, raw: Mapping[str, Any], sources: list[Translated
     (source,) = sources
     if table and any(c.name in PSEUDO_COLUMNS for c in source.schema.key):
         raise Untranslatable(raw["@type"], "a key column named like a pseudo column (GROUP BY ROWTIME, before 0.10)")
+    if source.hidden_keys:
+        raise Untranslatable(raw["@type"], "an aggregate's hidden grouping keys reach the sink without its projection")
     if source.key_and_value:
         names = ", ".join(source.key_and_value)
         raise Untranslatable(raw["@type"], f"{names} in both the key and the value (ksqlDB before 0.10)")
