@@ -213,7 +213,7 @@ class Planner:
             formats=formats,
             timestamp_column=timestamp,
             is_source=statement.is_source,
-            partitions=partitions or self.declared_partitions.get(topic),
+            partitions=self.declared_partitions.get(topic) or partitions,  # the topic, as it exists, counts
             sql=statement.text,
         )
         if existing is not None:  # CREATE OR REPLACE of a stream or table a statement declared

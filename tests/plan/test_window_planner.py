@@ -144,3 +144,21 @@ def test_a_windowed_stream_without_key_columns_is_refused(columns: str) -> None:
     with pytest.raises(StatementError) as raised:
         plan_statements(parse_statements(statement))
     assert raised.value.message == "Windowed sources require a key column."
+
+
+@pytest.mark.parametrize(
+    ("group_by", "key_format"),
+    [
+        ("k", "KAFKA"),  # the source's key: no repartition, the source's format
+        ("CAST(v AS STRING)", "KAFKA"),  # one column KAFKA holds
+        ("k, v", "JSON"),  # several columns: KAFKA cannot hold them
+        ("ARRAY[v]", "JSON"),  # a type KAFKA lacks
+    ],
+)
+def test_a_windowed_aggregates_store_key_format_is_ksqldbs_sanitized_one(group_by: str, key_format: str) -> None:
+    # ksqlDB's SchemaKStream.groupBy and SerdeFeaturesFactory.sanitizeKeyFormat; EMIT FINAL orders by these bytes
+    query = (
+        f"CREATE TABLE o WITH (KEY_FORMAT='JSON') AS SELECT {group_by}, COUNT(*) AS n FROM r "
+        f"WINDOW TUMBLING (SIZE 1 MINUTE) GROUP BY {group_by};"
+    )
+    assert _aggregate(_plan(query)).internal_formats.key_format.format == key_format

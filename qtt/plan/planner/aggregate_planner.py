@@ -36,7 +36,12 @@ from qtt.plan.ir.schema import KEY, PSEUDO_COLUMNS, ROWTIME, VALUE, WINDOW_BOUND
 from qtt.plan.planner.aliases import ColumnAliasGenerator
 from qtt.plan.planner.planned import check_no_map_keys
 from qtt.plan.planner.table_functions import TABLE_FUNCTIONS, typed_outside_select
-from qtt.plan.planner.window_planner import reject_window_bounds_outside_select, window_expression, window_info
+from qtt.plan.planner.window_planner import (
+    aggregate_formats,
+    reject_window_bounds_outside_select,
+    window_expression,
+    window_info,
+)
 from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
 from qtt.sql.formatter import format_expr, format_identifier
@@ -339,7 +344,9 @@ class AggregationPlanner:
                     source=step,
                     aggregations=tuple(self.calls),
                     window=window,
-                    internal_formats=dataclasses.replace(self.context.source.formats, window=None),
+                    internal_formats=aggregate_formats(
+                        self.context.source.formats, [g.result_type for g in groups], self.context.config
+                    ),
                 )
                 self.window_info = window_info(window)
             else:

@@ -68,8 +68,9 @@ def check_partitions(left: Sources, right: Sources) -> None:
     ``JoinNode.ensureMatchingPartitionCounts``), re-keyed ones too: each side counts its source
     topic's partitions, a join its right source's, and is named after its leftmost source.
 
-    A source counts its ``PARTITIONS`` property, else its topic's count in the case's ``topics``
-    section, else a C*AS sink its query's source's; a topic none of them counts has
+    A source counts its topic's count in the case's ``topics`` section (ksqlDB's runner creates
+    that topic first and a CREATE's ``PARTITIONS`` changes nothing), else its ``PARTITIONS``
+    property, else a C*AS sink its query's source's; a topic none of them counts has
     :data:`TEST_TOPIC_PARTITIONS`."""
     (left_name, _), (right_name, right_source) = left[0], right[0]
     left_count = left[-1][1].partitions or TEST_TOPIC_PARTITIONS

@@ -11,17 +11,19 @@ only, outside aggregate calls.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from qtt.errors import SqlSyntaxError, StatementError
 from qtt.plan.functions.aggregate_signatures import is_aggregate
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.schema import WINDOW_BOUNDS
+from qtt.serde.formats import unsupported_base
 from qtt.sql import ast
 from qtt.sql.ast_parts import TIME_UNITS_MS
 from qtt.sql.parser import iter_nodes
-from qtt.sqltypes import BIGINT_MAX
+from qtt.sqltypes import BIGINT_MAX, SqlType
 
 #: Kafka Streams' legacy default grace period, less the window size
 DEFAULT_GRACE_MS = 24 * 60 * 60 * 1000
@@ -87,6 +89,22 @@ def window_expression(spec: ast.WindowSpec, *, emit_final: bool = False) -> s.Wi
 def window_info(window: s.WindowExpression) -> s.WindowInfo:
     """What the sink's windowed keys carry: the window type, and the size of a time window."""
     return s.WindowInfo(type=window.type, size_ms=None if window.type == "SESSION" else window.size_ms)
+
+
+def aggregate_formats(source: s.Formats, key_types: Sequence[SqlType], config: Mapping[str, object]) -> s.Formats:
+    """The formats of a windowed aggregate's store, as ksqlDB's ``SchemaKStream.groupBy`` makes
+    them from the source's: a ``NONE`` key takes the default key format, and a key that format
+    cannot hold (several columns in ``KAFKA``, or a type it lacks) is ``JSON``, as
+    ``SerdeFeaturesFactory.sanitizeKeyFormat`` makes an internal topic's. ``EMIT FINAL`` orders
+    a closing window's keys by these bytes."""
+    key = source.key_format
+    features = source.key_features
+    if key.format == "NONE":
+        key = s.FormatInfo(format=str(config.get("ksql.persistence.default.format.key", "KAFKA")).upper())
+    multiple = len(key_types) > 1 and key.format in ("KAFKA", "NONE")
+    if multiple or any(unsupported_base(type_, key.format) is not None for type_ in key_types):
+        key, features = s.FormatInfo(format="JSON"), ()
+    return dataclasses.replace(source, key_format=key, key_features=features, window=None)
 
 
 def reject_window_bounds_outside_select(query: ast.Query) -> None:
