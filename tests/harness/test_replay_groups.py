@@ -43,3 +43,12 @@ def test_queries_whose_seq_spans_micro_batches_are_grouped_apart() -> None:
         [id(recorded_before)],
     ]
     assert as_ids == sorted(expected)
+
+
+def test_queries_that_run_unstaged_share_a_streaming_query_sixteen_at_a_time() -> None:
+    from qtt.harness.replay.driver import HOLDING_GROUP_SIZE
+
+    spanning = [_todo([0, 0, 1]) for _ in range(HOLDING_GROUP_SIZE + 1)]
+    recorded_before = [_todo([0, 0, 1], last_batch_of_seq=True) for _ in range(HOLDING_GROUP_SIZE + 1)]
+    sizes = sorted(len(group) for group in _groups([*spanning, *recorded_before]))
+    assert sizes == [1, HOLDING_GROUP_SIZE, HOLDING_GROUP_SIZE + 1]  # the recorded-before group runs staged

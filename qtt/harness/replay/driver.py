@@ -47,8 +47,9 @@ from qtt.serde.windowed import WindowBounds
 #: how many queries may share one streaming query (64 against 32: the 338 historical plans in
 #: 201 s and 197 s against 212 s and 227 s, alternating, once unions ran as two tasks)
 GROUP_SIZE = 64
-#: how many queries with a step that holds rows back share one streaming query: they run
-#: unstaged, where 64 stateful replays in one union ran out of task memory (UNABLE_TO_ACQUIRE_MEMORY)
+#: how many queries that run unstaged (a step that holds rows back, records whose seq spans
+#: micro-batches) share one streaming query: 64 stateful replays in one union ran out of task
+#: memory (UNABLE_TO_ACQUIRE_MEMORY), and at last of JVM heap
 HOLDING_GROUP_SIZE = 16
 #: the temp folders of replays (checkpoints); a killed run's are cleaned by the next replay
 REPLAY_PREFIX = "qtt-replay-"
@@ -509,7 +510,8 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
 
     for mode in sorted({kind(entry) for entry in todo}):  # a restarted or bounded group runs all its queries that way
         ordered = sorted((e for e in todo if kind(e) == mode), key=lambda e: len(e.ends))
-        size = 1 if mode[5] else HOLDING_GROUP_SIZE if mode[4] else GROUP_SIZE
+        unstaged = mode[4] or (mode[2] and not mode[3])  # a start gate, or a seq that spans micro-batches
+        size = 1 if mode[5] else HOLDING_GROUP_SIZE if unstaged else GROUP_SIZE
         groups += [ordered[i : i + size] for i in range(0, len(ordered), size)]
     return groups
 
