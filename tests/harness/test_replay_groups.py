@@ -1,5 +1,5 @@
-"""How a round's queries are grouped into streaming queries: what would keep a group from running
-staged goes apart, so the rest of the round keeps its stages."""
+"""How a round's queries are grouped into streaming queries: the queries of folders recorded with
+the old staged placement go apart, so that a group never mixes both placements."""
 
 from __future__ import annotations
 
@@ -30,25 +30,9 @@ def _todo(seqs: list[int], *, last_batch_of_seq: bool = False) -> _Todo:
     return _Todo(_State(item), query, QueryShape.of(query), records, list(range(1, len(seqs) + 1)))
 
 
-def test_queries_whose_seq_spans_micro_batches_are_grouped_apart() -> None:
-    plain = [_todo([0, 1]) for _ in range(3)]
-    spanning = _todo([0, 0, 1])  # two rows one EXPLODE made of input 0, read record by record
-    recorded_before = _todo([0, 0, 1], last_batch_of_seq=True)
-    recorded_before_plain = _todo([0, 1], last_batch_of_seq=True)
-    groups = _groups([plain[0], spanning, plain[1], recorded_before, plain[2], recorded_before_plain])
+def test_queries_of_folders_recorded_with_the_old_placement_are_grouped_apart() -> None:
+    today = [_todo([0, 1]), _todo([0, 0, 1])]
+    recorded_before = [_todo([0, 0, 1], last_batch_of_seq=True), _todo([0, 1], last_batch_of_seq=True)]
+    groups = _groups([today[0], recorded_before[0], today[1], recorded_before[1]])
     as_ids = sorted(sorted(id(entry) for entry in group) for group in groups)
-    expected = [
-        sorted(id(entry) for entry in [*plain, recorded_before_plain]),
-        [id(spanning)],
-        [id(recorded_before)],
-    ]
-    assert as_ids == sorted(expected)
-
-
-def test_queries_that_run_unstaged_share_a_streaming_query_sixteen_at_a_time() -> None:
-    from qtt.harness.replay.driver import HOLDING_GROUP_SIZE
-
-    spanning = [_todo([0, 0, 1]) for _ in range(HOLDING_GROUP_SIZE + 1)]
-    recorded_before = [_todo([0, 0, 1], last_batch_of_seq=True) for _ in range(HOLDING_GROUP_SIZE + 1)]
-    sizes = sorted(len(group) for group in _groups([*spanning, *recorded_before]))
-    assert sizes == [1, HOLDING_GROUP_SIZE, HOLDING_GROUP_SIZE + 1]  # the recorded-before group runs staged
+    assert as_ids == sorted([sorted(map(id, today)), sorted(map(id, recorded_before))])

@@ -38,7 +38,6 @@ from qtt.runtime.jobs import (
     ReplayMode,
     ReplayRecord,
     Runtime,
-    seq_tells_batch,
 )
 from qtt.runtime.spark import scratch
 from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
@@ -47,9 +46,8 @@ from qtt.serde.windowed import WindowBounds
 #: how many queries may share one streaming query (64 against 32: the 338 historical plans in
 #: 201 s and 197 s against 212 s and 227 s, alternating, once unions ran as two tasks)
 GROUP_SIZE = 64
-#: how many queries that run unstaged (a step that holds rows back, records whose seq spans
-#: micro-batches) share one streaming query: 64 stateful replays in one union ran out of task
-#: memory (UNABLE_TO_ACQUIRE_MEMORY), and at last of JVM heap
+#: how many queries with a step that holds rows back share one streaming query: they run
+#: unstaged, where 64 stateful replays in one union ran out of task memory (UNABLE_TO_ACQUIRE_MEMORY)
 HOLDING_GROUP_SIZE = 16
 #: the temp folders of replays (checkpoints); a killed run's are cleaned by the next replay
 REPLAY_PREFIX = "qtt-replay-"
@@ -495,23 +493,19 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     Every query can share a streaming query (see :mod:`qtt.runtime.execute.executor`); a group runs as
     many micro-batches as its deepest query, so queries of equal depth go side by side. A query
     with a step that holds rows back (a start gate) keeps its group from running staged, so such
-    queries are grouped apart, and so are queries whose records' seq spans micro-batches
-    (:func:`~qtt.runtime.jobs.seq_tells_batch`: their group runs unstaged, unless they replay
-    folders recorded with the placement of :attr:`~qtt.runtime.jobs.ReplayMode.last_batch_of_seq`,
-    which go apart again). A query expected to stop
+    queries are grouped apart, and so are the queries of folders recorded with the placement of
+    :attr:`~qtt.runtime.jobs.ReplayMode.last_batch_of_seq`. A query expected to stop
     (:attr:`ReplayItem.stops`) runs alone.
     """
     groups = []
 
-    def kind(entry: _Todo) -> tuple[bool, bool, bool, bool, bool, bool]:
-        mode, item = entry.state.item.mode, entry.state.item
-        spans = not seq_tells_batch(entry.records, entry.ends)
-        return (mode.restart, mode.bounded, spans, spans and mode.last_batch_of_seq, entry.shape.holds_rows, item.stops)
+    def kind(entry: _Todo) -> tuple[bool, bool, bool, bool, bool]:
+        mode = entry.state.item.mode
+        return (mode.restart, mode.bounded, mode.last_batch_of_seq, entry.shape.holds_rows, entry.state.item.stops)
 
     for mode in sorted({kind(entry) for entry in todo}):  # a restarted or bounded group runs all its queries that way
         ordered = sorted((e for e in todo if kind(e) == mode), key=lambda e: len(e.ends))
-        unstaged = mode[4] or (mode[2] and not mode[3])  # a start gate, or a seq that spans micro-batches
-        size = 1 if mode[5] else HOLDING_GROUP_SIZE if unstaged else GROUP_SIZE
+        size = 1 if mode[4] else HOLDING_GROUP_SIZE if mode[3] else GROUP_SIZE
         groups += [ordered[i : i + size] for i in range(0, len(ordered), size)]
     return groups
 
