@@ -223,6 +223,13 @@ def seq_tells_batch(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) 
     return all(batches.setdefault(record.seq, batch) == batch for batch, record in _batched(records, batch_ends))
 
 
+def keeps_old_placement(mode: ReplayMode, records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -> bool:
+    """Whether the old placement (:attr:`ReplayMode.last_batch_of_seq`) changes anything for
+    these records: only when a seq spans micro-batches. Elsewhere a run is today's and may be
+    shared with, or grouped beside, today's runs."""
+    return mode.last_batch_of_seq and not seq_tells_batch(records, batch_ends)
+
+
 def _batched(records: Sequence[ReplayRecord], batch_ends: Sequence[int]) -> Iterator[tuple[int, ReplayRecord]]:
     for batch, (begin, end) in enumerate(zip([0, *batch_ends], batch_ends, strict=False)):
         for record in records[begin:end]:

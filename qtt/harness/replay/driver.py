@@ -38,6 +38,7 @@ from qtt.runtime.jobs import (
     ReplayMode,
     ReplayRecord,
     Runtime,
+    keeps_old_placement,
 )
 from qtt.runtime.spark import scratch
 from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
@@ -493,15 +494,17 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     Every query can share a streaming query (see :mod:`qtt.runtime.execute.executor`); a group runs as
     many micro-batches as its deepest query, so queries of equal depth go side by side. A query
     with a step that holds rows back (a start gate) keeps its group from running staged, so such
-    queries are grouped apart, and so are the queries of folders recorded with the placement of
-    :attr:`~qtt.runtime.jobs.ReplayMode.last_batch_of_seq`. A query expected to stop
+    queries are grouped apart, and so are the queries whose seq spans micro-batches in folders
+    recorded with the placement of :attr:`~qtt.runtime.jobs.ReplayMode.last_batch_of_seq`
+    (:func:`~qtt.runtime.jobs.keeps_old_placement`). A query expected to stop
     (:attr:`ReplayItem.stops`) runs alone.
     """
     groups = []
 
     def kind(entry: _Todo) -> tuple[bool, bool, bool, bool, bool]:
         mode = entry.state.item.mode
-        return (mode.restart, mode.bounded, mode.last_batch_of_seq, entry.shape.holds_rows, entry.state.item.stops)
+        old_placement = keeps_old_placement(mode, entry.records, entry.ends)
+        return (mode.restart, mode.bounded, old_placement, entry.shape.holds_rows, entry.state.item.stops)
 
     for mode in sorted({kind(entry) for entry in todo}):  # a restarted or bounded group runs all its queries that way
         ordered = sorted((e for e in todo if kind(e) == mode), key=lambda e: len(e.ends))

@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from qtt.hashable import hashable
-from qtt.runtime.jobs import QueryRun
+from qtt.runtime.jobs import QueryRun, keeps_old_placement
 
 _T = TypeVar("_T")
 
@@ -61,7 +61,8 @@ def _run_content(entry: Any) -> Hashable | None:
     if item.restore is not None:
         return None
     parts = (entry.query, entry.shape, entry.records, entry.ends, entry.state.registry, entry.state.settings)
-    return hashable((*parts, item.mode.restart, item.mode.bounded, item.mode.last_batch_of_seq))
+    old_placement = keeps_old_placement(item.mode, entry.records, entry.ends)
+    return hashable((*parts, item.mode.restart, item.mode.bounded, old_placement))
 
 
 def _reads_state(entry: Any) -> bool:
