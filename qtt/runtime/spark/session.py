@@ -73,12 +73,12 @@ def _local_options() -> dict[str, str]:
     return {
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        "spark.driver.memory": os.environ.get("QTT_DRIVER_MEMORY", "2g"),
+        "spark.driver.memory": os.environ.get("QTT_DRIVER_MEMORY", "3g"),
         # A group's union runs many replays' sorts in one task, and each sort holds a memory page
         # until its rows are read: at the default page (16 MB for a 2 GB driver on 2 cores) a few
-        # dozen of them ran out of task memory (UNABLE_TO_ACQUIRE_MEMORY); replays hold a few
-        # hundred rows each.
-        "spark.buffer.pageSize": "1m",
+        # dozen of them ran out of task memory (UNABLE_TO_ACQUIRE_MEMORY). Replays hold a few
+        # hundred rows each, and 4 MB pages in a 3 GB driver leave a task room for about 170.
+        "spark.buffer.pageSize": "4m",
         "spark.sql.warehouse.dir": str(run_folder() / "warehouse"),
         # C1 only: replays are many small, short-lived plans, and C2 spent more CPU compiling
         # their generated classes than it saved (measured: 12% off a group of stateful replays).
