@@ -74,10 +74,11 @@ def _local_options() -> dict[str, str]:
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.memory": os.environ.get("QTT_DRIVER_MEMORY", "3g"),
-        # A group's union runs many replays' sorts in one task, and each sort holds a memory page
-        # until its rows are read: at the default page (16 MB for a 2 GB driver on 2 cores) a few
-        # dozen of them ran out of task memory (UNABLE_TO_ACQUIRE_MEMORY). Replays hold a few
-        # hundred rows each, and 4 MB pages in a 3 GB driver leave a task room for about 170.
+        # A group's replays run as branches of one union, in one task. With Spark's default page
+        # (16 MB for a 2 GB driver on 2 cores) a sort in a stateful branch could not get 64 KB:
+        # the task's other branches held its memory (UNABLE_TO_ACQUIRE_MEMORY), and the JVM then
+        # died. Replays hold a few hundred rows each; 4 MB pages in a 3 GB driver give a task
+        # room for over 150 pages instead of about 30.
         "spark.buffer.pageSize": "4m",
         "spark.sql.warehouse.dir": str(run_folder() / "warehouse"),
         # C1 only: replays are many small, short-lived plans, and C2 spent more CPU compiling
