@@ -39,6 +39,7 @@ from qtt.runtime.jobs import (
     ReplayRecord,
     Runtime,
     keeps_old_placement,
+    seq_tells_batch,
 )
 from qtt.runtime.spark import scratch
 from qtt.serde.registry.schema_registry import RegisteredSchema, Registry, RegistrySnapshot
@@ -50,6 +51,10 @@ GROUP_SIZE = 64
 #: how many queries with a step that holds rows back share one streaming query: they run
 #: unstaged, where 64 stateful replays in one union ran out of task memory (UNABLE_TO_ACQUIRE_MEMORY)
 HOLDING_GROUP_SIZE = 16
+#: how many stateful queries whose input seq spans micro-batches share one streaming query: they
+#: run unstaged, micro-batch by micro-batch, and Spark plans every micro-batch of a union anew, in
+#: time that grows faster than the union
+SPANNING_GROUP_SIZE = 8
 #: the temp folders of replays (checkpoints); a killed run's are cleaned by the next replay
 REPLAY_PREFIX = "qtt-replay-"
 
@@ -494,21 +499,26 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
     Every query can share a streaming query (see :mod:`qtt.runtime.execute.executor`); a group runs as
     many micro-batches as its deepest query, so queries of equal depth go side by side. A query
     with a step that holds rows back (a start gate) keeps its group from running staged, so such
-    queries are grouped apart, and so are the queries whose seq spans micro-batches in folders
-    recorded with the placement of :attr:`~qtt.runtime.jobs.ReplayMode.last_batch_of_seq`
-    (:func:`~qtt.runtime.jobs.keeps_old_placement`). A query expected to stop
+    queries are grouped apart, and so are the queries whose seq spans micro-batches
+    (:func:`~qtt.runtime.jobs.seq_tells_batch`: they run unstaged too, and the stateful ones in
+    groups of :data:`SPANNING_GROUP_SIZE`), apart again in folders recorded with the placement of
+    :attr:`~qtt.runtime.jobs.ReplayMode.last_batch_of_seq` (:func:`~qtt.runtime.jobs.keeps_old_placement`,
+    which runs them staged). A query expected to stop
     (:attr:`ReplayItem.stops`) runs alone.
     """
     groups = []
 
-    def kind(entry: _Todo) -> tuple[bool, bool, bool, bool, bool]:
+    def kind(entry: _Todo) -> tuple[bool, bool, bool, bool, int, bool]:
         mode = entry.state.item.mode
         old_placement = keeps_old_placement(mode, entry.records, entry.ends)
-        return (mode.restart, mode.bounded, old_placement, entry.shape.holds_rows, entry.state.item.stops)
+        # 1: a stateless query whose seq spans micro-batches, 2: a stateful one (see SPANNING_GROUP_SIZE)
+        spans = not old_placement and not seq_tells_batch(entry.records, entry.ends)
+        spanning = (2 if entry.shape.stateful else 1) if spans else 0
+        return (mode.restart, mode.bounded, old_placement, entry.shape.holds_rows, spanning, entry.state.item.stops)
 
     for mode in sorted({kind(entry) for entry in todo}):  # a restarted or bounded group runs all its queries that way
         ordered = sorted((e for e in todo if kind(e) == mode), key=lambda e: len(e.ends))
-        size = 1 if mode[4] else HOLDING_GROUP_SIZE if mode[3] else GROUP_SIZE
+        size = 1 if mode[5] else HOLDING_GROUP_SIZE if mode[3] else SPANNING_GROUP_SIZE if mode[4] == 2 else GROUP_SIZE
         groups += [ordered[i : i + size] for i in range(0, len(ordered), size)]
     return groups
 
