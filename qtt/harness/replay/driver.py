@@ -517,8 +517,9 @@ def _groups(todo: list[_Todo]) -> list[list[_Todo]]:
         spanning = (2 if entry.shape.stateful else 1) if spans else 0
         return (mode.restart, mode.bounded, old_placement, entry.shape.holds_rows, spanning, entry.state.item.stops)
 
-    for mode in sorted({kind(entry) for entry in todo}):  # a restarted or bounded group runs all its queries that way
-        ordered = sorted((e for e in todo if kind(e) == mode), key=lambda e: len(e.ends))
+    kinds = {id(entry): kind(entry) for entry in todo}
+    for mode in sorted(set(kinds.values())):  # a restarted or bounded group runs all its queries that way
+        ordered = sorted((e for e in todo if kinds[id(e)] == mode), key=lambda e: len(e.ends))
         size = 1 if mode[5] else HOLDING_GROUP_SIZE if mode[3] else SPANNING_GROUP_SIZE if mode[4] == 2 else GROUP_SIZE
         groups += [ordered[i : i + size] for i in range(0, len(ordered), size)]
     return groups
