@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from qtt.harness.cases.model import PostConditions, PostSource, PostTopic
@@ -15,6 +15,7 @@ from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.ir.steps import FormatInfo, Formats, WindowInfo
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 from qtt.serde.interface import UNWRAPPED_KEY_FORMATS
+from qtt.serde.registry.avro_connect import as_connect_registers
 from qtt.serde.registry.schema_registry import RegisteredSchema, subject_for
 
 
@@ -120,14 +121,19 @@ def _check_source(expected: PostSource, sources: Mapping[str, DataSource]) -> It
 
 
 def check_schemas(
-    post: PostConditions, schemas: Sequence[RegisteredSchema], internal: Iterable[JoinTopic] = ()
+    post: PostConditions,
+    schemas: Sequence[RegisteredSchema],
+    internal: Iterable[JoinTopic] = (),
+    produced: Collection[str] = (),
 ) -> list[str]:
     """Post-conditions on the schemas registered for topics (``keySchema`` / ``valueSchema``, as JSON).
 
     An Avro or JSON schema compares as JSON with Kafka Connect's ``connect.*`` annotations left
     out (which ksqlDB versions add differently); a Protobuf schema compares as text. The key
     schema of a join's internal topic (``internal``) is the one ksqlDB's key serializer would
-    register for it.
+    register for it. An Avro schema the case declared for a topic it writes records to
+    (``produced``) is the one Kafka Connect's converter registers as ksqlDB's driver writes them
+    (:func:`~qtt.serde.registry.avro_connect.as_connect_registers`).
     """
     problems: list[str] = []
     if post.topics is None:
@@ -138,14 +144,17 @@ def check_schemas(
             if expected is None:
                 continue
             subject = subject_for(topic.name, is_key=is_key)
-            found = [(schema.schema_type, schema.schema) for schema in schemas if schema.subject == subject]
+            found = [(s.schema_type, s.schema, s.origin) for s in schemas if s.subject == subject]
             if not found and subject in join_keys:
-                found = [schema] if (schema := join_keys[subject].key_schema()) is not None else []
+                key = join_keys[subject].key_schema()
+                found = [(*key, "statement")] if key is not None else []
             if not found:
                 problems.append(f"topic {topic.name}: expected a schema under subject {subject}, found none")
                 continue
-            schema_type, text = found[-1]
+            schema_type, text, origin = found[-1]
             registered = text if schema_type == "PROTOBUF" else json.loads(text)
+            if schema_type == "AVRO" and origin == "case" and topic.name in produced:
+                registered = as_connect_registers(registered)
             if _schema_form(expected, schema_type) != _schema_form(registered, schema_type):
                 problems.append(f"topic {topic.name}: subject {subject} holds {text}, expected {json.dumps(expected)}")
     return problems
