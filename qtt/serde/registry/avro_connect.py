@@ -10,8 +10,12 @@ subject. The round trip keeps names, required fields and the types Connect has, 
 - an ``enum`` is a Connect string (its symbols kept as ``connect.parameters``).
 
 Connect's own annotations (``connect.name``, ``connect.parameters``) are left out here, as the
-post-conditions compare schemas without them. A union of several non-null types (a Connect
-struct of its branches) is kept as declared: that round trip is not modelled.
+post-conditions compare schemas without them. Not modelled, so kept as declared: a union of
+several non-null types (a Connect struct of its branches), and a later reference by name to an
+enum defined earlier in the schema.
+
+The registry itself keeps the declared schema: its journal is what a historical folder records
+and compares, so the round trip is applied where a post-condition reads a subject.
 """
 
 from __future__ import annotations
