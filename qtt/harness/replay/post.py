@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from qtt.errors import QttError
 from qtt.harness.cases.model import PostConditions, PostSource, PostTopic
 from qtt.harness.replay.join_topics import JoinTopic
 from qtt.plan.ddl.metastore import DataSource
@@ -16,7 +17,11 @@ from qtt.plan.ir.steps import FormatInfo, Formats, WindowInfo
 from qtt.serde.formats import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 from qtt.serde.interface import UNWRAPPED_KEY_FORMATS
 from qtt.serde.registry.avro_connect import as_connect_registers
-from qtt.serde.registry.schema_registry import RegisteredSchema, subject_for
+from qtt.serde.registry.protobuf_compile import parse
+from qtt.serde.registry.protobuf_format import parsed_registered
+from qtt.serde.registry.protobuf_schema import schema_full_name
+from qtt.serde.registry.registry_format import FULL_SCHEMA_NAME
+from qtt.serde.registry.schema_registry import RegisteredSchema, RegistrySnapshot, subject_for
 
 
 def _format_name(value: Any) -> str | None:
@@ -125,15 +130,19 @@ def check_schemas(
     schemas: Sequence[RegisteredSchema],
     internal: Iterable[JoinTopic] = (),
     produced: Collection[str] = (),
+    formats: Mapping[str, Formats] | None = None,
 ) -> list[str]:
     """Post-conditions on the schemas registered for topics (``keySchema`` / ``valueSchema``, as JSON).
 
     An Avro or JSON schema compares as JSON with Kafka Connect's ``connect.*`` annotations left
     out (which ksqlDB versions add differently); a Protobuf schema compares as text. The key
     schema of a join's internal topic (``internal``) is the one ksqlDB's key serializer would
-    register for it. An Avro schema the case declared for a topic it writes records to
-    (``produced``) is the one Kafka Connect's converter registers as ksqlDB's driver writes them
-    (:func:`~qtt.serde.registry.avro_connect.as_connect_registers`).
+    register for it. A schema the case declared for a topic it writes records to (``produced``)
+    is the one ksqlDB's driver registers as it writes them: an Avro one after Kafka Connect's
+    round trip (:func:`~qtt.serde.registry.avro_connect.as_connect_registers`); a Protobuf one
+    whose topic's format names a message (``*_SCHEMA_FULL_NAME``, in ``formats``) holds that
+    message and the types it uses alone, compared by content
+    (:meth:`~qtt.serde.registry.protobuf_compile.ParsedSchema.alone`).
     """
     problems: list[str] = []
     if post.topics is None:
@@ -144,20 +153,49 @@ def check_schemas(
             if expected is None:
                 continue
             subject = subject_for(topic.name, is_key=is_key)
-            found = [(s.schema_type, s.schema, s.origin) for s in schemas if s.subject == subject]
+            found: list[tuple[str, str, str, RegisteredSchema | None]]
+            found = [(s.schema_type, s.schema, s.origin, s) for s in schemas if s.subject == subject]
             if not found and subject in join_keys:
                 key = join_keys[subject].key_schema()
-                found = [(*key, "statement")] if key is not None else []
+                found = [(*key, "statement", None)] if key is not None else []
             if not found:
                 problems.append(f"topic {topic.name}: expected a schema under subject {subject}, found none")
                 continue
-            schema_type, text, origin = found[-1]
+            schema_type, text, origin, held = found[-1]
+            written = origin == "case" and topic.name in produced
+            message = _named_message(formats, topic.name, is_key) if written and schema_type == "PROTOBUF" else None
+            if message is not None and held is not None:
+                if not _same_message(expected, RegistrySnapshot(tuple(schemas)), held, message):
+                    holds = f"subject {subject} holds {text} (its message {message} compared, alone)"
+                    problems.append(f"topic {topic.name}: {holds}, expected {json.dumps(expected)}")
+                continue
             registered = text if schema_type == "PROTOBUF" else json.loads(text)
-            if schema_type == "AVRO" and origin == "case" and topic.name in produced:
+            if schema_type == "AVRO" and written:
                 registered = as_connect_registers(registered)
             if _schema_form(expected, schema_type) != _schema_form(registered, schema_type):
                 problems.append(f"topic {topic.name}: subject {subject} holds {text}, expected {json.dumps(expected)}")
     return problems
+
+
+def _named_message(formats: Mapping[str, Formats] | None, topic: str, is_key: bool) -> str | None:
+    """The message a Protobuf topic's format names (``*_SCHEMA_FULL_NAME``), if any."""
+    found = (formats or {}).get(topic)
+    if found is None:
+        return None
+    info = found.key_format if is_key else found.value_format
+    return schema_full_name(info.properties.get(FULL_SCHEMA_NAME)) if info.format == "PROTOBUF" else None
+
+
+def _same_message(expected: Any, registry: RegistrySnapshot, registered: RegisteredSchema, message: str) -> bool:
+    """Whether ``expected`` (``.proto`` text) holds what ``registered`` holds for ``message`` alone."""
+    if not isinstance(expected, str):
+        return False
+    try:
+        want = parse(expected).content()
+        have = parsed_registered(registry, registered).alone(message)
+    except QttError:
+        return False
+    return bool(want == have)
 
 
 def _schema_form(schema: Any, schema_type: str) -> Any:

@@ -328,8 +328,10 @@ def _finish(variant: CaseVariant, result: CaseResult, outcome: ReplayResult | Qt
         return
     if variant.post is not None:
         internal = join_topics(result.planned.plan, variant.properties)
-        result.problems = post_.check(variant.post, result.planned.sources, topic_table(result.planned, internal))
-        result.problems += post_.check_schemas(variant.post, outcome.schemas, internal, named)
+        table = topic_table(result.planned, internal)
+        result.problems = post_.check(variant.post, result.planned.sources, table)
+        formats = {topic: found for topic, (found, _) in table.items()}
+        result.problems += post_.check_schemas(variant.post, outcome.schemas, internal, named, formats)
     if variant.qtt_processing_log is not None:
         result.log_problems = check_processing_log(variant.qtt_processing_log, outcome.processing_log)
     if not result.comparison.ok or result.problems or result.log_problems:

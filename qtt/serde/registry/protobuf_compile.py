@@ -62,11 +62,82 @@ class ParsedSchema:
         msg = f"Schema full name {full_name} not found in schema: {', '.join(names)}"
         raise StatementError(msg)
 
+    def alone(self, full_name: str) -> Any:
+        """The schema's own ``FileDescriptorProto`` as Kafka Connect's Protobuf converter
+        registers it for message ``full_name``, without imports (they follow from the types a
+        file uses), for a comparison by content.
+
+        The converter writes the one message: every message type it uses that is not nested in
+        it (another top-level message, a message of a referenced file) becomes a message nested
+        in the one that uses it, under its own name, as a Connect struct does; the well-known
+        types (``google.*``, ``confluent.*``) stay as they are, and so do enums.
+
+        Raises:
+            StatementError: the schema has no such message.
+        """
+        target = self.descriptor(full_name)
+        main = self.main
+        prefix = f".{main.package}." if main.package else "."
+        alone = self.content()
+        del alone.message_type[:], alone.enum_type[:]
+        message = _inlined(target, "." + target.full_name, [])
+        alone.message_type.append(message)
+        used = set(_used_types(message))
+        alone.enum_type.extend(e for e in main.enum_type if prefix + e.name in used)
+        return alone
+
+    def content(self) -> Any:
+        """A copy of the schema's own ``FileDescriptorProto`` without its imports."""
+        content = type(self.main)()
+        content.CopyFrom(self.main)
+        del content.dependency[:]
+        return content
+
     def message_class(self, full_name: str | None = None) -> Any:
         """The generated class of a message (see :meth:`descriptor`)."""
         from google.protobuf.message_factory import GetMessageClass
 
         return GetMessageClass(self.descriptor(full_name))
+
+
+def _used_types(message: Any) -> list[str]:
+    """The full names (``.pkg.Name``) of the types a message's fields and nested messages use."""
+    used = [field.type_name for field in message.field if field.type_name]
+    for nested in message.nested_type:
+        used += _used_types(nested)
+    return used
+
+
+#: the files whose messages Connect maps to logical types and back to themselves
+_WELL_KNOWN = ("google/", "confluent/")
+
+
+def _inlined(descriptor: Any, path: str, renames: list[tuple[str, str]]) -> Any:
+    """``descriptor`` as a ``DescriptorProto`` placed at ``path`` (``.pkg.Outer.Name``), with
+    every message type it uses from outside the messages being written nested in it
+    (:meth:`ParsedSchema.alone`). ``renames`` maps each enclosing message's full name to its
+    new path."""
+    from google.protobuf import descriptor_pb2
+
+    proto = descriptor_pb2.DescriptorProto()
+    descriptor.CopyToProto(proto)
+    renames = [*renames, ("." + descriptor.full_name, path)]
+    del proto.nested_type[:]
+    proto.nested_type.extend(_inlined(nested, f"{path}.{nested.name}", renames) for nested in descriptor.nested_types)
+    for field, found in zip(proto.field, descriptor.fields, strict=True):
+        used = found.message_type or found.enum_type
+        if used is None:
+            continue
+        name = "." + used.full_name
+        within = [(old, new) for old, new in renames if name == old or name.startswith(old + ".")]
+        if within:
+            old, new = max(within, key=lambda pair: len(pair[0]))
+            field.type_name = new + name[len(old) :]
+        elif found.message_type is not None and not used.file.name.startswith(_WELL_KNOWN):
+            field.type_name = f"{path}.{used.name}"
+            if all(nested.name != used.name for nested in proto.nested_type):
+                proto.nested_type.append(_inlined(used, field.type_name, renames))
+    return proto
 
 
 _LOCK = threading.Lock()
