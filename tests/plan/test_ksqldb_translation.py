@@ -257,8 +257,11 @@ def test_a_foreign_key_join_is_keyed_by_the_left_key_and_reads_its_foreign_key_o
     assert join.left_join_expression == e.ColumnRef(name="O_CUSTOMER", sql_type=t.STRING)
 
 
-def test_ksqldb_s_avro_formats_take_the_writer_that_writes_maps_as_connect_s_entries() -> None:
-    raw = {"keyFormat": {"format": "KAFKA"}, "valueFormat": {"format": "AVRO"}}
+@pytest.mark.parametrize("value_format", ["AVRO", "PROTOBUF"])
+def test_ksqldb_s_avro_and_protobuf_formats_take_the_writer_that_writes_maps_as_connect_s_entries(
+    value_format: str,
+) -> None:
+    raw = {"keyFormat": {"format": "KAFKA"}, "valueFormat": {"format": value_format}}
     formats = fields.formats(raw)
     assert (formats.key_format.writer_version, formats.value_format.writer_version) == (1, 2)
 

@@ -151,6 +151,60 @@ def test_wrapper_representation_wraps_array_elements_but_not_map_values() -> Non
         assert read(write((["a", ""], {"k": 2}))) == (["a", ""], {"k": 2})
 
 
+def test_the_map_entries_writer_writes_a_map_as_connect_s_numbered_entry_messages() -> None:
+    columns = (
+        SerdeColumn("TAGS", t.Map(t.STRING, t.BIGINT)),
+        SerdeColumn("SPOTS", t.Map(t.STRING, t.Struct((t.Field("X", t.DOUBLE),)))),
+        SerdeColumn("AFTER", t.Struct((t.Field("W", t.BOOLEAN),))),
+    )
+    assert proto_schema_for(columns, map_entries=True) == (
+        'syntax = "proto3";\n\n'
+        "message ConnectDefault1 {\n"
+        "  repeated ConnectDefault2Entry TAGS = 1;\n"
+        "  repeated ConnectDefault3Entry SPOTS = 2;\n"
+        "  ConnectDefault5 AFTER = 3;\n\n"
+        "  message ConnectDefault2Entry {\n"
+        "    string key = 1;\n"
+        "    int64 value = 2;\n"
+        "  }\n\n"
+        "  message ConnectDefault3Entry {\n"
+        "    string key = 1;\n"
+        "    ConnectDefault4 value = 2;\n\n"
+        "    message ConnectDefault4 {\n"
+        "      double X = 1;\n"
+        "    }\n"
+        "  }\n\n"
+        "  message ConnectDefault5 {\n"
+        "    bool W = 1;\n"
+        "  }\n"
+        "}\n"
+    )
+    # the first writer, which plans persisted before it keep: a protobuf map, no entry numbered
+    assert "  map<string, int64> TAGS = 1;\n" in proto_schema_for(columns)
+    assert "  ConnectDefault3 AFTER = 3;\n" in proto_schema_for(columns)
+
+
+def test_a_new_plan_with_a_map_takes_the_map_entries_writer_whose_bytes_are_the_first_writer_s() -> None:
+    assert PROTOBUF.writer_version_for(ALL_TYPES) == 2
+    assert PROTOBUF.writer_version_for(ALL_TYPES[:-3]) == 1
+    registry = Registry()
+    for version in (1, 2):
+        text = PROTOBUF.schema_text(ALL_TYPES, is_key=False, properties={}, unwrapped=False, writer_version=version)
+        registry.register(f"t{version}-value", "PROTOBUF", text)
+    snapshot = registry.snapshot()
+    written = []
+    for version in (1, 2):
+        kwargs: dict[str, Any] = {"is_key": False, "properties": {}, "features": frozenset(), "topic": f"t{version}"}
+        write, read = (
+            PROTOBUF.serializer(ALL_TYPES, registry=snapshot, **kwargs),
+            PROTOBUF.deserializer(ALL_TYPES, registry=snapshot, **kwargs),
+        )
+        data = write(ROW)
+        assert read(data) == ROW
+        written.append(data[6:])  # after the magic byte, the schema id and the message index
+    assert written[0] == written[1]
+
+
 def test_every_type_round_trips_in_confluent_wire_format() -> None:
     snapshot = _registered(ALL_TYPES)
     write, read = _serde(PROTOBUF, ALL_TYPES, snapshot)

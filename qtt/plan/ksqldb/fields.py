@@ -21,6 +21,7 @@ from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.planner.window_planner import window_expression
 from qtt.serde.interface import UNWRAP_SINGLE_VALUE, WRAP_SINGLE_VALUE
 from qtt.serde.registry.avro_format import MAP_ENTRIES_WRITER
+from qtt.serde.registry.protobuf_schema import MAP_ENTRIES_WRITER as PROTOBUF_MAP_ENTRIES_WRITER
 from qtt.sql import ast
 from qtt.sql.ast_parts import TIME_UNITS_MS
 from qtt.sql.parser import parse_window
@@ -52,8 +53,9 @@ def schema(text: str) -> LogicalSchema:
 
 def format_info(raw: Mapping[str, Any]) -> s.FormatInfo:
     properties = {k: str(v) for k, v in (raw.get("properties") or {}).items()}
-    # ksqlDB's AVRO writer is Kafka Connect's AvroData: a MAP is an array of map entries
-    writer = MAP_ENTRIES_WRITER if raw["format"] == "AVRO" else 1
+    # ksqlDB's AVRO and PROTOBUF writers are Kafka Connect's AvroData and ProtobufData: a MAP is
+    # an array of map entries, repeated entry messages
+    writer = {"AVRO": MAP_ENTRIES_WRITER, "PROTOBUF": PROTOBUF_MAP_ENTRIES_WRITER}.get(raw["format"], 1)
     return s.FormatInfo(format=raw["format"], properties=MappingProxyType(properties), writer_version=writer)
 
 

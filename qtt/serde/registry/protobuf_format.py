@@ -63,7 +63,11 @@ class ProtobufFormat(RegistryFormat):
             columns,
             full_name=properties.get(FULL_SCHEMA_NAME),
             nullable=properties.get(ps.NULLABLE_REPRESENTATION),
+            map_entries=writer_version >= ps.MAP_ENTRIES_WRITER,
         )
+
+    def writer_version_for(self, columns: Sequence[SerdeColumn]) -> int:
+        return ps.MAP_ENTRIES_WRITER if any(t.contains_map(c.type) for c in columns) else 1
 
     def infer_columns(
         self,

@@ -51,6 +51,9 @@ _MESSAGES = {
     "TIMESTAMP": ("google.protobuf.Timestamp", "google/protobuf/timestamp.proto"),
 }
 DECIMAL_TYPE = "confluent.type.Decimal"
+#: the writer version (``FormatInfo.writer_version``) that writes a MAP as ksqlDB does, as
+#: Connect's repeated entry messages; the first writer wrote a protobuf ``map`` field
+MAP_ENTRIES_WRITER = 2
 WRAPPERS_FILE = "google/protobuf/wrappers.proto"
 
 
@@ -102,8 +105,9 @@ def unsupported_reason(type_: t.SqlType, *, top: bool = True) -> str | None:
 class _Writer:
     """Builds one schema text: messages numbered depth-first, imports collected on the way."""
 
-    def __init__(self, nullable: str | None) -> None:
+    def __init__(self, nullable: str | None, *, map_entries: bool = False) -> None:
         self.nullable = nullable
+        self.map_entries = map_entries
         self.counter = 0
         self.imports: set[str] = set()
 
@@ -124,9 +128,10 @@ class _Writer:
             # Connect's ProtobufData types the (optional) element as a field: a wrapper under WRAPPER
             element, options = self.value_type(type_.element, nested, indent, wrap=True)
             return f"repeated {element}", options
+        if isinstance(type_, t.Map) and self.map_entries:
+            return f"repeated {self.entry(type_, nested, indent)}", ""
         if isinstance(type_, t.Map):
-            # (ProtobufData also numbers the map's entry message, ConnectDefault<n>Entry, which shifts
-            # the names of later nested messages: qtt does not, as its recorded schemas pin)
+            # the first writer: a protobuf map, its entry message neither written nor numbered
             value, options = self.value_type(type_.value, nested, indent, wrap=False)
             return f"map<string, {value}>", options
         declared, options = self.value_type(type_, nested, indent, wrap=True)
@@ -134,6 +139,22 @@ class _Writer:
             # OPTIONAL labels every singular field, message-typed ones too (ProtobufData)
             declared = f"optional {declared}"
         return declared, options
+
+    def entry(self, type_: t.Map, nested: list[list[str]], indent: str) -> str:
+        """Kafka Connect's ``ProtobufData`` writes a map as repeated ``ConnectDefault<n>Entry``
+        messages of a ``key`` and a ``value``, the entry numbered like a nested message (in
+        depth-first order) and nested in the message whose field it is; the same bytes as a
+        protobuf ``map`` field."""
+        self.counter += 1
+        name = f"{DEFAULT_MESSAGE}{self.counter}Entry"
+        inner: list[list[str]] = []
+        value, options = self.value_type(type_.value, inner, indent + "  ", wrap=False)
+        lines = [f"{indent}message {name} {{", f"{indent}  string key = 1;", f"{indent}  {value} value = 2{options};"]
+        for block in inner:
+            lines.append("")
+            lines.extend(block)
+        nested.append([*lines, f"{indent}}}"])
+        return name
 
     def value_type(self, type_: t.SqlType, nested: list[list[str]], indent: str, *, wrap: bool) -> tuple[str, str]:
         base = type_.base
@@ -168,10 +189,15 @@ def schema_full_name(full_name: str | None) -> str | None:
 
 
 def proto_schema_for(
-    columns: Sequence[SerdeColumn], *, full_name: str | None = None, nullable: str | None = None
+    columns: Sequence[SerdeColumn],
+    *,
+    full_name: str | None = None,
+    nullable: str | None = None,
+    map_entries: bool = False,
 ) -> str:
-    """The ``.proto`` text ksqlDB registers for these columns."""
-    writer = _Writer(nullable)
+    """The ``.proto`` text ksqlDB registers for these columns; ``map_entries``: a MAP as Connect's
+    entry messages, as ksqlDB writes it (:data:`MAP_ENTRIES_WRITER`), else as a protobuf map."""
+    writer = _Writer(nullable, map_entries=map_entries)
     full_name = schema_full_name(full_name)
     package, _, name = (full_name or "").rpartition(".")
     # Connect's ProtobufData numbers only the messages it names itself: under a full name, the
