@@ -293,3 +293,38 @@ def test_a_join_that_names_no_key_takes_the_rowkey_ksqldb_recorded_even_over_a_s
     del spec["schemas"][f"{query_id}.Join"]  # nothing recorded: the left side's key names it
     translated = next(x for x in _query_steps(_translate(plan, spec)) if isinstance(x, js.StreamTableJoinV1))
     assert translated.key_col_name == "P_DEPOT"
+
+
+def _partitioned_parcels(rekey: str) -> dict[str, Any]:
+    """The heavy parcels' plan re-keyed by WEIGHT (``PARTITION BY WEIGHT``) with step ``rekey``."""
+    plan, _ = _read("parcels_-_heavy_parcels")
+    project = plan["plan"][1]["queryPlan"]["physicalPlan"]["source"]
+    where = project["source"]
+    project["source"] = {
+        "@type": rekey,
+        "properties": {"queryContext": "PartitionBy"},
+        "source": where,
+        "keyExpression": "WEIGHT" if rekey == "streamSelectKeyV1" else ["WEIGHT"],
+    }
+    project.pop("keyColumnNames")
+    return plan
+
+
+def test_a_first_release_re_key_drops_a_row_whose_new_key_is_null_and_names_the_key_rowkey() -> None:
+    planned = translate_plan(
+        _partitioned_parcels("streamSelectKeyV1"), release="5.5.0", recorded={}, partitions={}, properties={}
+    )
+    rekey = next(x for x in _query_steps(planned) if isinstance(x, s.StreamSelectKeyV1))
+    assert [k.alias for k in rekey.key_expressions] == ["ROWKEY"]
+    assert isinstance(rekey.source, s.StreamFilterV1)
+    assert rekey.source.filter_expression == e.IsNull(
+        operand=e.ColumnRef(name="WEIGHT", sql_type=t.INTEGER), negated=True
+    )
+    assert isinstance(rekey.source.source, s.StreamFilterV1)  # the WHERE, then the null-key filter
+
+    later = translate_plan(
+        _partitioned_parcels("streamSelectKeyV2"), release="6.0.0", recorded={}, partitions={}, properties={}
+    )
+    rekey = next(x for x in _query_steps(later) if isinstance(x, s.StreamSelectKeyV1))
+    assert [k.alias for k in rekey.key_expressions] == ["WEIGHT"]
+    assert isinstance(rekey.source, s.StreamFilterV1) and rekey.source.context == "WhereFilter"

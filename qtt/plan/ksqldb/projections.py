@@ -166,17 +166,25 @@ def _select_key(context: StepContext, raw: Mapping[str, Any], sources: list[Tran
     expressions = [typed(text, source, "PARTITION BY") for text in texts]
     # (a ROWKEY-era re-key keeps the old ROWKEY readable in the value, as qtt's re-key does when
     # the new key is named after its column)
-    names = key_names(context, raw, expressions)
-    keys = tuple(s.SelectExpression(alias=n, expression=x) for n, x in zip(names, expressions, strict=True))
     where = query_context(raw)
+    first_rekey = raw["@type"] == "streamSelectKeyV1"
+    # before 0.10 a PARTITION BY's new key is ROWKEY (a join side's re-key keeps its column's name)
+    names = key_names(context, raw, expressions, rowkey_era=first_rekey and not where.endswith("SourceKeyed"))
+    keys = tuple(s.SelectExpression(alias=n, expression=x) for n, x in zip(names, expressions, strict=True))
+    before = source.step
+    if first_rekey and expressions:
+        # ksqlDB's first re-key (before 0.10) drops a row whose new key is null, a key expression
+        # that fails included; its second keeps the row under a null key
+        kept: e.Expression = e.IsNull(operand=expressions[0], negated=True)
+        for x in expressions[1:]:
+            kept = e.And(left=kept, right=e.IsNull(operand=x, negated=True))
+        before = s.StreamFilterV1(context=f"{where}-NonNullKey", source=before, filter_expression=kept)
     step: s.ExecutionStep
     if where.endswith("SourceKeyed"):  # a join side's re-key: Kafka Streams repartitions it
         side = "left" if "Left" in where else "right"
-        step = s.StreamSelectKeyV2(
-            context=where, source=source.step, key_expressions=keys, repartition_name=f"Join-{side}"
-        )
+        step = s.StreamSelectKeyV2(context=where, source=before, key_expressions=keys, repartition_name=f"Join-{side}")
     else:
-        step = s.StreamSelectKeyV1(context=where, source=source.step, key_expressions=keys)
+        step = s.StreamSelectKeyV1(context=where, source=before, key_expressions=keys)
     return Translated(step, rekeyed_schema(source, keys), pseudo_of(source), window=source.window)
 
 
