@@ -12,6 +12,7 @@ import pytest
 
 from qtt import sqltypes as t
 from qtt.errors import StatementError, UnsupportedFeatureError
+from qtt.harness.ksqldb.replay import rowkey_named
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
@@ -328,3 +329,26 @@ def test_a_first_release_re_key_drops_a_row_whose_new_key_is_null_and_names_the_
     rekey = next(x for x in _query_steps(later) if isinstance(x, s.StreamSelectKeyV1))
     assert [k.alias for k in rekey.key_expressions] == ["WEIGHT"]
     assert isinstance(rekey.source, s.StreamFilterV1) and rekey.source.context == "WhereFilter"
+
+
+def test_a_first_release_projection_that_outputs_its_key_in_the_value_too_keys_it_as_rowkey() -> None:
+    plan, spec = _read("parcels_-_weight_per_depot")
+    project = plan["plan"][1]["queryPlan"]["physicalPlan"]["source"]
+    project.pop("keyColumnNames")  # a plan of ksqlDB before 0.10
+    # the grouping key (KSQL_COL_0) copied into the value, and a count named like it
+    for values in (["KSQL_COL_0 AS KSQL_COL_0", "KSQL_AGG_VARIABLE_0 AS TOTAL"], ["KSQL_AGG_VARIABLE_1 AS KSQL_COL_0"]):
+        project["selectExpressions"] = values
+        select = next(x for x in _query_steps(_translate(plan, spec)) if isinstance(x, s.TableSelectV1))
+        assert select.key_column_names == ("ROWKEY",)
+        assert [x.alias for x in select.select_expressions] == ["ROWKEY", *(v.rpartition(" AS ")[2] for v in values)]
+    # a later plan names its key as it says
+    plan, spec = _read("parcels_-_weight_per_depot")
+    select = next(x for x in _query_steps(_translate(plan, spec)) if isinstance(x, s.TableSelectV1))
+    assert select.key_column_names == ("DEPOT",)
+
+
+def test_a_recorded_schema_with_its_key_named_like_a_value_column_compares_with_the_key_as_rowkey() -> None:
+    assert rowkey_named("`ID` BIGINT KEY, `ID` BIGINT, `N` INTEGER") == "`ROWKEY` BIGINT KEY, `ID` BIGINT, `N` INTEGER"
+    assert rowkey_named("`ID` BIGINT KEY, `N` INTEGER") == "`ID` BIGINT KEY, `N` INTEGER"
+    assert rowkey_named("`A` INT KEY, `B` INT KEY, `A` INT") == "`A` INT KEY, `B` INT KEY, `A` INT"
+    assert rowkey_named("not a schema") == "not a schema"

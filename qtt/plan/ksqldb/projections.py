@@ -38,6 +38,8 @@ def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translat
     values = select_expressions(raw["selectExpressions"], source)
     old_keys = tuple(c for c in source.schema.key if c.name not in source.hidden_keys)
     new_names = list(raw.get("keyColumnNames") or [c.name for c in old_keys])
+    if _key_named_rowkey(raw, old_keys, values):
+        new_names = [ROWKEY]
     if len(new_names) != len(old_keys):
         raise Untranslatable(raw["@type"], f"{len(new_names)} key names for {len(old_keys)} key columns")
     keys = tuple(
@@ -74,6 +76,17 @@ def _select(context: StepContext, raw: Mapping[str, Any], sources: list[Translat
     return Translated(
         step, schema, pseudo_of(source), is_table=table, window=source.window, key_copies=copies, key_and_value=both
     )
+
+
+def _key_named_rowkey(raw: Mapping[str, Any], keys: Sequence[Column], values: Sequence[s.SelectExpression]) -> bool:
+    """Whether a query's last projection before 0.10 (no ``keyColumnNames``) outputs a value
+    column named like its one key column: ksqlDB's source then holds the key as ``ROWKEY`` (its
+    DDL says so) and the value column beside it, where qtt's row cannot hold one name twice."""
+    if "keyColumnNames" in raw or len(keys) != 1 or keys[0].name == ROWKEY:
+        return False
+    if query_context(raw).rsplit("/", 1)[-1] != "Project":
+        return False
+    return any(v.alias == keys[0].name for v in values)
 
 
 def _pseudo_as_itself(value: s.SelectExpression) -> bool:
