@@ -177,11 +177,10 @@ def _select_key(context: StepContext, raw: Mapping[str, Any], sources: list[Tran
     if [text.strip().upper() for text in texts] == ["NULL"]:
         texts = []  # PARTITION BY NULL: no key column, every key null
     expressions = [typed(text, source, "PARTITION BY") for text in texts]
-    # (a ROWKEY-era re-key keeps the old ROWKEY readable in the value, as qtt's re-key does when
-    # the new key is named after its column)
     where = query_context(raw)
     first_rekey = raw["@type"] == "streamSelectKeyV1"
-    # before 0.10 a PARTITION BY's new key is ROWKEY (a join side's re-key keeps its column's name)
+    # before 0.10 a PARTITION BY's new key is ROWKEY (a join side's re-key keeps its column's
+    # name, and the old ROWKEY stays readable in the value; under the new ROWKEY it does not)
     names = key_names(context, raw, expressions, rowkey_era=first_rekey and not where.endswith("SourceKeyed"))
     keys = tuple(s.SelectExpression(alias=n, expression=x) for n, x in zip(names, expressions, strict=True))
     before = source.step
