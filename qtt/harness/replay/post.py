@@ -153,15 +153,16 @@ def check_schemas(
             if expected is None:
                 continue
             subject = subject_for(topic.name, is_key=is_key)
-            found: list[tuple[str, str, str, RegisteredSchema | None]]
-            found = [(s.schema_type, s.schema, s.origin, s) for s in schemas if s.subject == subject]
-            if not found and subject in join_keys:
-                key = join_keys[subject].key_schema()
-                found = [(*key, "statement", None)] if key is not None else []
-            if not found:
+            found = [s for s in schemas if s.subject == subject]
+            key = join_keys[subject].key_schema() if not found and subject in join_keys else None
+            if found:
+                held: RegisteredSchema | None = found[-1]
+                schema_type, text, origin = found[-1].schema_type, found[-1].schema, found[-1].origin
+            elif key is not None:  # not registered: what ksqlDB's key serializer would register
+                held, (schema_type, text), origin = None, key, "statement"
+            else:
                 problems.append(f"topic {topic.name}: expected a schema under subject {subject}, found none")
                 continue
-            schema_type, text, origin, held = found[-1]
             written = origin == "case" and topic.name in produced
             message = _named_message(formats, topic.name, is_key) if written and schema_type == "PROTOBUF" else None
             if message is not None and held is not None:
