@@ -7,6 +7,7 @@ import datetime
 from pyspark.sql import types as st
 
 from qtt.runtime.operators.state_codec import StateCodec, storable
+from tests.runtime.fake_state import ValueState
 
 LATEST = st.StructType([st.StructField("SEQ", st.LongType()), st.StructField("VAL", st.TimeType(6))])
 SCHEMA = st.StructType(
@@ -76,3 +77,12 @@ def test_naive_timestamps_from_the_store_become_utc_like_incoming_rows() -> None
     codec = StateCodec(st.StructType([st.StructField("T", st.ArrayType(st.TimestampType()))]))
     naive = datetime.datetime(1970, 1, 1, 0, 0, 0, 10_000)
     assert codec.decode(([naive],)) == ([naive.replace(tzinfo=datetime.UTC)],)
+
+
+def test_a_read_is_one_trip_to_the_state_server_and_none_for_a_key_without_a_value() -> None:
+    codec, state = StateCodec(SCHEMA), ValueState("Aggregate")
+    assert codec.read(state) is None
+    value = ((1, datetime.time(10, 30)), [datetime.time(1, 2, 3)], {"a": datetime.time(4, 5)}, 7)
+    state.update(codec.encode(value))
+    assert codec.read(state) == value
+    assert state.trips == [("get", "Aggregate"), ("update", "Aggregate"), ("get", "Aggregate")]

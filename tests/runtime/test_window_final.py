@@ -53,3 +53,11 @@ def test_the_suppress_buffer_emits_every_window_stream_time_has_closed_however_o
 def test_emit_on_window_close_no_longer_finds_a_window_past_the_store_s_retention() -> None:
     # the newest window starts at 4: [0, 2) is past the retention of 3 and never emitted
     assert _emitted(suppressed=False) == [[], [(2, 1)]]
+
+
+def test_each_batch_reads_the_key_s_state_once_and_writes_it_once() -> None:
+    window = s.WindowExpression(type="TUMBLING", size_ms=2, advance_ms=2, grace_ms=1, retention_ms=3, emit_final=True)
+    processor, handle = WindowFinalProcessor(FinalSpec("Final", ROWS, window, suppress=False)), Handle()
+    processor.init(handle)  # type: ignore[arg-type]
+    list(processor.handleInputRows(None, iter([LAST]), None))
+    assert handle.trips == [("get", "Final"), ("update", "Final")]

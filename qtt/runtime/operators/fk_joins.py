@@ -98,7 +98,7 @@ class LeftTableProcessor(StatefulOperator):
         ordered = sorted(rows, key=lambda r: (r[SEQ], r[ORDER]))
         if not ordered:
             return
-        old = self.codec.decode(self.state.get()) if self.state.exists() else None
+        old = self.codec.read(self.state)
         for position, row in enumerate(ordered):
             if position and old is not None:
                 old = self.through_store(self.state, self.codec, old)
@@ -204,7 +204,7 @@ class ForeignKeyJoinProcessor(StatefulOperator):
         ordered = sorted(rows, key=lambda r: (r[SEQ], r[ORDER]))
         if not ordered:
             return
-        right = self.right_codec.decode(self.right_state.get()) if self.right_state.exists() else None
+        right = self.right_codec.read(self.right_state)
         subscribers = self._subscribers()
         touched: set[int] = set()
         for position, row in enumerate(ordered):
@@ -255,9 +255,10 @@ class ForeignKeyJoinProcessor(StatefulOperator):
 
     def _subscribers(self) -> dict[bytes, tuple[Any, ...]]:
         """The subscribed left rows by their key's bytes."""
-        if not self.subscriptions_state.exists():
+        stored = self.subscriptions_codec.read(self.subscriptions_state)
+        if stored is None:
             return {}
-        (listed,) = self.subscriptions_codec.decode(self.subscriptions_state.get())
+        (listed,) = stored
         return {bytes(entry[0]): tuple(entry) for entry in listed}
 
     def _store(self, touched: set[int], right: Any, subscribers: dict[bytes, tuple[Any, ...]]) -> None:
@@ -279,7 +280,7 @@ class ForeignKeyJoinProcessor(StatefulOperator):
         """Store what one input changed and read it back, as the next input sees it."""
         self._store(touched, right, subscribers)
         if RIGHT in touched:
-            right = self.right_codec.decode(self.right_state.get()) if self.right_state.exists() else None
+            right = self.right_codec.read(self.right_state)
         if LEFT in touched:
             subscribers = self._subscribers()
         return right, subscribers

@@ -72,10 +72,11 @@ class StartGate(StatefulOperator):
         self.held_state = handle.getValueState(self.spec.held_name, self.held_codec.stored)
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
-        stored = self.seen_state.get() if self.seen_state.exists() else None
+        stored = self.seen_state.get()
         seen: set[int] = set(stored[0]) if stored else set()
         count: int | None = stored[1] if stored else None
-        kept = self.held_codec.decode(self.held_state.get())[0] if self.held_state.exists() else None
+        held_row = self.held_codec.read(self.held_state)
+        kept = held_row[0] if held_row is not None else None
         held = [Row(**dict(zip(self.spec.output, entry, strict=True))) for entry in (kept or [])]
         # a control event before the data rows of the same input position
         ordered = sorted(rows, key=lambda r: (r[SEQ], r[CONTROL_PARTITION] is None, r[ORDER] or 0))

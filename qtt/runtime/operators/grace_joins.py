@@ -155,9 +155,10 @@ class GraceJoinProcessor(StatefulOperator):
 
     def _load(self, index: int) -> Any:
         state = self.states[index]
-        if state is None or not state.exists():
+        stored = self.codecs[index].read(state) if state is not None else None
+        if stored is None:
             return (None, None, ()) if index == _OUTER else (None, ())
-        return self._tuples(self.codecs[index].decode(state.get()))
+        return self._tuples(stored)
 
     @staticmethod
     def _tuples(value: Any) -> Any:

@@ -160,9 +160,10 @@ class JoinProcessor(StatefulOperator):
 
     def _load(self, side: int) -> Any:
         state = self.states[side]
-        if not state.exists():
+        stored = self.codecs[side].read(state)
+        if stored is None:
             return () if self.spec.window is not None else None
-        return self._unwrapped(self.codecs[side].decode(state.get()))
+        return self._unwrapped(stored)
 
     def _put(self, side: int, value: Any) -> None:
         """Store a side's value; an empty one deletes what the store holds (nothing if it holds none)."""

@@ -138,3 +138,11 @@ class StateCodec:
 
     def decode(self, row: Any) -> tuple[Any, ...]:
         return tuple(row) if self.identity else decode(row, self.schema)
+
+    def read(self, state: Any) -> tuple[Any, ...] | None:
+        """The current key's row in value state ``state``, decoded; None when it holds none.
+
+        One trip to the state server: ``get`` answers None for a key without a value, and
+        ``exists`` would be a second trip (Spark's own ``exists`` reads the value too)."""
+        stored = state.get()
+        return None if stored is None else self.decode(stored)

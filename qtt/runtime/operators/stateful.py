@@ -146,7 +146,7 @@ class AggregateProcessor(StatefulOperator):
         if not ordered:
             return
         self.current = ordered[0][SEQ]
-        stored = self.codec.decode(self.state.get()) if self.state.exists() else None
+        stored = self.codec.read(self.state)
         if stored is None:
             accumulators = [udaf.initial() for udaf in self.udafs]
             rowtime = None
@@ -218,7 +218,7 @@ class TableGroupByProcessor(OneRowPerKey):
     spec: GroupBySpec
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
-        old = self.codec.decode(self.state.get()) if self.state.exists() else None
+        old = self.codec.read(self.state)
         for position, row in enumerate(sorted(rows, key=lambda r: (r[SEQ], r[ORDER]))):
             if position and old is not None:
                 old = self.through_store(self.state, self.codec, old)
@@ -264,7 +264,7 @@ class PreviousRowProcessor(OneRowPerKey):
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         kept = [f.name for f in self.spec.state_schema.fields]
-        previous = self.codec.decode(self.state.get()) if self.state.exists() else None
+        previous = self.codec.read(self.state)
         for position, row in enumerate(sorted(rows, key=lambda r: r[SEQ])):
             if position and previous is not None:
                 previous = self.through_store(self.state, self.codec, previous)

@@ -80,7 +80,8 @@ class StreamTimeProcessor(StatefulOperator):
 
     def handleInputRows(self, key: Any, rows: Iterator[Row], timerValues: Any) -> Iterator[Row]:
         ordered = sorted(rows, key=lambda r: (r[SEQ], r[ORDER]))
-        stream_time = self.codec.decode(self.state.get())[0] if self.state.exists() else None
+        stored = self.codec.read(self.state)
+        stream_time = stored[0] if stored is not None else None
         for position, row in enumerate(ordered):
             if position and row[SEQ] != ordered[position - 1][SEQ] and stream_time is not None:
                 (stream_time,) = self.through_store(self.state, self.codec, (stream_time,))
@@ -164,7 +165,8 @@ class SessionAggregateProcessor(AggregateProcessor):
         if not ordered:
             return
         gap, grace = self.session_spec.gap_ms, self.session_spec.grace_ms
-        sessions = [tuple(s) for s in self.codec.decode(self.state.get())[0]] if self.state.exists() else []
+        held = self.codec.read(self.state)
+        sessions = [tuple(s) for s in held[0]] if held is not None else []
         key_values = {k: ordered[0][k] for k in self.spec.key_names}
         for position, row in enumerate(ordered):
             if position and row[SEQ] != ordered[position - 1][SEQ]:
@@ -301,9 +303,10 @@ class WindowFinalProcessor(StatefulOperator):
         self.state.update(self.codec.encode((state[0], state[1], state[2], state[3])))
 
     def _load(self) -> tuple[Any, Any, Any, list[tuple[Any, ...]]]:
-        if not self.state.exists():
+        stored = self.codec.read(self.state)
+        if stored is None:
             return None, None, None, []
-        stream_time, last, newest, windows = self.codec.decode(self.state.get())
+        stream_time, last, newest, windows = stored
         return stream_time, last, newest, [tuple(w) for w in windows]
 
     def _stored(
