@@ -134,6 +134,30 @@ def test_a_joined_table_re_keyed_by_its_own_key_into_the_join_s_key_format_is_re
     assert _query_steps(_translate(plan, spec)) == before
 
 
+def _windowed_join(rekey: list[str] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scans-and-labels join over windowed streams, each side re-keyed by ``rekey`` first
+    (None: not re-keyed), as ksqlDB moves a join side into a registry key format."""
+    plan, spec = _read("parcels_-_scans_matched_with_labels")
+    join = plan["plan"][2]["queryPlan"]["physicalPlan"]["source"]["source"]
+    for side, name in (("leftSource", "Left"), ("rightSource", "Right")):
+        aliased = join[side]
+        aliased["source"].update({"@type": "windowedStreamSourceV1", "windowInfo": {"type": "TUMBLING", "size": 60.0}})
+        if rekey is not None:
+            aliased["source"] = {
+                "@type": "streamSelectKeyV2",
+                "properties": {"queryContext": f"{name}SourceKeyed"},
+                "keyExpression": rekey,
+                "source": aliased["source"],
+            }
+    return plan, spec
+
+
+def test_a_windowed_join_side_re_keyed_by_its_own_key_keeps_its_windowed_key_and_rows() -> None:
+    assert _query_steps(_translate(*_windowed_join(["ROWKEY"]))) == _query_steps(_translate(*_windowed_join(None)))
+    with pytest.raises(Untranslatable, match="streamSelectKeyV2: re-keying a windowed stream by other than its own"):
+        _translate(*_windowed_join(["GATE"]))
+
+
 def test_a_suppression_after_the_projection_is_qtt_s_suppress_step_over_every_change() -> None:
     steps = _query_steps(_translate(*_read("parcels_-_final_heaviest_per_hour")))
     aggregate = next(x for x in steps if isinstance(x, s.StreamWindowedAggregateV1))

@@ -171,14 +171,21 @@ def _key_texts(raw: Mapping[str, Any]) -> list[str]:
 
 def _select_key(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
     (source,) = sources
-    if source.window is not None:
-        raise Untranslatable(raw["@type"], "re-keying a windowed stream")
     texts = _key_texts(raw)
     if [text.strip().upper() for text in texts] == ["NULL"]:
         texts = []  # PARTITION BY NULL: no key column, every key null
     expressions = [typed(text, source, "PARTITION BY") for text in texts]
     where = query_context(raw)
     first_rekey = raw["@type"] == "streamSelectKeyV1"
+    if source.window is not None:
+        # ksqlDB re-keys a windowed join side by its own key columns to move it into the join's
+        # key format (a registry key format forces the repartition); the window stays in the
+        # key, so the rows and keys are the source's own, as qtt reads them already
+        if first_rekey:  # which drops a row whose new key is null
+            raise Untranslatable(raw["@type"], "re-keying a windowed stream")
+        if expressions != [e.ColumnRef(name=c.name, sql_type=c.type) for c in source.schema.key]:
+            raise Untranslatable(raw["@type"], "re-keying a windowed stream by other than its own key columns")
+        return source
     # before 0.10 a PARTITION BY's new key is ROWKEY (a join side's re-key keeps its column's
     # name, and the old ROWKEY stays readable in the value; under the new ROWKEY it does not)
     names = key_names(context, raw, expressions, rowkey_era=first_rekey and not where.endswith("SourceKeyed"))
