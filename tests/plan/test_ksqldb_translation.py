@@ -4,6 +4,7 @@ format (tests/fixtures/ksqldb_plans, written by tests/fixtures/make_ksqldb_plans
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,11 @@ from qtt.plan.ir import expressions as e
 from qtt.plan.ir import join_steps as js
 from qtt.plan.ir import steps as s
 from qtt.plan.ir import suppress_steps as ss
+from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.ksqldb import fields
-from qtt.plan.ksqldb.context import Untranslatable
+from qtt.plan.ksqldb.context import Translated, Untranslatable
 from qtt.plan.ksqldb.expressions import split_alias
+from qtt.plan.ksqldb.joins import rekeyed_as_join_key
 from qtt.plan.ksqldb.plans import translate_plan
 from qtt.plan.statements import PlannedCase
 
@@ -156,6 +159,32 @@ def test_a_windowed_join_side_re_keyed_by_its_own_key_keeps_its_windowed_key_and
     assert _query_steps(_translate(*_windowed_join(["ROWKEY"]))) == _query_steps(_translate(*_windowed_join(None)))
     with pytest.raises(Untranslatable, match="streamSelectKeyV2: re-keying a windowed stream by other than its own"):
         _translate(*_windowed_join(["GATE"]))
+
+
+def test_a_side_re_keyed_for_a_later_outer_join_gives_up_the_earlier_join_s_synthetic_rowkey() -> None:
+    formats = s.Formats(key_format=s.FormatInfo(format="KAFKA"), value_format=s.FormatInfo(format="JSON"))
+    earlier = LogicalSchema.parse("`ROWKEY` INTEGER KEY, `S1_ID` INTEGER, `S1_V0` BIGINT, `S2_ID` INTEGER")
+    source = s.StreamSourceV1(context="Src", topic="t", source_name="T", source_schema=earlier, formats=formats)
+    s1_id = e.ColumnRef(name="S1_ID", sql_type=t.INTEGER)
+    rekey = s.StreamSelectKeyV2(
+        context="LeftSourceKeyed",
+        source=source,
+        key_expressions=(s.SelectExpression(alias="S1_ID", expression=s1_id),),
+        repartition_name="Join-left",
+    )
+    # ksqlDB's re-key keeps the column's name, and the earlier join's ROWKEY in the value
+    side = Translated(
+        rekey, LogicalSchema.parse("`S1_ID` INTEGER KEY, `S1_V0` BIGINT, `S2_ID` INTEGER, `ROWKEY` INTEGER")
+    )
+    renamed = rekeyed_as_join_key(side, "ROWKEY")
+    assert isinstance(renamed.step, s.StreamSelectKeyV2)
+    assert renamed.step.key_expressions == (s.SelectExpression(alias="ROWKEY", expression=s1_id),)
+    assert str(renamed.schema) == "`ROWKEY` INTEGER KEY, `S1_ID` INTEGER, `S1_V0` BIGINT, `S2_ID` INTEGER"
+    # a join keyed by the re-key's own column, or a side without a column named like the key: as it is
+    assert rekeyed_as_join_key(side, "S1_ID") is side
+    assert rekeyed_as_join_key(
+        dataclasses.replace(side, schema=LogicalSchema.parse("`S1_ID` INTEGER KEY")), "ROWKEY"
+    ).schema == (LogicalSchema.parse("`S1_ID` INTEGER KEY"))
 
 
 def test_a_suppression_after_the_projection_is_qtt_s_suppress_step_over_every_change() -> None:

@@ -115,9 +115,26 @@ def stream_table_join_v1(context: StepContext, raw: Mapping[str, Any], sources: 
     return Translated(step, schema, window=left.window)
 
 
+def rekeyed_as_join_key(side: Translated, key_name: str | None) -> Translated:
+    """A join side re-keyed for this join (``...SourceKeyed``) that carries, as a value column,
+    an earlier outer join's synthetic key named like this join's (``ROWKEY``): the re-key names
+    its key after this join's, as qtt's planner does, and the earlier synthetic key, which this
+    join's replaces under the same name, is gone."""
+    step = side.step
+    if key_name is None or not isinstance(step, s.StreamSelectKeyV2) or len(step.key_expressions) != 1:
+        return side
+    (key,) = side.schema.key
+    if key.name == key_name or side.schema.find(key_name) is None:
+        return side
+    (rekey,) = step.key_expressions
+    step = dataclasses.replace(step, key_expressions=(dataclasses.replace(rekey, alias=key_name),))
+    values = [Column(key.name, key.type, VALUE), *(c for c in side.schema.value if c.name not in (key_name, key.name))]
+    return dataclasses.replace(side, step=step, schema=LogicalSchema((Column(key_name, key.type, KEY), *values)))
+
+
 @translates("streamStreamJoinV1")
 def stream_stream_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    left, right = (keyed_by_copy(side) for side in sources)
+    left, right = (rekeyed_as_join_key(keyed_by_copy(side), raw.get("keyColName")) for side in sources)
     key_name, schema = _joined(context, raw, left, right)
     common: dict[str, Any] = {
         "context": query_context(raw),
