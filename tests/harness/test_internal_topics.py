@@ -43,8 +43,8 @@ class ReorderedState(stateful.AggregateProcessor):
                 return state.exists()
 
             def get(self):
-                stored = tuple(state.get())
-                return (*reversed(stored[:-1]), stored[-1])
+                stored = state.get()  # None for a key without a value, as Spark's get answers
+                return None if stored is None else (*reversed(stored[:-1]), stored[-1])
 
             def update(self, value) -> None:
                 state.update((*reversed(value[:-1]), value[-1]))
