@@ -40,6 +40,7 @@ def test_every_folder_replays_or_names_the_step_it_skips_and_equal_plans_replay_
     assert {name: r.status for name, r in by_folder.items()} == {
         "parcels_-_depots_by_city/8.0.1_1700000000006": Status.SKIPPED,
         "parcels_-_final_heaviest_per_hour/7.0.0_1700000000005": Status.PASSED,
+        "parcels_-_final_heaviest_per_session/7.1.0_1700000000012": Status.PASSED,
         "parcels_-_heaviest_per_hour/6.2.0_1700000000003": Status.FAILED,
         "parcels_-_heavy_parcels/7.1.0_1700000000001": Status.PASSED,
         "parcels_-_heavy_parcels/8.0.0_1700000000011": Status.FAILED,
@@ -74,6 +75,7 @@ def test_imported_folders_replay_as_qtt_s_own_and_a_second_import_adds_nothing(s
     assert actions == {
         "parcels_-_depots_by_city/8.0.1_1700000000006": Action.SKIPPED,
         "parcels_-_final_heaviest_per_hour/7.0.0_1700000000005": Action.IMPORTED,
+        "parcels_-_final_heaviest_per_session/7.1.0_1700000000012": Action.IMPORTED,
         "parcels_-_heaviest_per_hour/6.2.0_1700000000003": Action.IMPORTED,
         "parcels_-_heavy_parcels/7.1.0_1700000000001": Action.IMPORTED,
         "parcels_-_heavy_parcels/8.0.0_1700000000011": Action.UNCHANGED,  # the same plan as 7.1.0's

@@ -199,6 +199,13 @@ def test_a_suppression_after_the_projection_is_qtt_s_suppress_step_over_every_ch
     assert suppress.window.grace_ms == 0
 
 
+def test_a_suppression_over_session_windows_is_qtt_s_suppress_step_over_the_sessions() -> None:
+    steps = _query_steps(_translate(*_read("parcels_-_final_heaviest_per_session")))
+    suppress = steps[-2]
+    assert isinstance(suppress, ss.TableSuppressV1)
+    assert suppress.window.type == "SESSION" and (suppress.window.size_ms, suppress.window.grace_ms) == (10000, 5000)
+
+
 def test_grouping_by_two_strings_in_one_string_key_before_6_1_does_not_translate() -> None:
     plan, spec = _read("parcels_-_weight_per_depot")
     old = copy.deepcopy(plan)

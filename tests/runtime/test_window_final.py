@@ -61,3 +61,40 @@ def test_each_batch_reads_the_key_s_state_once_and_writes_it_once() -> None:
     processor.init(handle)  # type: ignore[arg-type]
     list(processor.handleInputRows(None, iter([LAST]), None))
     assert handle.trips == [("get", "Final"), ("update", "Final")]
+
+
+def _session(seq: int, order: int, start: int, end: int, count: int, *, tombstone: bool = False) -> Row:
+    fields: dict[str, Any] = {KEY_BYTES: b"k1", WINDOWSTART: start, WINDOWEND: end, "COUNT": count}
+    at = {SEQ: seq, ORDER: order, TOMBSTONE: tombstone, ROWTIME: end, ROWPARTITION: 0, ROWOFFSET: seq}
+    return Row(**fields, **at)
+
+
+def _sessions_emitted(*, suppressed: bool) -> list[list[tuple[int, int, int]]]:
+    # a count over sessions of gap 5 and grace 6, fed k1 at 0, 4, 12, 11 and 25: each change the
+    # session aggregate passes on is stamped with its session's end, a merge first tombstones
+    # the sessions it replaces
+    window = s.WindowExpression(type="SESSION", size_ms=5, advance_ms=5, grace_ms=6, retention_ms=11, emit_final=True)
+    processor, handle = WindowFinalProcessor(FinalSpec("Final", ROWS, window, suppress=suppressed)), Handle()
+    batches = [
+        [_session(0, 0, 0, 0, 1)],
+        [_session(1, 0, 0, 0, 1, tombstone=True), _session(1, 1, 0, 4, 2)],
+        [_session(2, 0, 12, 12, 1)],
+        [_session(3, 0, 12, 12, 1, tombstone=True), _session(3, 1, 11, 12, 2)],
+        [_session(4, 0, 25, 25, 1)],
+    ]
+    out = []
+    for batch in batches:
+        processor.init(handle)  # type: ignore[arg-type]
+        emitted = processor.handleInputRows(None, iter(batch), None)
+        out.append([(row[WINDOWSTART], row[WINDOWEND], row["COUNT"]) for row in emitted])
+    return out
+
+
+def test_the_suppress_buffer_over_sessions_closes_a_session_at_its_end_plus_grace() -> None:
+    # stream time 12 less grace 6 closes [0, 4]; 25 closes [11, 12], never the replaced [12, 12]
+    assert _sessions_emitted(suppressed=True) == [[], [], [(0, 4, 2)], [], [(11, 12, 2)]]
+
+
+def test_emit_on_window_close_over_sessions_waits_for_the_gap_too() -> None:
+    # stream time less grace less gap: 1 at 12 closes nothing, 14 at 25 closes both
+    assert _sessions_emitted(suppressed=False) == [[], [], [], [], [(0, 4, 2), (11, 12, 2)]]

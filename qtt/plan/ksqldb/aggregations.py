@@ -197,8 +197,6 @@ def table_suppress_v1(context: StepContext, raw: Mapping[str, Any], sources: lis
 
 def _window_below(step: s.ExecutionStep) -> s.WindowExpression:
     if isinstance(step, s.StreamWindowedAggregateV1):
-        if step.window.type == "SESSION":
-            raise Untranslatable("tableSuppressV1", "over session windows")
         return step.window
     if isinstance(step, (s.TableSelectV1, s.TableFilterV1, s.TableFilterV2)):
         return _window_below(step.source)

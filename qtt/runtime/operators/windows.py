@@ -253,7 +253,9 @@ class WindowFinalProcessor(StatefulOperator):
     ``retention``) is no longer in the store, so it is never emitted. With ``suppress`` (ksqlDB's
     ``tableSuppressV1``, before 0.28) it is Kafka Streams' suppress buffer instead: every window
     whose end is at most stream time less grace is emitted, however old, in end order, then by
-    key bytes and start.
+    key bytes and start; over sessions too, stream time then being the newest session end the
+    aggregate emitted (its records' timestamps), and a replaced session's tombstone taking that
+    session out of the buffer.
 
     Sessions (Kafka Streams' session aggregate, emit-on-window-close): the close time is stream
     time less grace less gap, the sessions emitted are those ending in ``[lower, close - 1]``,
@@ -324,11 +326,11 @@ class WindowFinalProcessor(StatefulOperator):
     ) -> tuple[list[tuple[Any, ...]], tuple[Any, Any, Any, list[tuple[Any, ...]]]]:
         stream_time, last, newest, windows = state
         window = self.spec.window
-        if window.type == "SESSION":
-            return self._emit_sessions(state)
         close = stream_time - window.grace_ms
         if self.spec.suppress:
             return self._emit_suppressed(state, close)
+        if window.type == "SESSION":
+            return self._emit_sessions(state)
         if last is not None and last >= close:
             return [], state
         upper = close - window.size_ms
