@@ -19,7 +19,7 @@ OURS = Path(__file__).parent.parent.parent / "historical_plans"
 
 def test_a_tree_a_case_folder_and_a_version_folder_all_name_their_plans() -> None:
     every = ksqldb_folders(PLANS)
-    assert len(every) == 12
+    assert len(every) == 13
     case = PLANS / "parcels_-_heavy_parcels"
     assert ksqldb_folders(case) == sorted(case.iterdir())
     assert ksqldb_folders(every[0]) == [every[0]]

@@ -48,6 +48,7 @@ def test_every_folder_replays_or_names_the_step_it_skips_and_equal_plans_replay_
         "parcels_-_load_per_depot_and_bay/6.0.0_1700000000009": Status.PASSED,
         "parcels_-_orders_named_by_customer/7.3.0_1700000000008": Status.PASSED,
         "parcels_-_parcels_routed_to_their_depot_city/8.0.0_1700000000004": Status.PASSED,
+        "parcels_-_scans_matched_by_key_field/6.0.0_1700000000013": Status.PASSED,
         "parcels_-_scans_matched_with_labels/5.5.0_1700000000006": Status.PASSED,
         "parcels_-_weight_per_depot/6.1.0_1700000000002": Status.PASSED,
     }
@@ -83,6 +84,7 @@ def test_imported_folders_replay_as_qtt_s_own_and_a_second_import_adds_nothing(s
         "parcels_-_load_per_depot_and_bay/6.0.0_1700000000009": Action.IMPORTED,
         "parcels_-_orders_named_by_customer/7.3.0_1700000000008": Action.IMPORTED,
         "parcels_-_parcels_routed_to_their_depot_city/8.0.0_1700000000004": Action.IMPORTED,
+        "parcels_-_scans_matched_by_key_field/6.0.0_1700000000013": Action.IMPORTED,
         "parcels_-_scans_matched_with_labels/5.5.0_1700000000006": Action.IMPORTED,
         "parcels_-_weight_per_depot/6.1.0_1700000000002": Action.IMPORTED,
     }

@@ -206,6 +206,29 @@ def test_a_suppression_over_session_windows_is_qtt_s_suppress_step_over_the_sess
     assert suppress.window.type == "SESSION" and (suppress.window.size_ms, suppress.window.grace_ms) == (10000, 5000)
 
 
+def test_a_join_on_the_key_field_copies_joins_on_the_key_named_after_the_left_copy() -> None:
+    steps = _query_steps(_translate(*_read("parcels_-_scans_matched_by_key_field")))
+    join = next(x for x in steps if isinstance(x, js.StreamStreamJoinV1))
+    assert join.key_col_name == "S_PARCEL"
+    left, right = join.left_source, join.right_source
+    # the left side's ROWKEY is the join key, its copy of it gone from the value; the right
+    # side keeps its key and its copy, the output's only ROWKEY
+    assert isinstance(left, s.StreamSelectV1) and left.key_column_names == ("S_PARCEL",)
+    assert sorted(x.alias for x in left.select_expressions) == ["S_GATE", "S_PARCEL", "S_ROWKEY", "S_ROWTIME"]
+    assert isinstance(right, s.StreamSelectV1) and right.key_column_names == ("ROWKEY",)
+    assert "L_PARCEL" in [x.alias for x in right.select_expressions]
+
+
+def test_a_side_keyed_by_a_named_key_keeps_it_when_its_key_field_copy_leaves_the_value() -> None:
+    plan, spec = _read("parcels_-_scans_matched_by_key_field")
+    renamed = json.loads(json.dumps(plan).replace("ROWKEY", "K"))
+    steps = _query_steps(_translate(renamed, spec))
+    join = next(x for x in steps if isinstance(x, js.StreamStreamJoinV1))
+    left = join.left_source
+    assert isinstance(left, s.StreamSelectV1) and left.key_column_names == ("S_K",)
+    assert "S_PARCEL" not in [x.alias for x in left.select_expressions]
+
+
 def test_grouping_by_two_strings_in_one_string_key_before_6_1_does_not_translate() -> None:
     plan, spec = _read("parcels_-_weight_per_depot")
     old = copy.deepcopy(plan)

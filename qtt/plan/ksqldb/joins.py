@@ -132,9 +132,38 @@ def rekeyed_as_join_key(side: Translated, key_name: str | None) -> Translated:
     return dataclasses.replace(side, step=step, schema=LogicalSchema((Column(key_name, key.type, KEY), *values)))
 
 
+def keyed_by_key_field(side: Translated, key_name: str | None) -> Translated:
+    """A stream join side joined on a value column its source's ``KEY`` property declared a
+    copy of the key (ksqlDB before 0.10: ``WITH (KEY='A')``): ksqlDB joined on the record key,
+    with no re-key, so that column is the join's key and its copy leaves the side's value. A
+    side keyed by the implicit ``ROWKEY`` (its copy ``T_ROWKEY`` stays a value column) is keyed
+    by the join's key name, so that the other side's ``ROWKEY`` is the only one in the output."""
+    step = side.step
+    if key_name is None or key_name not in side.key_copies or not isinstance(step, s.StreamSelectV1):
+        return side
+    if len(side.schema.key) != 1 or side.schema.key[0].name == key_name or side.schema.find(key_name) is None:
+        return side
+    key = side.schema.key[0].name
+    named = key_name if key == ROWKEY else key
+    expressions = tuple(
+        dataclasses.replace(x, alias=named) if x.alias == key else x
+        for x in step.select_expressions
+        if x.alias != key_name
+    )
+    step = dataclasses.replace(step, key_column_names=(named,), select_expressions=expressions)
+    columns = tuple(
+        dataclasses.replace(c, name=named) if c.name == key else c for c in side.schema.columns if c.name != key_name
+    )
+    copies = {name: named for name in side.key_copies if name != key_name}
+    return dataclasses.replace(side, step=step, schema=LogicalSchema(columns), key_copies=copies)
+
+
 @translates("streamStreamJoinV1")
 def stream_stream_join_v1(context: StepContext, raw: Mapping[str, Any], sources: list[Translated]) -> Translated:
-    left, right = (rekeyed_as_join_key(keyed_by_copy(side), raw.get("keyColName")) for side in sources)
+    key_col_name = raw.get("keyColName")
+    left, right = (
+        keyed_by_key_field(rekeyed_as_join_key(keyed_by_copy(side), key_col_name), key_col_name) for side in sources
+    )
     key_name, schema = _joined(context, raw, left, right)
     common: dict[str, Any] = {
         "context": query_context(raw),
