@@ -52,16 +52,25 @@ def keyed_by_copy(side: Translated) -> Translated:
     if len(copies) != 1 or own.alias != getattr(own.expression, "name", None):
         return side
     (copy,) = copies
+    return _key_renamed(side, step, key, copy.alias, dropped=copy.alias)
+
+
+def _key_renamed(
+    side: Translated, step: s.StreamSelectV1 | s.TableSelectV1, key: str, named: str, dropped: str
+) -> Translated:
+    """``side``, whose last step is the aliasing ``step``, with its key ``key`` named ``named``
+    and the value column ``dropped`` (a copy of the key) gone."""
     expressions = tuple(
-        dataclasses.replace(x, alias=copy.alias) if x is own else x for x in step.select_expressions if x is not copy
+        dataclasses.replace(x, alias=named) if x.alias == key else x
+        for x in step.select_expressions
+        if x.alias != dropped
     )
-    rekeyed = dataclasses.replace(step, key_column_names=(copy.alias,), select_expressions=expressions)
+    rekeyed = dataclasses.replace(step, key_column_names=(named,), select_expressions=expressions)
     columns = tuple(
-        dataclasses.replace(c, name=copy.alias) if c.name == key else c
-        for c in side.schema.columns
-        if c.name != copy.alias
+        dataclasses.replace(c, name=named) if c.name == key else c for c in side.schema.columns if c.name != dropped
     )
-    return dataclasses.replace(side, step=rekeyed, schema=LogicalSchema(columns))
+    copies = {name: named for name in side.key_copies if name != dropped}
+    return dataclasses.replace(side, step=rekeyed, schema=LogicalSchema(columns), key_copies=copies)
 
 
 def _joined(
@@ -144,18 +153,7 @@ def keyed_by_key_field(side: Translated, key_name: str | None) -> Translated:
     if len(side.schema.key) != 1 or side.schema.key[0].name == key_name or side.schema.find(key_name) is None:
         return side
     key = side.schema.key[0].name
-    named = key_name if key == ROWKEY else key
-    expressions = tuple(
-        dataclasses.replace(x, alias=named) if x.alias == key else x
-        for x in step.select_expressions
-        if x.alias != key_name
-    )
-    step = dataclasses.replace(step, key_column_names=(named,), select_expressions=expressions)
-    columns = tuple(
-        dataclasses.replace(c, name=named) if c.name == key else c for c in side.schema.columns if c.name != key_name
-    )
-    copies = {name: named for name in side.key_copies if name != key_name}
-    return dataclasses.replace(side, step=step, schema=LogicalSchema(columns), key_copies=copies)
+    return _key_renamed(side, step, key, key_name if key == ROWKEY else key, dropped=key_name)
 
 
 @translates("streamStreamJoinV1")
