@@ -30,6 +30,11 @@ ROWPARTITION_ROWOFFSET_ENABLED = "ksql.rowpartition.rowoffset.enabled"
 #: off: an array item, map entry, struct field or function argument that fails nulls the whole
 #: expression, not just itself
 NESTED_ERROR_SET_NULL = "ksql.nested.error.set.null"
+#: qtt's own: a plan that records it (value :data:`WHOLE_EXPRESSION`) nulls a whole expression
+#: where a part of it fails, as ksqlDB does; without it only the failing part is null (the
+#: planner records it where the two differ, :mod:`qtt.plan.analysis.expression_errors`)
+EXPRESSION_ERROR_SCOPE = "qtt.expression.error.scope"
+WHOLE_EXPRESSION = "expression"
 
 _BOOLEAN, _SHORT, _INT, _LONG, _STRING = "BOOLEAN", "SHORT", "INT", "LONG", "STRING"
 
@@ -165,12 +170,13 @@ def pseudo_columns(settings: Mapping[str, object]) -> dict[str, t.SqlType]:
 
 
 def check_nested_errors(query: ast.Query, settings: Mapping[str, object]) -> None:
-    """Skip a query that has a part ksqlDB's code generator guards on its own while
-    ``ksql.nested.error.set.null`` is off: qtt nulls only the part that fails, ksqlDB then
-    nulls the whole expression (``SqlToJavaVisitor.evaluateOrReturnNull``).
+    """Skip a query with a lambda while ``ksql.nested.error.set.null`` is off: ksqlDB then lets a
+    CAST, an array item, a map entry, a struct field or a call's argument inside a lambda body
+    throw out of the lambda function too, which qtt does not model (outside lambdas it does:
+    the failing part nulls the whole expression, :mod:`qtt.plan.analysis.expression_errors`).
 
     Raises:
-        UnsupportedFeatureError: the setting is off and the query has such a part.
+        UnsupportedFeatureError: the setting is off and the query has a lambda.
     """
     if enabled(settings, NESTED_ERROR_SET_NULL, True):
         return
@@ -178,14 +184,9 @@ def check_nested_errors(query: ast.Query, settings: Mapping[str, object]) -> Non
     from qtt.sql import ast
     from qtt.sql.parser import iter_nodes
 
-    guarded = (ast.CreateArray, ast.CreateMap, ast.CreateStruct, ast.Cast, ast.Lambda)
-    for node in iter_nodes(query):
-        nested_call = isinstance(node, ast.FunctionCall) and any(
-            isinstance(arg, ast.FunctionCall | ast.Dereference) for arg in node.args
-        )
-        if isinstance(node, guarded) or nested_call:
-            feature = f"{NESTED_ERROR_SET_NULL}=false (a failing part of an expression nulls all of it)"
-            raise UnsupportedFeatureError(feature)
+    if any(isinstance(node, ast.Lambda) for node in iter_nodes(query)):
+        feature = f"{NESTED_ERROR_SET_NULL}=false in a lambda body (a failing part of it nulls the whole call)"
+        raise UnsupportedFeatureError(feature)
 
 
 def _problem(type_: str, value: object) -> str | None:

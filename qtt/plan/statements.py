@@ -14,6 +14,7 @@ from functools import singledispatchmethod
 from qtt import sqltypes as t
 from qtt.errors import ConfigError, QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.plan.analysis import messages
+from qtt.plan.analysis.expression_errors import with_error_scope
 from qtt.plan.ddl import upgrades
 from qtt.plan.ddl.alters import altered_schema
 from qtt.plan.ddl.create_checks import check_create_source, check_source_name, missing_primary_key, wrong_key_error
@@ -99,7 +100,7 @@ def plan_statements(
     )
     # The analyzer recurses over expressions: deep ones (generated SQL) need a large stack.
     planned = deep_call(lambda: [planner.plan(statement) for statement in statements])
-    plan = current_plan(properties or {}, [p for p in planned if p is not None])
+    plan = with_error_scope(current_plan(properties or {}, [p for p in planned if p is not None]))
     return PlannedCase(
         plan=plan,
         sources=dict(planner.sources),

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from qtt.errors import QttError
 from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.ir.steps import QueryPlan
+from qtt.plan.settings import EXPRESSION_ERROR_SCOPE, NESTED_ERROR_SET_NULL, WHOLE_EXPRESSION, enabled
 from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 #: the name the replay source registers under: ``spark.readStream.format(FORMAT_NAME)``
@@ -168,6 +169,12 @@ class QuerySettings:
     timestamp_throw_on_invalid: bool = False
     #: ``CAST(x AS STRING)`` of a null is null (else the text ``null``, :func:`~qtt.runtime.build.builtins.casts.cast`)
     cast_strings_preserve_nulls: bool = True
+    #: a failing part nulls its whole expression, as in ksqlDB (else only itself; the plan records
+    #: :data:`~qtt.plan.settings.EXPRESSION_ERROR_SCOPE`, :mod:`qtt.plan.analysis.expression_errors`)
+    whole_expression_errors: bool = False
+    #: ``ksql.nested.error.set.null``: with ``whole_expression_errors``, a CAST, an array item, a
+    #: map entry, a struct field and a call or field access passed to a call fail only themselves
+    nested_errors_caught: bool = True
 
     @classmethod
     def of(cls, config: Mapping[str, object]) -> QuerySettings:
@@ -177,6 +184,8 @@ class QuerySettings:
         return cls(
             timestamp_throw_on_invalid=str(throw).strip().lower() == "true",
             cast_strings_preserve_nulls=str(preserve).strip().lower() != "false",
+            whole_expression_errors=config.get(EXPRESSION_ERROR_SCOPE) == WHOLE_EXPRESSION,
+            nested_errors_caught=enabled(config, NESTED_ERROR_SET_NULL, True),
         )
 
 

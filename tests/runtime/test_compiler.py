@@ -195,3 +195,25 @@ def test_long_generated_expressions_replay(spark: SparkSession, no_active_stream
     variants = load_text(json.dumps({"tests": [case]}), file="long.json").variants
     [result] = run_variants(variants, lambda: spark)
     assert result.status == Status.PASSED, result.reason
+
+
+@pytest.mark.spark
+def test_a_failing_part_nulls_the_whole_expression_only_in_a_query_built_for_it(spark: SparkSession) -> None:
+    from qtt.runtime.build.compiler import Compiler, whole_expression_errors
+
+    scope = Scope([ScopeColumn("A", t.INTEGER), ScopeColumn("B", t.INTEGER)])
+    texts = ["COALESCE(A + 1, -1)", "(A / B) IS NULL", "ARRAY[A / B, 6]", "A + 1", "ABS(COALESCE(A + 1, -1))"]
+    texts += ["CAST(A + 1 > 5 AS STRING)"]
+    typed = [Analyzer(scope, "SELECT").typed(parse_expression(text)) for text in texts]
+    df = spark.createDataFrame([(None, 2), (6, 0)], "A int, B int")
+
+    def values(**whole: bool) -> list[tuple[Any, ...]]:
+        if not whole:
+            return [tuple(row) for row in df.select(*(Compiler()(x) for x in typed)).collect()]
+        with whole_expression_errors(True, **whole):
+            return [tuple(row) for row in df.select(*(Compiler()(x) for x in typed)).collect()]
+
+    assert values() == [(-1, True, [None, 6], None, 1, "false"), (7, True, [None, 6], 7, 7, "true")]
+    # a caught part (the call inside ABS, the CAST) is null as a whole where it throws inside
+    assert values(caught=True) == [(None, None, [None, 6], None, None, None), (7, None, [None, 6], 7, 7, "true")]
+    assert values(caught=False) == [(None, None, None, None, None, None), (7, None, None, 7, 7, "true")]

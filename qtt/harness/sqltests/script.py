@@ -17,6 +17,7 @@ from qtt import sqltypes as t
 from qtt.errors import AssertionFailedError, QttError, SqlError, StatementError, UnsupportedFeatureError
 from qtt.harness.replay.runner import evaluate_constant
 from qtt.harness.sqltests.files import SqlTest
+from qtt.plan.analysis.expression_errors import with_error_scope
 from qtt.plan.ddl.metastore import TABLE, DataSource
 from qtt.plan.ddl.replaced import current_plan
 from qtt.plan.ddl.sql_schema import namespace_of
@@ -97,7 +98,7 @@ def interpret(test: SqlTest) -> Script:
 
 def _step(script: Script, planner: Planner, planned: list[s.StatementPlan], statement: ast.Statement) -> None:
     if isinstance(statement, ast.InsertValues):
-        plan = current_plan(planner.config, planned)
+        plan = with_error_scope(current_plan(planner.config, planned))
         if not script.epochs or script.epochs[-1].plan != plan:
             _begin_epoch(script, plan, planner.topic_partitions)
         script.inserts.append(inserted_row(planner.insert_values_target(statement), statement, planner.evaluate))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from qtt.plan.analysis.expression_errors import with_error_scope
 from qtt.plan.ddl.metastore import STREAM, TABLE, DataSource
 from qtt.plan.ir import steps as s
 from qtt.plan.ksqldb import (  # noqa: F401  (register translators)
@@ -17,6 +18,7 @@ from qtt.plan.ksqldb import (  # noqa: F401  (register translators)
     table_functions,
 )
 from qtt.plan.ksqldb.context import StepContext, Untranslatable, translate_step
+from qtt.plan.settings import NESTED_ERROR_SET_NULL, enabled
 from qtt.plan.statements import PlannedCase
 
 _COMMANDS = {"createStreamV1": (s.CreateStreamV1, STREAM), "createTableV1": (s.CreateTableV1, TABLE)}
@@ -93,7 +95,9 @@ def translate_plan(
                 # a source table's materialization (CREATE SOURCE TABLE): no output, as qtt plans it
                 query = None
         statements.append(s.KsqlPlanV1(statement_text=text, ddl_command=command, query_plan=query))
-    plan = s.Plan(config=dict(properties), statements=tuple(statements))
+    # a plan persisted before ksql.nested.error.set.null existed runs with its legacy value, off
+    caught = enabled(config, NESTED_ERROR_SET_NULL, False)
+    plan = with_error_scope(s.Plan(config={**properties, NESTED_ERROR_SET_NULL: caught}, statements=tuple(statements)))
     return PlannedCase(plan=plan, sources=declared, topic_partitions=topic_partitions)
 
 

@@ -12,7 +12,8 @@ semantics differ from ksqlDB's (Java's), the method says so and compensates:
   default escape and ``%`` does not match line breaks, arrays are 1-based.
 
 Errors inside an expression make it null rather than failing the query: ksqlDB logs them
-to the processing log and emits null.
+to the processing log and emits null. The failing part is null; in a query built under
+:func:`whole_expression_errors` the whole top-level expression is, as in ksqlDB.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from __future__ import annotations
 import base64
 import decimal
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import singledispatchmethod
 
 from pyspark.sql import Column
@@ -28,6 +31,7 @@ from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
 from qtt.errors import RuntimeBuildError
+from qtt.plan.analysis.expression_errors import CAUGHT_ARGUMENTS
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir.depth import deep_call, in_deep_call, tree_depth
 from qtt.runtime.build import builtins
@@ -50,6 +54,22 @@ from qtt.runtime.spark.spark_types import to_spark
 
 # Expressions up to this depth compile on the caller's stack; deeper ones in a deep call.
 _SHALLOW = 100
+
+#: while a query is built whose failures null whole expressions: whether ksqlDB catches a
+#: failing CAST, array item, map entry, struct field or call argument itself
+#: (``ksql.nested.error.set.null``); None: only the failing part is null
+_WHOLE_EXPRESSION_ERRORS: ContextVar[bool | None] = ContextVar("qtt_whole_expression_errors", default=None)
+
+
+@contextmanager
+def whole_expression_errors(enabled: bool, *, caught: bool = True) -> Iterator[None]:
+    """Build a query's expressions so that a failing part nulls the whole expression (each
+    SELECT column, predicate, key or aggregate argument), as ksqlDB's generated code does."""
+    token = _WHOLE_EXPRESSION_ERRORS.set(caught if enabled else None)
+    try:
+        yield
+    finally:
+        _WHOLE_EXPRESSION_ERRORS.reset(token)
 
 
 def _children(expr: e.Expression) -> tuple[e.Expression, ...]:
@@ -89,9 +109,35 @@ class Compiler:
             return deep_call(self._on_this_thread, expr)
         self._nesting += 1
         try:
-            return self.visit(expr)
+            column = self.visit(expr)
+            if self._nesting == 1 and not self.lambda_columns:
+                column = self._whole_expression_failure(expr, column)
+            return column
         finally:
             self._nesting -= 1
+
+    def _whole_expression_failure(self, expr: e.Expression, column: Column) -> Column:
+        """``column`` null wherever a part of ``expr`` throws in ksqlDB's Java, in a query built
+        under :func:`whole_expression_errors`."""
+        caught = _WHOLE_EXPRESSION_ERRORS.get()
+        if caught is None or isinstance(expr, e.Lambda):
+            return column
+        return self._null_where(failure(expr, self, caught), column, expr.result_type)
+
+    def _caught(self, part: e.Expression, column: Column | None = None, type_: t.SqlType | None = None) -> Column:
+        """``part`` (compiled: ``column`` of ``type_``, else ``part`` compiled here), which ksqlDB
+        evaluates in a try of its own (``ksql.nested.error.set.null``): in a query built under
+        :func:`whole_expression_errors` with caught parts, null wherever ``part`` throws inside."""
+        compiled = self(part) if column is None else column
+        if _WHOLE_EXPRESSION_ERRORS.get() is not True:
+            return compiled
+        return self._null_where(failure(part, self, True), compiled, type_ or part.result_type)
+
+    @staticmethod
+    def _null_where(fails: Column | None, column: Column, type_: t.SqlType) -> Column:
+        if fails is None:
+            return column
+        return F.when(F.coalesce(fails, F.lit(False)), F.lit(None).cast(to_spark(type_))).otherwise(column)
 
     def _on_this_thread(self, expr: e.Expression) -> Column:
         """Compile ``expr`` on a thread of its own (the large stack), with the session active there."""
@@ -321,11 +367,14 @@ class Compiler:
     @visit.register
     def visit_Cast(self, expr: e.Cast) -> Column:
         in_lambda = bool(self.lambda_columns)
-        return cast(self(expr.operand), expr.operand.result_type, expr.sql_type, in_lambda=in_lambda)
+        converted = cast(self(expr.operand), expr.operand.result_type, expr.sql_type, in_lambda=in_lambda)
+        return self._caught(expr.operand, converted, expr.sql_type)  # the CAST with its operand
 
     @visit.register
     def visit_Call(self, expr: e.Call) -> Column:
-        return builtins.call(expr, [self(a) for a in expr.args])
+        # ksqlDB evaluates an argument that is a call or a field access in a try of its own
+        args = [self._caught(a) if isinstance(a, CAUGHT_ARGUMENTS) else self(a) for a in expr.args]
+        return builtins.call(expr, args)
 
     @visit.register
     def visit_Subscript(self, expr: e.Subscript) -> Column:
@@ -343,7 +392,7 @@ class Compiler:
     @visit.register
     def visit_CreateArray(self, expr: e.CreateArray) -> Column:
         element = to_spark(expr.sql_type.element)  # type: ignore[attr-defined]
-        return F.array(*[self(i).cast(element) for i in expr.items])
+        return F.array(*[self._caught(i).cast(element) for i in expr.items])
 
     @visit.register
     def visit_CreateMap(self, expr: e.CreateMap) -> Column:
@@ -354,8 +403,8 @@ class Compiler:
         parts: list[Column] = []
         keys: list[Column] = []
         for entry in expr.entries:
-            key = self(entry.key).cast(to_spark(map_type.key))
-            parts += [key, self(entry.value).cast(to_spark(map_type.value))]
+            key = self._caught(entry.key).cast(to_spark(map_type.key))
+            parts += [key, self._caught(entry.value).cast(to_spark(map_type.value))]
             if not (isinstance(entry.key, e.Literal) and entry.key.value is not None):
                 keys.append(key)
         result = F.create_map(*parts)
@@ -369,7 +418,7 @@ class Compiler:
     def visit_CreateStruct(self, expr: e.CreateStruct) -> Column:
         if not expr.fields:
             return F.struct().cast(to_spark(expr.sql_type))
-        return F.struct(*[self(f.value).alias(f.name) for f in expr.fields])
+        return F.struct(*[self._caught(f.value).alias(f.name) for f in expr.fields])
 
 
 def _flatten(expr: e.Expression, kind: type[e.And] | type[e.Or]) -> list[e.Expression]:

@@ -7,7 +7,10 @@ whole call null (``TRANSFORM(ARRAY[1, NULL], x => x + 1)`` is null, not ``[2, nu
 does an int or long division or remainder by zero. Where ksqlDB catches the exception itself
 (``ksql.nested.error.set.null``: a CAST, an array item, a map key or value, a struct field, a
 function argument that is a call or a field access), only that part is null.
-Outside a lambda, qtt already makes such a failed expression null where it happens.
+Outside a lambda, the same exception leaves the whole top-level expression (a SELECT column, a
+predicate, a key, an aggregate argument): :class:`~qtt.runtime.build.compiler.Compiler` nulls
+it where :func:`failure` holds, in a query whose plan records that rule
+(:mod:`qtt.plan.analysis.expression_errors`).
 
 :func:`failure` gives, for a body compiled with the lambda's variables bound, a BOOLEAN
 column that is true where evaluating the body throws, or None where it never can. It follows
@@ -24,6 +27,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
+from qtt.plan.analysis.expression_errors import CAUGHT_NODES, failing_arguments
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins import invocation_functions
 
@@ -39,8 +43,9 @@ def any_of(*conditions: Column | None) -> Column | None:
 
 
 def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Column | None:
-    """True where evaluating ``expr`` (inside a lambda) throws; None if it never can. Without
-    ``caught``, a part ksqlDB catches counts too (its logger throws for an INSERT value)."""
+    """True where evaluating ``expr`` throws; None if it never can. Without ``caught``, a part
+    ksqlDB catches counts too (``ksql.nested.error.set.null`` off, or an INSERT value, whose
+    logger throws)."""
 
     def fails(part: e.Expression) -> Column | None:
         return failure(part, compile_, caught)
@@ -69,7 +74,7 @@ def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Colum
         # null only where Java throws (a NaN or infinite DOUBLE against a DECIMAL)
         inner = [fails(child) for child in expr.children()]
         return any_of(*inner, compile_(expr).isNull())
-    if caught and isinstance(expr, (e.Cast, e.CreateArray, e.CreateMap, e.CreateStruct)):
+    if caught and isinstance(expr, CAUGHT_NODES):
         # ksql.nested.error.set.null: ksqlDB catches a CAST (with its operand), an array
         # item, a map key or value and a struct field itself, so only that part is null
         return None
@@ -83,8 +88,7 @@ def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Colum
         return any_of(fails(expr.base), fails(expr.index), index_null)
     if isinstance(expr, e.Call):
         # an argument that is itself a call or a field access is caught as a CAST is
-        skipped = (e.Lambda, e.Call, e.FieldRef) if caught else (e.Lambda,)
-        inner = [fails(a) for a in expr.args if not isinstance(a, skipped)]
+        inner = [fails(a) for a in failing_arguments(expr, caught)]
         if not invocation_functions.is_lambda_call(expr):
             return any_of(*inner)
         args = [compile_(a) for a in expr.args]

@@ -43,6 +43,7 @@ from qtt.plan.ir.shape import QueryShape
 from qtt.runtime.build import repartitions
 from qtt.runtime.build.builder import PlanBuilder
 from qtt.runtime.build.builtins.casts import nulls_cast_as_text
+from qtt.runtime.build.compiler import whole_expression_errors
 from qtt.runtime.build.context import StatefulHook
 from qtt.runtime.build.serde_udfs import DecodedColumns
 from qtt.runtime.execute.group_source import GroupSource, group_source
@@ -438,7 +439,11 @@ def _build(
         settings=job.settings,
     )
     try:
-        with nulls_cast_as_text(not job.settings.cast_strings_preserve_nulls):
+        settings = job.settings
+        with (
+            nulls_cast_as_text(not settings.cast_strings_preserve_nulls),
+            whole_expression_errors(settings.whole_expression_errors, caught=settings.nested_errors_caught),
+        ):
             builder.build(job.query.physical_plan)
     except QttError:
         raise

@@ -24,17 +24,16 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
+from qtt.plan.functions.invocation_signatures import LAMBDA_SIGNATURES
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins.java.hashmap_order import java_map_entries
 from qtt.runtime.build.builtins.registry import implements, null_of
 from qtt.runtime.spark.spark_types import to_spark
 
-_LAMBDA_FUNCTIONS = frozenset(["TRANSFORM", "FILTER", "REDUCE"])
-
 
 def is_lambda_call(expr: e.Call) -> bool:
     """Whether ``expr`` calls a lambda function."""
-    return expr.name in _LAMBDA_FUNCTIONS
+    return expr.name in LAMBDA_SIGNATURES
 
 
 def _failed(fn: Any, *columns: Column) -> Column | None:

@@ -1,0 +1,147 @@
+"""Which expressions a failure inside would null as a whole in ksqlDB but not in qtt's older runtime.
+
+ksqlDB compiles each expression of a query (a SELECT column, a predicate, a GROUP BY or
+PARTITION BY expression, an aggregate's argument) into one Java method. Where that code
+throws (arithmetic, negation or ``NOT`` unboxing a null operand, an int division by zero, a
+null ``LIKE`` operand, a null array index, a null ``CASE`` condition ...), the exception leaves
+the whole method, which ksqlDB logs and makes null, unless the part that threw is one ksqlDB
+catches itself (``ksql.nested.error.set.null``: a ``CAST``, an array item, a map key or value,
+a struct field, a function argument that is a call or a field access).
+
+qtt's runtime nulls the failing part where it fails. That is the same value as ksqlDB's
+wherever every node between the failure and the top passes a null on (``a + 1`` of a null
+``a`` is null either way); it differs only under a node that turns a null operand into a
+value: a comparison (false), ``IS NULL``, ``IN``, ``COALESCE`` or any other call, a string
+``+``. Plans persisted before qtt followed ksqlDB here keep the part-only rule, so the planner
+records :data:`~qtt.plan.settings.EXPRESSION_ERROR_SCOPE` in the config of a plan only when
+one of its expressions :func:`absorbs_errors`; the runtime then nulls each whole expression
+that fails (``qtt.runtime.build.lambda_failures.failure`` says where Java throws).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from types import MappingProxyType
+
+from qtt import sqltypes as t
+from qtt.plan.functions.invocation_signatures import LAMBDA_SIGNATURES
+from qtt.plan.ir import expressions as e
+from qtt.plan.ir import steps as s
+from qtt.plan.ir.depth import deep_call
+from qtt.plan.ir.steps import walk_steps
+from qtt.plan.ir.tagged import children_of
+from qtt.plan.settings import EXPRESSION_ERROR_SCOPE, NESTED_ERROR_SET_NULL, WHOLE_EXPRESSION, enabled
+
+#: the nodes whose parts ksqlDB evaluates in a try of their own while the setting is on
+CAUGHT_NODES = (e.Cast, e.CreateArray, e.CreateMap, e.CreateStruct)
+#: the arguments of a call that ksqlDB evaluates in a try of their own while the setting is on
+CAUGHT_ARGUMENTS = (e.Call, e.FieldRef)
+#: nodes whose value is null wherever the Java code of one of their operands throws
+_PASSING = (e.Negate, e.Not, e.Like, e.Subscript, e.FieldRef, e.And, e.Or, e.Case)
+_COMPARING = (e.Comparison, e.DistinctFrom, e.Between)
+
+
+def with_error_scope(plan: s.Plan) -> s.Plan:
+    """``plan``, recording :data:`~qtt.plan.settings.EXPRESSION_ERROR_SCOPE` in its config where
+    one of its expressions :func:`absorbs_errors` (under the plan's ``ksql.nested.error.set.null``)."""
+    caught = enabled(plan.config, NESTED_ERROR_SET_NULL, True)
+    # the walk recurses over expressions: deep ones (generated SQL) need a large stack
+    if not deep_call(plan_absorbs_errors, plan.queries(), caught=caught):
+        return plan
+    config = dict(sorted({**plan.config, EXPRESSION_ERROR_SCOPE: WHOLE_EXPRESSION}.items()))
+    return replace(plan, config=MappingProxyType(config))
+
+
+def plan_absorbs_errors(queries: Iterable[s.QueryPlan], *, caught: bool = True) -> bool:
+    """Whether an expression of any of ``queries``' steps :func:`absorbs_errors`."""
+    return any(
+        absorbs_errors(expression, caught=caught)
+        for query in queries
+        for step in walk_steps(query.physical_plan)
+        for expression in children_of(step, e.Expression)
+    )
+
+
+def absorbs_errors(expr: e.Expression, *, caught: bool = True) -> bool:
+    """Whether a part of ``expr`` can throw in ksqlDB's Java where qtt's part-null value of the
+    expression ksqlDB nulls for it (``expr``, or the caught part around it) is not null.
+    ``caught``: ``ksql.nested.error.set.null`` is on."""
+    return any(_can_throw(unit, caught) and not _passes_null(unit, caught) for unit in _units(expr, caught))
+
+
+def _units(expr: e.Expression, caught: bool) -> list[e.Expression]:
+    """``expr`` and, while ``caught``, each part ksqlDB evaluates in a try of its own: a CAST's
+    operand, a constructor's item, key, value or field, a call or field access passed to a call."""
+    units = [expr]
+    if caught:
+        for part in e.walk(expr):
+            if isinstance(part, CAUGHT_NODES):
+                units += part.children()
+            elif isinstance(part, e.Call):
+                units += [a for a in part.args if isinstance(a, CAUGHT_ARGUMENTS)]
+    return units
+
+
+def _can_throw(expr: e.Expression, caught: bool) -> bool:
+    if isinstance(expr, e.Arithmetic) and expr.sql_type != t.STRING:
+        return True
+    if isinstance(expr, (e.Negate, e.Not, e.Like)):
+        return True
+    if isinstance(expr, (e.And, e.Or)):
+        return any(_can_throw(c, caught) or _may_be_null(c) for c in expr.children())
+    if isinstance(expr, e.Case):
+        conditions = any(_can_throw(w.condition, caught) or _may_be_null(w.condition) for w in expr.whens)
+        return conditions or any(_can_throw(c, caught) for c in expr.children())
+    if isinstance(expr, _COMPARING):
+        return _double_against_decimal(expr) or any(_can_throw(c, caught) for c in expr.children())
+    if isinstance(expr, CAUGHT_NODES):
+        return not caught and (isinstance(expr, e.Cast) or any(_can_throw(c, caught) for c in expr.children()))
+    if isinstance(expr, e.Subscript) and isinstance(expr.base.result_type, t.Array):
+        return True
+    if isinstance(expr, e.Call):
+        return expr.name in LAMBDA_SIGNATURES or any(_can_throw(a, caught) for a in failing_arguments(expr, caught))
+    return any(_can_throw(c, caught) for c in expr.children())
+
+
+def _passes_null(expr: e.Expression, caught: bool) -> bool:
+    """Whether qtt's value of ``expr`` is null wherever its Java code throws."""
+    if not _can_throw(expr, caught):
+        return True
+    if (isinstance(expr, e.Arithmetic) and expr.sql_type != t.STRING) or isinstance(expr, _PASSING):
+        return all(_passes_null(c, caught) for c in expr.children())
+    if isinstance(expr, e.Cast):
+        return _passes_null(expr.operand, caught)
+    if isinstance(expr, _COMPARING):
+        # a comparison is null itself only where Java throws; a null operand makes it false
+        return not any(_can_throw(c, caught) for c in expr.children())
+    if isinstance(expr, e.Call):
+        # a lambda function's own failure nulls the call; an argument's may not
+        return not any(_can_throw(a, caught) for a in failing_arguments(expr, caught))
+    return False
+
+
+def failing_arguments(call: e.Call, caught: bool) -> list[e.Expression]:
+    """The arguments whose failure leaves the call: not a lambda, nor, while ``caught``, a call
+    or a field access, which ksqlDB evaluates in a try of its own."""
+    skipped = (e.Lambda, *CAUGHT_ARGUMENTS) if caught else (e.Lambda,)
+    return [a for a in call.args if not isinstance(a, skipped)]
+
+
+def _may_be_null(expr: e.Expression) -> bool:
+    """Whether a BOOLEAN operand of AND, OR or a CASE condition can be null (Java unboxes it)."""
+    if isinstance(expr, _COMPARING):
+        return _double_against_decimal(expr)
+    if isinstance(expr, e.IsNull):
+        return False
+    if isinstance(expr, e.Literal):
+        return expr.value is None
+    if isinstance(expr, (e.And, e.Or, e.Not)):
+        return any(_may_be_null(c) for c in expr.children())
+    return True
+
+
+def _double_against_decimal(expr: e.Expression) -> bool:
+    # BigDecimal.valueOf throws on a NaN or infinite DOUBLE: the comparison itself is null
+    bases = {c.result_type.base for c in expr.children()}
+    return "DOUBLE" in bases and "DECIMAL" in bases
