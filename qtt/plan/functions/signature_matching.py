@@ -235,6 +235,29 @@ def _param_type(
     return substitute(pattern, bindings, args)
 
 
+class _NullOnly(dict[str, t.SqlType]):
+    """Bindings where a variable no argument but a bare NULL reaches reads as STRING: the call's
+    result does not depend on it, and a null of any type is the same null."""
+
+    def get(self, key: str, default: t.SqlType | None = None) -> t.SqlType | None:  # type: ignore[override]
+        return super().get(key, t.STRING)
+
+
+def _type_bare_nulls(
+    params: Sequence[Pattern],
+    concrete: list[t.SqlType | None],
+    arg_types: Sequence[t.SqlType],
+    bindings: dict[str, t.SqlType],
+) -> list[t.SqlType | None]:
+    # ksqlDB calls a UDF with a Java null for a NULL whose type variable nothing else binds
+    # (TO_JSON_STRING(NULL) is 'null'); Spark needs a typed null there.
+    unbound = _NullOnly(bindings)
+    return [
+        substitute(p, unbound, arg_types) if c is None and isinstance(a, NullType) else c
+        for p, c, a in zip(params, concrete, arg_types, strict=True)
+    ]
+
+
 def _fill_decimal_nulls(params: Sequence[Pattern], concrete: list[t.SqlType | None]) -> list[t.SqlType | None]:
     # A NULL passed where any DECIMAL fits (GREATEST's) is typed as the decimal the other
     # decimal arguments of the call widen to.
@@ -325,6 +348,7 @@ def match_signature(function: Function, arg_types: Sequence[t.SqlType], written:
         returns = substitute(signature.returns, bindings, effective)
         if returns is None:
             raise StatementError(NULL_TYPE_MESSAGE)
+        concrete = _type_bare_nulls(params, concrete, arg_types, bindings)
         for check in function.checks:
             check(effective)
         note_resolution(functools.partial(_signature_text, name, signature))
