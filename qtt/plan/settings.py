@@ -14,14 +14,10 @@ from __future__ import annotations
 import decimal
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from qtt import sqltypes as t
-from qtt.errors import ConfigError, UnsupportedFeatureError
+from qtt.errors import ConfigError
 from qtt.plan.ir.schema import PSEUDO_COLUMNS, ROWTIME
-
-if TYPE_CHECKING:
-    from qtt.sql import ast
 
 CREATE_OR_REPLACE_ENABLED = "ksql.create.or.replace.enabled"
 SUPPRESS_ENABLED = "ksql.suppress.enabled"
@@ -167,26 +163,6 @@ def pseudo_columns(settings: Mapping[str, object]) -> dict[str, t.SqlType]:
     if value is None or str(value).lower() == "true":
         return dict(PSEUDO_COLUMNS)
     return {ROWTIME: PSEUDO_COLUMNS[ROWTIME]}
-
-
-def check_nested_errors(query: ast.Query, settings: Mapping[str, object]) -> None:
-    """Skip a query with a lambda while ``ksql.nested.error.set.null`` is off: ksqlDB then lets a
-    CAST, an array item, a map entry, a struct field or a call's argument inside a lambda body
-    throw out of the lambda function too, which qtt does not model (outside lambdas it does:
-    the failing part nulls the whole expression, :mod:`qtt.plan.analysis.expression_errors`).
-
-    Raises:
-        UnsupportedFeatureError: the setting is off and the query has a lambda.
-    """
-    if enabled(settings, NESTED_ERROR_SET_NULL, True):
-        return
-    # the SQL modules are loaded here only: a case file's loader checks its settings without them
-    from qtt.sql import ast
-    from qtt.sql.parser import iter_nodes
-
-    if any(isinstance(node, ast.Lambda) for node in iter_nodes(query)):
-        feature = f"{NESTED_ERROR_SET_NULL}=false in a lambda body (a failing part of it nulls the whole call)"
-        raise UnsupportedFeatureError(feature)
 
 
 def _problem(type_: str, value: object) -> str | None:

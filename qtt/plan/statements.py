@@ -53,7 +53,7 @@ from qtt.plan.planner.query_planner import plan_query
 from qtt.plan.planner.sink_fit import fit_to_sink
 from qtt.plan.planner.statement_text import statement_text_shown
 from qtt.plan.planner.window_planner import duration_ms, source_window
-from qtt.plan.settings import CREATE_OR_REPLACE_ENABLED, check_nested_errors, check_settings, enabled, trimmed
+from qtt.plan.settings import CREATE_OR_REPLACE_ENABLED, check_settings, enabled, trimmed
 from qtt.plan.source_names import check_sources_known, insert_target
 from qtt.sql import ast
 
@@ -453,7 +453,6 @@ class Planner:
         if replaced is not None and not swap:  # a swapped query starts from empty state
             aggregates = (self.ksql_aggregates.get(query_id, KsqlAggregate()), planned.ksql_aggregate)
             _check_in_place(replaced, sink, extended=extended_upgrades(self.config), aggregates=aggregates)
-        check_nested_errors(statement.query, self.config)  # the statement is valid: can qtt run it?
         if replaced is not None and swap:
             del self.running[replaced.query_id]
         self.sources[statement.name] = sink_source
@@ -506,7 +505,6 @@ class Planner:
                 f"\nSink schema is {target.schema}"
             )
             raise StatementError(msg)
-        check_nested_errors(statement.query, self.config)  # the statement is valid: can qtt run it?
         query_id = insert_query_id(properties, self.running).get("QUERY_ID")
         if not isinstance(query_id, str):
             query_id = f"INSERTQUERY_{self.query_count}"

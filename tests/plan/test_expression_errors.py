@@ -72,6 +72,11 @@ def test_with_nested_errors_not_caught_constructors_and_casts_absorb(text: str) 
     assert not absorbs(text)
 
 
+def test_with_nested_errors_not_caught_a_lambda_body_s_casts_fail_the_whole_call() -> None:
+    assert absorbs("TRANSFORM(XS, x => CAST(x AS STRING))", caught=False)
+    assert not absorbs("TRANSFORM(XS, x => CAST(x AS STRING))")
+
+
 def planned_config(select: str, properties: dict[str, object] | None = None) -> dict[str, object]:
     statements = parse_statements(
         "CREATE STREAM s (id VARCHAR KEY, a INT, b INT) WITH (kafka_topic='s', value_format='JSON');"

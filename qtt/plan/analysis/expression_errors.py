@@ -67,6 +67,8 @@ def absorbs_errors(expr: e.Expression, *, caught: bool = True) -> bool:
     """Whether a part of ``expr`` can throw in ksqlDB's Java where qtt's part-null value of the
     expression ksqlDB nulls for it (``expr``, or the caught part around it) is not null.
     ``caught``: ``ksql.nested.error.set.null`` is on."""
+    if not caught and any(isinstance(part, e.Lambda) for part in e.walk(expr)):
+        return True  # a lambda body's CAST or constructor item fails the whole lambda call
     return any(_can_throw(unit, caught) and not _passes_null(unit, caught) for unit in _units(expr, caught))
 
 

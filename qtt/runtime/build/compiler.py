@@ -180,7 +180,9 @@ class Compiler:
             return Compiler({**outer, **dict(zip(params, columns, strict=True))})(body)
 
         def failed(*columns: Column) -> Column | None:
-            return failure(body, Compiler({**outer, **dict(zip(params, columns, strict=True))}))
+            # with ksql.nested.error.set.null off, a CAST or constructor item in the body fails it too
+            caught = _WHOLE_EXPRESSION_ERRORS.get() is not False
+            return failure(body, Compiler({**outer, **dict(zip(params, columns, strict=True))}), caught)
 
         signature = inspect.Signature(
             [inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(len(params))]
