@@ -38,6 +38,8 @@ def absorbs(text: str, *, caught: bool = True) -> bool:
         "ABS(COALESCE(A + 1, -1))",  # the argument ksqlDB catches is null as a whole
         "CAST(A + 1 > 5 AS STRING)",  # ... and the CAST with its operand
         "ARRAY[COALESCE(A + 1, -1), 6]",
+        "(P / P) IS NULL",  # BigDecimal throws on a zero divisor
+        "TRANSFORM(ARRAY[P], x => x * P)",  # ... and past its precision, leaving the lambda function
         "(D > P) IS NULL",  # BigDecimal.valueOf throws on a NaN DOUBLE: the comparison is null
     ],
 )

@@ -118,9 +118,16 @@ def _passes_null(expr: e.Expression, caught: bool) -> bool:
         # a comparison is null itself only where Java throws; a null operand makes it false
         return not any(_can_throw(c, caught) for c in expr.children())
     if isinstance(expr, e.Call):
-        # a lambda function's own failure nulls the call; an argument's may not
+        # a lambda function's own failure nulls the call, but for DECIMAL arithmetic only under
+        # this rule; an argument's failure may not null the call
+        if any(_decimal_arithmetic(a.body) for a in expr.args if isinstance(a, e.Lambda)):
+            return False
         return not any(_can_throw(a, caught) for a in failing_arguments(expr, caught))
     return False
+
+
+def _decimal_arithmetic(expr: e.Expression) -> bool:
+    return any(isinstance(p, e.Arithmetic) and isinstance(p.sql_type, t.Decimal) for p in e.walk(expr))
 
 
 def failing_arguments(call: e.Call, caught: bool) -> list[e.Expression]:

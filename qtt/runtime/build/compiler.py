@@ -13,7 +13,8 @@ semantics differ from ksqlDB's (Java's), the method says so and compensates:
 
 Errors inside an expression make it null rather than failing the query: ksqlDB logs them
 to the processing log and emits null. The failing part is null; in a query built under
-:func:`whole_expression_errors` the whole top-level expression is, as in ksqlDB.
+:func:`~qtt.runtime.build.lambda_failures.whole_expression_errors` the whole top-level
+expression is, as in ksqlDB.
 """
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ from __future__ import annotations
 import base64
 import decimal
 import inspect
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from functools import singledispatchmethod
 
 from pyspark.sql import Column
@@ -47,29 +46,13 @@ from qtt.runtime.build.builtins.comparisons import (
 )
 from qtt.runtime.build.builtins.numeric import decimal_quotient
 from qtt.runtime.build.builtins.strings import dynamic_like_regex, like_regex, like_with_escape
-from qtt.runtime.build.lambda_failures import failure
+from qtt.runtime.build.lambda_failures import failure, whole_expression_rule
 from qtt.runtime.build.names import col
 from qtt.runtime.spark.session import activate
 from qtt.runtime.spark.spark_types import to_spark
 
 # Expressions up to this depth compile on the caller's stack; deeper ones in a deep call.
 _SHALLOW = 100
-
-#: while a query is built whose failures null whole expressions: whether ksqlDB catches a
-#: failing CAST, array item, map entry, struct field or call argument itself
-#: (``ksql.nested.error.set.null``); None: only the failing part is null
-_WHOLE_EXPRESSION_ERRORS: ContextVar[bool | None] = ContextVar("qtt_whole_expression_errors", default=None)
-
-
-@contextmanager
-def whole_expression_errors(enabled: bool, *, caught: bool = True) -> Iterator[None]:
-    """Build a query's expressions so that a failing part nulls the whole expression (each
-    SELECT column, predicate, key or aggregate argument), as ksqlDB's generated code does."""
-    token = _WHOLE_EXPRESSION_ERRORS.set(caught if enabled else None)
-    try:
-        yield
-    finally:
-        _WHOLE_EXPRESSION_ERRORS.reset(token)
 
 
 def _children(expr: e.Expression) -> tuple[e.Expression, ...]:
@@ -118,8 +101,8 @@ class Compiler:
 
     def _whole_expression_failure(self, expr: e.Expression, column: Column) -> Column:
         """``column`` null wherever a part of ``expr`` throws in ksqlDB's Java, in a query built
-        under :func:`whole_expression_errors`."""
-        caught = _WHOLE_EXPRESSION_ERRORS.get()
+        under :func:`~qtt.runtime.build.lambda_failures.whole_expression_errors`."""
+        caught = whole_expression_rule()
         if caught is None or isinstance(expr, e.Lambda):
             return column
         return self._null_where(failure(expr, self, caught), column, expr.result_type)
@@ -127,9 +110,10 @@ class Compiler:
     def _caught(self, part: e.Expression, column: Column | None = None, type_: t.SqlType | None = None) -> Column:
         """``part`` (compiled: ``column`` of ``type_``, else ``part`` compiled here), which ksqlDB
         evaluates in a try of its own (``ksql.nested.error.set.null``): in a query built under
-        :func:`whole_expression_errors` with caught parts, null wherever ``part`` throws inside."""
+        :func:`~qtt.runtime.build.lambda_failures.whole_expression_errors` with caught parts,
+        null wherever ``part`` throws inside."""
         compiled = self(part) if column is None else column
-        if _WHOLE_EXPRESSION_ERRORS.get() is not True:
+        if whole_expression_rule() is not True:
             return compiled
         return self._null_where(failure(part, self, True), compiled, type_ or part.result_type)
 
@@ -181,7 +165,7 @@ class Compiler:
 
         def failed(*columns: Column) -> Column | None:
             # with ksql.nested.error.set.null off, a CAST or constructor item in the body fails it too
-            caught = _WHOLE_EXPRESSION_ERRORS.get() is not False
+            caught = whole_expression_rule() is not False
             return failure(body, Compiler({**outer, **dict(zip(params, columns, strict=True))}), caught)
 
         signature = inspect.Signature(

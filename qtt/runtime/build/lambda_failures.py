@@ -20,7 +20,9 @@ only the branch it takes, every other expression evaluates all its operands.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import reduce
 
 from pyspark.sql import Column
@@ -32,6 +34,28 @@ from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins import invocation_functions
 
 Compile = Callable[[e.Expression], Column]
+
+#: while a query is built whose failures null whole expressions: whether ksqlDB catches a
+#: failing CAST, array item, map entry, struct field or call argument itself
+#: (``ksql.nested.error.set.null``); None: only the failing part is null
+_WHOLE_EXPRESSION_ERRORS: ContextVar[bool | None] = ContextVar("qtt_whole_expression_errors", default=None)
+
+
+@contextmanager
+def whole_expression_errors(enabled: bool, *, caught: bool = True) -> Iterator[None]:
+    """Build a query's expressions so that a failing part nulls the whole expression (each
+    SELECT column, predicate, key or aggregate argument), as ksqlDB's generated code does."""
+    token = _WHOLE_EXPRESSION_ERRORS.set(caught if enabled else None)
+    try:
+        yield
+    finally:
+        _WHOLE_EXPRESSION_ERRORS.reset(token)
+
+
+def whole_expression_rule() -> bool | None:
+    """While a query is built under :func:`whole_expression_errors`: whether caught parts are
+    caught (``ksql.nested.error.set.null``); None while only failing parts are null."""
+    return _WHOLE_EXPRESSION_ERRORS.get()
 
 
 def any_of(*conditions: Column | None) -> Column | None:
@@ -53,12 +77,14 @@ def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Colum
     if isinstance(expr, e.Arithmetic) and expr.sql_type != t.STRING:  # String + takes a null
         # Java's int and long / and % by zero throw ArithmeticException
         by_zero = expr.op in ("/", "%") and expr.sql_type.base in ("INTEGER", "BIGINT")
+        left, right = compile_(expr.left), compile_(expr.right)
         return any_of(
             fails(expr.left),
             fails(expr.right),
-            compile_(expr.left).isNull(),
-            compile_(expr.right).isNull(),
-            F.coalesce(compile_(expr.right) == 0, F.lit(False)) if by_zero else None,
+            left.isNull(),
+            right.isNull(),
+            F.coalesce(right == 0, F.lit(False)) if by_zero else None,
+            _decimal_thrown(expr, left, right, compile_),
         )
     if isinstance(expr, (e.Negate, e.Not)):
         return any_of(fails(expr.operand), compile_(expr.operand).isNull())
@@ -94,6 +120,15 @@ def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Colum
         args = [compile_(a) for a in expr.args]
         return any_of(*inner, invocation_functions.call_failure(expr, args))
     return any_of(*(fails(child) for child in expr.children()))
+
+
+def _decimal_thrown(expr: e.Arithmetic, left: Column, right: Column, compile_: Compile) -> Column | None:
+    # BigDecimal arithmetic with RoundingMode.UNNECESSARY throws where qtt's result is null of
+    # operands that are not (a division by zero, a quotient that must round). Counted only
+    # under the whole-expression rule: lambda bodies persisted before it null the element.
+    if not isinstance(expr.sql_type, t.Decimal) or whole_expression_rule() is None:
+        return None
+    return left.isNotNull() & right.isNotNull() & compile_(expr).isNull()
 
 
 def _logic(expr: e.And | e.Or, compile_: Compile, caught: bool) -> Column | None:

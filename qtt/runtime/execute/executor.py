@@ -43,8 +43,8 @@ from qtt.plan.ir.shape import QueryShape
 from qtt.runtime.build import repartitions
 from qtt.runtime.build.builder import PlanBuilder
 from qtt.runtime.build.builtins.casts import nulls_cast_as_text
-from qtt.runtime.build.compiler import whole_expression_errors
 from qtt.runtime.build.context import StatefulHook
+from qtt.runtime.build.lambda_failures import whole_expression_errors
 from qtt.runtime.build.serde_udfs import DecodedColumns
 from qtt.runtime.execute.group_source import GroupSource, group_source
 from qtt.runtime.execute.processing_log import processing_log
