@@ -199,7 +199,8 @@ def test_long_generated_expressions_replay(spark: SparkSession, no_active_stream
 
 @pytest.mark.spark
 def test_a_failing_part_nulls_the_whole_expression_only_in_a_query_built_for_it(spark: SparkSession) -> None:
-    from qtt.runtime.build.compiler import Compiler, whole_expression_errors
+    from qtt.runtime.build.compiler import Compiler
+    from qtt.runtime.build.lambda_failures import whole_expression_errors
 
     scope = Scope([ScopeColumn("A", t.INTEGER), ScopeColumn("B", t.INTEGER)])
     texts = ["COALESCE(A + 1, -1)", "(A / B) IS NULL", "ARRAY[A / B, 6]", "A + 1", "ABS(COALESCE(A + 1, -1))"]
