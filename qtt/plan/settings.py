@@ -26,11 +26,14 @@ ROWPARTITION_ROWOFFSET_ENABLED = "ksql.rowpartition.rowoffset.enabled"
 #: off: an array item, map entry, struct field or function argument that fails nulls the whole
 #: expression, not just itself
 NESTED_ERROR_SET_NULL = "ksql.nested.error.set.null"
-#: qtt's own: a plan that records it (value :data:`WHOLE_EXPRESSION`) nulls a whole expression
-#: where a part of it fails, as ksqlDB does; without it only the failing part is null (the
-#: planner records it where the two differ, :mod:`qtt.plan.analysis.expression_errors`)
+#: qtt's own: a plan that records it nulls a whole expression where a part of it fails, as
+#: ksqlDB does; without it only the failing part is null (the planner records it where the two
+#: differ, :mod:`qtt.plan.analysis.expression_errors`). Its values, oldest first:
+#: :data:`WHOLE_EXPRESSION` (Java's own failures: arithmetic, unboxing, a DECIMAL that must
+#: round) and :data:`WHOLE_EXPRESSION_FUNCTIONS` (those, and a function that throws on its input)
 EXPRESSION_ERROR_SCOPE = "qtt.expression.error.scope"
 WHOLE_EXPRESSION = "expression"
+WHOLE_EXPRESSION_FUNCTIONS = "expression+functions"
 
 _BOOLEAN, _SHORT, _INT, _LONG, _STRING = "BOOLEAN", "SHORT", "INT", "LONG", "STRING"
 

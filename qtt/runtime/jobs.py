@@ -22,7 +22,13 @@ from typing import Any, Protocol
 from qtt.errors import QttError
 from qtt.plan.ir.schema import LogicalSchema
 from qtt.plan.ir.steps import QueryPlan
-from qtt.plan.settings import EXPRESSION_ERROR_SCOPE, NESTED_ERROR_SET_NULL, WHOLE_EXPRESSION, enabled
+from qtt.plan.settings import (
+    EXPRESSION_ERROR_SCOPE,
+    NESTED_ERROR_SET_NULL,
+    WHOLE_EXPRESSION,
+    WHOLE_EXPRESSION_FUNCTIONS,
+    enabled,
+)
 from qtt.serde.registry.schema_registry import RegistrySnapshot
 
 #: the name the replay source registers under: ``spark.readStream.format(FORMAT_NAME)``
@@ -175,17 +181,21 @@ class QuerySettings:
     #: ``ksql.nested.error.set.null``: with ``whole_expression_errors``, a CAST, an array item, a
     #: map entry, a struct field and a call or field access passed to a call fail only themselves
     nested_errors_caught: bool = True
+    #: with ``whole_expression_errors``, a function that throws on its input fails the expression too
+    function_errors: bool = False
 
     @classmethod
     def of(cls, config: Mapping[str, object]) -> QuerySettings:
         """The settings of a plan's ``config`` (its properties, as the case or script set them)."""
         throw = config.get(TIMESTAMP_THROW_ON_INVALID, False)
         preserve = config.get(CAST_STRINGS_PRESERVE_NULLS, True)
+        scope = config.get(EXPRESSION_ERROR_SCOPE)
         return cls(
             timestamp_throw_on_invalid=str(throw).strip().lower() == "true",
             cast_strings_preserve_nulls=str(preserve).strip().lower() != "false",
-            whole_expression_errors=config.get(EXPRESSION_ERROR_SCOPE) == WHOLE_EXPRESSION,
+            whole_expression_errors=scope in (WHOLE_EXPRESSION, WHOLE_EXPRESSION_FUNCTIONS),
             nested_errors_caught=enabled(config, NESTED_ERROR_SET_NULL, True),
+            function_errors=scope == WHOLE_EXPRESSION_FUNCTIONS,
         )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from qtt.plan.analysis.analyzer import Analyzer, Scope, ScopeColumn
 from qtt.plan.analysis.expression_errors import absorbs_errors
-from qtt.plan.settings import EXPRESSION_ERROR_SCOPE, WHOLE_EXPRESSION
+from qtt.plan.settings import EXPRESSION_ERROR_SCOPE, WHOLE_EXPRESSION, WHOLE_EXPRESSION_FUNCTIONS
 from qtt.plan.statements import plan_statements
 from qtt.runtime.jobs import QuerySettings
 from qtt.sql import parse_expression, parse_statements, parse_type
@@ -79,6 +79,33 @@ def test_with_nested_errors_not_caught_a_lambda_body_s_casts_fail_the_whole_call
     assert not absorbs("TRANSFORM(XS, x => CAST(x AS STRING))")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PARSE_DATE(S, 'yyyy') IS NULL",  # PARSE_DATE throws on text it cannot read
+        "NOT (PARSE_TIMESTAMP(S, 'yyyy') > PARSE_TIMESTAMP('2024', 'yyyy'))",
+        "'at ' + FORMAT_TIMESTAMP(FROM_UNIXTIME(0), 'HH', S)",  # an unknown zone; string + takes the null
+        "TO_BYTES(S, 'hex') IS NULL",
+        "ARRAY_LENGTH(TRANSFORM(ARRAY[S], x => PARSE_DATE(x, 'yyyy')))",  # the lambda call throws
+    ],
+)
+def test_a_function_that_throws_on_its_input_absorbs_like_arithmetic(text: str) -> None:
+    assert absorbs(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PARSE_DATE(S, 'yyyy')",  # null either way
+        "COALESCE(PARSE_DATE(S, 'yyyy'), PARSE_DATE('2024', 'yyyy'))",  # ksqlDB catches a call argument
+        "EXTRACTJSONFIELD(S, '$.a') IS NULL",  # null for a missing field too: not counted
+        "TRANSFORM(ARRAY[S], x => CONCAT('d', FORMAT_DATE(PARSE_DATE(x, 'yyyy'), 'yyyy')))",  # caught in the body
+    ],
+)
+def test_a_throwing_function_that_ksqldb_catches_or_whose_null_reaches_the_top_absorbs_nothing(text: str) -> None:
+    assert not absorbs(text)
+
+
 def planned_config(select: str, properties: dict[str, object] | None = None) -> dict[str, object]:
     statements = parse_statements(
         "CREATE STREAM s (id VARCHAR KEY, a INT, b INT) WITH (kafka_topic='s', value_format='JSON');"
@@ -96,6 +123,16 @@ def test_the_plan_records_the_scope_only_where_the_rules_differ() -> None:
     off = {"ksql.nested.error.set.null": False}
     assert planned_config("SELECT id, ARRAY[a / b, 0] AS c FROM s", off) == {**off, **whole}
     assert planned_config("SELECT id, ARRAY[a / b, 0] AS c FROM s") == {}
+
+
+def test_a_plan_that_calls_a_throwing_function_records_the_scope_that_counts_it() -> None:
+    functions = {EXPRESSION_ERROR_SCOPE: WHOLE_EXPRESSION_FUNCTIONS}
+    assert planned_config("SELECT id, PARSE_DATE(CAST(a AS STRING), 'yyyy') IS NULL AS c FROM s") == functions
+    # a plan whose rules differ elsewhere records it too, as its functions may throw inside
+    assert planned_config("SELECT id, COALESCE(a + 1, -1) AS c, PARSE_DATE('2024', 'yyyy') AS d FROM s") == functions
+    assert planned_config("SELECT id, PARSE_DATE(CAST(a AS STRING), 'yyyy') AS d FROM s") == {}
+    assert QuerySettings.of(functions).function_errors and QuerySettings.of(functions).whole_expression_errors
+    assert not QuerySettings.of({EXPRESSION_ERROR_SCOPE: WHOLE_EXPRESSION}).function_errors
 
 
 def test_the_runtime_reads_the_scope_from_the_plan_and_plans_without_it_keep_the_part_rule() -> None:

@@ -31,12 +31,52 @@ from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
 from qtt.plan.ir.steps import walk_steps
 from qtt.plan.ir.tagged import children_of
-from qtt.plan.settings import EXPRESSION_ERROR_SCOPE, NESTED_ERROR_SET_NULL, WHOLE_EXPRESSION, enabled
+from qtt.plan.settings import (
+    EXPRESSION_ERROR_SCOPE,
+    NESTED_ERROR_SET_NULL,
+    WHOLE_EXPRESSION,
+    WHOLE_EXPRESSION_FUNCTIONS,
+    enabled,
+)
 
 #: the nodes whose parts ksqlDB evaluates in a try of their own while the setting is on
 CAUGHT_NODES = (e.Cast, e.CreateArray, e.CreateMap, e.CreateStruct)
 #: the arguments of a call that ksqlDB evaluates in a try of their own while the setting is on
 CAUGHT_ARGUMENTS = (e.Call, e.FieldRef)
+#: functions whose ksqlDB implementation throws on some arguments (text that does not parse, an
+#: unknown zone, pattern or encoding, a value out of range) and returns null for no arguments but
+#: null ones: where qtt's call is null of arguments that are not, ksqlDB's threw
+THROWING_FUNCTIONS = frozenset(
+    {
+        "BIGINT_FROM_BYTES",
+        "CONVERT_TZ",
+        "DATETOSTRING",
+        "DOUBLE_FROM_BYTES",
+        "ENCODE",
+        "FORMAT_DATE",
+        "FORMAT_TIME",
+        "FORMAT_TIMESTAMP",
+        "FROM_BYTES",
+        "GEO_DISTANCE",
+        "INT_FROM_BYTES",
+        "JSON_ITEMS",
+        "MASK",
+        "MASK_KEEP_LEFT",
+        "MASK_KEEP_RIGHT",
+        "MASK_LEFT",
+        "MASK_RIGHT",
+        "PARSE_DATE",
+        "PARSE_TIME",
+        "PARSE_TIMESTAMP",
+        "REGEXP_REPLACE",
+        "REGEXP_SPLIT_TO_ARRAY",
+        "STRINGTODATE",
+        "STRINGTOTIMESTAMP",
+        "TIMESTAMPTOSTRING",
+        "TO_BYTES",
+        "URL_DECODE_PARAM",
+    }
+)
 #: nodes whose value is null wherever the Java code of one of their operands throws
 _PASSING = (e.Negate, e.Not, e.Like, e.Subscript, e.FieldRef, e.And, e.Or, e.Case)
 _COMPARING = (e.Comparison, e.DistinctFrom, e.Between)
@@ -49,8 +89,20 @@ def with_error_scope(plan: s.Plan) -> s.Plan:
     # the walk recurses over expressions: deep ones (generated SQL) need a large stack
     if not deep_call(plan_absorbs_errors, plan.queries(), caught=caught):
         return plan
-    config = dict(sorted({**plan.config, EXPRESSION_ERROR_SCOPE: WHOLE_EXPRESSION}.items()))
+    # plans that call no such function keep the value they were persisted with
+    scope = WHOLE_EXPRESSION_FUNCTIONS if deep_call(_calls_throwing_function, plan.queries()) else WHOLE_EXPRESSION
+    config = dict(sorted({**plan.config, EXPRESSION_ERROR_SCOPE: scope}.items()))
     return replace(plan, config=MappingProxyType(config))
+
+
+def _calls_throwing_function(queries: Iterable[s.QueryPlan]) -> bool:
+    return any(
+        isinstance(part, e.Call) and part.name in THROWING_FUNCTIONS
+        for query in queries
+        for step in walk_steps(query.physical_plan)
+        for expression in children_of(step, e.Expression)
+        for part in e.walk(expression)
+    )
 
 
 def plan_absorbs_errors(queries: Iterable[s.QueryPlan], *, caught: bool = True) -> bool:
@@ -102,7 +154,8 @@ def _can_throw(expr: e.Expression, caught: bool) -> bool:
     if isinstance(expr, e.Subscript) and isinstance(expr.base.result_type, t.Array):
         return True
     if isinstance(expr, e.Call):
-        return expr.name in LAMBDA_SIGNATURES or any(_can_throw(a, caught) for a in failing_arguments(expr, caught))
+        own = expr.name in LAMBDA_SIGNATURES or expr.name in THROWING_FUNCTIONS
+        return own or any(_can_throw(a, caught) for a in failing_arguments(expr, caught))
     return any(_can_throw(c, caught) for c in expr.children())
 
 
@@ -118,16 +171,36 @@ def _passes_null(expr: e.Expression, caught: bool) -> bool:
         # a comparison is null itself only where Java throws; a null operand makes it false
         return not any(_can_throw(c, caught) for c in expr.children())
     if isinstance(expr, e.Call):
-        # a lambda function's own failure nulls the call, but for DECIMAL arithmetic only under
-        # this rule; an argument's failure may not null the call
-        if any(_decimal_arithmetic(a.body) for a in expr.args if isinstance(a, e.Lambda)):
+        # a lambda function's own failure nulls the call, but for DECIMAL arithmetic and a
+        # throwing function in its body only under this rule; an argument's failure may not
+        # null the call
+        if any(_fails_only_under_the_rule(a.body, caught) for a in expr.args if isinstance(a, e.Lambda)):
             return False
         return not any(_can_throw(a, caught) for a in failing_arguments(expr, caught))
     return False
 
 
-def _decimal_arithmetic(expr: e.Expression) -> bool:
-    return any(isinstance(p, e.Arithmetic) and isinstance(p.sql_type, t.Decimal) for p in e.walk(expr))
+def _fails_only_under_the_rule(body: e.Expression, caught: bool) -> bool:
+    """Whether a lambda body holds a failure that plans persisted before this rule null as an
+    element, not as the lambda call: DECIMAL arithmetic anywhere, a call of a throwing function
+    outside the parts ksqlDB catches itself."""
+    decimal = any(isinstance(p, e.Arithmetic) and isinstance(p.sql_type, t.Decimal) for p in e.walk(body))
+    return decimal or any(isinstance(p, e.Call) and p.name in THROWING_FUNCTIONS for p in _uncaught(body, caught))
+
+
+def _uncaught(expr: e.Expression, caught: bool) -> list[e.Expression]:
+    """``expr`` and its parts outside those ksqlDB evaluates in a try of their own."""
+    parts, todo = [], [expr]
+    while todo:
+        part = todo.pop()
+        parts.append(part)
+        if caught and isinstance(part, CAUGHT_NODES):
+            continue
+        if isinstance(part, e.Call):
+            todo += failing_arguments(part, caught)
+        else:
+            todo += part.children()
+    return parts
 
 
 def failing_arguments(call: e.Call, caught: bool) -> list[e.Expression]:

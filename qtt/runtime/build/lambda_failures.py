@@ -4,9 +4,11 @@ ksqlDB compiles a lambda body to Java over boxed values. Arithmetic, negation an
 operands of NOT, AND and OR unbox their operands, so a null operand throws; the exception
 leaves the lambda function (TRANSFORM, FILTER, REDUCE), and ksqlDB logs it and makes the
 whole call null (``TRANSFORM(ARRAY[1, NULL], x => x + 1)`` is null, not ``[2, null]``), as
-does an int or long division or remainder by zero. Where ksqlDB catches the exception itself
-(``ksql.nested.error.set.null``: a CAST, an array item, a map key or value, a struct field, a
-function argument that is a call or a field access), only that part is null.
+does an int or long division or remainder by zero, or a function that throws on its input
+(``PARSE_DATE`` of text it cannot read, in plans that record that rule). Where ksqlDB catches
+the exception itself (``ksql.nested.error.set.null``: a CAST, an array item, a map key or
+value, a struct field, a function argument that is a call or a field access), only that part
+is null.
 Outside a lambda, the same exception leaves the whole top-level expression (a SELECT column, a
 predicate, a key, an aggregate argument): :class:`~qtt.runtime.build.compiler.Compiler` nulls
 it where :func:`failure` holds, in a query whose plan records that rule
@@ -29,7 +31,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from qtt import sqltypes as t
-from qtt.plan.analysis.expression_errors import CAUGHT_NODES, failing_arguments
+from qtt.plan.analysis.expression_errors import CAUGHT_NODES, THROWING_FUNCTIONS, failing_arguments
 from qtt.plan.ir import expressions as e
 from qtt.runtime.build.builtins import invocation_functions
 
@@ -39,16 +41,21 @@ Compile = Callable[[e.Expression], Column]
 #: failing CAST, array item, map entry, struct field or call argument itself
 #: (``ksql.nested.error.set.null``); None: only the failing part is null
 _WHOLE_EXPRESSION_ERRORS: ContextVar[bool | None] = ContextVar("qtt_whole_expression_errors", default=None)
+#: while such a query is built: whether a function that throws on its input counts as failing
+_FUNCTION_ERRORS: ContextVar[bool] = ContextVar("qtt_function_errors", default=False)
 
 
 @contextmanager
-def whole_expression_errors(enabled: bool, *, caught: bool = True) -> Iterator[None]:
+def whole_expression_errors(enabled: bool, *, caught: bool = True, functions: bool = False) -> Iterator[None]:
     """Build a query's expressions so that a failing part nulls the whole expression (each
-    SELECT column, predicate, key or aggregate argument), as ksqlDB's generated code does."""
+    SELECT column, predicate, key or aggregate argument), as ksqlDB's generated code does;
+    ``functions``: a function that throws on its input in ksqlDB fails it too."""
     token = _WHOLE_EXPRESSION_ERRORS.set(caught if enabled else None)
+    functions_token = _FUNCTION_ERRORS.set(enabled and functions)
     try:
         yield
     finally:
+        _FUNCTION_ERRORS.reset(functions_token)
         _WHOLE_EXPRESSION_ERRORS.reset(token)
 
 
@@ -116,7 +123,7 @@ def failure(expr: e.Expression, compile_: Compile, caught: bool = True) -> Colum
         # an argument that is itself a call or a field access is caught as a CAST is
         inner = [fails(a) for a in failing_arguments(expr, caught)]
         if not invocation_functions.is_lambda_call(expr):
-            return any_of(*inner)
+            return any_of(*inner, _function_thrown(expr, compile_))
         args = [compile_(a) for a in expr.args]
         return any_of(*inner, invocation_functions.call_failure(expr, args))
     return any_of(*(fails(child) for child in expr.children()))
@@ -129,6 +136,15 @@ def _decimal_thrown(expr: e.Arithmetic, left: Column, right: Column, compile_: C
     if not isinstance(expr.sql_type, t.Decimal) or whole_expression_rule() is None:
         return None
     return left.isNotNull() & right.isNotNull() & compile_(expr).isNull()
+
+
+def _function_thrown(expr: e.Call, compile_: Compile) -> Column | None:
+    # A function of THROWING_FUNCTIONS is null of arguments that are not null only where
+    # ksqlDB's threw. Counted only in plans that record it: those persisted before null the call.
+    if expr.name not in THROWING_FUNCTIONS or not _FUNCTION_ERRORS.get():
+        return None
+    present = [compile_(a).isNotNull() for a in expr.args]
+    return reduce(lambda a, b: a & b, present, compile_(expr).isNull())
 
 
 def _logic(expr: e.And | e.Or, compile_: Compile, caught: bool) -> Column | None:

@@ -442,7 +442,11 @@ def _build(
         settings = job.settings
         with (
             nulls_cast_as_text(not settings.cast_strings_preserve_nulls),
-            whole_expression_errors(settings.whole_expression_errors, caught=settings.nested_errors_caught),
+            whole_expression_errors(
+                settings.whole_expression_errors,
+                caught=settings.nested_errors_caught,
+                functions=settings.function_errors,
+            ),
         ):
             builder.build(job.query.physical_plan)
     except QttError:
