@@ -75,8 +75,8 @@ def test_an_interrupted_snapshot_ends_in_one_line_and_leaves_nothing(
     process = _snapshot(project, env)
     _until(process, "replaying")
     process.send_signal(sent)
-    _, rest = process.communicate(timeout=WAIT_SECONDS)
-    assert process.returncode == status, rest
+    out, rest = process.communicate(timeout=WAIT_SECONDS)
+    assert process.returncode == status, f"stderr:\n{rest}\nstdout:\n{out}"
     assert "Traceback" not in rest and rest.rstrip().splitlines()[-1] == line, rest
     historical = project / "historical_plans"
     assert not historical.exists() or not [p for p in historical.rglob("plan.json")], "no partial folder"
