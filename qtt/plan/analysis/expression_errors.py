@@ -87,32 +87,23 @@ def with_error_scope(plan: s.Plan) -> s.Plan:
     one of its expressions :func:`absorbs_errors` (under the plan's ``ksql.nested.error.set.null``)."""
     caught = enabled(plan.config, NESTED_ERROR_SET_NULL, True)
     # the walk recurses over expressions: deep ones (generated SQL) need a large stack
-    if not deep_call(plan_absorbs_errors, plan.queries(), caught=caught):
+    scope = deep_call(_error_scope, plan.queries(), caught=caught)
+    if scope is None:
         return plan
-    # plans that call no such function keep the value they were persisted with
-    scope = WHOLE_EXPRESSION_FUNCTIONS if deep_call(_calls_throwing_function, plan.queries()) else WHOLE_EXPRESSION
     config = dict(sorted({**plan.config, EXPRESSION_ERROR_SCOPE: scope}.items()))
     return replace(plan, config=MappingProxyType(config))
 
 
-def _calls_throwing_function(queries: Iterable[s.QueryPlan]) -> bool:
-    return any(
-        isinstance(part, e.Call) and part.name in THROWING_FUNCTIONS
-        for query in queries
-        for step in walk_steps(query.physical_plan)
-        for expression in children_of(step, e.Expression)
-        for part in e.walk(expression)
-    )
-
-
-def plan_absorbs_errors(queries: Iterable[s.QueryPlan], *, caught: bool = True) -> bool:
-    """Whether an expression of any of ``queries``' steps :func:`absorbs_errors`."""
-    return any(
-        absorbs_errors(expression, caught=caught)
-        for query in queries
-        for step in walk_steps(query.physical_plan)
-        for expression in children_of(step, e.Expression)
-    )
+def _error_scope(queries: Iterable[s.QueryPlan], *, caught: bool) -> str | None:
+    """The scope ``queries`` need, or None where no expression :func:`absorbs_errors`; plans that
+    call no throwing function keep the value they were persisted with."""
+    expressions = [
+        x for query in queries for step in walk_steps(query.physical_plan) for x in children_of(step, e.Expression)
+    ]
+    if not any(absorbs_errors(x, caught=caught) for x in expressions):
+        return None
+    calls = (p for x in expressions for p in e.walk(x) if isinstance(p, e.Call))
+    return WHOLE_EXPRESSION_FUNCTIONS if any(c.name in THROWING_FUNCTIONS for c in calls) else WHOLE_EXPRESSION
 
 
 def absorbs_errors(expr: e.Expression, *, caught: bool = True) -> bool:
