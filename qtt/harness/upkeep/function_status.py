@@ -39,6 +39,11 @@ knows beyond the stored reference page; for each, the signatures qtt resolves an
 - **refused**: not a ksqlDB function: a call is ksqlDB's `Can't find any functions with the
   name ...`, and qtt runs it only in the plans persisted when its planner resolved one.
 
+The column *on bad input* says `throws` for a scalar function whose ksqlDB implementation
+throws on some arguments that are not null (text it cannot read, an unknown zone or encoding,
+a value out of range): such a throw nulls the whole expression around the call, as
+[Functions](functions.md#names-and-messages) describes.
+
 In a signature, `T` is any type the arguments share, `X...` any number of arguments of type X
 and `ANY...` any number of further arguments of any type.
 
@@ -62,11 +67,17 @@ def render() -> str:
             ReferenceFunction(name, "aggregate", "Aggregates beyond the stored reference page") for name in extra
         ]
     for section, functions in sections.items():
-        lines += [f"## {section}", "", "| function | kind | status | signatures in qtt |", "|---|---|---|---|"]
+        lines += [
+            f"## {section}",
+            "",
+            "| function | kind | status | on bad input | signatures in qtt |",
+            "|---|---|---|---|---|",
+        ]
         for function in sorted(functions, key=lambda f: f.name):
             status, signatures = _status(function)
             shown = "<br>".join(signatures) or "-"
-            lines.append(f"| `{function.name}` | {function.kind} | {status} | {shown} |")
+            throws = "throws" if _throws_on_input(function) else "-"
+            lines.append(f"| `{function.name}` | {function.kind} | {status} | {throws} | {shown} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -85,6 +96,11 @@ def _status(function: ReferenceFunction) -> tuple[str, list[str]]:
             return f"skipped: {unsupported}", []
         return "supported", [f"`{text}`" for text in texts]
     return _scalar(function.name)
+
+
+def _throws_on_input(function: ReferenceFunction) -> bool:
+    found = scalar_signatures.FUNCTIONS.get(function.name) if function.kind == "scalar" else None
+    return found is not None and found.throws_on_input
 
 
 def _scalar(name: str) -> tuple[str, list[str]]:

@@ -26,6 +26,7 @@ from types import MappingProxyType
 
 from qtt import sqltypes as t
 from qtt.plan.functions.invocation_signatures import LAMBDA_SIGNATURES
+from qtt.plan.functions.scalar_signatures import FUNCTIONS
 from qtt.plan.ir import expressions as e
 from qtt.plan.ir import steps as s
 from qtt.plan.ir.depth import deep_call
@@ -43,40 +44,9 @@ from qtt.plan.settings import (
 CAUGHT_NODES = (e.Cast, e.CreateArray, e.CreateMap, e.CreateStruct)
 #: the arguments of a call that ksqlDB evaluates in a try of their own while the setting is on
 CAUGHT_ARGUMENTS = (e.Call, e.FieldRef)
-#: functions whose ksqlDB implementation throws on some arguments (text that does not parse, an
-#: unknown zone, pattern or encoding, a value out of range) and returns null for no arguments but
-#: null ones: where qtt's call is null of arguments that are not, ksqlDB's threw
-THROWING_FUNCTIONS = frozenset(
-    {
-        "BIGINT_FROM_BYTES",
-        "CONVERT_TZ",
-        "DATETOSTRING",
-        "DOUBLE_FROM_BYTES",
-        "ENCODE",
-        "FORMAT_DATE",
-        "FORMAT_TIME",
-        "FORMAT_TIMESTAMP",
-        "FROM_BYTES",
-        "GEO_DISTANCE",
-        "INT_FROM_BYTES",
-        "JSON_ITEMS",
-        "MASK",
-        "MASK_KEEP_LEFT",
-        "MASK_KEEP_RIGHT",
-        "MASK_LEFT",
-        "MASK_RIGHT",
-        "PARSE_DATE",
-        "PARSE_TIME",
-        "PARSE_TIMESTAMP",
-        "REGEXP_REPLACE",
-        "REGEXP_SPLIT_TO_ARRAY",
-        "STRINGTODATE",
-        "STRINGTOTIMESTAMP",
-        "TIMESTAMPTOSTRING",
-        "TO_BYTES",
-        "URL_DECODE_PARAM",
-    }
-)
+#: the functions the signature tables mark ``throws_on_input``: where qtt's call is null of
+#: arguments that are not, ksqlDB's threw
+THROWING_FUNCTIONS = frozenset(name for name, function in FUNCTIONS.items() if function.throws_on_input)
 #: nodes whose value is null wherever the Java code of one of their operands throws
 _PASSING = (e.Negate, e.Not, e.Like, e.Subscript, e.FieldRef, e.And, e.Or, e.Case)
 _COMPARING = (e.Comparison, e.DistinctFrom, e.Between)

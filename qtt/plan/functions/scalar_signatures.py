@@ -196,7 +196,7 @@ _FUNCTION_LIST: list[Function] = [
     _double_math("ATAN2", 2),
     fn("PI", sig([], DOUBLE)),
     fn("RANDOM", sig([], DOUBLE)),
-    fn("GEO_DISTANCE", sig([DOUBLE] * 4, DOUBLE), sig([DOUBLE] * 4 + [STRING], DOUBLE)),
+    fn("GEO_DISTANCE", sig([DOUBLE] * 4, DOUBLE), sig([DOUBLE] * 4 + [STRING], DOUBLE), throws_on_input=True),
     fn("GREATEST", *_EXTREMES),
     fn("LEAST", *_EXTREMES),
     # --------------------------------------------------------------- collections
@@ -236,10 +236,10 @@ _FUNCTION_LIST: list[Function] = [
     ),
     fn("AS_VALUE", sig([T], T)),
     # --------------------------------------------------------------- dates
-    fn("STRINGTODATE", sig([STRING, STRING], INT), constant_args=[1]),
-    fn("PARSE_DATE", sig([STRING, STRING], DATE), constant_args=[1]),
-    fn("DATETOSTRING", sig([INT, STRING], STRING), constant_args=[1]),
-    fn("FORMAT_DATE", sig([DATE, STRING], STRING), constant_args=[1]),
+    fn("STRINGTODATE", sig([STRING, STRING], INT), constant_args=[1], throws_on_input=True),
+    fn("PARSE_DATE", sig([STRING, STRING], DATE), constant_args=[1], throws_on_input=True),
+    fn("DATETOSTRING", sig([INT, STRING], STRING), constant_args=[1], throws_on_input=True),
+    fn("FORMAT_DATE", sig([DATE, STRING], STRING), constant_args=[1], throws_on_input=True),
     # --------------------------------------------------------------- ksqlDB's QTT test functions
     fn(
         "WHENCONDITION",

@@ -137,6 +137,7 @@ def fn(
     description: str = "",
     checks: Sequence[Check] = (),
     constant_args: Sequence[int] = (),
+    throws_on_input: bool = False,
 ) -> Function:
     return Function(
         name=name,
@@ -144,6 +145,7 @@ def fn(
         description=description,
         checks=tuple(checks),
         constant_args=frozenset(constant_args),
+        throws_on_input=throws_on_input,
     )
 
 

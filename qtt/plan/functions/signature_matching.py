@@ -110,6 +110,11 @@ class Function:
     checks: tuple[Check, ...] = field(default=())
     #: positions of arguments that must be literals, because Spark needs them at build time.
     constant_args: frozenset[int] = frozenset()
+    #: whether ksqlDB's implementation throws on some arguments that are not null (text that does
+    #: not parse, an unknown zone, pattern or encoding, a value out of range) while it returns
+    #: null only for null arguments: where qtt's call is null of arguments that are not, ksqlDB's
+    #: threw (the expression-failure rule of :mod:`qtt.plan.analysis.expression_errors`)
+    throws_on_input: bool = False
 
 
 def describe_pattern(p: Pattern) -> str:

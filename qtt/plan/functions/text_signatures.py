@@ -15,22 +15,22 @@ _MASKS = [STRING] * 4
 
 def _mask(name: str) -> Function:
     # ksqlDB's MASK_* take a count and either no mask characters or all four.
-    return fn(name, sig([STRING, INT], STRING), sig([STRING, INT, *_MASKS], STRING))
+    return fn(name, sig([STRING, INT], STRING), sig([STRING, INT, *_MASKS], STRING), throws_on_input=True)
 
 
 def _from_bytes(name: str, returns: t.SqlType) -> Function:
-    return fn(name, sig([BYTES], returns), sig([BYTES, STRING], returns))
+    return fn(name, sig([BYTES], returns), sig([BYTES, STRING], returns), throws_on_input=True)
 
 
-def _url(name: str, returns: t.SqlType = STRING) -> Function:
-    return fn(name, sig([STRING], returns))
+def _url(name: str, returns: t.SqlType = STRING, *, throws_on_input: bool = False) -> Function:
+    return fn(name, sig([STRING], returns), throws_on_input=throws_on_input)
 
 
 FUNCTIONS: list[Function] = [
     # --------------------------------------------------------------- strings
     fn("CHR", sig([INT], STRING), sig([STRING], STRING)),
-    fn("ENCODE", sig([STRING, STRING, STRING], STRING), constant_args=[1, 2]),
-    fn("MASK", sig([STRING], STRING), sig([STRING, *_MASKS], STRING)),
+    fn("ENCODE", sig([STRING, STRING, STRING], STRING), constant_args=[1, 2], throws_on_input=True),
+    fn("MASK", sig([STRING], STRING), sig([STRING, *_MASKS], STRING), throws_on_input=True),
     _mask("MASK_KEEP_LEFT"),
     _mask("MASK_KEEP_RIGHT"),
     _mask("MASK_LEFT"),
@@ -41,13 +41,13 @@ FUNCTIONS: list[Function] = [
         sig([STRING, STRING], t.Array(STRING)),
         sig([STRING, STRING, INT], t.Array(STRING)),
     ),
-    fn("REGEXP_REPLACE", sig([STRING, STRING, STRING], STRING)),
-    fn("REGEXP_SPLIT_TO_ARRAY", sig([STRING, STRING], t.Array(STRING))),
+    fn("REGEXP_REPLACE", sig([STRING, STRING, STRING], STRING), throws_on_input=True),
+    fn("REGEXP_SPLIT_TO_ARRAY", sig([STRING, STRING], t.Array(STRING)), throws_on_input=True),
     fn("SPLIT_TO_MAP", sig([STRING, STRING, STRING], t.Map(STRING, STRING))),
     fn("UUID", sig([], STRING), sig([BYTES], STRING)),
     # --------------------------------------------------------------- bytes
-    fn("TO_BYTES", sig([STRING, STRING], BYTES), constant_args=[1]),
-    fn("FROM_BYTES", sig([BYTES, STRING], STRING), constant_args=[1]),
+    fn("TO_BYTES", sig([STRING, STRING], BYTES), constant_args=[1], throws_on_input=True),
+    fn("FROM_BYTES", sig([BYTES, STRING], STRING), constant_args=[1], throws_on_input=True),
     _from_bytes("INT_FROM_BYTES", INT),
     _from_bytes("BIGINT_FROM_BYTES", BIGINT),
     _from_bytes("DOUBLE_FROM_BYTES", DOUBLE),
@@ -58,11 +58,11 @@ FUNCTIONS: list[Function] = [
     fn("JSON_CONCAT", sig([STRING], STRING, variadic=True)),
     fn("JSON_KEYS", sig([STRING], t.Array(STRING))),
     fn("JSON_RECORDS", sig([STRING], t.Map(STRING, STRING))),
-    fn("JSON_ITEMS", sig([STRING], t.Array(STRING))),
+    fn("JSON_ITEMS", sig([STRING], t.Array(STRING)), throws_on_input=True),
     fn("JSON_ARRAY_CONTAINS", sig([STRING, T], BOOLEAN)),
     fn("TO_JSON_STRING", sig([T], STRING)),
     # --------------------------------------------------------------- URLs
-    _url("URL_DECODE_PARAM"),
+    _url("URL_DECODE_PARAM", throws_on_input=True),
     _url("URL_ENCODE_PARAM"),
     _url("URL_EXTRACT_FRAGMENT"),
     _url("URL_EXTRACT_HOST"),
