@@ -331,6 +331,27 @@ class SnapshotError(QttError):
     """``qtt snapshot`` cannot persist a plan."""
 
 
+def raise_interrupt_behind(error: BaseException) -> None:
+    """Raise the interrupt that ``error`` was raised while handling, if any: Ctrl-C, SIGTERM or
+    another exception that is no :class:`Exception`, anywhere in its chain of causes.
+
+    A Spark call cut off by a signal leaves its connection mid-answer, so the cleanup that runs
+    while the interrupt unwinds can fail with an error of its own, which replaces the interrupt.
+    Code that turns errors into verdicts or retries calls this first, so that an interrupted
+    run still ends as one.
+    """
+    seen: set[int] = set()
+    pending: list[BaseException] = [error]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if not isinstance(current, Exception):
+            raise current
+        pending += [link for link in (current.__cause__, current.__context__) if link is not None]
+
+
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """Return ``" Did you mean 'x'?"`` for the closest choice, or ``""``."""
     matches = get_close_matches(name, list(choices), n=1)

@@ -1,8 +1,15 @@
-"""How a qtt error renders its location."""
+"""How a qtt error renders its location, and how an interrupt survives the errors raised behind it."""
 
 from __future__ import annotations
 
-from qtt.errors import SqlSyntaxError
+import operator
+from functools import partial
+
+import pytest
+
+from qtt.errors import SqlSyntaxError, raise_interrupt_behind
+from qtt.harness.replay.runner import guarded
+from qtt.harness.results import CaseResult, Status
 
 
 def test_a_message_that_starts_with_its_position_says_it_once() -> None:
@@ -43,3 +50,35 @@ def test_a_located_syntax_error_without_a_detail_drops_the_position_its_message_
 def test_any_other_message_keeps_the_full_location() -> None:
     error = SqlSyntaxError("Syntax Error", line=2, column=3)
     assert str(error) == "line 2:3: Syntax Error"
+
+
+class _Interrupt(BaseException):
+    """Like qtt's SIGTERM exception: no :class:`Exception`."""
+
+
+def _cleanup_fails_while_interrupted() -> None:
+    try:
+        raise _Interrupt
+    finally:
+        raise RuntimeError("the connection answered out of turn")
+
+
+def test_an_error_raised_while_an_interrupt_unwinds_is_that_interrupt() -> None:
+    with pytest.raises(RuntimeError) as replaced:
+        _cleanup_fails_while_interrupted()
+    with pytest.raises(_Interrupt):
+        raise_interrupt_behind(replaced.value)
+    wrapped = ValueError("wrapped")
+    wrapped.__cause__ = replaced.value
+    with pytest.raises(_Interrupt):
+        raise_interrupt_behind(wrapped)
+    raise_interrupt_behind(ValueError("no interrupt behind it"))  # returns
+
+
+def test_a_replay_whose_cleanup_fails_after_an_interrupt_ends_the_run_instead_of_a_verdict() -> None:
+    result = CaseResult("cases/x.json", "x", "", Status.PASSED)
+    with pytest.raises(_Interrupt):
+        guarded(result, _cleanup_fails_while_interrupted)
+    assert result.status == Status.PASSED
+    assert not guarded(result, partial(operator.truediv, 1, 0))  # a plain fault is still a verdict
+    assert result.status == Status.ERROR and "ZeroDivisionError" in result.reason

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING
 
 import simplejson
 
-from qtt.errors import CorruptGoldenError, InfrastructureError, QttError, RuntimeBuildError, UnsupportedFeatureError
+from qtt.errors import (
+    CorruptGoldenError,
+    InfrastructureError,
+    QttError,
+    RuntimeBuildError,
+    UnsupportedFeatureError,
+    raise_interrupt_behind,
+)
 from qtt.harness.historical import ledger, plan_store, recorded_with, spec
 from qtt.harness.replay import time_limits
 from qtt.harness.replay.compare import Comparison, TopicDiff
@@ -249,6 +256,7 @@ def _judge(
     except QttError as e:
         state_problems, drift = [f"today's runtime cannot build the plan: {e}"], []
     except Exception as e:
+        raise_interrupt_behind(e)
         if not infrastructure.is_infrastructure(e):
             raise
         _infrastructure(result, InfrastructureError(f"Spark could not explain the plan: {infrastructure.reason(e)}"))

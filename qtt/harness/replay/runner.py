@@ -23,6 +23,7 @@ from qtt.errors import (
     RuntimeBuildError,
     SqlError,
     UnsupportedFeatureError,
+    raise_interrupt_behind,
 )
 from qtt.harness.cases import expected as expected_
 from qtt.harness.cases.model import CaseVariant, ExpectedException, Record, at_line
@@ -213,14 +214,20 @@ def started(session: SessionProvider) -> SparkSession:
     except QttError:
         raise
     except Exception as e:
+        raise_interrupt_behind(e)
         msg = f"Spark did not start: {infrastructure.reason(e)}"
         raise InfrastructureError(msg, hint=infrastructure.HINT) from e
 
 
 def guarded(result: CaseResult, action: Callable[[], bool | None]) -> bool:
-    """Run ``action``, turning exceptions into the result's status; True to go on."""
+    """Run ``action``, turning exceptions into the result's status; True to go on. An error
+    raised while an interrupt unwound is that interrupt, not a verdict."""
     try:
-        return bool(action())
+        try:
+            return bool(action())
+        except Exception as e:
+            raise_interrupt_behind(e)
+            raise
     except UnsupportedFeatureError as e:
         result.status, result.reason = Status.SKIPPED, f"unsupported: {e.feature}"
     except InfrastructureError as e:

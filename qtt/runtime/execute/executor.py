@@ -38,6 +38,7 @@ from qtt.errors import (
     ReplayError,
     RuntimeBuildError,
     TimeLimitReached,
+    raise_interrupt_behind,
 )
 from qtt.plan.ir.shape import QueryShape
 from qtt.runtime.build import repartitions
@@ -219,6 +220,7 @@ def run_jobs(
             for job in jobs
         }
     except InfrastructureError as e:
+        raise_interrupt_behind(e)
         if attempt < infrastructure.RETRIES:
             _note_retry(what, attempt, e)
             return run_jobs(session, jobs, f"{checkpoint}-retry{attempt + 1}", attempt=attempt + 1, seed=seed)
@@ -246,6 +248,7 @@ def _built(session: SparkSession, jobs: Sequence[Job], checkpoint: str, built: F
     except (InfrastructureError, TimeLimitReached):
         raise
     except Exception as e:
+        raise_interrupt_behind(e)
         raise _Unbuilt from e
 
 
@@ -386,6 +389,7 @@ def _infrastructure_guard(action: Callable[[], _T]) -> _T:
     except (InfrastructureError, TimeLimitReached):
         raise
     except Exception as e:
+        raise_interrupt_behind(e)
         if not infrastructure.is_infrastructure(e):
             raise
         msg = f"Spark could not run the replay: {infrastructure.reason(e)}"
