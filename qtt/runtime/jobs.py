@@ -175,14 +175,22 @@ class QuerySettings:
     timestamp_throw_on_invalid: bool = False
     #: ``CAST(x AS STRING)`` of a null is null (else the text ``null``, :func:`~qtt.runtime.build.builtins.casts.cast`)
     cast_strings_preserve_nulls: bool = True
-    #: a failing part nulls its whole expression, as in ksqlDB (else only itself; the plan records
-    #: :data:`~qtt.plan.settings.EXPRESSION_ERROR_SCOPE`, :mod:`qtt.plan.analysis.expression_errors`)
-    whole_expression_errors: bool = False
+    #: the plan's :data:`~qtt.plan.settings.EXPRESSION_ERROR_SCOPE` (None: a failing part nulls
+    #: only itself; :mod:`qtt.plan.analysis.expression_errors` says which plans record which value)
+    error_scope: str | None = None
     #: ``ksql.nested.error.set.null``: with ``whole_expression_errors``, a CAST, an array item, a
     #: map entry, a struct field and a call or field access passed to a call fail only themselves
     nested_errors_caught: bool = True
-    #: with ``whole_expression_errors``, a function that throws on its input fails the expression too
-    function_errors: bool = False
+
+    @property
+    def whole_expression_errors(self) -> bool:
+        """A failing part nulls its whole expression, as in ksqlDB."""
+        return self.error_scope in (WHOLE_EXPRESSION, WHOLE_EXPRESSION_FUNCTIONS)
+
+    @property
+    def function_errors(self) -> bool:
+        """With :attr:`whole_expression_errors`, a function that throws on its input fails the expression too."""
+        return self.error_scope == WHOLE_EXPRESSION_FUNCTIONS
 
     @classmethod
     def of(cls, config: Mapping[str, object]) -> QuerySettings:
@@ -193,9 +201,8 @@ class QuerySettings:
         return cls(
             timestamp_throw_on_invalid=str(throw).strip().lower() == "true",
             cast_strings_preserve_nulls=str(preserve).strip().lower() != "false",
-            whole_expression_errors=scope in (WHOLE_EXPRESSION, WHOLE_EXPRESSION_FUNCTIONS),
+            error_scope=None if scope is None else str(scope),
             nested_errors_caught=enabled(config, NESTED_ERROR_SET_NULL, True),
-            function_errors=scope == WHOLE_EXPRESSION_FUNCTIONS,
         )
 
 
